@@ -1,0 +1,108 @@
+//! Parsing of the attribute's arguments: `#[differentiable]` or
+//! `#[differentiable(wrt(a, b))]`.
+
+use proc_macro2::Span;
+use syn::parse::{Parse, ParseStream};
+use syn::punctuated::Punctuated;
+use syn::{Ident, Token};
+
+/// The one argument the attribute takes.
+pub const WRT: &str = "wrt";
+
+/// The parsed arguments of `#[differentiable(..)]`.
+#[derive(Default)]
+pub struct Args {
+    /// `wrt(a, b)`: the parameters to differentiate, with the span of `wrt`.
+    pub wrt: Option<(Span, Vec<Ident>)>,
+}
+
+impl Parse for Args {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        let mut args = Args::default();
+        while !input.is_empty() {
+            let key: Ident = input.parse()?;
+            if key != WRT {
+                let hint = if looks_like_wrt(&key.to_string()) {
+                    "; did you mean `wrt`?"
+                } else {
+                    ""
+                };
+                return Err(syn::Error::new(
+                    key.span(),
+                    format!(
+                        "unknown `#[differentiable]` argument `{key}`{hint}; \
+                         the only argument is `wrt(param, ...)`"
+                    ),
+                ));
+            }
+            if args.wrt.is_some() {
+                return Err(syn::Error::new(
+                    key.span(),
+                    "`wrt` is given twice; list every parameter in one `wrt(..)`",
+                ));
+            }
+            if !input.peek(syn::token::Paren) {
+                return Err(syn::Error::new(
+                    key.span(),
+                    "`wrt` takes a parenthesized list of parameters: `wrt(x, w)`",
+                ));
+            }
+            let content;
+            let parens = syn::parenthesized!(content in input);
+            let names: Punctuated<Ident, Token![,]> =
+                content.parse_terminated(Ident::parse, Token![,])?;
+            if names.is_empty() {
+                return Err(syn::Error::new(
+                    parens.span.join(),
+                    "`wrt()` names no parameter; list the parameters to differentiate, \
+                     or remove `wrt` to differentiate every float parameter",
+                ));
+            }
+            args.wrt = Some((key.span(), names.into_iter().collect()));
+            if !input.is_empty() {
+                input.parse::<Token![,]>()?;
+            }
+        }
+        Ok(args)
+    }
+}
+
+/// A misspelling of `wrt` close enough to suggest it (`wtr`, `wrt_`, `with`...).
+fn looks_like_wrt(key: &str) -> bool {
+    let key = key.to_ascii_lowercase();
+    let mut sorted: Vec<char> = key.chars().collect();
+    sorted.sort_unstable();
+    sorted == ['r', 't', 'w'] || key.starts_with("wrt") || key == "with_respect_to" || key == "wr"
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(src: &str) -> syn::Result<Args> {
+        syn::parse_str(src)
+    }
+
+    #[test]
+    fn empty_and_wrt() {
+        assert!(parse("").unwrap().wrt.is_none());
+        let (_, names) = parse("wrt(a, b)").unwrap().wrt.unwrap();
+        let names: Vec<String> = names.iter().map(|n| n.to_string()).collect();
+        assert_eq!(names, ["a", "b"]);
+    }
+
+    #[test]
+    fn misspelt_key_suggests_wrt() {
+        let err = parse("wtr(a)").err().unwrap().to_string();
+        assert!(err.contains("did you mean `wrt`"), "{err}");
+        let err = parse("order(2)").err().unwrap().to_string();
+        assert!(err.contains("unknown `#[differentiable]` argument `order`"), "{err}");
+    }
+
+    #[test]
+    fn empty_wrt_and_duplicate_wrt_are_refused() {
+        assert!(parse("wrt()").is_err());
+        assert!(parse("wrt(a), wrt(b)").is_err());
+        assert!(parse("wrt").is_err());
+    }
+}

@@ -1,0 +1,36 @@
+//! The pipeline: parse → check the signature → lower → analyse → emit.
+
+use crate::attr::Args;
+use crate::ctxt::Ctxt;
+use crate::{activity, emit, fallback, lower, signature};
+use proc_macro2::TokenStream;
+
+/// Expands `#[differentiable(attr)] item`.
+pub fn differentiable(attr: TokenStream, item: TokenStream) -> TokenStream {
+    let item: syn::ItemFn = match syn::parse2(item.clone()) {
+        Ok(item) => item,
+        Err(_) => {
+            let error = syn::Error::new_spanned(
+                &item,
+                "`#[differentiable]` goes on a function (`fn f(x: f64) -> f64 { .. }`)",
+            );
+            let errors = error.into_compile_error();
+            return quote::quote!(#errors #item);
+        }
+    };
+    let cx = Ctxt::new();
+    let args = syn::parse2::<Args>(attr).unwrap_or_else(|err| {
+        cx.syn_error(err);
+        Args::default()
+    });
+    let sig = signature::analyze(&cx, &item.sig, &args);
+    let signature_ok = !cx.has_errors();
+    let func = lower::lower(&cx, &sig, &item);
+    match cx.check() {
+        Ok(()) => {
+            let activity = activity::analyze(&func);
+            emit::emit(&item, &sig, &func, &activity)
+        }
+        Err(error) => fallback::emit(&item, signature_ok.then_some(&sig), error),
+    }
+}

@@ -1,0 +1,33 @@
+//! The `#[differentiable]` attribute of [autograd](https://docs.rs/autograd):
+//! compile-time reverse-mode automatic differentiation of `f64` functions.
+//!
+//! Use it through the `autograd` crate, which re-exports it with the runtime
+//! its expansions call into; see that crate's documentation for the full
+//! description of what is supported.
+//!
+//! The expansion is a small compiler, one module per stage:
+//! [`attr`] parses the arguments, [`signature`] classifies the parameters,
+//! [`lower`] turns the body into the [`ir`], [`activity`] finds which values
+//! need adjoints, and [`emit`] writes `f_grad` and `f_adjoint`; on error,
+//! [`fallback`] emits the errors and the original function.
+
+mod activity;
+mod attr;
+mod ctxt;
+mod emit;
+mod expand;
+mod fallback;
+mod ir;
+mod lower;
+mod prim;
+mod signature;
+
+/// Generates the gradient (`f_grad`) and the reverse-mode adjoint
+/// (`f_adjoint`) of an `f64` function. See the `autograd` crate's docs.
+#[proc_macro_attribute]
+pub fn differentiable(
+    attr: proc_macro::TokenStream,
+    item: proc_macro::TokenStream,
+) -> proc_macro::TokenStream {
+    expand::differentiable(attr.into(), item.into()).into()
+}

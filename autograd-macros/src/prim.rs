@@ -1,0 +1,116 @@
+//! The differentiable primitives the macro knows: arithmetic operators and
+//! the `f64` methods of API.md. Each has a rule function of the same name in
+//! `autograd_runtime::rules`, which the generated reverse sweep calls; this
+//! table only says how each primitive is spelled and how many arguments it
+//! takes, never what its derivative is.
+
+/// How many float arguments a primitive takes (the receiver counts as one).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Arity {
+    Unary,
+    Binary,
+    Ternary,
+    /// `x.powi(n)`: one float and one `i32` that is never differentiated.
+    PowI,
+}
+
+impl Arity {
+    /// Number of arguments including the receiver.
+    pub fn args(self) -> usize {
+        match self {
+            Arity::Unary => 1,
+            Arity::Binary | Arity::PowI => 2,
+            Arity::Ternary => 3,
+        }
+    }
+}
+
+/// One primitive: its name (also the name of its rule) and arity.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Prim {
+    pub name: &'static str,
+    pub arity: Arity,
+    /// The derivative is zero wherever it exists (`floor`, `signum`, ...): the
+    /// result does not depend on the inputs to first order, so activity
+    /// analysis treats it as a constant and no rule is called.
+    pub zero_derivative: bool,
+}
+
+const fn prim(name: &'static str, arity: Arity) -> Prim {
+    Prim {
+        name,
+        arity,
+        zero_derivative: false,
+    }
+}
+
+const fn step(name: &'static str) -> Prim {
+    Prim {
+        name,
+        arity: Arity::Unary,
+        zero_derivative: true,
+    }
+}
+
+pub static ADD: Prim = prim("add", Arity::Binary);
+pub static SUB: Prim = prim("sub", Arity::Binary);
+pub static MUL: Prim = prim("mul", Arity::Binary);
+pub static DIV: Prim = prim("div", Arity::Binary);
+pub static NEG: Prim = prim("neg", Arity::Unary);
+
+/// The `f64` methods `#[differentiable]` can differentiate, as in API.md §1.
+pub static METHODS: &[Prim] = &[
+    prim("abs", Arity::Unary),
+    step("signum"),
+    prim("sqrt", Arity::Unary),
+    prim("cbrt", Arity::Unary),
+    prim("powi", Arity::PowI),
+    prim("powf", Arity::Binary),
+    prim("exp", Arity::Unary),
+    prim("exp2", Arity::Unary),
+    prim("exp_m1", Arity::Unary),
+    prim("ln", Arity::Unary),
+    prim("log", Arity::Binary),
+    prim("log2", Arity::Unary),
+    prim("log10", Arity::Unary),
+    prim("ln_1p", Arity::Unary),
+    prim("sin", Arity::Unary),
+    prim("cos", Arity::Unary),
+    prim("tan", Arity::Unary),
+    prim("asin", Arity::Unary),
+    prim("acos", Arity::Unary),
+    prim("atan", Arity::Unary),
+    prim("atan2", Arity::Binary),
+    prim("sinh", Arity::Unary),
+    prim("cosh", Arity::Unary),
+    prim("tanh", Arity::Unary),
+    prim("asinh", Arity::Unary),
+    prim("acosh", Arity::Unary),
+    prim("atanh", Arity::Unary),
+    prim("hypot", Arity::Binary),
+    prim("recip", Arity::Unary),
+    prim("max", Arity::Binary),
+    prim("min", Arity::Binary),
+    prim("clamp", Arity::Ternary),
+    prim("mul_add", Arity::Ternary),
+    prim("to_degrees", Arity::Unary),
+    prim("to_radians", Arity::Unary),
+    step("floor"),
+    step("ceil"),
+    step("round"),
+    step("trunc"),
+];
+
+/// The method `name`, if it is a differentiable `f64` method.
+pub fn method(name: &str) -> Option<&'static Prim> {
+    METHODS.iter().find(|p| p.name == name)
+}
+
+/// The list of supported method names, for error messages.
+pub fn method_list() -> String {
+    METHODS
+        .iter()
+        .map(|p| p.name)
+        .collect::<Vec<_>>()
+        .join(", ")
+}

@@ -1,0 +1,424 @@
+//! The function's signature, checked and classified: which parameters are
+//! active (differentiated) and what shape their gradients have.
+
+use crate::attr::Args;
+use crate::ctxt::Ctxt;
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+use syn::{FnArg, Ident, Pat, ReturnType, Type};
+
+/// How a parameter takes part in differentiation, read off its type.
+#[derive(Clone, Debug)]
+pub enum ParamClass {
+    /// `f64`.
+    Scalar,
+    /// `&[f64]`: gradient `Vec<f64>`, adjoint `&mut [f64]`.
+    Slice,
+    /// `[f64; N]` (`by_ref: false`) or `&[f64; N]` (`by_ref: true`): gradient `[f64; N]`.
+    Array { len: syn::Expr, by_ref: bool },
+    /// Anything else (`usize`, `&[usize]`, your own types): never differentiated.
+    Constant,
+}
+
+impl ParamClass {
+    pub fn is_float(&self) -> bool {
+        !matches!(self, ParamClass::Constant)
+    }
+}
+
+/// One parameter of the function (the `self` receiver is not one of these).
+pub struct Param {
+    /// The bound name; `None` for a constant parameter with a pattern such as `_`.
+    pub name: Option<Ident>,
+    /// `mut x: T`.
+    pub mutable: bool,
+    /// The type as written.
+    pub ty: Type,
+    pub class: ParamClass,
+    /// Differentiated: a float parameter, and named in `wrt(..)` if that is given.
+    pub active: bool,
+}
+
+impl Param {
+    /// `d_<name>`: the adjoint argument of an active parameter.
+    pub fn adjoint_ident(&self) -> Option<Ident> {
+        self.name.as_ref().map(|n| format_ident!("d_{}", n))
+    }
+
+    /// The type of `d_<name>` in `f_adjoint`.
+    pub fn adjoint_type(&self) -> TokenStream {
+        match &self.class {
+            ParamClass::Scalar => quote!(&mut f64),
+            ParamClass::Slice => quote!(&mut [f64]),
+            ParamClass::Array { len, .. } => quote!(&mut [f64; #len]),
+            ParamClass::Constant => quote!(()),
+        }
+    }
+
+    /// The type of this parameter's gradient in the result of `f_grad`.
+    pub fn gradient_type(&self) -> TokenStream {
+        match &self.class {
+            ParamClass::Scalar => quote!(f64),
+            ParamClass::Slice => quote!(::std::vec::Vec<f64>),
+            ParamClass::Array { len, .. } => quote!([f64; #len]),
+            ParamClass::Constant => quote!(()),
+        }
+    }
+}
+
+/// The checked signature.
+pub struct Signature {
+    pub fn_name: Ident,
+    pub params: Vec<Param>,
+}
+
+impl Signature {
+    pub fn active(&self) -> impl Iterator<Item = &Param> {
+        self.params.iter().filter(|p| p.active)
+    }
+}
+
+/// Checks `sig` against what `#[differentiable]` supports and classifies its
+/// parameters. Every problem is reported to `cx`; the result is usable (with
+/// offending parameters treated as constants) even when errors were found.
+pub fn analyze(cx: &Ctxt, sig: &syn::Signature, args: &Args) -> Signature {
+    check_qualifiers(cx, sig);
+    check_return_type(cx, sig);
+
+    let mut params = Vec::new();
+    for input in &sig.inputs {
+        match input {
+            FnArg::Receiver(receiver) => {
+                if receiver.mutability.is_some() && receiver.reference.is_some() {
+                    cx.error_spanned_by(
+                        receiver,
+                        "`&mut self` is not supported: `self` is a constant of the \
+                         derivative; take `&self` instead",
+                    );
+                } else if let Some((_, Some(lifetime))) = &receiver.reference {
+                    let _ = lifetime; // `&'a self` is fine: a constant like any other
+                }
+            }
+            FnArg::Typed(pat_type) => params.push(classify_param(cx, pat_type)),
+        }
+    }
+    mark_active(cx, &mut params, args);
+    check_adjoint_names(cx, &params);
+    Signature {
+        fn_name: sig.ident.clone(),
+        params,
+    }
+}
+
+fn check_qualifiers(cx: &Ctxt, sig: &syn::Signature) {
+    if let Some(token) = &sig.asyncness {
+        cx.error_spanned_by(
+            token,
+            "`async fn` cannot be differentiated; make it a plain `fn`",
+        );
+    }
+    if let Some(token) = &sig.unsafety {
+        cx.error_spanned_by(
+            token,
+            "`unsafe fn` cannot be differentiated; make it a safe `fn`",
+        );
+    }
+    if let Some(abi) = &sig.abi {
+        cx.error_spanned_by(
+            abi,
+            "`extern` functions cannot be differentiated; differentiate a plain Rust `fn` \
+             and wrap it",
+        );
+    }
+    if !sig.generics.params.is_empty() {
+        cx.error_spanned_by(
+            &sig.generics,
+            "generic functions are not supported by `#[differentiable]`; write the \
+             function for `f64` (and `&[f64]`) parameters",
+        );
+    } else if let Some(where_clause) = &sig.generics.where_clause {
+        cx.error_spanned_by(
+            where_clause,
+            "`where` clauses are not supported by `#[differentiable]`; remove it",
+        );
+    }
+    if let Some(variadic) = &sig.variadic {
+        cx.error_spanned_by(variadic, "variadic functions cannot be differentiated");
+    }
+}
+
+fn check_return_type(cx: &Ctxt, sig: &syn::Signature) {
+    match &sig.output {
+        ReturnType::Default => cx.error_spanned_by(
+            &sig.ident,
+            format!(
+                "a `#[differentiable]` function must return `f64`; `{}` returns `()`: \
+                 add `-> f64`",
+                sig.ident
+            ),
+        ),
+        ReturnType::Type(_, ty) => {
+            if !is_f64(ty) {
+                cx.error_spanned_by(
+                    ty,
+                    "a `#[differentiable]` function must return a single `f64`; \
+                     return one `f64` per function (write one function per output)",
+                );
+            }
+        }
+    }
+}
+
+fn classify_param(cx: &Ctxt, pat_type: &syn::PatType) -> Param {
+    let ty = (*pat_type.ty).clone();
+    let class = classify_type(cx, &ty);
+    let (name, mutable) = match &*pat_type.pat {
+        Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => {
+            (Some(p.ident.clone()), p.mutability.is_some())
+        }
+        Pat::Tuple(_) | Pat::TupleStruct(_) | Pat::Struct(_) | Pat::Slice(_)
+            if class.is_float() =>
+        {
+            cx.error_spanned_by(
+                &pat_type.pat,
+                "a float parameter must be a plain name (`x: f64`); destructuring \
+                 patterns are not supported here",
+            );
+            (None, false)
+        }
+        Pat::Wild(_) if class.is_float() => {
+            cx.error_spanned_by(
+                &pat_type.pat,
+                "a float parameter needs a name: its gradient argument is called \
+                 `d_<name>`; write `_x: f64` to keep it unused",
+            );
+            (None, false)
+        }
+        _ => (None, false),
+    };
+    let class = if name.is_none() {
+        ParamClass::Constant
+    } else {
+        class
+    };
+    Param {
+        name,
+        mutable,
+        ty,
+        class,
+        active: false,
+    }
+}
+
+/// Reads the float shape off a parameter type; refuses `&mut`, float tuples
+/// and `impl Trait`.
+fn classify_type(cx: &Ctxt, ty: &Type) -> ParamClass {
+    match ty {
+        Type::Paren(inner) => classify_type(cx, &inner.elem),
+        Type::Group(inner) => classify_type(cx, &inner.elem),
+        _ if is_f64(ty) => ParamClass::Scalar,
+        Type::Reference(reference) if reference.mutability.is_some() => {
+            cx.error_spanned_by(
+                ty,
+                "`&mut` parameters are not supported by `#[differentiable]`: outputs \
+                 other than the returned `f64` cannot be differentiated; return the \
+                 value instead, or take `&` for an input",
+            );
+            ParamClass::Constant
+        }
+        Type::Reference(reference) => match &*reference.elem {
+            Type::Slice(slice) if is_f64(&slice.elem) => ParamClass::Slice,
+            Type::Array(array) if is_f64(&array.elem) => ParamClass::Array {
+                len: array.len.clone(),
+                by_ref: true,
+            },
+            _ => ParamClass::Constant,
+        },
+        Type::Array(array) if is_f64(&array.elem) => ParamClass::Array {
+            len: array.len.clone(),
+            by_ref: false,
+        },
+        Type::Tuple(tuple) if mentions_f64(tuple) => {
+            cx.error_spanned_by(
+                ty,
+                "tuples of floats are not supported as parameters; pass each `f64` as \
+                 its own parameter, or use `[f64; N]`",
+            );
+            ParamClass::Constant
+        }
+        Type::ImplTrait(_) => {
+            cx.error_spanned_by(
+                ty,
+                "`impl Trait` parameters make the function generic, which \
+                 `#[differentiable]` does not support; use a concrete type",
+            );
+            ParamClass::Constant
+        }
+        _ => ParamClass::Constant,
+    }
+}
+
+fn mark_active(cx: &Ctxt, params: &mut [Param], args: &Args) {
+    let Some((_, wrt)) = &args.wrt else {
+        for param in params.iter_mut() {
+            param.active = param.class.is_float();
+        }
+        return;
+    };
+    for (position, name) in wrt.iter().enumerate() {
+        if wrt[..position].contains(name) {
+            cx.error_spanned_by(name, format!("`{name}` is named twice in `wrt(..)`"));
+            continue;
+        }
+        match params.iter_mut().find(|p| p.name.as_ref() == Some(name)) {
+            None => cx.error_spanned_by(
+                name,
+                format!("`wrt` names `{name}`, but the function has no parameter `{name}`"),
+            ),
+            Some(param) if !param.class.is_float() => cx.error_spanned_by(
+                name,
+                format!(
+                    "`wrt` names `{name}`, which is not a float parameter; only `f64`, \
+                     `&[f64]`, `[f64; N]` and `&[f64; N]` parameters can be differentiated"
+                ),
+            ),
+            Some(param) => param.active = true,
+        }
+    }
+}
+
+/// `f_adjoint` adds `d_out` and one `d_<p>` per active parameter after the
+/// user's parameters; refuse names that would collide with them.
+fn check_adjoint_names(cx: &Ctxt, params: &[Param]) {
+    let names: Vec<&Ident> = params.iter().filter_map(|p| p.name.as_ref()).collect();
+    for param in params {
+        let Some(name) = &param.name else { continue };
+        if name == "d_out" {
+            cx.error_spanned_by(
+                name,
+                "a parameter named `d_out` clashes with the adjoint argument `d_out` of \
+                 the generated `_adjoint` function; rename it",
+            );
+        }
+        if param.active {
+            let adjoint = format_ident!("d_{}", name);
+            if adjoint == "d_out" || names.iter().any(|n| **n == adjoint) {
+                cx.error_spanned_by(
+                    name,
+                    format!(
+                        "the gradient argument of `{name}` would be called `{adjoint}`, \
+                         which clashes with another parameter or with `d_out`; rename \
+                         one of them"
+                    ),
+                );
+            }
+        }
+    }
+}
+
+/// `f64`, `std::primitive::f64` or `core::primitive::f64`.
+pub fn is_f64(ty: &Type) -> bool {
+    let Type::Path(path) = ty else { return false };
+    if path.qself.is_some() {
+        return false;
+    }
+    let segments: Vec<String> = path
+        .path
+        .segments
+        .iter()
+        .map(|s| s.ident.to_string())
+        .collect();
+    let plain = path.path.segments.iter().all(|s| s.arguments.is_none());
+    plain
+        && match segments.as_slice() {
+            [f] => f == "f64",
+            [krate, primitive, f] => {
+                (krate == "std" || krate == "core") && primitive == "primitive" && f == "f64"
+            }
+            _ => false,
+        }
+}
+
+fn mentions_f64(tuple: &syn::TypeTuple) -> bool {
+    tuple.elems.iter().any(|elem| match elem {
+        Type::Tuple(inner) => mentions_f64(inner),
+        Type::Reference(r) => is_f64(&r.elem),
+        other => is_f64(other),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn classes(src: &str, args: &str) -> (Vec<(String, bool, String)>, bool) {
+        let item: syn::ItemFn = syn::parse_str(src).unwrap();
+        let args: Args = syn::parse_str(args).unwrap();
+        let cx = Ctxt::new();
+        let sig = analyze(&cx, &item.sig, &args);
+        let out = sig
+            .params
+            .iter()
+            .map(|p| {
+                let class = match p.class {
+                    ParamClass::Scalar => "scalar",
+                    ParamClass::Slice => "slice",
+                    ParamClass::Array { by_ref: false, .. } => "array",
+                    ParamClass::Array { by_ref: true, .. } => "array_ref",
+                    ParamClass::Constant => "const",
+                };
+                (
+                    p.name.as_ref().map_or("_".into(), |n| n.to_string()),
+                    p.active,
+                    class.to_string(),
+                )
+            })
+            .collect();
+        (out, cx.check().is_err())
+    }
+
+    #[test]
+    fn classifies_parameter_types() {
+        let (params, failed) = classes(
+            "fn f(x: f64, w: &[f64], a: [f64; 3], b: &'a [f64; N], n: usize, i: &[usize]) -> f64 { x }",
+            "",
+        );
+        assert!(!failed);
+        let expect = [
+            ("x", true, "scalar"),
+            ("w", true, "slice"),
+            ("a", true, "array"),
+            ("b", true, "array_ref"),
+            ("n", false, "const"),
+            ("i", false, "const"),
+        ];
+        for (got, want) in params.iter().zip(expect) {
+            assert_eq!((got.0.as_str(), got.1, got.2.as_str()), want);
+        }
+    }
+
+    #[test]
+    fn wrt_selects_active_parameters() {
+        let (params, failed) = classes("fn f(x: f64, y: f64) -> f64 { x }", "wrt(y)");
+        assert!(!failed);
+        assert!(!params[0].1 && params[1].1);
+    }
+
+    #[test]
+    fn refuses_bad_signatures() {
+        for src in [
+            "fn f(x: &mut f64) -> f64 { 0.0 }",
+            "fn f(p: (f64, f64)) -> f64 { 0.0 }",
+            "fn f<T>(x: f64) -> f64 { x }",
+            "fn f(x: f64) -> f32 { 0.0 }",
+            "fn f(x: f64) { }",
+            "async fn f(x: f64) -> f64 { x }",
+            "fn f(out: f64) -> f64 { out }",
+            "fn f(x: f64, d_x: f64) -> f64 { x }",
+        ] {
+            assert!(classes(src, "").1, "accepted {src}");
+        }
+        assert!(classes("fn f(x: f64, n: usize) -> f64 { x }", "wrt(n)").1);
+        assert!(classes("fn f(x: f64) -> f64 { x }", "wrt(y)").1);
+    }
+}
