@@ -18,11 +18,6 @@ impl Activity {
     pub fn needs_adjoint(&self, var: VarId) -> bool {
         self.varied[var] && self.useful[var]
     }
-
-    /// Does this operand receive an adjoint contribution?
-    pub fn operand_needs_adjoint(&self, op: &Operand) -> bool {
-        matches!(op, Operand::Var(v) if self.needs_adjoint(*v))
-    }
 }
 
 /// Runs both analyses over `func`.

@@ -21,6 +21,7 @@ use syn::Ident;
 pub fn allow_lints() -> TokenStream {
     quote! {
         #[allow(
+            dead_code,
             unused_variables,
             unused_mut,
             unused_parens,
@@ -53,6 +54,7 @@ pub fn emit(item: &syn::ItemFn, sig: &Signature, func: &Func, activity: &Activit
     let adjoint = emit_adjoint(item, sig, &body);
     let grad = emit_grad(item, sig, &body);
     quote! {
+        #[allow(dead_code)]
         #item
         #grad
         #adjoint

@@ -22,6 +22,9 @@ mod lower;
 mod prim;
 mod signature;
 
+#[cfg(test)]
+mod snapshot_tests;
+
 /// Generates the gradient (`f_grad`) and the reverse-mode adjoint
 /// (`f_adjoint`) of an `f64` function. See the `autograd` crate's docs.
 #[proc_macro_attribute]

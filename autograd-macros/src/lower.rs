@@ -87,6 +87,9 @@ struct Lowerer<'a> {
     vars: Vec<Var>,
     /// Innermost scope last: user name → variable.
     scopes: Vec<HashMap<String, VarId>>,
+    /// Per scope, like `scopes`: element reads already lowered, by array and
+    /// index, so `x[0]` read twice is one value (and one adjoint update).
+    loads: Vec<HashMap<(VarId, String), VarId>>,
     /// Every identifier the user wrote, so emitted names never collide.
     user_idents: HashSet<String>,
     /// Emitted names given out so far.
@@ -107,6 +110,7 @@ impl<'a> Lowerer<'a> {
             cx,
             vars: Vec::new(),
             scopes: vec![HashMap::new()],
+            loads: vec![HashMap::new()],
             user_idents,
             allocated: HashSet::new(),
             temps: 0,
@@ -960,6 +964,12 @@ impl<'a> Lowerer<'a> {
                         reads_float: true,
                     });
                 }
+                let key = (array, idx.to_string());
+                if stable {
+                    if let Some(id) = self.loads.iter().rev().find_map(|l| l.get(&key)) {
+                        return Value::Var(*id);
+                    }
+                }
                 let index = if stable {
                     idx
                 } else {
@@ -978,6 +988,9 @@ impl<'a> Lowerer<'a> {
                     ty: None,
                     init: Some(Rhs::Load { array, index }),
                 });
+                if stable {
+                    self.loads.last_mut().expect("never empty").insert(key, temp);
+                }
                 Value::Var(temp)
             }
             Value::Const(c) => {
@@ -1015,6 +1028,7 @@ impl<'a> Lowerer<'a> {
 
     fn lower_block_expr(&mut self, block: &syn::Block, whole: &Expr) -> Value {
         self.scopes.push(HashMap::new());
+        self.loads.push(HashMap::new());
         let tail = self.lower_stmts(&block.stmts);
         let value = match tail {
             Some(tail) => self.lower_expr(&tail),
@@ -1028,6 +1042,7 @@ impl<'a> Lowerer<'a> {
             }
         };
         self.scopes.pop();
+        self.loads.pop();
         value
     }
 
@@ -1215,11 +1230,21 @@ fn parenthesize(tokens: TokenStream) -> TokenStream {
     match (iter.next(), iter.next()) {
         (Some(TokenTree::Ident(_) | TokenTree::Literal(_)), None) => tokens,
         (Some(TokenTree::Group(g)), None) if g.delimiter() == proc_macro2::Delimiter::Parenthesis => tokens,
+        _ if is_path(&tokens) => tokens,
         _ => {
             let span = tokens.span();
             quote_spanned!(span=> (#tokens))
         }
     }
+}
+
+/// `a::b::C`: identifiers joined by `::`.
+fn is_path(tokens: &TokenStream) -> bool {
+    tokens.clone().into_iter().all(|tree| match tree {
+        TokenTree::Ident(_) => true,
+        TokenTree::Punct(p) => p.as_char() == ':',
+        _ => false,
+    })
 }
 
 fn collect_idents(tokens: TokenStream, out: &mut HashSet<String>) {

@@ -14,8 +14,8 @@ pub enum ParamClass {
     Scalar,
     /// `&[f64]`: gradient `Vec<f64>`, adjoint `&mut [f64]`.
     Slice,
-    /// `[f64; N]` (`by_ref: false`) or `&[f64; N]` (`by_ref: true`): gradient `[f64; N]`.
-    Array { len: syn::Expr, by_ref: bool },
+    /// `[f64; N]` or `&[f64; N]`: gradient `[f64; N]`, adjoint `&mut [f64; N]`.
+    Array { len: syn::Expr },
     /// Anything else (`usize`, `&[usize]`, your own types): never differentiated.
     Constant,
 }
@@ -32,8 +32,6 @@ pub struct Param {
     pub name: Option<Ident>,
     /// `mut x: T`.
     pub mutable: bool,
-    /// The type as written.
-    pub ty: Type,
     pub class: ParamClass,
     /// Differentiated: a float parameter, and named in `wrt(..)` if that is given.
     pub active: bool,
@@ -68,7 +66,6 @@ impl Param {
 
 /// The checked signature.
 pub struct Signature {
-    pub fn_name: Ident,
     pub params: Vec<Param>,
 }
 
@@ -88,6 +85,7 @@ pub fn analyze(cx: &Ctxt, sig: &syn::Signature, args: &Args) -> Signature {
     let mut params = Vec::new();
     for input in &sig.inputs {
         match input {
+            // `self`, `&self`, `self: Box<Self>`: a constant like any other.
             FnArg::Receiver(receiver) => {
                 if receiver.mutability.is_some() && receiver.reference.is_some() {
                     cx.error_spanned_by(
@@ -95,8 +93,6 @@ pub fn analyze(cx: &Ctxt, sig: &syn::Signature, args: &Args) -> Signature {
                         "`&mut self` is not supported: `self` is a constant of the \
                          derivative; take `&self` instead",
                     );
-                } else if let Some((_, Some(lifetime))) = &receiver.reference {
-                    let _ = lifetime; // `&'a self` is fine: a constant like any other
                 }
             }
             FnArg::Typed(pat_type) => params.push(classify_param(cx, pat_type)),
@@ -104,10 +100,7 @@ pub fn analyze(cx: &Ctxt, sig: &syn::Signature, args: &Args) -> Signature {
     }
     mark_active(cx, &mut params, args);
     check_adjoint_names(cx, &params);
-    Signature {
-        fn_name: sig.ident.clone(),
-        params,
-    }
+    Signature { params }
 }
 
 fn check_qualifiers(cx: &Ctxt, sig: &syn::Signature) {
@@ -170,8 +163,7 @@ fn check_return_type(cx: &Ctxt, sig: &syn::Signature) {
 }
 
 fn classify_param(cx: &Ctxt, pat_type: &syn::PatType) -> Param {
-    let ty = (*pat_type.ty).clone();
-    let class = classify_type(cx, &ty);
+    let class = classify_type(cx, &pat_type.ty);
     let (name, mutable) = match &*pat_type.pat {
         Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => {
             (Some(p.ident.clone()), p.mutability.is_some())
@@ -204,7 +196,6 @@ fn classify_param(cx: &Ctxt, pat_type: &syn::PatType) -> Param {
     Param {
         name,
         mutable,
-        ty,
         class,
         active: false,
     }
@@ -230,13 +221,11 @@ fn classify_type(cx: &Ctxt, ty: &Type) -> ParamClass {
             Type::Slice(slice) if is_f64(&slice.elem) => ParamClass::Slice,
             Type::Array(array) if is_f64(&array.elem) => ParamClass::Array {
                 len: array.len.clone(),
-                by_ref: true,
             },
             _ => ParamClass::Constant,
         },
         Type::Array(array) if is_f64(&array.elem) => ParamClass::Array {
             len: array.len.clone(),
-            by_ref: false,
         },
         Type::Tuple(tuple) if mentions_f64(tuple) => {
             cx.error_spanned_by(
@@ -363,8 +352,7 @@ mod tests {
                 let class = match p.class {
                     ParamClass::Scalar => "scalar",
                     ParamClass::Slice => "slice",
-                    ParamClass::Array { by_ref: false, .. } => "array",
-                    ParamClass::Array { by_ref: true, .. } => "array_ref",
+                    ParamClass::Array { .. } => "array",
                     ParamClass::Constant => "const",
                 };
                 (
@@ -388,7 +376,7 @@ mod tests {
             ("x", true, "scalar"),
             ("w", true, "slice"),
             ("a", true, "array"),
-            ("b", true, "array_ref"),
+            ("b", true, "array"),
             ("n", false, "const"),
             ("i", false, "const"),
         ];

@@ -1,0 +1,61 @@
+//! Snapshot tests of whole expansions: each case is a function in
+//! `src/snapshots/<name>.in.rs`, expanded and pretty-printed into
+//! `src/snapshots/<name>.out.rs`. Set `UPDATE_SNAPSHOTS=1` to rewrite the
+//! expected outputs, then read the diff: it is the generated code.
+
+use std::path::PathBuf;
+
+fn expand(source: &str) -> String {
+    let item: syn::ItemFn = syn::parse_str(source).expect("snapshot input parses");
+    // The attribute line, if any, holds the arguments: `#[differentiable(wrt(x))]`.
+    let mut item = item;
+    let mut args = proc_macro2::TokenStream::new();
+    item.attrs.retain(|attr| {
+        if attr.path().is_ident("differentiable") {
+            if let syn::Meta::List(list) = &attr.meta {
+                args = list.tokens.clone();
+            }
+            false
+        } else {
+            true
+        }
+    });
+    let output = crate::expand::differentiable(args, quote::quote!(#item));
+    let file: syn::File = syn::parse2(output).expect("expansion parses as a file");
+    prettyplease::unparse(&file)
+}
+
+#[test]
+fn snapshots() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("src/snapshots");
+    let update = std::env::var_os("UPDATE_SNAPSHOTS").is_some();
+    let mut inputs: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.to_string_lossy().ends_with(".in.rs"))
+        .collect();
+    inputs.sort();
+    assert!(!inputs.is_empty());
+    let mut failures = Vec::new();
+    for input in inputs {
+        let source = std::fs::read_to_string(&input).unwrap();
+        let actual = expand(&source);
+        let expected_path = PathBuf::from(input.to_string_lossy().replace(".in.rs", ".out.rs"));
+        if update {
+            std::fs::write(&expected_path, &actual).unwrap();
+            continue;
+        }
+        let expected = std::fs::read_to_string(&expected_path).unwrap_or_default();
+        if expected != actual {
+            failures.push(format!(
+                "{}:\n--- expected\n{expected}\n--- actual\n{actual}",
+                expected_path.display()
+            ));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "expansions changed (UPDATE_SNAPSHOTS=1 to accept):\n{}",
+        failures.join("\n")
+    );
+}
