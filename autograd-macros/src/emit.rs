@@ -293,9 +293,7 @@ impl<'a> Body<'a> {
 
     /// The adjoint local of a float variable: `__ad_d_<name>`.
     fn adjoint(&self, var: VarId) -> Ident {
-        let name = self.ident(var).to_string();
-        let name = name.strip_prefix("__ad_").unwrap_or(&name);
-        format_ident!("__ad_d_{}", name)
+        format_ident!("__ad_d_{}", plain_name(self.ident(var)))
     }
 
     fn operand(&self, op: &Operand) -> TokenStream {
@@ -396,10 +394,7 @@ impl<'a> Body<'a> {
                         self.contribute(*target, quote!(#d_var * #call.#field));
                     }
                     many => {
-                        let partials = format_ident!("__ad_p_{}", {
-                            let name = result.to_string();
-                            name.strip_prefix("__ad_").unwrap_or(&name).to_string()
-                        });
+                        let partials = format_ident!("__ad_p_{}", plain_name(&result));
                         self.reverse.push(quote!(let #partials = #call;));
                         for (i, target) in many.to_vec() {
                             let field = syn::Index::from(i);
@@ -410,4 +405,12 @@ impl<'a> Body<'a> {
             }
         }
     }
+}
+
+/// The name of a variable without `r#` or the `__ad_` of temporaries, to
+/// build the names of its adjoint (`__ad_d_x`, `__ad_d_t3`) and partials.
+fn plain_name(ident: &Ident) -> String {
+    let name = ident.to_string();
+    let name = name.trim_start_matches("r#");
+    name.strip_prefix("__ad_").unwrap_or(name).to_string()
 }

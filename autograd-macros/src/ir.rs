@@ -126,3 +126,38 @@ impl Rhs {
         }
     }
 }
+
+impl Func {
+    /// A readable listing of the IR, one statement per line, for tests and
+    /// debugging: `let t = mul(x, y)`.
+    pub fn dump(&self) -> String {
+        let operand = |op: &Operand| match op {
+            Operand::Var(v) => self.vars[*v].ident.to_string(),
+            Operand::Const(tokens) => format!("const({tokens})"),
+        };
+        let mut out = String::new();
+        for stmt in &self.body.stmts {
+            let line = match stmt {
+                Stmt::Let { var, init, .. } => {
+                    let name = &self.vars[*var].ident;
+                    match init {
+                        None => format!("let {name}"),
+                        Some(Rhs::Use(op)) => format!("let {name} = {}", operand(op)),
+                        Some(Rhs::Prim { prim, args, .. }) => {
+                            let args: Vec<String> = args.iter().map(operand).collect();
+                            format!("let {name} = {}({})", prim.name, args.join(", "))
+                        }
+                        Some(Rhs::Load { array, index }) => {
+                            format!("let {name} = load({}, {index})", self.vars[*array].ident)
+                        }
+                    }
+                }
+                Stmt::Opaque(tokens) => format!("opaque {tokens}"),
+                Stmt::Return { value, .. } => format!("return {}", operand(value)),
+            };
+            out.push_str(&line);
+            out.push('\n');
+        }
+        out
+    }
+}

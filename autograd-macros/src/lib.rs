@@ -23,6 +23,8 @@ mod prim;
 mod signature;
 
 #[cfg(test)]
+mod pipeline_tests;
+#[cfg(test)]
 mod snapshot_tests;
 
 /// Generates the gradient (`f_grad`) and the reverse-mode adjoint

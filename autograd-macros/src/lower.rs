@@ -152,20 +152,21 @@ impl<'a> Lowerer<'a> {
     /// then `name__1`, `name__2`, ... (skipping anything the user wrote).
     fn fresh_name(&mut self, name: &Ident) -> Ident {
         let base = name.to_string();
+        let plain = base.trim_start_matches("r#");
         let mut candidate = base.clone();
         let mut n = 0;
         while self.allocated.contains(&candidate)
             || (n > 0 && self.user_idents.contains(&candidate))
         {
             n += 1;
-            candidate = format!("{base}__{n}");
+            candidate = format!("{plain}__{n}");
         }
         self.allocated.insert(candidate.clone());
-        let raw = base.starts_with("r#");
-        if raw {
-            return name.clone();
+        if n == 0 {
+            name.clone()
+        } else {
+            Ident::new(&candidate, name.span())
         }
-        Ident::new(&candidate, name.span())
     }
 
     fn new_local(&mut self, name: &Ident, kind: Kind, mutable: bool) -> VarId {
@@ -524,7 +525,10 @@ impl<'a> Lowerer<'a> {
             let ident = self.ident(id);
             let in_format = strings.iter().any(|s| s.contains(&format!("{{{name}")));
             if *ident != name && (mentioned.contains(&name) || in_format) {
-                let user = Ident::new(&name, ident.span());
+                let user = match name.strip_prefix("r#") {
+                    Some(raw) => Ident::new_raw(raw, ident.span()),
+                    None => Ident::new(&name, ident.span()),
+                };
                 aliases.push(quote!(let #user = #ident;));
             }
         }
@@ -630,7 +634,7 @@ impl<'a> Lowerer<'a> {
             if let Some(ident) = path.path.get_ident() {
                 if let Some(id) = self.lookup(&ident.to_string()) {
                     let var = &self.vars[id];
-                    let renamed = Ident::new(&var.ident.to_string(), ident.span());
+                    let renamed = respan(&var.ident, ident.span());
                     return match var.kind {
                         Kind::Float => Value::Var(id),
                         Kind::FloatArray => Value::Array(id),
@@ -1092,7 +1096,7 @@ impl VisitMut for Renamer<'_, '_> {
                     if let Some(id) = self.lowerer.lookup(&ident.to_string()) {
                         let var = &self.lowerer.vars[id];
                         self.stable &= !var.mutable;
-                        let renamed = Ident::new(&var.ident.to_string(), ident.span());
+                        let renamed = respan(&var.ident, ident.span());
                         *expr = syn::parse_quote!(#renamed);
                     }
                 }
@@ -1236,6 +1240,13 @@ fn parenthesize(tokens: TokenStream) -> TokenStream {
             quote_spanned!(span=> (#tokens))
         }
     }
+}
+
+/// `ident` with another span (for raw identifiers too, unlike `Ident::new`).
+fn respan(ident: &Ident, span: Span) -> Ident {
+    let mut ident = ident.clone();
+    ident.set_span(span);
+    ident
 }
 
 /// `a::b::C`: identifiers joined by `::`.
