@@ -1,5 +1,9 @@
 //! Every construct of the straight-line subset, through the public API.
 
+// The functions below are written the way the constructs under test look,
+// not the way clippy would prefer them.
+#![allow(clippy::needless_late_init, clippy::needless_return, clippy::assign_op_pattern)]
+
 mod common;
 
 use autograd::differentiable;
@@ -99,8 +103,7 @@ mod physics {
 #[differentiable]
 fn constants(x: f64, n: usize, k: i32) -> f64 {
     let m = n as f64;
-    x * std::f64::consts::PI + SCALE * x * x + physics::G * m + f64::EPSILON
-        - (k as f64) * x
+    x * std::f64::consts::PI + SCALE * x * x + physics::G * m + f64::EPSILON - (k as f64) * x
         + core::f64::consts::E
 }
 
@@ -161,7 +164,10 @@ fn element_reads() {
     assert_eq!(value, slice_reads(&w));
     assert_eq!(d, vec![3.0, 2.0, 0.5_f64.exp()]);
 
-    assert_eq!(array_by_value_grad([2.0, 3.0, 4.0]), (24.0, [12.0, 8.0, 6.0]));
+    assert_eq!(
+        array_by_value_grad([2.0, 3.0, 4.0]),
+        (24.0, [12.0, 8.0, 6.0])
+    );
     assert_eq!(
         array_by_reference_grad(&[3.0, 7.0], 1.0),
         (11.0, ([4.0, 1.0], -4.0))
@@ -274,7 +280,15 @@ fn mixed(x: f64, w: &[f64], a: [f64; 2]) -> f64 {
 #[test]
 fn adjoint_adds_d_out_times_the_gradient() {
     let (mut d_x, mut d_w, mut d_a) = (1.0, vec![10.0, 20.0], [100.0, 200.0]);
-    let value = mixed_adjoint(2.0, &[3.0, 4.0], [5.0, 6.0], 2.0, &mut d_x, &mut d_w, &mut d_a);
+    let value = mixed_adjoint(
+        2.0,
+        &[3.0, 4.0],
+        [5.0, 6.0],
+        2.0,
+        &mut d_x,
+        &mut d_w,
+        &mut d_a,
+    );
     assert_eq!(value, mixed(2.0, &[3.0, 4.0], [5.0, 6.0]));
     assert_eq!(d_x, 1.0 + 2.0 * 3.0);
     assert_eq!(d_w, vec![10.0 + 2.0 * 2.0, 20.0 + 2.0 * 6.0]);
@@ -282,10 +296,20 @@ fn adjoint_adds_d_out_times_the_gradient() {
 }
 
 #[test]
-#[should_panic(expected = "the adjoint buffer `d_w` has length 1, but the parameter `w` has length 2")]
+#[should_panic(
+    expected = "the adjoint buffer `d_w` has length 1, but the parameter `w` has length 2"
+)]
 fn wrong_length_adjoint_buffer_panics_naming_the_parameter() {
     let (mut d_x, mut d_w, mut d_a) = (0.0, vec![0.0], [0.0; 2]);
-    mixed_adjoint(2.0, &[3.0, 4.0], [5.0, 6.0], 1.0, &mut d_x, &mut d_w, &mut d_a);
+    mixed_adjoint(
+        2.0,
+        &[3.0, 4.0],
+        [5.0, 6.0],
+        1.0,
+        &mut d_x,
+        &mut d_w,
+        &mut d_a,
+    );
 }
 
 // ----- statement macros --------------------------------------------------------

@@ -96,7 +96,10 @@ mod tests {
         let err = parse("wtr(a)").err().unwrap().to_string();
         assert!(err.contains("did you mean `wrt`"), "{err}");
         let err = parse("order(2)").err().unwrap().to_string();
-        assert!(err.contains("unknown `#[differentiable]` argument `order`"), "{err}");
+        assert!(
+            err.contains("unknown `#[differentiable]` argument `order`"),
+            "{err}"
+        );
     }
 
     #[test]

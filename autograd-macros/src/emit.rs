@@ -114,7 +114,9 @@ fn emit_adjoint(item: &syn::ItemFn, sig: &Signature, body: &TokenStream) -> Toke
     let allow = allow_lints();
     let fn_name = format!("{}_adjoint", item.sig.ident);
     let checks = sig.active().filter_map(|p| {
-        let ParamClass::Slice = p.class else { return None };
+        let ParamClass::Slice = p.class else {
+            return None;
+        };
         let name = p.name.as_ref()?;
         let adjoint = p.adjoint_ident()?;
         let (name_str, adjoint_str) = (name.to_string(), adjoint.to_string());
@@ -396,7 +398,7 @@ impl<'a> Body<'a> {
                     many => {
                         let partials = format_ident!("__ad_p_{}", plain_name(&result));
                         self.reverse.push(quote!(let #partials = #call;));
-                        for (i, target) in many.to_vec() {
+                        for &(i, target) in many {
                             let field = syn::Index::from(i);
                             self.contribute(target, quote!(#d_var * #partials.#field));
                         }

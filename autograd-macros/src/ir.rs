@@ -127,6 +127,7 @@ impl Rhs {
     }
 }
 
+#[cfg(test)]
 impl Func {
     /// A readable listing of the IR, one statement per line, for tests and
     /// debugging: `let t = mul(x, y)`.

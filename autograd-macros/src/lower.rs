@@ -242,7 +242,9 @@ impl<'a> Lowerer<'a> {
                     return Some(expr.clone());
                 }
                 syn::Stmt::Expr(expr, _) => self.lower_expr_stmt(expr),
-                syn::Stmt::Macro(mac) => self.lower_statement_macro(&mac.mac, mac.to_token_stream()),
+                syn::Stmt::Macro(mac) => {
+                    self.lower_statement_macro(&mac.mac, mac.to_token_stream())
+                }
             }
         }
         None
@@ -299,13 +301,7 @@ impl<'a> Lowerer<'a> {
                 return;
             }
         };
-        let declared_kind = ty.map(|ty| {
-            if is_f64(ty) {
-                Kind::Float
-            } else {
-                Kind::Other
-            }
-        });
+        let declared_kind = ty.map(|ty| if is_f64(ty) { Kind::Float } else { Kind::Other });
         let ty_tokens = ty.map(ToTokens::to_token_stream);
         match value {
             None => {
@@ -341,11 +337,8 @@ impl<'a> Lowerer<'a> {
                 self.bind(&name, id);
             }
             Some(Value::Const(c)) => {
-                let kind = declared_kind.unwrap_or(if c.is_float {
-                    Kind::Float
-                } else {
-                    Kind::Other
-                });
+                let kind =
+                    declared_kind.unwrap_or(if c.is_float { Kind::Float } else { Kind::Other });
                 let id = self.new_local(&name, kind, mutable && kind == Kind::Other);
                 let ty = if kind == Kind::Float {
                     Some(quote!(f64))
@@ -624,7 +617,9 @@ impl<'a> Lowerer<'a> {
             Expr::Call(call) => self.lower_call(call),
             Expr::Index(index) => self.lower_index(index),
             Expr::Field(field) => self.lower_field(field),
-            Expr::Block(block) if block.label.is_none() => self.lower_block_expr(&block.block, expr),
+            Expr::Block(block) if block.label.is_none() => {
+                self.lower_block_expr(&block.block, expr)
+            }
             _ => self.unsupported(expr),
         }
     }
@@ -672,7 +667,11 @@ impl<'a> Lowerer<'a> {
         let left = self.lower_expr(&binary.left);
         let right = self.lower_expr(&binary.right);
         if let (Value::Const(l), Value::Const(r)) = (&left, &right) {
-            let (lt, rt, op) = (parenthesize(l.tokens.clone()), parenthesize(r.tokens.clone()), &binary.op);
+            let (lt, rt, op) = (
+                parenthesize(l.tokens.clone()),
+                parenthesize(r.tokens.clone()),
+                &binary.op,
+            );
             return Value::Const(Const {
                 tokens: quote!(#lt #op #rt),
                 is_float: l.is_float || r.is_float,
@@ -750,7 +749,8 @@ impl<'a> Lowerer<'a> {
                 })
             }
             Value::Array(_) => {
-                self.cx.error_spanned_by(cast, "a slice or array cannot be cast to a number");
+                self.cx
+                    .error_spanned_by(cast, "a slice or array cannot be cast to a number");
                 Value::Const(placeholder())
             }
         }
@@ -770,8 +770,11 @@ impl<'a> Lowerer<'a> {
         match receiver {
             Value::Const(recv) => {
                 let args = self.const_args(&call.args, call);
-                let (recv_tokens, method, turbofish) =
-                    (parenthesize(recv.tokens.clone()), &call.method, &call.turbofish);
+                let (recv_tokens, method, turbofish) = (
+                    parenthesize(recv.tokens.clone()),
+                    &call.method,
+                    &call.turbofish,
+                );
                 let stable = recv.stable && args.iter().all(|a| a.stable);
                 let args = args.iter().map(|a| &a.tokens);
                 Value::Const(Const {
@@ -841,7 +844,10 @@ impl<'a> Lowerer<'a> {
                 .collect();
             let name = Ident::new(prim.name, Span::call_site());
             let stable = consts.iter().all(|c| c.stable);
-            let tokens: Vec<TokenStream> = consts.iter().map(|c| parenthesize(c.tokens.clone())).collect();
+            let tokens: Vec<TokenStream> = consts
+                .iter()
+                .map(|c| parenthesize(c.tokens.clone()))
+                .collect();
             let tokens = match syntax {
                 Syntax::Path => quote!(f64::#name(#(#tokens),*)),
                 _ => {
@@ -993,7 +999,10 @@ impl<'a> Lowerer<'a> {
                     init: Some(Rhs::Load { array, index }),
                 });
                 if stable {
-                    self.loads.last_mut().expect("never empty").insert(key, temp);
+                    self.loads
+                        .last_mut()
+                        .expect("never empty")
+                        .insert(key, temp);
                 }
                 Value::Var(temp)
             }
@@ -1007,7 +1016,8 @@ impl<'a> Lowerer<'a> {
                 })
             }
             Value::Var(_) => {
-                self.cx.error_spanned_by(&index.expr, "an `f64` cannot be indexed");
+                self.cx
+                    .error_spanned_by(&index.expr, "an `f64` cannot be indexed");
                 Value::Const(placeholder())
             }
         }
@@ -1101,11 +1111,20 @@ impl VisitMut for Renamer<'_, '_> {
                     }
                 }
             }
-            Expr::Closure(_) | Expr::Macro(_) | Expr::Unsafe(_) | Expr::Async(_) | Expr::Await(_) => {
+            Expr::Closure(_)
+            | Expr::Macro(_)
+            | Expr::Unsafe(_)
+            | Expr::Async(_)
+            | Expr::Await(_) => {
                 let message = unsupported_message(expr);
                 self.lowerer.cx.error_spanned_by(&*expr, message);
             }
-            Expr::Block(_) | Expr::If(_) | Expr::Match(_) | Expr::Loop(_) | Expr::While(_) | Expr::ForLoop(_) => {
+            Expr::Block(_)
+            | Expr::If(_)
+            | Expr::Match(_)
+            | Expr::Loop(_)
+            | Expr::While(_)
+            | Expr::ForLoop(_) => {
                 let message = unsupported_message(expr);
                 self.lowerer.cx.error_spanned_by(&*expr, message);
             }
@@ -1126,9 +1145,7 @@ impl VisitMut for Renamer<'_, '_> {
 fn unsupported_message(expr: &Expr) -> String {
     let tail = "is not supported by `#[differentiable]`";
     match expr {
-        Expr::Closure(_) => format!(
-            "closures are not supported by `#[differentiable]`; write the computation inline"
-        ),
+        Expr::Closure(_) => "closures are not supported by `#[differentiable]`; write the computation inline".to_string(),
         Expr::Macro(mac) => {
             let name = mac
                 .mac
@@ -1142,12 +1159,12 @@ fn unsupported_message(expr: &Expr) -> String {
                  write the expression out"
             )
         }
-        Expr::Unsafe(_) => format!("`unsafe` blocks are not supported by `#[differentiable]`"),
+        Expr::Unsafe(_) => "`unsafe` blocks are not supported by `#[differentiable]`".to_string(),
         Expr::Async(_) | Expr::Await(_) => format!("`async`/`.await` {tail}"),
         Expr::Match(_) => format!("`match` {tail}; write the cases with `if` / `else if` / `else`"),
         Expr::If(_) => format!("`if` {tail} yet; compute both values and select with `f64::max`/`min`, or split the function"),
         Expr::ForLoop(_) | Expr::While(_) | Expr::Loop(_) => {
-            format!("loops are not supported by `#[differentiable]` yet; unroll the loop")
+            "loops are not supported by `#[differentiable]` yet; unroll the loop".to_string()
         }
         Expr::Try(_) => format!("the `?` operator {tail}"),
         Expr::Reference(_) => format!("references {tail} here; use the value directly"),
@@ -1157,11 +1174,11 @@ fn unsupported_message(expr: &Expr) -> String {
         }
         Expr::Range(_) => format!("ranges {tail} here"),
         Expr::Struct(_) => format!("struct literals {tail}"),
-        Expr::Assign(_) => format!("assignment is only supported as a statement: `x = y;`"),
-        Expr::Return(_) => format!("`return` is only supported as a statement"),
+        Expr::Assign(_) => "assignment is only supported as a statement: `x = y;`".to_string(),
+        Expr::Return(_) => "`return` is only supported as a statement".to_string(),
         Expr::Break(_) | Expr::Continue(_) => format!("`break`/`continue` {tail} yet"),
         Expr::Let(_) => format!("`let` in an expression {tail}"),
-        Expr::Block(_) => format!("labelled blocks are not supported by `#[differentiable]`"),
+        Expr::Block(_) => "labelled blocks are not supported by `#[differentiable]`".to_string(),
         _ => format!("this expression {tail}"),
     }
 }
@@ -1201,7 +1218,9 @@ fn f64_associated_fn(path: &syn::Path) -> Option<String> {
     let segments: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
     match segments.as_slice() {
         [ty, name] if ty == "f64" => Some(name.clone()),
-        [krate, ty, name] if (krate == "std" || krate == "core") && ty == "f64" => Some(name.clone()),
+        [krate, ty, name] if (krate == "std" || krate == "core") && ty == "f64" => {
+            Some(name.clone())
+        }
         [krate, primitive, ty, name]
             if (krate == "std" || krate == "core") && primitive == "primitive" && ty == "f64" =>
         {
@@ -1214,7 +1233,12 @@ fn f64_associated_fn(path: &syn::Path) -> Option<String> {
 /// `f64::EPSILON`, `std::f64::consts::PI`, `core::f64::consts::E`, ...
 fn is_float_const_path(path: &syn::Path) -> bool {
     let segments: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
-    segments.len() >= 2 && segments.iter().rev().nth(1).is_some_and(|s| s == "f64" || s == "consts")
+    segments.len() >= 2
+        && segments
+            .iter()
+            .rev()
+            .nth(1)
+            .is_some_and(|s| s == "f64" || s == "consts")
         && segments.iter().any(|s| s == "f64")
 }
 
@@ -1233,7 +1257,11 @@ fn parenthesize(tokens: TokenStream) -> TokenStream {
     let mut iter = tokens.clone().into_iter();
     match (iter.next(), iter.next()) {
         (Some(TokenTree::Ident(_) | TokenTree::Literal(_)), None) => tokens,
-        (Some(TokenTree::Group(g)), None) if g.delimiter() == proc_macro2::Delimiter::Parenthesis => tokens,
+        (Some(TokenTree::Group(g)), None)
+            if g.delimiter() == proc_macro2::Delimiter::Parenthesis =>
+        {
+            tokens
+        }
         _ if is_path(&tokens) => tokens,
         _ => {
             let span = tokens.span();

@@ -154,7 +154,10 @@ fn never_panics() {
         ("", "fn f(x: &[f64]) -> f64 { x.iter().sum() }"),
         ("", "fn f(x: f64) -> f64 { x.0 }"),
         ("", "fn f(x: f64) -> f64 { let (a, b) = (x, x); a }"),
-        ("", "fn f(x: f64) -> f64 { let Some(y) = Some(x) else { return 0.0 }; y }"),
+        (
+            "",
+            "fn f(x: f64) -> f64 { let Some(y) = Some(x) else { return 0.0 }; y }",
+        ),
         ("", "fn f(x: f64) -> f64 { y = x; x }"),
         ("", "fn f(x: f64) -> f64 { x = x += 1.0; x }"),
         ("", "fn f(x: f64) -> f64 { { } }"),
@@ -174,14 +177,26 @@ fn never_panics() {
         ("", "struct S;"),
         ("", "fn f(x: f64) -> f64 { x as f32 as f64 }"),
         ("", "fn f(x: f64) -> f64 { (x as usize) as f64 * x }"),
-        ("", "fn f(x: f64, n: i32) -> f64 { x.powi(n) * f64::powi(2.0, n) }"),
-        ("", "fn f(x: f64) -> f64 { 2.0_f64.powf(x) + 3.0_f64.sqrt() }"),
-        ("", "fn f(x: f64) -> f64 { let y; y = x; let y: usize = 3; y as f64 }"),
+        (
+            "",
+            "fn f(x: f64, n: i32) -> f64 { x.powi(n) * f64::powi(2.0, n) }",
+        ),
+        (
+            "",
+            "fn f(x: f64) -> f64 { 2.0_f64.powf(x) + 3.0_f64.sqrt() }",
+        ),
+        (
+            "",
+            "fn f(x: f64) -> f64 { let y; y = x; let y: usize = 3; y as f64 }",
+        ),
     ];
     for (args, src) in cases {
         let attr: proc_macro2::TokenStream = args.parse().unwrap();
         let item: proc_macro2::TokenStream = src.parse().unwrap();
         let result = std::panic::catch_unwind(|| expand::differentiable(attr, item).to_string());
-        assert!(result.is_ok(), "the macro panicked on #[differentiable({args})] {src}");
+        assert!(
+            result.is_ok(),
+            "the macro panicked on #[differentiable({args})] {src}"
+        );
     }
 }
