@@ -23,8 +23,14 @@ fn rosenbrock(p: &[f64]) -> f64 {
 fn main() {
     let (value, (dx, dy)) = f_grad(2.0, 3.0);
     println!("f(x, y) = x·y + sin x at (2, 3)");
-    println!("  value  {value:.6}   (6 + sin 2 = {:.6})", 6.0 + 2.0_f64.sin());
-    println!("  ∂f/∂x  {dx:.6}   (3 + cos 2 = {:.6})", 3.0 + 2.0_f64.cos());
+    println!(
+        "  value  {value:.6}   (6 + sin 2 = {:.6})",
+        6.0 + 2.0_f64.sin()
+    );
+    println!(
+        "  ∂f/∂x  {dx:.6}   (3 + cos 2 = {:.6})",
+        3.0 + 2.0_f64.cos()
+    );
     println!("  ∂f/∂y  {dy:.6}   (2)");
 
     // Gradient descent on Rosenbrock with the generated adjoint: it adds the
@@ -38,6 +44,11 @@ fn main() {
         p[0] -= 1e-3 * gradient[0];
         p[1] -= 1e-3 * gradient[1];
     }
-    println!("\nRosenbrock from (-1.2, 1): {start:.3} → {:.2e} at ({:.4}, {:.4}), |∇| = {:.1e}",
-        rosenbrock(&p), p[0], p[1], gradient[0].hypot(gradient[1]));
+    println!(
+        "\nRosenbrock from (-1.2, 1): {start:.3} → {:.2e} at ({:.4}, {:.4}), |∇| = {:.1e}",
+        rosenbrock(&p),
+        p[0],
+        p[1],
+        gradient[0].hypot(gradient[1])
+    );
 }

@@ -169,7 +169,7 @@
 /// ```
 #[doc(inline)]
 pub use autograd_macros::differentiable;
-pub use autograd_runtime::rules;
+pub use autograd_runtime::{rules, tape};
 
 #[doc(hidden)]
 pub use autograd_runtime::__private;

@@ -1,0 +1,1 @@
+//! The dynamic fallback graph (work in progress).
