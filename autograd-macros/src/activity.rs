@@ -1,16 +1,24 @@
-//! Activity analysis: which variables need an adjoint.
+//! Analyses of the IR that decide what the reverse sweep does.
 //!
-//! A variable is *varied* when its value depends, to first order, on an
-//! active parameter, and *useful* when the returned value depends on it. Only
-//! variables that are both get an adjoint in the reverse sweep; everything
-//! else is computed once, in the forward sweep, and never touched again.
+//! - *Varied*: the value depends, to first order, on an active parameter.
+//! - *Useful*: the returned value depends on it.
+//!   Only variables both varied and useful get an adjoint.
+//! - *Needed*: the reverse sweep reads the value (a rule's argument, a
+//!   condition, an index, an integer). A loop-carried value that is needed
+//!   at an iteration's entry is saved on a tape in the forward sweep; one
+//!   that is not (an accumulator `s += ..`) costs nothing.
+//!
+//! All three are flow-insensitive fixed points over the SSA variables, so
+//! loops need no special treatment.
 
-use crate::ir::{Func, Kind, Operand, Origin, Rhs, Stmt, VarId};
+use crate::ir::{Block, Func, Header, Kind, Operand, Origin, Rhs, Stmt, VarId};
+use crate::prim::Reads;
 
-/// The result of the analysis, indexed by [`VarId`].
+/// The result of the analyses, indexed by [`VarId`].
 pub struct Activity {
     varied: Vec<bool>,
     useful: Vec<bool>,
+    needed: Vec<bool>,
 }
 
 impl Activity {
@@ -18,65 +26,212 @@ impl Activity {
     pub fn needs_adjoint(&self, var: VarId) -> bool {
         self.varied[var] && self.useful[var]
     }
+
+    /// Does the reverse sweep read the value of `var`?
+    pub fn needed(&self, var: VarId) -> bool {
+        self.needed[var]
+    }
+
+    fn operand_needs_adjoint(&self, op: &Operand) -> bool {
+        matches!(op, Operand::Var(v) if self.needs_adjoint(*v))
+    }
 }
 
-/// Runs both analyses over `func`.
+/// Runs the analyses over `func`.
 pub fn analyze(func: &Func) -> Activity {
     let n = func.vars.len();
+    let mut defs: Vec<Option<&Rhs>> = vec![None; n];
+    let mut updates: Vec<(VarId, &Operand)> = Vec::new();
+    let mut returned = Vec::new();
+    func.body.walk(0, &mut |stmt, _| match stmt {
+        Stmt::Let {
+            var,
+            init: Some(rhs),
+            ..
+        } => defs[*var] = Some(rhs),
+        Stmt::Update { cell, value } => updates.push((*cell, value)),
+        Stmt::Return {
+            value: Operand::Var(v),
+            ..
+        } => returned.push(*v),
+        _ => {}
+    });
+
+    // Varied: forward to a fixed point.
     let mut varied = vec![false; n];
     for (id, var) in func.vars.iter().enumerate() {
         if let Origin::Param { active: true, .. } = var.origin {
             varied[id] = var.kind != Kind::Other;
         }
     }
-    // Forward: a definition is varied when an operand it depends on is.
-    // (One pass suffices for straight-line code; loops will iterate this to
-    // a fixed point.)
-    for stmt in &func.body.stmts {
-        if let Stmt::Let {
-            var,
-            init: Some(rhs),
-            ..
-        } = stmt
-        {
-            varied[*var] = rhs_is_varied(rhs, &varied);
+    let is_var_varied = |op: &Operand, varied: &[bool]| matches!(op, Operand::Var(v) if varied[*v]);
+    loop {
+        let mut changed = false;
+        for id in 0..n {
+            if varied[id] || func.vars[id].kind == Kind::Other {
+                continue;
+            }
+            let now = match defs[id] {
+                Some(Rhs::Prim { prim, .. }) if prim.zero_derivative => false,
+                Some(Rhs::Load { array, .. }) => varied[*array],
+                Some(rhs) => rhs.operands().iter().any(|op| is_var_varied(op, &varied)),
+                None => false,
+            };
+            if now {
+                varied[id] = true;
+                changed = true;
+            }
+        }
+        for (cell, value) in &updates {
+            if !varied[*cell] && func.vars[*cell].kind != Kind::Other && is_var_varied(value, &varied) {
+                varied[*cell] = true;
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
         }
     }
-    // Backward: a varied operand of a useful definition is useful.
+
+    // Useful: backward to a fixed point.
     let mut useful = vec![false; n];
-    for stmt in func.body.stmts.iter().rev() {
-        match stmt {
-            Stmt::Return {
-                value: Operand::Var(v),
-                ..
-            } => useful[*v] = true,
-            Stmt::Let {
-                var,
-                init: Some(rhs),
-                ..
-            } if useful[*var] && varied[*var] => match rhs {
-                Rhs::Load { array, .. } => useful[*array] = true,
-                _ => {
+    for v in returned {
+        useful[v] = true;
+    }
+    loop {
+        let mut changed = false;
+        let mut mark = |v: VarId, useful: &mut Vec<bool>| {
+            if !useful[v] {
+                useful[v] = true;
+                changed = true;
+            }
+        };
+        for id in 0..n {
+            if !(useful[id] && varied[id]) {
+                continue;
+            }
+            match defs[id] {
+                Some(Rhs::Load { array, .. }) => mark(*array, &mut useful),
+                Some(rhs) => {
                     for op in rhs.operands() {
                         if let Operand::Var(v) = op {
-                            useful[*v] = true;
+                            mark(*v, &mut useful);
                         }
                     }
                 }
-            },
-            _ => {}
+                None => {}
+            }
+        }
+        for (cell, value) in &updates {
+            if useful[*cell] {
+                if let Operand::Var(v) = value {
+                    mark(*v, &mut useful);
+                }
+            }
+        }
+        if !changed {
+            break;
         }
     }
-    Activity { varied, useful }
+
+    let mut activity = Activity {
+        varied,
+        useful,
+        needed: vec![false; n],
+    };
+    activity.needed = needed(func, &defs, &activity);
+    activity
 }
 
-fn rhs_is_varied(rhs: &Rhs, varied: &[bool]) -> bool {
-    match rhs {
-        Rhs::Prim { prim, .. } if prim.zero_derivative => false,
-        Rhs::Load { array, .. } => varied[*array],
-        _ => rhs
-            .operands()
-            .iter()
-            .any(|op| matches!(op, Operand::Var(v) if varied[*v])),
+/// Which values the reverse sweep reads, directly or to recompute a value
+/// it reads.
+fn needed(func: &Func, defs: &[Option<&Rhs>], activity: &Activity) -> Vec<bool> {
+    let n = func.vars.len();
+    let mut needed = vec![false; n];
+    // Integers and other constants are cheap and may index or branch.
+    for (id, var) in func.vars.iter().enumerate() {
+        needed[id] = var.kind == Kind::Other;
     }
+    let mark_op = |op: &Operand, needed: &mut Vec<bool>| match op {
+        Operand::Var(v) => needed[*v] = true,
+        Operand::Const(c) => c.uses.iter().for_each(|u| needed[*u] = true),
+    };
+    seed(&func.body, activity, &mut needed, &mark_op);
+    // A needed value is recomputed from its operands: they are needed too.
+    loop {
+        let mut changed = false;
+        for id in 0..n {
+            if !needed[id] {
+                continue;
+            }
+            let mut reads = Vec::new();
+            match defs[id] {
+                Some(Rhs::Load { index, .. }) => reads.extend(index.uses.iter().copied()),
+                Some(rhs) => {
+                    for op in rhs.operands() {
+                        match op {
+                            Operand::Var(v) => reads.push(*v),
+                            Operand::Const(c) => reads.extend(c.uses.iter().copied()),
+                        }
+                    }
+                }
+                None => {}
+            }
+            for v in reads {
+                if !needed[v] {
+                    needed[v] = true;
+                    changed = true;
+                }
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    needed
+}
+
+fn seed(block: &Block, activity: &Activity, needed: &mut Vec<bool>, mark_op: &dyn Fn(&Operand, &mut Vec<bool>)) {
+    block.walk(0, &mut |stmt, _| match stmt {
+        Stmt::Let {
+            var,
+            init: Some(rhs),
+            ..
+        } => match rhs {
+            Rhs::Load { index, .. } => index.uses.iter().for_each(|u| needed[*u] = true),
+            Rhs::Prim { prim, args, .. } if activity.needs_adjoint(*var) => {
+                for op in args {
+                    if let Operand::Const(c) = op {
+                        c.uses.iter().for_each(|u| needed[*u] = true);
+                    }
+                }
+                match prim.reads {
+                    Reads::Nothing => {}
+                    Reads::Others => {
+                        for (i, op) in args.iter().enumerate() {
+                            if activity.operand_needs_adjoint(op) {
+                                for (j, other) in args.iter().enumerate() {
+                                    if i != j {
+                                        mark_op(other, needed);
+                                    }
+                                }
+                            }
+                        }
+                    }
+                    Reads::All => {
+                        args.iter().for_each(|op| mark_op(op, needed));
+                        needed[*var] = true;
+                    }
+                }
+            }
+            _ => {}
+        },
+        Stmt::If { cond, .. } => cond.uses.iter().for_each(|u| needed[*u] = true),
+        Stmt::Loop(l) => {
+            if let Header::Range { range, .. } = &l.header {
+                range.uses.iter().for_each(|u| needed[*u] = true);
+            }
+        }
+        _ => {}
+    });
 }

@@ -3,18 +3,26 @@
 //! The adjoint's body is the forward sweep (the user's computation, one
 //! named value per operation) followed by the reverse sweep (one adjoint
 //! update per operation that needs it, in reverse order). Adjoints are plain
-//! `f64` locals, declared where they first receive a contribution; array
-//! adjoints are written straight into the caller's `d_<p>` buffers. Local
-//! partial derivatives come from `::autograd::__private::rules`, the same
-//! table the tape uses.
+//! `f64` locals; array adjoints are written straight into the caller's
+//! `d_<p>` buffers. Local partial derivatives come from
+//! `::autograd::__private::rules`, the same table the tape uses.
+//!
+//! Control flow is reversed by *replay*: the reverse of an `if` re-runs the
+//! branch that was taken (its values are SSA, so it recomputes the same
+//! ones), then reverses it; the reverse of a loop walks the iterations
+//! backwards and, for each, restores the loop-carried values the iteration
+//! needs (saved on a tape in the forward sweep, only when needed), replays
+//! the body, then reverses it. Every block's reverse is emitted right after
+//! (a replay of) its forward code, in the same Rust scope, so it can read
+//! every value the block computed.
 
 use crate::activity::Activity;
-use crate::ir::{Func, Kind, Operand, Origin, Rhs, Stmt, Syntax, VarId};
+use crate::ir::{Block, Func, Header, Jump, Kind, Operand, Origin, Rhs, Stmt, Syntax, VarId};
 use crate::prim::{self, Arity};
 use crate::signature::{ParamClass, Signature};
 use proc_macro2::{Span, TokenStream};
-use quote::{format_ident, quote, ToTokens};
-use std::collections::HashSet;
+use quote::{format_ident, quote, quote_spanned, ToTokens};
+use std::collections::{HashMap, HashSet};
 use syn::Ident;
 
 /// Lints that would fire on generated code without being the user's fault.
@@ -194,95 +202,157 @@ fn emit_grad(item: &syn::ItemFn, sig: &Signature, body: &TokenStream) -> TokenSt
     }
 }
 
+/// How a block's forward code is being emitted.
+#[derive(Clone, Copy)]
+struct Mode {
+    /// Loops directly in this block save what their reverse needs. True
+    /// where the block's reverse follows without another replay: the
+    /// function body and every replay.
+    record: bool,
+    /// A replay in the reverse sweep: statement macros and effects are not
+    /// run again.
+    replay: bool,
+    /// Emitted inside the Rust loop of the innermost IR loop, so `break` and
+    /// `continue` are emitted as they are (in a replay they are dropped:
+    /// nothing follows a jump in its block).
+    native_loop: bool,
+}
+
 /// Builds the shared body of `f_adjoint` and `f_grad`: it reads the user's
 /// parameters, `d_out`, and writes into the `d_<p>` adjoint arguments.
 struct Body<'a> {
     func: &'a Func,
     activity: &'a Activity,
-    /// Adjoint locals declared so far (the reverse sweep declares each at
-    /// its first contribution).
+    /// Adjoint locals declared so far.
     declared: HashSet<VarId>,
-    reverse: Vec<TokenStream>,
+    /// Variables whose adjoint receives contributions from a block nested in
+    /// the one defining them: declared at the top of that block's reverse.
+    eager: HashSet<VarId>,
+    /// Tapes, declared once at the top of the function: (tape, cell).
+    tapes: Vec<(Ident, VarId)>,
+    /// Loop id → the tapes of its carried cells that are saved.
+    loop_tapes: HashMap<usize, Vec<(Ident, VarId)>>,
 }
 
 impl<'a> Body<'a> {
     fn new(func: &'a Func, activity: &'a Activity) -> Self {
-        Body {
+        let mut body = Body {
             func,
             activity,
             declared: HashSet::new(),
-            reverse: Vec::new(),
+            eager: HashSet::new(),
+            tapes: Vec::new(),
+            loop_tapes: HashMap::new(),
+        };
+        body.plan();
+        body
+    }
+
+    /// Finds the eager adjoints and the tapes before emitting anything.
+    fn plan(&mut self) {
+        let mut def_block: HashMap<VarId, usize> = HashMap::new();
+        let mut uses: Vec<(VarId, usize)> = Vec::new();
+        let mut next_block = 1;
+        scan(&self.func.body, 0, &mut next_block, &mut def_block, &mut uses);
+        for (var, block) in uses {
+            let defined_in = def_block.get(&var).copied().unwrap_or(0);
+            if defined_in != block || self.func.vars[var].is_cell() {
+                self.eager.insert(var);
+            }
+        }
+        for (id, var) in self.func.vars.iter().enumerate() {
+            if var.is_cell() {
+                self.eager.insert(id);
+            }
+        }
+        let mut loops = Vec::new();
+        self.func.body.walk(0, &mut |stmt, _| {
+            if let Stmt::Loop(l) = stmt {
+                loops.push(l);
+            }
+        });
+        for l in loops {
+            let mut saved = Vec::new();
+            for carried in &l.carried {
+                if self.activity.needed(carried.entry) {
+                    let tape = format_ident!("__ad_tape_{}", plain_name(self.ident(carried.cell)));
+                    self.tapes.push((tape.clone(), carried.cell));
+                    saved.push((tape, carried.cell));
+                }
+            }
+            self.loop_tapes.insert(l.id, saved);
         }
     }
 
     fn emit(mut self) -> TokenStream {
-        let mut forward = Vec::new();
-        let mut returned: Option<(&Operand, Span)> = None;
-        for stmt in &self.func.body.stmts {
-            match stmt {
-                Stmt::Let { var, ty, init } => {
-                    let ident = self.ident(*var);
-                    let mutability = self.func.vars[*var].mutable.then(|| quote!(mut));
-                    let ty = ty.as_ref().map(|ty| quote!(: #ty));
-                    let init = init.as_ref().map(|rhs| {
-                        let value = self.forward_rhs(rhs);
-                        quote!(= #value)
-                    });
-                    forward.push(quote!(let #mutability #ident #ty #init;));
-                }
-                Stmt::Opaque(tokens) => forward.push(tokens.clone()),
-                Stmt::Return { value, span } => {
-                    returned = Some((value, *span));
-                    break;
-                }
-            }
-        }
-        let Some((value, span)) = returned else {
+        let stmts = &self.func.body.stmts;
+        let (value, span) = match stmts.last() {
+            Some(Stmt::Return { value, span }) => (Some(value), *span),
+            _ => (None, Span::call_site()),
+        };
+        let tapes = self.tapes.iter().map(|(tape, _)| {
+            quote!(let mut #tape = ::std::vec::Vec::new();)
+        });
+        let tapes: Vec<TokenStream> = tapes.collect();
+        let top = Mode {
+            record: true,
+            replay: false,
+            native_loop: false,
+        };
+        let forward = self.forward(&self.func.body, top);
+        let Some(value) = value else {
             // The body never returns a value (it diverges, or has an error
             // rustc reports on the original function).
-            return quote!(#(#forward)*);
+            return quote!(#(#tapes)* #(#forward)*);
         };
-        let value_tokens = match value {
-            Operand::Var(v) => self.ident(*v).to_token_stream(),
-            Operand::Const(tokens) => {
-                forward.push(quote::quote_spanned!(span=> let __ad_value: f64 = #tokens;));
-                quote!(__ad_value)
+        let (mut setup, value_tokens) = match value {
+            Operand::Var(v) => (Vec::new(), self.ident(*v).to_token_stream()),
+            Operand::Const(c) => {
+                let tokens = &c.tokens;
+                (
+                    vec![quote_spanned!(span=> let __ad_value: f64 = #tokens;)],
+                    quote!(__ad_value),
+                )
             }
         };
-
+        // Scalar parameters used inside nested blocks accumulate from the start.
+        let params: Vec<VarId> = (0..self.func.vars.len())
+            .filter(|&id| {
+                let var = &self.func.vars[id];
+                matches!(var.origin, Origin::Param { active: true, .. })
+                    && var.kind == Kind::Float
+                    && self.activity.needs_adjoint(id)
+            })
+            .collect();
+        for &p in &params {
+            if self.eager.contains(&p) {
+                let adjoint = self.adjoint(p);
+                setup.push(quote!(let mut #adjoint: f64 = 0.0;));
+                self.declared.insert(p);
+            }
+        }
         // Reverse sweep: seed the output's adjoint with `d_out`, then walk
-        // the definitions backwards.
+        // the body backwards.
+        let mut reverse = Vec::new();
         if let Operand::Var(v) = value {
             if self.activity.needs_adjoint(*v) {
-                self.contribute(*v, quote!(d_out));
+                self.contribute(&mut reverse, *v, quote!(d_out));
             }
         }
-        let stmts = &self.func.body.stmts;
-        for stmt in stmts.iter().rev() {
-            if let Stmt::Let {
-                var,
-                init: Some(rhs),
-                ..
-            } = stmt
-            {
-                if self.activity.needs_adjoint(*var) {
-                    self.reverse_rhs(*var, rhs);
-                }
-            }
-        }
+        reverse.extend(self.reverse(&self.func.body));
         // Scalar parameters' adjoints go to the caller once, at the end.
         let mut flush = Vec::new();
-        for (id, var) in self.func.vars.iter().enumerate() {
-            if let Origin::Param { active: true, .. } = var.origin {
-                if var.kind == Kind::Float && self.declared.contains(&id) {
-                    let (adjoint, local) = (format_ident!("d_{}", var.ident), self.adjoint(id));
-                    flush.push(quote!(*#adjoint += #local;));
-                }
+        for p in params {
+            if self.declared.contains(&p) {
+                let adjoint = format_ident!("d_{}", self.func.vars[p].ident);
+                let local = self.adjoint(p);
+                flush.push(quote!(*#adjoint += #local;));
             }
         }
-        let reverse = &self.reverse;
         quote! {
+            #(#tapes)*
             #(#forward)*
+            #(#setup)*
             #(#reverse)*
             #(#flush)*
             #value_tokens
@@ -301,7 +371,106 @@ impl<'a> Body<'a> {
     fn operand(&self, op: &Operand) -> TokenStream {
         match op {
             Operand::Var(v) => self.ident(*v).to_token_stream(),
-            Operand::Const(tokens) => tokens.clone(),
+            Operand::Const(c) => c.tokens.clone(),
+        }
+    }
+
+    // ----- forward sweep ---------------------------------------------------
+
+    fn forward(&mut self, block: &Block, mode: Mode) -> Vec<TokenStream> {
+        let mut out = Vec::new();
+        for stmt in &block.stmts {
+            match stmt {
+                Stmt::Let { var, ty, init } => {
+                    let ident = self.ident(*var);
+                    let mutability = self.func.vars[*var].is_cell().then(|| quote!(mut));
+                    let ty = ty.as_ref().map(|ty| quote!(: #ty));
+                    let init = init.as_ref().map(|rhs| {
+                        let value = self.forward_rhs(rhs);
+                        quote!(= #value)
+                    });
+                    out.push(quote!(let #mutability #ident #ty #init;));
+                }
+                Stmt::Update { cell, value } => {
+                    let (cell, value) = (self.ident(*cell), self.operand(value));
+                    out.push(quote!(#cell = #value;));
+                }
+                Stmt::Opaque { tokens, replay } => {
+                    if !mode.replay || *replay {
+                        out.push(tokens.clone());
+                    }
+                }
+                Stmt::If {
+                    decision,
+                    cond,
+                    then_,
+                    else_,
+                } => {
+                    // Loops in a branch are replayed with it, so record nothing now.
+                    let branch = Mode {
+                        record: false,
+                        ..mode
+                    };
+                    let then_code = self.forward(then_, branch);
+                    let else_code = self.forward(else_, branch);
+                    let cond = &cond.tokens;
+                    out.push(quote! {
+                        let #decision: bool = #cond;
+                        if #decision { #(#then_code)* } else { #(#else_code)* }
+                    });
+                }
+                Stmt::Loop(l) => out.push(self.forward_loop(l, mode)),
+                Stmt::Jump(jump) => {
+                    if mode.native_loop {
+                        out.push(match jump {
+                            Jump::Break => quote!(break;),
+                            Jump::Continue => quote!(continue;),
+                        });
+                    }
+                }
+                Stmt::Return { .. } => {}
+            }
+        }
+        out
+    }
+
+    fn forward_loop(&mut self, l: &crate::ir::Loop, mode: Mode) -> TokenStream {
+        let counter = format_ident!("__ad_n{}", l.id);
+        let body_mode = Mode {
+            record: false,
+            replay: mode.replay,
+            native_loop: true,
+        };
+        let body = self.forward(&l.body, body_mode);
+        let count = l.breaks.then(|| quote!(#counter += 1;));
+        let declare_counter = l.breaks.then(|| quote!(let mut #counter: usize = 0;));
+        let saved = self.loop_tapes.get(&l.id).cloned().unwrap_or_default();
+        let (mut reserve, mut push) = (Vec::new(), Vec::new());
+        if mode.record {
+            for (tape, cell) in &saved {
+                let cell = self.ident(*cell);
+                push.push(quote!(#tape.push(#cell.clone());));
+                if let Header::Range { range, .. } = &l.header {
+                    let range = &range.tokens;
+                    reserve.push(quote!(#tape.reserve((#range).size_hint().0);));
+                }
+            }
+        }
+        let head = match &l.header {
+            Header::Range { index, range } => {
+                let (index, range) = (self.ident(*index), &range.tokens);
+                quote!(for #index in #range)
+            }
+            Header::Infinite => quote!(loop),
+        };
+        quote! {
+            #declare_counter
+            #(#reserve)*
+            #head {
+                #count
+                #(#push)*
+                #(#body)*
+            }
         }
     }
 
@@ -310,7 +479,7 @@ impl<'a> Body<'a> {
         match rhs {
             Rhs::Use(op) => self.operand(op),
             Rhs::Load { array, index } => {
-                let array = self.ident(*array);
+                let (array, index) = (self.ident(*array), &index.tokens);
                 quote!(#array[#index])
             }
             Rhs::Prim { prim, args, syntax } => {
@@ -346,30 +515,147 @@ impl<'a> Body<'a> {
         }
     }
 
+    // ----- reverse sweep ---------------------------------------------------
+
+    fn reverse(&mut self, block: &Block) -> Vec<TokenStream> {
+        let mut out = Vec::new();
+        // Adjoints that nested blocks contribute to exist from the start.
+        for stmt in &block.stmts {
+            if let Stmt::Let { var, .. } = stmt {
+                let var = *var;
+                if self.eager.contains(&var)
+                    && self.activity.needs_adjoint(var)
+                    && self.func.vars[var].kind == Kind::Float
+                    && self.declared.insert(var)
+                {
+                    let adjoint = self.adjoint(var);
+                    out.push(quote!(let mut #adjoint: f64 = 0.0;));
+                }
+            }
+        }
+        for stmt in block.stmts.iter().rev() {
+            match stmt {
+                Stmt::Let {
+                    var,
+                    init: Some(rhs),
+                    ..
+                } if self.activity.needs_adjoint(*var) => self.reverse_rhs(&mut out, *var, rhs),
+                Stmt::Update { cell, value } if self.activity.needs_adjoint(*cell) => {
+                    let d_cell = self.adjoint(*cell);
+                    if let Operand::Var(v) = value {
+                        if self.activity.needs_adjoint(*v) {
+                            self.contribute(&mut out, *v, quote!(#d_cell));
+                        }
+                    }
+                    out.push(quote!(#d_cell = 0.0;));
+                }
+                Stmt::If {
+                    decision,
+                    then_,
+                    else_,
+                    ..
+                } => {
+                    let then_code = self.reverse_branch(then_);
+                    let else_code = self.reverse_branch(else_);
+                    if !then_code.is_empty() || !else_code.is_empty() {
+                        out.push(quote! {
+                            if #decision { #(#then_code)* } else { #(#else_code)* }
+                        });
+                    }
+                }
+                Stmt::Loop(l) => {
+                    if let Some(code) = self.reverse_loop(l) {
+                        out.push(code);
+                    }
+                }
+                _ => {}
+            }
+        }
+        out
+    }
+
+    /// A branch's reverse: replay it, then reverse it (nothing when it has
+    /// no adjoint work).
+    fn reverse_branch(&mut self, block: &Block) -> Vec<TokenStream> {
+        let reverse = self.reverse(block);
+        if reverse.is_empty() {
+            return reverse;
+        }
+        let replay = Mode {
+            record: true,
+            replay: true,
+            native_loop: false,
+        };
+        let mut out = self.forward(block, replay);
+        out.extend(reverse);
+        out
+    }
+
+    fn reverse_loop(&mut self, l: &crate::ir::Loop) -> Option<TokenStream> {
+        let reverse = self.reverse(&l.body);
+        let saved = self.loop_tapes.get(&l.id).cloned().unwrap_or_default();
+        if reverse.is_empty() && saved.is_empty() {
+            return None;
+        }
+        let replay = Mode {
+            record: true,
+            replay: true,
+            native_loop: false,
+        };
+        let body = self.forward(&l.body, replay);
+        let restore = saved.iter().map(|(tape, cell)| {
+            let cell = self.ident(*cell);
+            quote!(#cell = ::autograd::__private::pop(&mut #tape);)
+        });
+        let counter = format_ident!("__ad_n{}", l.id);
+        let inner = quote! {
+            #(#restore)*
+            #(#body)*
+            #(#reverse)*
+        };
+        Some(match &l.header {
+            Header::Range { index, range } => {
+                let (index, range) = (self.ident(*index), &range.tokens);
+                if l.breaks {
+                    quote! {
+                        for __ad_k in (0..#counter).rev() {
+                            let #index = ::autograd::__private::nth(#range, __ad_k);
+                            #inner
+                        }
+                    }
+                } else {
+                    quote!(for #index in (#range).rev() { #inner })
+                }
+            }
+            Header::Infinite => quote!(for _ in 0..#counter { #inner }),
+        })
+    }
+
     /// Adds `amount` to the adjoint of `var`, declaring it on first use.
-    fn contribute(&mut self, var: VarId, amount: TokenStream) {
+    fn contribute(&mut self, out: &mut Vec<TokenStream>, var: VarId, amount: TokenStream) {
         let adjoint = self.adjoint(var);
         if self.declared.insert(var) {
-            self.reverse.push(quote!(let mut #adjoint: f64 = #amount;));
+            out.push(quote!(let mut #adjoint: f64 = #amount;));
         } else {
-            self.reverse.push(quote!(#adjoint += #amount;));
+            out.push(quote!(#adjoint += #amount;));
         }
     }
 
     /// The reverse-sweep statements of `var = rhs`.
-    fn reverse_rhs(&mut self, var: VarId, rhs: &Rhs) {
+    fn reverse_rhs(&mut self, out: &mut Vec<TokenStream>, var: VarId, rhs: &Rhs) {
         let d_var = self.adjoint(var);
         match rhs {
             Rhs::Use(Operand::Var(source)) => {
                 if self.activity.needs_adjoint(*source) {
-                    self.contribute(*source, quote!(#d_var));
+                    self.contribute(out, *source, quote!(#d_var));
                 }
             }
             Rhs::Use(Operand::Const(_)) => {}
             Rhs::Load { array, index } => {
                 // Arrays' adjoints are the caller's `d_<p>` buffers.
                 let buffer = format_ident!("d_{}", self.ident(*array));
-                self.reverse.push(quote!(#buffer[#index] += #d_var;));
+                let index = &index.tokens;
+                out.push(quote!(#buffer[#index] += #d_var;));
             }
             Rhs::Prim { prim, args, .. } => {
                 let rule = Ident::new(prim.name, Span::call_site());
@@ -389,22 +675,62 @@ impl<'a> Body<'a> {
                 match targets.as_slice() {
                     [] => {}
                     [(_, target)] if single_partial => {
-                        self.contribute(*target, quote!(#d_var * #call));
+                        self.contribute(out, *target, quote!(#d_var * #call));
                     }
                     [(i, target)] => {
                         let field = syn::Index::from(*i);
-                        self.contribute(*target, quote!(#d_var * #call.#field));
+                        self.contribute(out, *target, quote!(#d_var * #call.#field));
                     }
                     many => {
                         let partials = format_ident!("__ad_p_{}", plain_name(&result));
-                        self.reverse.push(quote!(let #partials = #call;));
+                        out.push(quote!(let #partials = #call;));
                         for &(i, target) in many {
                             let field = syn::Index::from(i);
-                            self.contribute(target, quote!(#d_var * #partials.#field));
+                            self.contribute(out, target, quote!(#d_var * #partials.#field));
                         }
                     }
                 }
             }
+        }
+    }
+}
+
+/// Records, for every variable, the block that defines it, and every
+/// (variable, block) where an adjoint may flow into the variable.
+fn scan(
+    block: &Block,
+    id: usize,
+    next: &mut usize,
+    def_block: &mut HashMap<VarId, usize>,
+    uses: &mut Vec<(VarId, usize)>,
+) {
+    for stmt in &block.stmts {
+        match stmt {
+            Stmt::Let { var, init, .. } => {
+                def_block.insert(*var, id);
+                if let Some(rhs) = init {
+                    for op in rhs.operands() {
+                        if let Operand::Var(v) = op {
+                            uses.push((*v, id));
+                        }
+                    }
+                }
+            }
+            Stmt::Update { value: Operand::Var(v), .. } => uses.push((*v, id)),
+            Stmt::Return { value: Operand::Var(v), .. } => uses.push((*v, id)),
+            Stmt::If { then_, else_, .. } => {
+                for branch in [then_, else_] {
+                    let child = *next;
+                    *next += 1;
+                    scan(branch, child, next, def_block, uses);
+                }
+            }
+            Stmt::Loop(l) => {
+                let child = *next;
+                *next += 1;
+                scan(&l.body, child, next, def_block, uses);
+            }
+            _ => {}
         }
     }
 }

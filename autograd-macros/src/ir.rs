@@ -1,11 +1,14 @@
 //! The intermediate representation the body is lowered to: structured
-//! statements over three-address operations on named variables.
+//! statements (blocks, `if`, loops) over three-address operations on
+//! variables in SSA form.
 //!
-//! Float values live in variables ([`VarId`]); an operation reads
-//! [`Operand`]s (a variable, or a constant Rust expression that carries no
-//! derivative) and defines exactly one new variable. Integer and boolean code
-//! (loop counters, indices, conditions) stays as opaque Rust tokens, with the
-//! names of the locals it mentions already rewritten to their emitted names.
+//! Every value lives in a variable ([`VarId`]) defined exactly once by a
+//! `Let`. The only variables written more than once are *cells*: one per
+//! local assigned inside an `if` or a loop, updated (`Update`) where control
+//! leaves the construct and read (`Let v = Use(cell)`) at each loop
+//! iteration's entry and after the construct. Integer and boolean code
+//! (loop counters, indices, conditions) stays as Rust tokens ([`Const`]),
+//! with the names of the locals it reads rewritten to their emitted names.
 
 use crate::prim::Prim;
 use proc_macro2::{Span, TokenStream};
@@ -16,8 +19,8 @@ pub type VarId = usize;
 
 /// A lowered function body.
 pub struct Func {
-    /// Every variable: parameters, user locals (one per binding or version)
-    /// and temporaries.
+    /// Every variable: parameters, user locals (one per binding or version),
+    /// cells and temporaries.
     pub vars: Vec<Var>,
     pub body: Block,
 }
@@ -39,10 +42,14 @@ pub enum Kind {
 pub enum Origin {
     /// The `index`-th parameter of the signature; `active` if differentiated.
     Param { index: usize, active: bool },
-    /// A `let` binding (or a new version of one after an assignment).
+    /// A `let` binding, or a new version of one after an assignment.
     Local,
     /// A temporary introduced by lowering.
     Temp,
+    /// A cell: the one mutable home of a local assigned inside a construct.
+    Cell,
+    /// The index of a `for` loop.
+    LoopIndex,
 }
 
 /// One variable.
@@ -51,9 +58,12 @@ pub struct Var {
     pub ident: Ident,
     pub kind: Kind,
     pub origin: Origin,
-    /// Reassigned in place somewhere (integer locals like `k += 1`); float
-    /// locals never are, because lowering gives each assignment a new version.
-    pub mutable: bool,
+}
+
+impl Var {
+    pub fn is_cell(&self) -> bool {
+        self.origin == Origin::Cell
+    }
 }
 
 /// A sequence of statements.
@@ -64,18 +74,69 @@ pub struct Block {
 
 /// One statement.
 pub enum Stmt {
-    /// `let var [: ty] [= init];` — defines `var`.
+    /// `let var [: ty] [= init];` — defines `var` (a cell is `let mut`).
     Let {
         var: VarId,
-        /// The type annotation to emit, if any.
         ty: Option<TokenStream>,
         init: Option<Rhs>,
     },
-    /// Rust tokens executed in the forward sweep only: statement macros
-    /// (`assert!`, `println!`) and integer updates (`k += 1;`).
-    Opaque(TokenStream),
-    /// `return value` (explicit, or the body's tail expression).
+    /// `cell = value;` where control leaves a construct.
+    Update { cell: VarId, value: Operand },
+    /// Rust tokens run in the forward sweep: items, statement macros,
+    /// expression statements. `replay: false` ones (macros, effects) are not
+    /// run again when the reverse sweep replays a block.
+    Opaque { tokens: TokenStream, replay: bool },
+    /// `if cond { then_ } else { else_ }`; `decision` names the recorded
+    /// outcome, which the reverse sweep branches on.
+    If {
+        decision: Ident,
+        cond: Const,
+        then_: Block,
+        else_: Block,
+    },
+    Loop(Loop),
+    /// `break` or `continue` of the innermost loop, as the last statement
+    /// of a block (lowering nests what follows a jump into the other branch).
+    Jump(Jump),
+    /// The function's value: the last statement of the body.
     Return { value: Operand, span: Span },
+}
+
+/// `break` or `continue`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Jump {
+    Break,
+    Continue,
+}
+
+/// A loop: `for index in range { body }` or `loop { body }` (`while` is a
+/// `loop` whose body starts with `if !cond { break }`).
+pub struct Loop {
+    /// Unique per function: names the loop's counter and tapes.
+    pub id: usize,
+    pub header: Header,
+    pub body: Block,
+    /// The cells of locals the body assigns, with the version the body reads
+    /// at each iteration's entry.
+    pub carried: Vec<Carried>,
+    /// Contains a `break`: the trip count is recorded.
+    pub breaks: bool,
+}
+
+/// How a loop iterates.
+pub enum Header {
+    /// `for index in range`: `range` is a double-ended iterator expression.
+    Range { index: VarId, range: Const },
+    /// `loop`: iterates until a `break`.
+    Infinite,
+}
+
+/// A local the loop body assigns.
+#[derive(Clone, Copy)]
+pub struct Carried {
+    pub cell: VarId,
+    /// `let entry = cell;` at the top of the body.
+    pub entry: VarId,
 }
 
 /// The right-hand side of a definition.
@@ -90,7 +151,7 @@ pub enum Rhs {
         syntax: Syntax,
     },
     /// `array[index]` of a float array variable.
-    Load { array: VarId, index: TokenStream },
+    Load { array: VarId, index: Const },
 }
 
 /// How the user spelled a primitive, kept so the forward sweep is the
@@ -106,14 +167,20 @@ pub enum Syntax {
     Path,
 }
 
+/// A Rust expression that carries no derivative, and the variables it reads.
+#[derive(Clone)]
+pub struct Const {
+    pub tokens: TokenStream,
+    pub uses: Vec<VarId>,
+}
+
 /// What an operation reads.
 #[derive(Clone)]
 pub enum Operand {
     Var(VarId),
-    /// A Rust expression with no derivative (a literal, `n as f64`,
-    /// `std::f64::consts::PI`, a constant parameter's field); safe to
-    /// evaluate again in the reverse sweep.
-    Const(TokenStream),
+    /// A literal, `n as f64`, `std::f64::consts::PI`, a constant parameter's
+    /// field: re-evaluated wherever it is needed.
+    Const(Const),
 }
 
 impl Rhs {
@@ -127,38 +194,87 @@ impl Rhs {
     }
 }
 
+impl Block {
+    /// Calls `f` on every statement of this block and of the blocks nested
+    /// in it, outermost first, with the nesting depth (0 for this block's own).
+    pub fn walk<'a>(&'a self, depth: usize, f: &mut dyn FnMut(&'a Stmt, usize)) {
+        for stmt in &self.stmts {
+            f(stmt, depth);
+            match stmt {
+                Stmt::If { then_, else_, .. } => {
+                    then_.walk(depth + 1, f);
+                    else_.walk(depth + 1, f);
+                }
+                Stmt::Loop(l) => l.body.walk(depth + 1, f),
+                _ => {}
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 impl Func {
-    /// A readable listing of the IR, one statement per line, for tests and
-    /// debugging: `let t = mul(x, y)`.
+    /// A readable listing of the IR, one statement per line, nested blocks
+    /// indented, for tests and debugging: `let t = mul(x, y)`.
     pub fn dump(&self) -> String {
-        let operand = |op: &Operand| match op {
-            Operand::Var(v) => self.vars[*v].ident.to_string(),
-            Operand::Const(tokens) => format!("const({tokens})"),
-        };
         let mut out = String::new();
-        for stmt in &self.body.stmts {
-            let line = match stmt {
+        self.dump_block(&self.body, 0, &mut out);
+        out
+    }
+
+    fn dump_block(&self, block: &Block, indent: usize, out: &mut String) {
+        let pad = "    ".repeat(indent);
+        let name = |v: VarId| self.vars[v].ident.to_string();
+        let operand = |op: &Operand| match op {
+            Operand::Var(v) => name(*v),
+            Operand::Const(c) => format!("const({})", c.tokens),
+        };
+        for stmt in &block.stmts {
+            match stmt {
                 Stmt::Let { var, init, .. } => {
-                    let name = &self.vars[*var].ident;
-                    match init {
-                        None => format!("let {name}"),
-                        Some(Rhs::Use(op)) => format!("let {name} = {}", operand(op)),
+                    let keyword = if self.vars[*var].is_cell() { "let mut" } else { "let" };
+                    let rhs = match init {
+                        None => String::new(),
+                        Some(Rhs::Use(op)) => format!(" = {}", operand(op)),
                         Some(Rhs::Prim { prim, args, .. }) => {
                             let args: Vec<String> = args.iter().map(operand).collect();
-                            format!("let {name} = {}({})", prim.name, args.join(", "))
+                            format!(" = {}({})", prim.name, args.join(", "))
                         }
                         Some(Rhs::Load { array, index }) => {
-                            format!("let {name} = load({}, {index})", self.vars[*array].ident)
+                            format!(" = load({}, {})", name(*array), index.tokens)
                         }
-                    }
+                    };
+                    out.push_str(&format!("{pad}{keyword} {}{rhs}\n", name(*var)));
                 }
-                Stmt::Opaque(tokens) => format!("opaque {tokens}"),
-                Stmt::Return { value, .. } => format!("return {}", operand(value)),
-            };
-            out.push_str(&line);
-            out.push('\n');
+                Stmt::Update { cell, value } => {
+                    out.push_str(&format!("{pad}{} <- {}\n", name(*cell), operand(value)));
+                }
+                Stmt::Opaque { tokens, .. } => out.push_str(&format!("{pad}opaque {tokens}\n")),
+                Stmt::If { cond, then_, else_, .. } => {
+                    out.push_str(&format!("{pad}if {} {{\n", cond.tokens));
+                    self.dump_block(then_, indent + 1, out);
+                    out.push_str(&format!("{pad}}} else {{\n"));
+                    self.dump_block(else_, indent + 1, out);
+                    out.push_str(&format!("{pad}}}\n"));
+                }
+                Stmt::Loop(l) => {
+                    match &l.header {
+                        Header::Range { index, range } => out.push_str(&format!(
+                            "{pad}for {} in {} {{\n",
+                            name(*index),
+                            range.tokens
+                        )),
+                        Header::Infinite => out.push_str(&format!("{pad}loop {{\n")),
+                    }
+                    self.dump_block(&l.body, indent + 1, out);
+                    out.push_str(&format!("{pad}}}\n"));
+                }
+                Stmt::Jump(Jump::Break) => out.push_str(&format!("{pad}break\n")),
+                Stmt::Jump(Jump::Continue) => out.push_str(&format!("{pad}continue\n")),
+                Stmt::Return { value, .. } => {
+                    out.push_str(&format!("{pad}return {}\n", operand(value)))
+                }
+            }
         }
-        out
     }
 }

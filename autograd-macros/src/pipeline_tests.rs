@@ -24,11 +24,14 @@ fn lowered(src: &str, args: &str) -> Result<crate::ir::Func, String> {
 fn check(src: &str, expect: &str) {
     let func = lowered(src, "").unwrap_or_else(|e| panic!("errors: {e}"));
     let actual = func.dump();
-    let expect: String = expect
-        .trim()
-        .lines()
-        .map(|l| format!("{}\n", l.trim()))
-        .collect();
+    // Remove the common indentation of the expected listing.
+    let lines: Vec<&str> = expect.lines().filter(|l| !l.trim().is_empty()).collect();
+    let indent = lines
+        .iter()
+        .map(|l| l.len() - l.trim_start().len())
+        .min()
+        .unwrap_or(0);
+    let expect: String = lines.iter().map(|l| format!("{}\n", &l[indent..])).collect();
     assert_eq!(actual, expect, "\nactual IR:\n{actual}");
 }
 
@@ -85,21 +88,79 @@ fn repeated_loads_are_read_once() {
 }
 
 #[test]
-fn unstable_indices_are_saved_before_the_load() {
+fn integer_locals_are_versioned_too() {
+    // Each read of `w[k]` names the version of `k` it read, so the reverse
+    // sweep indexes the same element.
     check(
         "fn f(w: &[f64]) -> f64 { let mut k = 0; let a = w[k]; k += 1; a * w[k] }",
         "
-        let mut k = const(0)
-        let __ad_t0 = const(k)
-        let a = load(w, __ad_t0)
-        opaque k += 1 ;
-        let __ad_t2 = const(k)
-        let __ad_t3 = load(w, __ad_t2)
-        let __ad_t4 = mul(a, __ad_t3)
-        return __ad_t4
+        let k = const(0)
+        let a = load(w, k)
+        let k__1 = const(k + 1)
+        let __ad_t1 = load(w, k__1)
+        let __ad_t2 = mul(a, __ad_t1)
+        return __ad_t2
+        ",
+    );
+}
+
+#[test]
+fn branches_merge_through_cells() {
+    check(
+        "fn f(x: f64) -> f64 { let mut y = x; if x > 0.0 { y = y * 2.0; } y }",
         "
-        .replace("let mut k", "let k")
-        .as_str(),
+        let y = x
+        let mut __ad_cell_y_1 = y
+        if x > 0.0 {
+            let y__1 = mul(y, const(2.0))
+            __ad_cell_y_1 <- y__1
+        } else {
+            __ad_cell_y_1 <- y
+        }
+        let y__2 = __ad_cell_y_1
+        return y__2
+        ",
+    );
+}
+
+#[test]
+fn loops_carry_assigned_locals_in_cells() {
+    check(
+        "fn f(x: f64, n: usize) -> f64 { let mut s = 0.0; for i in 0..n { s += x; } s }",
+        "
+        let s = const(0.0)
+        let mut __ad_cell_s_0 = s
+        for i in 0 .. n {
+            let s__1 = __ad_cell_s_0
+            let s__2 = add(s__1, x)
+            __ad_cell_s_0 <- s__2
+        }
+        let s__3 = __ad_cell_s_0
+        return s__3
+        ",
+    );
+}
+
+#[test]
+fn what_follows_a_jump_moves_into_the_other_branch() {
+    check(
+        "fn f(x: f64) -> f64 { let mut y = x; loop { if y > 10.0 { break; } y = y * y; } y }",
+        "
+        let y = x
+        let mut __ad_cell_y_0 = y
+        loop {
+            let y__1 = __ad_cell_y_0
+            if y__1 > 10.0 {
+                __ad_cell_y_0 <- y__1
+                break
+            } else {
+                let y__2 = mul(y__1, y__1)
+                __ad_cell_y_0 <- y__2
+            }
+        }
+        let y__3 = __ad_cell_y_0
+        return y__3
+        ",
     );
 }
 

@@ -25,11 +25,26 @@ impl Arity {
     }
 }
 
+/// Which values a rule reads to produce its partials, so that the reverse
+/// sweep only keeps (or recomputes) what it needs. This is the one fact
+/// about derivatives the macro knows; `tests/rules_reads.rs` checks it
+/// against the rules themselves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reads {
+    /// Constant partials (`add`, `sub`, `neg`): reads nothing.
+    Nothing,
+    /// `mul`: the partial for one argument is the other argument.
+    Others,
+    /// Anything else: the arguments and the result.
+    All,
+}
+
 /// One primitive: its name (also the name of its rule) and arity.
 #[derive(Debug, PartialEq, Eq)]
 pub struct Prim {
     pub name: &'static str,
     pub arity: Arity,
+    pub reads: Reads,
     /// The derivative is zero wherever it exists (`floor`, `signum`, ...): the
     /// result does not depend on the inputs to first order, so activity
     /// analysis treats it as a constant and no rule is called.
@@ -40,6 +55,16 @@ const fn prim(name: &'static str, arity: Arity) -> Prim {
     Prim {
         name,
         arity,
+        reads: Reads::All,
+        zero_derivative: false,
+    }
+}
+
+const fn linear(name: &'static str, arity: Arity) -> Prim {
+    Prim {
+        name,
+        arity,
+        reads: Reads::Nothing,
         zero_derivative: false,
     }
 }
@@ -48,15 +73,21 @@ const fn step(name: &'static str) -> Prim {
     Prim {
         name,
         arity: Arity::Unary,
+        reads: Reads::Nothing,
         zero_derivative: true,
     }
 }
 
-pub static ADD: Prim = prim("add", Arity::Binary);
-pub static SUB: Prim = prim("sub", Arity::Binary);
-pub static MUL: Prim = prim("mul", Arity::Binary);
+pub static ADD: Prim = linear("add", Arity::Binary);
+pub static SUB: Prim = linear("sub", Arity::Binary);
+pub static MUL: Prim = Prim {
+    name: "mul",
+    arity: Arity::Binary,
+    reads: Reads::Others,
+    zero_derivative: false,
+};
 pub static DIV: Prim = prim("div", Arity::Binary);
-pub static NEG: Prim = prim("neg", Arity::Unary);
+pub static NEG: Prim = linear("neg", Arity::Unary);
 
 /// The `f64` methods `#[differentiable]` can differentiate, as in API.md §1.
 pub static METHODS: &[Prim] = &[
@@ -93,8 +124,8 @@ pub static METHODS: &[Prim] = &[
     prim("min", Arity::Binary),
     prim("clamp", Arity::Ternary),
     prim("mul_add", Arity::Ternary),
-    prim("to_degrees", Arity::Unary),
-    prim("to_radians", Arity::Unary),
+    linear("to_degrees", Arity::Unary),
+    linear("to_radians", Arity::Unary),
     step("floor"),
     step("ceil"),
     step("round"),

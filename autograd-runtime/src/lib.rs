@@ -29,6 +29,26 @@ pub mod __private {
         ::std::vec![0.0; len]
     }
 
+    /// Takes the last value saved on a tape by the forward sweep.
+    #[inline]
+    #[track_caller]
+    pub fn pop<T>(tape: &mut ::std::vec::Vec<T>) -> T {
+        match tape.pop() {
+            Some(value) => value,
+            None => panic!("autograd: generated adjoint read past its tape (a bug in autograd)"),
+        }
+    }
+
+    /// The `n`-th item of `iter` (an index of a loop, replayed backwards).
+    #[inline]
+    #[track_caller]
+    pub fn nth<I: Iterator>(mut iter: I, n: usize) -> I::Item {
+        match iter.nth(n) {
+            Some(item) => item,
+            None => panic!("autograd: generated adjoint replayed a loop past its end (a bug in autograd)"),
+        }
+    }
+
     /// Panics unless the adjoint buffer `adjoint` has the length of the
     /// parameter `param` it belongs to.
     #[inline]

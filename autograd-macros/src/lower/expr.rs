@@ -1,0 +1,811 @@
+//! Lowering of expressions: differentiable arithmetic and `f64` methods
+//! become three-address operations; everything that carries no derivative
+//! is kept as Rust tokens with local names rewritten.
+
+use super::{Lowerer, Sink};
+use crate::ir::{self, Kind, Operand, Origin, Rhs, Stmt, Syntax, VarId};
+use crate::prim::{self, Arity, Prim};
+use crate::signature::is_f64;
+use proc_macro2::{Span, TokenStream, TokenTree};
+use quote::{quote, quote_spanned, ToTokens};
+use syn::spanned::Spanned;
+use syn::visit_mut::VisitMut;
+use syn::{BinOp, Expr, Ident, UnOp};
+
+/// The result of lowering an expression.
+#[derive(Clone)]
+pub(super) enum Value {
+    /// A float variable (possibly carrying a derivative).
+    Var(VarId),
+    /// A whole float array or slice variable.
+    Array(VarId),
+    /// A Rust expression that carries no derivative.
+    Const(ConstValue),
+}
+
+#[derive(Clone)]
+pub(super) struct ConstValue {
+    pub tokens: TokenStream,
+    /// Statically an `f64` (`2.0`, `n as f64`, `PI`); otherwise an integer,
+    /// boolean, user type, or a constant the macro cannot see the type of.
+    pub is_float: bool,
+    /// The variables the expression reads.
+    pub uses: Vec<VarId>,
+}
+
+impl ConstValue {
+    fn new(tokens: TokenStream, is_float: bool) -> Self {
+        ConstValue {
+            tokens,
+            is_float,
+            uses: Vec::new(),
+        }
+    }
+
+    pub fn into_ir(self) -> ir::Const {
+        ir::Const {
+            tokens: self.tokens,
+            uses: self.uses,
+        }
+    }
+
+    fn map(self, f: impl FnOnce(TokenStream) -> TokenStream) -> Self {
+        ConstValue {
+            tokens: f(parenthesize(self.tokens)),
+            ..self
+        }
+    }
+}
+
+fn join_uses(values: &[&ConstValue]) -> Vec<VarId> {
+    let mut uses = Vec::new();
+    for v in values {
+        for u in &v.uses {
+            if !uses.contains(u) {
+                uses.push(*u);
+            }
+        }
+    }
+    uses
+}
+
+impl Lowerer<'_> {
+    /// Turns a lowered value into an operand of a differentiable operation.
+    pub(super) fn operand(&mut self, value: Value, span: Span) -> Operand {
+        match value {
+            Value::Var(id) => Operand::Var(id),
+            Value::Const(c) => Operand::Const(ir::Const {
+                tokens: parenthesize(c.tokens),
+                uses: c.uses,
+            }),
+            Value::Array(id) => {
+                let name = &self.vars[id].ident;
+                self.cx.error_at(
+                    span,
+                    format!(
+                        "a whole slice or array (`{name}`) cannot be used as a number here; \
+                         index it: `{name}[i]`"
+                    ),
+                );
+                Operand::Const(placeholder().into_ir())
+            }
+        }
+    }
+
+    /// Emits `temp = prim(args)` and returns the temporary.
+    fn apply(&mut self, prim: &'static Prim, args: Vec<Operand>, syntax: Syntax) -> Value {
+        let temp = self.new_temp(Kind::Float);
+        self.stmts.push(Stmt::Let {
+            var: temp,
+            ty: None,
+            init: Some(Rhs::Prim { prim, args, syntax }),
+        });
+        Value::Var(temp)
+    }
+
+    pub(super) fn lower_expr(&mut self, expr: &Expr) -> Value {
+        match expr {
+            Expr::Paren(inner) => match self.lower_expr(&inner.expr) {
+                Value::Const(c) => Value::Const(c.map(|t| t)),
+                other => other,
+            },
+            Expr::Group(inner) => self.lower_expr(&inner.expr),
+            Expr::Lit(lit) => {
+                let is_float = matches!(lit.lit, syn::Lit::Float(_));
+                Value::Const(ConstValue::new(lit.to_token_stream(), is_float))
+            }
+            Expr::Path(path) => self.lower_path(path),
+            Expr::Binary(binary) => self.lower_binary(binary, expr),
+            Expr::Unary(unary) => self.lower_unary(unary, expr),
+            Expr::Cast(cast) => self.lower_cast(cast),
+            Expr::MethodCall(call) => self.lower_method_call(call),
+            Expr::Call(call) => self.lower_call(call),
+            Expr::Index(index) => self.lower_index(index),
+            Expr::Field(field) => self.lower_field(field),
+            Expr::Block(block) if block.label.is_none() => self.lower_block_expr(&block.block, expr),
+            Expr::If(ifx) => self.lower_if_value(ifx, expr),
+            _ => self.unsupported(expr),
+        }
+    }
+
+    fn lower_path(&mut self, path: &syn::ExprPath) -> Value {
+        if path.qself.is_none() {
+            if let Some(ident) = path.path.get_ident() {
+                if let Some(id) = self.lookup(&ident.to_string()) {
+                    let var = &self.vars[id];
+                    let renamed = respan(&var.ident, ident.span());
+                    return match var.kind {
+                        Kind::Float => Value::Var(id),
+                        Kind::FloatArray => Value::Array(id),
+                        Kind::Other => Value::Const(ConstValue {
+                            tokens: renamed.to_token_stream(),
+                            is_float: false,
+                            uses: vec![id],
+                        }),
+                    };
+                }
+            }
+        }
+        // A constant item, a `self`, an enum variant, ...
+        let is_float = is_float_const_path(&path.path);
+        Value::Const(ConstValue::new(path.to_token_stream(), is_float))
+    }
+
+    fn lower_binary(&mut self, binary: &syn::ExprBinary, whole: &Expr) -> Value {
+        let prim = match binary.op {
+            BinOp::Add(_) => &prim::ADD,
+            BinOp::Sub(_) => &prim::SUB,
+            BinOp::Mul(_) => &prim::MUL,
+            BinOp::Div(_) => &prim::DIV,
+            op if super::syntax::is_compound(&op) => {
+                self.cx.error_spanned_by(
+                    whole,
+                    "compound assignment is only supported as a statement: `x += y;`",
+                );
+                return Value::Const(placeholder());
+            }
+            // Comparisons, `&&`, `||`, `%`, bit operations: no derivative.
+            _ => return self.non_differentiated(whole),
+        };
+        let left = self.lower_expr(&binary.left);
+        let right = self.lower_expr(&binary.right);
+        if let (Value::Const(l), Value::Const(r)) = (&left, &right) {
+            let (lt, rt, op) = (
+                parenthesize(l.tokens.clone()),
+                parenthesize(r.tokens.clone()),
+                &binary.op,
+            );
+            return Value::Const(ConstValue {
+                tokens: quote!(#lt #op #rt),
+                is_float: l.is_float || r.is_float,
+                uses: join_uses(&[l, r]),
+            });
+        }
+        let args = vec![
+            self.operand(left, binary.left.span()),
+            self.operand(right, binary.right.span()),
+        ];
+        self.apply(prim, args, Syntax::Operator)
+    }
+
+    fn lower_unary(&mut self, unary: &syn::ExprUnary, whole: &Expr) -> Value {
+        match unary.op {
+            UnOp::Neg(_) => match self.lower_expr(&unary.expr) {
+                Value::Const(c) => Value::Const(c.map(|t| quote!(-#t))),
+                value => {
+                    let arg = self.operand(value, unary.expr.span());
+                    self.apply(&prim::NEG, vec![arg], Syntax::Operator)
+                }
+            },
+            UnOp::Deref(_) => match self.lower_expr(&unary.expr) {
+                Value::Const(c) => Value::Const(c.map(|t| quote!(*#t))),
+                // `*w` of an array reference is the array itself; `*v` of a
+                // loop element is the element.
+                other => other,
+            },
+            _ => self.non_differentiated(whole),
+        }
+    }
+
+    fn lower_cast(&mut self, cast: &syn::ExprCast) -> Value {
+        let target_is_f64 = is_f64(&cast.ty);
+        match self.lower_expr(&cast.expr) {
+            // `x as f64` of a float is the float itself.
+            Value::Var(id) if target_is_f64 => Value::Var(id),
+            Value::Var(id) => {
+                let ty = &cast.ty;
+                if is_float_type(ty) {
+                    self.cx.error_spanned_by(
+                        cast,
+                        "casting a differentiated value to `f32` is not supported: \
+                         `#[differentiable]` computes in `f64` throughout",
+                    );
+                    return Value::Const(placeholder());
+                }
+                // Casting to an integer: a step function, derivative zero.
+                let ident = &self.vars[id].ident;
+                Value::Const(ConstValue {
+                    tokens: quote!((#ident as #ty)),
+                    is_float: false,
+                    uses: vec![id],
+                })
+            }
+            Value::Const(c) => {
+                let ty = &cast.ty;
+                Value::Const(ConstValue {
+                    is_float: target_is_f64,
+                    ..c.map(|t| quote!(#t as #ty))
+                })
+            }
+            Value::Array(_) => {
+                self.cx.error_spanned_by(cast, "a slice or array cannot be cast to a number");
+                Value::Const(placeholder())
+            }
+        }
+    }
+
+    fn lower_method_call(&mut self, call: &syn::ExprMethodCall) -> Value {
+        let name = call.method.to_string();
+        let receiver = self.lower_expr(&call.receiver);
+        if let Value::Array(array) = receiver {
+            return self.array_method(array, call);
+        }
+        if let Some(prim) = prim::method(&name) {
+            let mut values = vec![receiver];
+            values.extend(call.args.iter().map(|arg| self.lower_expr(arg)));
+            return self.lower_prim(prim, values, &call.args, call, Syntax::Method);
+        }
+        match receiver {
+            Value::Const(recv) => {
+                let args = self.const_args(&call.args, call);
+                let (method, turbofish) = (&call.method, &call.turbofish);
+                let arg_tokens = args.iter().map(|a| &a.tokens);
+                let mut all = vec![&recv];
+                all.extend(args.iter());
+                let uses = join_uses(&all);
+                Value::Const(ConstValue {
+                    uses,
+                    is_float: false,
+                    ..recv.clone().map(|r| quote!(#r.#method #turbofish (#(#arg_tokens),*)))
+                })
+            }
+            _ => {
+                self.cx.error_spanned_by(
+                    &call.method,
+                    format!(
+                        "`{name}` is not a differentiable `f64` method; the supported methods \
+                         are {}",
+                        prim::method_list()
+                    ),
+                );
+                Value::Const(placeholder())
+            }
+        }
+    }
+
+    /// Methods on a whole float array: only `len()`.
+    fn array_method(&mut self, array: VarId, call: &syn::ExprMethodCall) -> Value {
+        let ident = self.vars[array].ident.clone();
+        if call.method == "len" && call.args.is_empty() {
+            return Value::Const(ConstValue {
+                tokens: quote!(#ident.len()),
+                is_float: false,
+                uses: vec![array],
+            });
+        }
+        self.cx.error_spanned_by(
+            &call.method,
+            format!(
+                "`{ident}.{}(..)` is not supported by `#[differentiable]`: read elements with \
+                 `{ident}[i]` and its length with `{ident}.len()`",
+                call.method
+            ),
+        );
+        Value::Const(placeholder())
+    }
+
+    /// Lowers a call of a differentiable primitive whose argument values
+    /// (receiver first) are `values`.
+    fn lower_prim(
+        &mut self,
+        prim: &'static Prim,
+        values: Vec<Value>,
+        arg_exprs: &syn::punctuated::Punctuated<Expr, syn::Token![,]>,
+        whole: &dyn ToTokens,
+        syntax: Syntax,
+    ) -> Value {
+        if values.len() != prim.arity.args() {
+            let expected = prim.arity.args() - usize::from(syntax == Syntax::Method);
+            self.cx.error_spanned_by(
+                whole,
+                format!("`{}` takes {expected} argument(s)", prim.name),
+            );
+            return Value::Const(placeholder());
+        }
+        let all_const = values.iter().all(|v| matches!(v, Value::Const(_)));
+        if all_const || (prim.arity == Arity::PowI && matches!(values[0], Value::Const(_))) {
+            let consts: Vec<ConstValue> = values
+                .into_iter()
+                .map(|v| match v {
+                    Value::Const(c) => c,
+                    _ => placeholder(),
+                })
+                .collect();
+            let name = Ident::new(prim.name, Span::call_site());
+            let tokens: Vec<TokenStream> =
+                consts.iter().map(|c| parenthesize(c.tokens.clone())).collect();
+            let tokens = match syntax {
+                Syntax::Path => quote!(f64::#name(#(#tokens),*)),
+                _ => {
+                    let (recv, rest) = tokens.split_first().expect("arity >= 1");
+                    quote!(#recv.#name(#(#rest),*))
+                }
+            };
+            let refs: Vec<&ConstValue> = consts.iter().collect();
+            return Value::Const(ConstValue {
+                tokens,
+                is_float: consts[0].is_float || syntax == Syntax::Path,
+                uses: join_uses(&refs),
+            });
+        }
+        let offset = usize::from(syntax == Syntax::Method);
+        let mut args = Vec::new();
+        for (i, value) in values.into_iter().enumerate() {
+            let span = if i < offset {
+                whole.to_token_stream().span()
+            } else {
+                arg_exprs
+                    .iter()
+                    .nth(i - offset)
+                    .map_or_else(Span::call_site, Spanned::span)
+            };
+            if prim.arity == Arity::PowI && i == 1 {
+                // The exponent of `powi` is an `i32`: never differentiated.
+                if let Value::Var(_) = value {
+                    self.cx.error_at(
+                        span,
+                        "the exponent of `powi` is an `i32` and cannot be differentiated; \
+                         use `powf` for a float exponent",
+                    );
+                }
+            }
+            args.push(self.operand(value, span));
+        }
+        self.apply(prim, args, syntax)
+    }
+
+    fn lower_call(&mut self, call: &syn::ExprCall) -> Value {
+        if let Expr::Path(func) = strip_parens(&call.func) {
+            if let Some(method) = f64_associated_fn(&func.path) {
+                if method == "from" && call.args.len() == 1 {
+                    // `f64::from(n)`: like `n as f64`.
+                    return match self.lower_expr(&call.args[0]) {
+                        Value::Const(c) => Value::Const(ConstValue {
+                            is_float: true,
+                            ..c.map(|t| quote!(f64::from(#t)))
+                        }),
+                        other => other,
+                    };
+                }
+                if let Some(prim) = prim::method(&method) {
+                    let values = call.args.iter().map(|arg| self.lower_expr(arg)).collect();
+                    return self.lower_prim(prim, values, &call.args, call, Syntax::Path);
+                }
+                self.cx.error_spanned_by(
+                    &call.func,
+                    format!(
+                        "`f64::{method}` is not a differentiable `f64` method; the supported \
+                         methods are {}",
+                        prim::method_list()
+                    ),
+                );
+                return Value::Const(placeholder());
+            }
+        }
+        let args = self.const_args(&call.args, call);
+        let func = &call.func;
+        let refs: Vec<&ConstValue> = args.iter().collect();
+        let uses = join_uses(&refs);
+        let args = args.iter().map(|a| &a.tokens);
+        Value::Const(ConstValue {
+            tokens: quote!(#func(#(#args),*)),
+            is_float: false,
+            uses,
+        })
+    }
+
+    /// Arguments of a call that is not differentiated: all must be constants.
+    fn const_args(
+        &mut self,
+        args: &syn::punctuated::Punctuated<Expr, syn::Token![,]>,
+        call: &dyn ToTokens,
+    ) -> Vec<ConstValue> {
+        let mut out = Vec::new();
+        for arg in args {
+            match self.lower_expr(arg) {
+                Value::Const(c) => out.push(c),
+                _ => {
+                    self.cx.error_spanned_by(
+                        arg,
+                        format!(
+                            "`{}` is called with a differentiated argument, which \
+                             `#[differentiable]` does not support yet; only `f64` methods \
+                             and arithmetic are differentiated",
+                            callee_name(call)
+                        ),
+                    );
+                    out.push(placeholder());
+                }
+            }
+        }
+        out
+    }
+
+    fn lower_index(&mut self, index: &syn::ExprIndex) -> Value {
+        let base = self.lower_expr(&index.expr);
+        let (idx, idx_uses) = self.non_differentiated_tokens(&index.index);
+        match base {
+            Value::Array(array) => {
+                let ident = self.vars[array].ident.clone();
+                let mut uses = idx_uses;
+                let active = matches!(self.vars[array].origin, Origin::Param { active: true, .. });
+                if !active {
+                    uses.push(array);
+                    return Value::Const(ConstValue {
+                        tokens: quote!(#ident[#idx]),
+                        is_float: true,
+                        uses,
+                    });
+                }
+                let key = (array, idx.to_string());
+                if let Some(id) = self.loads.iter().rev().find_map(|l| l.get(&key)) {
+                    return Value::Var(*id);
+                }
+                let temp = self.new_temp(Kind::Float);
+                self.stmts.push(Stmt::Let {
+                    var: temp,
+                    ty: None,
+                    init: Some(Rhs::Load {
+                        array,
+                        index: ir::Const { tokens: idx, uses },
+                    }),
+                });
+                self.loads.last_mut().expect("never empty").insert(key, temp);
+                Value::Var(temp)
+            }
+            Value::Const(c) => {
+                let mut uses = c.uses.clone();
+                uses.extend(idx_uses);
+                Value::Const(ConstValue {
+                    is_float: false,
+                    uses,
+                    ..c.map(|t| quote!(#t[#idx]))
+                })
+            }
+            Value::Var(_) => {
+                self.cx.error_spanned_by(&index.expr, "an `f64` cannot be indexed");
+                Value::Const(placeholder())
+            }
+        }
+    }
+
+    fn lower_field(&mut self, field: &syn::ExprField) -> Value {
+        match self.lower_expr(&field.base) {
+            Value::Const(c) => {
+                let member = &field.member;
+                Value::Const(ConstValue {
+                    is_float: false,
+                    ..c.map(|t| quote!(#t.#member))
+                })
+            }
+            _ => {
+                self.cx.error_spanned_by(field, "a float has no fields");
+                Value::Const(placeholder())
+            }
+        }
+    }
+
+    fn lower_block_expr(&mut self, block: &syn::Block, whole: &Expr) -> Value {
+        if block.stmts.iter().any(|s| matches!(s, syn::Stmt::Expr(e, _) if super::syntax::may_jump(e))) {
+            self.cx.error_spanned_by(
+                whole,
+                "`break`, `continue` and `return` inside a block used as a value are not \
+                 supported by `#[differentiable]`; use them in statements",
+            );
+            return Value::Const(placeholder());
+        }
+        self.push_scope(Default::default());
+        let stmts = super::syntax::nest_jumps(&block.stmts);
+        let (body, tail) = match stmts.split_last() {
+            Some((syn::Stmt::Expr(tail, None), body)) => (body, Some(tail.clone())),
+            _ => (&stmts[..], None),
+        };
+        self.lower_stmts(body, None, &[]);
+        let value = match tail {
+            Some(tail) => self.lower_expr(&tail),
+            None => {
+                self.cx.error_spanned_by(
+                    whole,
+                    "this block has no value: end it with an expression (no `;`)",
+                );
+                Value::Const(placeholder())
+            }
+        };
+        self.pop_scope();
+        value
+    }
+
+    /// `if c { a } else { b }` used as a value.
+    fn lower_if_value(&mut self, ifx: &syn::ExprIf, whole: &Expr) -> Value {
+        if super::syntax::may_jump(whole) {
+            self.cx.error_spanned_by(
+                whole,
+                "`break`, `continue` and `return` inside an `if` used as a value are not \
+                 supported by `#[differentiable]`; use an `if` statement",
+            );
+            return Value::Const(placeholder());
+        }
+        if ifx.else_branch.is_none() {
+            self.cx.error_spanned_by(whole, "an `if` used as a value needs an `else`");
+            return Value::Const(placeholder());
+        }
+        let cell = self.new_cell("value", Kind::Other);
+        let at = self.stmts.len();
+        self.stmts.push(Stmt::Let {
+            var: cell,
+            ty: None,
+            init: None,
+        });
+        self.lower_if(ifx, Some(Sink::Cell(cell)), &[], true);
+        let kind = self.vars[cell].kind;
+        if kind == Kind::Float {
+            if let Some(Stmt::Let { ty, .. }) = self.stmts.get_mut(at) {
+                *ty = Some(quote!(f64));
+            }
+        }
+        // Where every branch is a constant, the whole `if` is one.
+        let value = self.new_temp(kind);
+        self.stmts.push(Stmt::Let {
+            var: value,
+            ty: None,
+            init: Some(Rhs::Use(Operand::Var(cell))),
+        });
+        match kind {
+            Kind::Float => Value::Var(value),
+            _ => Value::Const(ConstValue {
+                tokens: self.vars[value].ident.to_token_stream(),
+                is_float: false,
+                uses: vec![value],
+            }),
+        }
+    }
+
+    /// An expression whose value carries no derivative (a comparison, boolean
+    /// logic, integer arithmetic): kept whole, with local names rewritten.
+    fn non_differentiated(&mut self, expr: &Expr) -> Value {
+        let (tokens, uses) = self.non_differentiated_tokens(expr);
+        Value::Const(ConstValue {
+            tokens,
+            is_float: false,
+            uses,
+        })
+    }
+
+    pub(super) fn non_differentiated_tokens(&mut self, expr: &Expr) -> (TokenStream, Vec<VarId>) {
+        let mut expr = expr.clone();
+        let mut renamer = Renamer {
+            lowerer: self,
+            uses: Vec::new(),
+        };
+        renamer.visit_expr_mut(&mut expr);
+        let uses = renamer.uses;
+        (expr.to_token_stream(), uses)
+    }
+
+    /// Reports an expression outside the supported subset.
+    fn unsupported(&mut self, expr: &Expr) -> Value {
+        let what = unsupported_message(expr);
+        self.cx.error_spanned_by(expr, what);
+        Value::Const(placeholder())
+    }
+}
+
+/// Rewrites the names of locals inside a non-differentiated expression to
+/// their emitted names, records which variables it reads, and refuses
+/// constructs unsupported everywhere.
+struct Renamer<'l, 'a> {
+    lowerer: &'l mut Lowerer<'a>,
+    uses: Vec<VarId>,
+}
+
+impl VisitMut for Renamer<'_, '_> {
+    fn visit_expr_mut(&mut self, expr: &mut Expr) {
+        match expr {
+            Expr::Path(path) if path.qself.is_none() => {
+                if let Some(ident) = path.path.get_ident() {
+                    if let Some(id) = self.lowerer.lookup(&ident.to_string()) {
+                        let renamed = respan(&self.lowerer.vars[id].ident, ident.span());
+                        if !self.uses.contains(&id) {
+                            self.uses.push(id);
+                        }
+                        *expr = syn::parse_quote!(#renamed);
+                    }
+                }
+            }
+            Expr::Closure(_)
+            | Expr::Macro(_)
+            | Expr::Unsafe(_)
+            | Expr::Async(_)
+            | Expr::Await(_)
+            | Expr::Match(_)
+            | Expr::Loop(_)
+            | Expr::While(_)
+            | Expr::ForLoop(_)
+            | Expr::Assign(_)
+            | Expr::Break(_)
+            | Expr::Continue(_)
+            | Expr::Return(_) => {
+                let message = unsupported_message(expr);
+                self.lowerer.cx.error_spanned_by(&*expr, message);
+            }
+            Expr::Block(b) if b.block.stmts.iter().any(|s| !matches!(s, syn::Stmt::Expr(..))) => {
+                self.lowerer.cx.error_spanned_by(
+                    &*expr,
+                    "blocks with statements are not supported inside a condition or an \
+                     index; compute the value in a `let` first",
+                );
+            }
+            _ => syn::visit_mut::visit_expr_mut(self, expr),
+        }
+    }
+
+    fn visit_field_value_mut(&mut self, field: &mut syn::FieldValue) {
+        // `S { x }` must become `S { x: x__1 }` when `x` is renamed.
+        if field.colon_token.is_none() {
+            field.colon_token = Some(Default::default());
+        }
+        syn::visit_mut::visit_field_value_mut(self, field);
+    }
+}
+
+/// What to tell the user about an unsupported expression.
+fn unsupported_message(expr: &Expr) -> String {
+    let tail = "is not supported by `#[differentiable]`";
+    match expr {
+        Expr::Closure(_) => {
+            "closures are not supported by `#[differentiable]`; write the computation inline"
+                .to_string()
+        }
+        Expr::Macro(mac) => {
+            let name = mac
+                .mac
+                .path
+                .segments
+                .last()
+                .map(|s| s.ident.to_string())
+                .unwrap_or_default();
+            format!(
+                "macro `{name}!` in an expression {tail}: its expansion cannot be seen; \
+                 write the expression out"
+            )
+        }
+        Expr::Unsafe(_) => "`unsafe` blocks are not supported by `#[differentiable]`".to_string(),
+        Expr::Async(_) | Expr::Await(_) => format!("`async`/`.await` {tail}"),
+        Expr::Match(_) => format!("`match` {tail}; write the cases with `if` / `else if` / `else`"),
+        Expr::ForLoop(_) | Expr::While(_) | Expr::Loop(_) => {
+            "loops are only supported as statements by `#[differentiable]`".to_string()
+        }
+        Expr::Try(_) => format!("the `?` operator {tail}"),
+        Expr::Reference(_) => format!("references {tail} here; use the value directly"),
+        Expr::Tuple(_) => format!("tuples {tail}; use separate `let` bindings"),
+        Expr::Array(_) | Expr::Repeat(_) => {
+            format!("array literals {tail} yet; use separate `let` bindings")
+        }
+        Expr::Range(_) => format!("ranges {tail} here"),
+        Expr::Struct(_) => format!("struct literals {tail}"),
+        Expr::Assign(_) => "assignment is only supported as a statement: `x = y;`".to_string(),
+        Expr::Return(_) | Expr::Break(_) | Expr::Continue(_) => {
+            "`return`, `break` and `continue` are only supported as statements".to_string()
+        }
+        Expr::Let(_) => format!("`let` in an expression {tail}"),
+        Expr::Block(_) => "labelled blocks are not supported by `#[differentiable]`".to_string(),
+        _ => format!("this expression {tail}"),
+    }
+}
+
+/// A stand-in value after an error, so lowering can go on.
+fn placeholder() -> ConstValue {
+    ConstValue::new(quote!(0.0), true)
+}
+
+/// `x op= y` → the primitive applied, for the four differentiable ones.
+pub(super) fn compound_prim(op: &BinOp) -> Option<&'static Prim> {
+    match op {
+        BinOp::AddAssign(_) => Some(&prim::ADD),
+        BinOp::SubAssign(_) => Some(&prim::SUB),
+        BinOp::MulAssign(_) => Some(&prim::MUL),
+        BinOp::DivAssign(_) => Some(&prim::DIV),
+        _ => None,
+    }
+}
+
+fn strip_parens(expr: &Expr) -> &Expr {
+    match expr {
+        Expr::Paren(inner) => strip_parens(&inner.expr),
+        Expr::Group(inner) => strip_parens(&inner.expr),
+        other => other,
+    }
+}
+
+/// `f64::name`, `std::f64::name`, `core::primitive::f64::name`.
+fn f64_associated_fn(path: &syn::Path) -> Option<String> {
+    let segments: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+    match segments.as_slice() {
+        [ty, name] if ty == "f64" => Some(name.clone()),
+        [krate, ty, name] if (krate == "std" || krate == "core") && ty == "f64" => {
+            Some(name.clone())
+        }
+        [krate, primitive, ty, name]
+            if (krate == "std" || krate == "core") && primitive == "primitive" && ty == "f64" =>
+        {
+            Some(name.clone())
+        }
+        _ => None,
+    }
+}
+
+/// `f64::EPSILON`, `std::f64::consts::PI`, `core::f64::consts::E`, ...
+fn is_float_const_path(path: &syn::Path) -> bool {
+    let segments: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+    segments.len() >= 2
+        && segments
+            .iter()
+            .rev()
+            .nth(1)
+            .is_some_and(|s| s == "f64" || s == "consts")
+        && segments.iter().any(|s| s == "f64")
+}
+
+fn is_float_type(ty: &syn::Type) -> bool {
+    matches!(ty, syn::Type::Path(p) if p.path.is_ident("f32") || p.path.is_ident("f64"))
+}
+
+fn callee_name(call: &dyn ToTokens) -> String {
+    let text = call.to_token_stream().to_string();
+    text.split('(').next().unwrap_or("").trim().replace(' ', "")
+}
+
+/// Wraps `tokens` in parentheses unless it is a single token (a name or a
+/// literal) or a path, so emitted expressions keep the user's precedence.
+pub(super) fn parenthesize(tokens: TokenStream) -> TokenStream {
+    let mut iter = tokens.clone().into_iter();
+    match (iter.next(), iter.next()) {
+        (Some(TokenTree::Ident(_) | TokenTree::Literal(_)), None) => tokens,
+        (Some(TokenTree::Group(g)), None)
+            if g.delimiter() == proc_macro2::Delimiter::Parenthesis =>
+        {
+            tokens
+        }
+        _ if is_path(&tokens) => tokens,
+        _ => {
+            let span = tokens.span();
+            quote_spanned!(span=> (#tokens))
+        }
+    }
+}
+
+/// `ident` with another span (for raw identifiers too, unlike `Ident::new`).
+fn respan(ident: &Ident, span: Span) -> Ident {
+    let mut ident = ident.clone();
+    ident.set_span(span);
+    ident
+}
+
+/// `a::b::C`: identifiers joined by `::`.
+fn is_path(tokens: &TokenStream) -> bool {
+    tokens.clone().into_iter().all(|tree| match tree {
+        TokenTree::Ident(_) => true,
+        TokenTree::Punct(p) => p.as_char() == ':',
+        _ => false,
+    })
+}

@@ -1,0 +1,1110 @@
+//! Lowering: the function body (syn) becomes the IR of [`crate::ir`].
+//!
+//! Name resolution happens here. Every binding and every assignment makes a
+//! new variable with a unique emitted name (SSA), so the reverse sweep can
+//! read any value the forward sweep computed. A local assigned inside an
+//! `if` or a loop gets a *cell*: the construct updates it where control
+//! leaves, and the code after the construct (and each loop iteration) reads
+//! it into a new version. Sub-expressions that carry no derivative
+//! (literals, `n as f64`, constant parameters, integer arithmetic,
+//! comparisons) are kept whole as Rust tokens. Everything outside the
+//! supported subset is reported to the [`Ctxt`] at its span; lowering then
+//! carries on with a placeholder, so all errors are reported at once.
+
+mod expr;
+mod syntax;
+
+use crate::ctxt::Ctxt;
+use crate::ir::{
+    Block, Carried, Const, Func, Header, Jump, Kind, Loop, Operand, Origin, Rhs, Stmt, Var, VarId,
+};
+use crate::signature::{is_f64, ParamClass, Signature};
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote, ToTokens};
+use std::collections::{HashMap, HashSet};
+use syn::spanned::Spanned;
+use syn::{Expr, Ident, Pat};
+
+pub use syntax::{collect_idents, string_literals};
+
+/// Statement macros that run unchanged in the forward sweep.
+const STATEMENT_MACROS: &[&str] = &[
+    "assert",
+    "assert_eq",
+    "assert_ne",
+    "debug_assert",
+    "debug_assert_eq",
+    "debug_assert_ne",
+    "print",
+    "println",
+    "eprint",
+    "eprintln",
+];
+
+/// Lowers the body of `item`, whose signature has been analysed into `sig`.
+pub fn lower(cx: &Ctxt, sig: &Signature, item: &syn::ItemFn) -> Func {
+    let mut body = (*item.block).clone();
+    syntax::rewrite_returns_in_loops(&mut body);
+    let mut lowerer = Lowerer::new(cx, item);
+    lowerer.declare_params(sig);
+    lowerer.lower_stmts(&body.stmts, Some(Sink::Return), &[]);
+    Func {
+        vars: lowerer.vars,
+        body: Block {
+            stmts: lowerer.stmts,
+        },
+    }
+}
+
+/// Where the value of a block's tail expression goes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Sink {
+    /// It is the function's value (only at the end of the body).
+    Return,
+    /// Into this cell (an `if` used as a value, or the function's value
+    /// when it is returned from inside an `if`).
+    Cell(VarId),
+}
+
+/// What must happen where control leaves a construct normally: the cell of
+/// each local the construct assigns gets the local's current version, as
+/// bound in the construct's scope frame `frame`.
+#[derive(Clone)]
+struct Exit {
+    name: String,
+    cell: VarId,
+    frame: usize,
+}
+
+/// An enclosing loop, while its body is lowered.
+struct LoopCtx {
+    exits: Vec<Exit>,
+    breaks: bool,
+    label: Option<String>,
+}
+
+struct Lowerer<'a> {
+    cx: &'a Ctxt,
+    vars: Vec<Var>,
+    /// Innermost scope last: user name → variable.
+    scopes: Vec<HashMap<String, VarId>>,
+    /// Per scope, like `scopes`: the names a `let` (or a parameter, or a loop
+    /// index) declared there, as opposed to bindings copied in to shadow.
+    declared: Vec<HashSet<String>>,
+    /// Per scope, like `scopes`: element reads of parameter arrays already
+    /// lowered, by array and index, so `x[0]` read twice is one value.
+    loads: Vec<HashMap<(VarId, String), VarId>>,
+    /// Every identifier the user wrote, so emitted names never collide.
+    user_idents: HashSet<String>,
+    /// Emitted names given out so far.
+    allocated: HashSet<String>,
+    temps: usize,
+    loop_ids: usize,
+    /// Statements of the block being lowered.
+    stmts: Vec<Stmt>,
+    loops: Vec<LoopCtx>,
+    /// Where `return v` sends `v`.
+    function_sink: Sink,
+    /// Variables declared with `let x;` and not yet assigned.
+    uninit: HashSet<VarId>,
+}
+
+impl<'a> Lowerer<'a> {
+    fn new(cx: &'a Ctxt, item: &syn::ItemFn) -> Self {
+        let mut user_idents = HashSet::new();
+        collect_idents(item.to_token_stream(), &mut user_idents);
+        Lowerer {
+            cx,
+            vars: Vec::new(),
+            scopes: vec![HashMap::new()],
+            declared: vec![HashSet::new()],
+            loads: vec![HashMap::new()],
+            user_idents,
+            allocated: HashSet::new(),
+            temps: 0,
+            loop_ids: 0,
+            stmts: Vec::new(),
+            loops: Vec::new(),
+            function_sink: Sink::Return,
+            uninit: HashSet::new(),
+        }
+    }
+
+    // ----- variables and names -------------------------------------------
+
+    fn declare_params(&mut self, sig: &Signature) {
+        for (index, param) in sig.params.iter().enumerate() {
+            let Some(name) = &param.name else { continue };
+            let kind = match param.class {
+                ParamClass::Scalar => Kind::Float,
+                ParamClass::Slice | ParamClass::Array { .. } => Kind::FloatArray,
+                ParamClass::Constant => Kind::Other,
+            };
+            self.allocated.insert(name.to_string());
+            let id = self.push_var(name.clone(), kind, Origin::Param {
+                index,
+                active: param.active,
+            });
+            self.bind(name, id);
+        }
+    }
+
+    fn push_var(&mut self, ident: Ident, kind: Kind, origin: Origin) -> VarId {
+        self.vars.push(Var {
+            ident,
+            kind,
+            origin,
+        });
+        self.vars.len() - 1
+    }
+
+    /// A fresh name for a binding of `name`: the name itself the first time,
+    /// then `name__1`, `name__2`, ... (skipping anything the user wrote).
+    fn fresh_name(&mut self, name: &Ident) -> Ident {
+        let base = name.to_string();
+        let plain = base.trim_start_matches("r#");
+        let mut candidate = base.clone();
+        let mut n = 0;
+        while self.allocated.contains(&candidate)
+            || (n > 0 && self.user_idents.contains(&candidate))
+        {
+            n += 1;
+            candidate = format!("{plain}__{n}");
+        }
+        self.allocated.insert(candidate.clone());
+        if n == 0 {
+            name.clone()
+        } else {
+            Ident::new(&candidate, name.span())
+        }
+    }
+
+    fn new_local(&mut self, name: &Ident, kind: Kind) -> VarId {
+        let ident = self.fresh_name(name);
+        self.push_var(ident, kind, Origin::Local)
+    }
+
+    fn new_temp(&mut self, kind: Kind) -> VarId {
+        let ident = format_ident!("__ad_t{}", self.temps);
+        self.temps += 1;
+        self.push_var(ident, kind, Origin::Temp)
+    }
+
+    /// A generated name that is no user's: `__ad_<what><n>`.
+    fn generated(&mut self, what: &str) -> Ident {
+        let ident = format_ident!("__ad_{}{}", what, self.temps);
+        self.temps += 1;
+        ident
+    }
+
+    fn new_cell(&mut self, name: &str, kind: Kind) -> VarId {
+        let plain = name.trim_start_matches("r#");
+        let ident = self.generated(&format!("cell_{plain}_"));
+        self.push_var(ident, kind, Origin::Cell)
+    }
+
+    fn bind(&mut self, name: &Ident, id: VarId) {
+        self.bind_str(&name.to_string(), id);
+    }
+
+    fn bind_str(&mut self, name: &str, id: VarId) {
+        let scope = self.scopes.last_mut().expect("scope stack is never empty");
+        scope.insert(name.to_string(), id);
+        let declared = self.declared.last_mut().expect("scope stack is never empty");
+        declared.insert(name.to_string());
+    }
+
+    fn push_scope(&mut self, frame: HashMap<String, VarId>) -> usize {
+        self.scopes.push(frame);
+        self.declared.push(HashSet::new());
+        self.loads.push(HashMap::new());
+        self.scopes.len() - 1
+    }
+
+    fn pop_scope(&mut self) {
+        self.scopes.pop();
+        self.declared.pop();
+        self.loads.pop();
+    }
+
+    /// The current version of the local `name` that was in scope when the
+    /// construct with scope frame `frame` began: the innermost binding at or
+    /// above `frame`, ignoring any other local of the same name that a `let`
+    /// inside the construct declared.
+    fn current_at_exit(&self, name: &str, frame: usize) -> Option<VarId> {
+        let top = (frame + 1..self.scopes.len())
+            .find(|&f| self.declared[f].contains(name))
+            .unwrap_or(self.scopes.len());
+        (frame..top).rev().find_map(|f| self.scopes[f].get(name).copied())
+    }
+
+    /// Points the nearest binding of `name` at a new version.
+    fn rebind(&mut self, name: &str, id: VarId) {
+        for scope in self.scopes.iter_mut().rev() {
+            if let Some(slot) = scope.get_mut(name) {
+                *slot = id;
+                return;
+            }
+        }
+    }
+
+    fn lookup(&self, name: &str) -> Option<VarId> {
+        self.scopes.iter().rev().find_map(|s| s.get(name).copied())
+    }
+
+    fn ident(&self, id: VarId) -> &Ident {
+        &self.vars[id].ident
+    }
+
+    /// `var` as an operand: floats are variables, everything else tokens.
+    fn read(&self, var: VarId) -> Operand {
+        match self.vars[var].kind {
+            Kind::Float => Operand::Var(var),
+            _ => Operand::Const(Const {
+                tokens: self.ident(var).to_token_stream(),
+                uses: vec![var],
+            }),
+        }
+    }
+
+    /// Runs `f` with its own statement list and scope frame, in which the
+    /// bindings of `shadow` are copied, so that new versions of them made
+    /// inside stay inside. Returns the block and the frame's index.
+    fn in_block(&mut self, shadow: &[String], f: impl FnOnce(&mut Self, usize)) -> Block {
+        let saved = std::mem::take(&mut self.stmts);
+        let mut frame = HashMap::new();
+        for name in shadow {
+            if let Some(id) = self.lookup(name) {
+                frame.insert(name.clone(), id);
+            }
+        }
+        let index = self.push_scope(frame);
+        f(self, index);
+        self.pop_scope();
+        Block {
+            stmts: std::mem::replace(&mut self.stmts, saved),
+        }
+    }
+
+    /// Cells for the locals among `names` that are bound outside (and are
+    /// not arrays), each initialised with the local's current version.
+    fn make_cells(&mut self, names: &[String]) -> Vec<(String, VarId)> {
+        let mut cells = Vec::new();
+        for name in names {
+            let Some(current) = self.lookup(name) else { continue };
+            let kind = self.vars[current].kind;
+            if kind == Kind::FloatArray {
+                continue;
+            }
+            let cell = self.new_cell(name, kind);
+            let uninit = self.uninit.contains(&current);
+            let ty = (kind == Kind::Float).then(|| quote!(f64));
+            self.stmts.push(Stmt::Let {
+                var: cell,
+                ty,
+                init: (!uninit).then(|| Rhs::Use(self.read(current))),
+            });
+            cells.push((name.clone(), cell));
+        }
+        cells
+    }
+
+    /// After a construct: each local's new version is its cell's value.
+    fn read_cells_back(&mut self, cells: &[(String, VarId)]) {
+        for (name, cell) in cells {
+            let kind = self.vars[*cell].kind;
+            let id = self.new_local(&Ident::new(name.trim_start_matches("r#"), Span::call_site()), kind);
+            self.stmts.push(Stmt::Let {
+                var: id,
+                ty: None,
+                init: Some(Rhs::Use(self.read(*cell))),
+            });
+            if let Some(old) = self.lookup(name) {
+                self.uninit.remove(&old);
+            }
+            self.rebind(name, id);
+        }
+    }
+
+    fn run_exits(&mut self, exits: &[Exit]) {
+        for exit in exits {
+            let Some(current) = self.current_at_exit(&exit.name, exit.frame) else {
+                continue;
+            };
+            if self.uninit.contains(&current) {
+                continue;
+            }
+            let value = self.read(current);
+            self.stmts.push(Stmt::Update {
+                cell: exit.cell,
+                value,
+            });
+        }
+    }
+
+    fn deliver(&mut self, sink: Sink, value: Operand, span: Span) {
+        match sink {
+            Sink::Return => self.stmts.push(Stmt::Return { value, span }),
+            Sink::Cell(cell) => {
+                if let Operand::Var(v) = &value {
+                    if self.vars[*v].kind == Kind::Float {
+                        self.vars[cell].kind = Kind::Float;
+                    }
+                }
+                self.stmts.push(Stmt::Update { cell, value });
+            }
+        }
+    }
+
+    // ----- statements ----------------------------------------------------
+
+    /// Lowers a statement list into `self.stmts`. The tail expression, if
+    /// any, goes to `sink`; `exits` run where control reaches the end.
+    fn lower_stmts(&mut self, stmts: &[syn::Stmt], sink: Option<Sink>, exits: &[Exit]) {
+        let stmts = syntax::nest_jumps(stmts);
+        let count = stmts.len();
+        for (i, stmt) in stmts.iter().enumerate() {
+            let last = i + 1 == count;
+            match stmt {
+                syn::Stmt::Local(local) => self.lower_let(local),
+                syn::Stmt::Item(item) => self.lower_item(item),
+                syn::Stmt::Macro(mac) => {
+                    self.lower_statement_macro(&mac.mac, mac.to_token_stream())
+                }
+                syn::Stmt::Expr(expr, semi) => {
+                    if syntax::is_jump(expr) {
+                        self.lower_jump(expr, exits);
+                        return;
+                    }
+                    if matches!(expr, Expr::If(_)) && syntax::may_jump(expr) {
+                        // `nest_jumps` made it the last statement: its
+                        // branches end the block.
+                        self.lower_tail(expr, sink, exits);
+                        return;
+                    }
+                    if last && semi.is_none() {
+                        self.lower_tail(expr, sink, exits);
+                        return;
+                    }
+                    self.lower_expr_stmt(expr);
+                }
+            }
+        }
+        self.run_exits(exits);
+    }
+
+    /// The tail expression of a block: its value goes to `sink`.
+    fn lower_tail(&mut self, expr: &Expr, sink: Option<Sink>, exits: &[Exit]) {
+        match expr {
+            Expr::If(ifx) if sink == Some(Sink::Return) => {
+                // The value comes from inside the `if`: through a cell.
+                let result = self.new_cell("result", Kind::Float);
+                self.stmts.push(Stmt::Let {
+                    var: result,
+                    ty: Some(quote!(f64)),
+                    init: None,
+                });
+                self.function_sink = Sink::Cell(result);
+                self.lower_if(ifx, Some(Sink::Cell(result)), exits, false);
+                let value = self.new_temp(Kind::Float);
+                self.stmts.push(Stmt::Let {
+                    var: value,
+                    ty: None,
+                    init: Some(Rhs::Use(Operand::Var(result))),
+                });
+                self.stmts.push(Stmt::Return {
+                    value: Operand::Var(value),
+                    span: expr.span(),
+                });
+            }
+            Expr::If(ifx) => self.lower_if(ifx, sink, exits, false),
+            Expr::Block(b) if b.label.is_none() => {
+                self.push_scope(HashMap::new());
+                self.lower_stmts(&b.block.stmts, sink, exits);
+                self.pop_scope();
+            }
+            Expr::ForLoop(_) | Expr::While(_) | Expr::Loop(_) => {
+                self.lower_expr_stmt(expr);
+                self.run_exits(exits);
+            }
+            _ => {
+                let value = self.lower_expr(expr);
+                match sink {
+                    Some(sink) => {
+                        let operand = self.operand(value, expr.span());
+                        self.run_exits(exits);
+                        self.deliver(sink, operand, expr.span());
+                    }
+                    None => {
+                        if let expr::Value::Const(c) = value {
+                            let tokens = c.tokens;
+                            self.stmts.push(Stmt::Opaque {
+                                tokens: quote!(#tokens;),
+                                replay: false,
+                            });
+                        }
+                        self.run_exits(exits);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Items inside a body (`const K: f64 = 2.0;`, `use`, helper `fn`s) are
+    /// constants: emitted as they are.
+    fn lower_item(&mut self, item: &syn::Item) {
+        match item {
+            syn::Item::Const(_) | syn::Item::Use(_) | syn::Item::Fn(_) | syn::Item::Static(_) => {
+                self.stmts.push(Stmt::Opaque {
+                    tokens: item.to_token_stream(),
+                    replay: true,
+                });
+            }
+            other => self.cx.error_spanned_by(
+                other,
+                "this item is not supported inside a `#[differentiable]` body; move it \
+                 out of the function",
+            ),
+        }
+    }
+
+    fn lower_let(&mut self, local: &syn::Local) {
+        if let Some(init) = &local.init {
+            if let Some((else_token, _)) = &init.diverge {
+                self.cx.error_spanned_by(
+                    else_token,
+                    "`let ... else` is not supported by `#[differentiable]`",
+                );
+                return;
+            }
+        }
+        let (pat, ty) = match &local.pat {
+            Pat::Type(pat_type) => (&*pat_type.pat, Some(&*pat_type.ty)),
+            pat => (pat, None),
+        };
+        let value = local.init.as_ref().map(|init| self.lower_expr(&init.expr));
+        let name = match pat {
+            Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => p.ident.clone(),
+            Pat::Wild(_) => {
+                // `let _ = expr;`: evaluated for its effects, if any.
+                if let Some(expr::Value::Const(c)) = value {
+                    let tokens = c.tokens;
+                    self.stmts.push(Stmt::Opaque {
+                        tokens: quote!(let _ = #tokens;),
+                        replay: false,
+                    });
+                }
+                return;
+            }
+            other => {
+                self.cx.error_spanned_by(
+                    other,
+                    "destructuring `let` is not supported by `#[differentiable]`; bind \
+                     each value with its own `let`",
+                );
+                return;
+            }
+        };
+        let declared_kind = ty.map(|ty| if is_f64(ty) { Kind::Float } else { Kind::Other });
+        let ty_tokens = ty.map(ToTokens::to_token_stream);
+        match value {
+            None => {
+                // `let y;` / `let y: f64;`: the first assignment defines it.
+                let kind = declared_kind.unwrap_or(Kind::Other);
+                let id = self.new_local(&name, kind);
+                self.uninit.insert(id);
+                self.bind(&name, id);
+            }
+            Some(expr::Value::Array(array)) => {
+                // `let v = w;`: another name for the same array.
+                self.bind(&name, array);
+            }
+            Some(expr::Value::Var(source)) if declared_kind != Some(Kind::Other) => {
+                let id = self.define(&name, source);
+                self.bind(&name, id);
+            }
+            Some(expr::Value::Var(source)) => {
+                let id = self.new_local(&name, Kind::Other);
+                self.stmts.push(Stmt::Let {
+                    var: id,
+                    ty: ty_tokens,
+                    init: Some(Rhs::Use(Operand::Var(source))),
+                });
+                self.bind(&name, id);
+            }
+            Some(expr::Value::Const(c)) => {
+                let kind = declared_kind.unwrap_or(if c.is_float {
+                    Kind::Float
+                } else {
+                    Kind::Other
+                });
+                let id = self.new_local(&name, kind);
+                let ty = if kind == Kind::Float {
+                    Some(quote!(f64))
+                } else {
+                    ty_tokens
+                };
+                self.stmts.push(Stmt::Let {
+                    var: id,
+                    ty,
+                    init: Some(Rhs::Use(Operand::Const(c.into_ir()))),
+                });
+                self.bind(&name, id);
+            }
+        }
+    }
+
+    /// Defines a new float local `name` with the value of `source`. When
+    /// `source` is the temporary the last statement just defined, that
+    /// statement is renamed instead, so `let y = a * b;` emits one `let`.
+    fn define(&mut self, name: &Ident, source: VarId) -> VarId {
+        let just_defined = matches!(
+            self.stmts.last(),
+            Some(Stmt::Let { var, .. }) if *var == source
+        );
+        if just_defined && self.vars[source].origin == Origin::Temp {
+            let ident = self.fresh_name(name);
+            let var = &mut self.vars[source];
+            var.ident = ident;
+            var.origin = Origin::Local;
+            return source;
+        }
+        let id = self.new_local(name, Kind::Float);
+        self.stmts.push(Stmt::Let {
+            var: id,
+            ty: None,
+            init: Some(Rhs::Use(Operand::Var(source))),
+        });
+        id
+    }
+
+    fn lower_expr_stmt(&mut self, expr: &Expr) {
+        match expr {
+            Expr::Assign(assign) => self.lower_assign(&assign.left, None, &assign.right),
+            Expr::Binary(binary) if syntax::is_compound(&binary.op) => {
+                self.lower_assign(&binary.left, Some(&binary.op), &binary.right)
+            }
+            Expr::Macro(mac) => self.lower_statement_macro(&mac.mac, expr.to_token_stream()),
+            Expr::If(ifx) => self.lower_if(ifx, None, &[], true),
+            Expr::ForLoop(f) => self.lower_for(f),
+            Expr::While(w) => self.lower_while(w),
+            Expr::Loop(l) => {
+                let label = l.label.as_ref().map(|l| l.name.ident.to_string());
+                self.lower_loop(Header::Infinite, None, &l.body, label, expr);
+            }
+            Expr::Block(b) if b.label.is_none() => {
+                self.push_scope(HashMap::new());
+                self.lower_stmts(&b.block.stmts, None, &[]);
+                self.pop_scope();
+            }
+            _ => {
+                // Evaluated for its effects: a constant may call something.
+                if let expr::Value::Const(c) = self.lower_expr(expr) {
+                    let tokens = c.tokens;
+                    self.stmts.push(Stmt::Opaque {
+                        tokens: quote!(#tokens;),
+                        replay: false,
+                    });
+                }
+            }
+        }
+    }
+
+    /// `place = rhs` or `place op= rhs`: a new version of the local.
+    fn lower_assign(&mut self, place: &Expr, op: Option<&syn::BinOp>, rhs: &Expr) {
+        let mut target_expr = place;
+        while let Expr::Paren(p) = target_expr {
+            target_expr = &p.expr;
+        }
+        let name = match target_expr {
+            Expr::Path(path) if path.qself.is_none() => path.path.get_ident().cloned(),
+            Expr::Index(_) => {
+                self.cx.error_spanned_by(
+                    place,
+                    "assigning to an array element is not supported by `#[differentiable]` \
+                     yet; compute the value in a local",
+                );
+                return;
+            }
+            _ => None,
+        };
+        let Some((name, target)) =
+            name.and_then(|n| self.lookup(&n.to_string()).map(|id| (n, id)))
+        else {
+            self.cx.error_spanned_by(
+                place,
+                "`#[differentiable]` can only assign to local variables and parameters",
+            );
+            return;
+        };
+        if self.vars[target].kind == Kind::FloatArray {
+            self.cx.error_spanned_by(
+                place,
+                "assigning a whole slice or array is not supported by `#[differentiable]`",
+            );
+            return;
+        }
+        let value = self.lower_expr(rhs);
+        let key = name.to_string();
+        let was_uninit = self.uninit.contains(&target);
+        let (kind, rhs) = match op {
+            None => match value {
+                expr::Value::Var(source) => {
+                    let id = self.define(&name, source);
+                    self.uninit.remove(&target);
+                    self.rebind(&key, id);
+                    return;
+                }
+                expr::Value::Const(c) => {
+                    let kind = if c.is_float || self.vars[target].kind == Kind::Float {
+                        Kind::Float
+                    } else {
+                        Kind::Other
+                    };
+                    (kind, Rhs::Use(Operand::Const(c.into_ir())))
+                }
+                expr::Value::Array(_) => {
+                    let operand = self.operand(value, rhs.span());
+                    (Kind::Float, Rhs::Use(operand))
+                }
+            },
+            Some(op) => {
+                if was_uninit {
+                    self.cx.error_spanned_by(place, format!("`{name}` is used before it is assigned"));
+                    return;
+                }
+                let old = self.read(target);
+                match (expr::compound_prim(op), &old, &value) {
+                    (Some(prim), _, _)
+                        if matches!(old, Operand::Var(_)) || matches!(value, expr::Value::Var(_)) =>
+                    {
+                        let new = self.operand(value, rhs.span());
+                        (
+                            Kind::Float,
+                            Rhs::Prim {
+                                prim,
+                                args: vec![old, new],
+                                syntax: crate::ir::Syntax::Operator,
+                            },
+                        )
+                    }
+                    (_, Operand::Const(old_c), expr::Value::Const(c)) => {
+                        // Integer (or constant) arithmetic: `k += 1`.
+                        let (o, r) = (old_c.tokens.clone(), expr::parenthesize(c.tokens.clone()));
+                        let plain = syntax::plain_op(op);
+                        let mut uses = old_c.uses.clone();
+                        uses.extend(c.uses.iter().copied());
+                        (
+                            if c.is_float { Kind::Float } else { Kind::Other },
+                            Rhs::Use(Operand::Const(Const {
+                                tokens: quote!(#o #plain #r),
+                                uses,
+                            })),
+                        )
+                    }
+                    _ => {
+                        self.cx.error_spanned_by(
+                            op,
+                            "this compound assignment is not supported on a differentiated \
+                             value; `+=`, `-=`, `*=` and `/=` are",
+                        );
+                        return;
+                    }
+                }
+            }
+        };
+        let id = self.new_local(&name, kind);
+        self.stmts.push(Stmt::Let {
+            var: id,
+            ty: None,
+            init: Some(rhs),
+        });
+        self.uninit.remove(&target);
+        self.rebind(&key, id);
+    }
+
+    fn lower_statement_macro(&mut self, mac: &syn::Macro, tokens: TokenStream) {
+        let name = mac
+            .path
+            .segments
+            .last()
+            .map(|s| s.ident.to_string())
+            .unwrap_or_default();
+        if !STATEMENT_MACROS.contains(&name.as_str()) {
+            self.cx.error_spanned_by(
+                &mac.path,
+                format!(
+                    "macro `{name}!` is not supported by `#[differentiable]`; the statement \
+                     macros `assert!`, `assert_eq!`, `debug_assert!`, `println!` and \
+                     `eprintln!` (and their variants) are"
+                ),
+            );
+            return;
+        }
+        // The macro's tokens name locals by their user names; where a local
+        // was renamed (shadowing, reassignment), bring the current version in
+        // under its user name for the macro's sake.
+        let mut mentioned = HashSet::new();
+        collect_idents(mac.tokens.clone(), &mut mentioned);
+        let strings = string_literals(mac.tokens.clone());
+        let mut aliases = Vec::new();
+        for (name, id) in self.visible() {
+            let ident = self.ident(id);
+            let in_format = strings.iter().any(|s| s.contains(&format!("{{{name}")));
+            if *ident != name && (mentioned.contains(&name) || in_format) {
+                let user = match name.strip_prefix("r#") {
+                    Some(raw) => Ident::new_raw(raw, ident.span()),
+                    None => Ident::new(&name, ident.span()),
+                };
+                aliases.push(quote!(let #user = #ident;));
+            }
+        }
+        let stmt = if aliases.is_empty() {
+            quote!(#tokens)
+        } else {
+            quote!({ #(#aliases)* #tokens })
+        };
+        self.stmts.push(Stmt::Opaque {
+            tokens: stmt,
+            replay: false,
+        });
+    }
+
+    /// Every user name in scope and the variable it currently means.
+    fn visible(&self) -> Vec<(String, VarId)> {
+        let mut seen: HashMap<String, VarId> = HashMap::new();
+        for scope in &self.scopes {
+            for (name, id) in scope {
+                seen.insert(name.clone(), *id);
+            }
+        }
+        let mut out: Vec<_> = seen
+            .into_iter()
+            .filter(|(_, id)| !self.uninit.contains(id))
+            .collect();
+        out.sort();
+        out
+    }
+
+    // ----- control flow --------------------------------------------------
+
+    /// `if cond { .. } else { .. }`. With `merge`, locals the branches
+    /// assign get cells and are read back after the `if`; without (an `if`
+    /// that ends its block), the branches inherit `sink` and `exits`.
+    fn lower_if(&mut self, ifx: &syn::ExprIf, sink: Option<Sink>, exits: &[Exit], merge: bool) {
+        if let Expr::Let(_) = &*ifx.cond {
+            self.cx.error_spanned_by(
+                &ifx.cond,
+                "`if let` is not supported by `#[differentiable]`; use a condition",
+            );
+            return;
+        }
+        let cond = self.condition(&ifx.cond);
+        let decision = self.generated("c");
+        // Each branch gets its own copies of the locals the `if` assigns, so
+        // one branch's new versions are not seen by the other.
+        let names = syntax::assigned_names(&Expr::If(ifx.clone()));
+        let cells = if merge {
+            self.make_cells(&names)
+        } else {
+            Vec::new()
+        };
+        let lower_branch = |this: &mut Self, stmts: &[syn::Stmt]| {
+            this.in_block(&names, |this, frame| {
+                let mut branch_exits = exits.to_vec();
+                branch_exits.extend(cells.iter().map(|(name, cell)| Exit {
+                    name: name.clone(),
+                    cell: *cell,
+                    frame,
+                }));
+                this.lower_stmts(stmts, sink, &branch_exits);
+            })
+        };
+        let then_ = lower_branch(self, &ifx.then_branch.stmts);
+        let else_ = match &ifx.else_branch {
+            None => lower_branch(self, &[]),
+            Some((_, els)) => match &**els {
+                Expr::Block(b) => lower_branch(self, &b.block.stmts),
+                nested => {
+                    let stmt = syn::Stmt::Expr(nested.clone(), None);
+                    lower_branch(self, std::slice::from_ref(&stmt))
+                }
+            },
+        };
+        self.stmts.push(Stmt::If {
+            decision,
+            cond,
+            then_,
+            else_,
+        });
+        self.read_cells_back(&cells);
+    }
+
+    /// A condition: a boolean expression, never differentiated.
+    fn condition(&mut self, cond: &Expr) -> Const {
+        let (tokens, uses) = self.non_differentiated_tokens(cond);
+        Const { tokens, uses }
+    }
+
+    fn lower_while(&mut self, w: &syn::ExprWhile) {
+        if let Expr::Let(_) = &*w.cond {
+            self.cx.error_spanned_by(
+                &w.cond,
+                "`while let` is not supported by `#[differentiable]`; use `while cond`",
+            );
+            return;
+        }
+        // `while c { body }` is `loop { if c { body } else { break } }`.
+        let (cond, body) = (&w.cond, &w.body);
+        let body: syn::Block = syn::parse_quote!({ if #cond #body else { break; } });
+        let label = w.label.as_ref().map(|l| l.name.ident.to_string());
+        self.lower_loop(Header::Infinite, None, &body, label, &Expr::While(w.clone()));
+    }
+
+    fn lower_for(&mut self, f: &syn::ExprForLoop) {
+        let label = f.label.as_ref().map(|l| l.name.ident.to_string());
+        let whole = Expr::ForLoop(f.clone());
+        let Some((index_name, element, range)) = self.for_header(f) else {
+            return;
+        };
+        // `for v in xs` and friends iterate over indices, reading `xs[i]`.
+        let body = match element {
+            Some((pat, array)) => {
+                let (stmts, index) = (&f.body.stmts, &index_name);
+                syn::parse_quote!({ let #pat = #array[#index]; #(#stmts)* })
+            }
+            None => f.body.clone(),
+        };
+        let index = self.new_local(&index_name, Kind::Other);
+        self.vars[index].origin = Origin::LoopIndex;
+        let header = Header::Range { index, range };
+        self.lower_loop(header, Some((index_name, index)), &body, label, &whole);
+    }
+
+    /// The index name, the element binding (for loops over a slice), and
+    /// the range of indices.
+    #[allow(clippy::type_complexity)]
+    fn for_header(&mut self, f: &syn::ExprForLoop) -> Option<(Ident, Option<(Pat, Ident)>, Const)> {
+        let mut iter = &*f.expr;
+        while let Expr::Paren(p) = iter {
+            iter = &p.expr;
+        }
+        let fresh_index = |this: &mut Self| this.generated("i");
+        // Over a slice: `xs`, `&xs`, `xs.iter()`, `xs.iter().enumerate()`.
+        let (collection, enumerate) = match iter {
+            Expr::MethodCall(m) if m.method == "enumerate" && m.args.is_empty() => {
+                match &*m.receiver {
+                    Expr::MethodCall(inner) if inner.method == "iter" && inner.args.is_empty() => {
+                        (Some(&*inner.receiver), true)
+                    }
+                    _ => (None, false),
+                }
+            }
+            Expr::MethodCall(m) if m.method == "iter" && m.args.is_empty() => {
+                (Some(&*m.receiver), false)
+            }
+            Expr::Reference(r) => (Some(&*r.expr), false),
+            Expr::Path(_) => (Some(iter), false),
+            _ => (None, false),
+        };
+        if let Some(collection) = collection {
+            let Expr::Path(path) = collection else {
+                self.cx.error_spanned_by(
+                    collection,
+                    "`#[differentiable]` loops over a named slice or array (`for v in xs`); \
+                     bind the collection to a local first",
+                );
+                return None;
+            };
+            let Some(array) = path.path.get_ident().cloned() else {
+                self.cx.error_spanned_by(collection, "loop over a local slice or array");
+                return None;
+            };
+            let pat = strip_ref_pattern(&f.pat);
+            let (index_name, element) = if enumerate {
+                match &*f.pat {
+                    Pat::Tuple(t) if t.elems.len() == 2 => {
+                        let Pat::Ident(i) = &t.elems[0] else {
+                            self.cx.error_spanned_by(&t.elems[0], "name the index: `(i, v)`");
+                            return None;
+                        };
+                        (i.ident.clone(), strip_ref_pattern(&t.elems[1]))
+                    }
+                    other => {
+                        self.cx.error_spanned_by(other, "write the pattern as `(i, v)`");
+                        return None;
+                    }
+                }
+            } else {
+                (fresh_index(self), pat)
+            };
+            let range: Expr = syn::parse_quote!(0..#array.len());
+            let (tokens, uses) = self.non_differentiated_tokens(&range);
+            return Some((index_name, Some((element, array)), Const { tokens, uses }));
+        }
+        // Over a range: `a..b`, `a..=b`, `(a..b).rev()`.
+        let is_range = match iter {
+            Expr::Range(_) => true,
+            Expr::MethodCall(m) if m.method == "rev" && m.args.is_empty() => {
+                let mut inner = &*m.receiver;
+                while let Expr::Paren(p) = inner {
+                    inner = &p.expr;
+                }
+                matches!(inner, Expr::Range(_))
+            }
+            _ => false,
+        };
+        if !is_range {
+            self.cx.error_spanned_by(
+                &f.expr,
+                "`#[differentiable]` supports `for` over `a..b`, `a..=b`, `(a..b).rev()`, a \
+                 slice (`xs`, `&xs`, `xs.iter()`) and `xs.iter().enumerate()`",
+            );
+            return None;
+        }
+        let index_name = match &*f.pat {
+            Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => p.ident.clone(),
+            Pat::Wild(_) => fresh_index(self),
+            other => {
+                self.cx.error_spanned_by(other, "the index of a range loop must be a name or `_`");
+                return None;
+            }
+        };
+        let (tokens, uses) = self.non_differentiated_tokens(&f.expr);
+        Some((index_name, None, Const { tokens, uses }))
+    }
+
+    /// Lowers a loop: cells for the locals the body assigns, the body with
+    /// their entry versions bound, and their versions after the loop.
+    fn lower_loop(
+        &mut self,
+        header: Header,
+        index: Option<(Ident, VarId)>,
+        body: &syn::Block,
+        label: Option<String>,
+        whole: &Expr,
+    ) {
+        let names = syntax::assigned_names(&Expr::Block(syn::ExprBlock {
+            attrs: Vec::new(),
+            label: None,
+            block: body.clone(),
+        }));
+        for name in &names {
+            if let Some(id) = self.lookup(name) {
+                if self.uninit.contains(&id) {
+                    self.cx.error_spanned_by(
+                        whole,
+                        format!(
+                            "`{name}` is first assigned inside this loop; give it a value \
+                             before the loop"
+                        ),
+                    );
+                    return;
+                }
+            }
+        }
+        let cells = self.make_cells(&names);
+        let id = self.loop_ids;
+        self.loop_ids += 1;
+        let shadow: Vec<String> = cells.iter().map(|(n, _)| n.clone()).collect();
+        let mut carried = Vec::new();
+        let mut breaks = false;
+        let body = self.in_block(&shadow, |this, frame| {
+            if let Some((name, var)) = &index {
+                this.bind(name, *var);
+            }
+            for (name, cell) in &cells {
+                let kind = this.vars[*cell].kind;
+                let entry = this.new_local(&Ident::new(name.trim_start_matches("r#"), Span::call_site()), kind);
+                this.stmts.push(Stmt::Let {
+                    var: entry,
+                    ty: None,
+                    init: Some(Rhs::Use(this.read(*cell))),
+                });
+                this.bind_str(name, entry);
+                carried.push(Carried { cell: *cell, entry });
+            }
+            let exits: Vec<Exit> = cells
+                .iter()
+                .map(|(name, cell)| Exit {
+                    name: name.clone(),
+                    cell: *cell,
+                    frame,
+                })
+                .collect();
+            this.loops.push(LoopCtx {
+                exits: exits.clone(),
+                breaks: false,
+                label,
+            });
+            this.lower_stmts(&body.stmts, None, &exits);
+            breaks = this.loops.pop().is_some_and(|ctx| ctx.breaks);
+        });
+        let breaks = breaks || matches!(header, Header::Infinite);
+        self.stmts.push(Stmt::Loop(Loop {
+            id,
+            header,
+            body,
+            carried,
+            breaks,
+        }));
+        self.read_cells_back(&cells);
+    }
+
+    /// `break`, `continue`, or `return v`.
+    fn lower_jump(&mut self, expr: &Expr, _exits: &[Exit]) {
+        let (jump, label) = match expr {
+            Expr::Break(b) => {
+                if let Some(value) = &b.expr {
+                    self.cx.error_spanned_by(value, "`break` with a value is not supported");
+                    return;
+                }
+                (Jump::Break, b.label.as_ref())
+            }
+            Expr::Continue(c) => (Jump::Continue, c.label.as_ref()),
+            Expr::Return(ret) => {
+                let span = expr.span();
+                let Some(value) = &ret.expr else {
+                    self.cx.error_spanned_by(ret, "`return` needs a value: the function returns `f64`");
+                    return;
+                };
+                let value = self.lower_expr(value);
+                let operand = self.operand(value, span);
+                let sink = self.function_sink;
+                self.deliver(sink, operand, span);
+                return;
+            }
+            _ => return,
+        };
+        let Some(ctx) = self.loops.last() else {
+            self.cx.error_spanned_by(expr, "`break`/`continue` outside a loop");
+            return;
+        };
+        if let Some(label) = label {
+            if ctx.label.as_deref() != Some(&label.ident.to_string()) {
+                self.cx.error_spanned_by(
+                    label,
+                    "`break`/`continue` to an outer loop's label is not supported by \
+                     `#[differentiable]`; set a flag and `break` from each loop",
+                );
+                return;
+            }
+        }
+        let exits = ctx.exits.clone();
+        self.run_exits(&exits);
+        if jump == Jump::Break {
+            if let Some(ctx) = self.loops.last_mut() {
+                ctx.breaks = true;
+            }
+        }
+        self.stmts.push(Stmt::Jump(jump));
+    }
+}
+
+/// `&v` → `v` (elements are read by value).
+fn strip_ref_pattern(pat: &Pat) -> Pat {
+    match pat {
+        Pat::Reference(r) => (*r.pat).clone(),
+        other => other.clone(),
+    }
+}

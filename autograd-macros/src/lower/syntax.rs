@@ -1,0 +1,357 @@
+//! Syntax-level passes that run before lowering: rewrites that put jumps
+//! where the IR wants them, and scans lowering asks questions of.
+
+use proc_macro2::{Span, TokenStream, TokenTree};
+use std::collections::HashSet;
+use syn::visit::Visit;
+use syn::visit_mut::VisitMut;
+use syn::{BinOp, Expr, Stmt};
+
+/// Name of the local that holds a value returned from inside a loop.
+pub const RETURN_VALUE: &str = "__ad_ret";
+/// Name of the flag set when a loop returned.
+pub const RETURNED: &str = "__ad_returned";
+
+/// `return v` inside a loop cannot leave the function directly: the reverse
+/// sweep still has to run. It becomes `{ __ad_ret = v; __ad_returned = true;
+/// break; }`, and every loop that contains one is followed by
+/// `if __ad_returned { return __ad_ret; }` (or `{ break; }` inside an outer
+/// loop). Returns whether anything was rewritten.
+pub fn rewrite_returns_in_loops(block: &mut syn::Block) -> bool {
+    let mut rewriter = ReturnRewriter {
+        loop_depth: 0,
+        found: false,
+    };
+    rewriter.visit_block_mut(block);
+    if rewriter.found {
+        let (value, flag) = (ident(RETURN_VALUE), ident(RETURNED));
+        let prelude: Vec<Stmt> = vec![
+            syn::parse_quote!(let mut #value: f64 = 0.0;),
+            syn::parse_quote!(let mut #flag = false;),
+        ];
+        block.stmts.splice(0..0, prelude);
+    }
+    rewriter.found
+}
+
+fn ident(name: &str) -> syn::Ident {
+    syn::Ident::new(name, Span::call_site())
+}
+
+struct ReturnRewriter {
+    loop_depth: usize,
+    found: bool,
+}
+
+impl VisitMut for ReturnRewriter {
+    fn visit_block_mut(&mut self, block: &mut syn::Block) {
+        let mut out = Vec::with_capacity(block.stmts.len());
+        for mut stmt in std::mem::take(&mut block.stmts) {
+            let is_loop = matches!(
+                &stmt,
+                Stmt::Expr(Expr::ForLoop(_) | Expr::While(_) | Expr::Loop(_), _)
+            );
+            let returns = is_loop && contains_return(&stmt);
+            self.visit_stmt_mut(&mut stmt);
+            out.push(stmt);
+            if returns {
+                let (value, flag) = (ident(RETURN_VALUE), ident(RETURNED));
+                out.push(if self.loop_depth > 0 {
+                    syn::parse_quote!(if #flag { break; })
+                } else {
+                    syn::parse_quote!(if #flag { return #value; })
+                });
+            }
+        }
+        block.stmts = out;
+    }
+
+    fn visit_expr_mut(&mut self, expr: &mut Expr) {
+        match expr {
+            Expr::ForLoop(_) | Expr::While(_) | Expr::Loop(_) => {
+                self.loop_depth += 1;
+                syn::visit_mut::visit_expr_mut(self, expr);
+                self.loop_depth -= 1;
+            }
+            Expr::Closure(_) => {}
+            Expr::Return(ret) if self.loop_depth > 0 && ret.expr.is_some() => {
+                self.found = true;
+                let value = ret.expr.take().expect("checked");
+                let (v, flag) = (ident(RETURN_VALUE), ident(RETURNED));
+                *expr = syn::parse_quote!({ #v = #value; #flag = true; break; });
+            }
+            _ => syn::visit_mut::visit_expr_mut(self, expr),
+        }
+    }
+}
+
+fn contains_return(stmt: &Stmt) -> bool {
+    struct Finder(bool);
+    impl<'a> Visit<'a> for Finder {
+        fn visit_expr_return(&mut self, _: &'a syn::ExprReturn) {
+            self.0 = true;
+        }
+        fn visit_expr_closure(&mut self, _: &'a syn::ExprClosure) {}
+    }
+    let mut finder = Finder(false);
+    finder.visit_stmt(stmt);
+    finder.0
+}
+
+/// Does `expr` contain a `break`/`continue` that leaves it (one not inside a
+/// loop nested in `expr`), or a `return`?
+pub fn may_jump(expr: &Expr) -> bool {
+    struct Finder {
+        loop_depth: usize,
+        found: bool,
+    }
+    impl<'a> Visit<'a> for Finder {
+        fn visit_expr(&mut self, expr: &'a Expr) {
+            match expr {
+                Expr::ForLoop(_) | Expr::While(_) | Expr::Loop(_) => {
+                    self.loop_depth += 1;
+                    syn::visit::visit_expr(self, expr);
+                    self.loop_depth -= 1;
+                }
+                Expr::Break(b) if self.loop_depth == 0 || b.label.is_some() => self.found = true,
+                Expr::Continue(c) if self.loop_depth == 0 || c.label.is_some() => {
+                    self.found = true
+                }
+                Expr::Return(_) => self.found = true,
+                Expr::Closure(_) => {}
+                _ => syn::visit::visit_expr(self, expr),
+            }
+        }
+    }
+    let mut finder = Finder {
+        loop_depth: 0,
+        found: false,
+    };
+    finder.visit_expr(expr);
+    finder.found
+}
+
+/// `break`, `continue` or `return`.
+pub fn is_jump(expr: &Expr) -> bool {
+    matches!(expr, Expr::Break(_) | Expr::Continue(_) | Expr::Return(_))
+}
+
+/// Does every path through `block` end in a jump?
+fn always_jumps(block: &syn::Block) -> bool {
+    match block.stmts.last() {
+        Some(Stmt::Expr(expr, _)) => expr_always_jumps(expr),
+        _ => false,
+    }
+}
+
+fn expr_always_jumps(expr: &Expr) -> bool {
+    match expr {
+        e if is_jump(e) => true,
+        Expr::If(ifx) => {
+            always_jumps(&ifx.then_branch)
+                && match &ifx.else_branch {
+                    Some((_, els)) => expr_always_jumps(els),
+                    None => false,
+                }
+        }
+        Expr::Block(b) => always_jumps(&b.block),
+        _ => false,
+    }
+}
+
+/// Puts the statements after an `if` that may jump into that `if`'s
+/// branches that do not always jump, so every jump ends its block:
+/// `if c { break } rest` → `if c { break } else { rest }`. What follows a
+/// jump is then never reached in the same block, which is what lets the
+/// reverse sweep replay a block without jumping.
+pub fn nest_jumps(stmts: &[Stmt]) -> Vec<Stmt> {
+    for (k, stmt) in stmts.iter().enumerate() {
+        let Stmt::Expr(Expr::If(ifx), _) = stmt else { continue };
+        if k + 1 == stmts.len() || !may_jump(&Expr::If(ifx.clone())) {
+            continue;
+        }
+        let rest = &stmts[k + 1..];
+        let has_tail = matches!(rest.last(), Some(Stmt::Expr(e, None)) if !is_jump(e));
+        let nested = append_rest(ifx.clone(), rest);
+        let semi = if has_tail {
+            None
+        } else {
+            Some(Default::default())
+        };
+        let mut out = stmts[..k].to_vec();
+        out.push(Stmt::Expr(Expr::If(nested), semi));
+        return out;
+    }
+    stmts.to_vec()
+}
+
+fn append_rest(mut ifx: syn::ExprIf, rest: &[Stmt]) -> syn::ExprIf {
+    if !always_jumps(&ifx.then_branch) {
+        ifx.then_branch.stmts.extend(rest.iter().cloned());
+    }
+    ifx.else_branch = Some(match ifx.else_branch.take() {
+        None => (
+            Default::default(),
+            Box::new(Expr::Block(syn::ExprBlock {
+                attrs: Vec::new(),
+                label: None,
+                block: syn::Block {
+                    brace_token: Default::default(),
+                    stmts: rest.to_vec(),
+                },
+            })),
+        ),
+        Some((token, els)) => {
+            let els = match *els {
+                Expr::If(nested) => Expr::If(append_rest(nested, rest)),
+                Expr::Block(mut b) => {
+                    if !always_jumps(&b.block) {
+                        b.block.stmts.extend(rest.iter().cloned());
+                    }
+                    Expr::Block(b)
+                }
+                other => other,
+            };
+            (token, Box::new(els))
+        }
+    });
+    ifx
+}
+
+/// The names assigned (`x = ..`, `x += ..`) anywhere inside `tokens`' syntax
+/// (closures excluded), in order of first appearance.
+pub fn assigned_names(expr: &Expr) -> Vec<String> {
+    struct Finder(Vec<String>);
+    impl Finder {
+        fn record(&mut self, place: &Expr) {
+            let mut place = place;
+            while let Expr::Paren(p) = place {
+                place = &p.expr;
+            }
+            if let Expr::Path(path) = place {
+                if let Some(ident) = path.path.get_ident() {
+                    let name = ident.to_string();
+                    if !self.0.contains(&name) {
+                        self.0.push(name);
+                    }
+                }
+            }
+        }
+    }
+    impl<'a> Visit<'a> for Finder {
+        fn visit_expr(&mut self, expr: &'a Expr) {
+            match expr {
+                Expr::Assign(a) => self.record(&a.left),
+                Expr::Binary(b) if is_compound(&b.op) => self.record(&b.left),
+                Expr::Closure(_) => return,
+                _ => {}
+            }
+            syn::visit::visit_expr(self, expr);
+        }
+    }
+    let mut finder = Finder(Vec::new());
+    finder.visit_expr(expr);
+    finder.0
+}
+
+/// `+=`, `-=`, ... (every compound assignment operator).
+pub fn is_compound(op: &BinOp) -> bool {
+    matches!(
+        op,
+        BinOp::AddAssign(_)
+            | BinOp::SubAssign(_)
+            | BinOp::MulAssign(_)
+            | BinOp::DivAssign(_)
+            | BinOp::RemAssign(_)
+            | BinOp::BitXorAssign(_)
+            | BinOp::BitAndAssign(_)
+            | BinOp::BitOrAssign(_)
+            | BinOp::ShlAssign(_)
+            | BinOp::ShrAssign(_)
+    )
+}
+
+/// The plain operator of a compound assignment: `+=` → `+`.
+pub fn plain_op(op: &BinOp) -> TokenStream {
+    let text = quote::ToTokens::to_token_stream(op).to_string();
+    let plain = text.trim_end_matches('=').trim();
+    plain.parse().unwrap_or_default()
+}
+
+/// Does the `return` at the end of `stmts` (if any) stand alone, or are
+/// there `return`s elsewhere that need the function's value in a cell?
+pub fn collect_idents(tokens: TokenStream, out: &mut HashSet<String>) {
+    for tree in tokens {
+        match tree {
+            TokenTree::Ident(ident) => {
+                out.insert(ident.to_string());
+            }
+            TokenTree::Group(group) => collect_idents(group.stream(), out),
+            _ => {}
+        }
+    }
+}
+
+/// The string literals in `tokens` (for format strings that capture names).
+pub fn string_literals(tokens: TokenStream) -> Vec<String> {
+    let mut out = Vec::new();
+    for tree in tokens {
+        match tree {
+            TokenTree::Literal(lit) => {
+                let text = lit.to_string();
+                if text.contains('"') {
+                    out.push(text);
+                }
+            }
+            TokenTree::Group(group) => out.extend(string_literals(group.stream())),
+            _ => {}
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use quote::ToTokens;
+
+    fn nested(src: &str) -> String {
+        let block: syn::Block = syn::parse_str(src).unwrap();
+        let stmts = nest_jumps(&block.stmts);
+        stmts
+            .iter()
+            .map(|s| s.to_token_stream().to_string())
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    #[test]
+    fn rest_of_block_moves_into_the_branch_that_does_not_jump() {
+        assert_eq!(
+            nested("{ a(); if c { break; } b(); d }"),
+            "a () ; if c { break ; } else { b () ; d }"
+        );
+        assert_eq!(
+            nested("{ if c { x = 1.0; } else if e { continue } y }"),
+            "if c { x = 1.0 ; y } else if e { continue } else { y }"
+        );
+        // An `if` that cannot jump stays where it is.
+        assert_eq!(nested("{ if c { x = 1.0; } y }"), "if c { x = 1.0 ; } y");
+    }
+
+    #[test]
+    fn returns_inside_loops_become_breaks() {
+        let mut block: syn::Block =
+            syn::parse_str("{ for i in 0..n { if i > 2 { return 1.0; } } 2.0 }").unwrap();
+        assert!(rewrite_returns_in_loops(&mut block));
+        let text = block.to_token_stream().to_string();
+        assert!(text.contains("__ad_ret = 1.0 ; __ad_returned = true ; break ;"), "{text}");
+        assert!(text.contains("if __ad_returned { return __ad_ret ; }"), "{text}");
+    }
+
+    #[test]
+    fn assigned_names_in_order() {
+        let expr: Expr = syn::parse_str("{ y = 1.0; s += y; for i in 0..3 { y *= 2.0; } }").unwrap();
+        assert_eq!(assigned_names(&expr), ["y", "s"]);
+    }
+}

@@ -1,0 +1,358 @@
+//! Branches, loops, jumps and overwrites, through the public API: each
+//! construct against finite differences at several points (both sides of
+//! every branch), and exact gradients where they are known.
+
+// The functions are written the way the constructs under test look.
+#![allow(
+    clippy::needless_return,
+    clippy::assign_op_pattern,
+    clippy::needless_range_loop,
+    clippy::collapsible_else_if,
+    clippy::manual_clamp
+)]
+
+mod common;
+
+use autograd::differentiable;
+use common::assert_gradient;
+
+// ----- branches ------------------------------------------------------------
+
+#[differentiable]
+fn piecewise(x: f64, y: f64) -> f64 {
+    let mut z = x * y;
+    if x > 1.0 {
+        z = z * x;
+    } else if x < -1.0 && y > 0.0 {
+        z = z.sin() + y;
+    } else {
+        z = z - y * y;
+    }
+    z * 2.0
+}
+
+#[differentiable]
+fn if_as_value(x: f64) -> f64 {
+    let y = if x >= 0.0 { x.sqrt() } else { -(-x).sqrt() };
+    let k = if x.abs() > 2.0 { 3.0 } else { 1.0 };
+    y * k + if y > 0.5 { y } else { x }
+}
+
+#[differentiable]
+fn branch_without_else(x: f64) -> f64 {
+    let mut y = x;
+    if y < 0.0 {
+        y = -y;
+    }
+    y * x
+}
+
+#[test]
+fn branches_on_every_side() {
+    for &(x, y) in &[(2.0, 0.5), (0.3, -0.7), (-2.0, 1.5), (-2.0, -1.5), (1.5, 3.0)] {
+        let (value, (dx, dy)) = piecewise_grad(x, y);
+        assert_eq!(value, piecewise(x, y));
+        assert_gradient(|v| piecewise(v[0], v[1]), &[x, y], &[dx, dy]);
+    }
+    for &x in &[3.0, 1.0, 0.1, -0.3, -4.0] {
+        let (value, dx) = if_as_value_grad(x);
+        assert_eq!(value, if_as_value(x));
+        assert_gradient(|v| if_as_value(v[0]), &[x], &[dx]);
+        let (value, dx) = branch_without_else_grad(x);
+        assert_eq!(value, branch_without_else(x));
+        assert_gradient(|v| branch_without_else(v[0]), &[x], &[dx]);
+    }
+}
+
+#[differentiable]
+fn relu_by_branch(x: f64) -> f64 {
+    if x > 0.0 {
+        x
+    } else {
+        0.0
+    }
+}
+
+#[test]
+fn relu_written_with_if() {
+    assert_eq!(relu_by_branch_grad(3.0), (3.0, 1.0));
+    assert_eq!(relu_by_branch_grad(-3.0), (0.0, 0.0));
+    assert_eq!(relu_by_branch_grad(0.0), (0.0, 0.0));
+}
+
+// ----- early return --------------------------------------------------------
+
+#[differentiable]
+fn early_return(x: f64) -> f64 {
+    if x < 0.0 {
+        return x * x;
+    }
+    let y = x.exp();
+    if y > 10.0 {
+        return y.ln() * 3.0;
+    }
+    y + x
+}
+
+#[differentiable]
+fn return_from_loop(x: f64, n: usize) -> f64 {
+    let mut y = x;
+    for i in 0..n {
+        y = y * 1.5 + (i as f64);
+        if y > 20.0 {
+            return y.sqrt();
+        }
+    }
+    y * y
+}
+
+#[test]
+fn early_returns() {
+    for &x in &[-2.0, -0.5, 0.5, 1.5, 2.5, 3.0] {
+        let (value, dx) = early_return_grad(x);
+        assert_eq!(value, early_return(x));
+        assert_gradient(|v| early_return(v[0]), &[x], &[dx]);
+    }
+    for &(x, n) in &[(0.5, 3), (0.5, 10), (4.0, 10), (30.0, 5), (1.0, 0)] {
+        let (value, dx) = return_from_loop_grad(x, n);
+        assert_eq!(value, return_from_loop(x, n));
+        assert_gradient(|v| return_from_loop(v[0], n), &[x], &[dx]);
+    }
+}
+
+// ----- loops -------------------------------------------------------------
+
+#[differentiable]
+fn horner(coefficients: &[f64], x: f64) -> f64 {
+    let mut p = 0.0;
+    for i in (0..coefficients.len()).rev() {
+        p = p * x + coefficients[i];
+    }
+    p
+}
+
+#[test]
+fn horner_polynomial_is_exact() {
+    // p(x) = 1 + 2x + 3x² + 4x³ at x = 2: 49; p'(2) = 2 + 12 + 48 = 62.
+    let (value, (dc, dx)) = horner_grad(&[1.0, 2.0, 3.0, 4.0], 2.0);
+    assert_eq!(value, 49.0);
+    assert_eq!(dx, 62.0);
+    assert_eq!(dc, vec![1.0, 2.0, 4.0, 8.0]);
+}
+
+#[differentiable]
+fn repeated_squaring(x: f64, k: usize) -> f64 {
+    let mut y = x;
+    for _ in 0..k {
+        y = y * y;
+    }
+    y
+}
+
+#[test]
+fn repeated_squaring_is_exact() {
+    for k in 0..6u32 {
+        let x: f64 = 1.1;
+        let (value, dx) = repeated_squaring_grad(x, k as usize);
+        let power = 2_i32.pow(k);
+        assert_eq!(value, repeated_squaring(x, k as usize));
+        let exact = f64::from(power) * x.powi(power - 1);
+        assert!((dx - exact).abs() <= 1e-12 * exact.abs(), "k = {k}: {dx} vs {exact}");
+    }
+}
+
+#[differentiable]
+fn newton_sqrt(a: f64) -> f64 {
+    let mut x = a;
+    for _ in 0..30 {
+        x = 0.5 * (x + a / x);
+    }
+    x
+}
+
+#[test]
+fn newton_iterations_for_the_square_root() {
+    for &a in &[0.25, 2.0, 9.0, 100.0] {
+        let (value, da) = newton_sqrt_grad(a);
+        assert!((value - a.sqrt()).abs() <= 1e-12 * a.sqrt());
+        let exact = 0.5 / a.sqrt();
+        assert!((da - exact).abs() <= 1e-12 * exact, "a = {a}: {da} vs {exact}");
+    }
+}
+
+#[differentiable]
+fn extended_rosenbrock(x: &[f64]) -> f64 {
+    let mut sum = 0.0;
+    for i in 0..x.len() - 1 {
+        let t = x[i + 1] - x[i] * x[i];
+        let u = 1.0 - x[i];
+        sum += 100.0 * t * t + u * u;
+    }
+    sum
+}
+
+fn rosenbrock_gradient_by_hand(x: &[f64]) -> Vec<f64> {
+    let mut g = vec![0.0; x.len()];
+    for i in 0..x.len() - 1 {
+        let t = x[i + 1] - x[i] * x[i];
+        g[i] += -400.0 * t * x[i] - 2.0 * (1.0 - x[i]);
+        g[i + 1] += 200.0 * t;
+    }
+    g
+}
+
+#[test]
+fn extended_rosenbrock_matches_the_analytic_gradient() {
+    for n in [2, 3, 10, 101] {
+        let x: Vec<f64> = (0..n).map(|i| if i % 2 == 0 { -1.2 } else { 1.0 + 0.01 * i as f64 }).collect();
+        let (value, g) = extended_rosenbrock_grad(&x);
+        assert_eq!(value, extended_rosenbrock(&x));
+        let expected = rosenbrock_gradient_by_hand(&x);
+        for (a, b) in g.iter().zip(&expected) {
+            assert!((a - b).abs() <= 1e-12 * b.abs().max(1.0), "n = {n}: {a} vs {b}");
+        }
+    }
+}
+
+#[differentiable]
+fn loop_forms(xs: &[f64], w: [f64; 3], n: usize) -> f64 {
+    let mut s = 0.0;
+    for v in xs {
+        s += v * v;
+    }
+    for &v in xs {
+        s += v.sin();
+    }
+    for v in xs.iter() {
+        s += *v * 0.5;
+    }
+    for (i, v) in xs.iter().enumerate() {
+        s += v * w[i % 3];
+    }
+    for i in 1..=n {
+        s += w[i % 3] * (i as f64);
+    }
+    for i in (0..3).rev() {
+        s = s * 0.9 + w[i];
+    }
+    let mut k = 0;
+    while k < xs.len() {
+        s += xs[k] * w[0];
+        k += 2;
+    }
+    s
+}
+
+#[test]
+fn every_loop_form() {
+    let xs = [0.3, -1.2, 2.0, 0.7];
+    let w = [0.5, -0.25, 1.5];
+    let (value, (dxs, dw)) = loop_forms_grad(&xs, w, 4);
+    assert_eq!(value, loop_forms(&xs, w, 4));
+    let mut all = xs.to_vec();
+    all.extend_from_slice(&w);
+    let f = |v: &[f64]| loop_forms(&v[..4], [v[4], v[5], v[6]], 4);
+    let mut g = dxs.clone();
+    g.extend_from_slice(&dw);
+    assert_gradient(f, &all, &g);
+}
+
+#[differentiable]
+fn break_and_continue(x: &[f64], limit: f64) -> f64 {
+    let mut s = 0.0;
+    let mut product = 1.0;
+    for i in 0..x.len() {
+        if x[i] < 0.0 {
+            continue;
+        }
+        s += x[i] * product;
+        product *= x[i];
+        if s > limit {
+            break;
+        }
+    }
+    let mut y = s;
+    let mut steps = 0;
+    loop {
+        y = y.sin() + 0.5 * y;
+        steps += 1;
+        if steps >= 4 {
+            break;
+        }
+    }
+    y
+}
+
+#[test]
+fn break_and_continue_take_the_path_the_forward_sweep_took() {
+    let xs = [0.5, -1.0, 1.5, 2.0, -0.5, 3.0];
+    for &limit in &[0.1, 1.0, 2.5, 100.0] {
+        let (value, (dx, dl)) = break_and_continue_grad(&xs, limit);
+        assert_eq!(value, break_and_continue(&xs, limit));
+        assert_gradient(|v| break_and_continue(v, limit), &xs, &dx);
+        assert_eq!(dl, 0.0);
+    }
+}
+
+#[differentiable]
+fn nested_loops(a: &[f64], n: usize) -> f64 {
+    // A row-major n×n matrix: Σᵢ (Σⱼ a[i n + j] · (j + 1))².
+    let mut total = 0.0;
+    for i in 0..n {
+        let mut row = 0.0;
+        for j in 0..n {
+            let w = (j + 1) as f64;
+            row += a[i * n + j] * w;
+            if row > 5.0 {
+                row = row.sqrt() + 1.0;
+            }
+        }
+        total += row * row;
+    }
+    total
+}
+
+#[test]
+fn nested_loops_with_branches() {
+    let a: Vec<f64> = (0..9).map(|k| 0.3 * k as f64 - 0.8).collect();
+    let (value, da) = nested_loops_grad(&a, 3);
+    assert_eq!(value, nested_loops(&a, 3));
+    assert_gradient(|v| nested_loops(v, 3), &a, &da);
+}
+
+#[differentiable]
+fn while_with_overwrites(x: f64) -> f64 {
+    let mut y = x;
+    let mut count = 0;
+    while y < 100.0 && count < 50 {
+        y = y * y + 1.0;
+        count += 1;
+    }
+    y.ln()
+}
+
+#[test]
+fn while_loops() {
+    for &x in &[0.5, 1.5, 3.0, 20.0, 200.0] {
+        let (value, dx) = while_with_overwrites_grad(x);
+        assert_eq!(value, while_with_overwrites(x));
+        assert_gradient(|v| while_with_overwrites(v[0]), &[x], &[dx]);
+    }
+}
+
+#[differentiable]
+fn accumulate_only(x: &[f64], y: &[f64]) -> f64 {
+    let mut dot = 0.0;
+    for i in 0..x.len() {
+        dot += x[i] * y[i];
+    }
+    dot
+}
+
+#[test]
+fn accumulation_loops() {
+    let (value, (dx, dy)) = accumulate_only_grad(&[1.0, 2.0, 3.0], &[4.0, 5.0, 6.0]);
+    assert_eq!(value, 32.0);
+    assert_eq!(dx, vec![4.0, 5.0, 6.0]);
+    assert_eq!(dy, vec![1.0, 2.0, 3.0]);
+}
