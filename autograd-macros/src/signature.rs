@@ -30,8 +30,6 @@ impl ParamClass {
 pub struct Param {
     /// The bound name; `None` for a constant parameter with a pattern such as `_`.
     pub name: Option<Ident>,
-    /// `mut x: T`.
-    pub mutable: bool,
     pub class: ParamClass,
     /// Differentiated: a float parameter, and named in `wrt(..)` if that is given.
     pub active: bool,
@@ -164,10 +162,8 @@ fn check_return_type(cx: &Ctxt, sig: &syn::Signature) {
 
 fn classify_param(cx: &Ctxt, pat_type: &syn::PatType) -> Param {
     let class = classify_type(cx, &pat_type.ty);
-    let (name, mutable) = match &*pat_type.pat {
-        Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => {
-            (Some(p.ident.clone()), p.mutability.is_some())
-        }
+    let name = match &*pat_type.pat {
+        Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => Some(p.ident.clone()),
         Pat::Tuple(_) | Pat::TupleStruct(_) | Pat::Struct(_) | Pat::Slice(_)
             if class.is_float() =>
         {
@@ -176,7 +172,7 @@ fn classify_param(cx: &Ctxt, pat_type: &syn::PatType) -> Param {
                 "a float parameter must be a plain name (`x: f64`); destructuring \
                  patterns are not supported here",
             );
-            (None, false)
+            None
         }
         Pat::Wild(_) if class.is_float() => {
             cx.error_spanned_by(
@@ -184,9 +180,9 @@ fn classify_param(cx: &Ctxt, pat_type: &syn::PatType) -> Param {
                 "a float parameter needs a name: its gradient argument is called \
                  `d_<name>`; write `_x: f64` to keep it unused",
             );
-            (None, false)
+            None
         }
-        _ => (None, false),
+        _ => None,
     };
     let class = if name.is_none() {
         ParamClass::Constant
@@ -195,7 +191,6 @@ fn classify_param(cx: &Ctxt, pat_type: &syn::PatType) -> Param {
     };
     Param {
         name,
-        mutable,
         class,
         active: false,
     }
