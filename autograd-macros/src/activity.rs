@@ -11,7 +11,7 @@
 //! All three are flow-insensitive fixed points over the SSA variables, so
 //! loops need no special treatment.
 
-use crate::ir::{Block, Func, Header, Kind, Operand, Origin, Rhs, Stmt, VarId};
+use crate::ir::{ArrayInit, Block, Func, Header, Kind, Operand, Origin, Rhs, Stmt, VarId};
 use crate::prim::Reads;
 
 /// The result of the analyses, indexed by [`VarId`].
@@ -49,7 +49,10 @@ pub fn analyze(func: &Func) -> Activity {
             init: Some(rhs),
             ..
         } => defs[*var] = Some(rhs),
-        Stmt::Update { cell, value } => updates.push((*cell, value)),
+        // For the analyses, a store is an update of the whole array.
+        Stmt::Update { cell, value } | Stmt::Store { array: cell, value, .. } => {
+            updates.push((*cell, value))
+        }
         Stmt::Return {
             value: Operand::Var(v),
             ..
@@ -74,6 +77,7 @@ pub fn analyze(func: &Func) -> Activity {
             let now = match defs[id] {
                 Some(Rhs::Prim { prim, .. }) if prim.zero_derivative => false,
                 Some(Rhs::Load { array, .. }) => varied[*array],
+                Some(Rhs::Array(ArrayInit::Copy { source, .. })) => varied[*source],
                 Some(rhs) => rhs.operands().iter().any(|op| is_var_varied(op, &varied)),
                 None => false,
             };
@@ -112,6 +116,7 @@ pub fn analyze(func: &Func) -> Activity {
             }
             match defs[id] {
                 Some(Rhs::Load { array, .. }) => mark(*array, &mut useful),
+                Some(Rhs::Array(ArrayInit::Copy { source, .. })) => mark(*source, &mut useful),
                 Some(rhs) => {
                     for op in rhs.operands() {
                         if let Operand::Var(v) = op {
@@ -226,6 +231,7 @@ fn seed(block: &Block, activity: &Activity, needed: &mut Vec<bool>, mark_op: &dy
             }
             _ => {}
         },
+        Stmt::Store { index, .. } => index.uses.iter().for_each(|u| needed[*u] = true),
         Stmt::If { cond, .. } => cond.uses.iter().for_each(|u| needed[*u] = true),
         Stmt::Loop(l) => {
             if let Header::Range { range, .. } = &l.header {

@@ -17,7 +17,9 @@
 //! every value the block computed.
 
 use crate::activity::Activity;
-use crate::ir::{Block, Func, Header, Jump, Kind, Operand, Origin, Rhs, Stmt, Syntax, VarId};
+use crate::ir::{
+    ArrayInit, Block, Func, Header, Jump, Kind, Operand, Origin, Rhs, Stmt, Syntax, VarId,
+};
 use crate::prim::{self, Arity};
 use crate::signature::{ParamClass, Signature};
 use proc_macro2::{Span, TokenStream};
@@ -232,6 +234,13 @@ struct Body<'a> {
     tapes: Vec<(Ident, VarId)>,
     /// Loop id → the tapes of its carried cells that are saved.
     loop_tapes: HashMap<usize, Vec<(Ident, VarId)>>,
+    /// Local arrays that are stored into: their undo tapes.
+    undo: HashMap<VarId, Ident>,
+    /// For each `if` (by decision name) and loop (by id): the arrays stored
+    /// into inside it, and whether each is declared inside it too.
+    stores_in: HashMap<String, Vec<(VarId, bool)>>,
+    /// Counter for unique names of per-statement locals.
+    serial: usize,
 }
 
 impl<'a> Body<'a> {
@@ -243,6 +252,9 @@ impl<'a> Body<'a> {
             eager: HashSet::new(),
             tapes: Vec::new(),
             loop_tapes: HashMap::new(),
+            undo: HashMap::new(),
+            stores_in: HashMap::new(),
+            serial: 0,
         };
         body.plan();
         body
@@ -261,9 +273,47 @@ impl<'a> Body<'a> {
             }
         }
         for (id, var) in self.func.vars.iter().enumerate() {
-            if var.is_cell() {
+            if var.is_cell() || (var.kind == Kind::FloatArray && var.origin == Origin::Local) {
                 self.eager.insert(id);
             }
+        }
+        // Arrays stored into get an undo tape; constructs that store into
+        // them mark the tape so their reverse can undo them before a replay.
+        let mut stored = Vec::new();
+        self.func.body.walk(0, &mut |stmt, _| {
+            if let Stmt::Store { array, .. } = stmt {
+                stored.push(*array);
+            }
+        });
+        for array in stored {
+            let name = plain_name(self.ident(array));
+            self.undo
+                .entry(array)
+                .or_insert_with(|| format_ident!("__ad_undo_{}", name));
+        }
+        let mut constructs = Vec::new();
+        self.func.body.walk(0, &mut |stmt, _| match stmt {
+            Stmt::If { decision, then_, else_, .. } => {
+                constructs.push((decision.to_string(), vec![then_, else_]))
+            }
+            Stmt::Loop(l) => constructs.push((format!("loop{}", l.id), vec![&l.body])),
+            _ => {}
+        });
+        for (key, blocks) in constructs {
+            let (mut stores, mut declared) = (Vec::new(), Vec::new());
+            for block in blocks {
+                block.walk(0, &mut |stmt, _| match stmt {
+                    Stmt::Store { array, .. } if !stores.contains(array) => stores.push(*array),
+                    Stmt::Let {
+                        var,
+                        init: Some(Rhs::Array(_)),
+                        ..
+                    } => declared.push(*var),
+                    _ => {}
+                });
+            }
+            let entry = stores.into_iter().map(|a| (a, declared.contains(&a))).collect();
+            self.stores_in.insert(key, entry);
         }
         let mut loops = Vec::new();
         self.func.body.walk(0, &mut |stmt, _| {
@@ -284,16 +334,53 @@ impl<'a> Body<'a> {
         }
     }
 
+    /// The arrays stored into inside the construct `key`, each with its
+    /// undo tape and whether it is declared inside the construct.
+    fn construct_stores(&self, key: &str) -> Vec<(VarId, Ident, bool)> {
+        self.stores_in
+            .get(key)
+            .map(|v| {
+                v.iter()
+                    .map(|(a, inside)| (*a, self.undo[a].clone(), *inside))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// The name of loop `id`'s tape of undo-tape lengths for `array`.
+    fn marks(&self, id: usize, array: VarId) -> Ident {
+        format_ident!("__ad_marks{}_{}", id, plain_name(self.ident(array)))
+    }
+
     fn emit(mut self) -> TokenStream {
         let stmts = &self.func.body.stmts;
         let (value, span) = match stmts.last() {
             Some(Stmt::Return { value, span }) => (Some(value), *span),
             _ => (None, Span::call_site()),
         };
-        let tapes = self.tapes.iter().map(|(tape, _)| {
-            quote!(let mut #tape = ::std::vec::Vec::new();)
+        let mut tapes: Vec<TokenStream> = self
+            .tapes
+            .iter()
+            .map(|(tape, _)| quote!(let mut #tape = ::std::vec::Vec::new();))
+            .collect();
+        let mut undo: Vec<(&VarId, &Ident)> = self.undo.iter().collect();
+        undo.sort();
+        for (_, tape) in undo {
+            tapes.push(quote!(let mut #tape: ::std::vec::Vec<(usize, f64)> = ::std::vec::Vec::new();));
+        }
+        let mut loops = Vec::new();
+        self.func.body.walk(0, &mut |stmt, _| {
+            if let Stmt::Loop(l) = stmt {
+                loops.push(l.id);
+            }
         });
-        let tapes: Vec<TokenStream> = tapes.collect();
+        for id in loops {
+            for (array, _, inside) in self.construct_stores(&format!("loop{id}")) {
+                let _ = inside;
+                let marks = self.marks(id, array);
+                tapes.push(quote!(let mut #marks: ::std::vec::Vec<usize> = ::std::vec::Vec::new();));
+            }
+        }
         let top = Mode {
             record: true,
             replay: false,
@@ -383,7 +470,9 @@ impl<'a> Body<'a> {
             match stmt {
                 Stmt::Let { var, ty, init } => {
                     let ident = self.ident(*var);
-                    let mutability = self.func.vars[*var].is_cell().then(|| quote!(mut));
+                    let var_info = &self.func.vars[*var];
+                    let is_array = matches!(init, Some(Rhs::Array(_)));
+                    let mutability = (var_info.is_cell() || is_array).then(|| quote!(mut));
                     let ty = ty.as_ref().map(|ty| quote!(: #ty));
                     let init = init.as_ref().map(|rhs| {
                         let value = self.forward_rhs(rhs);
@@ -394,6 +483,18 @@ impl<'a> Body<'a> {
                 Stmt::Update { cell, value } => {
                     let (cell, value) = (self.ident(*cell), self.operand(value));
                     out.push(quote!(#cell = #value;));
+                }
+                Stmt::Store { array, index, value } => {
+                    // Every store saves what it overwrites, for the reverse sweep.
+                    let undo = &self.undo[array];
+                    let (array, index, value) = (self.ident(*array), &index.tokens, self.operand(value));
+                    out.push(quote! {
+                        {
+                            let __ad_i: usize = #index;
+                            #undo.push((__ad_i, #array[__ad_i]));
+                            #array[__ad_i] = #value;
+                        }
+                    });
                 }
                 Stmt::Opaque { tokens, replay } => {
                     if !mode.replay || *replay {
@@ -414,7 +515,13 @@ impl<'a> Body<'a> {
                     let then_code = self.forward(then_, branch);
                     let else_code = self.forward(else_, branch);
                     let cond = &cond.tokens;
+                    let marks = self.construct_stores(&decision.to_string()).into_iter().map(|(array, undo, _)| {
+                        let mark = format_ident!("{}_mark_{}", decision, plain_name(self.ident(array)));
+                        quote!(let #mark: usize = #undo.len();)
+                    });
+                    let marks: Vec<TokenStream> = marks.collect();
                     out.push(quote! {
+                        #(#marks)*
                         let #decision: bool = #cond;
                         if #decision { #(#then_code)* } else { #(#else_code)* }
                     });
@@ -447,6 +554,10 @@ impl<'a> Body<'a> {
         let saved = self.loop_tapes.get(&l.id).cloned().unwrap_or_default();
         let (mut reserve, mut push) = (Vec::new(), Vec::new());
         if mode.record {
+            for (array, undo, _) in self.construct_stores(&format!("loop{}", l.id)) {
+                let marks = self.marks(l.id, array);
+                push.push(quote!(#marks.push(#undo.len());));
+            }
             for (tape, cell) in &saved {
                 let cell = self.ident(*cell);
                 push.push(quote!(#tape.push(#cell.clone());));
@@ -478,6 +589,30 @@ impl<'a> Body<'a> {
     fn forward_rhs(&self, rhs: &Rhs) -> TokenStream {
         match rhs {
             Rhs::Use(op) => self.operand(op),
+            Rhs::Array(ArrayInit::Fill { value, len, vec }) => {
+                let value = &value.tokens;
+                if *vec {
+                    quote!(::std::vec![#value; #len])
+                } else {
+                    quote!([#value; #len])
+                }
+            }
+            Rhs::Array(ArrayInit::List { items, vec }) => {
+                let items = items.iter().map(|i| self.operand(i));
+                if *vec {
+                    quote!(::std::vec![#(#items),*])
+                } else {
+                    quote!([#(#items),*])
+                }
+            }
+            Rhs::Array(ArrayInit::Copy { source, vec }) => {
+                let source = self.ident(*source);
+                if *vec {
+                    quote!(#source.to_vec())
+                } else {
+                    quote!(#source.clone())
+                }
+            }
             Rhs::Load { array, index } => {
                 let (array, index) = (self.ident(*array), &index.tokens);
                 quote!(#array[#index])
@@ -523,13 +658,16 @@ impl<'a> Body<'a> {
         for stmt in &block.stmts {
             if let Stmt::Let { var, .. } = stmt {
                 let var = *var;
-                if self.eager.contains(&var)
-                    && self.activity.needs_adjoint(var)
-                    && self.func.vars[var].kind == Kind::Float
-                    && self.declared.insert(var)
-                {
-                    let adjoint = self.adjoint(var);
+                if !self.eager.contains(&var) || !self.activity.needs_adjoint(var) {
+                    continue;
+                }
+                let adjoint = self.adjoint(var);
+                let kind = self.func.vars[var].kind;
+                if kind == Kind::Float && self.declared.insert(var) {
                     out.push(quote!(let mut #adjoint: f64 = 0.0;));
+                } else if kind == Kind::FloatArray && self.declared.insert(var) {
+                    let array = self.ident(var);
+                    out.push(quote!(let mut #adjoint = ::autograd::__private::zeros_like(&#array);));
                 }
             }
         }
@@ -549,6 +687,25 @@ impl<'a> Body<'a> {
                     }
                     out.push(quote!(#d_cell = 0.0;));
                 }
+                Stmt::Store { array, value, .. } => {
+                    let undo = &self.undo[array];
+                    self.serial += 1;
+                    let (i, old) = (format_ident!("__ad_i{}", self.serial), format_ident!("__ad_old{}", self.serial));
+                    let name = self.ident(*array).clone();
+                    out.push(quote! {
+                        let (#i, #old) = ::autograd::__private::pop(&mut #undo);
+                        #name[#i] = #old;
+                    });
+                    if self.activity.needs_adjoint(*array) {
+                        let d_array = self.array_adjoint(*array);
+                        if let Operand::Var(v) = value {
+                            if self.activity.needs_adjoint(*v) {
+                                self.contribute(&mut out, *v, quote!(#d_array[#i]));
+                            }
+                        }
+                        out.push(quote!(#d_array[#i] = 0.0;));
+                    }
+                }
                 Stmt::If {
                     decision,
                     then_,
@@ -557,6 +714,22 @@ impl<'a> Body<'a> {
                 } => {
                     let then_code = self.reverse_branch(then_);
                     let else_code = self.reverse_branch(else_);
+                    // Undo the branch's stores, so a replay starts where the
+                    // branch started.
+                    let undo: Vec<TokenStream> = self
+                        .construct_stores(&decision.to_string())
+                        .into_iter()
+                        .map(|(array, tape, inside)| {
+                            let mark = format_ident!("{}_mark_{}", decision, plain_name(self.ident(array)));
+                            if inside {
+                                quote!(#tape.truncate(#mark);)
+                            } else {
+                                let array = self.ident(array);
+                                quote!(::autograd::__private::undo_to(&mut #array, &mut #tape, #mark);)
+                            }
+                        })
+                        .collect();
+                    out.extend(undo);
                     if !then_code.is_empty() || !else_code.is_empty() {
                         out.push(quote! {
                             if #decision { #(#then_code)* } else { #(#else_code)* }
@@ -594,9 +767,27 @@ impl<'a> Body<'a> {
     fn reverse_loop(&mut self, l: &crate::ir::Loop) -> Option<TokenStream> {
         let reverse = self.reverse(&l.body);
         let saved = self.loop_tapes.get(&l.id).cloned().unwrap_or_default();
-        if reverse.is_empty() && saved.is_empty() {
+        let stores = self.construct_stores(&format!("loop{}", l.id));
+        if reverse.is_empty() && saved.is_empty() && stores.is_empty() {
             return None;
         }
+        // Each iteration first undoes its own stores, so its replay reads
+        // the arrays as they were when it started.
+        let undo: Vec<TokenStream> = stores
+            .iter()
+            .map(|(array, tape, inside)| {
+                let marks = self.marks(l.id, *array);
+                if *inside {
+                    quote!(#tape.truncate(::autograd::__private::pop(&mut #marks));)
+                } else {
+                    let array = self.ident(*array);
+                    quote! {
+                        let __ad_mark = ::autograd::__private::pop(&mut #marks);
+                        ::autograd::__private::undo_to(&mut #array, &mut #tape, __ad_mark);
+                    }
+                }
+            })
+            .collect();
         let replay = Mode {
             record: true,
             replay: true,
@@ -610,6 +801,7 @@ impl<'a> Body<'a> {
         let counter = format_ident!("__ad_n{}", l.id);
         let inner = quote! {
             #(#restore)*
+            #(#undo)*
             #(#body)*
             #(#reverse)*
         };
@@ -629,6 +821,15 @@ impl<'a> Body<'a> {
             }
             Header::Infinite => quote!(for _ in 0..#counter { #inner }),
         })
+    }
+
+    /// The adjoint buffer of a float array: the caller's `d_<p>` for a
+    /// parameter, `__ad_d_<a>` for a local.
+    fn array_adjoint(&self, array: VarId) -> Ident {
+        match self.func.vars[array].origin {
+            Origin::Param { .. } => format_ident!("d_{}", self.ident(array)),
+            _ => self.adjoint(array),
+        }
     }
 
     /// Adds `amount` to the adjoint of `var`, declaring it on first use.
@@ -652,10 +853,30 @@ impl<'a> Body<'a> {
             }
             Rhs::Use(Operand::Const(_)) => {}
             Rhs::Load { array, index } => {
-                // Arrays' adjoints are the caller's `d_<p>` buffers.
-                let buffer = format_ident!("d_{}", self.ident(*array));
+                let buffer = self.array_adjoint(*array);
                 let index = &index.tokens;
                 out.push(quote!(#buffer[#index] += #d_var;));
+            }
+            Rhs::Array(ArrayInit::Fill { .. }) => {}
+            Rhs::Array(ArrayInit::List { items, .. }) => {
+                for (j, item) in items.iter().enumerate() {
+                    if let Operand::Var(v) = item {
+                        if self.activity.needs_adjoint(*v) {
+                            let j = syn::Index::from(j);
+                            self.contribute(out, *v, quote!(#d_var[#j]));
+                        }
+                    }
+                }
+            }
+            Rhs::Array(ArrayInit::Copy { source, .. }) => {
+                if self.activity.needs_adjoint(*source) {
+                    let d_source = self.array_adjoint(*source);
+                    out.push(quote! {
+                        for (__ad_k, __ad_d) in #d_var.iter().enumerate() {
+                            #d_source[__ad_k] += *__ad_d;
+                        }
+                    });
+                }
             }
             Rhs::Prim { prim, args, .. } => {
                 let rule = Ident::new(prim.name, Span::call_site());

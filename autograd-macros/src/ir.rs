@@ -82,6 +82,13 @@ pub enum Stmt {
     },
     /// `cell = value;` where control leaves a construct.
     Update { cell: VarId, value: Operand },
+    /// `array[index] = value;` into a local float array. The only writes
+    /// that are not SSA: each one is undone in the reverse sweep.
+    Store {
+        array: VarId,
+        index: Const,
+        value: Operand,
+    },
     /// Rust tokens run in the forward sweep: items, statement macros,
     /// expression statements. `replay: false` ones (macros, effects) are not
     /// run again when the reverse sweep replays a block.
@@ -152,6 +159,18 @@ pub enum Rhs {
     },
     /// `array[index]` of a float array variable.
     Load { array: VarId, index: Const },
+    /// A new local float array (`let mut a = ..`).
+    Array(ArrayInit),
+}
+
+/// How a local float array starts.
+pub enum ArrayInit {
+    /// `[value; len]` or `vec![value; len]`, with a constant `value`.
+    Fill { value: Const, len: TokenStream, vec: bool },
+    /// `[a, b, c]` or `vec![a, b, c]`.
+    List { items: Vec<Operand>, vec: bool },
+    /// `x.to_vec()` or `a.clone()` of another float array.
+    Copy { source: VarId, vec: bool },
 }
 
 /// How the user spelled a primitive, kept so the forward sweep is the
@@ -189,7 +208,8 @@ impl Rhs {
         match self {
             Rhs::Use(op) => std::slice::from_ref(op),
             Rhs::Prim { args, .. } => args,
-            Rhs::Load { .. } => &[],
+            Rhs::Array(ArrayInit::List { items, .. }) => items,
+            Rhs::Load { .. } | Rhs::Array(_) => &[],
         }
     }
 }
@@ -243,11 +263,29 @@ impl Func {
                         Some(Rhs::Load { array, index }) => {
                             format!(" = load({}, {})", name(*array), index.tokens)
                         }
+                        Some(Rhs::Array(ArrayInit::Fill { value, len, .. })) => {
+                            format!(" = [{}; {len}]", value.tokens)
+                        }
+                        Some(Rhs::Array(ArrayInit::List { items, .. })) => {
+                            let items: Vec<String> = items.iter().map(operand).collect();
+                            format!(" = [{}]", items.join(", "))
+                        }
+                        Some(Rhs::Array(ArrayInit::Copy { source, .. })) => {
+                            format!(" = copy({})", name(*source))
+                        }
                     };
                     out.push_str(&format!("{pad}{keyword} {}{rhs}\n", name(*var)));
                 }
                 Stmt::Update { cell, value } => {
                     out.push_str(&format!("{pad}{} <- {}\n", name(*cell), operand(value)));
+                }
+                Stmt::Store { array, index, value } => {
+                    out.push_str(&format!(
+                        "{pad}{}[{}] = {}\n",
+                        name(*array),
+                        index.tokens,
+                        operand(value)
+                    ));
                 }
                 Stmt::Opaque { tokens, .. } => out.push_str(&format!("{pad}opaque {tokens}\n")),
                 Stmt::If { cond, then_, else_, .. } => {

@@ -49,6 +49,40 @@ pub mod __private {
         }
     }
 
+    /// Undoes the stores recorded on `undo` after position `mark`, newest
+    /// first, so `array` is as it was when `mark` was taken.
+    #[inline]
+    pub fn undo_to(array: &mut [f64], undo: &mut ::std::vec::Vec<(usize, f64)>, mark: usize) {
+        while undo.len() > mark {
+            if let Some((index, old)) = undo.pop() {
+                array[index] = old;
+            }
+        }
+    }
+
+    /// A zeroed buffer shaped like `array`: the adjoint of a local array.
+    #[inline]
+    pub fn zeros_like<A: ZerosLike>(array: &A) -> A {
+        array.zeros_like()
+    }
+
+    /// Float arrays that have a zeroed twin.
+    pub trait ZerosLike {
+        fn zeros_like(&self) -> Self;
+    }
+
+    impl<const N: usize> ZerosLike for [f64; N] {
+        fn zeros_like(&self) -> Self {
+            [0.0; N]
+        }
+    }
+
+    impl ZerosLike for ::std::vec::Vec<f64> {
+        fn zeros_like(&self) -> Self {
+            ::std::vec![0.0; self.len()]
+        }
+    }
+
     /// Panics unless the adjoint buffer `adjoint` has the length of the
     /// parameter `param` it belongs to.
     #[inline]

@@ -448,7 +448,8 @@ impl Lowerer<'_> {
             Value::Array(array) => {
                 let ident = self.vars[array].ident.clone();
                 let mut uses = idx_uses;
-                let active = matches!(self.vars[array].origin, Origin::Param { active: true, .. });
+                let origin = self.vars[array].origin;
+                let active = matches!(origin, Origin::Param { active: true, .. } | Origin::Local);
                 if !active {
                     uses.push(array);
                     return Value::Const(ConstValue {
@@ -457,9 +458,13 @@ impl Lowerer<'_> {
                         uses,
                     });
                 }
+                // Parameters never change: a second read is the first one.
                 let key = (array, idx.to_string());
-                if let Some(id) = self.loads.iter().rev().find_map(|l| l.get(&key)) {
-                    return Value::Var(*id);
+                let cacheable = origin != Origin::Local;
+                if cacheable {
+                    if let Some(id) = self.loads.iter().rev().find_map(|l| l.get(&key)) {
+                        return Value::Var(*id);
+                    }
                 }
                 let temp = self.new_temp(Kind::Float);
                 self.stmts.push(Stmt::Let {
@@ -470,7 +475,9 @@ impl Lowerer<'_> {
                         index: ir::Const { tokens: idx, uses },
                     }),
                 });
-                self.loads.last_mut().expect("never empty").insert(key, temp);
+                if cacheable {
+                    self.loads.last_mut().expect("never empty").insert(key, temp);
+                }
                 Value::Var(temp)
             }
             Value::Const(c) => {

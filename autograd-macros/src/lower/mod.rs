@@ -16,7 +16,8 @@ mod syntax;
 
 use crate::ctxt::Ctxt;
 use crate::ir::{
-    Block, Carried, Const, Func, Header, Jump, Kind, Loop, Operand, Origin, Rhs, Stmt, Var, VarId,
+    ArrayInit, Block, Carried, Const, Func, Header, Jump, Kind, Loop, Operand, Origin, Rhs, Stmt,
+    Var, VarId,
 };
 use crate::signature::{is_f64, ParamClass, Signature};
 use proc_macro2::{Span, TokenStream};
@@ -482,9 +483,34 @@ impl<'a> Lowerer<'a> {
             Pat::Type(pat_type) => (&*pat_type.pat, Some(&*pat_type.ty)),
             pat => (pat, None),
         };
+        let supported_pattern = match pat {
+            Pat::Ident(p) => p.by_ref.is_none() && p.subpat.is_none(),
+            Pat::Wild(_) => true,
+            _ => false,
+        };
+        if !supported_pattern {
+            self.cx.error_spanned_by(
+                pat,
+                "destructuring `let` is not supported by `#[differentiable]`; bind each \
+                 value with its own `let`",
+            );
+            return;
+        }
+        if let (Pat::Ident(p), Some(init)) = (pat, &local.init) {
+            if let Some(array) = self.array_constructor(&init.expr) {
+                let id = self.new_local(&p.ident, Kind::FloatArray);
+                self.stmts.push(Stmt::Let {
+                    var: id,
+                    ty: None,
+                    init: Some(Rhs::Array(array)),
+                });
+                self.bind(&p.ident, id);
+                return;
+            }
+        }
         let value = local.init.as_ref().map(|init| self.lower_expr(&init.expr));
         let name = match pat {
-            Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => p.ident.clone(),
+            Pat::Ident(p) => p.ident.clone(),
             Pat::Wild(_) => {
                 // `let _ = expr;`: evaluated for its effects, if any.
                 if let Some(expr::Value::Const(c)) = value {
@@ -496,14 +522,7 @@ impl<'a> Lowerer<'a> {
                 }
                 return;
             }
-            other => {
-                self.cx.error_spanned_by(
-                    other,
-                    "destructuring `let` is not supported by `#[differentiable]`; bind \
-                     each value with its own `let`",
-                );
-                return;
-            }
+            _ => return,
         };
         let declared_kind = ty.map(|ty| if is_f64(ty) { Kind::Float } else { Kind::Other });
         let ty_tokens = ty.map(ToTokens::to_token_stream);
@@ -515,8 +534,21 @@ impl<'a> Lowerer<'a> {
                 self.uninit.insert(id);
                 self.bind(&name, id);
             }
+            Some(expr::Value::Array(array)) if self.vars[array].origin == Origin::Local => {
+                // `let b = a;` of a local array: a copy (`a` may change later).
+                let id = self.new_local(&name, Kind::FloatArray);
+                self.stmts.push(Stmt::Let {
+                    var: id,
+                    ty: None,
+                    init: Some(Rhs::Array(ArrayInit::Copy {
+                        source: array,
+                        vec: false,
+                    })),
+                });
+                self.bind(&name, id);
+            }
             Some(expr::Value::Array(array)) => {
-                // `let v = w;`: another name for the same array.
+                // `let v = w;` of a parameter: another name for the same array.
                 self.bind(&name, array);
             }
             Some(expr::Value::Var(source)) if declared_kind != Some(Kind::Other) => {
@@ -618,12 +650,8 @@ impl<'a> Lowerer<'a> {
         }
         let name = match target_expr {
             Expr::Path(path) if path.qself.is_none() => path.path.get_ident().cloned(),
-            Expr::Index(_) => {
-                self.cx.error_spanned_by(
-                    place,
-                    "assigning to an array element is not supported by `#[differentiable]` \
-                     yet; compute the value in a local",
-                );
+            Expr::Index(index) => {
+                self.lower_store(index, op, rhs);
                 return;
             }
             _ => None,
@@ -721,6 +749,150 @@ impl<'a> Lowerer<'a> {
         });
         self.uninit.remove(&target);
         self.rebind(&key, id);
+    }
+
+    /// `a[i] = v` or `a[i] op= v` into a local float array.
+    fn lower_store(&mut self, place: &syn::ExprIndex, op: Option<&syn::BinOp>, rhs: &Expr) {
+        let array = match &*place.expr {
+            Expr::Path(path) => path
+                .path
+                .get_ident()
+                .and_then(|ident| self.lookup(&ident.to_string())),
+            _ => None,
+        };
+        let Some(array) = array.filter(|a| self.vars[*a].kind == Kind::FloatArray) else {
+            self.cx.error_spanned_by(
+                &place.expr,
+                "`#[differentiable]` can only assign to elements of a local float array \
+                 (`let mut a = [0.0; N];`, `vec![0.0; n]`, `x.to_vec()`)",
+            );
+            return;
+        };
+        if self.vars[array].origin != Origin::Local {
+            let name = &self.vars[array].ident;
+            self.cx.error_spanned_by(
+                &place.expr,
+                format!(
+                    "`{name}` is a parameter, which `#[differentiable]` treats as read-only; \
+                     copy it into a local first: `let mut {name} = {name}.to_vec();`"
+                ),
+            );
+            return;
+        }
+        let (index_tokens, uses) = self.non_differentiated_tokens(&place.index);
+        let index = Const {
+            tokens: index_tokens,
+            uses,
+        };
+        let value = self.lower_expr(rhs);
+        let value = match op {
+            None => self.operand(value, rhs.span()),
+            Some(op) => {
+                let Some(prim) = expr::compound_prim(op) else {
+                    self.cx.error_spanned_by(
+                        op,
+                        "only `+=`, `-=`, `*=` and `/=` are supported on array elements",
+                    );
+                    return;
+                };
+                let old = self.new_temp(Kind::Float);
+                self.stmts.push(Stmt::Let {
+                    var: old,
+                    ty: None,
+                    init: Some(Rhs::Load {
+                        array,
+                        index: index.clone(),
+                    }),
+                });
+                let new = self.operand(value, rhs.span());
+                let sum = self.new_temp(Kind::Float);
+                self.stmts.push(Stmt::Let {
+                    var: sum,
+                    ty: None,
+                    init: Some(Rhs::Prim {
+                        prim,
+                        args: vec![Operand::Var(old), new],
+                        syntax: crate::ir::Syntax::Operator,
+                    }),
+                });
+                Operand::Var(sum)
+            }
+        };
+        self.stmts.push(Stmt::Store {
+            array,
+            index,
+            value,
+        });
+    }
+
+    /// A new local float array: `[v; n]`, `[a, b]`, `vec![..]`, `x.to_vec()`.
+    /// `None` for anything else (including arrays of integers, which stay
+    /// constants).
+    fn array_constructor(&mut self, init: &Expr) -> Option<ArrayInit> {
+        let (literal, vec) = match init {
+            Expr::Repeat(_) | Expr::Array(_) => (init.clone(), false),
+            Expr::Macro(m) if m.mac.path.is_ident("vec") => {
+                let tokens = &m.mac.tokens;
+                (syn::parse2::<Expr>(quote!([#tokens])).ok()?, true)
+            }
+            Expr::MethodCall(call) if call.method == "to_vec" && call.args.is_empty() => {
+                if let Expr::Path(path) = &*call.receiver {
+                    let source = path.path.get_ident().and_then(|i| self.lookup(&i.to_string()))?;
+                    if self.vars[source].kind == Kind::FloatArray {
+                        return Some(ArrayInit::Copy { source, vec: true });
+                    }
+                }
+                return None;
+            }
+            _ => return None,
+        };
+        match literal {
+            Expr::Repeat(repeat) => {
+                let value = self.lower_expr(&repeat.expr);
+                let expr::Value::Const(value) = value else {
+                    self.cx.error_spanned_by(
+                        &repeat.expr,
+                        "fill a new array with a constant (`[0.0; n]`), then assign its \
+                         elements",
+                    );
+                    return Some(ArrayInit::Fill {
+                        value: Const {
+                            tokens: quote!(0.0),
+                            uses: Vec::new(),
+                        },
+                        len: quote!(0),
+                        vec,
+                    });
+                };
+                if !value.is_float {
+                    return None;
+                }
+                let (len, _) = self.non_differentiated_tokens(&repeat.len);
+                Some(ArrayInit::Fill {
+                    value: value.into_ir(),
+                    len,
+                    vec,
+                })
+            }
+            Expr::Array(array) => {
+                let values: Vec<expr::Value> = array.elems.iter().map(|e| self.lower_expr(e)).collect();
+                let any_float = values.iter().any(|v| match v {
+                    expr::Value::Var(_) => true,
+                    expr::Value::Const(c) => c.is_float,
+                    expr::Value::Array(_) => false,
+                });
+                if !any_float {
+                    return None;
+                }
+                let items = values
+                    .into_iter()
+                    .zip(array.elems.iter())
+                    .map(|(v, e)| self.operand(v, e.span()))
+                    .collect();
+                Some(ArrayInit::List { items, vec })
+            }
+            _ => None,
+        }
     }
 
     fn lower_statement_macro(&mut self, mac: &syn::Macro, tokens: TokenStream) {

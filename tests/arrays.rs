@@ -1,0 +1,137 @@
+//! Local buffers: construction, element reads and writes (also inside
+//! loops and branches), against finite differences and exact values.
+
+#![allow(clippy::needless_range_loop)]
+
+mod common;
+
+use autograd::differentiable;
+use common::assert_gradient;
+
+#[differentiable]
+fn literal_arrays(x: f64, y: f64) -> f64 {
+    let a = [x, y * 2.0, 3.0];
+    let v = vec![x * y, 1.0];
+    a[0] * a[1] + a[2] * v[0] - v[1] * (a.len() as f64)
+}
+
+#[test]
+fn array_and_vec_literals() {
+    let (value, (dx, dy)) = literal_arrays_grad(2.0, 3.0);
+    assert_eq!(value, literal_arrays(2.0, 3.0));
+    // 2x y + 3 x y - 3
+    assert_eq!((value, dx, dy), (27.0, 15.0, 10.0));
+}
+
+#[differentiable]
+fn filled_buffers(x: &[f64], n: usize) -> f64 {
+    let mut squares = [0.0; 4];
+    let mut sums = vec![0.0; n];
+    for i in 0..4 {
+        squares[i] = x[i] * x[i];
+    }
+    for i in 0..n {
+        sums[i] = squares[i % 4] + x[(i + 1) % 4];
+        sums[i] *= 0.5;
+    }
+    let mut total = 0.0;
+    for i in 0..n {
+        total += sums[i] * sums[i];
+    }
+    total
+}
+
+#[test]
+fn fill_then_write_then_read() {
+    let x = [0.5, -1.5, 2.0, 0.25];
+    let (value, dx) = filled_buffers_grad(&x, 6);
+    assert_eq!(value, filled_buffers(&x, 6));
+    assert_gradient(|v| filled_buffers(v, 6), &x, &dx);
+}
+
+#[differentiable]
+fn cumulative(x: &[f64]) -> f64 {
+    let mut a = x.to_vec();
+    for i in 1..a.len() {
+        a[i] += a[i - 1] * a[i];
+    }
+    a[a.len() - 1]
+}
+
+#[test]
+fn cumulative_recurrence_overwrites_in_place() {
+    for x in [vec![0.5, 1.5, -0.5, 2.0], vec![1.1, 0.9, 1.2, 0.7, 1.3, -0.4]] {
+        let (value, dx) = cumulative_grad(&x);
+        assert_eq!(value, cumulative(&x));
+        assert_gradient(cumulative, &x, &dx);
+    }
+}
+
+#[differentiable]
+fn writes_in_branches(x: &[f64]) -> f64 {
+    let mut b = [0.0; 3];
+    for i in 0..3 {
+        if x[i] > 0.0 {
+            b[i] = x[i].sqrt();
+        } else {
+            b[i] = -x[i] * x[i];
+        }
+        if i > 0 {
+            b[i] += b[i - 1] * 0.5;
+        }
+    }
+    b[0] * b[1] + b[2]
+}
+
+#[test]
+fn element_writes_under_branches() {
+    for x in [[0.5, 2.0, 1.5], [-1.0, 0.3, -2.0], [1.2, -0.7, 0.9]] {
+        let (value, dx) = writes_in_branches_grad(&x);
+        assert_eq!(value, writes_in_branches(&x));
+        assert_gradient(writes_in_branches, &x, &dx);
+    }
+}
+
+#[differentiable(wrt(w))]
+fn buffer_per_iteration(w: &[f64], data: &[f64]) -> f64 {
+    // A tiny two-layer net per sample: hidden buffer declared in the loop.
+    let mut loss = 0.0;
+    for n in 0..data.len() {
+        let mut h = [0.0; 3];
+        for j in 0..3 {
+            let s = w[j] * data[n] + w[3 + j];
+            h[j] = s.max(0.0);
+        }
+        let mut out = w[9];
+        for j in 0..3 {
+            out += w[6 + j] * h[j];
+        }
+        loss += (out - 1.0) * (out - 1.0);
+    }
+    loss
+}
+
+#[test]
+fn hidden_buffers_inside_loops() {
+    let w = [0.5, -0.3, 0.8, 0.1, 0.2, -0.1, 1.0, -0.5, 0.7, 0.05];
+    let data = [0.3, -1.0, 2.0, 0.7];
+    let (value, dw) = buffer_per_iteration_grad(&w, &data);
+    assert_eq!(value, buffer_per_iteration(&w, &data));
+    assert_gradient(|v| buffer_per_iteration(v, &data), &w, &dw);
+}
+
+#[differentiable]
+fn local_copy(x: [f64; 3]) -> f64 {
+    let mut a = [x[0], x[1], x[2]];
+    let b = a;
+    a[0] = a[1] * a[2];
+    b[0] * a[0] + b[1]
+}
+
+#[test]
+fn a_copy_does_not_see_later_writes() {
+    let (value, dx) = local_copy_grad([2.0, 3.0, 4.0]);
+    // b = (2, 3, 4); a[0] = 12: value 2·12 + 3 = 27
+    assert_eq!(value, 27.0);
+    assert_eq!(dx, [12.0, 1.0 + 8.0, 6.0]);
+}
