@@ -11,7 +11,7 @@
 //! All three are flow-insensitive fixed points over the SSA variables, so
 //! loops need no special treatment.
 
-use crate::ir::{ArrayInit, Block, Func, Header, Kind, Operand, Origin, Rhs, Stmt, VarId};
+use crate::ir::{Block, CallArg, Callee, Func, Header, Kind, Operand, Origin, Rhs, Stmt, VarId};
 use crate::prim::Reads;
 
 /// The result of the analyses, indexed by [`VarId`].
@@ -77,8 +77,10 @@ pub fn analyze(func: &Func) -> Activity {
             let now = match defs[id] {
                 Some(Rhs::Prim { prim, .. }) if prim.zero_derivative => false,
                 Some(Rhs::Load { array, .. }) => varied[*array],
-                Some(Rhs::Array(ArrayInit::Copy { source, .. })) => varied[*source],
-                Some(rhs) => rhs.operands().iter().any(|op| is_var_varied(op, &varied)),
+                Some(rhs) => {
+                    rhs.operands().into_iter().any(|op| is_var_varied(op, &varied))
+                        || rhs.arrays().into_iter().any(|a| varied[a])
+                }
                 None => false,
             };
             if now {
@@ -116,12 +118,14 @@ pub fn analyze(func: &Func) -> Activity {
             }
             match defs[id] {
                 Some(Rhs::Load { array, .. }) => mark(*array, &mut useful),
-                Some(Rhs::Array(ArrayInit::Copy { source, .. })) => mark(*source, &mut useful),
                 Some(rhs) => {
                     for op in rhs.operands() {
                         if let Operand::Var(v) = op {
                             mark(*v, &mut useful);
                         }
+                    }
+                    for array in rhs.arrays() {
+                        mark(array, &mut useful);
                     }
                 }
                 None => {}
@@ -172,6 +176,7 @@ fn needed(func: &Func, defs: &[Option<&Rhs>], activity: &Activity) -> Vec<bool> 
             let mut reads = Vec::new();
             match defs[id] {
                 Some(Rhs::Load { index, .. }) => reads.extend(index.uses.iter().copied()),
+                Some(Rhs::Call { callee, args }) => reads.extend(call_reads(callee, args)),
                 Some(rhs) => {
                     for op in rhs.operands() {
                         match op {
@@ -204,6 +209,10 @@ fn seed(block: &Block, activity: &Activity, needed: &mut Vec<bool>, mark_op: &dy
             ..
         } => match rhs {
             Rhs::Load { index, .. } => index.uses.iter().for_each(|u| needed[*u] = true),
+            // The callee's adjoint reads every argument again.
+            Rhs::Call { callee, args } if activity.needs_adjoint(*var) => {
+                call_reads(callee, args).into_iter().for_each(|u| needed[u] = true)
+            }
             Rhs::Prim { prim, args, .. } if activity.needs_adjoint(*var) => {
                 for op in args {
                     if let Operand::Const(c) = op {
@@ -240,4 +249,25 @@ fn seed(block: &Block, activity: &Activity, needed: &mut Vec<bool>, mark_op: &dy
         }
         _ => {}
     });
+}
+
+/// The variables a call reads: its arguments (and the receiver).
+fn call_reads(callee: &Callee, args: &[CallArg]) -> Vec<VarId> {
+    let mut reads = Vec::new();
+    if let Callee::Method { receiver, .. } = callee {
+        reads.extend(receiver.uses.iter().copied());
+    }
+    for arg in args {
+        match arg {
+            CallArg::Float(Operand::Var(v)) => reads.push(*v),
+            CallArg::Float(Operand::Const(c)) | CallArg::Const(c) => reads.extend(c.uses.iter().copied()),
+            CallArg::Array { array, range, .. } => {
+                reads.push(*array);
+                if let Some(range) = range {
+                    reads.extend(range.uses.iter().copied());
+                }
+            }
+        }
+    }
+    reads
 }

@@ -18,7 +18,8 @@
 
 use crate::activity::Activity;
 use crate::ir::{
-    ArrayInit, Block, Func, Header, Jump, Kind, Operand, Origin, Rhs, Stmt, Syntax, VarId,
+    ArrayInit, Block, CallArg, Callee, Func, Header, Jump, Kind, Operand, Origin, Rhs, Stmt,
+    Syntax, VarId,
 };
 use crate::prim::{self, Arity};
 use crate::signature::{ParamClass, Signature};
@@ -613,6 +614,16 @@ impl<'a> Body<'a> {
                     quote!(#source.clone())
                 }
             }
+            Rhs::Call { callee, args } => {
+                let args = args.iter().map(|a| self.call_arg(a));
+                match callee {
+                    Callee::Path { path, .. } => quote!(#path(#(#args),*)),
+                    Callee::Method { receiver, method } => {
+                        let receiver = &receiver.tokens;
+                        quote!(#receiver.#method(#(#args),*))
+                    }
+                }
+            }
             Rhs::Load { array, index } => {
                 let (array, index) = (self.ident(*array), &index.tokens);
                 quote!(#array[#index])
@@ -823,6 +834,58 @@ impl<'a> Body<'a> {
         })
     }
 
+    /// An argument of a call, as the user wrote it.
+    fn call_arg(&self, arg: &CallArg) -> TokenStream {
+        match arg {
+            CallArg::Float(op) => self.operand(op),
+            CallArg::Array { tokens, .. } => tokens.clone(),
+            CallArg::Const(c) => c.tokens.clone(),
+        }
+    }
+
+    /// The reverse of `var = callee(args)`: the callee's adjoint, with a
+    /// `d_` slot for every argument that varies.
+    fn reverse_call(&mut self, out: &mut Vec<TokenStream>, var: VarId, callee: &Callee, args: &[CallArg]) {
+        let d_var = self.adjoint(var);
+        let mut slots = Vec::new();
+        for arg in args {
+            match arg {
+                CallArg::Float(Operand::Var(v)) if self.activity.needs_adjoint(*v) => {
+                    if self.declared.insert(*v) {
+                        let adjoint = self.adjoint(*v);
+                        out.push(quote!(let mut #adjoint: f64 = 0.0;));
+                    }
+                    let adjoint = self.adjoint(*v);
+                    slots.push(quote!(&mut #adjoint));
+                }
+                CallArg::Array { array, range, .. } if self.activity.needs_adjoint(*array) => {
+                    let buffer = self.array_adjoint(*array);
+                    let is_param = matches!(self.func.vars[*array].origin, Origin::Param { .. });
+                    slots.push(match (range, is_param) {
+                        (Some(range), _) => {
+                            let range = &range.tokens;
+                            quote!(&mut #buffer[#range])
+                        }
+                        (None, true) => quote!(&mut *#buffer),
+                        (None, false) => quote!(&mut #buffer),
+                    });
+                }
+                _ => {}
+            }
+        }
+        let call_args = args.iter().map(|a| self.call_arg(a));
+        out.push(match callee {
+            Callee::Path { adjoint, .. } => {
+                quote!(#adjoint(#(#call_args,)* #d_var, #(#slots),*);)
+            }
+            Callee::Method { receiver, method } => {
+                let receiver = &receiver.tokens;
+                let adjoint = format_ident!("{}_adjoint", method, span = method.span());
+                quote!(#receiver.#adjoint(#(#call_args,)* #d_var, #(#slots),*);)
+            }
+        });
+    }
+
     /// The adjoint buffer of a float array: the caller's `d_<p>` for a
     /// parameter, `__ad_d_<a>` for a local.
     fn array_adjoint(&self, array: VarId) -> Ident {
@@ -857,6 +920,7 @@ impl<'a> Body<'a> {
                 let index = &index.tokens;
                 out.push(quote!(#buffer[#index] += #d_var;));
             }
+            Rhs::Call { callee, args } => self.reverse_call(out, var, callee, args),
             Rhs::Array(ArrayInit::Fill { .. }) => {}
             Rhs::Array(ArrayInit::List { items, .. }) => {
                 for (j, item) in items.iter().enumerate() {
@@ -934,6 +998,9 @@ fn scan(
                         if let Operand::Var(v) = op {
                             uses.push((*v, id));
                         }
+                    }
+                    for array in rhs.arrays() {
+                        uses.push((array, id));
                     }
                 }
             }

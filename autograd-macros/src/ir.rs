@@ -161,6 +161,34 @@ pub enum Rhs {
     Load { array: VarId, index: Const },
     /// A new local float array (`let mut a = ..`).
     Array(ArrayInit),
+    /// A call of another differentiable function; its reverse calls the
+    /// callee's `_adjoint`.
+    Call { callee: Callee, args: Vec<CallArg> },
+}
+
+/// Who is called.
+pub enum Callee {
+    /// `g(..)`, `path::to::g(..)`, `Self::g(..)`; `adjoint` is the same
+    /// path ending in `g_adjoint`, spanned on the call.
+    Path { path: TokenStream, adjoint: TokenStream },
+    /// `receiver.g(..)` with a constant receiver (`self.g(x)`).
+    Method { receiver: Const, method: Ident },
+}
+
+/// One argument of a [`Rhs::Call`].
+pub enum CallArg {
+    /// A float value.
+    Float(Operand),
+    /// A float array or a subslice of one: `w`, `&w`, `&w[a..b]`.
+    Array {
+        array: VarId,
+        /// The argument as written (names rewritten).
+        tokens: TokenStream,
+        /// `a..b` of a subslice.
+        range: Option<Const>,
+    },
+    /// Anything else (integers, your own types).
+    Const(Const),
 }
 
 /// How a local float array starts.
@@ -203,13 +231,35 @@ pub enum Operand {
 }
 
 impl Rhs {
-    /// The operands an adjoint may flow into.
-    pub fn operands(&self) -> &[Operand] {
+    /// The scalar operands an adjoint may flow into.
+    pub fn operands(&self) -> Vec<&Operand> {
         match self {
-            Rhs::Use(op) => std::slice::from_ref(op),
-            Rhs::Prim { args, .. } => args,
-            Rhs::Array(ArrayInit::List { items, .. }) => items,
-            Rhs::Load { .. } | Rhs::Array(_) => &[],
+            Rhs::Use(op) => vec![op],
+            Rhs::Prim { args, .. } => args.iter().collect(),
+            Rhs::Array(ArrayInit::List { items, .. }) => items.iter().collect(),
+            Rhs::Call { args, .. } => args
+                .iter()
+                .filter_map(|a| match a {
+                    CallArg::Float(op) => Some(op),
+                    _ => None,
+                })
+                .collect(),
+            Rhs::Load { .. } | Rhs::Array(_) => Vec::new(),
+        }
+    }
+
+    /// The arrays an adjoint may flow into (besides `Load`'s).
+    pub fn arrays(&self) -> Vec<VarId> {
+        match self {
+            Rhs::Array(ArrayInit::Copy { source, .. }) => vec![*source],
+            Rhs::Call { args, .. } => args
+                .iter()
+                .filter_map(|a| match a {
+                    CallArg::Array { array, .. } => Some(*array),
+                    _ => None,
+                })
+                .collect(),
+            _ => Vec::new(),
         }
     }
 }
@@ -272,6 +322,23 @@ impl Func {
                         }
                         Some(Rhs::Array(ArrayInit::Copy { source, .. })) => {
                             format!(" = copy({})", name(*source))
+                        }
+                        Some(Rhs::Call { callee, args }) => {
+                            let callee = match callee {
+                                Callee::Path { path, .. } => path.to_string(),
+                                Callee::Method { receiver, method } => {
+                                    format!("{}.{method}", receiver.tokens)
+                                }
+                            };
+                            let args: Vec<String> = args
+                                .iter()
+                                .map(|a| match a {
+                                    CallArg::Float(op) => operand(op),
+                                    CallArg::Array { tokens, .. } => format!("array({tokens})"),
+                                    CallArg::Const(c) => format!("const({})", c.tokens),
+                                })
+                                .collect();
+                            format!(" = call {callee}({})", args.join(", "))
                         }
                     };
                     out.push_str(&format!("{pad}{keyword} {}{rhs}\n", name(*var)));

@@ -3,7 +3,7 @@
 //! is kept as Rust tokens with local names rewritten.
 
 use super::{Lowerer, Sink};
-use crate::ir::{self, Kind, Operand, Origin, Rhs, Stmt, Syntax, VarId};
+use crate::ir::{self, CallArg, Callee, Kind, Operand, Origin, Rhs, Stmt, Syntax, VarId};
 use crate::prim::{self, Arity, Prim};
 use crate::signature::is_f64;
 use proc_macro2::{Span, TokenStream, TokenTree};
@@ -255,6 +255,20 @@ impl Lowerer<'_> {
             values.extend(call.args.iter().map(|arg| self.lower_expr(arg)));
             return self.lower_prim(prim, values, &call.args, call, Syntax::Method);
         }
+        if let Value::Const(recv) = &receiver {
+            // `self.g(x)`: a differentiable method, if an argument is varied.
+            let args = self.call_args(&call.args);
+            if args.iter().any(|a| !matches!(a, CallArg::Const(_))) && call.turbofish.is_none() {
+                let callee = Callee::Method {
+                    receiver: ir::Const {
+                        tokens: parenthesize(recv.tokens.clone()),
+                        uses: recv.uses.clone(),
+                    },
+                    method: call.method.clone(),
+                };
+                return self.apply_call(callee, args);
+            }
+        }
         match receiver {
             Value::Const(recv) => {
                 let args = self.const_args(&call.args, call);
@@ -402,6 +416,20 @@ impl Lowerer<'_> {
                 return Value::Const(placeholder());
             }
         }
+        if let Expr::Path(func) = strip_parens(&call.func) {
+            if func.qself.is_none() && self.lookup_call_target(&func.path).is_none() {
+                let args = self.call_args(&call.args);
+                if args.iter().any(|a| !matches!(a, CallArg::Const(_))) {
+                    let adjoint = adjoint_path(&func.path);
+                    let callee = Callee::Path {
+                        path: func.path.to_token_stream(),
+                        adjoint,
+                    };
+                    return self.apply_call(callee, args);
+                }
+                return self.const_call(call.func.to_token_stream(), args);
+            }
+        }
         let args = self.const_args(&call.args, call);
         let func = &call.func;
         let refs: Vec<&ConstValue> = args.iter().collect();
@@ -409,6 +437,89 @@ impl Lowerer<'_> {
         let args = args.iter().map(|a| &a.tokens);
         Value::Const(ConstValue {
             tokens: quote!(#func(#(#args),*)),
+            is_float: false,
+            uses,
+        })
+    }
+
+    /// A local variable (a closure, say) being called is not a function
+    /// with an adjoint.
+    fn lookup_call_target(&self, path: &syn::Path) -> Option<VarId> {
+        path.get_ident().and_then(|i| self.lookup(&i.to_string()))
+    }
+
+    /// The arguments of a call that may be differentiated.
+    fn call_args(&mut self, args: &syn::punctuated::Punctuated<Expr, syn::Token![,]>) -> Vec<CallArg> {
+        let mut out = Vec::new();
+        for arg in args {
+            // `&w[a..b]`: a subslice of a float array.
+            if let Expr::Reference(r) = strip_parens(arg) {
+                if let Expr::Index(index) = strip_parens(&r.expr) {
+                    if let Expr::Range(_) = strip_parens(&index.index) {
+                        if let Value::Array(array) = self.lower_expr(&index.expr) {
+                            let (range, uses) = self.non_differentiated_tokens(&index.index);
+                            let (tokens, _) = self.non_differentiated_tokens(arg);
+                            out.push(CallArg::Array {
+                                array,
+                                tokens,
+                                range: Some(ir::Const { tokens: range, uses }),
+                            });
+                            continue;
+                        }
+                    }
+                }
+                if let Value::Array(array) = self.lower_expr(&r.expr) {
+                    let (tokens, _) = self.non_differentiated_tokens(arg);
+                    out.push(CallArg::Array {
+                        array,
+                        tokens,
+                        range: None,
+                    });
+                    continue;
+                }
+            }
+            match self.lower_expr(arg) {
+                Value::Array(array) => {
+                    let (tokens, _) = self.non_differentiated_tokens(arg);
+                    out.push(CallArg::Array {
+                        array,
+                        tokens,
+                        range: None,
+                    });
+                }
+                Value::Var(v) => out.push(CallArg::Float(Operand::Var(v))),
+                Value::Const(c) => out.push(CallArg::Const(c.into_ir())),
+            }
+        }
+        out
+    }
+
+    /// `temp = callee(args)`.
+    fn apply_call(&mut self, callee: Callee, args: Vec<CallArg>) -> Value {
+        let temp = self.new_temp(Kind::Float);
+        self.stmts.push(Stmt::Let {
+            var: temp,
+            ty: None,
+            init: Some(Rhs::Call { callee, args }),
+        });
+        Value::Var(temp)
+    }
+
+    /// A call with only constant arguments: a constant.
+    fn const_call(&mut self, func: TokenStream, args: Vec<CallArg>) -> Value {
+        let mut uses = Vec::new();
+        let tokens: Vec<TokenStream> = args
+            .into_iter()
+            .map(|a| match a {
+                CallArg::Const(c) => {
+                    uses.extend(c.uses);
+                    c.tokens
+                }
+                _ => quote!(0.0),
+            })
+            .collect();
+        Value::Const(ConstValue {
+            tokens: quote!(#func(#(#tokens),*)),
             is_float: false,
             uses,
         })
@@ -742,6 +853,18 @@ fn strip_parens(expr: &Expr) -> &Expr {
         Expr::Group(inner) => strip_parens(&inner.expr),
         other => other,
     }
+}
+
+/// `path::to::g` → `path::to::g_adjoint`, spanned on `g` so that a missing
+/// adjoint is reported at the call.
+fn adjoint_path(path: &syn::Path) -> TokenStream {
+    let mut path = path.clone();
+    if let Some(last) = path.segments.last_mut() {
+        let name = last.ident.to_string();
+        let name = name.trim_start_matches("r#");
+        last.ident = Ident::new(&format!("{name}_adjoint"), last.ident.span());
+    }
+    path.to_token_stream()
 }
 
 /// `f64::name`, `std::f64::name`, `core::primitive::f64::name`.

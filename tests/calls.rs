@@ -1,0 +1,164 @@
+//! Calls between differentiable functions, and hand-written adjoints as
+//! custom derivatives.
+
+mod common;
+
+use autograd::differentiable;
+use common::assert_gradient;
+
+#[differentiable]
+fn square(x: f64) -> f64 {
+    x * x
+}
+
+#[differentiable]
+fn sum_of_squares(xs: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for &v in xs {
+        s += square(v);
+    }
+    s
+}
+
+#[test]
+fn helper_called_in_a_loop() {
+    let (value, d) = sum_of_squares_grad(&[1.0, -2.0, 3.0]);
+    assert_eq!(value, 14.0);
+    assert_eq!(d, vec![2.0, -4.0, 6.0]);
+}
+
+mod geometry {
+    use autograd::differentiable;
+
+    #[differentiable]
+    pub fn norm(v: &[f64]) -> f64 {
+        let mut s = 0.0;
+        for x in v {
+            s += x * x;
+        }
+        s.sqrt()
+    }
+}
+
+#[differentiable]
+fn distance_ratio(p: &[f64]) -> f64 {
+    // Subslices of an active slice: their adjoints are subslices of d_p.
+    geometry::norm(&p[0..2]) / geometry::norm(&p[2..4])
+}
+
+#[test]
+fn calls_across_modules_with_subslices() {
+    let p = [3.0, 4.0, 1.0, 1.0];
+    let (value, d) = distance_ratio_grad(&p);
+    assert_eq!(value, distance_ratio(&p));
+    assert_gradient(distance_ratio, &p, &d);
+}
+
+#[differentiable]
+fn power(x: f64, n: u32) -> f64 {
+    if n == 0 {
+        1.0
+    } else {
+        x * power(x, n - 1)
+    }
+}
+
+#[test]
+fn recursion() {
+    let (value, d) = power_grad(1.5, 5);
+    assert_eq!(value, 1.5_f64.powi(5));
+    assert!((d - 5.0 * 1.5_f64.powi(4)).abs() < 1e-12);
+}
+
+/// A function the macro cannot see into, with a hand-written adjoint: the
+/// custom-derivative mechanism. Here a numerically stable softplus.
+fn softplus(x: f64) -> f64 {
+    if x > 30.0 {
+        x
+    } else {
+        x.exp().ln_1p()
+    }
+}
+
+fn softplus_adjoint(x: f64, d_out: f64, d_x: &mut f64) -> f64 {
+    *d_x += d_out / (1.0 + (-x).exp());
+    softplus(x)
+}
+
+#[differentiable]
+fn smooth_loss(w: &[f64], target: f64) -> f64 {
+    let mut loss = 0.0;
+    for i in 0..w.len() {
+        loss += softplus(w[i] - target);
+    }
+    loss
+}
+
+#[test]
+fn custom_adjoints() {
+    let w = [0.5, -1.0, 40.0];
+    let (value, d) = smooth_loss_grad(&w, 0.25);
+    assert_eq!(value, smooth_loss(&w, 0.25));
+    for (i, &wi) in w.iter().enumerate() {
+        let expected = 1.0 / (1.0 + (-(wi - 0.25_f64)).exp());
+        assert!((d.0[i] - expected).abs() < 1e-15);
+    }
+    assert!((d.1 + d.0.iter().sum::<f64>()).abs() < 1e-12);
+}
+
+#[differentiable(wrt(w))]
+fn neuron(w: &[f64], x: &[f64]) -> f64 {
+    let mut s = w[0];
+    for i in 0..x.len() {
+        s += w[i + 1] * x[i];
+    }
+    s.tanh()
+}
+
+#[differentiable(wrt(w))]
+fn two_neurons(w: &[f64], x: &[f64]) -> f64 {
+    // The data `x` is constant here, and `neuron` does not differentiate it.
+    let a = neuron(&w[0..3], x);
+    let b = neuron(&w[3..6], x);
+    a * b
+}
+
+#[test]
+fn constant_data_goes_to_wrt_callees() {
+    let w = [0.1, 0.5, -0.3, 0.2, -0.4, 0.6];
+    let x = [1.0, 2.0];
+    let (value, d) = two_neurons_grad(&w, &x);
+    assert_eq!(value, two_neurons(&w, &x));
+    assert_gradient(|v| two_neurons(v, &x), &w, &d);
+}
+
+struct Model {
+    scale: f64,
+}
+
+impl Model {
+    #[differentiable]
+    fn unit(&self, x: f64) -> f64 {
+        self.scale * x.sin()
+    }
+
+    #[differentiable]
+    fn twice(&self, x: f64) -> f64 {
+        self.unit(x) + Self::helper(self.unit(x * 2.0))
+    }
+
+    #[differentiable]
+    fn helper(y: f64) -> f64 {
+        y * y
+    }
+}
+
+#[test]
+fn methods_and_associated_functions_call_each_other() {
+    let model = Model { scale: 1.5 };
+    for &x in &[0.3, -1.2, 2.0] {
+        let (value, d) = model.twice_grad(x);
+        assert_eq!(value, model.twice(x));
+        assert_gradient(|v| model.twice(v[0]), &[x], &[d]);
+    }
+}
