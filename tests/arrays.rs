@@ -1,7 +1,7 @@
 //! Local buffers: construction, element reads and writes (also inside
 //! loops and branches), against finite differences and exact values.
 
-#![allow(clippy::needless_range_loop)]
+#![allow(clippy::needless_range_loop, clippy::useless_vec)]
 
 mod common;
 
@@ -60,7 +60,10 @@ fn cumulative(x: &[f64]) -> f64 {
 
 #[test]
 fn cumulative_recurrence_overwrites_in_place() {
-    for x in [vec![0.5, 1.5, -0.5, 2.0], vec![1.1, 0.9, 1.2, 0.7, 1.3, -0.4]] {
+    for x in [
+        vec![0.5, 1.5, -0.5, 2.0],
+        vec![1.1, 0.9, 1.2, 0.7, 1.3, -0.4],
+    ] {
         let (value, dx) = cumulative_grad(&x);
         assert_eq!(value, cumulative(&x));
         assert_gradient(cumulative, &x, &dx);

@@ -2,7 +2,11 @@
 
 // The functions below are written the way the constructs under test look,
 // not the way clippy would prefer them.
-#![allow(clippy::needless_late_init, clippy::needless_return, clippy::assign_op_pattern)]
+#![allow(
+    clippy::needless_late_init,
+    clippy::needless_return,
+    clippy::assign_op_pattern
+)]
 
 mod common;
 

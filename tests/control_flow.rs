@@ -49,7 +49,13 @@ fn branch_without_else(x: f64) -> f64 {
 
 #[test]
 fn branches_on_every_side() {
-    for &(x, y) in &[(2.0, 0.5), (0.3, -0.7), (-2.0, 1.5), (-2.0, -1.5), (1.5, 3.0)] {
+    for &(x, y) in &[
+        (2.0, 0.5),
+        (0.3, -0.7),
+        (-2.0, 1.5),
+        (-2.0, -1.5),
+        (1.5, 3.0),
+    ] {
         let (value, (dx, dy)) = piecewise_grad(x, y);
         assert_eq!(value, piecewise(x, y));
         assert_gradient(|v| piecewise(v[0], v[1]), &[x, y], &[dx, dy]);
@@ -157,7 +163,10 @@ fn repeated_squaring_is_exact() {
         let power = 2_i32.pow(k);
         assert_eq!(value, repeated_squaring(x, k as usize));
         let exact = f64::from(power) * x.powi(power - 1);
-        assert!((dx - exact).abs() <= 1e-12 * exact.abs(), "k = {k}: {dx} vs {exact}");
+        assert!(
+            (dx - exact).abs() <= 1e-12 * exact.abs(),
+            "k = {k}: {dx} vs {exact}"
+        );
     }
 }
 
@@ -176,7 +185,10 @@ fn newton_iterations_for_the_square_root() {
         let (value, da) = newton_sqrt_grad(a);
         assert!((value - a.sqrt()).abs() <= 1e-12 * a.sqrt());
         let exact = 0.5 / a.sqrt();
-        assert!((da - exact).abs() <= 1e-12 * exact, "a = {a}: {da} vs {exact}");
+        assert!(
+            (da - exact).abs() <= 1e-12 * exact,
+            "a = {a}: {da} vs {exact}"
+        );
     }
 }
 
@@ -204,12 +216,23 @@ fn rosenbrock_gradient_by_hand(x: &[f64]) -> Vec<f64> {
 #[test]
 fn extended_rosenbrock_matches_the_analytic_gradient() {
     for n in [2, 3, 10, 101] {
-        let x: Vec<f64> = (0..n).map(|i| if i % 2 == 0 { -1.2 } else { 1.0 + 0.01 * i as f64 }).collect();
+        let x: Vec<f64> = (0..n)
+            .map(|i| {
+                if i % 2 == 0 {
+                    -1.2
+                } else {
+                    1.0 + 0.01 * i as f64
+                }
+            })
+            .collect();
         let (value, g) = extended_rosenbrock_grad(&x);
         assert_eq!(value, extended_rosenbrock(&x));
         let expected = rosenbrock_gradient_by_hand(&x);
         for (a, b) in g.iter().zip(&expected) {
-            assert!((a - b).abs() <= 1e-12 * b.abs().max(1.0), "n = {n}: {a} vs {b}");
+            assert!(
+                (a - b).abs() <= 1e-12 * b.abs().max(1.0),
+                "n = {n}: {a} vs {b}"
+            );
         }
     }
 }

@@ -50,9 +50,10 @@ pub fn analyze(func: &Func) -> Activity {
             ..
         } => defs[*var] = Some(rhs),
         // For the analyses, a store is an update of the whole array.
-        Stmt::Update { cell, value } | Stmt::Store { array: cell, value, .. } => {
-            updates.push((*cell, value))
-        }
+        Stmt::Update { cell, value }
+        | Stmt::Store {
+            array: cell, value, ..
+        } => updates.push((*cell, value)),
         Stmt::Return {
             value: Operand::Var(v),
             ..
@@ -78,7 +79,9 @@ pub fn analyze(func: &Func) -> Activity {
                 Some(Rhs::Prim { prim, .. }) if prim.zero_derivative => false,
                 Some(Rhs::Load { array, .. }) => varied[*array],
                 Some(rhs) => {
-                    rhs.operands().into_iter().any(|op| is_var_varied(op, &varied))
+                    rhs.operands()
+                        .into_iter()
+                        .any(|op| is_var_varied(op, &varied))
                         || rhs.arrays().into_iter().any(|a| varied[a])
                 }
                 None => false,
@@ -89,7 +92,10 @@ pub fn analyze(func: &Func) -> Activity {
             }
         }
         for (cell, value) in &updates {
-            if !varied[*cell] && func.vars[*cell].kind != Kind::Other && is_var_varied(value, &varied) {
+            if !varied[*cell]
+                && func.vars[*cell].kind != Kind::Other
+                && is_var_varied(value, &varied)
+            {
                 varied[*cell] = true;
                 changed = true;
             }
@@ -201,7 +207,12 @@ fn needed(func: &Func, defs: &[Option<&Rhs>], activity: &Activity) -> Vec<bool> 
     needed
 }
 
-fn seed(block: &Block, activity: &Activity, needed: &mut Vec<bool>, mark_op: &dyn Fn(&Operand, &mut Vec<bool>)) {
+fn seed(
+    block: &Block,
+    activity: &Activity,
+    needed: &mut Vec<bool>,
+    mark_op: &dyn Fn(&Operand, &mut Vec<bool>),
+) {
     block.walk(0, &mut |stmt, _| match stmt {
         Stmt::Let {
             var,
@@ -210,9 +221,9 @@ fn seed(block: &Block, activity: &Activity, needed: &mut Vec<bool>, mark_op: &dy
         } => match rhs {
             Rhs::Load { index, .. } => index.uses.iter().for_each(|u| needed[*u] = true),
             // The callee's adjoint reads every argument again.
-            Rhs::Call { callee, args } if activity.needs_adjoint(*var) => {
-                call_reads(callee, args).into_iter().for_each(|u| needed[u] = true)
-            }
+            Rhs::Call { callee, args } if activity.needs_adjoint(*var) => call_reads(callee, args)
+                .into_iter()
+                .for_each(|u| needed[u] = true),
             Rhs::Prim { prim, args, .. } if activity.needs_adjoint(*var) => {
                 for op in args {
                     if let Operand::Const(c) = op {
@@ -260,7 +271,9 @@ fn call_reads(callee: &Callee, args: &[CallArg]) -> Vec<VarId> {
     for arg in args {
         match arg {
             CallArg::Float(Operand::Var(v)) => reads.push(*v),
-            CallArg::Float(Operand::Const(c)) | CallArg::Const(c) => reads.extend(c.uses.iter().copied()),
+            CallArg::Float(Operand::Const(c)) | CallArg::Const(c) => {
+                reads.extend(c.uses.iter().copied())
+            }
             CallArg::Array { array, range, .. } => {
                 reads.push(*array);
                 if let Some(range) = range {

@@ -22,18 +22,18 @@ impl Parse for Args {
         while !input.is_empty() {
             let key: Ident = input.parse()?;
             if key != WRT {
-                let hint = if looks_like_wrt(&key.to_string()) {
-                    "; did you mean `wrt`?"
-                } else {
-                    ""
-                };
-                return Err(syn::Error::new(
-                    key.span(),
+                let message = if looks_like_wrt(&key.to_string()) {
                     format!(
-                        "unknown `#[differentiable]` argument `{key}`{hint}; \
-                         the only argument is `wrt(param, ...)`"
-                    ),
-                ));
+                        "unknown `#[differentiable]` argument `{key}`: did you mean \
+                         `wrt(..)`? It lists the parameters to differentiate"
+                    )
+                } else {
+                    format!(
+                        "unknown `#[differentiable]` argument `{key}`: the only argument is \
+                         `wrt(param, ...)`, listing the parameters to differentiate"
+                    )
+                };
+                return Err(syn::Error::new(key.span(), message));
             }
             if args.wrt.is_some() {
                 return Err(syn::Error::new(
@@ -94,7 +94,7 @@ mod tests {
     #[test]
     fn misspelt_key_suggests_wrt() {
         let err = parse("wtr(a)").err().unwrap().to_string();
-        assert!(err.contains("did you mean `wrt`"), "{err}");
+        assert!(err.contains("did you mean `wrt(..)`"), "{err}");
         let err = parse("order(2)").err().unwrap().to_string();
         assert!(
             err.contains("unknown `#[differentiable]` argument `order`"),

@@ -34,8 +34,9 @@ impl Ctxt {
         self.errors.borrow_mut().push(err);
     }
 
-    pub fn has_errors(&self) -> bool {
-        !self.errors.borrow().is_empty()
+    /// How many errors have been recorded so far.
+    pub fn error_count(&self) -> usize {
+        self.errors.borrow().len()
     }
 
     /// All recorded errors folded into one, or `Ok` when there were none.

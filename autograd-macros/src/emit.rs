@@ -82,8 +82,9 @@ pub fn adjoint_signature(item: &syn::ItemFn, sig: &Signature) -> TokenStream {
         quote!(#ident: #ty)
     });
     let vis = &item.vis;
+    let (generics, where_clause) = (&item.sig.generics, &item.sig.generics.where_clause);
     quote! {
-        #vis fn #name(#(#inputs,)* d_out: f64, #(#adjoints),*) -> f64
+        #vis fn #name #generics (#(#inputs,)* d_out: f64, #(#adjoints),*) -> f64 #where_clause
     }
 }
 
@@ -93,8 +94,9 @@ pub fn grad_signature(item: &syn::ItemFn, sig: &Signature) -> TokenStream {
     let inputs = item.sig.inputs.iter();
     let gradient = gradient_type(sig);
     let vis = &item.vis;
+    let (generics, where_clause) = (&item.sig.generics, &item.sig.generics.where_clause);
     quote! {
-        #vis fn #name(#(#inputs),*) -> (f64, #gradient)
+        #vis fn #name #generics (#(#inputs),*) -> (f64, #gradient) #where_clause
     }
 }
 
@@ -266,7 +268,13 @@ impl<'a> Body<'a> {
         let mut def_block: HashMap<VarId, usize> = HashMap::new();
         let mut uses: Vec<(VarId, usize)> = Vec::new();
         let mut next_block = 1;
-        scan(&self.func.body, 0, &mut next_block, &mut def_block, &mut uses);
+        scan(
+            &self.func.body,
+            0,
+            &mut next_block,
+            &mut def_block,
+            &mut uses,
+        );
         for (var, block) in uses {
             let defined_in = def_block.get(&var).copied().unwrap_or(0);
             if defined_in != block || self.func.vars[var].is_cell() {
@@ -294,9 +302,12 @@ impl<'a> Body<'a> {
         }
         let mut constructs = Vec::new();
         self.func.body.walk(0, &mut |stmt, _| match stmt {
-            Stmt::If { decision, then_, else_, .. } => {
-                constructs.push((decision.to_string(), vec![then_, else_]))
-            }
+            Stmt::If {
+                decision,
+                then_,
+                else_,
+                ..
+            } => constructs.push((decision.to_string(), vec![then_, else_])),
             Stmt::Loop(l) => constructs.push((format!("loop{}", l.id), vec![&l.body])),
             _ => {}
         });
@@ -313,7 +324,10 @@ impl<'a> Body<'a> {
                     _ => {}
                 });
             }
-            let entry = stores.into_iter().map(|a| (a, declared.contains(&a))).collect();
+            let entry = stores
+                .into_iter()
+                .map(|a| (a, declared.contains(&a)))
+                .collect();
             self.stores_in.insert(key, entry);
         }
         let mut loops = Vec::new();
@@ -367,7 +381,9 @@ impl<'a> Body<'a> {
         let mut undo: Vec<(&VarId, &Ident)> = self.undo.iter().collect();
         undo.sort();
         for (_, tape) in undo {
-            tapes.push(quote!(let mut #tape: ::std::vec::Vec<(usize, f64)> = ::std::vec::Vec::new();));
+            tapes.push(
+                quote!(let mut #tape: ::std::vec::Vec<(usize, f64)> = ::std::vec::Vec::new();),
+            );
         }
         let mut loops = Vec::new();
         self.func.body.walk(0, &mut |stmt, _| {
@@ -379,7 +395,8 @@ impl<'a> Body<'a> {
             for (array, _, inside) in self.construct_stores(&format!("loop{id}")) {
                 let _ = inside;
                 let marks = self.marks(id, array);
-                tapes.push(quote!(let mut #marks: ::std::vec::Vec<usize> = ::std::vec::Vec::new();));
+                tapes
+                    .push(quote!(let mut #marks: ::std::vec::Vec<usize> = ::std::vec::Vec::new();));
             }
         }
         let top = Mode {
@@ -485,10 +502,15 @@ impl<'a> Body<'a> {
                     let (cell, value) = (self.ident(*cell), self.operand(value));
                     out.push(quote!(#cell = #value;));
                 }
-                Stmt::Store { array, index, value } => {
+                Stmt::Store {
+                    array,
+                    index,
+                    value,
+                } => {
                     // Every store saves what it overwrites, for the reverse sweep.
                     let undo = &self.undo[array];
-                    let (array, index, value) = (self.ident(*array), &index.tokens, self.operand(value));
+                    let (array, index, value) =
+                        (self.ident(*array), &index.tokens, self.operand(value));
                     out.push(quote! {
                         {
                             let __ad_i: usize = #index;
@@ -516,10 +538,17 @@ impl<'a> Body<'a> {
                     let then_code = self.forward(then_, branch);
                     let else_code = self.forward(else_, branch);
                     let cond = &cond.tokens;
-                    let marks = self.construct_stores(&decision.to_string()).into_iter().map(|(array, undo, _)| {
-                        let mark = format_ident!("{}_mark_{}", decision, plain_name(self.ident(array)));
-                        quote!(let #mark: usize = #undo.len();)
-                    });
+                    let marks = self
+                        .construct_stores(&decision.to_string())
+                        .into_iter()
+                        .map(|(array, undo, _)| {
+                            let mark = format_ident!(
+                                "{}_mark_{}",
+                                decision,
+                                plain_name(self.ident(array))
+                            );
+                            quote!(let #mark: usize = #undo.len();)
+                        });
                     let marks: Vec<TokenStream> = marks.collect();
                     out.push(quote! {
                         #(#marks)*
@@ -678,7 +707,9 @@ impl<'a> Body<'a> {
                     out.push(quote!(let mut #adjoint: f64 = 0.0;));
                 } else if kind == Kind::FloatArray && self.declared.insert(var) {
                     let array = self.ident(var);
-                    out.push(quote!(let mut #adjoint = ::autograd::__private::zeros_like(&#array);));
+                    out.push(
+                        quote!(let mut #adjoint = ::autograd::__private::zeros_like(&#array);),
+                    );
                 }
             }
         }
@@ -701,7 +732,10 @@ impl<'a> Body<'a> {
                 Stmt::Store { array, value, .. } => {
                     let undo = &self.undo[array];
                     self.serial += 1;
-                    let (i, old) = (format_ident!("__ad_i{}", self.serial), format_ident!("__ad_old{}", self.serial));
+                    let (i, old) = (
+                        format_ident!("__ad_i{}", self.serial),
+                        format_ident!("__ad_old{}", self.serial),
+                    );
                     let name = self.ident(*array).clone();
                     out.push(quote! {
                         let (#i, #old) = ::autograd::__private::pop(&mut #undo);
@@ -845,7 +879,13 @@ impl<'a> Body<'a> {
 
     /// The reverse of `var = callee(args)`: the callee's adjoint, with a
     /// `d_` slot for every argument that varies.
-    fn reverse_call(&mut self, out: &mut Vec<TokenStream>, var: VarId, callee: &Callee, args: &[CallArg]) {
+    fn reverse_call(
+        &mut self,
+        out: &mut Vec<TokenStream>,
+        var: VarId,
+        callee: &Callee,
+        args: &[CallArg],
+    ) {
         let d_var = self.adjoint(var);
         let mut slots = Vec::new();
         for arg in args {
@@ -1004,8 +1044,14 @@ fn scan(
                     }
                 }
             }
-            Stmt::Update { value: Operand::Var(v), .. } => uses.push((*v, id)),
-            Stmt::Return { value: Operand::Var(v), .. } => uses.push((*v, id)),
+            Stmt::Update {
+                value: Operand::Var(v),
+                ..
+            } => uses.push((*v, id)),
+            Stmt::Return {
+                value: Operand::Var(v),
+                ..
+            } => uses.push((*v, id)),
             Stmt::If { then_, else_, .. } => {
                 for branch in [then_, else_] {
                     let child = *next;

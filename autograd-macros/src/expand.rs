@@ -24,13 +24,12 @@ pub fn differentiable(attr: TokenStream, item: TokenStream) -> TokenStream {
         Args::default()
     });
     let sig = signature::analyze(&cx, &item.sig, &args);
-    let signature_ok = !cx.has_errors();
     let func = lower::lower(&cx, &sig, &item);
     match cx.check() {
         Ok(()) => {
             let activity = activity::analyze(&func);
             emit::emit(&item, &sig, &func, &activity)
         }
-        Err(error) => fallback::emit(&item, signature_ok.then_some(&sig), error),
+        Err(error) => fallback::emit(&item, &sig, error),
     }
 }

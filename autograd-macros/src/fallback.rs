@@ -1,18 +1,18 @@
 //! What the macro expands to when the function cannot be differentiated:
 //! the errors, the original function unchanged (so its callers still
-//! type-check), and, when the signature itself was fine, stand-ins for
-//! `f_grad` and `f_adjoint` so calls to them do not add a second error.
+//! type-check), and stand-ins for `f_grad` and `f_adjoint` (refused
+//! parameters taken as constants) so calls to them add no second error.
 
 use crate::emit::{adjoint_signature, allow_lints, grad_signature, inherited_attrs};
 use crate::signature::Signature;
 use proc_macro2::TokenStream;
 use quote::quote;
 
-pub fn emit(item: &syn::ItemFn, sig: Option<&Signature>, error: syn::Error) -> TokenStream {
+pub fn emit(item: &syn::ItemFn, sig: &Signature, error: syn::Error) -> TokenStream {
     let errors = error.into_compile_error();
-    let Some(sig) = sig else {
+    if !sig.adjoint_names_ok {
         return quote!(#errors #item);
-    };
+    }
     let (grad, adjoint) = (grad_signature(item, sig), adjoint_signature(item, sig));
     let attrs = inherited_attrs(item);
     let allow = allow_lints();

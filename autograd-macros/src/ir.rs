@@ -81,7 +81,10 @@ pub enum Stmt {
         init: Option<Rhs>,
     },
     /// `cell = value;` where control leaves a construct.
-    Update { cell: VarId, value: Operand },
+    Update {
+        cell: VarId,
+        value: Operand,
+    },
     /// `array[index] = value;` into a local float array. The only writes
     /// that are not SSA: each one is undone in the reverse sweep.
     Store {
@@ -92,7 +95,10 @@ pub enum Stmt {
     /// Rust tokens run in the forward sweep: items, statement macros,
     /// expression statements. `replay: false` ones (macros, effects) are not
     /// run again when the reverse sweep replays a block.
-    Opaque { tokens: TokenStream, replay: bool },
+    Opaque {
+        tokens: TokenStream,
+        replay: bool,
+    },
     /// `if cond { then_ } else { else_ }`; `decision` names the recorded
     /// outcome, which the reverse sweep branches on.
     If {
@@ -106,7 +112,10 @@ pub enum Stmt {
     /// of a block (lowering nests what follows a jump into the other branch).
     Jump(Jump),
     /// The function's value: the last statement of the body.
-    Return { value: Operand, span: Span },
+    Return {
+        value: Operand,
+        span: Span,
+    },
 }
 
 /// `break` or `continue`.
@@ -170,7 +179,10 @@ pub enum Rhs {
 pub enum Callee {
     /// `g(..)`, `path::to::g(..)`, `Self::g(..)`; `adjoint` is the same
     /// path ending in `g_adjoint`, spanned on the call.
-    Path { path: TokenStream, adjoint: TokenStream },
+    Path {
+        path: TokenStream,
+        adjoint: TokenStream,
+    },
     /// `receiver.g(..)` with a constant receiver (`self.g(x)`).
     Method { receiver: Const, method: Ident },
 }
@@ -194,7 +206,11 @@ pub enum CallArg {
 /// How a local float array starts.
 pub enum ArrayInit {
     /// `[value; len]` or `vec![value; len]`, with a constant `value`.
-    Fill { value: Const, len: TokenStream, vec: bool },
+    Fill {
+        value: Const,
+        len: TokenStream,
+        vec: bool,
+    },
     /// `[a, b, c]` or `vec![a, b, c]`.
     List { items: Vec<Operand>, vec: bool },
     /// `x.to_vec()` or `a.clone()` of another float array.
@@ -302,7 +318,11 @@ impl Func {
         for stmt in &block.stmts {
             match stmt {
                 Stmt::Let { var, init, .. } => {
-                    let keyword = if self.vars[*var].is_cell() { "let mut" } else { "let" };
+                    let keyword = if self.vars[*var].is_cell() {
+                        "let mut"
+                    } else {
+                        "let"
+                    };
                     let rhs = match init {
                         None => String::new(),
                         Some(Rhs::Use(op)) => format!(" = {}", operand(op)),
@@ -346,7 +366,11 @@ impl Func {
                 Stmt::Update { cell, value } => {
                     out.push_str(&format!("{pad}{} <- {}\n", name(*cell), operand(value)));
                 }
-                Stmt::Store { array, index, value } => {
+                Stmt::Store {
+                    array,
+                    index,
+                    value,
+                } => {
                     out.push_str(&format!(
                         "{pad}{}[{}] = {}\n",
                         name(*array),
@@ -355,7 +379,9 @@ impl Func {
                     ));
                 }
                 Stmt::Opaque { tokens, .. } => out.push_str(&format!("{pad}opaque {tokens}\n")),
-                Stmt::If { cond, then_, else_, .. } => {
+                Stmt::If {
+                    cond, then_, else_, ..
+                } => {
                     out.push_str(&format!("{pad}if {} {{\n", cond.tokens));
                     self.dump_block(then_, indent + 1, out);
                     out.push_str(&format!("{pad}}} else {{\n"));

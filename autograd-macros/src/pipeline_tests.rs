@@ -31,7 +31,10 @@ fn check(src: &str, expect: &str) {
         .map(|l| l.len() - l.trim_start().len())
         .min()
         .unwrap_or(0);
-    let expect: String = lines.iter().map(|l| format!("{}\n", &l[indent..])).collect();
+    let expect: String = lines
+        .iter()
+        .map(|l| format!("{}\n", &l[indent..]))
+        .collect();
     assert_eq!(actual, expect, "\nactual IR:\n{actual}");
 }
 

@@ -65,6 +65,11 @@ impl Param {
 /// The checked signature.
 pub struct Signature {
     pub params: Vec<Param>,
+    /// The return type is `f64` (otherwise an error was reported).
+    pub returns_f64: bool,
+    /// No parameter clashes with the names `f_adjoint` adds; otherwise the
+    /// error-path stand-ins are not emitted (they would clash too).
+    pub adjoint_names_ok: bool,
 }
 
 impl Signature {
@@ -78,7 +83,7 @@ impl Signature {
 /// offending parameters treated as constants) even when errors were found.
 pub fn analyze(cx: &Ctxt, sig: &syn::Signature, args: &Args) -> Signature {
     check_qualifiers(cx, sig);
-    check_return_type(cx, sig);
+    let returns_f64 = check_return_type(cx, sig);
 
     let mut params = Vec::new();
     for input in &sig.inputs {
@@ -97,8 +102,12 @@ pub fn analyze(cx: &Ctxt, sig: &syn::Signature, args: &Args) -> Signature {
         }
     }
     mark_active(cx, &mut params, args);
-    check_adjoint_names(cx, &params);
-    Signature { params }
+    let adjoint_names_ok = check_adjoint_names(cx, &params);
+    Signature {
+        params,
+        returns_f64,
+        adjoint_names_ok,
+    }
 }
 
 fn check_qualifiers(cx: &Ctxt, sig: &syn::Signature) {
@@ -138,25 +147,28 @@ fn check_qualifiers(cx: &Ctxt, sig: &syn::Signature) {
     }
 }
 
-fn check_return_type(cx: &Ctxt, sig: &syn::Signature) {
+fn check_return_type(cx: &Ctxt, sig: &syn::Signature) -> bool {
     match &sig.output {
-        ReturnType::Default => cx.error_spanned_by(
-            &sig.ident,
-            format!(
-                "a `#[differentiable]` function must return `f64`; `{}` returns `()`: \
-                 add `-> f64`",
-                sig.ident
-            ),
-        ),
-        ReturnType::Type(_, ty) => {
-            if !is_f64(ty) {
-                cx.error_spanned_by(
-                    ty,
-                    "a `#[differentiable]` function must return a single `f64`; \
-                     return one `f64` per function (write one function per output)",
-                );
-            }
+        ReturnType::Default => {
+            cx.error_spanned_by(
+                &sig.ident,
+                format!(
+                    "a `#[differentiable]` function must return `f64`; `{}` returns `()`: \
+                     add `-> f64`",
+                    sig.ident
+                ),
+            );
+            false
         }
+        ReturnType::Type(_, ty) if !is_f64(ty) => {
+            cx.error_spanned_by(
+                ty,
+                "a `#[differentiable]` function must return a single `f64`; for several \
+                 outputs, write one function per output",
+            );
+            false
+        }
+        ReturnType::Type(..) => true,
     }
 }
 
@@ -273,31 +285,42 @@ fn mark_active(cx: &Ctxt, params: &mut [Param], args: &Args) {
 
 /// `f_adjoint` adds `d_out` and one `d_<p>` per active parameter after the
 /// user's parameters; refuse names that would collide with them.
-fn check_adjoint_names(cx: &Ctxt, params: &[Param]) {
+fn check_adjoint_names(cx: &Ctxt, params: &[Param]) -> bool {
+    let mut ok = true;
     let names: Vec<&Ident> = params.iter().filter_map(|p| p.name.as_ref()).collect();
     for param in params {
         let Some(name) = &param.name else { continue };
         if name == "d_out" {
+            ok = false;
             cx.error_spanned_by(
                 name,
-                "a parameter named `d_out` clashes with the adjoint argument `d_out` of \
-                 the generated `_adjoint` function; rename it",
+                "a parameter named `d_out` clashes with the argument `d_out` that \
+                 `#[differentiable]` adds to the generated `_adjoint`; rename the parameter",
             );
         }
         if param.active {
             let adjoint = format_ident!("d_{}", name);
-            if adjoint == "d_out" || names.iter().any(|n| **n == adjoint) {
+            if adjoint == "d_out" {
+                ok = false;
+                cx.error_spanned_by(
+                    name,
+                    "the gradient argument of `out` would be called `d_out`, which is the \
+                     name of the output's adjoint in the generated `_adjoint`; rename the \
+                     parameter",
+                );
+            } else if names.iter().any(|n| **n == adjoint) {
+                ok = false;
                 cx.error_spanned_by(
                     name,
                     format!(
                         "the gradient argument of `{name}` would be called `{adjoint}`, \
-                         which clashes with another parameter or with `d_out`; rename \
-                         one of them"
+                         which is already the name of a parameter; rename one of them"
                     ),
                 );
             }
         }
     }
+    ok
 }
 
 /// `f64`, `std::primitive::f64` or `core::primitive::f64`.

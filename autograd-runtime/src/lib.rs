@@ -45,7 +45,9 @@ pub mod __private {
     pub fn nth<I: Iterator>(mut iter: I, n: usize) -> I::Item {
         match iter.nth(n) {
             Some(item) => item,
-            None => panic!("autograd: generated adjoint replayed a loop past its end (a bug in autograd)"),
+            None => panic!(
+                "autograd: generated adjoint replayed a loop past its end (a bug in autograd)"
+            ),
         }
     }
 

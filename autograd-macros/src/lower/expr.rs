@@ -122,7 +122,9 @@ impl Lowerer<'_> {
             Expr::Call(call) => self.lower_call(call),
             Expr::Index(index) => self.lower_index(index),
             Expr::Field(field) => self.lower_field(field),
-            Expr::Block(block) if block.label.is_none() => self.lower_block_expr(&block.block, expr),
+            Expr::Block(block) if block.label.is_none() => {
+                self.lower_block_expr(&block.block, expr)
+            }
             Expr::If(ifx) => self.lower_if_value(ifx, expr),
             _ => self.unsupported(expr),
         }
@@ -164,7 +166,8 @@ impl Lowerer<'_> {
                 );
                 return Value::Const(placeholder());
             }
-            // Comparisons, `&&`, `||`, `%`, bit operations: no derivative.
+            BinOp::Rem(_) => return self.lower_remainder(binary, whole),
+            // Comparisons, `&&`, `||`, bit operations: no derivative.
             _ => return self.non_differentiated(whole),
         };
         let left = self.lower_expr(&binary.left);
@@ -186,6 +189,23 @@ impl Lowerer<'_> {
             self.operand(right, binary.right.span()),
         ];
         self.apply(prim, args, Syntax::Operator)
+    }
+
+    /// `a % b`: fine on constants (indices), refused on differentiated values.
+    fn lower_remainder(&mut self, binary: &syn::ExprBinary, whole: &Expr) -> Value {
+        let left = self.lower_expr(&binary.left);
+        let right = self.lower_expr(&binary.right);
+        match (&left, &right) {
+            (Value::Const(_), Value::Const(_)) => self.non_differentiated(whole),
+            _ => {
+                self.cx.error_spanned_by(
+                    whole,
+                    "`%` is not supported on differentiated values by `#[differentiable]`; \
+                     write `a - b * (a / b).trunc()`",
+                );
+                Value::Const(placeholder())
+            }
+        }
     }
 
     fn lower_unary(&mut self, unary: &syn::ExprUnary, whole: &Expr) -> Value {
@@ -238,7 +258,8 @@ impl Lowerer<'_> {
                 })
             }
             Value::Array(_) => {
-                self.cx.error_spanned_by(cast, "a slice or array cannot be cast to a number");
+                self.cx
+                    .error_spanned_by(cast, "a slice or array cannot be cast to a number");
                 Value::Const(placeholder())
             }
         }
@@ -280,7 +301,9 @@ impl Lowerer<'_> {
                 Value::Const(ConstValue {
                     uses,
                     is_float: false,
-                    ..recv.clone().map(|r| quote!(#r.#method #turbofish (#(#arg_tokens),*)))
+                    ..recv
+                        .clone()
+                        .map(|r| quote!(#r.#method #turbofish (#(#arg_tokens),*)))
                 })
             }
             _ => {
@@ -346,8 +369,10 @@ impl Lowerer<'_> {
                 })
                 .collect();
             let name = Ident::new(prim.name, Span::call_site());
-            let tokens: Vec<TokenStream> =
-                consts.iter().map(|c| parenthesize(c.tokens.clone())).collect();
+            let tokens: Vec<TokenStream> = consts
+                .iter()
+                .map(|c| parenthesize(c.tokens.clone()))
+                .collect();
             let tokens = match syntax {
                 Syntax::Path => quote!(f64::#name(#(#tokens),*)),
                 _ => {
@@ -417,6 +442,11 @@ impl Lowerer<'_> {
             }
         }
         if let Expr::Path(func) = strip_parens(&call.func) {
+            if let Some(local) = self.lookup_call_target(&func.path) {
+                if self.poisoned.contains(&local) {
+                    return Value::Const(placeholder());
+                }
+            }
             if func.qself.is_none() && self.lookup_call_target(&func.path).is_none() {
                 let args = self.call_args(&call.args);
                 if args.iter().any(|a| !matches!(a, CallArg::Const(_))) {
@@ -449,7 +479,10 @@ impl Lowerer<'_> {
     }
 
     /// The arguments of a call that may be differentiated.
-    fn call_args(&mut self, args: &syn::punctuated::Punctuated<Expr, syn::Token![,]>) -> Vec<CallArg> {
+    fn call_args(
+        &mut self,
+        args: &syn::punctuated::Punctuated<Expr, syn::Token![,]>,
+    ) -> Vec<CallArg> {
         let mut out = Vec::new();
         for arg in args {
             // `&w[a..b]`: a subslice of a float array.
@@ -462,7 +495,10 @@ impl Lowerer<'_> {
                             out.push(CallArg::Array {
                                 array,
                                 tokens,
-                                range: Some(ir::Const { tokens: range, uses }),
+                                range: Some(ir::Const {
+                                    tokens: range,
+                                    uses,
+                                }),
                             });
                             continue;
                         }
@@ -539,9 +575,10 @@ impl Lowerer<'_> {
                     self.cx.error_spanned_by(
                         arg,
                         format!(
-                            "`{}` is called with a differentiated argument, which \
-                             `#[differentiable]` does not support yet; only `f64` methods \
-                             and arithmetic are differentiated",
+                            "`{}` is called with a differentiated argument, but it is not a \
+                             function `#[differentiable]` can differentiate: call a function \
+                             `g(..)` (or `self.g(..)`) that is `#[differentiable]` or has a \
+                             hand-written `g_adjoint`",
                             callee_name(call)
                         ),
                     );
@@ -587,7 +624,10 @@ impl Lowerer<'_> {
                     }),
                 });
                 if cacheable {
-                    self.loads.last_mut().expect("never empty").insert(key, temp);
+                    self.loads
+                        .last_mut()
+                        .expect("never empty")
+                        .insert(key, temp);
                 }
                 Value::Var(temp)
             }
@@ -601,7 +641,8 @@ impl Lowerer<'_> {
                 })
             }
             Value::Var(_) => {
-                self.cx.error_spanned_by(&index.expr, "an `f64` cannot be indexed");
+                self.cx
+                    .error_spanned_by(&index.expr, "an `f64` cannot be indexed");
                 Value::Const(placeholder())
             }
         }
@@ -624,7 +665,11 @@ impl Lowerer<'_> {
     }
 
     fn lower_block_expr(&mut self, block: &syn::Block, whole: &Expr) -> Value {
-        if block.stmts.iter().any(|s| matches!(s, syn::Stmt::Expr(e, _) if super::syntax::may_jump(e))) {
+        if block
+            .stmts
+            .iter()
+            .any(|s| matches!(s, syn::Stmt::Expr(e, _) if super::syntax::may_jump(e)))
+        {
             self.cx.error_spanned_by(
                 whole,
                 "`break`, `continue` and `return` inside a block used as a value are not \
@@ -664,7 +709,8 @@ impl Lowerer<'_> {
             return Value::Const(placeholder());
         }
         if ifx.else_branch.is_none() {
-            self.cx.error_spanned_by(whole, "an `if` used as a value needs an `else`");
+            self.cx
+                .error_spanned_by(whole, "an `if` used as a value needs an `else`");
             return Value::Const(placeholder());
         }
         let cell = self.new_cell("value", Kind::Other);
@@ -766,7 +812,12 @@ impl VisitMut for Renamer<'_, '_> {
                 let message = unsupported_message(expr);
                 self.lowerer.cx.error_spanned_by(&*expr, message);
             }
-            Expr::Block(b) if b.block.stmts.iter().any(|s| !matches!(s, syn::Stmt::Expr(..))) => {
+            Expr::Block(b)
+                if b.block
+                    .stmts
+                    .iter()
+                    .any(|s| !matches!(s, syn::Stmt::Expr(..))) =>
+            {
                 self.lowerer.cx.error_spanned_by(
                     &*expr,
                     "blocks with statements are not supported inside a condition or an \
@@ -788,12 +839,12 @@ impl VisitMut for Renamer<'_, '_> {
 
 /// What to tell the user about an unsupported expression.
 fn unsupported_message(expr: &Expr) -> String {
-    let tail = "is not supported by `#[differentiable]`";
+    let by = "by `#[differentiable]`";
     match expr {
-        Expr::Closure(_) => {
-            "closures are not supported by `#[differentiable]`; write the computation inline"
-                .to_string()
-        }
+        Expr::Closure(_) => format!(
+            "closures are not supported {by}; write the computation inline, or as a \
+             `#[differentiable]` function"
+        ),
         Expr::Macro(mac) => {
             let name = mac
                 .mac
@@ -803,31 +854,41 @@ fn unsupported_message(expr: &Expr) -> String {
                 .map(|s| s.ident.to_string())
                 .unwrap_or_default();
             format!(
-                "macro `{name}!` in an expression {tail}: its expansion cannot be seen; \
-                 write the expression out"
+                "macro `{name}!` is not supported in an expression {by}, which cannot see \
+                 what it expands to; compute the value with ordinary expressions (`vec!` \
+                 works in `let v = vec![..];`)"
             )
         }
-        Expr::Unsafe(_) => "`unsafe` blocks are not supported by `#[differentiable]`".to_string(),
-        Expr::Async(_) | Expr::Await(_) => format!("`async`/`.await` {tail}"),
-        Expr::Match(_) => format!("`match` {tail}; write the cases with `if` / `else if` / `else`"),
+        Expr::Unsafe(_) => format!(
+            "`unsafe` blocks are not supported {by}; move the unsafe code into a function \
+             of its own (with a hand-written `_adjoint` if it needs a derivative)"
+        ),
+        Expr::Async(_) | Expr::Await(_) => format!("`async` and `.await` are not supported {by}"),
+        Expr::Match(_) => {
+            format!("`match` is not supported {by}; write the cases with `if` / `else if` / `else`")
+        }
         Expr::ForLoop(_) | Expr::While(_) | Expr::Loop(_) => {
-            "loops are only supported as statements by `#[differentiable]`".to_string()
+            format!("loops are only supported as statements {by}")
         }
-        Expr::Try(_) => format!("the `?` operator {tail}"),
-        Expr::Reference(_) => format!("references {tail} here; use the value directly"),
-        Expr::Tuple(_) => format!("tuples {tail}; use separate `let` bindings"),
-        Expr::Array(_) | Expr::Repeat(_) => {
-            format!("array literals {tail} yet; use separate `let` bindings")
-        }
-        Expr::Range(_) => format!("ranges {tail} here"),
-        Expr::Struct(_) => format!("struct literals {tail}"),
+        Expr::Try(_) => format!("the `?` operator is not supported {by}"),
+        Expr::Reference(_) => format!(
+            "references are not supported here {by}; use the value itself (`&w[a..b]` is \
+             supported as an argument of a call)"
+        ),
+        Expr::Tuple(_) => format!("tuples are not supported {by}; use separate `let` bindings"),
+        Expr::Array(_) | Expr::Repeat(_) => format!(
+            "an array literal is only supported {by} as the value of a `let`: \
+             `let a = [x, y];`"
+        ),
+        Expr::Range(_) => format!("ranges are only supported {by} in `for` loops and subslices"),
+        Expr::Struct(_) => format!("struct literals are not supported {by}"),
         Expr::Assign(_) => "assignment is only supported as a statement: `x = y;`".to_string(),
         Expr::Return(_) | Expr::Break(_) | Expr::Continue(_) => {
             "`return`, `break` and `continue` are only supported as statements".to_string()
         }
-        Expr::Let(_) => format!("`let` in an expression {tail}"),
-        Expr::Block(_) => "labelled blocks are not supported by `#[differentiable]`".to_string(),
-        _ => format!("this expression {tail}"),
+        Expr::Let(_) => format!("`let` in an expression is not supported {by}"),
+        Expr::Block(_) => format!("labelled blocks are not supported {by}"),
+        _ => format!("this expression is not supported {by}"),
     }
 }
 

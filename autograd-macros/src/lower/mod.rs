@@ -47,6 +47,7 @@ pub fn lower(cx: &Ctxt, sig: &Signature, item: &syn::ItemFn) -> Func {
     let mut body = (*item.block).clone();
     syntax::rewrite_returns_in_loops(&mut body);
     let mut lowerer = Lowerer::new(cx, item);
+    lowerer.returns_f64 = sig.returns_f64;
     lowerer.declare_params(sig);
     lowerer.lower_stmts(&body.stmts, Some(Sink::Return), &[]);
     Func {
@@ -108,6 +109,11 @@ struct Lowerer<'a> {
     function_sink: Sink,
     /// Variables declared with `let x;` and not yet assigned.
     uninit: HashSet<VarId>,
+    /// The signature returns `f64`. When it does not (an error already
+    /// reported), returned expressions are not checked again.
+    returns_f64: bool,
+    /// Locals whose `let` had an error: later uses are not reported again.
+    poisoned: HashSet<VarId>,
 }
 
 impl<'a> Lowerer<'a> {
@@ -128,6 +134,8 @@ impl<'a> Lowerer<'a> {
             loops: Vec::new(),
             function_sink: Sink::Return,
             uninit: HashSet::new(),
+            returns_f64: true,
+            poisoned: HashSet::new(),
         }
     }
 
@@ -142,10 +150,14 @@ impl<'a> Lowerer<'a> {
                 ParamClass::Constant => Kind::Other,
             };
             self.allocated.insert(name.to_string());
-            let id = self.push_var(name.clone(), kind, Origin::Param {
-                index,
-                active: param.active,
-            });
+            let id = self.push_var(
+                name.clone(),
+                kind,
+                Origin::Param {
+                    index,
+                    active: param.active,
+                },
+            );
             self.bind(name, id);
         }
     }
@@ -211,7 +223,10 @@ impl<'a> Lowerer<'a> {
     fn bind_str(&mut self, name: &str, id: VarId) {
         let scope = self.scopes.last_mut().expect("scope stack is never empty");
         scope.insert(name.to_string(), id);
-        let declared = self.declared.last_mut().expect("scope stack is never empty");
+        let declared = self
+            .declared
+            .last_mut()
+            .expect("scope stack is never empty");
         declared.insert(name.to_string());
     }
 
@@ -236,7 +251,9 @@ impl<'a> Lowerer<'a> {
         let top = (frame + 1..self.scopes.len())
             .find(|&f| self.declared[f].contains(name))
             .unwrap_or(self.scopes.len());
-        (frame..top).rev().find_map(|f| self.scopes[f].get(name).copied())
+        (frame..top)
+            .rev()
+            .find_map(|f| self.scopes[f].get(name).copied())
     }
 
     /// Points the nearest binding of `name` at a new version.
@@ -292,7 +309,9 @@ impl<'a> Lowerer<'a> {
     fn make_cells(&mut self, names: &[String]) -> Vec<(String, VarId)> {
         let mut cells = Vec::new();
         for name in names {
-            let Some(current) = self.lookup(name) else { continue };
+            let Some(current) = self.lookup(name) else {
+                continue;
+            };
             let kind = self.vars[current].kind;
             if kind == Kind::FloatArray {
                 continue;
@@ -314,7 +333,10 @@ impl<'a> Lowerer<'a> {
     fn read_cells_back(&mut self, cells: &[(String, VarId)]) {
         for (name, cell) in cells {
             let kind = self.vars[*cell].kind;
-            let id = self.new_local(&Ident::new(name.trim_start_matches("r#"), Span::call_site()), kind);
+            let id = self.new_local(
+                &Ident::new(name.trim_start_matches("r#"), Span::call_site()),
+                kind,
+            );
             self.stmts.push(Stmt::Let {
                 var: id,
                 ty: None,
@@ -428,6 +450,7 @@ impl<'a> Lowerer<'a> {
                 self.lower_expr_stmt(expr);
                 self.run_exits(exits);
             }
+            _ if sink.is_some() && !self.returns_f64 => {}
             _ => {
                 let value = self.lower_expr(expr);
                 match sink {
@@ -508,7 +531,17 @@ impl<'a> Lowerer<'a> {
                 return;
             }
         }
+        let errors_before = self.cx.error_count();
         let value = local.init.as_ref().map(|init| self.lower_expr(&init.expr));
+        if self.cx.error_count() > errors_before {
+            // Already reported: bind the name to a stand-in nobody complains about.
+            if let Pat::Ident(p) = pat {
+                let id = self.new_local(&p.ident, Kind::Other);
+                self.poisoned.insert(id);
+                self.bind(&p.ident, id);
+            }
+            return;
+        }
         let name = match pat {
             Pat::Ident(p) => p.ident.clone(),
             Pat::Wild(_) => {
@@ -565,11 +598,8 @@ impl<'a> Lowerer<'a> {
                 self.bind(&name, id);
             }
             Some(expr::Value::Const(c)) => {
-                let kind = declared_kind.unwrap_or(if c.is_float {
-                    Kind::Float
-                } else {
-                    Kind::Other
-                });
+                let kind =
+                    declared_kind.unwrap_or(if c.is_float { Kind::Float } else { Kind::Other });
                 let id = self.new_local(&name, kind);
                 let ty = if kind == Kind::Float {
                     Some(quote!(f64))
@@ -656,8 +686,7 @@ impl<'a> Lowerer<'a> {
             }
             _ => None,
         };
-        let Some((name, target)) =
-            name.and_then(|n| self.lookup(&n.to_string()).map(|id| (n, id)))
+        let Some((name, target)) = name.and_then(|n| self.lookup(&n.to_string()).map(|id| (n, id)))
         else {
             self.cx.error_spanned_by(
                 place,
@@ -698,13 +727,15 @@ impl<'a> Lowerer<'a> {
             },
             Some(op) => {
                 if was_uninit {
-                    self.cx.error_spanned_by(place, format!("`{name}` is used before it is assigned"));
+                    self.cx
+                        .error_spanned_by(place, format!("`{name}` is used before it is assigned"));
                     return;
                 }
                 let old = self.read(target);
                 match (expr::compound_prim(op), &old, &value) {
                     (Some(prim), _, _)
-                        if matches!(old, Operand::Var(_)) || matches!(value, expr::Value::Var(_)) =>
+                        if matches!(old, Operand::Var(_))
+                            || matches!(value, expr::Value::Var(_)) =>
                     {
                         let new = self.operand(value, rhs.span());
                         (
@@ -734,7 +765,7 @@ impl<'a> Lowerer<'a> {
                         self.cx.error_spanned_by(
                             op,
                             "this compound assignment is not supported on a differentiated \
-                             value; `+=`, `-=`, `*=` and `/=` are",
+                             value; use `+=`, `-=`, `*=` or `/=`",
                         );
                         return;
                     }
@@ -837,7 +868,10 @@ impl<'a> Lowerer<'a> {
             }
             Expr::MethodCall(call) if call.method == "to_vec" && call.args.is_empty() => {
                 if let Expr::Path(path) = &*call.receiver {
-                    let source = path.path.get_ident().and_then(|i| self.lookup(&i.to_string()))?;
+                    let source = path
+                        .path
+                        .get_ident()
+                        .and_then(|i| self.lookup(&i.to_string()))?;
                     if self.vars[source].kind == Kind::FloatArray {
                         return Some(ArrayInit::Copy { source, vec: true });
                     }
@@ -875,7 +909,8 @@ impl<'a> Lowerer<'a> {
                 })
             }
             Expr::Array(array) => {
-                let values: Vec<expr::Value> = array.elems.iter().map(|e| self.lower_expr(e)).collect();
+                let values: Vec<expr::Value> =
+                    array.elems.iter().map(|e| self.lower_expr(e)).collect();
                 let any_float = values.iter().any(|v| match v {
                     expr::Value::Var(_) => true,
                     expr::Value::Const(c) => c.is_float,
@@ -907,8 +942,9 @@ impl<'a> Lowerer<'a> {
                 &mac.path,
                 format!(
                     "macro `{name}!` is not supported by `#[differentiable]`; the statement \
-                     macros `assert!`, `assert_eq!`, `debug_assert!`, `println!` and \
-                     `eprintln!` (and their variants) are"
+                     macros it supports are `assert!`, `assert_eq!`, `assert_ne!`, \
+                     `debug_assert!` (and `_eq`, `_ne`), `print!`, `println!`, `eprint!` \
+                     and `eprintln!`"
                 ),
             );
             return;
@@ -1030,7 +1066,13 @@ impl<'a> Lowerer<'a> {
         let (cond, body) = (&w.cond, &w.body);
         let body: syn::Block = syn::parse_quote!({ if #cond #body else { break; } });
         let label = w.label.as_ref().map(|l| l.name.ident.to_string());
-        self.lower_loop(Header::Infinite, None, &body, label, &Expr::While(w.clone()));
+        self.lower_loop(
+            Header::Infinite,
+            None,
+            &body,
+            label,
+            &Expr::While(w.clone()),
+        );
     }
 
     fn lower_for(&mut self, f: &syn::ExprForLoop) {
@@ -1089,7 +1131,8 @@ impl<'a> Lowerer<'a> {
                 return None;
             };
             let Some(array) = path.path.get_ident().cloned() else {
-                self.cx.error_spanned_by(collection, "loop over a local slice or array");
+                self.cx
+                    .error_spanned_by(collection, "loop over a local slice or array");
                 return None;
             };
             let pat = strip_ref_pattern(&f.pat);
@@ -1097,13 +1140,15 @@ impl<'a> Lowerer<'a> {
                 match &*f.pat {
                     Pat::Tuple(t) if t.elems.len() == 2 => {
                         let Pat::Ident(i) = &t.elems[0] else {
-                            self.cx.error_spanned_by(&t.elems[0], "name the index: `(i, v)`");
+                            self.cx
+                                .error_spanned_by(&t.elems[0], "name the index: `(i, v)`");
                             return None;
                         };
                         (i.ident.clone(), strip_ref_pattern(&t.elems[1]))
                     }
                     other => {
-                        self.cx.error_spanned_by(other, "write the pattern as `(i, v)`");
+                        self.cx
+                            .error_spanned_by(other, "write the pattern as `(i, v)`");
                         return None;
                     }
                 }
@@ -1138,7 +1183,8 @@ impl<'a> Lowerer<'a> {
             Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => p.ident.clone(),
             Pat::Wild(_) => fresh_index(self),
             other => {
-                self.cx.error_spanned_by(other, "the index of a range loop must be a name or `_`");
+                self.cx
+                    .error_spanned_by(other, "the index of a range loop must be a name or `_`");
                 return None;
             }
         };
@@ -1187,7 +1233,10 @@ impl<'a> Lowerer<'a> {
             }
             for (name, cell) in &cells {
                 let kind = this.vars[*cell].kind;
-                let entry = this.new_local(&Ident::new(name.trim_start_matches("r#"), Span::call_site()), kind);
+                let entry = this.new_local(
+                    &Ident::new(name.trim_start_matches("r#"), Span::call_site()),
+                    kind,
+                );
                 this.stmts.push(Stmt::Let {
                     var: entry,
                     ty: None,
@@ -1228,7 +1277,8 @@ impl<'a> Lowerer<'a> {
         let (jump, label) = match expr {
             Expr::Break(b) => {
                 if let Some(value) = &b.expr {
-                    self.cx.error_spanned_by(value, "`break` with a value is not supported");
+                    self.cx
+                        .error_spanned_by(value, "`break` with a value is not supported");
                     return;
                 }
                 (Jump::Break, b.label.as_ref())
@@ -1237,9 +1287,15 @@ impl<'a> Lowerer<'a> {
             Expr::Return(ret) => {
                 let span = expr.span();
                 let Some(value) = &ret.expr else {
-                    self.cx.error_spanned_by(ret, "`return` needs a value: the function returns `f64`");
+                    self.cx.error_spanned_by(
+                        ret,
+                        "`return` needs a value: the function returns `f64`",
+                    );
                     return;
                 };
+                if !self.returns_f64 {
+                    return;
+                }
                 let value = self.lower_expr(value);
                 let operand = self.operand(value, span);
                 let sink = self.function_sink;
@@ -1249,7 +1305,8 @@ impl<'a> Lowerer<'a> {
             _ => return,
         };
         let Some(ctx) = self.loops.last() else {
-            self.cx.error_spanned_by(expr, "`break`/`continue` outside a loop");
+            self.cx
+                .error_spanned_by(expr, "`break`/`continue` outside a loop");
             return;
         };
         if let Some(label) = label {

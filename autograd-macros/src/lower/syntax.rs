@@ -114,9 +114,7 @@ pub fn may_jump(expr: &Expr) -> bool {
                     self.loop_depth -= 1;
                 }
                 Expr::Break(b) if self.loop_depth == 0 || b.label.is_some() => self.found = true,
-                Expr::Continue(c) if self.loop_depth == 0 || c.label.is_some() => {
-                    self.found = true
-                }
+                Expr::Continue(c) if self.loop_depth == 0 || c.label.is_some() => self.found = true,
                 Expr::Return(_) => self.found = true,
                 Expr::Closure(_) => {}
                 _ => syn::visit::visit_expr(self, expr),
@@ -166,7 +164,9 @@ fn expr_always_jumps(expr: &Expr) -> bool {
 /// reverse sweep replay a block without jumping.
 pub fn nest_jumps(stmts: &[Stmt]) -> Vec<Stmt> {
     for (k, stmt) in stmts.iter().enumerate() {
-        let Stmt::Expr(Expr::If(ifx), _) = stmt else { continue };
+        let Stmt::Expr(Expr::If(ifx), _) = stmt else {
+            continue;
+        };
         if k + 1 == stmts.len() || !may_jump(&Expr::If(ifx.clone())) {
             continue;
         }
@@ -345,13 +345,20 @@ mod tests {
             syn::parse_str("{ for i in 0..n { if i > 2 { return 1.0; } } 2.0 }").unwrap();
         assert!(rewrite_returns_in_loops(&mut block));
         let text = block.to_token_stream().to_string();
-        assert!(text.contains("__ad_ret = 1.0 ; __ad_returned = true ; break ;"), "{text}");
-        assert!(text.contains("if __ad_returned { return __ad_ret ; }"), "{text}");
+        assert!(
+            text.contains("__ad_ret = 1.0 ; __ad_returned = true ; break ;"),
+            "{text}"
+        );
+        assert!(
+            text.contains("if __ad_returned { return __ad_ret ; }"),
+            "{text}"
+        );
     }
 
     #[test]
     fn assigned_names_in_order() {
-        let expr: Expr = syn::parse_str("{ y = 1.0; s += y; for i in 0..3 { y *= 2.0; } }").unwrap();
+        let expr: Expr =
+            syn::parse_str("{ y = 1.0; s += y; for i in 0..3 { y *= 2.0; } }").unwrap();
         assert_eq!(assigned_names(&expr), ["y", "s"]);
     }
 }
