@@ -1,6 +1,8 @@
 //! Calls between differentiable functions, and hand-written adjoints as
 //! custom derivatives.
 
+#![allow(clippy::needless_range_loop)]
+
 mod common;
 
 use autograd::differentiable;
