@@ -1,0 +1,97 @@
+//! The generated adjoints of straight-line code and of loops that only read
+//! their inputs and accumulate allocate nothing on the heap. Checked with a
+//! counting global allocator (counting only this thread's allocations, so the
+//! test harness's own threads do not disturb the count).
+
+use autograd::differentiable;
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+
+struct Counting;
+
+thread_local! {
+    static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
+}
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let _ = ALLOCATIONS.try_with(|n| n.set(n.get() + 1));
+        System.alloc(layout)
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        System.dealloc(ptr, layout)
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+/// Heap allocations made by `f` on this thread.
+fn allocations(f: impl FnOnce()) -> usize {
+    let before = ALLOCATIONS.with(Cell::get);
+    f();
+    ALLOCATIONS.with(Cell::get) - before
+}
+
+#[differentiable]
+fn extended_rosenbrock(x: &[f64]) -> f64 {
+    let mut sum = 0.0;
+    for i in 0..x.len() - 1 {
+        let t = x[i + 1] - x[i] * x[i];
+        let u = 1.0 - x[i];
+        sum += 100.0 * t * t + u * u;
+    }
+    sum
+}
+
+#[differentiable]
+fn straight_line(x: f64, y: f64, w: [f64; 3]) -> f64 {
+    let a = (x * y).sin() + w[0] * x.exp();
+    let b = a.max(w[1]) / (1.0 + y * y).sqrt();
+    b.powi(3) - w[2].tanh() * a
+}
+
+#[differentiable(wrt(w))]
+fn linear_model_loss(w: &[f64], xs: &[f64], ys: &[f64]) -> f64 {
+    let mut loss = 0.0;
+    for i in 0..ys.len() {
+        let mut prediction = w[0];
+        for j in 0..2 {
+            prediction += w[j + 1] * xs[2 * i + j];
+        }
+        let error = prediction - ys[i];
+        loss += error * error;
+    }
+    loss / ys.len() as f64
+}
+
+#[test]
+fn adjoints_of_reductions_allocate_nothing() {
+    let x: Vec<f64> = (0..1000).map(|i| (i as f64 * 0.01).sin()).collect();
+    let mut d_x = vec![0.0; x.len()];
+    let n = allocations(|| {
+        extended_rosenbrock_adjoint(&x, 1.0, &mut d_x);
+    });
+    assert_eq!(n, 0, "extended Rosenbrock's adjoint allocated {n} times");
+    assert!(d_x.iter().any(|&d| d != 0.0));
+
+    let (mut dx, mut dy, mut dw) = (0.0, 0.0, [0.0; 3]);
+    let n = allocations(|| {
+        straight_line_adjoint(0.3, -1.2, [0.5, 0.1, 2.0], 1.0, &mut dx, &mut dy, &mut dw);
+    });
+    assert_eq!(n, 0, "a straight-line adjoint allocated {n} times");
+
+    let xs = [0.5, 1.0, -0.3, 2.0, 1.5, -1.0];
+    let ys = [1.0, 0.5, -0.2];
+    let mut d_w = [0.0; 3];
+    let n = allocations(|| {
+        linear_model_loss_adjoint(&[0.1, 0.2, 0.3], &xs, &ys, 1.0, &mut d_w);
+    });
+    assert_eq!(n, 0, "a nested accumulation loop allocated {n} times");
+}
+
+#[test]
+fn the_counter_sees_allocations() {
+    assert!(allocations(|| drop(vec![1.0_f64; 8])) >= 1);
+}
