@@ -83,8 +83,8 @@ fn moons(n: usize, noise: f64, rng: &mut Rng) -> (Vec<f64>, Vec<f64>) {
 fn init(rng: &mut Rng) -> Vec<f64> {
     let mut w = vec![0.0; PARAMS];
     for (i, v) in w.iter_mut().enumerate() {
-        let fan_in = if i < 48 { 2.0 } else { 16.0 };
-        *v = rng.normal() * (2.0 / fan_in as f64).sqrt();
+        let fan_in: f64 = if i < 48 { 2.0 } else { 16.0 };
+        *v = rng.normal() * (2.0 / fan_in).sqrt();
     }
     // Biases start at zero.
     for i in (32..48).chain(304..320).chain(336..337) {
