@@ -8,8 +8,9 @@
 //! do. Run with `cargo bench --bench tape`; the ratios tape / hand-written are
 //! printed at the end.
 
+mod common;
+
 use std::hint::black_box;
-use std::path::PathBuf;
 use std::time::Duration;
 
 use autograd::tape::{Tape, Var};
@@ -96,25 +97,6 @@ fn bench_rosenbrock(c: &mut Criterion) {
     group.finish();
 }
 
-/// Criterion's mean estimate (ns) of one benchmark, from its saved results.
-fn mean_ns(bench: &str, n: usize) -> Option<f64> {
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target"));
-    let path = target
-        .join("criterion")
-        .join("rosenbrock_gradient")
-        .join(bench)
-        .join(n.to_string())
-        .join("new")
-        .join("estimates.json");
-    let json = std::fs::read_to_string(path).ok()?;
-    let mean = &json[json.find("\"mean\"")?..];
-    let value = &mean[mean.find("\"point_estimate\":")? + "\"point_estimate\":".len()..];
-    let end = value.find([',', '}'])?;
-    value[..end].trim().parse().ok()
-}
-
 fn main() {
     let mut criterion = Criterion::default()
         .sample_size(20)
@@ -125,7 +107,8 @@ fn main() {
     criterion.final_summary();
 
     for n in SIZES {
-        if let (Some(hand), Some(tape)) = (mean_ns("hand_written", n), mean_ns("tape", n)) {
+        let mean = |bench| common::mean_ns("rosenbrock_gradient", bench, &n.to_string());
+        if let (Some(hand), Some(tape)) = (mean("hand_written"), mean("tape")) {
             println!(
                 "rosenbrock n = {n}: hand-written {hand:.0} ns, tape {tape:.0} ns, \
                  tape / hand-written = {:.1}",

@@ -244,6 +244,10 @@ struct Body<'a> {
     stores_in: HashMap<String, Vec<(VarId, bool)>>,
     /// Counter for unique names of per-statement locals.
     serial: usize,
+    /// While a loop body is replayed in its reverse: that loop's cells whose
+    /// entry values are not restored. Updating them would compute values
+    /// nothing reads (a loop-carried chain LLVM may keep), so it is skipped.
+    dead_cells: HashSet<VarId>,
 }
 
 impl<'a> Body<'a> {
@@ -258,6 +262,7 @@ impl<'a> Body<'a> {
             undo: HashMap::new(),
             stores_in: HashMap::new(),
             serial: 0,
+            dead_cells: HashSet::new(),
         };
         body.plan();
         body
@@ -499,6 +504,9 @@ impl<'a> Body<'a> {
                     out.push(quote!(let #mutability #ident #ty #init;));
                 }
                 Stmt::Update { cell, value } => {
+                    if mode.replay && self.dead_cells.contains(cell) {
+                        continue;
+                    }
                     let (cell, value) = (self.ident(*cell), self.operand(value));
                     out.push(quote!(#cell = #value;));
                 }
@@ -838,7 +846,16 @@ impl<'a> Body<'a> {
             replay: true,
             native_loop: false,
         };
+        let saved_cells: HashSet<VarId> = saved.iter().map(|(_, cell)| *cell).collect();
+        let dead: HashSet<VarId> = l
+            .carried
+            .iter()
+            .map(|c| c.cell)
+            .filter(|c| !saved_cells.contains(c))
+            .collect();
+        let outer_dead = std::mem::replace(&mut self.dead_cells, dead);
         let body = self.forward(&l.body, replay);
+        self.dead_cells = outer_dead;
         let restore = saved.iter().map(|(tape, cell)| {
             let cell = self.ident(*cell);
             quote!(#cell = ::autograd::__private::pop(&mut #tape);)

@@ -57,7 +57,6 @@ pub fn extended_rosenbrock_grad(x: &[f64]) -> (f64, ::std::vec::Vec<f64>) {
             let __ad_t8 = u * u;
             let __ad_t9 = __ad_t7 + __ad_t8;
             let sum__2 = sum__1 + __ad_t9;
-            __ad_cell_sum_0 = sum__2;
             let mut __ad_d_sum__2: f64 = __ad_d_cell_sum_0;
             __ad_d_cell_sum_0 = 0.0;
             let __ad_p_sum__2 = ::autograd::__private::rules::add(
@@ -146,7 +145,6 @@ pub fn extended_rosenbrock_adjoint(x: &[f64], d_out: f64, d_x: &mut [f64]) -> f6
         let __ad_t8 = u * u;
         let __ad_t9 = __ad_t7 + __ad_t8;
         let sum__2 = sum__1 + __ad_t9;
-        __ad_cell_sum_0 = sum__2;
         let mut __ad_d_sum__2: f64 = __ad_d_cell_sum_0;
         __ad_d_cell_sum_0 = 0.0;
         let __ad_p_sum__2 = ::autograd::__private::rules::add(sum__1, __ad_t9, sum__2);
