@@ -1,10 +1,12 @@
-//! The first thing to run: a function, its gradient, and a check.
+//! The first thing to run: a function and its gradient, generated at compile
+//! time; the same on the run-time tape; then gradient descent.
 //!
 //! ```text
 //! cargo run --release --example quickstart
 //! ```
 
 use autograd::differentiable;
+use autograd::tape::Tape;
 
 /// An ordinary `f64` function; `#[differentiable]` adds `f_grad` and `f_adjoint`.
 #[differentiable]
@@ -32,6 +34,14 @@ fn main() {
         3.0 + 2.0_f64.cos()
     );
     println!("  ∂f/∂y  {dy:.6}   (2)");
+
+    // The same function recorded on the tape at run time: same rules, same numbers.
+    let tape = Tape::new();
+    let (x, y) = (tape.var_named("x", 2.0), tape.var_named("y", 3.0));
+    let z = x * y + x.sin();
+    let g = z.backward();
+    println!("on the tape: value {:.6}, ∂x {:.6}, ∂y {:.6}", z.value(), g[x], g[y]);
+    assert_eq!((z.value(), g[x], g[y]), (value, dx, dy));
 
     // Gradient descent on Rosenbrock with the generated adjoint: it adds the
     // gradient into a buffer we own, so the loop allocates nothing.

@@ -22,7 +22,20 @@
 //!
 //! Every derivative the generated code uses comes from one table,
 //! [`rules`], with its conventions at kinks (`abs` at 0, ties of `max`, ...)
-//! documented there.
+//! documented there. For computations whose shape is only known at run
+//! time, [`tape`] records a graph and differentiates it with the same rules:
+//!
+//! ```
+//! use autograd::tape::Tape;
+//!
+//! let tape = Tape::new();
+//! let x = tape.var(2.0);
+//! let y = tape.var_named("y", 3.0);
+//! let z = x * y + x.sin();
+//! let g = z.backward();
+//! assert_eq!(g[x], 3.0 + 2.0_f64.cos());
+//! assert_eq!(g.by_name("y"), Some(2.0));
+//! ```
 
 /// Generates the gradient and the reverse-mode adjoint of an `f64` function.
 ///
@@ -98,6 +111,79 @@
 /// assert_eq!(spring.energy_grad(3.0), (18.0, 12.0));
 /// ```
 ///
+/// # Control flow, buffers and calls
+///
+/// Branches, loops and local buffers work as in ordinary Rust; the reverse
+/// sweep takes the same path backwards:
+///
+/// ```
+/// use autograd::differentiable;
+///
+/// /// √a by 30 Newton steps: a loop that overwrites its state.
+/// #[differentiable]
+/// fn newton_sqrt(a: f64) -> f64 {
+///     let mut x = a;
+///     for _ in 0..30 {
+///         x = 0.5 * (x + a / x);
+///     }
+///     x
+/// }
+///
+/// let (root, d) = newton_sqrt_grad(9.0);
+/// assert!((root - 3.0).abs() < 1e-15 && (d - 1.0 / 6.0).abs() < 1e-15);
+///
+/// /// Prefix products in a local buffer, with a branch and an early exit.
+/// #[differentiable]
+/// fn damped_products(x: &[f64], limit: f64) -> f64 {
+///     let mut p = x.to_vec();
+///     for i in 1..p.len() {
+///         if p[i - 1] > limit {
+///             break;
+///         }
+///         p[i] *= p[i - 1];
+///     }
+///     p[p.len() - 1]
+/// }
+///
+/// let (value, (d_x, d_limit)) = damped_products_grad(&[2.0, 3.0, 0.5], 10.0);
+/// assert_eq!((value, d_x, d_limit), (3.0, vec![1.5, 1.0, 6.0], 0.0));
+/// ```
+///
+/// A call `g(..)` (also `module::g(..)`, `Self::g(..)`, `self.g(..)`) with a
+/// differentiated argument is differentiated by calling `g_adjoint` in the
+/// reverse sweep, so `#[differentiable]` functions compose, across modules
+/// and recursively. An argument gets a `d_` slot in that call when it
+/// depends on an active input; pass constants only to parameters the callee
+/// does not differentiate (give it `wrt(..)`). A subslice `&w[a..b]` of a
+/// float array passes `&mut d_w[a..b]`.
+///
+/// **Custom derivatives.** A function the macro cannot see into gets a
+/// hand-written `g_adjoint` with the same convention, and every
+/// `#[differentiable]` caller uses it:
+///
+/// ```
+/// use autograd::differentiable;
+///
+/// /// log(1 + eˣ), computed stably (the macro cannot see the branch's intent).
+/// fn softplus(x: f64) -> f64 {
+///     if x > 30.0 { x } else { x.exp().ln_1p() }
+/// }
+///
+/// /// Its adjoint, by hand: d softplus / dx = sigmoid(x).
+/// fn softplus_adjoint(x: f64, d_out: f64, d_x: &mut f64) -> f64 {
+///     *d_x += d_out / (1.0 + (-x).exp());
+///     softplus(x)
+/// }
+///
+/// #[differentiable]
+/// fn loss(w: f64, x: f64) -> f64 {
+///     softplus(w * x) - 0.5 * w
+/// }
+///
+/// let (_, (d_w, _)) = loss_grad(2.0, 1.0);
+/// assert!((d_w - (1.0 / (1.0 + (-2.0_f64).exp()) - 0.5)).abs() < 1e-15);
+/// ```
+///
 /// # How: source transformation
 ///
 /// The body is lowered to three-address form, and the adjoint runs it
@@ -125,38 +211,56 @@
 /// ```
 ///
 /// Only values that depend on an active input *and* reach the result get
-/// adjoints (activity analysis); repeated reads of `w[i]` are read once.
-/// The returned value is bit-for-bit the value `f` returns.
+/// adjoints (activity analysis); repeated reads of a parameter's `w[i]` are
+/// read once. The returned value is bit-for-bit the value `f` returns.
+///
+/// Loops run backwards in the reverse sweep: each iteration is replayed
+/// (its intermediate values recomputed) and then reversed. A value carried
+/// from one iteration to the next is saved in the forward sweep only when
+/// the reverse sweep needs it; a loop that only reads its inputs and
+/// accumulates (`s += ..`) saves nothing, and its adjoint allocates nothing.
+/// A branch's reverse replays the branch that was taken. Every write
+/// `a[i] = v` into a local buffer saves the value it overwrites, so the
+/// reverse sweep can undo it.
 ///
 /// # The supported subset
 ///
 /// - `let` (with or without `mut` or a type), shadowing, blocks `{ .. }`,
-///   assignment and `+= -= *= /=` on locals and parameters, `return`;
+///   assignment and `+= -= *= /=` on locals and parameters;
 /// - `+ - * /`, unary `-`, parentheses, float and integer literals;
 /// - `as f64` casts of integer expressions, `f64::from(n)`; constant paths
 ///   (`std::f64::consts::PI`, `f64::EPSILON`, your `const` items);
-/// - element reads `w[i]` of float slices and arrays, `w.len()`; integer
-///   locals and arithmetic for indices;
 /// - the `f64` methods, as `x.m(..)` or `f64::m(x, ..)`: abs, signum, sqrt,
 ///   cbrt, powi, powf, exp, exp2, exp_m1, ln, log, log2, log10, ln_1p, sin,
 ///   cos, tan, asin, acos, atan, atan2, sinh, cosh, tanh, asinh, acosh,
 ///   atanh, hypot, recip, max, min, clamp, mul_add, to_degrees, to_radians;
 ///   floor, ceil, round, trunc (derivative 0);
-/// - anything computed only from constant parameters (`self.k`,
-///   `data[i]`, `n / 2`), kept as written;
+/// - comparisons and boolean logic (not differentiated); `if` / `else if` /
+///   `else` as statements and as values; `return` anywhere;
+/// - `for i in a..b`, `a..=b`, `(a..b).rev()`, `for v in xs`, `for &v in xs`,
+///   `for v in xs.iter()`, `for (i, v) in xs.iter().enumerate()`; `while`;
+///   `loop` with `break`; `continue`; nested to any depth;
+/// - local buffers `[0.0; N]`, `[a, b, c]`, `vec![0.0; n]`, `vec![a, b]`,
+///   `x.to_vec()`; element reads `a[i]` and writes `a[i] = ..`,
+///   `a[i] += ..`; `a.len()`; parameters' slices and arrays are read-only;
+/// - integer locals and arithmetic (counters, indices), anything computed
+///   only from constant parameters (`self.k`, `data[i]`, `n / 2`), and casts
+///   of a float to an integer (a step function: derivative 0);
+/// - calls, as above;
 /// - statement macros `assert!`, `assert_eq!`, `assert_ne!`, `debug_assert!`
 ///   (and `_eq`/`_ne`), `print!`, `println!`, `eprint!`, `eprintln!`: run in
-///   the forward sweep unchanged.
+///   the forward sweep unchanged (not again when the reverse sweep replays a
+///   block).
 ///
 /// Derivatives at kinks follow [`rules`]: `abs` and `relu`-like kinks give 0
 /// at 0, `max`/`min` split a tie equally, `clamp` passes the derivative to
 /// `x` inside the closed range and to the bound outside it.
 ///
-/// Anything else — closures, `match`, `unsafe`, macros in expressions,
-/// generics, `&mut` or tuple parameters, a non-`f64` return, unknown
-/// methods, calls with differentiated arguments — is a compile error pointing
-/// at the construct, saying what to write instead. All errors of a function
-/// are reported at once:
+/// Anything else — closures, `match`, `if let`/`while let`, `unsafe`,
+/// macros in expressions, generics, `&mut` or tuple parameters, a non-`f64`
+/// return, unknown methods, `%` on differentiated values, `break` to an
+/// outer loop's label — is a compile error pointing at the construct, saying
+/// what to write instead. All errors of a function are reported at once:
 ///
 /// ```compile_fail
 /// use autograd::differentiable;
