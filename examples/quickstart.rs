@@ -40,7 +40,12 @@ fn main() {
     let (x, y) = (tape.var_named("x", 2.0), tape.var_named("y", 3.0));
     let z = x * y + x.sin();
     let g = z.backward();
-    println!("on the tape: value {:.6}, ∂x {:.6}, ∂y {:.6}", z.value(), g[x], g[y]);
+    println!(
+        "on the tape: value {:.6}, ∂x {:.6}, ∂y {:.6}",
+        z.value(),
+        g[x],
+        g[y]
+    );
     assert_eq!((z.value(), g[x], g[y]), (value, dx, dy));
 
     // Gradient descent on Rosenbrock with the generated adjoint: it adds the

@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod workloads;
+
 use std::path::PathBuf;
 
 /// Criterion's mean estimate (ns) of `group/bench/param`, from its saved
