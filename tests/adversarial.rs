@@ -1313,6 +1313,307 @@ fn t57_vec_buffer_call_then_overwrite() {
         [0.5, -0.2, 0.8], [-0.1, 0.3, 1.1, 0.2], [0.4, 0.6, 0.7]);
 }
 
+// ----- loop-carried values, undo logs, reduced repros ----------------------------
+
+#[differentiable]
+fn loop_carried_condition(xs: &[f64]) -> f64 {
+    let mut s = 0.0;
+    let mut t = 1.0;
+    for i in 0..xs.len() {
+        if s > 1.0 {
+            t = t * xs[i];
+        } else {
+            t = t + xs[i] * 2.0;
+        }
+        s += xs[i];
+    }
+    t
+}
+
+#[test]
+fn t65_loop_carried_condition() {
+    check_v!(loop_carried_condition, loop_carried_condition_grad, loop_carried_condition_adjoint;
+        [0.6, 0.7, 0.5, 0.9, -0.3], [1.5, -0.2], [0.1, 0.2, 0.3]);
+}
+
+#[differentiable]
+fn range_bound_modified(xs: &[f64]) -> f64 {
+    let mut n = 2;
+    let mut s = 0.0;
+    for i in 0..n {
+        n += 1;
+        s = s * xs[i] + xs[i + 1];
+    }
+    s * n as f64
+}
+
+#[test]
+fn t66_range_bound_modified() {
+    check_v!(range_bound_modified, range_bound_modified_grad, range_bound_modified_adjoint;
+        [0.6, 0.7, 0.5, 0.9, -0.3], [1.5, -0.2, 0.3]);
+}
+
+#[differentiable]
+fn loop_carried_max(xs: &[f64]) -> f64 {
+    let mut s = 0.0;
+    let mut m: f64 = -10.0;
+    for &v in xs {
+        m = m.max(s);
+        s += v;
+    }
+    m * s
+}
+
+#[test]
+fn t67_loop_carried_max() {
+    check_v!(loop_carried_max, loop_carried_max_grad, loop_carried_max_adjoint;
+        [0.6, -0.7, 0.5, 0.9, -0.3], [1.5, -0.2], [-0.1, 0.2, -0.3]);
+}
+
+#[differentiable]
+fn loop_carried_return(xs: &[f64]) -> f64 {
+    let mut s = 0.0;
+    let mut buf = [0.0; 2];
+    for i in 0..xs.len() {
+        s += xs[i];
+        buf[i % 2] = s + 0.5;
+        if s > 1.0 {
+            return buf[0] * buf[1] * xs[0];
+        }
+    }
+    buf[0] * buf[1] + s
+}
+
+#[test]
+fn t68_loop_carried_return() {
+    check_v!(loop_carried_return, loop_carried_return_grad, loop_carried_return_adjoint;
+        [0.6, -0.7, 0.5, 0.9, -0.3], [0.3, 0.4, 0.5], [-0.1, 0.2, -0.3]);
+}
+
+#[differentiable]
+fn undo_with_return(xs: &[f64]) -> f64 {
+    let mut buf = vec![0.0; xs.len()];
+    for i in 0..xs.len() {
+        buf[i] = xs[i] * xs[i];
+        if i > 0 {
+            buf[i - 1] = buf[i - 1] * buf[i];
+        }
+        if buf[i] > 1.0 {
+            return buf[0] + buf[i];
+        }
+    }
+    buf[0] * 2.0
+}
+
+#[test]
+fn t69_undo_with_return() {
+    check_v!(undo_with_return, undo_with_return_grad, undo_with_return_adjoint;
+        [0.6, -0.7, 0.5, 1.9, -0.3], [0.3, 0.4, 0.5], [2.0]);
+}
+
+#[differentiable]
+fn undo_with_continue_break(xs: &[f64]) -> f64 {
+    let mut buf = [0.0; 3];
+    for i in 0..xs.len() {
+        buf[i % 3] += xs[i];
+        if xs[i] < 0.0 {
+            continue;
+        }
+        buf[(i + 1) % 3] *= xs[i];
+        for j in 0..3 {
+            if buf[j] > 2.0 {
+                break;
+            }
+            buf[j] = buf[j] * 1.1 + xs[i];
+        }
+    }
+    buf[0] * buf[1] + buf[2]
+}
+
+#[test]
+fn t70_undo_with_continue_break() {
+    check_v!(undo_with_continue_break, undo_with_continue_break_grad,
+        undo_with_continue_break_adjoint;
+        [0.6, -0.7, 0.5, 1.3, -0.3], [0.3, 0.4, 0.5], [2.5]);
+}
+
+/// Reduced from `shadow_in_loop`: a `let` shadowing a loop-carried variable
+/// inside the loop body.
+#[differentiable]
+fn shadow_loop_carried(x: f64) -> f64 {
+    let mut s = x;
+    for _k in 0..2 {
+        s += x;
+        let s = s * 10.0;
+        assert!(s.is_finite());
+    }
+    s
+}
+
+#[test]
+fn t71_shadow_loop_carried() {
+    check_s1!(shadow_loop_carried, shadow_loop_carried_grad, shadow_loop_carried_adjoint;
+        [0.5], [-1.5], [2.0]);
+}
+
+#[differentiable]
+fn shadow_in_while(x: f64) -> f64 {
+    let mut s = x;
+    let mut k = 0;
+    while k < 3 {
+        k += 1;
+        s = s * x + 1.0;
+        let s = s * 100.0;
+        assert!(s.is_finite());
+    }
+    s
+}
+
+#[test]
+fn t72_shadow_in_while() {
+    check_s1!(shadow_in_while, shadow_in_while_grad, shadow_in_while_adjoint;
+        [0.5], [-1.5], [2.0]);
+}
+
+#[differentiable]
+fn shadow_outer_in_inner_loop(x: f64) -> f64 {
+    let mut s = x;
+    let mut t = 0.0;
+    for i in 0..2 {
+        for _j in 0..2 {
+            s = s * x + i as f64;
+        }
+        let s = s - 1.0;
+        t += s * x;
+    }
+    s + t
+}
+
+#[test]
+fn t73_shadow_outer_in_inner_loop() {
+    check_s1!(shadow_outer_in_inner_loop, shadow_outer_in_inner_loop_grad,
+        shadow_outer_in_inner_loop_adjoint;
+        [0.5], [-1.5], [1.2]);
+}
+
+/// Shadowing inside a block nested in the loop body: the block's scope ends
+/// before the loop's back edge.
+#[differentiable]
+fn shadow_in_block_in_loop(x: f64) -> f64 {
+    let mut s = x;
+    for _k in 0..3 {
+        s = s * x + 0.5;
+        {
+            let s = s * 100.0;
+            assert!(s.is_finite());
+        }
+    }
+    s
+}
+
+#[test]
+fn t74_shadow_in_block_in_loop() {
+    check_s1!(shadow_in_block_in_loop, shadow_in_block_in_loop_grad,
+        shadow_in_block_in_loop_adjoint;
+        [0.5], [-1.5], [1.2]);
+}
+
+/// Reduced from `late_init_branches`: `let r;` without a type.
+#[differentiable]
+fn late_init_untyped(x: f64, y: f64) -> f64 {
+    let r;
+    if x > 0.0 {
+        r = x * y;
+    } else {
+        r = y;
+    }
+    r * x
+}
+
+#[test]
+fn t75_late_init_untyped() {
+    check_s2!(late_init_untyped, late_init_untyped_grad, late_init_untyped_adjoint;
+        [1.0, 2.0], [-1.0, 2.0], [0.5, -3.0]);
+}
+
+/// The same with `let r: f64;`.
+#[differentiable]
+fn late_init_typed(x: f64, y: f64) -> f64 {
+    let r: f64;
+    if x > 0.0 {
+        r = x * y;
+    } else {
+        r = y;
+    }
+    r * x
+}
+
+#[test]
+fn t76_late_init_typed() {
+    check_s2!(late_init_typed, late_init_typed_grad, late_init_typed_adjoint;
+        [1.0, 2.0], [-1.0, 2.0], [0.5, -3.0]);
+}
+
+#[differentiable]
+fn late_init_in_loop(xs: &[f64]) -> f64 {
+    let mut s = 1.0;
+    for &v in xs {
+        let r;
+        if v > 0.0 {
+            r = v * s;
+        } else {
+            r = v + s;
+        }
+        s = r * 0.5 + s;
+    }
+    s
+}
+
+#[test]
+fn t77_late_init_in_loop() {
+    check_v!(late_init_in_loop, late_init_in_loop_grad, late_init_in_loop_adjoint;
+        [0.6, -0.7, 0.5, 1.3, -0.3], [0.3, 0.4, 0.5], [-2.5]);
+}
+
+/// Reduced from `buffer_call_in_loop`, without a call: a loop-carried value
+/// that reaches an array element only through `+` (whose partials do not
+/// need it), and the element is later read by a `*`.
+#[differentiable]
+fn buffer_read_in_loop(xs: &[f64]) -> f64 {
+    let mut buf = [0.0; 2];
+    let mut s = 0.0;
+    for i in 0..xs.len() {
+        buf[i % 2] = xs[i] + s;
+        s += buf[0] * buf[1] * 0.1;
+    }
+    s
+}
+
+#[test]
+fn t78_buffer_read_in_loop() {
+    check_v!(buffer_read_in_loop, buffer_read_in_loop_grad, buffer_read_in_loop_adjoint;
+        [0.5, -0.2, 0.8], [0.6, -0.7, 0.5, 1.3, -0.3], [0.3, 0.4]);
+}
+
+#[differentiable]
+fn buffer_read_in_while(xs: &[f64]) -> f64 {
+    let mut buf = [0.0; 2];
+    let mut s = 0.0;
+    let mut i = 0;
+    while i < xs.len() {
+        buf[i % 2] = xs[i] - s;
+        s = s + buf[0] * buf[1];
+        i += 1;
+    }
+    s
+}
+
+#[test]
+fn t79_buffer_read_in_while() {
+    check_v!(buffer_read_in_while, buffer_read_in_while_grad, buffer_read_in_while_adjoint;
+        [0.5, -0.2, 0.8], [0.6, -0.7, 0.5, 1.3, -0.3], [0.3, 0.4]);
+}
+
 // ----- kinks: conventions, exactly ----------------------------------------------
 
 #[differentiable]
