@@ -152,7 +152,8 @@
 /// A call `g(..)` (also `module::g(..)`, `Self::g(..)`, `self.g(..)`) with a
 /// differentiated argument is differentiated by calling `g_adjoint` in the
 /// reverse sweep, so `#[differentiable]` functions compose, across modules
-/// and recursively. An argument gets a `d_` slot in that call when it
+/// and recursively. `g_adjoint` is found by name next to `g`: import both
+/// (`use model::{g, g_adjoint};`) or call by path (`model::g(x)`). An argument gets a `d_` slot in that call when it
 /// depends on an active input; pass constants only to parameters the callee
 /// does not differentiate (give it `wrt(..)`). A subslice `&w[a..b]` of a
 /// float array passes `&mut d_w[a..b]`.
@@ -242,7 +243,8 @@
 ///   `loop` with `break`; `continue`; nested to any depth;
 /// - local buffers `[0.0; N]`, `[a, b, c]`, `vec![0.0; n]`, `vec![a, b]`,
 ///   `x.to_vec()`; element reads `a[i]` and writes `a[i] = ..`,
-///   `a[i] += ..`; `a.len()`; parameters' slices and arrays are read-only;
+///   `a[i] += ..`; `a.len()`; a `mut a: [f64; N]` parameter may be written
+///   too (other parameters' slices and arrays are read-only);
 /// - integer locals and arithmetic (counters, indices), anything computed
 ///   only from constant parameters (`self.k`, `data[i]`, `n / 2`), and casts
 ///   of a float to an integer (a step function: derivative 0);

@@ -172,9 +172,64 @@ fn needed(func: &Func, defs: &[Option<&Rhs>], activity: &Activity) -> Vec<bool> 
         Operand::Const(c) => c.uses.iter().for_each(|u| needed[*u] = true),
     };
     seed(&func.body, activity, &mut needed, &mark_op);
+    // What a local array holds is read back by its loads: values stored into
+    // an array whose loads are needed are needed too.
+    let mut stored: Vec<(VarId, &Operand)> = Vec::new();
+    func.body.walk(0, &mut |stmt, _| {
+        if let Stmt::Store { array, value, .. } = stmt {
+            stored.push((*array, value));
+        }
+    });
+    let mut needed_arrays = vec![false; n];
     // A needed value is recomputed from its operands: they are needed too.
     loop {
         let mut changed = false;
+        for id in 0..n {
+            // An array read whole (a call's argument) is needed like one read by a load.
+            if needed[id] && func.vars[id].kind == Kind::FloatArray && !needed_arrays[id] {
+                needed_arrays[id] = true;
+                changed = true;
+            }
+            if needed[id] {
+                if let Some(Rhs::Load { array, .. }) = defs[id] {
+                    if !needed_arrays[*array] {
+                        needed_arrays[*array] = true;
+                        changed = true;
+                    }
+                }
+            }
+            if needed_arrays[id] {
+                let mut reads: Vec<VarId> = Vec::new();
+                if let Some(rhs) = defs[id] {
+                    for op in rhs.operands() {
+                        match op {
+                            Operand::Var(v) => reads.push(*v),
+                            Operand::Const(c) => reads.extend(c.uses.iter().copied()),
+                        }
+                    }
+                    for source in rhs.arrays() {
+                        if !needed_arrays[source] {
+                            needed_arrays[source] = true;
+                            changed = true;
+                        }
+                    }
+                }
+                for (array, value) in &stored {
+                    if *array == id {
+                        match value {
+                            Operand::Var(v) => reads.push(*v),
+                            Operand::Const(c) => reads.extend(c.uses.iter().copied()),
+                        }
+                    }
+                }
+                for v in reads {
+                    if !needed[v] {
+                        needed[v] = true;
+                        changed = true;
+                    }
+                }
+            }
+        }
         for id in 0..n {
             if !needed[id] {
                 continue;

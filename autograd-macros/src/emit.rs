@@ -904,7 +904,18 @@ impl<'a> Body<'a> {
         args: &[CallArg],
     ) {
         let d_var = self.adjoint(var);
-        let mut slots = Vec::new();
+        // A variable or array passed more than once cannot be borrowed
+        // mutably twice: its slots are scratch, added in after the call.
+        let mut seen: HashMap<VarId, usize> = HashMap::new();
+        for arg in args {
+            match arg {
+                CallArg::Float(Operand::Var(v)) => *seen.entry(*v).or_default() += 1,
+                CallArg::Array { array, .. } => *seen.entry(*array).or_default() += 1,
+                _ => {}
+            }
+        }
+        let shared = |v: &VarId| seen.get(v).copied().unwrap_or(0) > 1;
+        let (mut slots, mut before, mut after) = (Vec::new(), Vec::new(), Vec::new());
         for arg in args {
             match arg {
                 CallArg::Float(Operand::Var(v)) if self.activity.needs_adjoint(*v) => {
@@ -913,24 +924,51 @@ impl<'a> Body<'a> {
                         out.push(quote!(let mut #adjoint: f64 = 0.0;));
                     }
                     let adjoint = self.adjoint(*v);
-                    slots.push(quote!(&mut #adjoint));
+                    if shared(v) {
+                        self.serial += 1;
+                        let scratch = format_ident!("__ad_slot{}", self.serial);
+                        before.push(quote!(let mut #scratch: f64 = 0.0;));
+                        after.push(quote!(#adjoint += #scratch;));
+                        slots.push(quote!(&mut #scratch));
+                    } else {
+                        slots.push(quote!(&mut #adjoint));
+                    }
                 }
                 CallArg::Array { array, range, .. } if self.activity.needs_adjoint(*array) => {
                     let buffer = self.array_adjoint(*array);
                     let is_param = matches!(self.func.vars[*array].origin, Origin::Param { .. });
-                    slots.push(match (range, is_param) {
-                        (Some(range), _) => {
+                    let part = match range {
+                        Some(range) => {
                             let range = &range.tokens;
-                            quote!(&mut #buffer[#range])
+                            quote!(#buffer[#range])
                         }
-                        (None, true) => quote!(&mut *#buffer),
-                        (None, false) => quote!(&mut #buffer),
-                    });
+                        None => quote!(#buffer[..]),
+                    };
+                    if shared(array) {
+                        self.serial += 1;
+                        let scratch = format_ident!("__ad_slot{}", self.serial);
+                        before.push(quote! {
+                            let mut #scratch = ::autograd::__private::zeros(#part.len());
+                        });
+                        after.push(quote! {
+                            for (__ad_d, __ad_v) in #part.iter_mut().zip(&#scratch) {
+                                *__ad_d += *__ad_v;
+                            }
+                        });
+                        slots.push(quote!(&mut #scratch));
+                    } else {
+                        slots.push(match (range, is_param) {
+                            (Some(_), _) => quote!(&mut #part),
+                            (None, true) => quote!(&mut *#buffer),
+                            (None, false) => quote!(&mut #buffer),
+                        });
+                    }
                 }
                 _ => {}
             }
         }
         let call_args = args.iter().map(|a| self.call_arg(a));
+        out.extend(before);
         out.push(match callee {
             Callee::Path { adjoint, .. } => {
                 quote!(#adjoint(#(#call_args,)* #d_var, #(#slots),*);)
@@ -941,6 +979,7 @@ impl<'a> Body<'a> {
                 quote!(#receiver.#adjoint(#(#call_args,)* #d_var, #(#slots),*);)
             }
         });
+        out.extend(after);
     }
 
     /// The adjoint buffer of a float array: the caller's `d_<p>` for a

@@ -15,7 +15,7 @@ pub enum ParamClass {
     /// `&[f64]`: gradient `Vec<f64>`, adjoint `&mut [f64]`.
     Slice,
     /// `[f64; N]` or `&[f64; N]`: gradient `[f64; N]`, adjoint `&mut [f64; N]`.
-    Array { len: syn::Expr },
+    Array { len: syn::Expr, by_value: bool },
     /// Anything else (`usize`, `&[usize]`, your own types): never differentiated.
     Constant,
 }
@@ -30,6 +30,8 @@ impl ParamClass {
 pub struct Param {
     /// The bound name; `None` for a constant parameter with a pattern such as `_`.
     pub name: Option<Ident>,
+    /// `mut x: T`.
+    pub mutable: bool,
     pub class: ParamClass,
     /// Differentiated: a float parameter, and named in `wrt(..)` if that is given.
     pub active: bool,
@@ -174,6 +176,7 @@ fn check_return_type(cx: &Ctxt, sig: &syn::Signature) -> bool {
 
 fn classify_param(cx: &Ctxt, pat_type: &syn::PatType) -> Param {
     let class = classify_type(cx, &pat_type.ty);
+    let mutable = matches!(&*pat_type.pat, Pat::Ident(p) if p.mutability.is_some());
     let name = match &*pat_type.pat {
         Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => Some(p.ident.clone()),
         Pat::Tuple(_) | Pat::TupleStruct(_) | Pat::Struct(_) | Pat::Slice(_)
@@ -203,6 +206,7 @@ fn classify_param(cx: &Ctxt, pat_type: &syn::PatType) -> Param {
     };
     Param {
         name,
+        mutable,
         class,
         active: false,
     }
@@ -228,11 +232,13 @@ fn classify_type(cx: &Ctxt, ty: &Type) -> ParamClass {
             Type::Slice(slice) if is_f64(&slice.elem) => ParamClass::Slice,
             Type::Array(array) if is_f64(&array.elem) => ParamClass::Array {
                 len: array.len.clone(),
+                by_value: false,
             },
             _ => ParamClass::Constant,
         },
         Type::Array(array) if is_f64(&array.elem) => ParamClass::Array {
             len: array.len.clone(),
+            by_value: true,
         },
         Type::Tuple(tuple) if mentions_f64(tuple) => {
             cx.error_spanned_by(

@@ -784,6 +784,20 @@ struct Renamer<'l, 'a> {
 
 impl VisitMut for Renamer<'_, '_> {
     fn visit_expr_mut(&mut self, expr: &mut Expr) {
+        // `*v` of a loop element: in `f` `v` is `&f64`, in the generated code
+        // it is the `f64` itself.
+        if let Expr::Unary(unary) = expr {
+            if let (UnOp::Deref(_), Expr::Path(path)) = (&unary.op, &*unary.expr) {
+                let float = path
+                    .path
+                    .get_ident()
+                    .and_then(|i| self.lowerer.lookup(&i.to_string()))
+                    .is_some_and(|id| self.lowerer.vars[id].kind == Kind::Float);
+                if float {
+                    *expr = (*unary.expr).clone();
+                }
+            }
+        }
         match expr {
             Expr::Path(path) if path.qself.is_none() => {
                 if let Some(ident) = path.path.get_ident() {

@@ -159,6 +159,22 @@ impl<'a> Lowerer<'a> {
                 },
             );
             self.bind(name, id);
+            if let ParamClass::Array { by_value: true, .. } = param.class {
+                if param.mutable {
+                    // `mut a: [f64; N]` may be written: the body works on a
+                    // local copy, whose adjoint flows back into `d_a`.
+                    let copy = self.new_local(name, Kind::FloatArray);
+                    self.stmts.push(Stmt::Let {
+                        var: copy,
+                        ty: None,
+                        init: Some(Rhs::Array(ArrayInit::Copy {
+                            source: id,
+                            vec: false,
+                        })),
+                    });
+                    self.bind(name, copy);
+                }
+            }
         }
     }
 
@@ -230,6 +246,12 @@ impl<'a> Lowerer<'a> {
         declared.insert(name.to_string());
     }
 
+    /// Binds `name` in the construct frame `frame` (not as a `let` of the
+    /// block): the version a construct carries.
+    fn bind_in_frame(&mut self, frame: usize, name: &str, id: VarId) {
+        self.scopes[frame].insert(name.to_string(), id);
+    }
+
     fn push_scope(&mut self, frame: HashMap<String, VarId>) -> usize {
         self.scopes.push(frame);
         self.declared.push(HashSet::new());
@@ -297,7 +319,11 @@ impl<'a> Lowerer<'a> {
             }
         }
         let index = self.push_scope(frame);
+        // The block's own `let`s go into a child frame, so a `let` that
+        // shadows a local the construct carries cannot hide the carried one.
+        self.push_scope(HashMap::new());
         f(self, index);
+        self.pop_scope();
         self.pop_scope();
         Block {
             stmts: std::mem::replace(&mut self.stmts, saved),
@@ -358,6 +384,12 @@ impl<'a> Lowerer<'a> {
                 continue;
             }
             let value = self.read(current);
+            if let Operand::Var(v) = &value {
+                // `let r;` of unknown type assigned a float in a branch.
+                if self.vars[*v].kind == Kind::Float {
+                    self.vars[exit.cell].kind = Kind::Float;
+                }
+            }
             self.stmts.push(Stmt::Update {
                 cell: exit.cell,
                 value,
@@ -567,8 +599,11 @@ impl<'a> Lowerer<'a> {
                 self.uninit.insert(id);
                 self.bind(&name, id);
             }
-            Some(expr::Value::Array(array)) if self.vars[array].origin == Origin::Local => {
-                // `let b = a;` of a local array: a copy (`a` may change later).
+            Some(expr::Value::Array(array))
+                if self.vars[array].origin == Origin::Local || is_mut_binding(pat) =>
+            {
+                // `let b = a;` of a local array, or `let mut b = a;` of a
+                // parameter: a copy (one of them may change later).
                 let id = self.new_local(&name, Kind::FloatArray);
                 self.stmts.push(Stmt::Let {
                     var: id,
@@ -805,7 +840,8 @@ impl<'a> Lowerer<'a> {
                 &place.expr,
                 format!(
                     "`{name}` is a parameter, which `#[differentiable]` treats as read-only; \
-                     copy it into a local first: `let mut {name} = {name}.to_vec();`"
+                     copy it into a local first (`let mut {name} = {name}.to_vec();`), or \
+                     declare a by-value array parameter `mut {name}: [f64; N]`"
                 ),
             );
             return;
@@ -1229,7 +1265,7 @@ impl<'a> Lowerer<'a> {
         let mut breaks = false;
         let body = self.in_block(&shadow, |this, frame| {
             if let Some((name, var)) = &index {
-                this.bind(name, *var);
+                this.bind_in_frame(frame, &name.to_string(), *var);
             }
             for (name, cell) in &cells {
                 let kind = this.vars[*cell].kind;
@@ -1242,7 +1278,7 @@ impl<'a> Lowerer<'a> {
                     ty: None,
                     init: Some(Rhs::Use(this.read(*cell))),
                 });
-                this.bind_str(name, entry);
+                this.bind_in_frame(frame, name, entry);
                 carried.push(Carried { cell: *cell, entry });
             }
             let exits: Vec<Exit> = cells
@@ -1328,6 +1364,11 @@ impl<'a> Lowerer<'a> {
         }
         self.stmts.push(Stmt::Jump(jump));
     }
+}
+
+/// `let mut x = ..`.
+fn is_mut_binding(pat: &Pat) -> bool {
+    matches!(pat, Pat::Ident(p) if p.mutability.is_some())
 }
 
 /// `&v` → `v` (elements are read by value).
