@@ -23,30 +23,43 @@ fn newton_sqrt_grad(a: f64) -> (f64, f64) {
     let d_a: &mut f64 = &mut __ad_grad_a;
     let d_out = 1.0_f64;
     let __ad_value = {
+        let mut __ad_tape_cell_x_1 = ::std::vec::Vec::new();
         let x = a;
         let mut __ad_cell_x_1: f64 = x;
+        __ad_tape_cell_x_1.reserve((0..30).size_hint().0);
         for __ad_i0 in 0..30 {
+            __ad_tape_cell_x_1.push(__ad_cell_x_1.clone());
             let x__1 = __ad_cell_x_1;
             let __ad_t2 = a / x__1;
             let __ad_t3 = x__1 + __ad_t2;
             let x__2 = 0.5 * __ad_t3;
-            __ad_cell_x_1 = x;
+            __ad_cell_x_1 = x__2;
         }
         let x__3 = __ad_cell_x_1;
         let mut __ad_d_a: f64 = 0.0;
         let mut __ad_d_x__3: f64 = d_out;
-        let mut __ad_d_x: f64 = 0.0;
         let mut __ad_d_cell_x_1: f64 = 0.0;
         __ad_d_cell_x_1 += __ad_d_x__3;
         for __ad_i0 in (0..30).rev() {
+            __ad_cell_x_1 = ::autograd::__private::pop(&mut __ad_tape_cell_x_1);
             let x__1 = __ad_cell_x_1;
             let __ad_t2 = a / x__1;
             let __ad_t3 = x__1 + __ad_t2;
             let x__2 = 0.5 * __ad_t3;
-            __ad_d_x += __ad_d_cell_x_1;
+            __ad_cell_x_1 = x__2;
+            let mut __ad_d_x__2: f64 = __ad_d_cell_x_1;
             __ad_d_cell_x_1 = 0.0;
+            let mut __ad_d_t3: f64 = __ad_d_x__2
+                * ::autograd::__private::rules::mul(0.5, __ad_t3, x__2).1;
+            let __ad_p_t3 = ::autograd::__private::rules::add(x__1, __ad_t2, __ad_t3);
+            let mut __ad_d_x__1: f64 = __ad_d_t3 * __ad_p_t3.0;
+            let mut __ad_d_t2: f64 = __ad_d_t3 * __ad_p_t3.1;
+            let __ad_p_t2 = ::autograd::__private::rules::div(a, x__1, __ad_t2);
+            __ad_d_a += __ad_d_t2 * __ad_p_t2.0;
+            __ad_d_x__1 += __ad_d_t2 * __ad_p_t2.1;
+            __ad_d_cell_x_1 += __ad_d_x__1;
         }
-        __ad_d_x += __ad_d_cell_x_1;
+        let mut __ad_d_x: f64 = __ad_d_cell_x_1;
         __ad_d_a += __ad_d_x;
         *d_a += __ad_d_a;
         x__3
@@ -66,30 +79,43 @@ fn newton_sqrt_grad(a: f64) -> (f64, f64) {
     clippy::pedantic
 )]
 fn newton_sqrt_adjoint(a: f64, d_out: f64, d_a: &mut f64) -> f64 {
+    let mut __ad_tape_cell_x_1 = ::std::vec::Vec::new();
     let x = a;
     let mut __ad_cell_x_1: f64 = x;
+    __ad_tape_cell_x_1.reserve((0..30).size_hint().0);
     for __ad_i0 in 0..30 {
+        __ad_tape_cell_x_1.push(__ad_cell_x_1.clone());
         let x__1 = __ad_cell_x_1;
         let __ad_t2 = a / x__1;
         let __ad_t3 = x__1 + __ad_t2;
         let x__2 = 0.5 * __ad_t3;
-        __ad_cell_x_1 = x;
+        __ad_cell_x_1 = x__2;
     }
     let x__3 = __ad_cell_x_1;
     let mut __ad_d_a: f64 = 0.0;
     let mut __ad_d_x__3: f64 = d_out;
-    let mut __ad_d_x: f64 = 0.0;
     let mut __ad_d_cell_x_1: f64 = 0.0;
     __ad_d_cell_x_1 += __ad_d_x__3;
     for __ad_i0 in (0..30).rev() {
+        __ad_cell_x_1 = ::autograd::__private::pop(&mut __ad_tape_cell_x_1);
         let x__1 = __ad_cell_x_1;
         let __ad_t2 = a / x__1;
         let __ad_t3 = x__1 + __ad_t2;
         let x__2 = 0.5 * __ad_t3;
-        __ad_d_x += __ad_d_cell_x_1;
+        __ad_cell_x_1 = x__2;
+        let mut __ad_d_x__2: f64 = __ad_d_cell_x_1;
         __ad_d_cell_x_1 = 0.0;
+        let mut __ad_d_t3: f64 = __ad_d_x__2
+            * ::autograd::__private::rules::mul(0.5, __ad_t3, x__2).1;
+        let __ad_p_t3 = ::autograd::__private::rules::add(x__1, __ad_t2, __ad_t3);
+        let mut __ad_d_x__1: f64 = __ad_d_t3 * __ad_p_t3.0;
+        let mut __ad_d_t2: f64 = __ad_d_t3 * __ad_p_t3.1;
+        let __ad_p_t2 = ::autograd::__private::rules::div(a, x__1, __ad_t2);
+        __ad_d_a += __ad_d_t2 * __ad_p_t2.0;
+        __ad_d_x__1 += __ad_d_t2 * __ad_p_t2.1;
+        __ad_d_cell_x_1 += __ad_d_x__1;
     }
-    __ad_d_x += __ad_d_cell_x_1;
+    let mut __ad_d_x: f64 = __ad_d_cell_x_1;
     __ad_d_a += __ad_d_x;
     *d_a += __ad_d_a;
     x__3

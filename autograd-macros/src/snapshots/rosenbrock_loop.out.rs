@@ -39,9 +39,56 @@ pub fn extended_rosenbrock_grad(x: &[f64]) -> (f64, ::std::vec::Vec<f64>) {
             let __ad_t8 = u * u;
             let __ad_t9 = __ad_t7 + __ad_t8;
             let sum__2 = sum__1 + __ad_t9;
-            __ad_cell_sum_0 = sum;
+            __ad_cell_sum_0 = sum__2;
         }
         let sum__3 = __ad_cell_sum_0;
+        let mut __ad_d_sum__3: f64 = d_out;
+        let mut __ad_d_cell_sum_0: f64 = 0.0;
+        __ad_d_cell_sum_0 += __ad_d_sum__3;
+        for i in (0..x.len() - 1).rev() {
+            let sum__1 = __ad_cell_sum_0;
+            let __ad_t1 = x[i + 1];
+            let __ad_t2 = x[i];
+            let __ad_t3 = __ad_t2 * __ad_t2;
+            let t = __ad_t1 - __ad_t3;
+            let u = 1.0 - __ad_t2;
+            let __ad_t6 = 100.0 * t;
+            let __ad_t7 = __ad_t6 * t;
+            let __ad_t8 = u * u;
+            let __ad_t9 = __ad_t7 + __ad_t8;
+            let sum__2 = sum__1 + __ad_t9;
+            let mut __ad_d_sum__2: f64 = __ad_d_cell_sum_0;
+            __ad_d_cell_sum_0 = 0.0;
+            let __ad_p_sum__2 = ::autograd::__private::rules::add(
+                sum__1,
+                __ad_t9,
+                sum__2,
+            );
+            let mut __ad_d_sum__1: f64 = __ad_d_sum__2 * __ad_p_sum__2.0;
+            let mut __ad_d_t9: f64 = __ad_d_sum__2 * __ad_p_sum__2.1;
+            let __ad_p_t9 = ::autograd::__private::rules::add(__ad_t7, __ad_t8, __ad_t9);
+            let mut __ad_d_t7: f64 = __ad_d_t9 * __ad_p_t9.0;
+            let mut __ad_d_t8: f64 = __ad_d_t9 * __ad_p_t9.1;
+            let __ad_p_t8 = ::autograd::__private::rules::mul(u, u, __ad_t8);
+            let mut __ad_d_u: f64 = __ad_d_t8 * __ad_p_t8.0;
+            __ad_d_u += __ad_d_t8 * __ad_p_t8.1;
+            let __ad_p_t7 = ::autograd::__private::rules::mul(__ad_t6, t, __ad_t7);
+            let mut __ad_d_t6: f64 = __ad_d_t7 * __ad_p_t7.0;
+            let mut __ad_d_t: f64 = __ad_d_t7 * __ad_p_t7.1;
+            __ad_d_t
+                += __ad_d_t6 * ::autograd::__private::rules::mul(100.0, t, __ad_t6).1;
+            let mut __ad_d_t2: f64 = __ad_d_u
+                * ::autograd::__private::rules::sub(1.0, __ad_t2, u).1;
+            let __ad_p_t = ::autograd::__private::rules::sub(__ad_t1, __ad_t3, t);
+            let mut __ad_d_t1: f64 = __ad_d_t * __ad_p_t.0;
+            let mut __ad_d_t3: f64 = __ad_d_t * __ad_p_t.1;
+            let __ad_p_t3 = ::autograd::__private::rules::mul(__ad_t2, __ad_t2, __ad_t3);
+            __ad_d_t2 += __ad_d_t3 * __ad_p_t3.0;
+            __ad_d_t2 += __ad_d_t3 * __ad_p_t3.1;
+            d_x[i] += __ad_d_t2;
+            d_x[i + 1] += __ad_d_t1;
+            __ad_d_cell_sum_0 += __ad_d_sum__1;
+        }
         sum__3
     };
     (__ad_value, __ad_grad_x)
@@ -80,8 +127,50 @@ pub fn extended_rosenbrock_adjoint(x: &[f64], d_out: f64, d_x: &mut [f64]) -> f6
         let __ad_t8 = u * u;
         let __ad_t9 = __ad_t7 + __ad_t8;
         let sum__2 = sum__1 + __ad_t9;
-        __ad_cell_sum_0 = sum;
+        __ad_cell_sum_0 = sum__2;
     }
     let sum__3 = __ad_cell_sum_0;
+    let mut __ad_d_sum__3: f64 = d_out;
+    let mut __ad_d_cell_sum_0: f64 = 0.0;
+    __ad_d_cell_sum_0 += __ad_d_sum__3;
+    for i in (0..x.len() - 1).rev() {
+        let sum__1 = __ad_cell_sum_0;
+        let __ad_t1 = x[i + 1];
+        let __ad_t2 = x[i];
+        let __ad_t3 = __ad_t2 * __ad_t2;
+        let t = __ad_t1 - __ad_t3;
+        let u = 1.0 - __ad_t2;
+        let __ad_t6 = 100.0 * t;
+        let __ad_t7 = __ad_t6 * t;
+        let __ad_t8 = u * u;
+        let __ad_t9 = __ad_t7 + __ad_t8;
+        let sum__2 = sum__1 + __ad_t9;
+        let mut __ad_d_sum__2: f64 = __ad_d_cell_sum_0;
+        __ad_d_cell_sum_0 = 0.0;
+        let __ad_p_sum__2 = ::autograd::__private::rules::add(sum__1, __ad_t9, sum__2);
+        let mut __ad_d_sum__1: f64 = __ad_d_sum__2 * __ad_p_sum__2.0;
+        let mut __ad_d_t9: f64 = __ad_d_sum__2 * __ad_p_sum__2.1;
+        let __ad_p_t9 = ::autograd::__private::rules::add(__ad_t7, __ad_t8, __ad_t9);
+        let mut __ad_d_t7: f64 = __ad_d_t9 * __ad_p_t9.0;
+        let mut __ad_d_t8: f64 = __ad_d_t9 * __ad_p_t9.1;
+        let __ad_p_t8 = ::autograd::__private::rules::mul(u, u, __ad_t8);
+        let mut __ad_d_u: f64 = __ad_d_t8 * __ad_p_t8.0;
+        __ad_d_u += __ad_d_t8 * __ad_p_t8.1;
+        let __ad_p_t7 = ::autograd::__private::rules::mul(__ad_t6, t, __ad_t7);
+        let mut __ad_d_t6: f64 = __ad_d_t7 * __ad_p_t7.0;
+        let mut __ad_d_t: f64 = __ad_d_t7 * __ad_p_t7.1;
+        __ad_d_t += __ad_d_t6 * ::autograd::__private::rules::mul(100.0, t, __ad_t6).1;
+        let mut __ad_d_t2: f64 = __ad_d_u
+            * ::autograd::__private::rules::sub(1.0, __ad_t2, u).1;
+        let __ad_p_t = ::autograd::__private::rules::sub(__ad_t1, __ad_t3, t);
+        let mut __ad_d_t1: f64 = __ad_d_t * __ad_p_t.0;
+        let mut __ad_d_t3: f64 = __ad_d_t * __ad_p_t.1;
+        let __ad_p_t3 = ::autograd::__private::rules::mul(__ad_t2, __ad_t2, __ad_t3);
+        __ad_d_t2 += __ad_d_t3 * __ad_p_t3.0;
+        __ad_d_t2 += __ad_d_t3 * __ad_p_t3.1;
+        d_x[i] += __ad_d_t2;
+        d_x[i + 1] += __ad_d_t1;
+        __ad_d_cell_sum_0 += __ad_d_sum__1;
+    }
     sum__3
 }
