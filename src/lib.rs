@@ -275,7 +275,7 @@
 /// ```
 #[doc(inline)]
 pub use autograd_macros::differentiable;
-pub use autograd_runtime::{rules, tape};
+pub use autograd_runtime::{check, loss, nn, optim, rules, tape};
 
 #[doc(hidden)]
 pub use autograd_runtime::__private;

@@ -14,6 +14,10 @@
 // resolve to the crate itself, so `#[differentiable]` works here too.
 extern crate self as autograd;
 
+pub mod check;
+pub mod loss;
+pub mod nn;
+pub mod optim;
 pub mod rules;
 pub mod tape;
 
