@@ -244,6 +244,14 @@ struct Body<'a> {
     stores_in: HashMap<String, Vec<(VarId, bool)>>,
     /// Counter for unique names of per-statement locals.
     serial: usize,
+    /// Loads in a loop body from an array the body also loads at another
+    /// index (`x[i]` and `x[i + 1]`). Their adjoint updates `d_x[i] +=`,
+    /// `d_x[i + 1] +=` would be merged by LLVM's SLP vectorizer into one
+    /// 16-byte read-modify-write, which the next reverse iteration reloads at
+    /// an 8-byte offset: a store-forwarding stall per iteration (4x slower on
+    /// extended Rosenbrock, BENCHMARKS.md). These updates go through
+    /// `black_box` so they stay scalar.
+    spread_loads: HashSet<VarId>,
     /// While a loop body is replayed in its reverse: that loop's cells whose
     /// entry values are not restored. Updating them would compute values
     /// nothing reads (a loop-carried chain LLVM may keep), so it is skipped.
@@ -263,8 +271,10 @@ impl<'a> Body<'a> {
             stores_in: HashMap::new(),
             serial: 0,
             dead_cells: HashSet::new(),
+            spread_loads: HashSet::new(),
         };
         body.plan();
+        body.plan_spread_loads();
         body
     }
 
@@ -351,6 +361,43 @@ impl<'a> Body<'a> {
                 }
             }
             self.loop_tapes.insert(l.id, saved);
+        }
+    }
+
+    /// Finds the loads of `spread_loads`.
+    fn plan_spread_loads(&mut self) {
+        let mut bodies = Vec::new();
+        self.func.body.walk(0, &mut |stmt, _| {
+            if let Stmt::Loop(l) = stmt {
+                bodies.push(&l.body);
+            }
+        });
+        for body in bodies {
+            let mut by_array: HashMap<VarId, Vec<(VarId, String)>> = HashMap::new();
+            // Only the body's own statements: loads in nested loops run in
+            // other iterations.
+            body.walk(0, &mut |stmt, depth| {
+                if let (
+                    Stmt::Let {
+                        var,
+                        init: Some(Rhs::Load { array, index }),
+                        ..
+                    },
+                    0,
+                ) = (stmt, depth)
+                {
+                    by_array
+                        .entry(*array)
+                        .or_default()
+                        .push((*var, index.tokens.to_string()));
+                }
+            });
+            for loads in by_array.values() {
+                let first = &loads[0].1;
+                if loads.iter().any(|(_, index)| index != first) {
+                    self.spread_loads.extend(loads.iter().map(|(var, _)| *var));
+                }
+            }
         }
     }
 
@@ -1014,7 +1061,13 @@ impl<'a> Body<'a> {
             Rhs::Load { array, index } => {
                 let buffer = self.array_adjoint(*array);
                 let index = &index.tokens;
-                out.push(quote!(#buffer[#index] += #d_var;));
+                if self.spread_loads.contains(&var) {
+                    // See `spread_loads`: keep LLVM from merging this update
+                    // with its neighbour's into one overlapping vector access.
+                    out.push(quote!(*::std::hint::black_box(&mut #buffer[#index]) += #d_var;));
+                } else {
+                    out.push(quote!(#buffer[#index] += #d_var;));
+                }
             }
             Rhs::Call { callee, args } => self.reverse_call(out, var, callee, args),
             Rhs::Array(ArrayInit::Fill { .. }) => {}
