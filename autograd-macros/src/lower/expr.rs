@@ -2,6 +2,7 @@
 //! become three-address operations; everything that carries no derivative
 //! is kept as Rust tokens with local names rewritten.
 
+use super::syntax::strip_parens;
 use super::{Lowerer, Sink};
 use crate::ir::{self, CallArg, Callee, Kind, Operand, Origin, Rhs, Stmt, Syntax, VarId};
 use crate::prim::{self, Arity, Prim};
@@ -919,14 +920,6 @@ pub(super) fn compound_prim(op: &BinOp) -> Option<&'static Prim> {
         BinOp::MulAssign(_) => Some(&prim::MUL),
         BinOp::DivAssign(_) => Some(&prim::DIV),
         _ => None,
-    }
-}
-
-fn strip_parens(expr: &Expr) -> &Expr {
-    match expr {
-        Expr::Paren(inner) => strip_parens(&inner.expr),
-        Expr::Group(inner) => strip_parens(&inner.expr),
-        other => other,
     }
 }
 

@@ -709,11 +709,7 @@ impl<'a> Lowerer<'a> {
 
     /// `place = rhs` or `place op= rhs`: a new version of the local.
     fn lower_assign(&mut self, place: &Expr, op: Option<&syn::BinOp>, rhs: &Expr) {
-        let mut target_expr = place;
-        while let Expr::Paren(p) = target_expr {
-            target_expr = &p.expr;
-        }
-        let name = match target_expr {
+        let name = match syntax::strip_parens(place) {
             Expr::Path(path) if path.qself.is_none() => path.path.get_ident().cloned(),
             Expr::Index(index) => {
                 self.lower_store(index, op, rhs);
@@ -1135,10 +1131,7 @@ impl<'a> Lowerer<'a> {
     /// the range of indices.
     #[allow(clippy::type_complexity)]
     fn for_header(&mut self, f: &syn::ExprForLoop) -> Option<(Ident, Option<(Pat, Ident)>, Const)> {
-        let mut iter = &*f.expr;
-        while let Expr::Paren(p) = iter {
-            iter = &p.expr;
-        }
+        let iter = syntax::strip_parens(&f.expr);
         let fresh_index = |this: &mut Self| this.generated("i");
         // Over a slice: `xs`, `&xs`, `xs.iter()`, `xs.iter().enumerate()`.
         let (collection, enumerate) = match iter {
@@ -1199,11 +1192,7 @@ impl<'a> Lowerer<'a> {
         let is_range = match iter {
             Expr::Range(_) => true,
             Expr::MethodCall(m) if m.method == "rev" && m.args.is_empty() => {
-                let mut inner = &*m.receiver;
-                while let Expr::Paren(p) = inner {
-                    inner = &p.expr;
-                }
-                matches!(inner, Expr::Range(_))
+                matches!(syntax::strip_parens(&m.receiver), Expr::Range(_))
             }
             _ => false,
         };

@@ -224,11 +224,7 @@ pub fn assigned_names(expr: &Expr) -> Vec<String> {
     struct Finder(Vec<String>);
     impl Finder {
         fn record(&mut self, place: &Expr) {
-            let mut place = place;
-            while let Expr::Paren(p) = place {
-                place = &p.expr;
-            }
-            if let Expr::Path(path) = place {
+            if let Expr::Path(path) = strip_parens(place) {
                 if let Some(ident) = path.path.get_ident() {
                     let name = ident.to_string();
                     if !self.0.contains(&name) {
@@ -252,6 +248,15 @@ pub fn assigned_names(expr: &Expr) -> Vec<String> {
     let mut finder = Finder(Vec::new());
     finder.visit_expr(expr);
     finder.0
+}
+
+/// `expr` without the parentheses (and invisible groups) around it.
+pub fn strip_parens(expr: &Expr) -> &Expr {
+    match expr {
+        Expr::Paren(inner) => strip_parens(&inner.expr),
+        Expr::Group(inner) => strip_parens(&inner.expr),
+        other => other,
+    }
 }
 
 /// `+=`, `-=`, ... (every compound assignment operator).
