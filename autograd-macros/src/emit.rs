@@ -239,6 +239,9 @@ struct Body<'a> {
     loop_tapes: HashMap<usize, Vec<(Ident, VarId)>>,
     /// Local arrays that are stored into: their undo tapes.
     undo: HashMap<VarId, Ident>,
+    /// Local arrays written, then read (`undo::write_before_read`): their
+    /// stores are plain assignments, with no undo tape.
+    plain_stores: HashSet<VarId>,
     /// For each `if` (by decision name) and loop (by id): the arrays stored
     /// into inside it, and whether each is declared inside it too.
     stores_in: HashMap<String, Vec<(VarId, bool)>>,
@@ -268,6 +271,7 @@ impl<'a> Body<'a> {
             tapes: Vec::new(),
             loop_tapes: HashMap::new(),
             undo: HashMap::new(),
+            plain_stores: crate::undo::write_before_read(func),
             stores_in: HashMap::new(),
             serial: 0,
             dead_cells: HashSet::new(),
@@ -310,6 +314,9 @@ impl<'a> Body<'a> {
             }
         });
         for array in stored {
+            if self.plain_stores.contains(&array) {
+                continue;
+            }
             let name = plain_name(self.ident(array));
             self.undo
                 .entry(array)
@@ -330,7 +337,11 @@ impl<'a> Body<'a> {
             let (mut stores, mut declared) = (Vec::new(), Vec::new());
             for block in blocks {
                 block.walk(0, &mut |stmt, _| match stmt {
-                    Stmt::Store { array, .. } if !stores.contains(array) => stores.push(*array),
+                    Stmt::Store { array, .. }
+                        if !stores.contains(array) && !self.plain_stores.contains(array) =>
+                    {
+                        stores.push(*array)
+                    }
                     Stmt::Let {
                         var,
                         init: Some(Rhs::Array(_)),
@@ -561,8 +572,17 @@ impl<'a> Body<'a> {
                     array,
                     index,
                     value,
+                } if self.plain_stores.contains(array) => {
+                    let (array, index, value) =
+                        (self.ident(*array), &index.tokens, self.operand(value));
+                    out.push(quote!(#array[#index] = #value;));
+                }
+                Stmt::Store {
+                    array,
+                    index,
+                    value,
                 } => {
-                    // Every store saves what it overwrites, for the reverse sweep.
+                    // The store saves what it overwrites, for the reverse sweep.
                     let undo = &self.undo[array];
                     let (array, index, value) =
                         (self.ident(*array), &index.tokens, self.operand(value));
@@ -783,6 +803,26 @@ impl<'a> Body<'a> {
                         }
                     }
                     out.push(quote!(#d_cell = 0.0;));
+                }
+                Stmt::Store {
+                    array,
+                    index,
+                    value,
+                } if self.plain_stores.contains(array) => {
+                    // Nothing to restore: recompute the index for the adjoint.
+                    if self.activity.needs_adjoint(*array) {
+                        self.serial += 1;
+                        let i = format_ident!("__ad_i{}", self.serial);
+                        let index = &index.tokens;
+                        out.push(quote!(let #i: usize = #index;));
+                        let d_array = self.array_adjoint(*array);
+                        if let Operand::Var(v) = value {
+                            if self.activity.needs_adjoint(*v) {
+                                self.contribute(&mut out, *v, quote!(#d_array[#i]));
+                            }
+                        }
+                        out.push(quote!(#d_array[#i] = 0.0;));
+                    }
                 }
                 Stmt::Store { array, value, .. } => {
                     let undo = &self.undo[array];

@@ -264,3 +264,60 @@ fn never_panics() {
         );
     }
 }
+
+/// The arrays of `src` whose stores skip the undo tape, by name.
+fn plain_arrays(src: &str) -> Vec<String> {
+    let func = lowered(src, "").unwrap_or_else(|e| panic!("errors: {e}"));
+    let mut names: Vec<String> = crate::undo::write_before_read(&func)
+        .into_iter()
+        .map(|v| func.vars[v].ident.to_string())
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn written_then_read_arrays_skip_the_undo_tape() {
+    // Filled in one loop, read in the next; declared per iteration.
+    let mlp_layer = "fn f(x: &[f64]) -> f64 {
+        let mut t = 0.0;
+        for s in 0..3 {
+            let mut h = [0.0; 2];
+            for j in 0..2 { h[j] = x[j] * x[s]; }
+            for k in 0..2 { t += h[k]; }
+        }
+        t
+    }";
+    assert_eq!(plain_arrays(mlp_layer), ["h"]);
+    // Read and written in one loop.
+    let recurrence = "fn f(x: &[f64]) -> f64 {
+        let mut p = x.to_vec();
+        for i in 1..p.len() { p[i] *= p[i - 1]; }
+        p[0]
+    }";
+    assert!(plain_arrays(recurrence).is_empty());
+    // Read before a later store.
+    let read_first = "fn f(x: f64) -> f64 {
+        let mut h = [1.0, x];
+        let y = h[0] * x;
+        h[1] = y;
+        h[1]
+    }";
+    assert!(plain_arrays(read_first).is_empty());
+    // Declared outside a loop that both writes and reads it.
+    let shared_loop = "fn f(x: &[f64]) -> f64 {
+        let mut h = [0.0; 2];
+        let mut s = 0.0;
+        for i in 0..2 { h[i] = x[i]; s += h[0]; }
+        s
+    }";
+    assert!(plain_arrays(shared_loop).is_empty());
+    // The length is a read too.
+    let length_first = "fn f(x: &[f64]) -> f64 {
+        let mut h = vec![0.0; 2];
+        let n = h.len();
+        h[0] = x[0];
+        h[0] * n as f64
+    }";
+    assert!(plain_arrays(length_first).is_empty());
+}
