@@ -175,14 +175,20 @@ fn written_then_read_arrays_have_exact_gradients() {
     check(per_iteration_buffer, |x, d| {
         per_iteration_buffer_adjoint(x, 1.0, d)
     });
-    check(index_is_a_counter, |x, d| index_is_a_counter_adjoint(x, 1.0, d));
-    check(written_then_passed, |x, d| written_then_passed_adjoint(x, 1.0, d));
+    check(index_is_a_counter, |x, d| {
+        index_is_a_counter_adjoint(x, 1.0, d)
+    });
+    check(written_then_passed, |x, d| {
+        written_then_passed_adjoint(x, 1.0, d)
+    });
     check(with_breaks, |x, d| with_breaks_adjoint(x, 1.0, d));
 }
 
 #[test]
 fn arrays_read_before_a_store_keep_their_undo_tape() {
-    check(read_then_overwrite, |x, d| read_then_overwrite_adjoint(x, 1.0, d));
+    check(read_then_overwrite, |x, d| {
+        read_then_overwrite_adjoint(x, 1.0, d)
+    });
     check(recurrence, |x, d| recurrence_adjoint(x, 1.0, d));
 }
 

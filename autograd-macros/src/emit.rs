@@ -808,22 +808,21 @@ impl<'a> Body<'a> {
                     array,
                     index,
                     value,
-                } if self.plain_stores.contains(array) => {
+                } if self.plain_stores.contains(array) && self.activity.needs_adjoint(*array) => {
                     // Nothing to restore: recompute the index for the adjoint.
-                    if self.activity.needs_adjoint(*array) {
-                        self.serial += 1;
-                        let i = format_ident!("__ad_i{}", self.serial);
-                        let index = &index.tokens;
-                        out.push(quote!(let #i: usize = #index;));
-                        let d_array = self.array_adjoint(*array);
-                        if let Operand::Var(v) = value {
-                            if self.activity.needs_adjoint(*v) {
-                                self.contribute(&mut out, *v, quote!(#d_array[#i]));
-                            }
+                    self.serial += 1;
+                    let i = format_ident!("__ad_i{}", self.serial);
+                    let index = &index.tokens;
+                    out.push(quote!(let #i: usize = #index;));
+                    let d_array = self.array_adjoint(*array);
+                    if let Operand::Var(v) = value {
+                        if self.activity.needs_adjoint(*v) {
+                            self.contribute(&mut out, *v, quote!(#d_array[#i]));
                         }
-                        out.push(quote!(#d_array[#i] = 0.0;));
                     }
+                    out.push(quote!(#d_array[#i] = 0.0;));
                 }
+                Stmt::Store { array, .. } if self.plain_stores.contains(array) => {}
                 Stmt::Store { array, value, .. } => {
                     let undo = &self.undo[array];
                     self.serial += 1;
