@@ -31,8 +31,8 @@ use std::time::{Duration, SystemTime};
 /// Times each variant of a row with criterion, one group per workload.
 struct Timed {
     criterion: Criterion,
-    /// The rows run, with the names of their variants.
-    rows: Vec<(Row, Vec<&'static str>)>,
+    /// The rows run, in order.
+    rows: Vec<Row>,
 }
 
 impl Runner for Timed {
@@ -45,15 +45,15 @@ impl Runner for Timed {
             });
         }
         group.finish();
-        self.rows
-            .push((row, variants.iter().map(|v| v.name).collect()));
+        self.rows.push(row);
     }
 }
 
 /// The table of ratios from this run's estimates: each variant against
 /// `hand_written`, then the gradient against the primal. A cell is `—` if
-/// the variant does not exist for the row or did not run this time.
-fn print_table(rows: &[(Row, Vec<&'static str>)], since: SystemTime) {
+/// the variant does not exist for the row or did not run this time; a row
+/// none of whose variants ran is left out.
+fn print_table(rows: &[Row], since: SystemTime) {
     let compared = &VARIANTS[2..];
     print!("\n| workload | n |");
     for name in compared {
@@ -61,13 +61,16 @@ fn print_table(rows: &[(Row, Vec<&'static str>)], since: SystemTime) {
     }
     println!(" macro_adjoint / primal | hand_written / primal |");
     println!("|{}", " --- |".repeat(compared.len() + 4));
-    for (row, _) in rows {
+    for row in rows {
         let param = row.param.to_string();
         let mean = |variant| common::mean_ns(row.workload, variant, &param, since);
         let ratio = |a: Option<f64>, b: Option<f64>| match (a, b) {
             (Some(a), Some(b)) => format!("{:.2}", a / b),
             _ => "—".to_string(),
         };
+        if VARIANTS.iter().all(|&v| mean(v).is_none()) {
+            continue; // filtered out
+        }
         let (primal, hand) = (mean("primal"), mean("hand_written"));
         print!("| {} | {} |", row.workload, row.param);
         for name in compared {
@@ -80,7 +83,7 @@ fn print_table(rows: &[(Row, Vec<&'static str>)], since: SystemTime) {
         );
     }
     println!("\nhand_written mean times (ns), to put the ratios on a scale:");
-    for (row, _) in rows {
+    for row in rows {
         let param = row.param.to_string();
         if let Some(hand) = common::mean_ns(row.workload, "hand_written", &param, since) {
             println!("  {}/{}: {hand:.0}", row.workload, row.param);
