@@ -1,23 +1,89 @@
 #!/usr/bin/env bash
-# Instruction counts (callgrind) of the generated adjoint, the hand-written
-# gradient and the primal, per workload, and their ratios. Repeatable on a
-# shared machine where wall time is not. Usage: benches/instructions.sh
+# Instruction counts (callgrind) per call of each variant of each row of the
+# bench suite (benches/common/suite.rs), and their ratios to the hand-written
+# gradient and of the gradients to the primal. Repeatable on a shared
+# machine where wall time is not.
+#
+# Usage: benches/instructions.sh [variant...]
+#   default variants: primal hand_written macro_adjoint tape
+#   all of them:      benches/instructions.sh all
+# ROWS="mlp:100 newton:30" narrows the rows (default: all six).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-binary=$(cargo bench --bench instructions --no-run 2>&1 | grep -o 'target/release/deps/instructions-[0-9a-f]*' | head -n 1)
-out=$(mktemp -d)
-count() {
-    valgrind --tool=callgrind --callgrind-out-file="$out/$1-$2" --toggle-collect='instructions::measured' \
-        "$binary" "$1" "$2" >/dev/null 2>&1
-    callgrind_annotate "$out/$1-$2" 2>/dev/null | grep -m1 'PROGRAM TOTALS' | awk '{gsub(",", "", $1); print $1}'
-}
-echo "| workload | primal Ir | hand-written Ir | adjoint Ir | adjoint / hand-written | adjoint / primal |"
-echo "| --- | --- | --- | --- | --- | --- |"
-for workload in rosenbrock mlp newton; do
-    primal=$(count "$workload" primal)
-    hand=$(count "$workload" hand_written)
-    adjoint=$(count "$workload" macro_adjoint)
-    awk -v w="$workload" -v p="$primal" -v h="$hand" -v a="$adjoint" \
-        'BEGIN { printf "| %s | %d | %d | %d | %.2f | %.2f |\n", w, p, h, a, a / h, a / p }'
+
+if [ "$#" -eq 0 ]; then
+    set -- macro_adjoint tape
+elif [ "$1" = all ]; then
+    set -- macro_adjoint tape closure_graph reverse num_dual
+fi
+# The ratios need these two, so they are always counted, first.
+variants=(primal hand_written)
+for v in "$@"; do
+    case $v in primal | hand_written) ;; *) variants+=("$v") ;; esac
 done
-rm -rf "$out"
+rows=${ROWS:-"rosenbrock:2 rosenbrock:100 rosenbrock:10000 mlp:100 newton:30 springs:1000"}
+repeats=10 # REPEATS in benches/instructions.rs
+
+binary=$(cargo bench --bench instructions --no-run 2>&1 |
+    grep -o '[^ (]*/release/deps/instructions-[0-9a-f]*' | head -n 1)
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+
+# Instructions per call, or "-" if the row has no such variant.
+count() {
+    local file="$out/$1-$2-$3"
+    if ! valgrind --tool=callgrind --callgrind-out-file="$file" \
+        --toggle-collect='instructions::measured' "$binary" "$1" "$2" "$3" >/dev/null 2>&1; then
+        echo -
+        return
+    fi
+    callgrind_annotate "$file" 2>/dev/null | grep -m1 'PROGRAM TOTALS' |
+        awk -v r="$repeats" '{ gsub(",", "", $1); printf "%.0f\n", $1 / r }'
+}
+
+# a / b to two decimals, or a dash if either is missing.
+ratio() {
+    if [ "$1" = - ] || [ "$2" = - ] || [ -z "$1" ] || [ -z "$2" ]; then
+        echo —
+    else
+        awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'
+    fi
+}
+
+header="| workload | n |"
+rule="| --- | --- |"
+for v in "${variants[@]}"; do
+    header="$header $v Ir |"
+    rule="$rule --- |"
+done
+for v in "${variants[@]}"; do
+    case $v in primal | hand_written) ;; *)
+        header="$header $v / hand |"
+        rule="$rule --- |"
+        ;;
+    esac
+done
+echo "$header macro_adjoint / primal | hand_written / primal |"
+echo "$rule --- | --- |"
+for row in $rows; do
+    workload=${row%%:*}
+    param=${row##*:}
+    declare -A ir=()
+    for v in "${variants[@]}"; do
+        ir[$v]=$(count "$workload" "$param" "$v")
+    done
+    line="| $workload | $param |"
+    for v in "${variants[@]}"; do
+        line="$line ${ir[$v]} |"
+    done
+    for v in "${variants[@]}"; do
+        case $v in primal | hand_written) ;; *)
+            line="$line $(ratio "${ir[$v]}" "${ir[hand_written]}") |"
+            ;;
+        esac
+    done
+    adjoint=${ir[macro_adjoint]:--}
+    line="$line $(ratio "$adjoint" "${ir[primal]}") | $(ratio "${ir[hand_written]}" "${ir[primal]}") |"
+    echo "$line"
+    unset ir
+done

@@ -111,3 +111,51 @@ pub fn newton_by_hand(a: f64) -> (f64, f64) {
     }
     (x, dx)
 }
+
+// ----- a helper called in a loop ---------------------------------------------
+
+/// Rest length of each spring in [`springs`].
+pub const REST: f64 = 1.0;
+
+/// ε² in the smooth absolute value `√(x² + ε²)`, which keeps the energy
+/// differentiable where two neighbours meet.
+pub const SOFTNESS: f64 = 1e-2;
+
+/// `|x|`, smoothed near 0.
+#[differentiable]
+pub fn smooth_abs(x: f64) -> f64 {
+    (x * x + SOFTNESS).sqrt()
+}
+
+/// The energy of one spring between positions `a` and `b`: a call to another
+/// differentiable function, so its adjoint calls `smooth_abs_adjoint`.
+#[differentiable]
+pub fn spring(a: f64, b: f64) -> f64 {
+    let stretch = smooth_abs(b - a) - REST;
+    stretch * stretch
+}
+
+/// A chain of springs between neighbouring positions: the call-heavy
+/// workload, one `spring` (and so one `smooth_abs`) call per neighbour pair.
+#[differentiable]
+pub fn springs(x: &[f64]) -> f64 {
+    let mut energy = 0.0;
+    for i in 0..x.len() - 1 {
+        energy += spring(x[i], x[i + 1]);
+    }
+    energy
+}
+
+pub fn springs_by_hand(x: &[f64], grad: &mut [f64]) -> f64 {
+    let mut energy = 0.0;
+    for i in 0..x.len() - 1 {
+        let d = x[i + 1] - x[i];
+        let length = (d * d + SOFTNESS).sqrt();
+        let stretch = length - REST;
+        energy += stretch * stretch;
+        let force = 2.0 * stretch * d / length;
+        grad[i] -= force;
+        grad[i + 1] += force;
+    }
+    energy
+}

@@ -1,0 +1,329 @@
+//! The benchmark suite: every workload row with every variant that computes
+//! it, checked against the hand-written gradient, then handed to a
+//! [`Runner`] — criterion in `benches/gradients.rs`, callgrind in
+//! `benches/instructions.rs` — so that both time exactly the same code.
+//!
+//! A variant is a closure that returns the value and writes the gradient
+//! into the slice it is given, overwriting it (`primal` leaves it alone).
+//! Whatever a variant needs to do per gradient is inside the closure and
+//! so inside the timed region: zeroing an accumulating gradient, recording
+//! the graph, running backward, copying the gradient out. What a caller
+//! would keep across steps (a cleared tape, a buffer of input variables) is
+//! set up once, outside.
+
+use super::workloads::{self, model};
+use super::{closure_graph, on_tape, with_num_dual, with_reverse};
+use autograd::tape::Tape;
+use std::hint::black_box;
+
+/// Forward-mode peers make one pass per input: only up to this many inputs.
+pub const FORWARD_MODE_MAX_INPUTS: usize = 1_000;
+
+/// The variants, in the order of the table's columns.
+pub const VARIANTS: [&str; 7] = [
+    "primal",
+    "hand_written",
+    "macro_adjoint",
+    "tape",
+    "closure_graph",
+    "reverse",
+    "num_dual",
+];
+
+/// One row of the table: a workload at one size.
+#[derive(Clone, Copy, Debug)]
+pub struct Row {
+    /// The criterion group.
+    pub workload: &'static str,
+    /// The criterion parameter: problem size, sample count or step count.
+    pub param: usize,
+    /// Length of the gradient.
+    pub inputs: usize,
+}
+
+/// The rows, in the order they run.
+pub const ROWS: [(&str, usize); 6] = [
+    ("rosenbrock", 2),
+    ("rosenbrock", 100),
+    ("rosenbrock", 10_000),
+    ("mlp", 100),
+    ("newton", 30),
+    ("springs", 1_000),
+];
+
+/// Computes the value, and writes the gradient into the slice.
+pub type Run<'a> = dyn FnMut(&mut [f64]) -> f64 + 'a;
+
+/// One way of computing a row's value (and gradient).
+pub struct Variant<'a> {
+    pub name: &'static str,
+    pub run: Box<Run<'a>>,
+}
+
+fn variant<'a>(name: &'static str, run: impl FnMut(&mut [f64]) -> f64 + 'a) -> Variant<'a> {
+    Variant {
+        name,
+        run: Box::new(run),
+    }
+}
+
+/// What to do with the checked variants of a row.
+pub trait Runner {
+    /// Whether to set up this row at all.
+    fn wants(&self, _workload: &str, _param: usize) -> bool {
+        true
+    }
+
+    fn run(&mut self, row: Row, variants: &mut [Variant<'_>]);
+}
+
+/// Sets up, checks and runs every row the runner wants.
+pub fn run_all(runner: &mut dyn Runner) {
+    for (workload, param) in ROWS {
+        if !runner.wants(workload, param) {
+            continue;
+        }
+        match workload {
+            "rosenbrock" => rosenbrock(runner, param),
+            "mlp" => mlp(runner, param),
+            "newton" => newton(runner, param),
+            "springs" => springs(runner, param),
+            _ => unreachable!("no workload {workload}"),
+        }
+    }
+}
+
+// ----- the rows ----------------------------------------------------------------
+
+/// The usual start of the extended Rosenbrock problem, varied a little so no
+/// two terms are alike.
+pub fn rosenbrock_start(n: usize) -> Vec<f64> {
+    (0..n).map(|i| -1.2 + 0.01 * (i % 7) as f64).collect()
+}
+
+fn rosenbrock(runner: &mut dyn Runner, n: usize) {
+    let x = rosenbrock_start(n);
+    let tape = Tape::new();
+    let mut vars = Vec::new();
+    let reverse_tape = reverse::Tape::new();
+    let mut reverse_vars = Vec::new();
+    let mut duals = Vec::new();
+    let mut variants = vec![
+        variant("primal", |_| workloads::rosenbrock(black_box(&x))),
+        variant("hand_written", |g| {
+            g.fill(0.0);
+            workloads::rosenbrock_by_hand(black_box(&x), g)
+        }),
+        variant("macro_adjoint", |g| {
+            g.fill(0.0);
+            workloads::rosenbrock_adjoint(black_box(&x), 1.0, g)
+        }),
+        variant("tape", |g| {
+            on_tape::gradient(&tape, &mut vars, black_box(&x), g, on_tape::rosenbrock)
+        }),
+        variant("closure_graph", |g| {
+            closure_graph::gradient(black_box(&x), g, closure_graph::rosenbrock)
+        }),
+        variant("reverse", |g| {
+            let (tape, vars) = (&reverse_tape, &mut reverse_vars);
+            with_reverse::gradient(tape, vars, black_box(&x), g, with_reverse::rosenbrock)
+        }),
+    ];
+    if n <= FORWARD_MODE_MAX_INPUTS {
+        variants.push(variant("num_dual", |g| {
+            with_num_dual::gradient(&mut duals, black_box(&x), g, with_num_dual::rosenbrock)
+        }));
+    }
+    check_and_run(runner, "rosenbrock", n, n, &mut variants);
+}
+
+fn mlp(runner: &mut dyn Runner, points: usize) {
+    let mut rng = model::Rng(42);
+    let (xs, ys) = model::moons(points, 0.1, &mut rng);
+    let w = model::init(&mut rng);
+    let tape = Tape::new();
+    let mut vars = Vec::new();
+    let reverse_tape = reverse::Tape::new();
+    let mut reverse_vars = Vec::new();
+    let mut duals = Vec::new();
+    let (xs, ys) = (&xs[..], &ys[..]);
+    let mut variants = vec![
+        variant("primal", |_| model::mlp_loss(black_box(&w), xs, ys)),
+        variant("hand_written", |g| {
+            g.fill(0.0);
+            workloads::mlp_by_hand(black_box(&w), xs, ys, g)
+        }),
+        variant("macro_adjoint", |g| {
+            g.fill(0.0);
+            model::mlp_loss_adjoint(black_box(&w), xs, ys, 1.0, g)
+        }),
+        variant("tape", |g| {
+            on_tape::gradient(&tape, &mut vars, black_box(&w), g, |w| {
+                on_tape::mlp_loss(w, xs, ys)
+            })
+        }),
+        variant("closure_graph", |g| {
+            closure_graph::gradient(black_box(&w), g, |w| closure_graph::mlp_loss(w, xs, ys))
+        }),
+        variant("reverse", |g| {
+            let (tape, vars) = (&reverse_tape, &mut reverse_vars);
+            with_reverse::gradient(tape, vars, black_box(&w), g, |w| {
+                with_reverse::mlp_loss(w, xs, ys)
+            })
+        }),
+        // 337 forward passes: tens of milliseconds, well within reach.
+        variant("num_dual", |g| {
+            with_num_dual::gradient(&mut duals, black_box(&w), g, |w| {
+                with_num_dual::mlp_loss(w, xs, ys)
+            })
+        }),
+    ];
+    check_and_run(runner, "mlp", points, model::PARAMS, &mut variants);
+}
+
+fn newton(runner: &mut dyn Runner, steps: usize) {
+    assert_eq!(steps, 30, "the Newton workload is written for 30 steps");
+    let a = [2.0];
+    let tape = Tape::new();
+    let mut vars = Vec::new();
+    let reverse_tape = reverse::Tape::new();
+    let mut reverse_vars = Vec::new();
+    let mut duals = Vec::new();
+    let mut variants = vec![
+        variant("primal", |_| workloads::newton_sqrt(black_box(a[0]))),
+        variant("hand_written", |g| {
+            let (value, d) = workloads::newton_by_hand(black_box(a[0]));
+            g[0] = d;
+            value
+        }),
+        variant("macro_adjoint", |g| {
+            g[0] = 0.0;
+            workloads::newton_sqrt_adjoint(black_box(a[0]), 1.0, &mut g[0])
+        }),
+        variant("tape", |g| {
+            on_tape::gradient(&tape, &mut vars, black_box(&a), g, on_tape::newton_sqrt)
+        }),
+        variant("closure_graph", |g| {
+            closure_graph::gradient(black_box(&a), g, closure_graph::newton_sqrt)
+        }),
+        variant("reverse", |g| {
+            let (tape, vars) = (&reverse_tape, &mut reverse_vars);
+            with_reverse::gradient(tape, vars, black_box(&a), g, with_reverse::newton_sqrt)
+        }),
+        variant("num_dual", |g| {
+            with_num_dual::gradient(&mut duals, black_box(&a), g, with_num_dual::newton_sqrt)
+        }),
+    ];
+    check_and_run(runner, "newton", steps, 1, &mut variants);
+}
+
+/// Positions of a chain whose springs are all a little stretched or
+/// compressed.
+pub fn springs_start(n: usize) -> Vec<f64> {
+    (0..n)
+        .map(|i| 0.9 * i as f64 + 0.05 * (i % 5) as f64)
+        .collect()
+}
+
+fn springs(runner: &mut dyn Runner, n: usize) {
+    let x = springs_start(n);
+    let tape = Tape::new();
+    let mut vars = Vec::new();
+    let reverse_tape = reverse::Tape::new();
+    let mut reverse_vars = Vec::new();
+    let mut duals = Vec::new();
+    let mut variants = vec![
+        variant("primal", |_| workloads::springs(black_box(&x))),
+        variant("hand_written", |g| {
+            g.fill(0.0);
+            workloads::springs_by_hand(black_box(&x), g)
+        }),
+        variant("macro_adjoint", |g| {
+            g.fill(0.0);
+            workloads::springs_adjoint(black_box(&x), 1.0, g)
+        }),
+        variant("tape", |g| {
+            on_tape::gradient(&tape, &mut vars, black_box(&x), g, on_tape::springs)
+        }),
+        variant("closure_graph", |g| {
+            closure_graph::gradient(black_box(&x), g, closure_graph::springs)
+        }),
+        variant("reverse", |g| {
+            let (tape, vars) = (&reverse_tape, &mut reverse_vars);
+            with_reverse::gradient(tape, vars, black_box(&x), g, with_reverse::springs)
+        }),
+    ];
+    if n <= FORWARD_MODE_MAX_INPUTS {
+        variants.push(variant("num_dual", |g| {
+            with_num_dual::gradient(&mut duals, black_box(&x), g, with_num_dual::springs)
+        }));
+    }
+    check_and_run(runner, "springs", n, n, &mut variants);
+}
+
+// ----- the check ---------------------------------------------------------------
+
+/// Runs every variant once and asserts it agrees with `hand_written`: the
+/// same value to 1e-12 and the same gradient to 1e-9, relative (different
+/// summation orders differ in the last bits, a wrong derivative by far
+/// more). Prints the largest differences, then hands the row to the runner.
+fn check_and_run(
+    runner: &mut dyn Runner,
+    workload: &'static str,
+    param: usize,
+    inputs: usize,
+    variants: &mut [Variant<'_>],
+) {
+    let row = Row {
+        workload,
+        param,
+        inputs,
+    };
+    let hand = variants
+        .iter_mut()
+        .find(|v| v.name == "hand_written")
+        .expect("every row has a hand-written gradient");
+    let mut reference = vec![0.0; inputs];
+    let value = (hand.run)(&mut reference);
+    let mut report = Vec::new();
+    for v in variants.iter_mut() {
+        let mut grad = vec![f64::NAN; inputs];
+        let got = (v.run)(&mut grad);
+        let value_error = relative(got, value);
+        assert!(
+            value_error <= 1e-12,
+            "{workload}/{}/{param}: value {got}, hand-written {value}",
+            v.name
+        );
+        if v.name == "primal" || v.name == "hand_written" {
+            continue;
+        }
+        let mut grad_error: f64 = 0.0;
+        for (i, (&a, &b)) in grad.iter().zip(&reference).enumerate() {
+            let error = relative(a, b);
+            assert!(
+                error <= 1e-9,
+                "{workload}/{}/{param}: d/dx{i} is {a}, hand-written {b}",
+                v.name
+            );
+            grad_error = grad_error.max(error);
+        }
+        report.push(format!("{} {value_error:.0e} / {grad_error:.0e}", v.name));
+    }
+    eprintln!(
+        "check {workload}/{param}: agrees with hand_written; largest relative difference (value / gradient): {}",
+        report.join(", ")
+    );
+    runner.run(row, variants);
+}
+
+/// `|a - b|`, relative to `|b|` where that is above 1; NaN counts as
+/// infinitely far.
+fn relative(a: f64, b: f64) -> f64 {
+    let error = (a - b).abs() / b.abs().max(1.0);
+    if error.is_nan() {
+        f64::INFINITY
+    } else {
+        error
+    }
+}
