@@ -23,6 +23,8 @@ mod prim;
 mod signature;
 
 #[cfg(test)]
+mod compile_cost_tests;
+#[cfg(test)]
 mod pipeline_tests;
 #[cfg(test)]
 mod snapshot_tests;
