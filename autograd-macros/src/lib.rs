@@ -24,6 +24,8 @@ mod signature;
 mod undo;
 
 #[cfg(test)]
+mod compile_cost_tests;
+#[cfg(test)]
 mod pipeline_tests;
 #[cfg(test)]
 mod snapshot_tests;
