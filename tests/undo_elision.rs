@@ -104,9 +104,7 @@ fn index_is_a_counter(x: &[f64]) -> f64 {
     let mut k = 5;
     for i in 0..6 {
         h[k] = x[i] * (i as f64 + 1.0);
-        if k > 0 {
-            k -= 1;
-        }
+        k = k.saturating_sub(1);
     }
     let mut s = 0.0;
     for i in 0..6 {
