@@ -10,7 +10,7 @@
 #    unoptimized (as cargo builds proc macros by default, in debug and in
 #    release: build-override opt-level 0) and optimized (--release); and
 #    callgrind instructions of one unoptimized expansion (repeatable), when
-#    valgrind is installed.
+#    valgrind and jq are installed.
 # 3. Compile time added: a throwaway workspace in a temp dir holds the file
 #    twice, as crate `with_macro` (as written) and as crate `plain` (the same
 #    code with the `#[differentiable]` lines removed), both depending on
@@ -18,7 +18,9 @@
 #    source is touched and the crate alone rebuilt (CARGO_INCREMENTAL=0, so
 #    every rebuild compiles the whole crate), interleaved, RUNS times each,
 #    for `cargo check`, `cargo build` and `cargo build --release`: min /
-#    median wall time of the cargo command.
+#    median wall time of the cargo command; and, when valgrind is
+#    installed, the instructions rustc executes for one such compile
+#    (cachegrind through a RUSTC_WRAPPER; repeatable where wall time is not).
 # 4. Machine code: `nm` sizes of landing_cost, landing_cost_grad and
 #    landing_cost_adjoint in the with_macro rlib, and of all code in each
 #    crate's rlib (debug and release).
@@ -75,8 +77,8 @@ echo "### Expansion time (in-process, $(get "$debug_lines" iterations) expansion
 echo
 echo "| macro built | min | median | instructions (callgrind) |"
 echo "| --- | --- | --- | --- |"
-instructions="(valgrind not installed)"
-if command -v valgrind >/dev/null; then
+instructions="(needs valgrind and jq)"
+if command -v valgrind >/dev/null && command -v jq >/dev/null; then
     binary=$(cargo test "${unoptimized[@]}" -p autograd-macros --lib --no-run --message-format=json |
         jq -r 'select(.profile.test == true and .target.name == "autograd_macros") | .executable')
     count() { # $1: timed expansions; prints the instructions inside expand::differentiable
@@ -88,8 +90,7 @@ if command -v valgrind >/dev/null; then
             sed -n 's/.*refs: *//p' | tr -d ,)
     }
     # Difference of 2 and 0 timed expansions (both do 4 untimed ones): one expansion.
-    instructions=$(($(count 2) - $(count 0)))
-    instructions=$(($instructions / 2))
+    instructions=$((($(count 2) - $(count 0)) / 2))
 fi
 echo "| unoptimized (opt-level 0: how cargo builds proc macros) | $(get "$debug_lines" expand_min_ms) ms | $(get "$debug_lines" expand_median_ms) ms | $instructions |"
 echo "| optimized (\`--release\`) | $(get "$release_lines" expand_min_ms) ms | $(get "$release_lines" expand_median_ms) ms | |"
@@ -153,6 +154,37 @@ for mode in "${modes[@]}"; do
         printf "| `%s` | %s | %s | %.2f / %.2f | %.1f× |\n", m, p, w, b[1] - a[1], b[2] - a[2], b[1] / a[1] }'
 done
 echo
+
+# The same compiles counted in instructions (repeatable to ~0.1%): a
+# RUSTC_WRAPPER runs rustc under cachegrind for the two measured crates only.
+if command -v valgrind >/dev/null; then
+    cat >"$work/wrap.sh" <<'EOF'
+#!/usr/bin/env bash
+case " $* " in
+*" --crate-name plain "* | *" --crate-name with_macro "*)
+    exec valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null \
+        --log-file="$COUNT_LOG" "$@" ;;
+*) exec "$@" ;;
+esac
+EOF
+    chmod +x "$work/wrap.sh"
+    echo "### Instructions rustc executes compiling the crate (cachegrind, millions)"
+    echo
+    echo "| | plain fn | with \`#[differentiable]\` | added | ratio |"
+    echo "| --- | --- | --- | --- | --- |"
+    for mode in "${modes[@]}"; do
+        for crate in plain with_macro; do
+            touch "$work/$crate/src/lib.rs"
+            # shellcheck disable=SC2086
+            (cd "$work" && COUNT_LOG="$work/$crate.log" RUSTC_WRAPPER="$work/wrap.sh" cargo $mode -q -p "$crate")
+        done
+        plain=$(sed -n 's/.*I *refs: *//p' "$work/plain.log" | tr -d ,)
+        with=$(sed -n 's/.*I *refs: *//p' "$work/with_macro.log" | tr -d ,)
+        awk -v m="cargo $mode" -v p="$plain" -v w="$with" \
+            'BEGIN { printf "| `%s` | %.0f | %.0f | %.0f | %.1f× |\n", m, p / 1e6, w / 1e6, (w - p) / 1e6, w / p }'
+    done
+    echo
+fi
 
 # --- 4: machine code ----------------------------------------------------------
 echo "### Machine code (bytes, \`nm -S\` of the crate's rlib)"

@@ -13,6 +13,7 @@
 //! 50, after 4 untimed ones: one for the sizes, three to warm up). The timed call is the whole macro apart from
 //! the `proc_macro` ↔ `proc_macro2` conversion at the compiler boundary:
 //! parsing the function, lowering, the analyses and emitting.
+//! `COMPILE_COST_DUMP=<file>` also writes the pretty-printed expansion there.
 
 use proc_macro2::{TokenStream, TokenTree};
 use std::path::PathBuf;
@@ -102,7 +103,11 @@ fn compile_cost() {
     let output = crate::expand::differentiable(args.clone(), item_tokens.clone());
     let output_tokens = count_tokens(output.clone());
     let file: syn::File = syn::parse2(output).expect("the expansion parses as a file");
-    report("output_lines", prettyplease::unparse(&file).lines().count());
+    let pretty = prettyplease::unparse(&file);
+    if let Some(path) = std::env::var_os("COMPILE_COST_DUMP") {
+        std::fs::write(path, &pretty).expect("COMPILE_COST_DUMP is writable");
+    }
+    report("output_lines", pretty.lines().count());
     report("output_tokens", output_tokens);
     for item in file.items {
         let syn::Item::Fn(function) = &item else {
