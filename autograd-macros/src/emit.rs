@@ -814,13 +814,7 @@ impl<'a> Body<'a> {
                     let i = format_ident!("__ad_i{}", self.serial);
                     let index = &index.tokens;
                     out.push(quote!(let #i: usize = #index;));
-                    let d_array = self.array_adjoint(*array);
-                    if let Operand::Var(v) = value {
-                        if self.activity.needs_adjoint(*v) {
-                            self.contribute(&mut out, *v, quote!(#d_array[#i]));
-                        }
-                    }
-                    out.push(quote!(#d_array[#i] = 0.0;));
+                    self.reverse_store(&mut out, *array, &i, value);
                 }
                 Stmt::Store { array, .. } if self.plain_stores.contains(array) => {}
                 Stmt::Store { array, value, .. } => {
@@ -836,13 +830,7 @@ impl<'a> Body<'a> {
                         #name[#i] = #old;
                     });
                     if self.activity.needs_adjoint(*array) {
-                        let d_array = self.array_adjoint(*array);
-                        if let Operand::Var(v) = value {
-                            if self.activity.needs_adjoint(*v) {
-                                self.contribute(&mut out, *v, quote!(#d_array[#i]));
-                            }
-                        }
-                        out.push(quote!(#d_array[#i] = 0.0;));
+                        self.reverse_store(&mut out, *array, &i, value);
                     }
                 }
                 Stmt::If {
@@ -1066,6 +1054,24 @@ impl<'a> Body<'a> {
             }
         });
         out.extend(after);
+    }
+
+    /// The adjoint of `array[i] = value`: the element's adjoint flows into
+    /// `value`, and the element, overwritten, starts again from zero.
+    fn reverse_store(
+        &mut self,
+        out: &mut Vec<TokenStream>,
+        array: VarId,
+        i: &Ident,
+        value: &Operand,
+    ) {
+        let d_array = self.array_adjoint(array);
+        if let Operand::Var(v) = value {
+            if self.activity.needs_adjoint(*v) {
+                self.contribute(out, *v, quote!(#d_array[#i]));
+            }
+        }
+        out.push(quote!(#d_array[#i] = 0.0;));
     }
 
     /// The adjoint buffer of a float array: the caller's `d_<p>` for a
