@@ -1440,8 +1440,14 @@ impl<'t> Var<'t> {
         value: fn(f64, f64) -> f64,
         rule: fn(f64, f64, f64) -> (f64, f64),
     ) -> Var<'t> {
-        b.check_on(self.tape, op);
-        self.check_live(op);
+        if !std::ptr::eq(self.tape, b.tape) {
+            foreign_tape(op.into());
+        }
+        // both generations against one load of the tape's
+        let live = self.tape.generation.get();
+        if self.generation != live || b.generation != live {
+            stale(op.into());
+        }
         let y = value(self.value, b.value);
         let (pa, pb) = rule(self.value, b.value, y);
         self.result(op, y, [self.index, b.index], [pa, pb])
