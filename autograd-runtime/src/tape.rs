@@ -45,8 +45,9 @@
 //! ```
 //!
 //! No recursion (graphs of tens of millions of nodes work), no reference
-//! counting, no closures, no allocation per node: recording appends to three
-//! vectors, and `backward()` allocates the adjoint vector once.
+//! counting, no closures, no allocation per node: recording writes one slot
+//! in each of two arrays (operands and partials; value and operation) and
+//! bumps one length, and `backward()` allocates the adjoint vector once.
 //!
 //! An `f64` operand (`x * 2.0`, `2.0 - x`, `x.powf(3.0)`) is not a node: only
 //! the partial with respect to the `Var` operand is kept.
@@ -150,7 +151,7 @@
 //! assert_eq!(g[y], 2.0 * v * dy);
 //! ```
 
-use std::cell::{Cell, RefCell};
+use std::cell::{Cell, UnsafeCell};
 use std::collections::HashMap;
 use std::fmt::{self, Write as _};
 use std::ops::{Add, AddAssign, Div, DivAssign, Index, Mul, MulAssign, Neg, Sub, SubAssign};
@@ -165,8 +166,10 @@ use crate::rules;
 /// One entry of the Wengert list: up to two operands and the local partial
 /// derivative of this node's value with respect to each.
 ///
-/// An unused operand slot points at the sentinel node `0` with partial `0`,
-/// so the reverse loop has no branch on the arity.
+/// An unused operand slot points at the sentinel node `0` with partial `0`.
+/// The reverse sweep skips such slots (see [`reverse_sweep`]) rather than
+/// adding `adjoint * 0` into the sentinel's adjoint: those additions would
+/// chain every one-operand node of the tape through one memory location.
 #[derive(Clone, Copy, Debug)]
 struct Node {
     partials: [f64; 2],
@@ -174,7 +177,7 @@ struct Node {
 }
 
 /// Index of the sentinel node every unused operand slot points at. Its
-/// adjoint collects `adjoint * 0.0` terms and is never read.
+/// adjoint is always `0`.
 const SENTINEL: u32 = 0;
 
 macro_rules! ops {
@@ -206,60 +209,145 @@ ops! {
     clamp, mul_add,
 }
 
-/// The growable part of a tape.
+/// Most nodes a tape holds, the sentinel included: node indices are `u32`.
+const MAX_NODES: usize = (u32::MAX as usize).saturating_add(1);
+
+/// The growable part of a tape: two columns with one length, and the names.
+///
+/// `nodes` is what the reverse sweep reads (24 aligned bytes a node);
+/// `cold` holds the value and operation of each node, which only
+/// [`Var::to_dot`] reads, packed in 9 bytes so that a node costs 33 bytes in
+/// all. Two columns rather than one array of 33-byte records keep the sweep
+/// on aligned, dense data; two rather than three (value and operation
+/// apart) save recording a pointer load per node.
+///
+/// Invariant: the first `len` elements of `nodes` and of `cold` are
+/// initialized, and `limit` is the smaller of their capacities, capped at
+/// [`MAX_NODES`] (so `len <= limit`). The vectors' own lengths are not kept
+/// up to date on the hot path (one length to store per node instead of
+/// two): read the columns through [`Inner::nodes`] and [`Inner::cold`].
 struct Inner {
+    len: usize,
+    limit: usize,
     nodes: Vec<Node>,
-    values: Vec<f64>,
-    ops: Vec<Op>,
+    cold: Vec<Cold>,
     names: HashMap<Box<str>, u32>,
+}
+
+/// The value and operation of a node (only for [`Var::to_dot`]): packed, 9
+/// bytes. Read it by copy (`let Cold { value, op } = cold[i]`).
+#[derive(Clone, Copy)]
+#[repr(C, packed)]
+struct Cold {
+    value: f64,
+    op: Op,
 }
 
 impl Inner {
     fn with_capacity(capacity: usize) -> Inner {
         let capacity = capacity.saturating_add(1);
         let mut inner = Inner {
+            len: 0,
+            limit: 0,
             nodes: Vec::with_capacity(capacity),
-            values: Vec::with_capacity(capacity),
-            ops: Vec::with_capacity(capacity),
+            cold: Vec::with_capacity(capacity),
             names: HashMap::new(),
         };
-        inner.push_sentinel();
+        inner.update_limit();
+        inner.push(
+            Op::sentinel,
+            f64::NAN,
+            Node {
+                partials: [0.0; 2],
+                args: [SENTINEL; 2],
+            },
+        );
         inner
     }
 
-    fn push_sentinel(&mut self) {
-        self.nodes.push(Node {
-            partials: [0.0; 2],
-            args: [SENTINEL; 2],
-        });
-        self.values.push(f64::NAN);
-        self.ops.push(Op::sentinel);
+    fn update_limit(&mut self) {
+        self.limit = self
+            .nodes
+            .capacity()
+            .min(self.cold.capacity())
+            .min(MAX_NODES);
     }
 
+    /// The recorded nodes, the sentinel included.
     #[inline]
+    fn nodes(&self) -> &[Node] {
+        // SAFETY: the first `len` elements are initialized (the invariant of
+        // `Inner`), within one allocation of capacity `>= limit >= len`.
+        unsafe { std::slice::from_raw_parts(self.nodes.as_ptr(), self.len) }
+    }
+
+    /// The value and operation of each node.
+    fn cold(&self) -> &[Cold] {
+        // SAFETY: as in `nodes`.
+        unsafe { std::slice::from_raw_parts(self.cold.as_ptr(), self.len) }
+    }
+
+    /// Appends a node and returns its index. The hot path of recording: one
+    /// comparison (room left, which also covers the `u32` index limit), two
+    /// writes in place and the new length.
+    #[inline(always)]
     fn push(&mut self, op: Op, value: f64, node: Node) -> u32 {
-        let index = self.nodes.len();
-        if index > u32::MAX as usize {
+        let index = self.len;
+        if index >= self.limit {
+            self.grow();
+        }
+        // SAFETY: `index < self.limit` here (`grow` makes room or panics),
+        // and `limit` is at most the capacity of each column, so slot `index`
+        // is allocated in each. After the writes the first `index + 1`
+        // elements of each column are initialized, as `len` then says.
+        unsafe {
+            self.nodes.as_mut_ptr().add(index).write(node);
+            self.cold.as_mut_ptr().add(index).write(Cold { value, op });
+        }
+        self.len = index + 1;
+        // `index < limit <= MAX_NODES = 2^32`
+        index as u32
+    }
+
+    /// Makes room for at least one more node (amortized doubling, like
+    /// `Vec::push`), or panics if the tape is full.
+    #[cold]
+    #[inline(never)]
+    fn grow(&mut self) {
+        if self.len >= MAX_NODES {
             too_many_nodes();
         }
-        self.nodes.push(node);
-        self.values.push(value);
-        self.ops.push(op);
-        index as u32
+        // SAFETY: the first `len` elements of each column are initialized,
+        // and `len <= limit <= capacity`. With the lengths set, `reserve`
+        // keeps them when it reallocates.
+        unsafe {
+            self.nodes.set_len(self.len);
+            self.cold.set_len(self.len);
+        }
+        self.nodes.reserve(1);
+        self.cold.reserve(1);
+        self.update_limit();
+    }
+
+    /// Forgets every node but the sentinel, keeping the memory.
+    fn truncate_to_sentinel(&mut self) {
+        self.len = 1;
+        self.names.clear();
     }
 
     /// The operands of node `i` and their partials, following the chain of
     /// helper (`link`) nodes of a node with more than two operands.
     fn operands(&self, i: usize) -> Vec<(u32, f64)> {
         let mut out = Vec::new();
-        let mut node = self.nodes[i];
+        let (nodes, cold) = (self.nodes(), self.cold());
+        let mut node = nodes[i];
         loop {
             if node.args[0] != SENTINEL {
                 out.push((node.args[0], node.partials[0]));
             }
             let next = node.args[1];
-            if next != SENTINEL && self.ops[next as usize] == Op::link {
-                node = self.nodes[next as usize];
+            if next != SENTINEL && { cold[next as usize].op } == Op::link {
+                node = nodes[next as usize];
             } else {
                 if next != SENTINEL {
                     out.push((next, node.partials[1]));
@@ -267,6 +355,63 @@ impl Inner {
                 return out;
             }
         }
+    }
+}
+
+/// The reverse sweep of [`Var::backward`] from the last of `nodes`:
+/// `adjoints` (zeros, as long as `nodes`) receives the derivative of that
+/// last node's value with respect to every node's.
+///
+/// It computes exactly (bit for bit) the textbook loop
+///
+/// ```text
+/// adjoint[z] = 1
+/// for i = z, ..., 1 where adjoint[i] != 0:
+///     adjoint[arg_k(i)] += adjoint[i] * partial_k(i)      (k = 0, 1)
+/// ```
+///
+/// which is bound by latency, not by arithmetic: most operands are the node
+/// just before (`y = f(x)` then `z = g(y)`), so the textbook loop adds into
+/// `adjoint[i - 1]` in memory and immediately loads it back, a store-to-load
+/// round trip per node. Here the adjoint of the next node to visit stays in
+/// a register: it is loaded before this node's contributions and this
+/// node's contributions to it are added in the register, in the same order
+/// as the textbook loop adds them in memory. Unused operand slots (the
+/// sentinel) are skipped.
+#[inline]
+fn reverse_sweep(nodes: &[Node], adjoints: &mut [f64]) {
+    assert_eq!(nodes.len(), adjoints.len());
+    debug_assert!(nodes.len() >= 2, "the output is never the sentinel");
+    let mut i = nodes.len() - 1;
+    // the adjoint of node `i`, complete: every node after it has been visited
+    let mut adjoint = 1.0;
+    while i > 0 {
+        let next = i - 1;
+        adjoints[i] = adjoint;
+        // what the nodes after `i` added to `next`; `i` adds its share below
+        let mut acc = adjoints[next];
+        if adjoint != 0.0 {
+            let node = nodes[i];
+            let [a, b] = node.args;
+            if a != SENTINEL {
+                let c = adjoint * node.partials[0];
+                if a as usize == next {
+                    acc += c;
+                } else {
+                    adjoints[a as usize] += c;
+                }
+                if b != SENTINEL {
+                    let c = adjoint * node.partials[1];
+                    if b as usize == next {
+                        acc += c;
+                    } else {
+                        adjoints[b as usize] += c;
+                    }
+                }
+            }
+        }
+        adjoint = acc;
+        i = next;
     }
 }
 
@@ -295,12 +440,59 @@ static NEXT_TAPE_ID: AtomicU64 = AtomicU64::new(0);
 /// assert_eq!(tape.len(), 3); // x, x * x, + x
 /// ```
 pub struct Tape {
-    inner: RefCell<Inner>,
+    /// The nodes and names, reached only through [`Tape::with_inner`].
+    inner: UnsafeCell<Inner>,
+    /// Debug builds only: set while `with_inner` lends out `inner`, to
+    /// catch a re-entrant call.
+    #[cfg(debug_assertions)]
+    lent: Cell<bool>,
     generation: Cell<u32>,
     id: u64,
 }
 
 impl Tape {
+    /// Runs `f` with exclusive access to the tape's storage.
+    ///
+    /// This replaces a `RefCell`, whose borrow flag (a load, a compare and
+    /// two stores per recorded node) was a measurable part of recording. The
+    /// exclusivity a `RefCell` checks at run time holds here by
+    /// construction:
+    ///
+    /// * a `Tape` is not `Sync` (it holds `Cell`s and an `UnsafeCell`), so
+    ///   only one thread can be inside `with_inner` for a given tape;
+    /// * `with_inner` is private, and every `f` passed to it in this module
+    ///   is a closure that only touches `Inner` and the standard library: no
+    ///   `f` calls `with_inner` again (on any tape), calls user code, or lets
+    ///   the reference escape (the signature ties it to the call).
+    ///
+    /// So the `&mut Inner` created here is the only reference to `Inner`
+    /// while it lives; a panic inside `f` unwinds out of it and ends it. (The
+    /// one foreign code that can run meanwhile is the global allocator, when
+    /// a vector grows or `backward` allocates; reaching a tape from inside an
+    /// allocator would have made the `RefCell` panic there, which is already
+    /// undefined behaviour for a global allocator.) Debug builds also check
+    /// at run time that no call is re-entrant.
+    #[inline(always)]
+    fn with_inner<R>(&self, f: impl FnOnce(&mut Inner) -> R) -> R {
+        #[cfg(debug_assertions)]
+        let _lent = {
+            struct Lent<'a>(&'a Cell<bool>);
+            impl Drop for Lent<'_> {
+                fn drop(&mut self) {
+                    self.0.set(false);
+                }
+            }
+            assert!(
+                !self.lent.replace(true),
+                "autograd::tape: internal error: re-entrant access to the tape"
+            );
+            Lent(&self.lent)
+        };
+        // SAFETY: see above: no other reference to `Inner` exists while `f`
+        // runs, and none outlives it.
+        f(unsafe { &mut *self.inner.get() })
+    }
+
     /// Bytes one recorded node costs: 24 for the node (two `u32` operand
     /// indices, two `f64` local partials), 8 for its value, 1 for its
     /// operation tag. [`Var::backward`] needs 8 more per node, for the
@@ -311,8 +503,7 @@ impl Tape {
     /// use autograd::tape::Tape;
     /// assert_eq!(Tape::BYTES_PER_NODE, 33);
     /// ```
-    pub const BYTES_PER_NODE: usize =
-        std::mem::size_of::<Node>() + std::mem::size_of::<f64>() + std::mem::size_of::<Op>();
+    pub const BYTES_PER_NODE: usize = std::mem::size_of::<Node>() + std::mem::size_of::<Cold>();
 
     /// An empty tape.
     ///
@@ -337,7 +528,9 @@ impl Tape {
     /// ```
     pub fn with_capacity(nodes: usize) -> Tape {
         Tape {
-            inner: RefCell::new(Inner::with_capacity(nodes)),
+            inner: UnsafeCell::new(Inner::with_capacity(nodes)),
+            #[cfg(debug_assertions)]
+            lent: Cell::new(false),
             generation: Cell::new(0),
             id: NEXT_TAPE_ID.fetch_add(1, Ordering::Relaxed),
         }
@@ -385,15 +578,9 @@ impl Tape {
     /// ```
     pub fn var_named(&self, name: impl AsRef<str>, value: f64) -> Var<'_> {
         let name = name.as_ref();
-        let var = {
-            let mut inner = self.inner.borrow_mut();
+        let var = self.with_inner(|inner| {
             if inner.names.contains_key(name) {
-                drop(inner);
-                panic!(
-                    "autograd::tape: the name {name:?} is already used on this tape; \
-                     names given to var_named must be unique (until Tape::clear), \
-                     so that Gradients::by_name is never ambiguous"
-                );
+                return None;
             }
             let index = inner.push(
                 Op::input,
@@ -404,11 +591,18 @@ impl Tape {
                 },
             );
             inner.names.insert(name.into(), index);
-            index
+            Some(index)
+        });
+        let Some(index) = var else {
+            panic!(
+                "autograd::tape: the name {name:?} is already used on this tape; \
+                 names given to var_named must be unique (until Tape::clear), \
+                 so that Gradients::by_name is never ambiguous"
+            );
         };
         Var {
             tape: self,
-            index: var,
+            index,
             generation: self.generation.get(),
             value,
         }
@@ -490,11 +684,7 @@ impl Tape {
     /// x.backward(); // panics: x is stale, the tape has been cleared
     /// ```
     pub fn clear(&self) {
-        let mut inner = self.inner.borrow_mut();
-        inner.nodes.truncate(1);
-        inner.values.truncate(1);
-        inner.ops.truncate(1);
-        inner.names.clear();
+        self.with_inner(Inner::truncate_to_sentinel);
         self.generation.set(self.generation.get().wrapping_add(1));
     }
 
@@ -510,7 +700,7 @@ impl Tape {
     /// assert_eq!(tape.len(), 3);
     /// ```
     pub fn len(&self) -> usize {
-        self.inner.borrow().nodes.len() - 1
+        self.with_inner(|inner| inner.len - 1)
     }
 
     /// True if no node was recorded since the tape was created or last
@@ -537,23 +727,14 @@ impl Tape {
     /// assert!(tape.capacity() >= 10);
     /// ```
     pub fn capacity(&self) -> usize {
-        let inner = self.inner.borrow();
-        let nodes = inner
-            .nodes
-            .capacity()
-            .min(inner.values.capacity())
-            .min(inner.ops.capacity());
-        nodes - 1
+        self.with_inner(|inner| inner.limit - 1)
     }
 
     // ----- recording -------------------------------------------------------
 
     #[inline]
     fn record(&self, op: Op, value: f64, args: [u32; 2], partials: [f64; 2]) -> Var<'_> {
-        let index = self
-            .inner
-            .borrow_mut()
-            .push(op, value, Node { partials, args });
+        let index = self.with_inner(|inner| inner.push(op, value, Node { partials, args }));
         Var {
             tape: self,
             index,
@@ -585,29 +766,31 @@ impl Tape {
             }
             _ => {
                 let operands: Vec<(u32, f64)> = (0..count).map(|_| next()).collect();
-                let mut inner = self.inner.borrow_mut();
-                // The deepest link first: each link must have a smaller index
-                // than the node that points at it.
-                let (i, p) = operands[count - 2];
-                let (j, q) = operands[count - 1];
-                let mut link = inner.push(
-                    Op::link,
-                    f64::NAN,
-                    Node {
-                        partials: [p, q],
-                        args: [i, j],
-                    },
-                );
-                for &(i, p) in operands[1..count - 2].iter().rev() {
-                    link = inner.push(
+                let link = self.with_inner(|inner| {
+                    // The deepest link first: each link must have a smaller
+                    // index than the node that points at it.
+                    let (i, p) = operands[count - 2];
+                    let (j, q) = operands[count - 1];
+                    let mut link = inner.push(
                         Op::link,
                         f64::NAN,
                         Node {
-                            partials: [p, 1.0],
-                            args: [i, link],
+                            partials: [p, q],
+                            args: [i, j],
                         },
                     );
-                }
+                    for &(i, p) in operands[1..count - 2].iter().rev() {
+                        link = inner.push(
+                            Op::link,
+                            f64::NAN,
+                            Node {
+                                partials: [p, 1.0],
+                                args: [i, link],
+                            },
+                        );
+                    }
+                    link
+                });
                 let (i, p) = operands[0];
                 ([i, link], [p, 1.0])
             }
@@ -913,30 +1096,20 @@ impl<'t> Var<'t> {
     /// ```
     pub fn backward(self) -> Gradients {
         self.check_live("backward()");
-        let inner = self.tape.inner.borrow();
         let z = self.index as usize;
         let mut adjoints = vec![0.0; z + 1];
-        adjoints[z] = 1.0;
-        let nodes = &inner.nodes[..=z];
-        for i in (1..=z).rev() {
-            let adjoint = adjoints[i];
-            if adjoint == 0.0 {
-                continue;
+        let mut names: Vec<(Box<str>, u32)> = self.tape.with_inner(|inner| {
+            reverse_sweep(&inner.nodes()[..=z], &mut adjoints);
+            if inner.names.is_empty() {
+                Vec::new()
+            } else {
+                inner
+                    .names
+                    .iter()
+                    .map(|(name, &index)| (name.clone(), index))
+                    .collect()
             }
-            let node = nodes[i];
-            adjoints[node.args[0] as usize] += adjoint * node.partials[0];
-            adjoints[node.args[1] as usize] += adjoint * node.partials[1];
-        }
-        adjoints[SENTINEL as usize] = 0.0;
-        let mut names: Vec<(Box<str>, u32)> = if inner.names.is_empty() {
-            Vec::new()
-        } else {
-            inner
-                .names
-                .iter()
-                .map(|(name, &index)| (name.clone(), index))
-                .collect()
-        };
+        });
         names.sort_unstable();
         Gradients {
             tape_id: self.tape.id,
@@ -971,50 +1144,50 @@ impl<'t> Var<'t> {
     /// ```
     pub fn to_dot(self) -> String {
         self.check_live("to_dot()");
-        let inner = self.tape.inner.borrow();
-        let z = self.index as usize;
-        let mut reached = vec![false; z + 1];
-        reached[z] = true;
-        for i in (1..=z).rev() {
-            if reached[i] {
-                for arg in inner.nodes[i].args {
-                    reached[arg as usize] = true;
+        self.tape.with_inner(|inner| {
+            let z = self.index as usize;
+            let mut reached = vec![false; z + 1];
+            reached[z] = true;
+            for i in (1..=z).rev() {
+                if reached[i] {
+                    for arg in inner.nodes()[i].args {
+                        reached[arg as usize] = true;
+                    }
                 }
             }
-        }
-        let names: HashMap<u32, &str> = inner
-            .names
-            .iter()
-            .filter(|&(_, &i)| (i as usize) <= z && reached[i as usize])
-            .map(|(name, &i)| (i, &**name))
-            .collect();
-        // the nodes to draw: what z depends on, without the sentinel and the
-        // helper nodes of operations with more than two operands
-        let shown: Vec<usize> = (1..=z)
-            .filter(|&i| reached[i] && inner.ops[i] != Op::link)
-            .collect();
-        let mut out = String::from("digraph tape {\n  rankdir=BT;\n");
-        for &i in &shown {
-            let op = inner.ops[i];
-            let value = inner.values[i];
-            let (label, shape) = match (op, names.get(&(i as u32))) {
-                (Op::input, Some(name)) => (format!("{} = {value}", escape(name)), "box"),
-                (Op::input, None) => (format!("input = {value}"), "box"),
-                _ => (format!("{}\\n= {value}", op.label()), "ellipse"),
-            };
-            let peripheries = if i == z { ", peripheries=2" } else { "" };
-            let _ = writeln!(
-                out,
-                "  n{i} [label=\"{label}\", shape={shape}{peripheries}];"
-            );
-        }
-        for &i in &shown {
-            for (arg, partial) in inner.operands(i) {
-                let _ = writeln!(out, "  n{arg} -> n{i} [label=\"∂ = {partial}\"];");
+            let names: HashMap<u32, &str> = inner
+                .names
+                .iter()
+                .filter(|&(_, &i)| (i as usize) <= z && reached[i as usize])
+                .map(|(name, &i)| (i, &**name))
+                .collect();
+            // the nodes to draw: what z depends on, without the sentinel and the
+            // helper nodes of operations with more than two operands
+            let shown: Vec<usize> = (1..=z)
+                .filter(|&i| reached[i] && { inner.cold()[i].op } != Op::link)
+                .collect();
+            let mut out = String::from("digraph tape {\n  rankdir=BT;\n");
+            for &i in &shown {
+                let Cold { value, op } = inner.cold()[i];
+                let (label, shape) = match (op, names.get(&(i as u32))) {
+                    (Op::input, Some(name)) => (format!("{} = {value}", escape(name)), "box"),
+                    (Op::input, None) => (format!("input = {value}"), "box"),
+                    _ => (format!("{}\\n= {value}", op.label()), "ellipse"),
+                };
+                let peripheries = if i == z { ", peripheries=2" } else { "" };
+                let _ = writeln!(
+                    out,
+                    "  n{i} [label=\"{label}\", shape={shape}{peripheries}];"
+                );
             }
-        }
-        out.push_str("}\n");
-        out
+            for &i in &shown {
+                for (arg, partial) in inner.operands(i) {
+                    let _ = writeln!(out, "  n{arg} -> n{i} [label=\"∂ = {partial}\"];");
+                }
+            }
+            out.push_str("}\n");
+            out
+        })
     }
 
     /// Raises to an integer power, like [`f64::powi`]; derivative by
@@ -1040,8 +1213,7 @@ impl<'t> Var<'t> {
         let x = self.value;
         let y = x.powi(n);
         let p = rules::powi(x, n, y);
-        self.tape
-            .record(Op::powi, y, [self.index, SENTINEL], [p, 0.0])
+        self.result(Op::powi, y, [self.index, SENTINEL], [p, 0.0])
     }
 
     unary_methods! {
@@ -1234,13 +1406,29 @@ impl<'t> Var<'t> {
 
     // ----- recording -----------------------------------------------------------
 
+    /// Records a node computed from `self`, which the caller has checked is
+    /// live: the result belongs to the same tape and generation (taken from
+    /// `self`, which saves reloading the tape's generation after the stores).
+    #[inline(always)]
+    fn result(self, op: Op, value: f64, args: [u32; 2], partials: [f64; 2]) -> Var<'t> {
+        let index = self
+            .tape
+            .with_inner(|inner| inner.push(op, value, Node { partials, args }));
+        Var {
+            tape: self.tape,
+            index,
+            generation: self.generation,
+            value,
+        }
+    }
+
     #[inline(always)]
     fn unary(self, op: Op, value: fn(f64) -> f64, rule: fn(f64, f64) -> f64) -> Var<'t> {
         self.check_live(op);
         let x = self.value;
         let y = value(x);
         let p = rule(x, y);
-        self.tape.record(op, y, [self.index, SENTINEL], [p, 0.0])
+        self.result(op, y, [self.index, SENTINEL], [p, 0.0])
     }
 
     /// `self op b`, both variables.
@@ -1252,11 +1440,17 @@ impl<'t> Var<'t> {
         value: fn(f64, f64) -> f64,
         rule: fn(f64, f64, f64) -> (f64, f64),
     ) -> Var<'t> {
-        b.check_on(self.tape, op);
-        self.check_live(op);
+        if !std::ptr::eq(self.tape, b.tape) {
+            foreign_tape(op.into());
+        }
+        // both generations against one load of the tape's
+        let live = self.tape.generation.get();
+        if self.generation != live || b.generation != live {
+            stale(op.into());
+        }
         let y = value(self.value, b.value);
         let (pa, pb) = rule(self.value, b.value, y);
-        self.tape.record(op, y, [self.index, b.index], [pa, pb])
+        self.result(op, y, [self.index, b.index], [pa, pb])
     }
 
     /// `self op b` with a constant `b`.
@@ -1271,7 +1465,7 @@ impl<'t> Var<'t> {
         self.check_live(op);
         let y = value(self.value, b);
         let (pa, _) = rule(self.value, b, y);
-        self.tape.record(op, y, [self.index, SENTINEL], [pa, 0.0])
+        self.result(op, y, [self.index, SENTINEL], [pa, 0.0])
     }
 
     /// `a op self` with a constant `a`.
@@ -1286,7 +1480,7 @@ impl<'t> Var<'t> {
         self.check_live(op);
         let y = value(a, self.value);
         let (_, pb) = rule(a, self.value, y);
-        self.tape.record(op, y, [self.index, SENTINEL], [pb, 0.0])
+        self.result(op, y, [self.index, SENTINEL], [pb, 0.0])
     }
 
     #[inline(always)]
@@ -1678,6 +1872,7 @@ mod tests {
     fn node_layout() {
         assert_eq!(std::mem::size_of::<Node>(), 24);
         assert_eq!(std::mem::size_of::<Op>(), 1);
+        assert_eq!(std::mem::size_of::<Cold>(), 9);
         assert_eq!(Tape::BYTES_PER_NODE, 33);
     }
 
@@ -1690,12 +1885,13 @@ mod tests {
         assert_eq!(tape.len(), 5 + 3 + 1);
         let g = z.backward();
         assert_eq!(g.wrt_all(&xs), vec![1.0, 2.0, 3.0, 4.0, 5.0]);
-        let inner = tape.inner.borrow();
-        let ops: Vec<u32> = inner
-            .operands(z.index as usize)
-            .iter()
-            .map(|&(i, _)| i)
-            .collect();
+        let ops: Vec<u32> = tape.with_inner(|inner| {
+            inner
+                .operands(z.index as usize)
+                .iter()
+                .map(|&(i, _)| i)
+                .collect()
+        });
         assert_eq!(ops, xs.iter().map(|x| x.index).collect::<Vec<_>>());
     }
 
@@ -1724,5 +1920,104 @@ mod tests {
         let g = (y * 2.0).backward();
         assert_eq!(g.adjoints[0], 0.0);
         assert_eq!(g[x], f64::INFINITY);
+    }
+
+    /// The textbook reverse sweep: every contribution goes through memory.
+    fn reference_sweep(nodes: &[Node]) -> Vec<f64> {
+        let z = nodes.len() - 1;
+        let mut adjoints = vec![0.0; z + 1];
+        adjoints[z] = 1.0;
+        for i in (1..=z).rev() {
+            let adjoint = adjoints[i];
+            if adjoint == 0.0 {
+                continue;
+            }
+            let node = nodes[i];
+            adjoints[node.args[0] as usize] += adjoint * node.partials[0];
+            adjoints[node.args[1] as usize] += adjoint * node.partials[1];
+        }
+        adjoints[SENTINEL as usize] = 0.0;
+        adjoints
+    }
+
+    /// `reverse_sweep` (which keeps the adjoint of the next node in a
+    /// register and skips unused operand slots) gives bit for bit the
+    /// textbook sweep's results, on random graphs with every kind of node:
+    /// one and two operands, the same operand twice, links, zero, infinite
+    /// and NaN partials, zero adjoints, and outputs in the middle of the tape.
+    #[test]
+    fn reverse_sweep_is_bitwise_the_textbook_sweep() {
+        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut random = move |m: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % m as u64) as usize
+        };
+        for round in 0..200 {
+            let tape = Tape::new();
+            let mut vars: Vec<Var> = (0..1 + random(4))
+                .map(|k| tape.var(0.25 + k as f64 * 0.5))
+                .collect();
+            if round % 7 == 0 {
+                vars.push(tape.var(0.0));
+            }
+            for _ in 0..random(60) {
+                // mostly recent operands, as in real expressions
+                let pick = |r: usize| vars[vars.len() - 1 - r % vars.len().min(6)];
+                let (a, b) = (pick(random(100)), pick(random(100)));
+                let v = match random(16) {
+                    0 => a + b,
+                    1 => a - b,
+                    2 => a * b,
+                    3 => a / b,
+                    4 => a * a,
+                    5 => a.sin(),
+                    6 => a * 3.0,
+                    7 => 2.0 - a,
+                    8 => a.relu(),
+                    9 => a.sqrt(),
+                    10 => a.abs(),
+                    11 => a.mul_add(b, a),
+                    12 => tape.custom(&[a, b, a, b], 1.5, &[1.0, -2.0, 0.5, 4.0]),
+                    13 => tape.custom(&[a], 0.5, &[f64::INFINITY]),
+                    14 => a.max(b),
+                    _ => a.ln(),
+                };
+                vars.push(v);
+            }
+            for _ in 0..3 {
+                let z = vars[random(vars.len())];
+                let g = z.backward();
+                let expected =
+                    tape.with_inner(|inner| reference_sweep(&inner.nodes()[..=z.index as usize]));
+                assert_eq!(g.adjoints.len(), expected.len());
+                for (i, (got, want)) in g.adjoints.iter().zip(&expected).enumerate() {
+                    assert_eq!(got.to_bits(), want.to_bits(), "round {round}, node {i}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn growing_keeps_both_columns() {
+        // from no room at all, through several reallocations
+        let tape = Tape::new();
+        let x = tape.var(1.5);
+        let mut y = x;
+        for k in 0..1000 {
+            y = if k % 2 == 0 { y * 1.001 } else { y + x };
+        }
+        assert_eq!(tape.len(), 1001);
+        assert!(tape.capacity() >= 1001);
+        tape.with_inner(|inner| {
+            assert_eq!({ inner.cold()[1].op }, Op::input);
+            assert_eq!({ inner.cold()[1].value }, 1.5);
+            assert_eq!({ inner.cold()[1001].op }, Op::add);
+            assert_eq!({ inner.cold()[1001].value }, y.value());
+            assert_eq!(inner.nodes()[1001].args, [1000, 1]);
+        });
+        let dot = y.to_dot();
+        assert_eq!(dot.matches("mul").count(), 500);
     }
 }
