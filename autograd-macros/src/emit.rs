@@ -17,6 +17,7 @@
 //! every value the block computed.
 
 use crate::activity::Activity;
+use crate::fuse::Fused;
 use crate::ir::{
     ArrayInit, Block, CallArg, Callee, Func, Header, Jump, Kind, Operand, Origin, Rhs, Stmt,
     Syntax, VarId,
@@ -259,6 +260,8 @@ struct Body<'a> {
     /// entry values are not restored. Updating them would compute values
     /// nothing reads (a loop-carried chain LLVM may keep), so it is skipped.
     dead_cells: HashSet<VarId>,
+    /// Top-level loops whose reverse runs inside them (`fuse.rs`), by id.
+    fused: HashMap<usize, Fused>,
 }
 
 impl<'a> Body<'a> {
@@ -276,6 +279,7 @@ impl<'a> Body<'a> {
             serial: 0,
             dead_cells: HashSet::new(),
             spread_loads: HashSet::new(),
+            fused: crate::fuse::fused_loops(func, activity),
         };
         body.plan();
         body.plan_spread_loads();
@@ -363,6 +367,10 @@ impl<'a> Body<'a> {
             }
         });
         for l in loops {
+            if self.fused.contains_key(&l.id) {
+                // Each iteration is reversed right after it runs: nothing to save.
+                continue;
+            }
             let mut saved = Vec::new();
             for carried in &l.carried {
                 if self.activity.needed(carried.entry) {
@@ -493,10 +501,10 @@ impl<'a> Body<'a> {
             })
             .collect();
         for &p in &params {
-            if self.eager.contains(&p) {
+            // (A fused loop may have declared it already.)
+            if self.eager.contains(&p) && self.declared.insert(p) {
                 let adjoint = self.adjoint(p);
                 setup.push(quote!(let mut #adjoint: f64 = 0.0;));
-                self.declared.insert(p);
             }
         }
         // Reverse sweep: seed the output's adjoint with `d_out`, then walk
@@ -631,6 +639,12 @@ impl<'a> Body<'a> {
                         if #decision { #(#then_code)* } else { #(#else_code)* }
                     });
                 }
+                Stmt::Loop(l) if self.fused.contains_key(&l.id) => {
+                    // Only top-level loops are fused, and the function
+                    // body's forward code is emitted once, recording.
+                    debug_assert!(mode.record && !mode.replay);
+                    out.push(self.fused_loop(l));
+                }
                 Stmt::Loop(l) => out.push(self.forward_loop(l, mode)),
                 Stmt::Jump(jump) => {
                     if mode.native_loop {
@@ -688,6 +702,68 @@ impl<'a> Body<'a> {
                 #(#body)*
             }
         }
+    }
+
+    /// A loop that only accumulates, reversed as it runs (`fuse.rs`): each
+    /// iteration runs its body, then reverses it with the accumulators'
+    /// adjoints, known before the loop. Nothing is saved or replayed.
+    fn fused_loop(&mut self, l: &crate::ir::Loop) -> TokenStream {
+        let Header::Range { index, range } = &l.header else {
+            unreachable!("fuse.rs only fuses `for` loops")
+        };
+        let seeds = self.fused[&l.id].seeds.clone();
+        let mut out = Vec::new();
+        let mut seed_names = Vec::new();
+        for (cell, expr) in &seeds {
+            let seed = format_ident!("__ad_seed_{}", plain_name(self.ident(*cell)));
+            out.push(quote!(let #seed: f64 = #expr;));
+            seed_names.push((self.adjoint(*cell), seed));
+        }
+        // The adjoints of earlier values that the body adds into, declared
+        // here so the rest of the reverse sweep picks up these contributions.
+        for var in outer_reads(l) {
+            if !self.activity.needs_adjoint(var) || self.declared.contains(&var) {
+                continue;
+            }
+            let info = &self.func.vars[var];
+            let adjoint = self.adjoint(var);
+            match (info.kind, info.origin) {
+                (Kind::Float, _) => out.push(quote!(let mut #adjoint: f64 = 0.0;)),
+                (Kind::FloatArray, Origin::Local) => {
+                    let array = self.ident(var);
+                    out.push(
+                        quote!(let mut #adjoint = ::autograd::__private::zeros_like(&#array);),
+                    );
+                }
+                // parameters' buffers are the caller's `d_<p>`
+                _ => continue,
+            }
+            self.declared.insert(var);
+        }
+        let outer_declared = self.declared.clone();
+        self.declared.extend(seeds.iter().map(|(cell, _)| *cell));
+        let mode = Mode {
+            record: true,
+            replay: false,
+            native_loop: false,
+        };
+        let body = self.forward(&l.body, mode);
+        let reverse = self.reverse(&l.body);
+        // What the body declared lives in its scope.
+        self.declared = outer_declared;
+        let (d_cells, seeds): (Vec<Ident>, Vec<Ident>) = seed_names.into_iter().unzip();
+        let (index, range) = (self.ident(*index), &range.tokens);
+        out.push(quote! {
+            {
+                #(let mut #d_cells: f64;)*
+                for #index in #range {
+                    #(#body)*
+                    #(#d_cells = #seeds;)*
+                    #(#reverse)*
+                }
+            }
+        });
+        quote!(#(#out)*)
     }
 
     /// The value of `rhs`, written as the user would.
@@ -863,6 +939,8 @@ impl<'a> Body<'a> {
                         });
                     }
                 }
+                // reversed inside its forward code (`fused_loop`)
+                Stmt::Loop(l) if self.fused.contains_key(&l.id) => {}
                 Stmt::Loop(l) => {
                     if let Some(code) = self.reverse_loop(l) {
                         out.push(code);
@@ -1221,6 +1299,34 @@ fn scan(
             _ => {}
         }
     }
+}
+
+/// The variables a loop reads that are defined outside it, in order of
+/// first read (its own cells excluded).
+fn outer_reads(l: &crate::ir::Loop) -> Vec<VarId> {
+    let mut defined: HashSet<VarId> = l.carried.iter().map(|c| c.cell).collect();
+    l.body.walk(0, &mut |stmt, _| {
+        if let Stmt::Let { var, .. } = stmt {
+            defined.insert(*var);
+        }
+        if let Stmt::Loop(inner) = stmt {
+            if let Header::Range { index, .. } = &inner.header {
+                defined.insert(*index);
+            }
+        }
+    });
+    if let Header::Range { index, .. } = &l.header {
+        defined.insert(*index);
+    }
+    let mut reads = Vec::new();
+    l.body.walk(0, &mut |stmt, _| {
+        for var in crate::fuse::shallow_reads(stmt) {
+            if !defined.contains(&var) && !reads.contains(&var) {
+                reads.push(var);
+            }
+        }
+    });
+    reads
 }
 
 /// The name of a variable without `r#` or the `__ad_` of temporaries, to

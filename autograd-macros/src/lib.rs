@@ -17,6 +17,7 @@ mod ctxt;
 mod emit;
 mod expand;
 mod fallback;
+mod fuse;
 mod ir;
 mod lower;
 mod prim;

@@ -321,3 +321,125 @@ fn written_then_read_arrays_skip_the_undo_tape() {
     }";
     assert!(plain_arrays(length_first).is_empty());
 }
+
+/// The fused loops of `src`: for each, in order, the seeds of its
+/// accumulators as `cell = tokens`.
+fn fused(src: &str) -> Vec<Vec<String>> {
+    let func = lowered(src, "").unwrap_or_else(|e| panic!("errors: {e}"));
+    let activity = activity::analyze(&func);
+    let fused = crate::fuse::fused_loops(&func, &activity);
+    let mut ids: Vec<&usize> = fused.keys().collect();
+    ids.sort();
+    ids.into_iter()
+        .map(|id| {
+            fused[id]
+                .seeds
+                .iter()
+                .map(|(cell, seed)| format!("{} = {seed}", func.vars[*cell].ident))
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn accumulating_loops_are_reversed_as_they_run() {
+    // A sum returned as it is: its adjoint is d_out.
+    let sum = "fn f(x: &[f64]) -> f64 {
+        let mut s = 0.0;
+        for i in 0..x.len() { s += x[i] * x[i]; }
+        s
+    }";
+    assert_eq!(fused(sum), [["__ad_cell_s_0 = d_out"]]);
+    // Used linearly afterwards, with factors known before the loop, in
+    // the order the reverse sweep multiplies them.
+    let linear = "fn f(x: &[f64], k: f64) -> f64 {
+        let n = x.len();
+        let mut s = 0.0;
+        let mut q = 0.0;
+        for i in 0..n { s += x[i]; q -= x[i].sin(); }
+        let m = n as f64;
+        let r = 2.0 * (s / m) * k;
+        -(r - q) + 1.0
+    }";
+    assert_eq!(
+        fused(linear),
+        [[
+            "__ad_cell_s_0 = (- (d_out * (k) * (2.0) * (1.0 / (n as f64))))",
+            "__ad_cell_q_1 = d_out",
+        ]]
+    );
+    // Accumulation through an `if`, a `continue` and a nested loop.
+    let nested = "fn f(x: &[f64]) -> f64 {
+        let mut s = 0.0;
+        for i in 0..x.len() {
+            if x[i] < 0.0 { continue; }
+            for j in 0..i { s += x[i] * x[j]; }
+            if x[i] > 1.0 { s -= x[i]; } else { s += 1.0; }
+        }
+        s
+    }";
+    assert_eq!(fused(nested), [["__ad_cell_s_0 = d_out"]]);
+    // Two top-level loops, both accumulating (a batch loss and its L2 term).
+    let two = "fn f(w: &[f64]) -> f64 {
+        let mut t = 0.0;
+        for i in 0..w.len() { t += w[i].exp(); }
+        let mut r = 0.0;
+        for i in 0..w.len() { r += w[i] * w[i]; }
+        t / 3.0 + 1e-4 * r
+    }";
+    assert_eq!(
+        fused(two),
+        [
+            ["__ad_cell_t_0 = d_out * (1.0 / (3.0))"],
+            ["__ad_cell_r_3 = d_out * (1e-4)"],
+        ]
+    );
+}
+
+#[test]
+fn loops_that_do_more_than_accumulate_are_not_fused() {
+    let not_fused = [
+        // the accumulator is read by something else than its own `+`
+        "fn f(x: &[f64]) -> f64 { let mut s = 1.0; for i in 0..2 { s += s * x[i]; } s }",
+        "fn f(x: &[f64]) -> f64 { let mut s = 1.0; for i in 0..2 { s = x[i] - s; } s }",
+        "fn f(x: &[f64]) -> f64 { let mut s = 1.0; for i in 0..2 { s += x[i]; if s > 0.5 { s += 1.0; } } s }",
+        // another carried value needs an adjoint
+        "fn f(x: &[f64]) -> f64 { let mut s = 0.0; let mut p = 0.0; for i in 0..2 { s += (x[i] - p).powi(2); p = x[i]; } s }",
+        // a break
+        "fn f(x: &[f64]) -> f64 { let mut s = 0.0; for i in 0..2 { if x[i] > 1.0 { break; } s += x[i]; } s }",
+        // a store into an array that outlives the loop
+        "fn f(x: &[f64]) -> f64 { let mut h = [0.0; 2]; let mut s = 0.0; for i in 0..2 { h[i] = x[i]; s += x[i]; } s + h[0] }",
+        // used non-linearly afterwards
+        "fn f(x: &[f64]) -> f64 { let mut s = 0.0; for i in 0..2 { s += x[i]; } s * s }",
+        "fn f(x: &[f64]) -> f64 { let mut s = 0.0; for i in 0..2 { s += x[i]; } s.sin() }",
+        "fn f(x: &[f64]) -> f64 { let mut s = 0.0; for i in 0..2 { s += x[i]; } 1.0 / s }",
+        // scaled by something computed after the loop
+        "fn f(x: &[f64]) -> f64 { let mut s = 0.0; for i in 0..2 { s += x[i]; } let k = x[0].exp(); s * k }",
+        // divided by another output of the loop
+        "fn f(x: &[f64]) -> f64 { let mut s = 0.0; let mut c = 0; for i in 0..2 { s += x[i]; c += 1; } s / c as f64 }",
+    ];
+    for src in not_fused {
+        assert!(fused(src).is_empty(), "{src} fused {:?}", fused(src));
+    }
+    // Read by a later loop: that one fuses (`s` is known before it), the
+    // first does not (its adjoint comes from the second).
+    let read_later = "fn f(x: &[f64]) -> f64 {
+        let mut s = 0.0;
+        for i in 0..2 { s += x[i]; }
+        let mut t = 0.0;
+        for i in 0..2 { t += s * x[i]; }
+        t
+    }";
+    assert_eq!(fused(read_later), [["__ad_cell_t_2 = d_out"]]);
+    // Only loops in the function body: here the outer one, not `s`'s.
+    let nested = "fn f(x: &[f64]) -> f64 {
+        let mut t = 0.0;
+        for j in 0..2 {
+            let mut s = 0.0;
+            for i in 0..2 { s += x[i] * x[j]; }
+            t += s.sin();
+        }
+        t
+    }";
+    assert_eq!(fused(nested), [["__ad_cell_t_0 = d_out"]]);
+}

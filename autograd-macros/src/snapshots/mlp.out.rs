@@ -51,6 +51,291 @@ fn mlp_loss_grad(w: &[f64], xs: &[f64], ys: &[f64]) -> (f64, ::std::vec::Vec<f64
         let n = ys.len();
         let total: f64 = 0.0;
         let mut __ad_cell_total_0: f64 = total;
+        let __ad_seed_cell_total_0: f64 = d_out * (1.0 / (n as f64));
+        {
+            let mut __ad_d_cell_total_0: f64;
+            for s in 0..n {
+                let total__1 = __ad_cell_total_0;
+                let mut h1 = [0.0; 16];
+                for j in 0..16 {
+                    let a = w[32 + j];
+                    let mut __ad_cell_a_2: f64 = a;
+                    for k in 0..2 {
+                        let a__1 = __ad_cell_a_2;
+                        let __ad_t3 = w[j * 2 + k];
+                        let __ad_t4 = __ad_t3 * (xs[2 * s + k]);
+                        let a__2 = a__1 + __ad_t4;
+                        __ad_cell_a_2 = a__2;
+                    }
+                    let a__3 = __ad_cell_a_2;
+                    let __ad_t5 = a__3.max(0.0);
+                    h1[j] = __ad_t5;
+                }
+                let mut h2 = [0.0; 16];
+                for j__1 in 0..16 {
+                    let a__4 = w[304 + j__1];
+                    let mut __ad_cell_a_7: f64 = a__4;
+                    for k__1 in 0..16 {
+                        let a__5 = __ad_cell_a_7;
+                        let __ad_t8 = w[48 + j__1 * 16 + k__1];
+                        let __ad_t9 = h1[k__1];
+                        let __ad_t10 = __ad_t8 * __ad_t9;
+                        let a__6 = a__5 + __ad_t10;
+                        __ad_cell_a_7 = a__6;
+                    }
+                    let a__7 = __ad_cell_a_7;
+                    let __ad_t11 = a__7.max(0.0);
+                    h2[j__1] = __ad_t11;
+                }
+                let out = w[336];
+                let mut __ad_cell_out_13: f64 = out;
+                for k__2 in 0..16 {
+                    let out__1 = __ad_cell_out_13;
+                    let __ad_t14 = w[320 + k__2];
+                    let __ad_t15 = h2[k__2];
+                    let __ad_t16 = __ad_t14 * __ad_t15;
+                    let out__2 = out__1 + __ad_t16;
+                    __ad_cell_out_13 = out__2;
+                }
+                let out__3 = __ad_cell_out_13;
+                let __ad_t17 = (ys[s]) * out__3;
+                let __ad_t18 = 1.0 - __ad_t17;
+                let __ad_t19 = __ad_t18.max(0.0);
+                let total__2 = total__1 + __ad_t19;
+                __ad_cell_total_0 = total__2;
+                __ad_d_cell_total_0 = __ad_seed_cell_total_0;
+                let mut __ad_d_h1 = ::autograd::__private::zeros_like(&h1);
+                let mut __ad_d_h2 = ::autograd::__private::zeros_like(&h2);
+                let mut __ad_d_cell_out_13: f64 = 0.0;
+                let mut __ad_d_total__2: f64 = __ad_d_cell_total_0;
+                __ad_d_cell_total_0 = 0.0;
+                let __ad_p_total__2 = ::autograd::__private::rules::add(
+                    total__1,
+                    __ad_t19,
+                    total__2,
+                );
+                let mut __ad_d_total__1: f64 = __ad_d_total__2 * __ad_p_total__2.0;
+                let mut __ad_d_t19: f64 = __ad_d_total__2 * __ad_p_total__2.1;
+                let mut __ad_d_t18: f64 = __ad_d_t19
+                    * ::autograd::__private::rules::max(__ad_t18, 0.0, __ad_t19).0;
+                let mut __ad_d_t17: f64 = __ad_d_t18
+                    * ::autograd::__private::rules::sub(1.0, __ad_t17, __ad_t18).1;
+                let mut __ad_d_out__3: f64 = __ad_d_t17
+                    * ::autograd::__private::rules::mul((ys[s]), out__3, __ad_t17).1;
+                __ad_d_cell_out_13 += __ad_d_out__3;
+                for k__2 in (0..16).rev() {
+                    let out__1 = __ad_cell_out_13;
+                    let __ad_t14 = w[320 + k__2];
+                    let __ad_t15 = h2[k__2];
+                    let __ad_t16 = __ad_t14 * __ad_t15;
+                    let out__2 = out__1 + __ad_t16;
+                    let mut __ad_d_out__2: f64 = __ad_d_cell_out_13;
+                    __ad_d_cell_out_13 = 0.0;
+                    let __ad_p_out__2 = ::autograd::__private::rules::add(
+                        out__1,
+                        __ad_t16,
+                        out__2,
+                    );
+                    let mut __ad_d_out__1: f64 = __ad_d_out__2 * __ad_p_out__2.0;
+                    let mut __ad_d_t16: f64 = __ad_d_out__2 * __ad_p_out__2.1;
+                    let __ad_p_t16 = ::autograd::__private::rules::mul(
+                        __ad_t14,
+                        __ad_t15,
+                        __ad_t16,
+                    );
+                    let mut __ad_d_t14: f64 = __ad_d_t16 * __ad_p_t16.0;
+                    let mut __ad_d_t15: f64 = __ad_d_t16 * __ad_p_t16.1;
+                    __ad_d_h2[k__2] += __ad_d_t15;
+                    d_w[320 + k__2] += __ad_d_t14;
+                    __ad_d_cell_out_13 += __ad_d_out__1;
+                }
+                let mut __ad_d_out: f64 = __ad_d_cell_out_13;
+                d_w[336] += __ad_d_out;
+                for j__1 in (0..16).rev() {
+                    let a__4 = w[304 + j__1];
+                    let mut __ad_cell_a_7: f64 = a__4;
+                    for k__1 in 0..16 {
+                        let a__5 = __ad_cell_a_7;
+                        let __ad_t8 = w[48 + j__1 * 16 + k__1];
+                        let __ad_t9 = h1[k__1];
+                        let __ad_t10 = __ad_t8 * __ad_t9;
+                        let a__6 = a__5 + __ad_t10;
+                        __ad_cell_a_7 = a__6;
+                    }
+                    let a__7 = __ad_cell_a_7;
+                    let __ad_t11 = a__7.max(0.0);
+                    h2[j__1] = __ad_t11;
+                    let mut __ad_d_cell_a_7: f64 = 0.0;
+                    let __ad_i1: usize = j__1;
+                    let mut __ad_d_t11: f64 = __ad_d_h2[__ad_i1];
+                    __ad_d_h2[__ad_i1] = 0.0;
+                    let mut __ad_d_a__7: f64 = __ad_d_t11
+                        * ::autograd::__private::rules::max(a__7, 0.0, __ad_t11).0;
+                    __ad_d_cell_a_7 += __ad_d_a__7;
+                    for k__1 in (0..16).rev() {
+                        let a__5 = __ad_cell_a_7;
+                        let __ad_t8 = w[48 + j__1 * 16 + k__1];
+                        let __ad_t9 = h1[k__1];
+                        let __ad_t10 = __ad_t8 * __ad_t9;
+                        let a__6 = a__5 + __ad_t10;
+                        let mut __ad_d_a__6: f64 = __ad_d_cell_a_7;
+                        __ad_d_cell_a_7 = 0.0;
+                        let __ad_p_a__6 = ::autograd::__private::rules::add(
+                            a__5,
+                            __ad_t10,
+                            a__6,
+                        );
+                        let mut __ad_d_a__5: f64 = __ad_d_a__6 * __ad_p_a__6.0;
+                        let mut __ad_d_t10: f64 = __ad_d_a__6 * __ad_p_a__6.1;
+                        let __ad_p_t10 = ::autograd::__private::rules::mul(
+                            __ad_t8,
+                            __ad_t9,
+                            __ad_t10,
+                        );
+                        let mut __ad_d_t8: f64 = __ad_d_t10 * __ad_p_t10.0;
+                        let mut __ad_d_t9: f64 = __ad_d_t10 * __ad_p_t10.1;
+                        __ad_d_h1[k__1] += __ad_d_t9;
+                        d_w[48 + j__1 * 16 + k__1] += __ad_d_t8;
+                        __ad_d_cell_a_7 += __ad_d_a__5;
+                    }
+                    let mut __ad_d_a__4: f64 = __ad_d_cell_a_7;
+                    d_w[304 + j__1] += __ad_d_a__4;
+                }
+                for j in (0..16).rev() {
+                    let a = w[32 + j];
+                    let mut __ad_cell_a_2: f64 = a;
+                    for k in 0..2 {
+                        let a__1 = __ad_cell_a_2;
+                        let __ad_t3 = w[j * 2 + k];
+                        let __ad_t4 = __ad_t3 * (xs[2 * s + k]);
+                        let a__2 = a__1 + __ad_t4;
+                        __ad_cell_a_2 = a__2;
+                    }
+                    let a__3 = __ad_cell_a_2;
+                    let __ad_t5 = a__3.max(0.0);
+                    h1[j] = __ad_t5;
+                    let mut __ad_d_cell_a_2: f64 = 0.0;
+                    let __ad_i2: usize = j;
+                    let mut __ad_d_t5: f64 = __ad_d_h1[__ad_i2];
+                    __ad_d_h1[__ad_i2] = 0.0;
+                    let mut __ad_d_a__3: f64 = __ad_d_t5
+                        * ::autograd::__private::rules::max(a__3, 0.0, __ad_t5).0;
+                    __ad_d_cell_a_2 += __ad_d_a__3;
+                    for k in (0..2).rev() {
+                        let a__1 = __ad_cell_a_2;
+                        let __ad_t3 = w[j * 2 + k];
+                        let __ad_t4 = __ad_t3 * (xs[2 * s + k]);
+                        let a__2 = a__1 + __ad_t4;
+                        let mut __ad_d_a__2: f64 = __ad_d_cell_a_2;
+                        __ad_d_cell_a_2 = 0.0;
+                        let __ad_p_a__2 = ::autograd::__private::rules::add(
+                            a__1,
+                            __ad_t4,
+                            a__2,
+                        );
+                        let mut __ad_d_a__1: f64 = __ad_d_a__2 * __ad_p_a__2.0;
+                        let mut __ad_d_t4: f64 = __ad_d_a__2 * __ad_p_a__2.1;
+                        let mut __ad_d_t3: f64 = __ad_d_t4
+                            * ::autograd::__private::rules::mul(
+                                    __ad_t3,
+                                    (xs[2 * s + k]),
+                                    __ad_t4,
+                                )
+                                .0;
+                        d_w[j * 2 + k] += __ad_d_t3;
+                        __ad_d_cell_a_2 += __ad_d_a__1;
+                    }
+                    let mut __ad_d_a: f64 = __ad_d_cell_a_2;
+                    d_w[32 + j] += __ad_d_a;
+                }
+                __ad_d_cell_total_0 += __ad_d_total__1;
+            }
+        }
+        let total__3 = __ad_cell_total_0;
+        let reg: f64 = 0.0;
+        let mut __ad_cell_reg_20: f64 = reg;
+        let __ad_seed_cell_reg_20: f64 = d_out * (1e-4);
+        {
+            let mut __ad_d_cell_reg_20: f64;
+            for i in 0..w.len() {
+                let reg__1 = __ad_cell_reg_20;
+                let __ad_t21 = w[i];
+                let __ad_t22 = __ad_t21 * __ad_t21;
+                let reg__2 = reg__1 + __ad_t22;
+                __ad_cell_reg_20 = reg__2;
+                __ad_d_cell_reg_20 = __ad_seed_cell_reg_20;
+                let mut __ad_d_reg__2: f64 = __ad_d_cell_reg_20;
+                __ad_d_cell_reg_20 = 0.0;
+                let __ad_p_reg__2 = ::autograd::__private::rules::add(
+                    reg__1,
+                    __ad_t22,
+                    reg__2,
+                );
+                let mut __ad_d_reg__1: f64 = __ad_d_reg__2 * __ad_p_reg__2.0;
+                let mut __ad_d_t22: f64 = __ad_d_reg__2 * __ad_p_reg__2.1;
+                let __ad_p_t22 = ::autograd::__private::rules::mul(
+                    __ad_t21,
+                    __ad_t21,
+                    __ad_t22,
+                );
+                let mut __ad_d_t21: f64 = __ad_d_t22 * __ad_p_t22.0;
+                __ad_d_t21 += __ad_d_t22 * __ad_p_t22.1;
+                d_w[i] += __ad_d_t21;
+                __ad_d_cell_reg_20 += __ad_d_reg__1;
+            }
+        }
+        let reg__3 = __ad_cell_reg_20;
+        let __ad_t23 = total__3 / n as f64;
+        let __ad_t24 = 1e-4 * reg__3;
+        let __ad_t25 = __ad_t23 + __ad_t24;
+        let mut __ad_d_t25: f64 = d_out;
+        let mut __ad_d_cell_total_0: f64 = 0.0;
+        let mut __ad_d_cell_reg_20: f64 = 0.0;
+        let __ad_p_t25 = ::autograd::__private::rules::add(__ad_t23, __ad_t24, __ad_t25);
+        let mut __ad_d_t23: f64 = __ad_d_t25 * __ad_p_t25.0;
+        let mut __ad_d_t24: f64 = __ad_d_t25 * __ad_p_t25.1;
+        let mut __ad_d_reg__3: f64 = __ad_d_t24
+            * ::autograd::__private::rules::mul(1e-4, reg__3, __ad_t24).1;
+        let mut __ad_d_total__3: f64 = __ad_d_t23
+            * ::autograd::__private::rules::div(total__3, n as f64, __ad_t23).0;
+        __ad_d_cell_reg_20 += __ad_d_reg__3;
+        __ad_d_cell_total_0 += __ad_d_total__3;
+        __ad_t25
+    };
+    (__ad_value, __ad_grad_w)
+}
+/// Reverse-mode adjoint of `mlp_loss`, generated by `#[differentiable]`: returns the value of `mlp_loss` and adds `d_out` times its partial derivative with respect to each of `w` into the matching `d_` argument.
+#[allow(
+    dead_code,
+    unused_variables,
+    unused_mut,
+    unused_parens,
+    unused_assignments,
+    unreachable_code,
+    non_snake_case,
+    clippy::all,
+    clippy::pedantic
+)]
+fn mlp_loss_adjoint(
+    w: &[f64],
+    xs: &[f64],
+    ys: &[f64],
+    d_out: f64,
+    d_w: &mut [f64],
+) -> f64 {
+    ::autograd::__private::check_adjoint_len(
+        "mlp_loss_adjoint",
+        "d_w",
+        d_w.len(),
+        "w",
+        w.len(),
+    );
+    let n = ys.len();
+    let total: f64 = 0.0;
+    let mut __ad_cell_total_0: f64 = total;
+    let __ad_seed_cell_total_0: f64 = d_out * (1.0 / (n as f64));
+    {
+        let mut __ad_d_cell_total_0: f64;
         for s in 0..n {
             let total__1 = __ad_cell_total_0;
             let mut h1 = [0.0; 16];
@@ -100,105 +385,7 @@ fn mlp_loss_grad(w: &[f64], xs: &[f64], ys: &[f64]) -> (f64, ::std::vec::Vec<f64
             let __ad_t19 = __ad_t18.max(0.0);
             let total__2 = total__1 + __ad_t19;
             __ad_cell_total_0 = total__2;
-        }
-        let total__3 = __ad_cell_total_0;
-        let reg: f64 = 0.0;
-        let mut __ad_cell_reg_20: f64 = reg;
-        for i in 0..w.len() {
-            let reg__1 = __ad_cell_reg_20;
-            let __ad_t21 = w[i];
-            let __ad_t22 = __ad_t21 * __ad_t21;
-            let reg__2 = reg__1 + __ad_t22;
-            __ad_cell_reg_20 = reg__2;
-        }
-        let reg__3 = __ad_cell_reg_20;
-        let __ad_t23 = total__3 / n as f64;
-        let __ad_t24 = 1e-4 * reg__3;
-        let __ad_t25 = __ad_t23 + __ad_t24;
-        let mut __ad_d_t25: f64 = d_out;
-        let mut __ad_d_cell_total_0: f64 = 0.0;
-        let mut __ad_d_cell_reg_20: f64 = 0.0;
-        let __ad_p_t25 = ::autograd::__private::rules::add(__ad_t23, __ad_t24, __ad_t25);
-        let mut __ad_d_t23: f64 = __ad_d_t25 * __ad_p_t25.0;
-        let mut __ad_d_t24: f64 = __ad_d_t25 * __ad_p_t25.1;
-        let mut __ad_d_reg__3: f64 = __ad_d_t24
-            * ::autograd::__private::rules::mul(1e-4, reg__3, __ad_t24).1;
-        let mut __ad_d_total__3: f64 = __ad_d_t23
-            * ::autograd::__private::rules::div(total__3, n as f64, __ad_t23).0;
-        __ad_d_cell_reg_20 += __ad_d_reg__3;
-        for i in (0..w.len()).rev() {
-            let reg__1 = __ad_cell_reg_20;
-            let __ad_t21 = w[i];
-            let __ad_t22 = __ad_t21 * __ad_t21;
-            let reg__2 = reg__1 + __ad_t22;
-            let mut __ad_d_reg__2: f64 = __ad_d_cell_reg_20;
-            __ad_d_cell_reg_20 = 0.0;
-            let __ad_p_reg__2 = ::autograd::__private::rules::add(
-                reg__1,
-                __ad_t22,
-                reg__2,
-            );
-            let mut __ad_d_reg__1: f64 = __ad_d_reg__2 * __ad_p_reg__2.0;
-            let mut __ad_d_t22: f64 = __ad_d_reg__2 * __ad_p_reg__2.1;
-            let __ad_p_t22 = ::autograd::__private::rules::mul(
-                __ad_t21,
-                __ad_t21,
-                __ad_t22,
-            );
-            let mut __ad_d_t21: f64 = __ad_d_t22 * __ad_p_t22.0;
-            __ad_d_t21 += __ad_d_t22 * __ad_p_t22.1;
-            d_w[i] += __ad_d_t21;
-            __ad_d_cell_reg_20 += __ad_d_reg__1;
-        }
-        __ad_d_cell_total_0 += __ad_d_total__3;
-        for s in (0..n).rev() {
-            let total__1 = __ad_cell_total_0;
-            let mut h1 = [0.0; 16];
-            for j in 0..16 {
-                let a = w[32 + j];
-                let mut __ad_cell_a_2: f64 = a;
-                for k in 0..2 {
-                    let a__1 = __ad_cell_a_2;
-                    let __ad_t3 = w[j * 2 + k];
-                    let __ad_t4 = __ad_t3 * (xs[2 * s + k]);
-                    let a__2 = a__1 + __ad_t4;
-                    __ad_cell_a_2 = a__2;
-                }
-                let a__3 = __ad_cell_a_2;
-                let __ad_t5 = a__3.max(0.0);
-                h1[j] = __ad_t5;
-            }
-            let mut h2 = [0.0; 16];
-            for j__1 in 0..16 {
-                let a__4 = w[304 + j__1];
-                let mut __ad_cell_a_7: f64 = a__4;
-                for k__1 in 0..16 {
-                    let a__5 = __ad_cell_a_7;
-                    let __ad_t8 = w[48 + j__1 * 16 + k__1];
-                    let __ad_t9 = h1[k__1];
-                    let __ad_t10 = __ad_t8 * __ad_t9;
-                    let a__6 = a__5 + __ad_t10;
-                    __ad_cell_a_7 = a__6;
-                }
-                let a__7 = __ad_cell_a_7;
-                let __ad_t11 = a__7.max(0.0);
-                h2[j__1] = __ad_t11;
-            }
-            let out = w[336];
-            let mut __ad_cell_out_13: f64 = out;
-            for k__2 in 0..16 {
-                let out__1 = __ad_cell_out_13;
-                let __ad_t14 = w[320 + k__2];
-                let __ad_t15 = h2[k__2];
-                let __ad_t16 = __ad_t14 * __ad_t15;
-                let out__2 = out__1 + __ad_t16;
-                __ad_cell_out_13 = out__2;
-            }
-            let out__3 = __ad_cell_out_13;
-            let __ad_t17 = (ys[s]) * out__3;
-            let __ad_t18 = 1.0 - __ad_t17;
-            let __ad_t19 = __ad_t18.max(0.0);
-            let total__2 = total__1 + __ad_t19;
+            __ad_d_cell_total_0 = __ad_seed_cell_total_0;
             let mut __ad_d_h1 = ::autograd::__private::zeros_like(&h1);
             let mut __ad_d_h2 = ::autograd::__private::zeros_like(&h2);
             let mut __ad_d_cell_out_13: f64 = 0.0;
@@ -345,98 +532,39 @@ fn mlp_loss_grad(w: &[f64], xs: &[f64], ys: &[f64]) -> (f64, ::std::vec::Vec<f64
             }
             __ad_d_cell_total_0 += __ad_d_total__1;
         }
-        __ad_t25
-    };
-    (__ad_value, __ad_grad_w)
-}
-/// Reverse-mode adjoint of `mlp_loss`, generated by `#[differentiable]`: returns the value of `mlp_loss` and adds `d_out` times its partial derivative with respect to each of `w` into the matching `d_` argument.
-#[allow(
-    dead_code,
-    unused_variables,
-    unused_mut,
-    unused_parens,
-    unused_assignments,
-    unreachable_code,
-    non_snake_case,
-    clippy::all,
-    clippy::pedantic
-)]
-fn mlp_loss_adjoint(
-    w: &[f64],
-    xs: &[f64],
-    ys: &[f64],
-    d_out: f64,
-    d_w: &mut [f64],
-) -> f64 {
-    ::autograd::__private::check_adjoint_len(
-        "mlp_loss_adjoint",
-        "d_w",
-        d_w.len(),
-        "w",
-        w.len(),
-    );
-    let n = ys.len();
-    let total: f64 = 0.0;
-    let mut __ad_cell_total_0: f64 = total;
-    for s in 0..n {
-        let total__1 = __ad_cell_total_0;
-        let mut h1 = [0.0; 16];
-        for j in 0..16 {
-            let a = w[32 + j];
-            let mut __ad_cell_a_2: f64 = a;
-            for k in 0..2 {
-                let a__1 = __ad_cell_a_2;
-                let __ad_t3 = w[j * 2 + k];
-                let __ad_t4 = __ad_t3 * (xs[2 * s + k]);
-                let a__2 = a__1 + __ad_t4;
-                __ad_cell_a_2 = a__2;
-            }
-            let a__3 = __ad_cell_a_2;
-            let __ad_t5 = a__3.max(0.0);
-            h1[j] = __ad_t5;
-        }
-        let mut h2 = [0.0; 16];
-        for j__1 in 0..16 {
-            let a__4 = w[304 + j__1];
-            let mut __ad_cell_a_7: f64 = a__4;
-            for k__1 in 0..16 {
-                let a__5 = __ad_cell_a_7;
-                let __ad_t8 = w[48 + j__1 * 16 + k__1];
-                let __ad_t9 = h1[k__1];
-                let __ad_t10 = __ad_t8 * __ad_t9;
-                let a__6 = a__5 + __ad_t10;
-                __ad_cell_a_7 = a__6;
-            }
-            let a__7 = __ad_cell_a_7;
-            let __ad_t11 = a__7.max(0.0);
-            h2[j__1] = __ad_t11;
-        }
-        let out = w[336];
-        let mut __ad_cell_out_13: f64 = out;
-        for k__2 in 0..16 {
-            let out__1 = __ad_cell_out_13;
-            let __ad_t14 = w[320 + k__2];
-            let __ad_t15 = h2[k__2];
-            let __ad_t16 = __ad_t14 * __ad_t15;
-            let out__2 = out__1 + __ad_t16;
-            __ad_cell_out_13 = out__2;
-        }
-        let out__3 = __ad_cell_out_13;
-        let __ad_t17 = (ys[s]) * out__3;
-        let __ad_t18 = 1.0 - __ad_t17;
-        let __ad_t19 = __ad_t18.max(0.0);
-        let total__2 = total__1 + __ad_t19;
-        __ad_cell_total_0 = total__2;
     }
     let total__3 = __ad_cell_total_0;
     let reg: f64 = 0.0;
     let mut __ad_cell_reg_20: f64 = reg;
-    for i in 0..w.len() {
-        let reg__1 = __ad_cell_reg_20;
-        let __ad_t21 = w[i];
-        let __ad_t22 = __ad_t21 * __ad_t21;
-        let reg__2 = reg__1 + __ad_t22;
-        __ad_cell_reg_20 = reg__2;
+    let __ad_seed_cell_reg_20: f64 = d_out * (1e-4);
+    {
+        let mut __ad_d_cell_reg_20: f64;
+        for i in 0..w.len() {
+            let reg__1 = __ad_cell_reg_20;
+            let __ad_t21 = w[i];
+            let __ad_t22 = __ad_t21 * __ad_t21;
+            let reg__2 = reg__1 + __ad_t22;
+            __ad_cell_reg_20 = reg__2;
+            __ad_d_cell_reg_20 = __ad_seed_cell_reg_20;
+            let mut __ad_d_reg__2: f64 = __ad_d_cell_reg_20;
+            __ad_d_cell_reg_20 = 0.0;
+            let __ad_p_reg__2 = ::autograd::__private::rules::add(
+                reg__1,
+                __ad_t22,
+                reg__2,
+            );
+            let mut __ad_d_reg__1: f64 = __ad_d_reg__2 * __ad_p_reg__2.0;
+            let mut __ad_d_t22: f64 = __ad_d_reg__2 * __ad_p_reg__2.1;
+            let __ad_p_t22 = ::autograd::__private::rules::mul(
+                __ad_t21,
+                __ad_t21,
+                __ad_t22,
+            );
+            let mut __ad_d_t21: f64 = __ad_d_t22 * __ad_p_t22.0;
+            __ad_d_t21 += __ad_d_t22 * __ad_p_t22.1;
+            d_w[i] += __ad_d_t21;
+            __ad_d_cell_reg_20 += __ad_d_reg__1;
+        }
     }
     let reg__3 = __ad_cell_reg_20;
     let __ad_t23 = total__3 / n as f64;
@@ -453,212 +581,6 @@ fn mlp_loss_adjoint(
     let mut __ad_d_total__3: f64 = __ad_d_t23
         * ::autograd::__private::rules::div(total__3, n as f64, __ad_t23).0;
     __ad_d_cell_reg_20 += __ad_d_reg__3;
-    for i in (0..w.len()).rev() {
-        let reg__1 = __ad_cell_reg_20;
-        let __ad_t21 = w[i];
-        let __ad_t22 = __ad_t21 * __ad_t21;
-        let reg__2 = reg__1 + __ad_t22;
-        let mut __ad_d_reg__2: f64 = __ad_d_cell_reg_20;
-        __ad_d_cell_reg_20 = 0.0;
-        let __ad_p_reg__2 = ::autograd::__private::rules::add(reg__1, __ad_t22, reg__2);
-        let mut __ad_d_reg__1: f64 = __ad_d_reg__2 * __ad_p_reg__2.0;
-        let mut __ad_d_t22: f64 = __ad_d_reg__2 * __ad_p_reg__2.1;
-        let __ad_p_t22 = ::autograd::__private::rules::mul(__ad_t21, __ad_t21, __ad_t22);
-        let mut __ad_d_t21: f64 = __ad_d_t22 * __ad_p_t22.0;
-        __ad_d_t21 += __ad_d_t22 * __ad_p_t22.1;
-        d_w[i] += __ad_d_t21;
-        __ad_d_cell_reg_20 += __ad_d_reg__1;
-    }
     __ad_d_cell_total_0 += __ad_d_total__3;
-    for s in (0..n).rev() {
-        let total__1 = __ad_cell_total_0;
-        let mut h1 = [0.0; 16];
-        for j in 0..16 {
-            let a = w[32 + j];
-            let mut __ad_cell_a_2: f64 = a;
-            for k in 0..2 {
-                let a__1 = __ad_cell_a_2;
-                let __ad_t3 = w[j * 2 + k];
-                let __ad_t4 = __ad_t3 * (xs[2 * s + k]);
-                let a__2 = a__1 + __ad_t4;
-                __ad_cell_a_2 = a__2;
-            }
-            let a__3 = __ad_cell_a_2;
-            let __ad_t5 = a__3.max(0.0);
-            h1[j] = __ad_t5;
-        }
-        let mut h2 = [0.0; 16];
-        for j__1 in 0..16 {
-            let a__4 = w[304 + j__1];
-            let mut __ad_cell_a_7: f64 = a__4;
-            for k__1 in 0..16 {
-                let a__5 = __ad_cell_a_7;
-                let __ad_t8 = w[48 + j__1 * 16 + k__1];
-                let __ad_t9 = h1[k__1];
-                let __ad_t10 = __ad_t8 * __ad_t9;
-                let a__6 = a__5 + __ad_t10;
-                __ad_cell_a_7 = a__6;
-            }
-            let a__7 = __ad_cell_a_7;
-            let __ad_t11 = a__7.max(0.0);
-            h2[j__1] = __ad_t11;
-        }
-        let out = w[336];
-        let mut __ad_cell_out_13: f64 = out;
-        for k__2 in 0..16 {
-            let out__1 = __ad_cell_out_13;
-            let __ad_t14 = w[320 + k__2];
-            let __ad_t15 = h2[k__2];
-            let __ad_t16 = __ad_t14 * __ad_t15;
-            let out__2 = out__1 + __ad_t16;
-            __ad_cell_out_13 = out__2;
-        }
-        let out__3 = __ad_cell_out_13;
-        let __ad_t17 = (ys[s]) * out__3;
-        let __ad_t18 = 1.0 - __ad_t17;
-        let __ad_t19 = __ad_t18.max(0.0);
-        let total__2 = total__1 + __ad_t19;
-        let mut __ad_d_h1 = ::autograd::__private::zeros_like(&h1);
-        let mut __ad_d_h2 = ::autograd::__private::zeros_like(&h2);
-        let mut __ad_d_cell_out_13: f64 = 0.0;
-        let mut __ad_d_total__2: f64 = __ad_d_cell_total_0;
-        __ad_d_cell_total_0 = 0.0;
-        let __ad_p_total__2 = ::autograd::__private::rules::add(
-            total__1,
-            __ad_t19,
-            total__2,
-        );
-        let mut __ad_d_total__1: f64 = __ad_d_total__2 * __ad_p_total__2.0;
-        let mut __ad_d_t19: f64 = __ad_d_total__2 * __ad_p_total__2.1;
-        let mut __ad_d_t18: f64 = __ad_d_t19
-            * ::autograd::__private::rules::max(__ad_t18, 0.0, __ad_t19).0;
-        let mut __ad_d_t17: f64 = __ad_d_t18
-            * ::autograd::__private::rules::sub(1.0, __ad_t17, __ad_t18).1;
-        let mut __ad_d_out__3: f64 = __ad_d_t17
-            * ::autograd::__private::rules::mul((ys[s]), out__3, __ad_t17).1;
-        __ad_d_cell_out_13 += __ad_d_out__3;
-        for k__2 in (0..16).rev() {
-            let out__1 = __ad_cell_out_13;
-            let __ad_t14 = w[320 + k__2];
-            let __ad_t15 = h2[k__2];
-            let __ad_t16 = __ad_t14 * __ad_t15;
-            let out__2 = out__1 + __ad_t16;
-            let mut __ad_d_out__2: f64 = __ad_d_cell_out_13;
-            __ad_d_cell_out_13 = 0.0;
-            let __ad_p_out__2 = ::autograd::__private::rules::add(
-                out__1,
-                __ad_t16,
-                out__2,
-            );
-            let mut __ad_d_out__1: f64 = __ad_d_out__2 * __ad_p_out__2.0;
-            let mut __ad_d_t16: f64 = __ad_d_out__2 * __ad_p_out__2.1;
-            let __ad_p_t16 = ::autograd::__private::rules::mul(
-                __ad_t14,
-                __ad_t15,
-                __ad_t16,
-            );
-            let mut __ad_d_t14: f64 = __ad_d_t16 * __ad_p_t16.0;
-            let mut __ad_d_t15: f64 = __ad_d_t16 * __ad_p_t16.1;
-            __ad_d_h2[k__2] += __ad_d_t15;
-            d_w[320 + k__2] += __ad_d_t14;
-            __ad_d_cell_out_13 += __ad_d_out__1;
-        }
-        let mut __ad_d_out: f64 = __ad_d_cell_out_13;
-        d_w[336] += __ad_d_out;
-        for j__1 in (0..16).rev() {
-            let a__4 = w[304 + j__1];
-            let mut __ad_cell_a_7: f64 = a__4;
-            for k__1 in 0..16 {
-                let a__5 = __ad_cell_a_7;
-                let __ad_t8 = w[48 + j__1 * 16 + k__1];
-                let __ad_t9 = h1[k__1];
-                let __ad_t10 = __ad_t8 * __ad_t9;
-                let a__6 = a__5 + __ad_t10;
-                __ad_cell_a_7 = a__6;
-            }
-            let a__7 = __ad_cell_a_7;
-            let __ad_t11 = a__7.max(0.0);
-            h2[j__1] = __ad_t11;
-            let mut __ad_d_cell_a_7: f64 = 0.0;
-            let __ad_i1: usize = j__1;
-            let mut __ad_d_t11: f64 = __ad_d_h2[__ad_i1];
-            __ad_d_h2[__ad_i1] = 0.0;
-            let mut __ad_d_a__7: f64 = __ad_d_t11
-                * ::autograd::__private::rules::max(a__7, 0.0, __ad_t11).0;
-            __ad_d_cell_a_7 += __ad_d_a__7;
-            for k__1 in (0..16).rev() {
-                let a__5 = __ad_cell_a_7;
-                let __ad_t8 = w[48 + j__1 * 16 + k__1];
-                let __ad_t9 = h1[k__1];
-                let __ad_t10 = __ad_t8 * __ad_t9;
-                let a__6 = a__5 + __ad_t10;
-                let mut __ad_d_a__6: f64 = __ad_d_cell_a_7;
-                __ad_d_cell_a_7 = 0.0;
-                let __ad_p_a__6 = ::autograd::__private::rules::add(
-                    a__5,
-                    __ad_t10,
-                    a__6,
-                );
-                let mut __ad_d_a__5: f64 = __ad_d_a__6 * __ad_p_a__6.0;
-                let mut __ad_d_t10: f64 = __ad_d_a__6 * __ad_p_a__6.1;
-                let __ad_p_t10 = ::autograd::__private::rules::mul(
-                    __ad_t8,
-                    __ad_t9,
-                    __ad_t10,
-                );
-                let mut __ad_d_t8: f64 = __ad_d_t10 * __ad_p_t10.0;
-                let mut __ad_d_t9: f64 = __ad_d_t10 * __ad_p_t10.1;
-                __ad_d_h1[k__1] += __ad_d_t9;
-                d_w[48 + j__1 * 16 + k__1] += __ad_d_t8;
-                __ad_d_cell_a_7 += __ad_d_a__5;
-            }
-            let mut __ad_d_a__4: f64 = __ad_d_cell_a_7;
-            d_w[304 + j__1] += __ad_d_a__4;
-        }
-        for j in (0..16).rev() {
-            let a = w[32 + j];
-            let mut __ad_cell_a_2: f64 = a;
-            for k in 0..2 {
-                let a__1 = __ad_cell_a_2;
-                let __ad_t3 = w[j * 2 + k];
-                let __ad_t4 = __ad_t3 * (xs[2 * s + k]);
-                let a__2 = a__1 + __ad_t4;
-                __ad_cell_a_2 = a__2;
-            }
-            let a__3 = __ad_cell_a_2;
-            let __ad_t5 = a__3.max(0.0);
-            h1[j] = __ad_t5;
-            let mut __ad_d_cell_a_2: f64 = 0.0;
-            let __ad_i2: usize = j;
-            let mut __ad_d_t5: f64 = __ad_d_h1[__ad_i2];
-            __ad_d_h1[__ad_i2] = 0.0;
-            let mut __ad_d_a__3: f64 = __ad_d_t5
-                * ::autograd::__private::rules::max(a__3, 0.0, __ad_t5).0;
-            __ad_d_cell_a_2 += __ad_d_a__3;
-            for k in (0..2).rev() {
-                let a__1 = __ad_cell_a_2;
-                let __ad_t3 = w[j * 2 + k];
-                let __ad_t4 = __ad_t3 * (xs[2 * s + k]);
-                let a__2 = a__1 + __ad_t4;
-                let mut __ad_d_a__2: f64 = __ad_d_cell_a_2;
-                __ad_d_cell_a_2 = 0.0;
-                let __ad_p_a__2 = ::autograd::__private::rules::add(a__1, __ad_t4, a__2);
-                let mut __ad_d_a__1: f64 = __ad_d_a__2 * __ad_p_a__2.0;
-                let mut __ad_d_t4: f64 = __ad_d_a__2 * __ad_p_a__2.1;
-                let mut __ad_d_t3: f64 = __ad_d_t4
-                    * ::autograd::__private::rules::mul(
-                            __ad_t3,
-                            (xs[2 * s + k]),
-                            __ad_t4,
-                        )
-                        .0;
-                d_w[j * 2 + k] += __ad_d_t3;
-                __ad_d_cell_a_2 += __ad_d_a__1;
-            }
-            let mut __ad_d_a: f64 = __ad_d_cell_a_2;
-            d_w[32 + j] += __ad_d_a;
-        }
-        __ad_d_cell_total_0 += __ad_d_total__1;
-    }
     __ad_t25
 }

@@ -1,0 +1,464 @@
+//! Which top-level loops run their reverse inside them ("fused" loops).
+//!
+//! The reverse of a loop normally comes after everything that follows the
+//! loop has been reversed, because only then is the adjoint of what the loop
+//! computed known. Each reverse iteration then replays its forward iteration
+//! (see `emit.rs`), so the loop body runs twice forwards. A hand-written
+//! gradient of `Σ f(x_i)` does better: it differentiates each term right
+//! where it computes it, in one pass.
+//!
+//! The generated code can do the same when two things hold:
+//!
+//! 1. **The loop only accumulates.** Every carried value that needs an
+//!    adjoint is an accumulator: its entry value only flows, through `+` (or
+//!    the left of `-`), into its own next value, possibly through the cells
+//!    of an `if` or of a nested loop. Then the adjoint of the accumulator is
+//!    the same at every iteration (the partials along the way are exactly
+//!    `1`), the iterations are otherwise independent, and each one can be
+//!    reversed as soon as it has run, in any order.
+//! 2. **Its adjoint is known before it runs.** The code after the loop uses
+//!    the accumulators only linearly, with coefficients computed before the
+//!    loop: `+`, `-`, negation, and `*` or `/` by a value that does not
+//!    depend on the loop and is available before it (a parameter, a local
+//!    defined earlier, a constant expression of those). Then the adjoint of
+//!    each accumulator at the loop's exit is `d_out` times a product of
+//!    those values, computed before the loop, and equal to what the reverse
+//!    of the code after the loop computes (same factors, same order).
+//!
+//! Extended Rosenbrock (`sum += ..; sum`), a chain of springs, and the
+//! per-sample loop of a batch loss (`total += ..; total / n + λ·reg`) are
+//! all such loops. The loop must also have no `break` (its trip count is
+//! then the range's), and store only into arrays declared inside it (so
+//! that nothing it writes is read after it).
+//!
+//! Only loops directly in the function body are fused: their forward code
+//! and the function's reverse sweep share one scope, so the adjoints of
+//! earlier values that the fused reverse adds into are declared before the
+//! loop and picked up by the rest of the reverse sweep.
+
+use crate::activity::Activity;
+use crate::ir::{
+    ArrayInit, Block, CallArg, Callee, Func, Header, Loop, Operand, Origin, Rhs, Stmt, VarId,
+};
+use crate::prim;
+use proc_macro2::TokenStream;
+use quote::quote;
+use std::collections::{HashMap, HashSet};
+
+/// A loop whose reverse runs inside it.
+pub struct Fused {
+    /// Each carried cell that needs an adjoint, with that adjoint at the
+    /// loop's exit: an `f64` expression of `d_out` and values defined before
+    /// the loop.
+    pub seeds: Vec<(VarId, TokenStream)>,
+}
+
+/// The fused loops of `func`, by loop id.
+pub fn fused_loops(func: &Func, activity: &Activity) -> HashMap<usize, Fused> {
+    let stmts = &func.body.stmts;
+    let mut fused = HashMap::new();
+    for (position, stmt) in stmts.iter().enumerate() {
+        let Stmt::Loop(l) = stmt else { continue };
+        let Some(cells) = accumulators(l, activity) else {
+            continue;
+        };
+        if !stores_stay_inside(&l.body) {
+            continue;
+        }
+        let outputs: Vec<VarId> = l.carried.iter().map(|c| c.cell).collect();
+        if let Some(seeds) = exit_adjoints(func, position, &outputs, &cells) {
+            fused.insert(l.id, Fused { seeds });
+        }
+    }
+    fused
+}
+
+/// The carried cells of `l` that need an adjoint, if there is at least one
+/// and every one is an accumulator, and the loop has a range and no `break`.
+fn accumulators(l: &Loop, activity: &Activity) -> Option<Vec<VarId>> {
+    if l.breaks || !matches!(l.header, Header::Range { .. }) {
+        return None;
+    }
+    let cells: Vec<VarId> = l
+        .carried
+        .iter()
+        .map(|c| c.cell)
+        .filter(|&c| activity.needs_adjoint(c))
+        .collect();
+    if cells.is_empty() {
+        return None;
+    }
+    // The accumulated values: the entries, what `+` makes of them, and the
+    // cells of nested constructs they are copied into. Grown to a fixed
+    // point (a nested loop's cell is read before it is updated).
+    let mut acc: HashSet<VarId> = l
+        .carried
+        .iter()
+        .filter(|c| cells.contains(&c.cell))
+        .map(|c| c.entry)
+        .collect();
+    acc.extend(&cells);
+    loop {
+        let before = acc.len();
+        l.body.walk(0, &mut |stmt, _| match stmt {
+            Stmt::Let {
+                var,
+                init: Some(rhs),
+                ..
+            } if accumulated(rhs, &acc) => {
+                acc.insert(*var);
+            }
+            Stmt::Update {
+                cell,
+                value: Operand::Var(v),
+            } if acc.contains(v) => {
+                acc.insert(*cell);
+            }
+            _ => {}
+        });
+        if acc.len() == before {
+            break;
+        }
+    }
+    // Every read of an accumulated value must be one of those steps, and
+    // every write of an accumulated cell must write an accumulated value.
+    let mut ok = true;
+    l.body.walk(0, &mut |stmt, _| {
+        let allowed = match stmt {
+            Stmt::Let {
+                var,
+                init: Some(rhs),
+                ..
+            } if acc.contains(var) => accumulated(rhs, &acc),
+            Stmt::Update { cell, value } if acc.contains(cell) => {
+                matches!(value, Operand::Var(v) if acc.contains(v))
+            }
+            _ => shallow_reads(stmt).iter().all(|v| !acc.contains(v)),
+        };
+        ok &= allowed;
+    });
+    ok.then_some(cells)
+}
+
+/// `rhs` is one accumulation step: a copy of an accumulated value, or one
+/// plus (or, on the left, minus) a value that is not accumulated.
+fn accumulated(rhs: &Rhs, acc: &HashSet<VarId>) -> bool {
+    let is_acc = |op: &Operand| matches!(op, Operand::Var(v) if acc.contains(v));
+    match rhs {
+        Rhs::Use(op) => is_acc(op),
+        Rhs::Prim { prim: p, args, .. } if std::ptr::eq(*p, &prim::ADD) => {
+            is_acc(&args[0]) != is_acc(&args[1])
+        }
+        Rhs::Prim { prim: p, args, .. } if std::ptr::eq(*p, &prim::SUB) => {
+            is_acc(&args[0]) && !is_acc(&args[1])
+        }
+        _ => false,
+    }
+}
+
+/// Every store of `body` is into an array declared in `body`.
+fn stores_stay_inside(body: &Block) -> bool {
+    let mut declared = HashSet::new();
+    let mut stored = Vec::new();
+    body.walk(0, &mut |stmt, _| match stmt {
+        Stmt::Let {
+            var,
+            init: Some(Rhs::Array(_)),
+            ..
+        } => {
+            declared.insert(*var);
+        }
+        Stmt::Store { array, .. } => stored.push(*array),
+        _ => {}
+    });
+    stored.iter().all(|a| declared.contains(a))
+}
+
+/// The variables a statement reads itself (not in its nested blocks).
+pub fn shallow_reads(stmt: &Stmt) -> Vec<VarId> {
+    let mut reads = Vec::new();
+    let operand = |op: &Operand, reads: &mut Vec<VarId>| match op {
+        Operand::Var(v) => reads.push(*v),
+        Operand::Const(c) => reads.extend(&c.uses),
+    };
+    match stmt {
+        Stmt::Let {
+            init: Some(rhs), ..
+        } => match rhs {
+            Rhs::Use(op) => operand(op, &mut reads),
+            Rhs::Prim { args, .. } => args.iter().for_each(|a| operand(a, &mut reads)),
+            Rhs::Load { array, index } => {
+                reads.push(*array);
+                reads.extend(&index.uses);
+            }
+            Rhs::Array(ArrayInit::Fill { value, .. }) => reads.extend(&value.uses),
+            Rhs::Array(ArrayInit::List { items, .. }) => {
+                items.iter().for_each(|i| operand(i, &mut reads))
+            }
+            Rhs::Array(ArrayInit::Copy { source, .. }) => reads.push(*source),
+            Rhs::Call { callee, args } => {
+                if let Callee::Method { receiver, .. } = callee {
+                    reads.extend(&receiver.uses);
+                }
+                for arg in args {
+                    match arg {
+                        CallArg::Float(op) => operand(op, &mut reads),
+                        CallArg::Array { array, range, .. } => {
+                            reads.push(*array);
+                            if let Some(range) = range {
+                                reads.extend(&range.uses);
+                            }
+                        }
+                        CallArg::Const(c) => reads.extend(&c.uses),
+                    }
+                }
+            }
+        },
+        Stmt::Let { init: None, .. } | Stmt::Opaque { .. } | Stmt::Jump(_) => {}
+        Stmt::Update { value, .. } => operand(value, &mut reads),
+        Stmt::Store { index, value, .. } => {
+            reads.extend(&index.uses);
+            operand(value, &mut reads);
+        }
+        Stmt::If { cond, .. } => reads.extend(&cond.uses),
+        Stmt::Loop(l) => {
+            if let Header::Range { range, .. } = &l.header {
+                reads.extend(&range.uses);
+            }
+        }
+        Stmt::Return { value, .. } => operand(value, &mut reads),
+    }
+    reads
+}
+
+/// One term of a linear coefficient: `±` the product of `factors`.
+#[derive(Clone)]
+struct Term {
+    negate: bool,
+    /// In the order they apply going forwards from the accumulator.
+    factors: Vec<Factor>,
+}
+
+#[derive(Clone)]
+enum Factor {
+    /// Multiplied by this value.
+    Times(TokenStream),
+    /// Divided by this value.
+    Over(TokenStream),
+}
+
+/// How a value after the loop depends on its outputs: the terms of its
+/// derivative with respect to each accumulator (none: zero).
+type Linear = Vec<(VarId, Term)>;
+
+/// The adjoint of each cell of `cells` at the exit of the loop at
+/// `position` of the function body, if the rest of the body uses the loop's
+/// `outputs` only linearly with coefficients available before the loop.
+fn exit_adjoints(
+    func: &Func,
+    position: usize,
+    outputs: &[VarId],
+    cells: &[VarId],
+) -> Option<Vec<(VarId, TokenStream)>> {
+    let stmts = &func.body.stmts;
+    // Values the code before the loop can read: parameters and the
+    // function body's own earlier definitions (cells change; not those).
+    let mut available: HashSet<VarId> = func
+        .vars
+        .iter()
+        .enumerate()
+        .filter(|(_, v)| matches!(v.origin, Origin::Param { .. }))
+        .map(|(id, _)| id)
+        .collect();
+    for stmt in &stmts[..position] {
+        if let Stmt::Let { var, .. } = stmt {
+            if !func.vars[*var].is_cell() {
+                available.insert(*var);
+            }
+        }
+    }
+    // Constants defined after the loop from available values: their tokens.
+    let mut constants: HashMap<VarId, TokenStream> = HashMap::new();
+    // The loop's outputs, then everything after the loop that depends on
+    // them: its derivative with respect to each accumulator.
+    let mut depends: HashMap<VarId, Linear> = HashMap::new();
+    for &output in outputs {
+        let linear = if cells.contains(&output) {
+            vec![(
+                output,
+                Term {
+                    negate: false,
+                    factors: Vec::new(),
+                },
+            )]
+        } else {
+            // Another carried value (a counter...): it depends on the loop,
+            // with no adjoint to carry.
+            Vec::new()
+        };
+        depends.insert(output, linear);
+    }
+    let value = |op: &Operand, constants: &HashMap<VarId, TokenStream>| match op {
+        Operand::Const(c) if c.uses.iter().all(|u| available.contains(u)) => Some(c.tokens.clone()),
+        Operand::Var(v) if available.contains(v) => {
+            let ident = &func.vars[*v].ident;
+            Some(quote!(#ident))
+        }
+        Operand::Var(v) => constants.get(v).cloned(),
+        Operand::Const(_) => None,
+    };
+    let mut returned: Option<Linear> = None;
+    for stmt in &stmts[position + 1..] {
+        let reads = shallow_reads(stmt);
+        let dependent = |op: &Operand, depends: &HashMap<VarId, Linear>| match op {
+            Operand::Var(v) => depends.get(v).cloned(),
+            Operand::Const(c) => c
+                .uses
+                .iter()
+                .any(|u| depends.contains_key(u))
+                .then(Vec::new),
+        };
+        match stmt {
+            Stmt::Let {
+                var,
+                init: Some(rhs),
+                ..
+            } => {
+                if !reads.iter().any(|v| depends.contains_key(v)) {
+                    if let Rhs::Use(op @ Operand::Const(_)) = rhs {
+                        if let Some(tokens) = value(op, &constants) {
+                            constants.insert(*var, tokens);
+                        }
+                    }
+                    continue;
+                }
+                let linear = match rhs {
+                    Rhs::Use(op) => dependent(op, &depends)?,
+                    Rhs::Prim { prim: p, args, .. } => {
+                        let a = dependent(&args[0], &depends);
+                        let b = args.get(1).and_then(|b| dependent(b, &depends));
+                        if std::ptr::eq(*p, &prim::ADD) {
+                            [a, b].into_iter().flatten().flatten().collect()
+                        } else if std::ptr::eq(*p, &prim::SUB) {
+                            let mut terms = a.unwrap_or_default();
+                            terms.extend(negated(b.unwrap_or_default()));
+                            terms
+                        } else if std::ptr::eq(*p, &prim::NEG) {
+                            negated(a?)
+                        } else if std::ptr::eq(*p, &prim::MUL) {
+                            match (a, b) {
+                                (Some(a), None) => {
+                                    scaled(a, Factor::Times(value(&args[1], &constants)?))
+                                }
+                                (None, Some(b)) => {
+                                    scaled(b, Factor::Times(value(&args[0], &constants)?))
+                                }
+                                _ => return None,
+                            }
+                        } else if std::ptr::eq(*p, &prim::DIV) {
+                            match (a, b) {
+                                (Some(a), None) => {
+                                    scaled(a, Factor::Over(value(&args[1], &constants)?))
+                                }
+                                _ => return None,
+                            }
+                        } else {
+                            return None;
+                        }
+                    }
+                    _ => return None,
+                };
+                depends.insert(*var, linear);
+            }
+            Stmt::Return { value: op, .. } => {
+                returned = Some(dependent(op, &depends).unwrap_or_default());
+            }
+            Stmt::Opaque { .. } => {}
+            Stmt::If { .. } | Stmt::Loop(_) => {
+                let mut clean = true;
+                let mut check = |s: &Stmt| {
+                    clean &= !shallow_reads(s).iter().any(|v| depends.contains_key(v));
+                };
+                check(stmt);
+                let blocks: Vec<&Block> = match stmt {
+                    Stmt::If { then_, else_, .. } => vec![then_, else_],
+                    Stmt::Loop(l) => vec![&l.body],
+                    _ => Vec::new(),
+                };
+                for block in blocks {
+                    block.walk(0, &mut |s, _| check(s));
+                }
+                if !clean {
+                    return None;
+                }
+            }
+            _ => {
+                if reads.iter().any(|v| depends.contains_key(v)) {
+                    return None;
+                }
+            }
+        }
+    }
+    let returned = returned?;
+    Some(
+        cells
+            .iter()
+            .map(|&cell| {
+                let terms: Vec<TokenStream> = returned
+                    .iter()
+                    .filter(|(c, _)| *c == cell)
+                    .map(|(_, term)| term_tokens(term))
+                    .collect();
+                let seed = if terms.is_empty() {
+                    quote!(0.0_f64)
+                } else {
+                    quote!(#(#terms)+*)
+                };
+                (cell, seed)
+            })
+            .collect(),
+    )
+}
+
+fn negated(terms: Linear) -> Linear {
+    terms
+        .into_iter()
+        .map(|(cell, term)| {
+            (
+                cell,
+                Term {
+                    negate: !term.negate,
+                    ..term
+                },
+            )
+        })
+        .collect()
+}
+
+fn scaled(terms: Linear, factor: Factor) -> Linear {
+    terms
+        .into_iter()
+        .map(|(cell, mut term)| {
+            term.factors.push(factor.clone());
+            (cell, term)
+        })
+        .collect()
+}
+
+/// `d_out` times the term, multiplied in the order the reverse sweep
+/// multiplies it (from the output back), each partial as `rules` gives it:
+/// `mul`'s is the other operand, `div`'s `1.0 / divisor`.
+fn term_tokens(term: &Term) -> TokenStream {
+    let mut tokens = quote!(d_out);
+    for factor in term.factors.iter().rev() {
+        tokens = match factor {
+            Factor::Times(k) => quote!(#tokens * (#k)),
+            Factor::Over(k) => quote!(#tokens * (1.0 / (#k))),
+        };
+    }
+    if term.negate {
+        quote!((-(#tokens)))
+    } else {
+        tokens
+    }
+}

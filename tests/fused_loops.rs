@@ -1,0 +1,311 @@
+//! Loops in the function body that only accumulate, and whose accumulators
+//! the rest of the function uses linearly, are reversed as they run: each
+//! iteration is differentiated right after it computes
+//! (`autograd-macros/src/fuse.rs`). Each function here is on one side of
+//! that rule or the other, or at its edge; every gradient is checked against
+//! central finite differences at several points, and `_adjoint` is checked
+//! to add `d_out` times the gradient into what its buffers already hold.
+
+#![allow(clippy::needless_range_loop)]
+
+mod common;
+
+use autograd::differentiable;
+use common::assert_gradient;
+
+const POINTS: [[f64; 5]; 3] = [
+    [0.7, -1.3, 0.4, 1.9, -0.6],
+    [1.2, 0.3, -0.8, 0.5, 2.1],
+    [-0.4, 0.9, 1.6, -1.1, 0.2],
+];
+
+/// Checks `grad` against finite differences of `f` at every point, and that
+/// `adjoint` adds `d_out` times the same gradient into a non-zero buffer.
+#[track_caller]
+fn check(
+    f: impl Fn(&[f64]) -> f64,
+    grad: impl Fn(&[f64]) -> (f64, Vec<f64>),
+    adjoint: impl Fn(&[f64], f64, &mut [f64]) -> f64,
+) {
+    for x in POINTS {
+        let (value, gradient) = grad(&x);
+        assert_eq!(value, f(&x));
+        assert_gradient(&f, &x, &gradient);
+        let mut buffer = vec![0.5; x.len()];
+        assert_eq!(adjoint(&x, -2.0, &mut buffer), value);
+        for (b, g) in buffer.iter().zip(&gradient) {
+            assert!((b - (0.5 - 2.0 * g)).abs() <= 1e-12 * (1.0 + g.abs()));
+        }
+    }
+}
+
+// ----- fused ------------------------------------------------------------------
+
+/// A sum returned as it is.
+#[differentiable]
+fn sum_of_terms(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..x.len() - 1 {
+        s += (x[i] * x[i + 1]).sin() + x[i].exp();
+    }
+    s
+}
+
+/// A mean: divided by a length known before the loop, through a local
+/// defined after it.
+#[differentiable]
+fn mean_of_squares(x: &[f64]) -> f64 {
+    let n = x.len();
+    let mut s = 0.0;
+    for i in 0..n {
+        s += x[i] * x[i];
+    }
+    let count = n as f64;
+    s / count
+}
+
+/// Two accumulators, one subtracting, combined linearly with factors
+/// computed before the loop (one of them from the input).
+#[differentiable]
+fn two_accumulators(x: &[f64]) -> f64 {
+    let scale = x[0].cos();
+    let mut a = 0.0;
+    let mut b = 1.0;
+    for i in 1..x.len() {
+        a += x[i] * scale;
+        b -= x[i].powi(3);
+    }
+    -(2.0 * a - b / 3.0) * scale + 1.0
+}
+
+/// An accumulator that starts from a value of the input.
+#[differentiable]
+fn starts_from_the_input(x: &[f64]) -> f64 {
+    let mut s = x[0].sin();
+    for i in 1..x.len() {
+        s += x[i] * x[i - 1];
+    }
+    0.5 * s
+}
+
+/// Accumulation through `if`s, a `continue` and a nested loop.
+#[differentiable]
+fn through_branches_and_nested_loops(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..x.len() {
+        if x[i] < -1.0 {
+            continue;
+        }
+        for j in 0..i {
+            s += (x[i] - x[j]).powi(2);
+        }
+        if x[i] > 1.0 {
+            s -= x[i].sqrt();
+        } else {
+            s += x[i].exp();
+        }
+    }
+    s
+}
+
+/// The body reads a local array filled before the loop, and fills and
+/// reads its own per-iteration buffer.
+#[differentiable]
+fn reads_outer_and_inner_arrays(x: &[f64]) -> f64 {
+    let mut h = [0.0; 4];
+    for j in 0..4 {
+        h[j] = (x[j] * x[j + 1]).tanh();
+    }
+    let mut s = 0.0;
+    for i in 0..3 {
+        let mut buf = [0.0; 2];
+        for k in 0..2 {
+            buf[k] = h[i + k] * x[k + 2];
+        }
+        s += buf[0] * buf[1] + h[i];
+    }
+    s
+}
+
+/// A helper called in the loop (the call-heavy pattern of a chain of springs).
+#[differentiable]
+fn spring(a: f64, b: f64) -> f64 {
+    let d = ((b - a) * (b - a) + 0.01).sqrt() - 1.0;
+    d * d
+}
+
+#[differentiable]
+fn chain(x: &[f64]) -> f64 {
+    let mut energy = 0.0;
+    for i in 0..x.len() - 1 {
+        energy += spring(x[i], x[i + 1]);
+    }
+    energy
+}
+
+/// A batch loss and an L2 term, like an MLP's: two fused loops.
+#[differentiable]
+fn loss_and_penalty(x: &[f64]) -> f64 {
+    let n = x.len();
+    let mut total = 0.0;
+    for s in 0..n {
+        let mut h = [0.0; 3];
+        for j in 0..3 {
+            h[j] = (x[s] * (j as f64 + 1.0) - x[(s + j) % n]).max(0.0);
+        }
+        let mut out = 0.1;
+        for j in 0..3 {
+            out += h[j] * x[j];
+        }
+        total += (1.0 - out).max(0.0);
+    }
+    let mut reg = 0.0;
+    for i in 0..n {
+        reg += x[i] * x[i];
+    }
+    total / n as f64 + 1e-2 * reg
+}
+
+/// Read by a later loop, which fuses; this one does not.
+#[differentiable]
+fn read_by_a_later_loop(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..x.len() {
+        s += x[i].sin();
+    }
+    let mut t = 0.0;
+    for i in 0..x.len() {
+        t += s * x[i] * x[i];
+    }
+    t
+}
+
+// ----- not fused: still right -------------------------------------------------
+
+/// The accumulator is read by its own update.
+#[differentiable]
+fn compounding(x: &[f64]) -> f64 {
+    let mut s = 1.0;
+    for i in 0..x.len() {
+        s += s * x[i] * 0.1;
+    }
+    s
+}
+
+/// Used non-linearly after the loop.
+#[differentiable]
+fn squared_sum(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..x.len() {
+        s += x[i];
+    }
+    s * s
+}
+
+/// Divided by a count the loop computes.
+#[differentiable]
+fn mean_of_positives(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    let mut count = 0;
+    for i in 0..x.len() {
+        if x[i] > 0.0 {
+            s += x[i] * x[i];
+            count += 1;
+        }
+    }
+    s / count as f64
+}
+
+/// A second carried value with an adjoint.
+#[differentiable]
+fn differences(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    let mut previous = 0.0;
+    for i in 0..x.len() {
+        s += (x[i] - previous).powi(2);
+        previous = x[i];
+    }
+    s
+}
+
+/// A `break`.
+#[differentiable]
+fn until_large(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..x.len() {
+        if x[i] > 1.8 {
+            break;
+        }
+        s += x[i].exp();
+    }
+    s
+}
+
+/// A store into an array read after the loop.
+#[differentiable]
+fn stores_outside(x: &[f64]) -> f64 {
+    let mut h = [0.0; 5];
+    let mut s = 0.0;
+    for i in 0..5 {
+        h[i] = x[i] * s;
+        s += x[i];
+    }
+    s + h[4] * h[3]
+}
+
+// ----- the checks ---------------------------------------------------------------
+
+#[test]
+fn fused_loops_give_the_gradient() {
+    check(sum_of_terms, sum_of_terms_grad, sum_of_terms_adjoint);
+    check(
+        mean_of_squares,
+        mean_of_squares_grad,
+        mean_of_squares_adjoint,
+    );
+    check(
+        two_accumulators,
+        two_accumulators_grad,
+        two_accumulators_adjoint,
+    );
+    check(
+        starts_from_the_input,
+        starts_from_the_input_grad,
+        starts_from_the_input_adjoint,
+    );
+    check(
+        through_branches_and_nested_loops,
+        through_branches_and_nested_loops_grad,
+        through_branches_and_nested_loops_adjoint,
+    );
+    check(
+        reads_outer_and_inner_arrays,
+        reads_outer_and_inner_arrays_grad,
+        reads_outer_and_inner_arrays_adjoint,
+    );
+    check(chain, chain_grad, chain_adjoint);
+    check(
+        loss_and_penalty,
+        loss_and_penalty_grad,
+        loss_and_penalty_adjoint,
+    );
+    check(
+        read_by_a_later_loop,
+        read_by_a_later_loop_grad,
+        read_by_a_later_loop_adjoint,
+    );
+}
+
+#[test]
+fn loops_that_are_not_fused_still_give_the_gradient() {
+    check(compounding, compounding_grad, compounding_adjoint);
+    check(squared_sum, squared_sum_grad, squared_sum_adjoint);
+    check(
+        mean_of_positives,
+        mean_of_positives_grad,
+        mean_of_positives_adjoint,
+    );
+    check(differences, differences_grad, differences_adjoint);
+    check(until_large, until_large_grad, until_large_adjoint);
+    check(stores_outside, stores_outside_grad, stores_outside_adjoint);
+}
