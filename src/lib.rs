@@ -153,9 +153,13 @@
 /// ```
 ///
 /// A call `g(..)` (also `module::g(..)`, `Self::g(..)`, `self.g(..)`) with a
-/// differentiated argument is differentiated by calling `g_adjoint` in the
-/// reverse sweep, so `#[differentiable]` functions compose, across modules
-/// and recursively. `g_adjoint` is found by name next to `g`: import both
+/// differentiated argument is differentiated by calling `g_adjoint`, so
+/// `#[differentiable]` functions compose, across modules and recursively.
+/// Where the call runs only once before its reverse (straight-line code of
+/// the function body, the body of a loop that only accumulates) and only
+/// scalars vary, `g_adjoint` is called instead of `g`, with `d_out = 1`, and
+/// gives the value and the partials at once; elsewhere `g` is called
+/// forwards and `g_adjoint` in the reverse sweep. `g_adjoint` is found by name next to `g`: import both
 /// (`use model::{g, g_adjoint};`) or call by path (`model::g(x)`). An argument gets a `d_` slot in that call when it
 /// depends on an active input; pass constants only to parameters the callee
 /// does not differentiate (give it `wrt(..)`). A subslice `&w[a..b]` of a

@@ -164,3 +164,42 @@ fn methods_and_associated_functions_call_each_other() {
         assert_gradient(|v| model.twice(v[0]), &[x], &[d]);
     }
 }
+
+#[differentiable]
+fn product(a: f64, b: f64) -> f64 {
+    a * b.sin()
+}
+
+/// Calls in code that runs once before its reverse (the function body, a
+/// fused loop's body) take the callee's partials from its adjoint, called
+/// with `d_out = 1` in the forward code; calls in a branch or a loop that is
+/// replayed call the callee, then its adjoint. Both, and an argument passed
+/// twice, give the gradient.
+#[differentiable]
+fn calls_everywhere(x: &[f64]) -> f64 {
+    let top = product(x[0], x[0]) + product(x[1], x[2]);
+    let mut s = 0.0;
+    for i in 0..x.len() - 1 {
+        s += product(x[i], x[i + 1]);
+    }
+    let mut p = 1.0;
+    for i in 0..x.len() {
+        if x[i] > 0.0 {
+            p = product(p, x[i]);
+        }
+    }
+    top * p + s
+}
+
+#[test]
+fn partials_from_the_forward_code() {
+    for x in [[0.3, -1.2, 0.8], [1.5, 0.4, -0.7]] {
+        let (value, d) = calls_everywhere_grad(&x);
+        assert_eq!(value, calls_everywhere(&x));
+        assert_gradient(calls_everywhere, &x, &d);
+    }
+    // the partials of a custom adjoint
+    let (value, d) = smooth_loss_grad(&[0.5], -0.25);
+    assert_eq!(value, softplus(0.75));
+    assert!((d.0[0] - 1.0 / (1.0 + (-0.75_f64).exp())).abs() < 1e-15);
+}

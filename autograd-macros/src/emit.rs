@@ -262,6 +262,8 @@ struct Body<'a> {
     dead_cells: HashSet<VarId>,
     /// Top-level loops whose reverse runs inside them (`fuse.rs`), by id.
     fused: HashMap<usize, Fused>,
+    /// Calls whose partials the forward code computed (`call_with_partials`).
+    forward_partials: HashSet<VarId>,
 }
 
 impl<'a> Body<'a> {
@@ -280,6 +282,7 @@ impl<'a> Body<'a> {
             dead_cells: HashSet::new(),
             spread_loads: HashSet::new(),
             fused: crate::fuse::fused_loops(func, activity),
+            forward_partials: HashSet::new(),
         };
         body.plan();
         body.plan_spread_loads();
@@ -557,6 +560,13 @@ impl<'a> Body<'a> {
         let mut out = Vec::new();
         for stmt in &block.stmts {
             match stmt {
+                Stmt::Let {
+                    var,
+                    ty,
+                    init: Some(Rhs::Call { callee, args }),
+                } if mode.record && !mode.replay && self.partials_in_forward(*var, args) => {
+                    out.extend(self.call_with_partials(*var, ty.as_ref(), callee, args));
+                }
                 Stmt::Let { var, ty, init } => {
                     let ident = self.ident(*var);
                     let var_info = &self.func.vars[*var];
@@ -1046,6 +1056,66 @@ impl<'a> Body<'a> {
         }
     }
 
+    /// Whether the call defining `var` gets its partials in the forward
+    /// code (`call_with_partials`): in a block that is not replayed (the
+    /// caller checks), when the result needs an adjoint and only scalar
+    /// arguments vary (an array's partials would need a buffer).
+    fn partials_in_forward(&self, var: VarId, args: &[CallArg]) -> bool {
+        self.activity.needs_adjoint(var)
+            && args.iter().all(|arg| match arg {
+                CallArg::Array { array, .. } => !self.activity.needs_adjoint(*array),
+                _ => true,
+            })
+    }
+
+    /// The slot that receives the partial of call `var` with respect to its
+    /// `k`-th argument, when it is computed in the forward code.
+    fn call_partial(&self, var: VarId, k: usize) -> Ident {
+        format_ident!("__ad_dp_{}_{}", plain_name(self.ident(var)), k)
+    }
+
+    /// `var = callee(args)` in a block whose reverse follows it in the same
+    /// scope with no replay (the function body, a fused loop's body): the
+    /// callee's adjoint with `d_out = 1` gives the value and the partial with
+    /// respect to each varying argument at once, and the reverse multiplies
+    /// them by the result's adjoint (`reverse_call`). Calling the callee,
+    /// then its adjoint in the reverse, would evaluate the callee twice.
+    fn call_with_partials(
+        &mut self,
+        var: VarId,
+        ty: Option<&TokenStream>,
+        callee: &Callee,
+        args: &[CallArg],
+    ) -> Vec<TokenStream> {
+        let mut out = Vec::new();
+        let mut slots = Vec::new();
+        for (k, arg) in args.iter().enumerate() {
+            if let CallArg::Float(Operand::Var(v)) = arg {
+                if self.activity.needs_adjoint(*v) {
+                    let slot = self.call_partial(var, k);
+                    // -0.0, not 0.0: `-0.0 + p` is `p` for every `p`, so once
+                    // the callee is inlined its `*d_x += p` folds to a move.
+                    out.push(quote!(let mut #slot: f64 = -0.0;));
+                    slots.push(quote!(&mut #slot));
+                }
+            }
+        }
+        let call_args = args.iter().map(|a| self.call_arg(a));
+        let call = match callee {
+            Callee::Path { adjoint, .. } => quote!(#adjoint(#(#call_args,)* 1.0, #(#slots),*)),
+            Callee::Method { receiver, method } => {
+                let receiver = &receiver.tokens;
+                let adjoint = format_ident!("{}_adjoint", method, span = method.span());
+                quote!(#receiver.#adjoint(#(#call_args,)* 1.0, #(#slots),*))
+            }
+        };
+        let ident = self.ident(var);
+        let ty = ty.map(|ty| quote!(: #ty));
+        out.push(quote!(let #ident #ty = #call;));
+        self.forward_partials.insert(var);
+        out
+    }
+
     /// The reverse of `var = callee(args)`: the callee's adjoint, with a
     /// `d_` slot for every argument that varies.
     fn reverse_call(
@@ -1056,6 +1126,17 @@ impl<'a> Body<'a> {
         args: &[CallArg],
     ) {
         let d_var = self.adjoint(var);
+        if self.forward_partials.contains(&var) {
+            for (k, arg) in args.iter().enumerate() {
+                if let CallArg::Float(Operand::Var(v)) = arg {
+                    if self.activity.needs_adjoint(*v) {
+                        let partial = self.call_partial(var, k);
+                        self.contribute(out, *v, quote!(#d_var * #partial));
+                    }
+                }
+            }
+            return;
+        }
         // A variable or array passed more than once cannot be borrowed
         // mutably twice: its slots are scratch, added in after the call.
         let mut seen: HashMap<VarId, usize> = HashMap::new();

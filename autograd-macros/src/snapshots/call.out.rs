@@ -21,14 +21,14 @@ fn distance_grad(p: &[f64]) -> (f64, ::std::vec::Vec<f64>) {
     let __ad_value = {
         let __ad_t0 = norm(&p[0..2]);
         let __ad_t1 = p[2];
-        let __ad_t2 = square(__ad_t1);
+        let mut __ad_dp_t2_0: f64 = -0.0;
+        let __ad_t2 = square_adjoint(__ad_t1, 1.0, &mut __ad_dp_t2_0);
         let __ad_t3 = __ad_t0 + __ad_t2;
         let mut __ad_d_t3: f64 = d_out;
         let __ad_p_t3 = ::autograd::__private::rules::add(__ad_t0, __ad_t2, __ad_t3);
         let mut __ad_d_t0: f64 = __ad_d_t3 * __ad_p_t3.0;
         let mut __ad_d_t2: f64 = __ad_d_t3 * __ad_p_t3.1;
-        let mut __ad_d_t1: f64 = 0.0;
-        square_adjoint(__ad_t1, __ad_d_t2, &mut __ad_d_t1);
+        let mut __ad_d_t1: f64 = __ad_d_t2 * __ad_dp_t2_0;
         d_p[2] += __ad_d_t1;
         norm_adjoint(&p[0..2], __ad_d_t0, &mut d_p[0..2]);
         __ad_t3
@@ -57,14 +57,14 @@ fn distance_adjoint(p: &[f64], d_out: f64, d_p: &mut [f64]) -> f64 {
     );
     let __ad_t0 = norm(&p[0..2]);
     let __ad_t1 = p[2];
-    let __ad_t2 = square(__ad_t1);
+    let mut __ad_dp_t2_0: f64 = -0.0;
+    let __ad_t2 = square_adjoint(__ad_t1, 1.0, &mut __ad_dp_t2_0);
     let __ad_t3 = __ad_t0 + __ad_t2;
     let mut __ad_d_t3: f64 = d_out;
     let __ad_p_t3 = ::autograd::__private::rules::add(__ad_t0, __ad_t2, __ad_t3);
     let mut __ad_d_t0: f64 = __ad_d_t3 * __ad_p_t3.0;
     let mut __ad_d_t2: f64 = __ad_d_t3 * __ad_p_t3.1;
-    let mut __ad_d_t1: f64 = 0.0;
-    square_adjoint(__ad_t1, __ad_d_t2, &mut __ad_d_t1);
+    let mut __ad_d_t1: f64 = __ad_d_t2 * __ad_dp_t2_0;
     d_p[2] += __ad_d_t1;
     norm_adjoint(&p[0..2], __ad_d_t0, &mut d_p[0..2]);
     __ad_t3
