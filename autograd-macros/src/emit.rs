@@ -222,6 +222,20 @@ struct Mode {
     /// `continue` are emitted as they are (in a replay they are dropped:
     /// nothing follows a jump in its block).
     native_loop: bool,
+    /// What loops with saved exit values (`Body::exits`) do here.
+    exits: Exits,
+}
+
+/// What a loop whose exit values are saved (`Body::exits`) does where it is
+/// emitted: in the body of the loop around it.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Exits {
+    /// Runs (a forward sweep that is not recording).
+    Run,
+    /// Runs, then saves its cells' values (the recording forward sweep).
+    Save,
+    /// Does not run: its cells take their saved values (a replay).
+    Restore,
 }
 
 /// Builds the shared body of `f_adjoint` and `f_grad`: it reads the user's
@@ -264,7 +278,24 @@ struct Body<'a> {
     fused: HashMap<usize, Fused>,
     /// Calls whose partials the forward code computed (`call_with_partials`).
     forward_partials: HashSet<VarId>,
+    /// Loops whose exit values are saved (`plan_exits`), by id.
+    exits: HashMap<usize, SavedExits>,
 }
+
+/// Where a loop nested in another loop's body saves its exit values, so
+/// that the outer loop's replays need not run it again (`plan_exits`).
+struct SavedExits {
+    /// The outer loop's index, and the first value of its range.
+    outer_index: VarId,
+    start: usize,
+    /// The outer loop's trip count: the length of each array.
+    len: usize,
+    /// Each carried cell, with the array of its exit values.
+    cells: Vec<(VarId, Ident)>,
+}
+
+/// The longest array of exit values `plan_exits` puts on the stack.
+const MAX_SAVED_EXITS: usize = 256;
 
 impl<'a> Body<'a> {
     fn new(func: &'a Func, activity: &'a Activity) -> Self {
@@ -283,9 +314,11 @@ impl<'a> Body<'a> {
             spread_loads: HashSet::new(),
             fused: crate::fuse::fused_loops(func, activity),
             forward_partials: HashSet::new(),
+            exits: HashMap::new(),
         };
         body.plan();
         body.plan_spread_loads();
+        body.plan_exits();
         body
     }
 
@@ -423,6 +456,93 @@ impl<'a> Body<'a> {
         }
     }
 
+    /// Finds the loops whose exit values are saved. The reverse of a loop
+    /// replays each iteration's body, nested loops included, though a
+    /// nested loop that only computes values (a dot product `a += w[k] *
+    /// h[k]`, read by a `max` after it) is replayed again by its own
+    /// reverse. When the outer loop has a constant trip count (`0..16`), the
+    /// recording forward sweep saves the nested loop's exit values in a
+    /// stack array indexed by the outer iteration, and the outer replays
+    /// read them instead of running the nested loop.
+    ///
+    /// The nested loop must sit directly in the outer body, have a range
+    /// and no `break`, save nothing for its own reverse (no tapes), store
+    /// nothing and run no opaque code (a replay skipping it must leave
+    /// everything as a replay running it would), carry only floats, and
+    /// hold no loop whose exits are saved.
+    fn plan_exits(&mut self) {
+        let mut skippable = Vec::new();
+        let mut loops = Vec::new();
+        self.func.body.walk(0, &mut |stmt, _| {
+            if let Stmt::Loop(l) = stmt {
+                loops.push(l);
+            }
+        });
+        for outer in loops {
+            let Header::Range { index, range } = &outer.header else {
+                continue;
+            };
+            if self.fused.contains_key(&outer.id) {
+                continue; // never replayed
+            }
+            let Some((start, end)) = constant_range(&range.tokens) else {
+                continue;
+            };
+            let len = end.saturating_sub(start);
+            if len == 0 || len > MAX_SAVED_EXITS {
+                continue;
+            }
+            for stmt in &outer.body.stmts {
+                let Stmt::Loop(inner) = stmt else { continue };
+                let simple = matches!(inner.header, Header::Range { .. })
+                    && !inner.breaks
+                    && !inner.carried.is_empty()
+                    && self.loop_tapes.get(&inner.id).map_or(true, Vec::is_empty)
+                    && inner
+                        .carried
+                        .iter()
+                        .all(|c| self.func.vars[c.cell].kind == Kind::Float);
+                let mut effects = false;
+                inner.body.walk(0, &mut |stmt, _| {
+                    effects |= matches!(stmt, Stmt::Store { .. } | Stmt::Opaque { .. });
+                });
+                if !simple || effects {
+                    continue;
+                }
+                let cells = inner
+                    .carried
+                    .iter()
+                    .map(|c| {
+                        let name = plain_name(self.ident(c.cell));
+                        (c.cell, format_ident!("__ad_exits_{}", name))
+                    })
+                    .collect();
+                self.exits.insert(
+                    inner.id,
+                    SavedExits {
+                        outer_index: *index,
+                        start,
+                        len,
+                        cells,
+                    },
+                );
+                skippable.push(inner);
+            }
+        }
+        // A skipped loop's own reverse replays its body, whose nested loops
+        // would restore exit values that only a run of this loop saves: keep
+        // the innermost.
+        for l in skippable {
+            let mut nested = false;
+            l.body.walk(0, &mut |stmt, _| {
+                nested |= matches!(stmt, Stmt::Loop(inner) if self.exits.contains_key(&inner.id));
+            });
+            if nested {
+                self.exits.remove(&l.id);
+            }
+        }
+    }
+
     /// The arrays stored into inside the construct `key`, each with its
     /// undo tape and whether it is declared inside the construct.
     fn construct_stores(&self, key: &str) -> Vec<(VarId, Ident, bool)> {
@@ -473,10 +593,19 @@ impl<'a> Body<'a> {
                     .push(quote!(let mut #marks: ::std::vec::Vec<usize> = ::std::vec::Vec::new();));
             }
         }
+        let mut exits: Vec<&SavedExits> = self.exits.values().collect();
+        exits.sort_by_key(|e| e.cells[0].0);
+        for saved in exits {
+            let len = proc_macro2::Literal::usize_unsuffixed(saved.len);
+            for (_, array) in &saved.cells {
+                tapes.push(quote!(let mut #array: [f64; #len] = [0.0; #len];));
+            }
+        }
         let top = Mode {
             record: true,
             replay: false,
             native_loop: false,
+            exits: Exits::Run,
         };
         let forward = self.forward(&self.func.body, top);
         let Some(value) = value else {
@@ -655,6 +784,34 @@ impl<'a> Body<'a> {
                     debug_assert!(mode.record && !mode.replay);
                     out.push(self.fused_loop(l));
                 }
+                Stmt::Loop(l) if self.exits.contains_key(&l.id) => {
+                    let saved = &self.exits[&l.id];
+                    let outer = self.ident(saved.outer_index);
+                    let slot = match saved.start {
+                        0 => quote!([#outer as usize]),
+                        start => {
+                            let start = proc_macro2::Literal::usize_unsuffixed(start);
+                            quote!([(#outer - #start) as usize])
+                        }
+                    };
+                    let cells: Vec<(Ident, Ident)> = saved
+                        .cells
+                        .iter()
+                        .map(|(cell, array)| (self.ident(*cell).clone(), array.clone()))
+                        .collect();
+                    if mode.exits == Exits::Restore {
+                        for (cell, array) in &cells {
+                            out.push(quote!(#cell = #array #slot;));
+                        }
+                        continue;
+                    }
+                    out.push(self.forward_loop(l, mode));
+                    if mode.exits == Exits::Save {
+                        for (cell, array) in &cells {
+                            out.push(quote!(#array #slot = #cell;));
+                        }
+                    }
+                }
                 Stmt::Loop(l) => out.push(self.forward_loop(l, mode)),
                 Stmt::Jump(jump) => {
                     if mode.native_loop {
@@ -676,6 +833,7 @@ impl<'a> Body<'a> {
             record: false,
             replay: mode.replay,
             native_loop: true,
+            exits: if mode.record { Exits::Save } else { Exits::Run },
         };
         let body = self.forward(&l.body, body_mode);
         let count = l.breaks.then(|| quote!(#counter += 1;));
@@ -756,6 +914,7 @@ impl<'a> Body<'a> {
             record: true,
             replay: false,
             native_loop: false,
+            exits: Exits::Run,
         };
         let body = self.forward(&l.body, mode);
         let reverse = self.reverse(&l.body);
@@ -973,6 +1132,7 @@ impl<'a> Body<'a> {
             record: true,
             replay: true,
             native_loop: false,
+            exits: Exits::Run,
         };
         let mut out = self.forward(block, replay);
         out.extend(reverse);
@@ -1007,6 +1167,7 @@ impl<'a> Body<'a> {
             record: true,
             replay: true,
             native_loop: false,
+            exits: Exits::Restore,
         };
         let saved_cells: HashSet<VarId> = saved.iter().map(|(_, cell)| *cell).collect();
         let dead: HashSet<VarId> = l
@@ -1023,6 +1184,33 @@ impl<'a> Body<'a> {
             quote!(#cell = ::autograd::__private::pop(&mut #tape);)
         });
         let counter = format_ident!("__ad_n{}", l.id);
+        if let (Header::Range { index, range }, true, true) =
+            (&l.header, saved.is_empty(), stores.is_empty())
+        {
+            if let Some(cells) = crate::fuse::accumulators(l, self.activity) {
+                // Only accumulates (`fuse.rs`): the accumulators' adjoints
+                // are the same at every iteration, and nothing is restored,
+                // so the iterations are reversed in the forward order with
+                // those adjoints held fixed. No adjoint is carried from one
+                // iteration to the next (a chain of `0.0 + d` LLVM may not
+                // fold), and the loop can be vectorised like the primal.
+                let d_cells: Vec<Ident> = cells.iter().map(|c| self.adjoint(*c)).collect();
+                let seeds: Vec<Ident> = cells
+                    .iter()
+                    .map(|c| format_ident!("__ad_seed_{}", plain_name(self.ident(*c))))
+                    .collect();
+                let (index, range) = (self.ident(*index), &range.tokens);
+                return Some(quote! {
+                    #(let #seeds: f64 = #d_cells;)*
+                    for #index in #range {
+                        #(#d_cells = #seeds;)*
+                        #(#body)*
+                        #(#reverse)*
+                    }
+                    #(#d_cells = #seeds;)*
+                });
+            }
+        }
         let inner = quote! {
             #(#restore)*
             #(#undo)*
@@ -1380,6 +1568,22 @@ fn scan(
             _ => {}
         }
     }
+}
+
+/// `a..b` with integer literals: `(a, b)`.
+fn constant_range(tokens: &TokenStream) -> Option<(usize, usize)> {
+    let range: syn::ExprRange = syn::parse2(tokens.clone()).ok()?;
+    if !matches!(range.limits, syn::RangeLimits::HalfOpen(_)) {
+        return None;
+    }
+    let bound = |e: &Option<Box<syn::Expr>>| match e.as_deref() {
+        Some(syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(int),
+            ..
+        })) => int.base10_parse::<usize>().ok(),
+        _ => None,
+    };
+    Some((bound(&range.start)?, bound(&range.end)?))
 }
 
 /// The variables a loop reads that are defined outside it, in order of

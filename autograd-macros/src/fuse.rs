@@ -75,7 +75,7 @@ pub fn fused_loops(func: &Func, activity: &Activity) -> HashMap<usize, Fused> {
 
 /// The carried cells of `l` that need an adjoint, if there is at least one
 /// and every one is an accumulator, and the loop has a range and no `break`.
-fn accumulators(l: &Loop, activity: &Activity) -> Option<Vec<VarId>> {
+pub fn accumulators(l: &Loop, activity: &Activity) -> Option<Vec<VarId>> {
     if l.breaks || !matches!(l.header, Header::Range { .. }) {
         return None;
     }

@@ -48,6 +48,8 @@ fn mlp_loss_grad(w: &[f64], xs: &[f64], ys: &[f64]) -> (f64, ::std::vec::Vec<f64
     let d_w: &mut [f64] = &mut __ad_grad_w;
     let d_out = 1.0_f64;
     let __ad_value = {
+        let mut __ad_exits_cell_a_2: [f64; 16] = [0.0; 16];
+        let mut __ad_exits_cell_a_7: [f64; 16] = [0.0; 16];
         let n = ys.len();
         let total: f64 = 0.0;
         let mut __ad_cell_total_0: f64 = total;
@@ -67,6 +69,7 @@ fn mlp_loss_grad(w: &[f64], xs: &[f64], ys: &[f64]) -> (f64, ::std::vec::Vec<f64
                         let a__2 = a__1 + __ad_t4;
                         __ad_cell_a_2 = a__2;
                     }
+                    __ad_exits_cell_a_2[j as usize] = __ad_cell_a_2;
                     let a__3 = __ad_cell_a_2;
                     let __ad_t5 = a__3.max(0.0);
                     h1[j] = __ad_t5;
@@ -83,6 +86,7 @@ fn mlp_loss_grad(w: &[f64], xs: &[f64], ys: &[f64]) -> (f64, ::std::vec::Vec<f64
                         let a__6 = a__5 + __ad_t10;
                         __ad_cell_a_7 = a__6;
                     }
+                    __ad_exits_cell_a_7[j__1 as usize] = __ad_cell_a_7;
                     let a__7 = __ad_cell_a_7;
                     let __ad_t11 = a__7.max(0.0);
                     h2[j__1] = __ad_t11;
@@ -123,7 +127,9 @@ fn mlp_loss_grad(w: &[f64], xs: &[f64], ys: &[f64]) -> (f64, ::std::vec::Vec<f64
                 let mut __ad_d_out__3: f64 = __ad_d_t17
                     * ::autograd::__private::rules::mul((ys[s]), out__3, __ad_t17).1;
                 __ad_d_cell_out_13 += __ad_d_out__3;
-                for k__2 in (0..16).rev() {
+                let __ad_seed_cell_out_13: f64 = __ad_d_cell_out_13;
+                for k__2 in 0..16 {
+                    __ad_d_cell_out_13 = __ad_seed_cell_out_13;
                     let out__1 = __ad_cell_out_13;
                     let __ad_t14 = w[320 + k__2];
                     let __ad_t15 = h2[k__2];
@@ -149,19 +155,13 @@ fn mlp_loss_grad(w: &[f64], xs: &[f64], ys: &[f64]) -> (f64, ::std::vec::Vec<f64
                     d_w[320 + k__2] += __ad_d_t14;
                     __ad_d_cell_out_13 += __ad_d_out__1;
                 }
+                __ad_d_cell_out_13 = __ad_seed_cell_out_13;
                 let mut __ad_d_out: f64 = __ad_d_cell_out_13;
                 d_w[336] += __ad_d_out;
                 for j__1 in (0..16).rev() {
                     let a__4 = w[304 + j__1];
                     let mut __ad_cell_a_7: f64 = a__4;
-                    for k__1 in 0..16 {
-                        let a__5 = __ad_cell_a_7;
-                        let __ad_t8 = w[48 + j__1 * 16 + k__1];
-                        let __ad_t9 = h1[k__1];
-                        let __ad_t10 = __ad_t8 * __ad_t9;
-                        let a__6 = a__5 + __ad_t10;
-                        __ad_cell_a_7 = a__6;
-                    }
+                    __ad_cell_a_7 = __ad_exits_cell_a_7[j__1 as usize];
                     let a__7 = __ad_cell_a_7;
                     let __ad_t11 = a__7.max(0.0);
                     h2[j__1] = __ad_t11;
@@ -172,7 +172,9 @@ fn mlp_loss_grad(w: &[f64], xs: &[f64], ys: &[f64]) -> (f64, ::std::vec::Vec<f64
                     let mut __ad_d_a__7: f64 = __ad_d_t11
                         * ::autograd::__private::rules::max(a__7, 0.0, __ad_t11).0;
                     __ad_d_cell_a_7 += __ad_d_a__7;
-                    for k__1 in (0..16).rev() {
+                    let __ad_seed_cell_a_7: f64 = __ad_d_cell_a_7;
+                    for k__1 in 0..16 {
+                        __ad_d_cell_a_7 = __ad_seed_cell_a_7;
                         let a__5 = __ad_cell_a_7;
                         let __ad_t8 = w[48 + j__1 * 16 + k__1];
                         let __ad_t9 = h1[k__1];
@@ -198,19 +200,14 @@ fn mlp_loss_grad(w: &[f64], xs: &[f64], ys: &[f64]) -> (f64, ::std::vec::Vec<f64
                         d_w[48 + j__1 * 16 + k__1] += __ad_d_t8;
                         __ad_d_cell_a_7 += __ad_d_a__5;
                     }
+                    __ad_d_cell_a_7 = __ad_seed_cell_a_7;
                     let mut __ad_d_a__4: f64 = __ad_d_cell_a_7;
                     d_w[304 + j__1] += __ad_d_a__4;
                 }
                 for j in (0..16).rev() {
                     let a = w[32 + j];
                     let mut __ad_cell_a_2: f64 = a;
-                    for k in 0..2 {
-                        let a__1 = __ad_cell_a_2;
-                        let __ad_t3 = w[j * 2 + k];
-                        let __ad_t4 = __ad_t3 * (xs[2 * s + k]);
-                        let a__2 = a__1 + __ad_t4;
-                        __ad_cell_a_2 = a__2;
-                    }
+                    __ad_cell_a_2 = __ad_exits_cell_a_2[j as usize];
                     let a__3 = __ad_cell_a_2;
                     let __ad_t5 = a__3.max(0.0);
                     h1[j] = __ad_t5;
@@ -221,7 +218,9 @@ fn mlp_loss_grad(w: &[f64], xs: &[f64], ys: &[f64]) -> (f64, ::std::vec::Vec<f64
                     let mut __ad_d_a__3: f64 = __ad_d_t5
                         * ::autograd::__private::rules::max(a__3, 0.0, __ad_t5).0;
                     __ad_d_cell_a_2 += __ad_d_a__3;
-                    for k in (0..2).rev() {
+                    let __ad_seed_cell_a_2: f64 = __ad_d_cell_a_2;
+                    for k in 0..2 {
+                        __ad_d_cell_a_2 = __ad_seed_cell_a_2;
                         let a__1 = __ad_cell_a_2;
                         let __ad_t3 = w[j * 2 + k];
                         let __ad_t4 = __ad_t3 * (xs[2 * s + k]);
@@ -245,6 +244,7 @@ fn mlp_loss_grad(w: &[f64], xs: &[f64], ys: &[f64]) -> (f64, ::std::vec::Vec<f64
                         d_w[j * 2 + k] += __ad_d_t3;
                         __ad_d_cell_a_2 += __ad_d_a__1;
                     }
+                    __ad_d_cell_a_2 = __ad_seed_cell_a_2;
                     let mut __ad_d_a: f64 = __ad_d_cell_a_2;
                     d_w[32 + j] += __ad_d_a;
                 }
@@ -330,6 +330,8 @@ fn mlp_loss_adjoint(
         "w",
         w.len(),
     );
+    let mut __ad_exits_cell_a_2: [f64; 16] = [0.0; 16];
+    let mut __ad_exits_cell_a_7: [f64; 16] = [0.0; 16];
     let n = ys.len();
     let total: f64 = 0.0;
     let mut __ad_cell_total_0: f64 = total;
@@ -349,6 +351,7 @@ fn mlp_loss_adjoint(
                     let a__2 = a__1 + __ad_t4;
                     __ad_cell_a_2 = a__2;
                 }
+                __ad_exits_cell_a_2[j as usize] = __ad_cell_a_2;
                 let a__3 = __ad_cell_a_2;
                 let __ad_t5 = a__3.max(0.0);
                 h1[j] = __ad_t5;
@@ -365,6 +368,7 @@ fn mlp_loss_adjoint(
                     let a__6 = a__5 + __ad_t10;
                     __ad_cell_a_7 = a__6;
                 }
+                __ad_exits_cell_a_7[j__1 as usize] = __ad_cell_a_7;
                 let a__7 = __ad_cell_a_7;
                 let __ad_t11 = a__7.max(0.0);
                 h2[j__1] = __ad_t11;
@@ -405,7 +409,9 @@ fn mlp_loss_adjoint(
             let mut __ad_d_out__3: f64 = __ad_d_t17
                 * ::autograd::__private::rules::mul((ys[s]), out__3, __ad_t17).1;
             __ad_d_cell_out_13 += __ad_d_out__3;
-            for k__2 in (0..16).rev() {
+            let __ad_seed_cell_out_13: f64 = __ad_d_cell_out_13;
+            for k__2 in 0..16 {
+                __ad_d_cell_out_13 = __ad_seed_cell_out_13;
                 let out__1 = __ad_cell_out_13;
                 let __ad_t14 = w[320 + k__2];
                 let __ad_t15 = h2[k__2];
@@ -431,19 +437,13 @@ fn mlp_loss_adjoint(
                 d_w[320 + k__2] += __ad_d_t14;
                 __ad_d_cell_out_13 += __ad_d_out__1;
             }
+            __ad_d_cell_out_13 = __ad_seed_cell_out_13;
             let mut __ad_d_out: f64 = __ad_d_cell_out_13;
             d_w[336] += __ad_d_out;
             for j__1 in (0..16).rev() {
                 let a__4 = w[304 + j__1];
                 let mut __ad_cell_a_7: f64 = a__4;
-                for k__1 in 0..16 {
-                    let a__5 = __ad_cell_a_7;
-                    let __ad_t8 = w[48 + j__1 * 16 + k__1];
-                    let __ad_t9 = h1[k__1];
-                    let __ad_t10 = __ad_t8 * __ad_t9;
-                    let a__6 = a__5 + __ad_t10;
-                    __ad_cell_a_7 = a__6;
-                }
+                __ad_cell_a_7 = __ad_exits_cell_a_7[j__1 as usize];
                 let a__7 = __ad_cell_a_7;
                 let __ad_t11 = a__7.max(0.0);
                 h2[j__1] = __ad_t11;
@@ -454,7 +454,9 @@ fn mlp_loss_adjoint(
                 let mut __ad_d_a__7: f64 = __ad_d_t11
                     * ::autograd::__private::rules::max(a__7, 0.0, __ad_t11).0;
                 __ad_d_cell_a_7 += __ad_d_a__7;
-                for k__1 in (0..16).rev() {
+                let __ad_seed_cell_a_7: f64 = __ad_d_cell_a_7;
+                for k__1 in 0..16 {
+                    __ad_d_cell_a_7 = __ad_seed_cell_a_7;
                     let a__5 = __ad_cell_a_7;
                     let __ad_t8 = w[48 + j__1 * 16 + k__1];
                     let __ad_t9 = h1[k__1];
@@ -480,19 +482,14 @@ fn mlp_loss_adjoint(
                     d_w[48 + j__1 * 16 + k__1] += __ad_d_t8;
                     __ad_d_cell_a_7 += __ad_d_a__5;
                 }
+                __ad_d_cell_a_7 = __ad_seed_cell_a_7;
                 let mut __ad_d_a__4: f64 = __ad_d_cell_a_7;
                 d_w[304 + j__1] += __ad_d_a__4;
             }
             for j in (0..16).rev() {
                 let a = w[32 + j];
                 let mut __ad_cell_a_2: f64 = a;
-                for k in 0..2 {
-                    let a__1 = __ad_cell_a_2;
-                    let __ad_t3 = w[j * 2 + k];
-                    let __ad_t4 = __ad_t3 * (xs[2 * s + k]);
-                    let a__2 = a__1 + __ad_t4;
-                    __ad_cell_a_2 = a__2;
-                }
+                __ad_cell_a_2 = __ad_exits_cell_a_2[j as usize];
                 let a__3 = __ad_cell_a_2;
                 let __ad_t5 = a__3.max(0.0);
                 h1[j] = __ad_t5;
@@ -503,7 +500,9 @@ fn mlp_loss_adjoint(
                 let mut __ad_d_a__3: f64 = __ad_d_t5
                     * ::autograd::__private::rules::max(a__3, 0.0, __ad_t5).0;
                 __ad_d_cell_a_2 += __ad_d_a__3;
-                for k in (0..2).rev() {
+                let __ad_seed_cell_a_2: f64 = __ad_d_cell_a_2;
+                for k in 0..2 {
+                    __ad_d_cell_a_2 = __ad_seed_cell_a_2;
                     let a__1 = __ad_cell_a_2;
                     let __ad_t3 = w[j * 2 + k];
                     let __ad_t4 = __ad_t3 * (xs[2 * s + k]);
@@ -527,6 +526,7 @@ fn mlp_loss_adjoint(
                     d_w[j * 2 + k] += __ad_d_t3;
                     __ad_d_cell_a_2 += __ad_d_a__1;
                 }
+                __ad_d_cell_a_2 = __ad_seed_cell_a_2;
                 let mut __ad_d_a: f64 = __ad_d_cell_a_2;
                 d_w[32 + j] += __ad_d_a;
             }
