@@ -21,6 +21,7 @@ mod ir;
 mod lower;
 mod prim;
 mod signature;
+mod tangent;
 mod undo;
 
 #[cfg(test)]
