@@ -334,7 +334,13 @@ impl<'a> Tangents<'a> {
             Some(Rhs::Use(Operand::Var(source))) => {
                 let source_is_cell = self.func.vars[*source].is_cell();
                 let Some(tangent) = self.operand_tangent(&Operand::Var(*source)) else {
-                    return None;
+                    // A cell that starts from a constant value.
+                    if !is_cell {
+                        return None;
+                    }
+                    let name = self.local(var)?;
+                    out.push(quote!(let mut #name: f64 = 0.0_f64;));
+                    return Some(());
                 };
                 if !is_cell && !source_is_cell {
                     // A copy of a value that never changes: share its tangent.
