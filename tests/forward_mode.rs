@@ -20,7 +20,8 @@
     clippy::manual_clamp,
     clippy::eq_op,
     clippy::identity_op,
-    clippy::erasing_op
+    clippy::erasing_op,
+    clippy::useless_vec
 )]
 
 mod common;
