@@ -21,12 +21,16 @@
 //! argument, which returns the value and the callee's partials.
 //!
 //! When is it chosen? Whenever it applies (see [`emit`]): it never records
-//! or replays, so it is at least as cheap as the reverse sweep for any one-
-//! input function, and on loops that carry a value it removes the tape
-//! (Newton's iteration: see ARCHITECTURE.md, "Forward mode"). It does not
-//! apply — and the reverse sweep is used — when a call passes a varied
-//! local array (its tangent would need a gradient buffer per call) or an
-//! array is reassigned as a whole inside a construct.
+//! or replays, so it does no more work than the reverse sweep for a
+//! one-input function. On loops that carry a value it removes the tape and
+//! the replay (Newton's iteration: 1 376 → 421 instructions per call, the
+//! hand-written forward-mode gradient 383); on straight-line code the two
+//! are the same operations in another order (`smooth_abs(x)` in the springs
+//! bench: 53 563 instructions either way). It does not apply — and the
+//! reverse sweep is used — when a call passes a varied local array (its
+//! tangent would need a gradient buffer per call), or for an array bound
+//! other than by `[..]`, `vec![..]` or `to_vec()` (never produced by
+//! lowering today).
 //!
 //! Values are bit-for-bit the function's own. Derivatives equal the
 //! reverse sweep's up to rounding: both multiply the same partials along
