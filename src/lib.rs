@@ -6,8 +6,9 @@
 //! plain Rust with no graph. Straight-line code and loops that read their
 //! inputs and accumulate get adjoints that allocate nothing; loops that
 //! overwrite what their derivative needs save exactly that, in one
-//! pre-sized buffer per value. Measurements against hand-written gradients
-//! are in `BENCHMARKS.md`.
+//! pre-sized buffer per value. A function of one `f64` input is
+//! differentiated in forward mode instead, in one pass that saves nothing.
+//! Measurements against hand-written gradients are in `BENCHMARKS.md`.
 //!
 //! ```
 //! use autograd::differentiable;
@@ -230,6 +231,19 @@
 /// A branch's reverse replays the branch that was taken. Every write
 /// `a[i] = v` into a local buffer saves the value it overwrites, so the
 /// reverse sweep can undo it.
+///
+/// **One input: forward mode.** When exactly one parameter is active and it
+/// is an `f64` (`fn f(x: f64)`, or `wrt(x)` picking one), the adjoint is
+/// computed forwards instead, as one would by hand: each value that depends
+/// on `x` is followed by its derivative with respect to `x`
+/// (`__ad_dot_v = ∂v/∂a · __ad_dot_a + ..`, with the same rules), loops and
+/// branches run once, and `f_adjoint` ends with `*d_x += d_out * __ad_dot_y`.
+/// Nothing is saved or replayed, so even a loop that overwrites what its
+/// derivative needs (Newton's iteration) allocates nothing. A call
+/// `g(.., v, ..)` calls `g_adjoint` once, with `d_out = 1`, for the value and
+/// `g`'s partials. Derivatives agree with the reverse sweep's to rounding
+/// (the same partials, multiplied in another order). A call that passes a
+/// local array depending on `x` keeps the reverse sweep.
 ///
 /// # The supported subset
 ///

@@ -8,7 +8,8 @@
 //! The expansion is a small compiler, one module per stage:
 //! [`attr`] parses the arguments, [`signature`] classifies the parameters,
 //! [`lower`] turns the body into the [`ir`], [`activity`] finds which values
-//! need adjoints, [`undo`] which stores need saving, and [`emit`] writes `f_grad` and `f_adjoint`; on error,
+//! need adjoints, [`undo`] which stores need saving, and [`emit`] writes `f_grad` and `f_adjoint`
+//! (in forward mode, [`tangent`], when one `f64` parameter is active); on error,
 //! [`fallback`] emits the errors and the original function.
 
 mod activity;
@@ -22,6 +23,7 @@ mod ir;
 mod lower;
 mod prim;
 mod signature;
+mod tangent;
 mod undo;
 
 #[cfg(test)]

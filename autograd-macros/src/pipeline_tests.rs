@@ -443,3 +443,133 @@ fn loops_that_do_more_than_accumulate_are_not_fused() {
     }";
     assert_eq!(fused(nested), [["__ad_cell_t_0 = d_out"]]);
 }
+
+/// Whether `item`, with `#[differentiable(args)]`, is emitted in forward mode.
+fn forward_mode(item: &syn::ItemFn, args: proc_macro2::TokenStream) -> bool {
+    let args: Args = syn::parse2(args).unwrap();
+    let cx = Ctxt::new();
+    let sig = signature::analyze(&cx, &item.sig, &args);
+    let func = lower::lower(&cx, &sig, item);
+    cx.check()
+        .unwrap_or_else(|e| panic!("`{}` does not lower: {e}", item.sig.ident));
+    let activity = activity::analyze(&func);
+    crate::tangent::emit(&sig, &func, &activity).is_some()
+}
+
+/// The arguments of an item's `#[differentiable(..)]`, if it has one.
+fn differentiable_args(attrs: &[syn::Attribute]) -> Option<proc_macro2::TokenStream> {
+    attrs
+        .iter()
+        .find(|a| a.path().is_ident("differentiable"))
+        .map(|a| match &a.meta {
+            syn::Meta::List(list) => list.tokens.clone(),
+            _ => proc_macro2::TokenStream::new(),
+        })
+}
+
+/// Every function of `tests/forward_mode.rs` meant for forward mode gets
+/// it, so that its tests test forward mode; the reverse twins (and the
+/// functions with several active inputs) do not.
+#[test]
+fn forward_mode_is_chosen_for_the_forward_mode_tests() {
+    use syn::{punctuated::Punctuated, Expr, Item, Token};
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/forward_mode.rs");
+    let source = std::fs::read_to_string(path).unwrap();
+    let file = syn::parse_file(&source).unwrap();
+    let expect_reverse = |name: &str| {
+        name.ends_with("reverse")
+            || [
+                "cube_plus",
+                "norm2",
+                "call_with_a_varied_array_uses_the_reverse_sweep",
+            ]
+            .contains(&name)
+    };
+    let mut checked = 0;
+    let mut check_fn = |f: &syn::ItemFn, context: &str| {
+        let Some(args) = differentiable_args(&f.attrs) else {
+            return;
+        };
+        let name = f.sig.ident.to_string();
+        let reverse = expect_reverse(&name) || expect_reverse(context);
+        assert_eq!(
+            forward_mode(f, args),
+            !reverse,
+            "{context}::{name} in forward mode"
+        );
+        checked += 1;
+    };
+    for item in &file.items {
+        match item {
+            Item::Macro(m) if m.mac.path.is_ident("case") => {
+                let args = m
+                    .mac
+                    .parse_body_with(Punctuated::<Expr, Token![,]>::parse_terminated)
+                    .unwrap();
+                let name = quote::ToTokens::to_token_stream(&args[0]).to_string();
+                let Expr::Closure(closure) = &args[1] else {
+                    panic!("case {name}: not a closure");
+                };
+                let (param, body) = (&closure.inputs[0], &closure.body);
+                for f in [
+                    syn::parse_quote!(#[differentiable] fn f(#param: f64) -> f64 #body),
+                    syn::parse_quote!(
+                        #[differentiable] fn reverse(#param: f64, _twin: f64) -> f64 #body
+                    ),
+                ] {
+                    check_fn(&f, &name);
+                }
+            }
+            Item::Mod(m) => {
+                for item in m.content.iter().flat_map(|(_, items)| items) {
+                    if let Item::Fn(f) = item {
+                        check_fn(f, &m.ident.to_string());
+                    }
+                }
+            }
+            Item::Fn(f) => check_fn(f, ""),
+            Item::Impl(i) => {
+                for item in &i.items {
+                    if let syn::ImplItem::Fn(m) = item {
+                        let f = syn::ItemFn {
+                            attrs: m.attrs.clone(),
+                            vis: m.vis.clone(),
+                            sig: m.sig.clone(),
+                            block: Box::new(m.block.clone()),
+                        };
+                        check_fn(&f, "impl");
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    assert!(checked >= 60, "only {checked} functions found");
+}
+
+#[test]
+fn forward_mode_needs_one_active_scalar() {
+    let not = [
+        ("fn f(x: f64, y: f64) -> f64 { x * y }", ""),
+        ("fn f(x: &[f64]) -> f64 { x[0] * x[1] }", ""),
+        ("fn f(x: [f64; 2]) -> f64 { x[0] * x[1] }", ""),
+        ("fn f(x: f64, w: &[f64]) -> f64 { x * w[0] }", "wrt(w)"),
+        // A varied local array passed to a call.
+        ("fn f(x: f64) -> f64 { let a = [x, 1.0]; g(&a) }", ""),
+    ];
+    for (src, args) in not {
+        let item: syn::ItemFn = syn::parse_str(src).unwrap();
+        assert!(!forward_mode(&item, args.parse().unwrap()), "{src}");
+    }
+    let yes = [
+        ("fn f(x: f64, y: f64) -> f64 { x * y }", "wrt(y)"),
+        ("fn f(x: f64, w: &[f64]) -> f64 { x * w[0] }", "wrt(x)"),
+        // A constant array passed to a call, a varied scalar.
+        ("fn f(x: f64, w: &[f64]) -> f64 { g(x, w) }", "wrt(x)"),
+        ("fn f(x: f64) -> f64 { 1.0 }", ""),
+    ];
+    for (src, args) in yes {
+        let item: syn::ItemFn = syn::parse_str(src).unwrap();
+        assert!(forward_mode(&item, args.parse().unwrap()), "{src}");
+    }
+}
