@@ -296,8 +296,11 @@ struct Body<'a> {
     /// `d_x[i + 1] +=` would be merged by LLVM's SLP vectorizer into one
     /// 16-byte read-modify-write, which the next reverse iteration reloads at
     /// an 8-byte offset: a store-forwarding stall per iteration (4x slower on
-    /// extended Rosenbrock, BENCHMARKS.md). These updates go through
-    /// `black_box` so they stay scalar.
+    /// extended Rosenbrock, BENCHMARKS.md). Each of these updates is followed
+    /// by a `compiler_fence`, which emits no instruction but keeps LLVM from
+    /// merging memory accesses across it, so they stay scalar. (It replaced
+    /// `*black_box(&mut d_x[i]) += ..`, which kept them scalar by forcing
+    /// the address through memory: 6 instructions an update.)
     spread_loads: HashSet<VarId>,
     /// While a loop body is replayed in its reverse: that loop's cells whose
     /// entry values are not restored. Updating them would compute values
@@ -1408,7 +1411,10 @@ impl<'a> Body<'a> {
                 if self.spread_loads.contains(&var) {
                     // See `spread_loads`: keep LLVM from merging this update
                     // with its neighbour's into one overlapping vector access.
-                    out.push(quote!(*::std::hint::black_box(&mut #buffer[#index]) += #d_var;));
+                    out.push(quote! {
+                        #buffer[#index] += #d_var;
+                        ::std::sync::atomic::compiler_fence(::std::sync::atomic::Ordering::SeqCst);
+                    });
                 } else {
                     out.push(quote!(#buffer[#index] += #d_var;));
                 }

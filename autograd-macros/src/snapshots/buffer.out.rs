@@ -59,8 +59,10 @@ fn prefix_products_grad(x: &[f64]) -> (f64, ::std::vec::Vec<f64>) {
             let __ad_p_t2 = ::autograd::__private::rules::mul(__ad_t1, __ad_t0, __ad_t2);
             let mut __ad_d_t1: f64 = __ad_d_t2 * __ad_p_t2.0;
             let mut __ad_d_t0: f64 = __ad_d_t2 * __ad_p_t2.1;
-            *::std::hint::black_box(&mut __ad_d_p[i]) += __ad_d_t1;
-            *::std::hint::black_box(&mut __ad_d_p[i - 1]) += __ad_d_t0;
+            __ad_d_p[i] += __ad_d_t1;
+            ::std::sync::atomic::compiler_fence(::std::sync::atomic::Ordering::SeqCst);
+            __ad_d_p[i - 1] += __ad_d_t0;
+            ::std::sync::atomic::compiler_fence(::std::sync::atomic::Ordering::SeqCst);
         }
         for (__ad_k, __ad_d) in __ad_d_p.iter().enumerate() {
             d_x[__ad_k] += *__ad_d;
@@ -125,8 +127,10 @@ fn prefix_products_adjoint(x: &[f64], d_out: f64, d_x: &mut [f64]) -> f64 {
         let __ad_p_t2 = ::autograd::__private::rules::mul(__ad_t1, __ad_t0, __ad_t2);
         let mut __ad_d_t1: f64 = __ad_d_t2 * __ad_p_t2.0;
         let mut __ad_d_t0: f64 = __ad_d_t2 * __ad_p_t2.1;
-        *::std::hint::black_box(&mut __ad_d_p[i]) += __ad_d_t1;
-        *::std::hint::black_box(&mut __ad_d_p[i - 1]) += __ad_d_t0;
+        __ad_d_p[i] += __ad_d_t1;
+        ::std::sync::atomic::compiler_fence(::std::sync::atomic::Ordering::SeqCst);
+        __ad_d_p[i - 1] += __ad_d_t0;
+        ::std::sync::atomic::compiler_fence(::std::sync::atomic::Ordering::SeqCst);
     }
     for (__ad_k, __ad_d) in __ad_d_p.iter().enumerate() {
         d_x[__ad_k] += *__ad_d;

@@ -81,8 +81,14 @@ pub fn extended_rosenbrock_grad(x: &[f64]) -> (f64, ::std::vec::Vec<f64>) {
                 );
                 __ad_d_t2 += __ad_d_t3 * __ad_p_t3.0;
                 __ad_d_t2 += __ad_d_t3 * __ad_p_t3.1;
-                *::std::hint::black_box(&mut d_x[i]) += __ad_d_t2;
-                *::std::hint::black_box(&mut d_x[i + 1]) += __ad_d_t1;
+                d_x[i] += __ad_d_t2;
+                ::std::sync::atomic::compiler_fence(
+                    ::std::sync::atomic::Ordering::SeqCst,
+                );
+                d_x[i + 1] += __ad_d_t1;
+                ::std::sync::atomic::compiler_fence(
+                    ::std::sync::atomic::Ordering::SeqCst,
+                );
                 __ad_d_cell_sum_0 += __ad_d_sum__1;
             }
         }
@@ -161,8 +167,10 @@ pub fn extended_rosenbrock_adjoint(x: &[f64], d_out: f64, d_x: &mut [f64]) -> f6
             let __ad_p_t3 = ::autograd::__private::rules::mul(__ad_t2, __ad_t2, __ad_t3);
             __ad_d_t2 += __ad_d_t3 * __ad_p_t3.0;
             __ad_d_t2 += __ad_d_t3 * __ad_p_t3.1;
-            *::std::hint::black_box(&mut d_x[i]) += __ad_d_t2;
-            *::std::hint::black_box(&mut d_x[i + 1]) += __ad_d_t1;
+            d_x[i] += __ad_d_t2;
+            ::std::sync::atomic::compiler_fence(::std::sync::atomic::Ordering::SeqCst);
+            d_x[i + 1] += __ad_d_t1;
+            ::std::sync::atomic::compiler_fence(::std::sync::atomic::Ordering::SeqCst);
             __ad_d_cell_sum_0 += __ad_d_sum__1;
         }
     }

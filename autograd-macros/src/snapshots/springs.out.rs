@@ -55,8 +55,14 @@ fn springs_grad(x: &[f64]) -> (f64, ::std::vec::Vec<f64>) {
                 let mut __ad_d_t3: f64 = __ad_d_energy__2 * __ad_p_energy__2.1;
                 let mut __ad_d_t1: f64 = __ad_d_t3 * __ad_dp_t3_0;
                 let mut __ad_d_t2: f64 = __ad_d_t3 * __ad_dp_t3_1;
-                *::std::hint::black_box(&mut d_x[i + 1]) += __ad_d_t2;
-                *::std::hint::black_box(&mut d_x[i]) += __ad_d_t1;
+                d_x[i + 1] += __ad_d_t2;
+                ::std::sync::atomic::compiler_fence(
+                    ::std::sync::atomic::Ordering::SeqCst,
+                );
+                d_x[i] += __ad_d_t1;
+                ::std::sync::atomic::compiler_fence(
+                    ::std::sync::atomic::Ordering::SeqCst,
+                );
                 __ad_d_cell_energy_0 += __ad_d_energy__1;
             }
         }
@@ -120,8 +126,10 @@ fn springs_adjoint(x: &[f64], d_out: f64, d_x: &mut [f64]) -> f64 {
             let mut __ad_d_t3: f64 = __ad_d_energy__2 * __ad_p_energy__2.1;
             let mut __ad_d_t1: f64 = __ad_d_t3 * __ad_dp_t3_0;
             let mut __ad_d_t2: f64 = __ad_d_t3 * __ad_dp_t3_1;
-            *::std::hint::black_box(&mut d_x[i + 1]) += __ad_d_t2;
-            *::std::hint::black_box(&mut d_x[i]) += __ad_d_t1;
+            d_x[i + 1] += __ad_d_t2;
+            ::std::sync::atomic::compiler_fence(::std::sync::atomic::Ordering::SeqCst);
+            d_x[i] += __ad_d_t1;
+            ::std::sync::atomic::compiler_fence(::std::sync::atomic::Ordering::SeqCst);
             __ad_d_cell_energy_0 += __ad_d_energy__1;
         }
     }
