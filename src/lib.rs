@@ -228,9 +228,19 @@
 /// from one iteration to the next is saved in the forward sweep only when
 /// the reverse sweep needs it; a loop that only reads its inputs and
 /// accumulates (`s += ..`) saves nothing, and its adjoint allocates nothing.
-/// A branch's reverse replays the branch that was taken. Every write
-/// `a[i] = v` into a local buffer saves the value it overwrites, so the
-/// reverse sweep can undo it.
+/// A branch's reverse replays the branch that was taken. A write `a[i] = v`
+/// into a local buffer saves the value it overwrites, so the reverse sweep
+/// can undo it — unless every write to the buffer comes before every read
+/// (an MLP layer's activations), which needs no undoing.
+///
+/// Loops that only accumulate cost less still. When such a loop sits in the
+/// function body and what follows uses its sums linearly (`s`, `total / n +
+/// 1e-4 * reg`), each iteration is differentiated right after it runs, the
+/// way one writes a gradient by hand: no replay, nothing saved. Elsewhere,
+/// its iterations are reversed in the forward order. A loop nested in a loop
+/// of constant length (`for j in 0..16 { let mut a = ..; for k in .. { a +=
+/// .. } .. }`) keeps its results in a stack array for the outer loop's
+/// reverse instead of running again.
 ///
 /// **One input: forward mode.** When exactly one parameter is active and it
 /// is an `f64` (`fn f(x: f64)`, or `wrt(x)` picking one), the adjoint is

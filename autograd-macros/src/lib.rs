@@ -8,7 +8,8 @@
 //! The expansion is a small compiler, one module per stage:
 //! [`attr`] parses the arguments, [`signature`] classifies the parameters,
 //! [`lower`] turns the body into the [`ir`], [`activity`] finds which values
-//! need adjoints, [`undo`] which stores need saving, and [`emit`] writes `f_grad` and `f_adjoint`
+//! need adjoints, [`undo`] which stores need saving, [`fuse`] which loops
+//! are reversed as they run, and [`emit`] writes `f_grad` and `f_adjoint`
 //! (in forward mode, [`tangent`], when one `f64` parameter is active); on error,
 //! [`fallback`] emits the errors and the original function.
 
