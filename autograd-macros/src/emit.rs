@@ -807,10 +807,9 @@ impl<'a> Body<'a> {
                         if #decision { #(#then_code)* } else { #(#else_code)* }
                     });
                 }
-                Stmt::Loop(l) if self.fused.contains_key(&l.id) => {
-                    // Only top-level loops are fused, and the function
-                    // body's forward code is emitted once, recording.
-                    debug_assert!(mode.record && !mode.replay);
+                // Only loops in the function body are fused, and its forward
+                // code is emitted once, recording (the guard is that).
+                Stmt::Loop(l) if self.fused.contains_key(&l.id) && mode.record && !mode.replay => {
                     out.push(self.fused_loop(l));
                 }
                 Stmt::Loop(l) if self.exits.contains_key(&l.id) => {
@@ -905,10 +904,12 @@ impl<'a> Body<'a> {
     /// iteration runs its body, then reverses it with the accumulators'
     /// adjoints, known before the loop. Nothing is saved or replayed.
     fn fused_loop(&mut self, l: &crate::ir::Loop) -> TokenStream {
-        let Header::Range { index, range } = &l.header else {
-            unreachable!("fuse.rs only fuses `for` loops")
-        };
-        let seeds = self.fused[&l.id].seeds.clone();
+        let Fused {
+            index,
+            range,
+            seeds,
+        } = &self.fused[&l.id];
+        let (index, range, seeds) = (*index, range.clone(), seeds.clone());
         let mut out = Vec::new();
         let mut seed_names = Vec::new();
         for (cell, expr) in &seeds {
@@ -950,7 +951,7 @@ impl<'a> Body<'a> {
         // What the body declared lives in its scope.
         self.declared = outer_declared;
         let (d_cells, seeds): (Vec<Ident>, Vec<Ident>) = seed_names.into_iter().unzip();
-        let (index, range) = (self.ident(*index), &range.tokens);
+        let (index, range) = (self.ident(index), &range.tokens);
         out.push(quote! {
             {
                 #(let mut #d_cells: f64;)*

@@ -38,7 +38,7 @@
 
 use crate::activity::Activity;
 use crate::ir::{
-    ArrayInit, Block, CallArg, Callee, Func, Header, Loop, Operand, Origin, Rhs, Stmt, VarId,
+    ArrayInit, Block, CallArg, Callee, Const, Func, Header, Loop, Operand, Origin, Rhs, Stmt, VarId,
 };
 use crate::prim;
 use proc_macro2::TokenStream;
@@ -47,6 +47,9 @@ use std::collections::{HashMap, HashSet};
 
 /// A loop whose reverse runs inside it.
 pub struct Fused {
+    /// The loop's index and range (a fused loop is a `for` loop).
+    pub index: VarId,
+    pub range: Const,
     /// Each carried cell that needs an adjoint, with that adjoint at the
     /// loop's exit: an `f64` expression of `d_out` and values defined before
     /// the loop.
@@ -66,8 +69,18 @@ pub fn fused_loops(func: &Func, activity: &Activity) -> HashMap<usize, Fused> {
             continue;
         }
         let outputs: Vec<VarId> = l.carried.iter().map(|c| c.cell).collect();
+        let Header::Range { index, range } = &l.header else {
+            continue;
+        };
         if let Some(seeds) = exit_adjoints(func, position, &outputs, &cells) {
-            fused.insert(l.id, Fused { seeds });
+            fused.insert(
+                l.id,
+                Fused {
+                    index: *index,
+                    range: range.clone(),
+                    seeds,
+                },
+            );
         }
     }
     fused
