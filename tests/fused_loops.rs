@@ -309,3 +309,41 @@ fn loops_that_are_not_fused_still_give_the_gradient() {
     check(until_large, until_large_grad, until_large_adjoint);
     check(stores_outside, stores_outside_grad, stores_outside_adjoint);
 }
+
+/// One accumulated value flows into two accumulators: the adjoint of the
+/// entry is the sum of theirs and changes every iteration, so this is not a
+/// loop that only accumulates.
+#[differentiable]
+fn fan_out(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    let mut s2 = 0.0;
+    for i in 0..x.len() {
+        let t = s;
+        s = t + x[i] * x[i];
+        s2 = t;
+    }
+    s + 3.0 * s2
+}
+
+/// The same, inside an outer loop (reversed, not fused).
+#[differentiable]
+fn fan_out_nested(x: &[f64]) -> f64 {
+    let mut p = 1.0;
+    for j in 0..2 {
+        let mut s = 0.0;
+        let mut s2 = 0.0;
+        for i in 0..x.len() {
+            let t = s;
+            s = t + x[i] * x[j];
+            s2 = t;
+        }
+        p *= (s + 3.0 * s2).sin();
+    }
+    p
+}
+
+#[test]
+fn one_value_into_two_accumulators() {
+    check(fan_out, fan_out_grad, fan_out_adjoint);
+    check(fan_out_nested, fan_out_nested_grad, fan_out_nested_adjoint);
+}

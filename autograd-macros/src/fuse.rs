@@ -150,7 +150,66 @@ pub fn accumulators(l: &Loop, activity: &Activity) -> Option<Vec<VarId>> {
         };
         ok &= allowed;
     });
+    // And each accumulated value flows on once: `let t = s; s = t + x; r = t;`
+    // would make the adjoint of `s`'s entry the sum of two exits' adjoints,
+    // which changes from one iteration to the next. (Cells are read once per
+    // iteration or after their construct by construction; not counted.)
+    let mut cell_vars: HashSet<VarId> = l.carried.iter().map(|c| c.cell).collect();
+    l.body.walk(0, &mut |stmt, _| {
+        if let Stmt::Update { cell, .. } = stmt {
+            cell_vars.insert(*cell);
+        }
+    });
+    let values: HashSet<VarId> = acc.difference(&cell_vars).copied().collect();
+    if path_uses(&l.body, &values).values().any(|&n| n > 1) {
+        return None;
+    }
     ok.then_some(cells)
+}
+
+/// For each variable of `acc`, the most statements that read
+/// it on one path through `block`: the larger of an `if`'s branches, and a
+/// read inside a nested loop of a value from outside it counts twice (the
+/// loop may run more than once).
+fn path_uses(block: &Block, vars: &HashSet<VarId>) -> HashMap<VarId, usize> {
+    let mut total: HashMap<VarId, usize> = HashMap::new();
+    let add = |total: &mut HashMap<VarId, usize>, var: VarId, n: usize| {
+        *total.entry(var).or_default() += n;
+    };
+    for stmt in &block.stmts {
+        for var in shallow_reads(stmt) {
+            if vars.contains(&var) {
+                add(&mut total, var, 1);
+            }
+        }
+        match stmt {
+            Stmt::If { then_, else_, .. } => {
+                let (then_uses, else_uses) = (path_uses(then_, vars), path_uses(else_, vars));
+                let read: HashSet<&VarId> = then_uses.keys().chain(else_uses.keys()).collect();
+                for var in read {
+                    let most = then_uses.get(var).max(else_uses.get(var)).copied();
+                    add(&mut total, *var, most.unwrap_or(0));
+                }
+            }
+            Stmt::Loop(inner) => {
+                let mut inside = HashSet::new();
+                inner.body.walk(0, &mut |stmt, _| {
+                    if let Stmt::Let { var, .. } = stmt {
+                        inside.insert(*var);
+                    }
+                });
+                for (var, n) in path_uses(&inner.body, vars) {
+                    add(
+                        &mut total,
+                        var,
+                        if inside.contains(&var) { n } else { 2 * n },
+                    );
+                }
+            }
+            _ => {}
+        }
+    }
+    total
 }
 
 /// `rhs` is one accumulation step: a copy of an accumulated value, or one

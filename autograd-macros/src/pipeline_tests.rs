@@ -403,6 +403,8 @@ fn loops_that_do_more_than_accumulate_are_not_fused() {
         "fn f(x: &[f64]) -> f64 { let mut s = 1.0; for i in 0..2 { s += s * x[i]; } s }",
         "fn f(x: &[f64]) -> f64 { let mut s = 1.0; for i in 0..2 { s = x[i] - s; } s }",
         "fn f(x: &[f64]) -> f64 { let mut s = 1.0; for i in 0..2 { s += x[i]; if s > 0.5 { s += 1.0; } } s }",
+        // one accumulated value flows into two accumulators
+        "fn f(x: &[f64]) -> f64 { let mut s = 0.0; let mut r = 0.0; for i in 0..2 { let t = s + x[i]; s = t; r = t; } s + 3.0 * r }",
         // another carried value needs an adjoint
         "fn f(x: &[f64]) -> f64 { let mut s = 0.0; let mut p = 0.0; for i in 0..2 { s += (x[i] - p).powi(2); p = x[i]; } s }",
         // a break
