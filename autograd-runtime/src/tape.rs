@@ -1443,9 +1443,9 @@ impl<'t> Var<'t> {
         if !std::ptr::eq(self.tape, b.tape) {
             foreign_tape(op.into());
         }
-        // both generations against one load of the tape's
-        let live = self.tape.generation.get();
-        if self.generation != live || b.generation != live {
+        // Both live iff they are equal and one is live: the first compare
+        // needs no load, the second folds the tape's generation into it.
+        if self.generation != b.generation || self.generation != self.tape.generation.get() {
             stale(op.into());
         }
         let y = value(self.value, b.value);
