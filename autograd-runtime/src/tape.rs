@@ -382,37 +382,59 @@ impl Inner {
 fn reverse_sweep(nodes: &[Node], adjoints: &mut [f64]) {
     assert_eq!(nodes.len(), adjoints.len());
     debug_assert!(nodes.len() >= 2, "the output is never the sentinel");
-    let mut i = nodes.len() - 1;
     // the adjoint of node `i`, complete: every node after it has been visited
     let mut adjoint = 1.0;
-    while i > 0 {
+    for i in (1..nodes.len()).rev() {
         let next = i - 1;
-        adjoints[i] = adjoint;
+        // SAFETY (all three accesses): `next < i < nodes.len() == adjoints.len()`.
+        let node = unsafe { *nodes.get_unchecked(i) };
+        unsafe { *adjoints.get_unchecked_mut(i) = adjoint };
         // what the nodes after `i` added to `next`; `i` adds its share below
-        let mut acc = adjoints[next];
+        let mut acc = unsafe { *adjoints.get_unchecked(next) };
         if adjoint != 0.0 {
-            let node = nodes[i];
             let [a, b] = node.args;
             if a != SENTINEL {
                 let c = adjoint * node.partials[0];
-                if a as usize == next {
-                    acc += c;
-                } else {
-                    adjoints[a as usize] += c;
-                }
+                contribute(adjoints, i, a, c, &mut acc);
                 if b != SENTINEL {
                     let c = adjoint * node.partials[1];
-                    if b as usize == next {
-                        acc += c;
-                    } else {
-                        adjoints[b as usize] += c;
-                    }
+                    contribute(adjoints, i, b, c, &mut acc);
                 }
             }
         }
         adjoint = acc;
-        i = next;
     }
+}
+
+/// Adds the contribution `c` of node `i` to the adjoint of its operand
+/// `arg`: into `acc` (the register copy of `adjoints[i - 1]`) if `arg` is
+/// the node just before, else into memory.
+///
+/// An operand is always recorded before the node that uses it, so the one
+/// comparison `arg < i - 1` that picks the memory path also proves the
+/// access in bounds. `arg >= i` cannot come from the public API except
+/// through a `Var` that outlived `2^32` clears of its tape (the generation
+/// counter wraps around); it panics rather than write out of bounds.
+#[inline(always)]
+fn contribute(adjoints: &mut [f64], i: usize, arg: u32, c: f64, acc: &mut f64) {
+    let (arg, next) = (arg as usize, i - 1);
+    if arg < next {
+        // SAFETY: `arg < next < i`, and the caller has `i < adjoints.len()`.
+        unsafe { *adjoints.get_unchecked_mut(arg) += c };
+    } else if arg == next {
+        *acc += c;
+    } else {
+        operand_after_node(i, arg);
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn operand_after_node(node: usize, arg: usize) -> ! {
+    panic!(
+        "autograd::tape: internal error: node {node} has operand {arg}, recorded after it \
+         (a Var kept across 2^32 clears of its tape?)"
+    )
 }
 
 /// Source of the unique id of each tape (for [`Gradients`], which outlive
@@ -1997,6 +2019,20 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// An operand recorded after its node (only possible through a `Var`
+    /// kept across 2^32 clears) panics instead of indexing out of bounds.
+    #[test]
+    #[should_panic(expected = "node 2 has operand 5, recorded after it")]
+    fn an_operand_after_its_node_panics() {
+        let node = |args, partials| Node { partials, args };
+        let nodes = [
+            node([SENTINEL; 2], [0.0; 2]),
+            node([SENTINEL; 2], [0.0; 2]),
+            node([1, 5], [1.0, 1.0]),
+        ];
+        reverse_sweep(&nodes, &mut [0.0; 3]);
     }
 
     #[test]
