@@ -47,7 +47,8 @@
 //! No recursion (graphs of tens of millions of nodes work), no reference
 //! counting, no closures, no allocation per node: recording writes one slot
 //! in each of two arrays (operands and partials; value and operation) and
-//! bumps one length, and `backward()` allocates the adjoint vector once.
+//! bumps one length, and `backward()` allocates the adjoint vector at most once (see
+//! *Memory*).
 //!
 //! An `f64` operand (`x * 2.0`, `2.0 - x`, `x.powf(3.0)`) is not a node: only
 //! the partial with respect to the `Var` operand is kept.
@@ -57,8 +58,12 @@
 //! A node costs [`Tape::BYTES_PER_NODE`] = **33 bytes** while recording: 24
 //! for the node itself (two `u32` operand indices and two `f64` partials), 8
 //! for its value and 1 for its operation tag (read only by
-//! [`Var::to_dot`]). `backward()` allocates 8 more bytes per node (up to the
-//! output), the adjoints, owned by the returned [`Gradients`]. Operations with
+//! [`Var::to_dot`]). `backward()` needs 8 more bytes per node (up to the
+//! output), the adjoints, owned by the returned [`Gradients`]. When a
+//! `Gradients` of at most 2^16 adjoints (512 KiB) is dropped, its thread
+//! keeps the buffer (one, the largest) for the next `backward()`, which
+//! zeroes it instead of allocating: on small graphs an allocation and a free
+//! cost as much as the sweep. Larger buffers are freed. Operations with
 //! at most two `Var` operands are one node; `mul_add` and `clamp` with three
 //! `Var` operands, and [`Tape::custom`] with `k > 2` inputs, use `k - 1`
 //! nodes (a chain of helper nodes carries the extra operands).
@@ -435,6 +440,52 @@ fn operand_after_node(node: usize, arg: usize) -> ! {
         "autograd::tape: internal error: node {node} has operand {arg}, recorded after it \
          (a Var kept across 2^32 clears of its tape?)"
     )
+}
+
+/// The most adjoints a dropped [`Gradients`] hands back to its thread for
+/// the next [`Var::backward`] (512 KiB); larger buffers are freed.
+const SPARE_MAX_LEN: usize = 1 << 16;
+
+thread_local! {
+    /// The adjoint buffer of the last [`Gradients`] dropped on this thread
+    /// (the largest, when two were), reused by the next [`Var::backward`]:
+    /// on small graphs an allocation and a free were a fifth of a gradient.
+    static SPARE: Cell<Vec<f64>> = const { Cell::new(Vec::new()) };
+}
+
+/// `vec![0.0; len]`, reusing this thread's spare buffer when it is large
+/// enough.
+#[inline]
+fn zeroed_adjoints(len: usize) -> Vec<f64> {
+    let spare = SPARE.try_with(Cell::take).unwrap_or_default();
+    if spare.capacity() < len {
+        // too small (or none): free it; the new one may become the spare
+        drop(spare);
+        return vec![0.0; len];
+    }
+    let mut adjoints = spare;
+    adjoints.clear();
+    adjoints.resize(len, 0.0);
+    adjoints
+}
+
+/// Keeps `adjoints` as this thread's spare buffer if it is the largest
+/// offered so far within [`SPARE_MAX_LEN`]; frees what it does not keep.
+#[inline]
+fn give_back(adjoints: Vec<f64>) {
+    if adjoints.capacity() > SPARE_MAX_LEN {
+        return;
+    }
+    // `try_with` fails only while the thread is being torn down: then the
+    // buffer is simply freed.
+    let _ = SPARE.try_with(|spare| {
+        let kept = spare.take();
+        spare.set(if kept.capacity() >= adjoints.capacity() {
+            kept
+        } else {
+            adjoints
+        });
+    });
 }
 
 /// Source of the unique id of each tape (for [`Gradients`], which outlive
@@ -1095,8 +1146,9 @@ impl<'t> Var<'t> {
     /// Reverse sweep: the derivatives of `self` with respect to every
     /// variable recorded before it (`0.0` for those it does not depend on).
     ///
-    /// One reverse loop over the nodes up to `self` with a fresh adjoint
-    /// vector (8 bytes per node, owned by the result), seeded with `1` at
+    /// One reverse loop over the nodes up to `self` with a zeroed adjoint
+    /// vector (8 bytes per node, owned by the result; see the module's
+    /// *Memory* section for how small ones are reused), seeded with `1` at
     /// `self`: no recursion, so graphs of tens of millions of nodes work.
     /// Calling it again (on `self` or another `Var`) is an independent
     /// computation: the same `Var` gives the same gradients every time,
@@ -1119,7 +1171,7 @@ impl<'t> Var<'t> {
     pub fn backward(self) -> Gradients {
         self.check_live("backward()");
         let z = self.index as usize;
-        let mut adjoints = vec![0.0; z + 1];
+        let mut adjoints = zeroed_adjoints(z + 1);
         let mut names: Vec<(Box<str>, u32)> = self.tape.with_inner(|inner| {
             reverse_sweep(&inner.nodes()[..=z], &mut adjoints);
             if inner.names.is_empty() {
@@ -1863,6 +1915,14 @@ impl Index<&Var<'_>> for Gradients {
     }
 }
 
+/// Hands the adjoint buffer back to the thread, for the next
+/// [`Var::backward`] (see [`SPARE_MAX_LEN`]).
+impl Drop for Gradients {
+    fn drop(&mut self) {
+        give_back(std::mem::take(&mut self.adjoints));
+    }
+}
+
 impl fmt::Debug for Gradients {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Gradients")
@@ -2033,6 +2093,67 @@ mod tests {
             node([1, 5], [1.0, 1.0]),
         ];
         reverse_sweep(&nodes, &mut [0.0; 3]);
+    }
+
+    /// A dropped `Gradients` hands its buffer to the next `backward()` on
+    /// the thread, which zeroes it: the results are bit for bit those of a
+    /// fresh buffer (the textbook sweep), unrelated variables get exactly
+    /// `0.0`, and the memory is the same allocation.
+    #[test]
+    fn reused_adjoint_buffer_is_zeroed() {
+        SPARE.with(Cell::take); // start without a spare
+        let big = Tape::new();
+        let x = big.var(1.5);
+        let mut y = x;
+        for _ in 0..200 {
+            y = y * 1.01 + x;
+        }
+        let g = y.backward();
+        assert!(g.adjoints.iter().skip(1).all(|&a| a != 0.0));
+        let buffer = g.adjoints.as_ptr();
+        drop(g);
+
+        let small = Tape::new();
+        let (a, unused, b) = (small.var(2.0), small.var(5.0), small.var(3.0));
+        let z = (a * b).sin() / b;
+        let g = z.backward();
+        assert_eq!(g.adjoints.as_ptr(), buffer, "the spare buffer was reused");
+        assert_eq!(g.adjoints.len(), z.index as usize + 1);
+        assert_eq!(g[unused], 0.0);
+        let expected =
+            small.with_inner(|inner| reference_sweep(&inner.nodes()[..=z.index as usize]));
+        for (got, want) in g.adjoints.iter().zip(&expected) {
+            assert_eq!(got.to_bits(), want.to_bits());
+        }
+        // a clone owns its own numbers; dropping either leaves the other
+        let h = g.clone();
+        drop(g);
+        assert_eq!(h[a].to_bits(), expected[a.index as usize].to_bits());
+    }
+
+    /// Buffers larger than `SPARE_MAX_LEN` are freed, not kept; of two
+    /// small ones the larger is kept.
+    #[test]
+    fn spare_keeps_the_largest_small_buffer() {
+        SPARE.with(Cell::take);
+        give_back(vec![0.0; SPARE_MAX_LEN + 1]);
+        assert_eq!(SPARE.with(|s| s.take().capacity()), 0);
+        give_back(Vec::with_capacity(10));
+        give_back(Vec::with_capacity(5));
+        assert_eq!(SPARE.with(|s| s.take().capacity()), 10);
+        give_back(Vec::with_capacity(5));
+        give_back(Vec::with_capacity(10));
+        assert_eq!(SPARE.with(|s| s.take().capacity()), 10);
+        // too small for the next gradient: a fresh one is allocated
+        give_back(Vec::with_capacity(2));
+        let tape = Tape::new();
+        let x = tape.var(1.0);
+        let g = (x * 2.0 + 1.0).sin().backward();
+        assert!(g.adjoints.capacity() >= 5);
+        assert_eq!(
+            g.adjoints,
+            reference_sweep(&tape.with_inner(|i| i.nodes().to_vec()))
+        );
     }
 
     #[test]
