@@ -47,8 +47,8 @@
 //! No recursion (graphs of tens of millions of nodes work), no reference
 //! counting, no closures, no allocation per node: recording writes one slot
 //! in each of two arrays (operands and partials; value and operation) and
-//! bumps one length, and `backward()` allocates the adjoint vector at most once (see
-//! *Memory*).
+//! bumps one length, and `backward()` allocates the adjoint vector at most
+//! once (see *Memory*).
 //!
 //! An `f64` operand (`x * 2.0`, `2.0 - x`, `x.powf(3.0)`) is not a node: only
 //! the partial with respect to the `Var` operand is kept.
