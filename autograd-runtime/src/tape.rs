@@ -383,32 +383,63 @@ impl Inner {
 /// node's contributions to it are added in the register, in the same order
 /// as the textbook loop adds them in memory. Unused operand slots (the
 /// sentinel) are skipped.
+///
+/// In instructions: no bounds check it can prove (one compare per operand
+/// both chooses register or memory and bounds the access, see
+/// [`contribute`]), and two nodes a round, so that the running adjoint
+/// alternates between two registers rather than being copied every node.
 #[inline]
 fn reverse_sweep(nodes: &[Node], adjoints: &mut [f64]) {
     assert_eq!(nodes.len(), adjoints.len());
     debug_assert!(nodes.len() >= 2, "the output is never the sentinel");
     // the adjoint of node `i`, complete: every node after it has been visited
     let mut adjoint = 1.0;
-    for i in (1..nodes.len()).rev() {
-        let next = i - 1;
-        // SAFETY (all three accesses): `next < i < nodes.len() == adjoints.len()`.
-        let node = unsafe { *nodes.get_unchecked(i) };
-        unsafe { *adjoints.get_unchecked_mut(i) = adjoint };
-        // what the nodes after `i` added to `next`; `i` adds its share below
-        let mut acc = unsafe { *adjoints.get_unchecked(next) };
-        if adjoint != 0.0 {
-            let [a, b] = node.args;
-            if a != SENTINEL {
-                let c = adjoint * node.partials[0];
-                contribute(adjoints, i, a, c, &mut acc);
-                if b != SENTINEL {
-                    let c = adjoint * node.partials[1];
-                    contribute(adjoints, i, b, c, &mut acc);
-                }
+    let mut i = nodes.len() - 1;
+    // two nodes a round: the adjoint alternates between two registers
+    // instead of being copied from one to the other every node
+    while i >= 2 {
+        // SAFETY: `1 <= i - 1 < i <= nodes.len() - 1`, and the lengths are
+        // equal (asserted above).
+        let acc = unsafe { visit(nodes, adjoints, i, adjoint) };
+        adjoint = unsafe { visit(nodes, adjoints, i - 1, acc) };
+        i -= 2;
+    }
+    if i == 1 {
+        // SAFETY: `1 < nodes.len() == adjoints.len()`.
+        unsafe { visit(nodes, adjoints, 1, adjoint) };
+    }
+}
+
+/// Visits node `i` whose complete adjoint is `adjoint`: stores it, adds the
+/// node's contributions to its operands, and returns the complete adjoint
+/// of node `i - 1`.
+///
+/// # Safety
+///
+/// `1 <= i < nodes.len() == adjoints.len()`.
+#[inline(always)]
+unsafe fn visit(nodes: &[Node], adjoints: &mut [f64], i: usize, adjoint: f64) -> f64 {
+    debug_assert!(1 <= i && i < nodes.len() && nodes.len() == adjoints.len());
+    let next = i - 1;
+    // SAFETY (all three accesses): `next < i < nodes.len() == adjoints.len()`
+    // by the contract of `visit`.
+    let node = unsafe { *nodes.get_unchecked(i) };
+    unsafe { *adjoints.get_unchecked_mut(i) = adjoint };
+    // what the nodes after `i` added to `next`; `i` adds its share below
+    let mut acc = unsafe { *adjoints.get_unchecked(next) };
+    if adjoint != 0.0 {
+        let [a, b] = node.args;
+        if a != SENTINEL {
+            // SAFETY (both calls): `1 <= i < adjoints.len()`, as above.
+            let c = adjoint * node.partials[0];
+            unsafe { contribute(adjoints, i, a, c, &mut acc) };
+            if b != SENTINEL {
+                let c = adjoint * node.partials[1];
+                unsafe { contribute(adjoints, i, b, c, &mut acc) };
             }
         }
-        adjoint = acc;
     }
+    acc
 }
 
 /// Adds the contribution `c` of node `i` to the adjoint of its operand
@@ -420,11 +451,15 @@ fn reverse_sweep(nodes: &[Node], adjoints: &mut [f64]) {
 /// access in bounds. `arg >= i` cannot come from the public API except
 /// through a `Var` that outlived `2^32` clears of its tape (the generation
 /// counter wraps around); it panics rather than write out of bounds.
+///
+/// # Safety
+///
+/// `1 <= i < adjoints.len()`.
 #[inline(always)]
-fn contribute(adjoints: &mut [f64], i: usize, arg: u32, c: f64, acc: &mut f64) {
+unsafe fn contribute(adjoints: &mut [f64], i: usize, arg: u32, c: f64, acc: &mut f64) {
     let (arg, next) = (arg as usize, i - 1);
     if arg < next {
-        // SAFETY: `arg < next < i`, and the caller has `i < adjoints.len()`.
+        // SAFETY: `arg < next < i < adjoints.len()` (the contract).
         unsafe { *adjoints.get_unchecked_mut(arg) += c };
     } else if arg == next {
         *acc += c;
