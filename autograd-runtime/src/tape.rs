@@ -293,8 +293,8 @@ impl Inner {
     }
 
     /// Appends a node and returns its index. The hot path of recording: one
-    /// comparison (room left, which also covers the `u32` index limit), two
-    /// writes in place and the new length.
+    /// comparison (room left, which also covers the `u32` index limit), the
+    /// node and its value and operation written in place, and the new length.
     #[inline(always)]
     fn push(&mut self, op: Op, value: f64, node: Node) -> u32 {
         let index = self.len;
@@ -304,9 +304,15 @@ impl Inner {
         // SAFETY: `index < self.limit` here (`grow` makes room or panics),
         // and `limit` is at most the capacity of each column, so slot `index`
         // is allocated in each. After the writes the first `index + 1`
-        // elements of each column are initialized, as `len` then says.
+        // elements of each column are initialized, as `len` then says: the
+        // node is written field by field (two `u32` stores rather than one
+        // `u64` assembled with a shift and an or), and its three fields
+        // cover all of its 24 bytes (no padding: the `node_layout` test).
         unsafe {
-            self.nodes.as_mut_ptr().add(index).write(node);
+            let slot = self.nodes.as_mut_ptr().add(index);
+            std::ptr::addr_of_mut!((*slot).partials).write(node.partials);
+            std::ptr::addr_of_mut!((*slot).args[0]).write(node.args[0]);
+            std::ptr::addr_of_mut!((*slot).args[1]).write(node.args[1]);
             self.cold.as_mut_ptr().add(index).write(Cold { value, op });
         }
         self.len = index + 1;
@@ -1988,6 +1994,11 @@ mod tests {
     #[test]
     fn node_layout() {
         assert_eq!(std::mem::size_of::<Node>(), 24);
+        // no padding: `Inner::push` writes the fields one by one
+        assert_eq!(
+            std::mem::size_of::<[f64; 2]>() + std::mem::size_of::<[u32; 2]>(),
+            24
+        );
         assert_eq!(std::mem::size_of::<Op>(), 1);
         assert_eq!(std::mem::size_of::<Cold>(), 9);
         assert_eq!(Tape::BYTES_PER_NODE, 33);
