@@ -2127,6 +2127,33 @@ mod tests {
         }
     }
 
+    /// The sweep visits two nodes a round: outputs at every position of a
+    /// short tape (odd and even counts of nodes, the first input alone)
+    /// give the textbook sweep's results bit for bit.
+    #[test]
+    fn sweep_of_every_length() {
+        let tape = Tape::new();
+        let x = tape.var(0.7);
+        let mut vars = vec![x];
+        for k in 0..7 {
+            let last = vars[vars.len() - 1];
+            vars.push(match k % 3 {
+                0 => last * x,
+                1 => last.sin(),
+                _ => 1.5 - last / x,
+            });
+        }
+        for z in vars {
+            let g = z.backward();
+            let expected =
+                tape.with_inner(|inner| reference_sweep(&inner.nodes()[..=z.index as usize]));
+            assert_eq!(g.adjoints.len(), expected.len());
+            for (got, want) in g.adjoints.iter().zip(&expected) {
+                assert_eq!(got.to_bits(), want.to_bits(), "output {}", z.index);
+            }
+        }
+    }
+
     /// An operand recorded after its node (only possible through a `Var`
     /// kept across 2^32 clears) panics instead of indexing out of bounds.
     #[test]
