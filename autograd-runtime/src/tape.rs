@@ -114,8 +114,9 @@
 //! * [`Tape::custom`] with a different number of inputs and partials.
 //!
 //! Calling [`Var::backward`] several times is fine: each call is a fresh,
-//! independent computation (a new adjoint vector seeded with `1` at the
-//! output), so the results are identical and nothing accumulates.
+//! independent computation (an adjoint vector of its own, zeroed, seeded
+//! with `1` at the output), so the results are identical and nothing
+//! accumulates.
 //!
 //! # Derivative conventions
 //!
