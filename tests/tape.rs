@@ -959,6 +959,55 @@ fn mixing_generations_panics() {
     let _ = new + old;
 }
 
+/// Every combination of a stale and a live operand of a two-`Var` operation
+/// panics with the stale message: old with new in either order, and two
+/// stale `Var`s of the same old generation (equal to each other, not to the
+/// tape's). The check compares the two generations, then one with the
+/// tape's.
+#[test]
+fn every_stale_combination_of_two_vars_panics() {
+    fn message(f: impl FnOnce()) -> String {
+        let payload = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f))
+            .expect_err("should have panicked");
+        payload
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
+            .unwrap_or_default()
+    }
+    let tape = Tape::new();
+    let (old, older) = (tape.var(1.0), tape.var(3.0));
+    tape.clear();
+    let new = tape.var(2.0);
+    let expect_stale = |op: &str, case: &dyn Fn()| {
+        let message = message(case);
+        assert!(
+            message.starts_with(&format!("autograd::tape: stale Var in {op}: ")),
+            "{message}"
+        );
+    };
+    expect_stale("add", &|| {
+        let _ = old + new;
+    });
+    expect_stale("add", &|| {
+        let _ = new + old;
+    });
+    expect_stale("mul", &|| {
+        let _ = old * older;
+    });
+    expect_stale("div", &|| {
+        let _ = older / old;
+    });
+    expect_stale("powf", &|| {
+        let _ = new.powf(old);
+    });
+    expect_stale("max", &|| {
+        let _ = old.max(older);
+    });
+    // and the live ones still work together
+    assert_eq!((new * new).backward()[new], 4.0);
+}
+
 #[test]
 #[should_panic(expected = "stale Var in to_dot()")]
 fn to_dot_on_a_cleared_tape_panics() {

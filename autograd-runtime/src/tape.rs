@@ -47,7 +47,8 @@
 //! No recursion (graphs of tens of millions of nodes work), no reference
 //! counting, no closures, no allocation per node: recording writes one slot
 //! in each of two arrays (operands and partials; value and operation) and
-//! bumps one length, and `backward()` allocates the adjoint vector once.
+//! bumps one length, and `backward()` allocates the adjoint vector at most
+//! once (see *Memory*).
 //!
 //! An `f64` operand (`x * 2.0`, `2.0 - x`, `x.powf(3.0)`) is not a node: only
 //! the partial with respect to the `Var` operand is kept.
@@ -57,8 +58,12 @@
 //! A node costs [`Tape::BYTES_PER_NODE`] = **33 bytes** while recording: 24
 //! for the node itself (two `u32` operand indices and two `f64` partials), 8
 //! for its value and 1 for its operation tag (read only by
-//! [`Var::to_dot`]). `backward()` allocates 8 more bytes per node (up to the
-//! output), the adjoints, owned by the returned [`Gradients`]. Operations with
+//! [`Var::to_dot`]). `backward()` needs 8 more bytes per node (up to the
+//! output), the adjoints, owned by the returned [`Gradients`]. When a
+//! `Gradients` of at most 2^16 adjoints (512 KiB) is dropped, its thread
+//! keeps the buffer (one, the largest) for the next `backward()`, which
+//! zeroes it instead of allocating: on small graphs an allocation and a free
+//! cost as much as the sweep. Larger buffers are freed. Operations with
 //! at most two `Var` operands are one node; `mul_add` and `clamp` with three
 //! `Var` operands, and [`Tape::custom`] with `k > 2` inputs, use `k - 1`
 //! nodes (a chain of helper nodes carries the extra operands).
@@ -109,8 +114,9 @@
 //! * [`Tape::custom`] with a different number of inputs and partials.
 //!
 //! Calling [`Var::backward`] several times is fine: each call is a fresh,
-//! independent computation (a new adjoint vector seeded with `1` at the
-//! output), so the results are identical and nothing accumulates.
+//! independent computation (an adjoint vector of its own, zeroed, seeded
+//! with `1` at the output), so the results are identical and nothing
+//! accumulates.
 //!
 //! # Derivative conventions
 //!
@@ -288,8 +294,8 @@ impl Inner {
     }
 
     /// Appends a node and returns its index. The hot path of recording: one
-    /// comparison (room left, which also covers the `u32` index limit), two
-    /// writes in place and the new length.
+    /// comparison (room left, which also covers the `u32` index limit), the
+    /// node and its value and operation written in place, and the new length.
     #[inline(always)]
     fn push(&mut self, op: Op, value: f64, node: Node) -> u32 {
         let index = self.len;
@@ -299,9 +305,15 @@ impl Inner {
         // SAFETY: `index < self.limit` here (`grow` makes room or panics),
         // and `limit` is at most the capacity of each column, so slot `index`
         // is allocated in each. After the writes the first `index + 1`
-        // elements of each column are initialized, as `len` then says.
+        // elements of each column are initialized, as `len` then says: the
+        // node is written field by field (two `u32` stores rather than one
+        // `u64` assembled with a shift and an or), and its three fields
+        // cover all of its 24 bytes (no padding: the `node_layout` test).
         unsafe {
-            self.nodes.as_mut_ptr().add(index).write(node);
+            let slot = self.nodes.as_mut_ptr().add(index);
+            std::ptr::addr_of_mut!((*slot).partials).write(node.partials);
+            std::ptr::addr_of_mut!((*slot).args[0]).write(node.args[0]);
+            std::ptr::addr_of_mut!((*slot).args[1]).write(node.args[1]);
             self.cold.as_mut_ptr().add(index).write(Cold { value, op });
         }
         self.len = index + 1;
@@ -378,41 +390,144 @@ impl Inner {
 /// node's contributions to it are added in the register, in the same order
 /// as the textbook loop adds them in memory. Unused operand slots (the
 /// sentinel) are skipped.
+///
+/// In instructions: no bounds check it can prove (one compare per operand
+/// both chooses register or memory and bounds the access, see
+/// [`contribute`]), and two nodes a round, so that the running adjoint
+/// alternates between two registers rather than being copied every node.
 #[inline]
 fn reverse_sweep(nodes: &[Node], adjoints: &mut [f64]) {
     assert_eq!(nodes.len(), adjoints.len());
     debug_assert!(nodes.len() >= 2, "the output is never the sentinel");
-    let mut i = nodes.len() - 1;
     // the adjoint of node `i`, complete: every node after it has been visited
     let mut adjoint = 1.0;
-    while i > 0 {
-        let next = i - 1;
-        adjoints[i] = adjoint;
-        // what the nodes after `i` added to `next`; `i` adds its share below
-        let mut acc = adjoints[next];
-        if adjoint != 0.0 {
-            let node = nodes[i];
-            let [a, b] = node.args;
-            if a != SENTINEL {
-                let c = adjoint * node.partials[0];
-                if a as usize == next {
-                    acc += c;
-                } else {
-                    adjoints[a as usize] += c;
-                }
-                if b != SENTINEL {
-                    let c = adjoint * node.partials[1];
-                    if b as usize == next {
-                        acc += c;
-                    } else {
-                        adjoints[b as usize] += c;
-                    }
-                }
+    let mut i = nodes.len() - 1;
+    // two nodes a round: the adjoint alternates between two registers
+    // instead of being copied from one to the other every node
+    while i >= 2 {
+        // SAFETY: `1 <= i - 1 < i <= nodes.len() - 1`, and the lengths are
+        // equal (asserted above).
+        let acc = unsafe { visit(nodes, adjoints, i, adjoint) };
+        adjoint = unsafe { visit(nodes, adjoints, i - 1, acc) };
+        i -= 2;
+    }
+    if i == 1 {
+        // SAFETY: `1 < nodes.len() == adjoints.len()`.
+        unsafe { visit(nodes, adjoints, 1, adjoint) };
+    }
+}
+
+/// Visits node `i` whose complete adjoint is `adjoint`: stores it, adds the
+/// node's contributions to its operands, and returns the complete adjoint
+/// of node `i - 1`.
+///
+/// # Safety
+///
+/// `1 <= i < nodes.len() == adjoints.len()`.
+#[inline(always)]
+unsafe fn visit(nodes: &[Node], adjoints: &mut [f64], i: usize, adjoint: f64) -> f64 {
+    debug_assert!(1 <= i && i < nodes.len() && nodes.len() == adjoints.len());
+    let next = i - 1;
+    // SAFETY (all three accesses): `next < i < nodes.len() == adjoints.len()`
+    // by the contract of `visit`.
+    let node = unsafe { *nodes.get_unchecked(i) };
+    unsafe { *adjoints.get_unchecked_mut(i) = adjoint };
+    // what the nodes after `i` added to `next`; `i` adds its share below
+    let mut acc = unsafe { *adjoints.get_unchecked(next) };
+    if adjoint != 0.0 {
+        let [a, b] = node.args;
+        if a != SENTINEL {
+            // SAFETY (both calls): `1 <= i < adjoints.len()`, as above.
+            let c = adjoint * node.partials[0];
+            unsafe { contribute(adjoints, i, a, c, &mut acc) };
+            if b != SENTINEL {
+                let c = adjoint * node.partials[1];
+                unsafe { contribute(adjoints, i, b, c, &mut acc) };
             }
         }
-        adjoint = acc;
-        i = next;
     }
+    acc
+}
+
+/// Adds the contribution `c` of node `i` to the adjoint of its operand
+/// `arg`: into `acc` (the register copy of `adjoints[i - 1]`) if `arg` is
+/// the node just before, else into memory.
+///
+/// An operand is always recorded before the node that uses it, so the one
+/// comparison `arg < i - 1` that picks the memory path also proves the
+/// access in bounds. `arg >= i` cannot come from the public API except
+/// through a `Var` that outlived `2^32` clears of its tape (the generation
+/// counter wraps around); it panics rather than write out of bounds.
+///
+/// # Safety
+///
+/// `1 <= i < adjoints.len()`.
+#[inline(always)]
+unsafe fn contribute(adjoints: &mut [f64], i: usize, arg: u32, c: f64, acc: &mut f64) {
+    let (arg, next) = (arg as usize, i - 1);
+    if arg < next {
+        // SAFETY: `arg < next < i < adjoints.len()` (the contract).
+        unsafe { *adjoints.get_unchecked_mut(arg) += c };
+    } else if arg == next {
+        *acc += c;
+    } else {
+        operand_after_node(i, arg);
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn operand_after_node(node: usize, arg: usize) -> ! {
+    panic!(
+        "autograd::tape: internal error: node {node} has operand {arg}, recorded after it \
+         (a Var kept across 2^32 clears of its tape?)"
+    )
+}
+
+/// The most adjoints a dropped [`Gradients`] hands back to its thread for
+/// the next [`Var::backward`] (512 KiB); larger buffers are freed.
+const SPARE_MAX_LEN: usize = 1 << 16;
+
+thread_local! {
+    /// The adjoint buffer of the last [`Gradients`] dropped on this thread
+    /// (the largest, when two were), reused by the next [`Var::backward`]:
+    /// on small graphs an allocation and a free were a fifth of a gradient.
+    static SPARE: Cell<Vec<f64>> = const { Cell::new(Vec::new()) };
+}
+
+/// `vec![0.0; len]`, reusing this thread's spare buffer when it is large
+/// enough.
+#[inline]
+fn zeroed_adjoints(len: usize) -> Vec<f64> {
+    let spare = SPARE.try_with(Cell::take).unwrap_or_default();
+    if spare.capacity() < len {
+        // too small (or none): free it; the new one may become the spare
+        drop(spare);
+        return vec![0.0; len];
+    }
+    let mut adjoints = spare;
+    adjoints.clear();
+    adjoints.resize(len, 0.0);
+    adjoints
+}
+
+/// Keeps `adjoints` as this thread's spare buffer if it is the largest
+/// offered so far within [`SPARE_MAX_LEN`]; frees what it does not keep.
+#[inline]
+fn give_back(adjoints: Vec<f64>) {
+    if adjoints.capacity() > SPARE_MAX_LEN {
+        return;
+    }
+    // `try_with` fails only while the thread is being torn down: then the
+    // buffer is simply freed.
+    let _ = SPARE.try_with(|spare| {
+        let kept = spare.take();
+        spare.set(if kept.capacity() >= adjoints.capacity() {
+            kept
+        } else {
+            adjoints
+        });
+    });
 }
 
 /// Source of the unique id of each tape (for [`Gradients`], which outlive
@@ -1073,8 +1188,9 @@ impl<'t> Var<'t> {
     /// Reverse sweep: the derivatives of `self` with respect to every
     /// variable recorded before it (`0.0` for those it does not depend on).
     ///
-    /// One reverse loop over the nodes up to `self` with a fresh adjoint
-    /// vector (8 bytes per node, owned by the result), seeded with `1` at
+    /// One reverse loop over the nodes up to `self` with a zeroed adjoint
+    /// vector (8 bytes per node, owned by the result; see the module's
+    /// *Memory* section for how small ones are reused), seeded with `1` at
     /// `self`: no recursion, so graphs of tens of millions of nodes work.
     /// Calling it again (on `self` or another `Var`) is an independent
     /// computation: the same `Var` gives the same gradients every time,
@@ -1097,7 +1213,7 @@ impl<'t> Var<'t> {
     pub fn backward(self) -> Gradients {
         self.check_live("backward()");
         let z = self.index as usize;
-        let mut adjoints = vec![0.0; z + 1];
+        let mut adjoints = zeroed_adjoints(z + 1);
         let mut names: Vec<(Box<str>, u32)> = self.tape.with_inner(|inner| {
             reverse_sweep(&inner.nodes()[..=z], &mut adjoints);
             if inner.names.is_empty() {
@@ -1443,9 +1559,9 @@ impl<'t> Var<'t> {
         if !std::ptr::eq(self.tape, b.tape) {
             foreign_tape(op.into());
         }
-        // both generations against one load of the tape's
-        let live = self.tape.generation.get();
-        if self.generation != live || b.generation != live {
+        // Both live iff they are equal and one is live: the first compare
+        // needs no load, the second folds the tape's generation into it.
+        if self.generation != b.generation || self.generation != self.tape.generation.get() {
             stale(op.into());
         }
         let y = value(self.value, b.value);
@@ -1841,6 +1957,14 @@ impl Index<&Var<'_>> for Gradients {
     }
 }
 
+/// Hands the adjoint buffer back to the thread, for the next
+/// [`Var::backward`] (see [`SPARE_MAX_LEN`]).
+impl Drop for Gradients {
+    fn drop(&mut self) {
+        give_back(std::mem::take(&mut self.adjoints));
+    }
+}
+
 impl fmt::Debug for Gradients {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Gradients")
@@ -1871,6 +1995,11 @@ mod tests {
     #[test]
     fn node_layout() {
         assert_eq!(std::mem::size_of::<Node>(), 24);
+        // no padding: `Inner::push` writes the fields one by one
+        assert_eq!(
+            std::mem::size_of::<[f64; 2]>() + std::mem::size_of::<[u32; 2]>(),
+            24
+        );
         assert_eq!(std::mem::size_of::<Op>(), 1);
         assert_eq!(std::mem::size_of::<Cold>(), 9);
         assert_eq!(Tape::BYTES_PER_NODE, 33);
@@ -1997,6 +2126,108 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The sweep visits two nodes a round: outputs at every position of a
+    /// short tape (odd and even counts of nodes, the first input alone)
+    /// give the textbook sweep's results bit for bit.
+    #[test]
+    fn sweep_of_every_length() {
+        let tape = Tape::new();
+        let x = tape.var(0.7);
+        let mut vars = vec![x];
+        for k in 0..7 {
+            let last = vars[vars.len() - 1];
+            vars.push(match k % 3 {
+                0 => last * x,
+                1 => last.sin(),
+                _ => 1.5 - last / x,
+            });
+        }
+        for z in vars {
+            let g = z.backward();
+            let expected =
+                tape.with_inner(|inner| reference_sweep(&inner.nodes()[..=z.index as usize]));
+            assert_eq!(g.adjoints.len(), expected.len());
+            for (got, want) in g.adjoints.iter().zip(&expected) {
+                assert_eq!(got.to_bits(), want.to_bits(), "output {}", z.index);
+            }
+        }
+    }
+
+    /// An operand recorded after its node (only possible through a `Var`
+    /// kept across 2^32 clears) panics instead of indexing out of bounds.
+    #[test]
+    #[should_panic(expected = "node 2 has operand 5, recorded after it")]
+    fn an_operand_after_its_node_panics() {
+        let node = |args, partials| Node { partials, args };
+        let nodes = [
+            node([SENTINEL; 2], [0.0; 2]),
+            node([SENTINEL; 2], [0.0; 2]),
+            node([1, 5], [1.0, 1.0]),
+        ];
+        reverse_sweep(&nodes, &mut [0.0; 3]);
+    }
+
+    /// A dropped `Gradients` hands its buffer to the next `backward()` on
+    /// the thread, which zeroes it: the results are bit for bit those of a
+    /// fresh buffer (the textbook sweep), unrelated variables get exactly
+    /// `0.0`, and the memory is the same allocation.
+    #[test]
+    fn reused_adjoint_buffer_is_zeroed() {
+        SPARE.with(Cell::take); // start without a spare
+        let big = Tape::new();
+        let x = big.var(1.5);
+        let mut y = x;
+        for _ in 0..200 {
+            y = y * 1.01 + x;
+        }
+        let g = y.backward();
+        assert!(g.adjoints.iter().skip(1).all(|&a| a != 0.0));
+        let buffer = g.adjoints.as_ptr();
+        drop(g);
+
+        let small = Tape::new();
+        let (a, unused, b) = (small.var(2.0), small.var(5.0), small.var(3.0));
+        let z = (a * b).sin() / b;
+        let g = z.backward();
+        assert_eq!(g.adjoints.as_ptr(), buffer, "the spare buffer was reused");
+        assert_eq!(g.adjoints.len(), z.index as usize + 1);
+        assert_eq!(g[unused], 0.0);
+        let expected =
+            small.with_inner(|inner| reference_sweep(&inner.nodes()[..=z.index as usize]));
+        for (got, want) in g.adjoints.iter().zip(&expected) {
+            assert_eq!(got.to_bits(), want.to_bits());
+        }
+        // a clone owns its own numbers; dropping either leaves the other
+        let h = g.clone();
+        drop(g);
+        assert_eq!(h[a].to_bits(), expected[a.index as usize].to_bits());
+    }
+
+    /// Buffers larger than `SPARE_MAX_LEN` are freed, not kept; of two
+    /// small ones the larger is kept.
+    #[test]
+    fn spare_keeps_the_largest_small_buffer() {
+        SPARE.with(Cell::take);
+        give_back(vec![0.0; SPARE_MAX_LEN + 1]);
+        assert_eq!(SPARE.with(|s| s.take().capacity()), 0);
+        give_back(Vec::with_capacity(10));
+        give_back(Vec::with_capacity(5));
+        assert_eq!(SPARE.with(|s| s.take().capacity()), 10);
+        give_back(Vec::with_capacity(5));
+        give_back(Vec::with_capacity(10));
+        assert_eq!(SPARE.with(|s| s.take().capacity()), 10);
+        // too small for the next gradient: a fresh one is allocated
+        give_back(Vec::with_capacity(2));
+        let tape = Tape::new();
+        let x = tape.var(1.0);
+        let g = (x * 2.0 + 1.0).sin().backward();
+        assert!(g.adjoints.capacity() >= 5);
+        assert_eq!(
+            g.adjoints,
+            reference_sweep(&tape.with_inner(|i| i.nodes().to_vec()))
+        );
     }
 
     #[test]
