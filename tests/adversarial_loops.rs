@@ -1,0 +1,741 @@
+//! Adversarial tests of the loop optimisations of `emit.rs`/`fuse.rs`:
+//! fused loops, accumulating loops reversed forwards, saved exit values and
+//! call partials computed in the forward code. Each function sits at the
+//! edge of a condition one of them relies on. Every gradient is checked
+//! against central finite differences at three points, `_adjoint` is checked
+//! to add `d_out` times the gradient into a pre-filled buffer, and, where a
+//! twin written so that the optimisation cannot apply exists, the two
+//! gradients must agree to rounding.
+
+#![allow(clippy::needless_range_loop, clippy::assign_op_pattern)]
+
+mod common;
+
+use autograd::differentiable;
+use common::assert_gradient;
+
+const POINTS: [[f64; 6]; 3] = [
+    [0.7, -1.3, 0.4, 1.9, -0.6, 1.1],
+    [1.2, 0.3, -0.8, 0.5, 2.1, -0.2],
+    [-0.4, 0.9, 1.6, -1.1, 0.2, 0.8],
+];
+
+/// Checks `grad` against finite differences of `f` at every point, and that
+/// `adjoint` adds `d_out` times the same gradient into a non-zero buffer.
+#[track_caller]
+fn check(
+    f: impl Fn(&[f64]) -> f64,
+    grad: impl Fn(&[f64]) -> (f64, Vec<f64>),
+    adjoint: impl Fn(&[f64], f64, &mut [f64]) -> f64,
+) {
+    for x in POINTS {
+        let (value, gradient) = grad(&x);
+        assert_eq!(value, f(&x), "value at {x:?}");
+        assert_gradient(&f, &x, &gradient);
+        let mut buffer = vec![0.5; x.len()];
+        assert_eq!(adjoint(&x, -2.0, &mut buffer), value);
+        for (i, (b, g)) in buffer.iter().zip(&gradient).enumerate() {
+            assert!(
+                (b - (0.5 - 2.0 * g)).abs() <= 1e-12 * (1.0 + g.abs()),
+                "adjoint d/dx{i} at {x:?}: buffer {b}, gradient {g}"
+            );
+        }
+    }
+}
+
+/// The gradients of two ways of writing one function agree to rounding.
+#[track_caller]
+fn same(a: impl Fn(&[f64]) -> (f64, Vec<f64>), b: impl Fn(&[f64]) -> (f64, Vec<f64>)) {
+    for x in POINTS {
+        let ((va, ga), (vb, gb)) = (a(&x), b(&x));
+        assert!((va - vb).abs() <= 1e-12 * (1.0 + va.abs()), "{va} vs {vb}");
+        for (i, (p, q)) in ga.iter().zip(&gb).enumerate() {
+            assert!(
+                (p - q).abs() <= 1e-12 * (1.0 + p.abs()),
+                "d/dx{i} at {x:?}: {p} vs twin {q}"
+            );
+        }
+    }
+}
+
+macro_rules! check {
+    ($f:ident, $g:ident, $a:ident) => {
+        check($f, $g, $a)
+    };
+}
+
+// ----- accumulators through branches ----------------------------------------
+
+#[differentiable]
+fn branch_different_updates(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    let mut t = 1.0;
+    for i in 0..x.len() {
+        if x[i] > 0.0 {
+            s += x[i].sin();
+            t -= x[i] * x[i];
+        } else if x[i] < -1.0 {
+            s -= x[i].exp();
+        } else {
+            t += x[i].cos();
+        }
+    }
+    2.0 * s - t / 3.0
+}
+
+#[differentiable]
+fn branch_different_updates_twin(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    let mut t = 1.0;
+    for i in 0..x.len() {
+        if x[i] > 0.0 {
+            s += x[i].sin();
+            t -= x[i] * x[i];
+        } else if x[i] < -1.0 {
+            s -= x[i].exp();
+        } else {
+            t += x[i].cos();
+        }
+        s += 0.0 * s * t;
+    }
+    2.0 * s - t / 3.0
+}
+
+#[differentiable]
+fn continue_then_accumulate(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..x.len() {
+        let v = x[i] * x[(i + 1) % 6];
+        if v < 0.0 {
+            s += v;
+            continue;
+        }
+        s += v.sqrt();
+        if i > 3 {
+            continue;
+        }
+        s -= (v * 0.5).exp();
+    }
+    s
+}
+
+#[differentiable]
+fn continue_then_accumulate_twin(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..x.len() {
+        let v = x[i] * x[(i + 1) % 6];
+        if v < 0.0 {
+            s += v;
+            s += 0.0 * s * s;
+            continue;
+        }
+        s += v.sqrt();
+        if i > 3 {
+            s += 0.0 * s * s;
+            continue;
+        }
+        s -= (v * 0.5).exp();
+        s += 0.0 * s * s;
+    }
+    s
+}
+
+/// Copies of the accumulator through a local before updating it.
+#[differentiable]
+fn copied_accumulator(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..x.len() {
+        let t = s;
+        let u = t;
+        s = u + x[i] * x[i];
+    }
+    s
+}
+
+/// Two accumulators, one updated from a value computed by the other's
+/// branch only.
+#[differentiable]
+fn swap_roles(x: &[f64]) -> f64 {
+    let mut a = 0.0;
+    let mut b = 0.0;
+    for i in 0..x.len() {
+        let w = x[i].tanh();
+        if i % 2 == 0 {
+            a += w;
+        } else {
+            b += w * w;
+        }
+    }
+    a * 3.0 - b
+}
+
+/// An accumulator assigned in both branches from the same entry.
+#[differentiable]
+fn both_branches_from_entry(x: &[f64]) -> f64 {
+    let mut s = x[0];
+    for i in 1..x.len() {
+        if x[i] > x[i - 1] {
+            s = s + x[i];
+        } else {
+            s = s - x[i] * x[i - 1];
+        }
+    }
+    s * 0.5
+}
+
+/// An accumulator reset in one branch: not accumulating.
+#[differentiable]
+fn reset_in_branch(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..x.len() {
+        if x[i] > 1.5 {
+            s = x[i];
+        } else {
+            s += x[i] * x[i];
+        }
+    }
+    s
+}
+
+/// `s = x - s`: negated each iteration.
+#[differentiable]
+fn subtracted_from(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..x.len() {
+        s = x[i] - s;
+    }
+    s
+}
+
+/// Accumulator read in a condition.
+#[differentiable]
+fn read_in_condition(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..x.len() {
+        if s > 1.0 {
+            s += x[i];
+        } else {
+            s += x[i] * x[i];
+        }
+    }
+    s
+}
+
+/// The accumulated value also goes to a second cell that is read after.
+#[differentiable]
+fn last_increment(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    let mut last = 0.0;
+    for i in 0..x.len() {
+        let t = s + x[i] * x[i];
+        last = t;
+        s = t;
+    }
+    s + 2.0 * last
+}
+
+/// The entry value copied to a cell in one branch, the other branch accumulates.
+#[differentiable]
+fn fan_out_in_branches(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    let mut r = 0.0;
+    for i in 0..x.len() {
+        let t = s;
+        if x[i] > 0.0 {
+            s = t + x[i];
+        } else {
+            r = t;
+            s = t + x[i] * x[i];
+        }
+    }
+    s + 3.0 * r
+}
+
+/// Fan-out through a nested loop: the entry flows into `s` and `r`.
+#[differentiable]
+fn fan_out_through_nested_loop(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    let mut r = 0.0;
+    for i in 0..3 {
+        let t = s;
+        for _k in 0..2 {
+            r += t;
+        }
+        s = t + x[i] * x[i + 3];
+    }
+    s + r
+}
+
+/// Fan-out of an accumulated value that goes into itself twice inside a nested loop.
+#[differentiable]
+fn nested_loop_assigns_outer_value(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..3 {
+        let t = s + x[i];
+        let mut u = 0.0;
+        for k in 0..2 {
+            u = t + x[k + 3];
+        }
+        s = u;
+    }
+    s
+}
+
+// ----- nested loops ------------------------------------------------------------
+
+/// Accumulating at several depths.
+#[differentiable]
+fn several_depths(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..x.len() {
+        s += x[i];
+        for j in 0..i {
+            s += x[i] * x[j];
+            for k in 0..j {
+                s -= (x[k] * x[j] * x[i]).sin();
+            }
+        }
+    }
+    s / 4.0
+}
+
+/// An inner loop reading the outer accumulator's value (not accumulating).
+#[differentiable]
+fn inner_reads_outer_accumulator(x: &[f64]) -> f64 {
+    let mut s = 0.1;
+    for i in 0..x.len() {
+        let mut t = 0.0;
+        for j in 0..2 {
+            t += s * x[(i + j) % 6];
+        }
+        s += t * 0.1;
+    }
+    s
+}
+
+/// An accumulator initialised from another loop's result.
+#[differentiable]
+fn initialised_from_another_loop(x: &[f64]) -> f64 {
+    let mut a = 0.0;
+    for i in 0..x.len() {
+        a += x[i].sin();
+    }
+    let mut b = a;
+    for i in 0..x.len() {
+        b += x[i] * x[i] * a;
+    }
+    b * 2.0
+}
+
+/// Inner accumulator initialised from the outer accumulator, added back.
+#[differentiable]
+fn inner_from_outer(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..3 {
+        let mut a = s;
+        for k in 0..x.len() {
+            a += x[k] * x[i];
+        }
+        s = a;
+    }
+    s
+}
+
+/// The same, outer not fused (read non-linearly), inner with saved exits.
+#[differentiable]
+fn inner_from_outer_squared(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..3 {
+        let mut a = s;
+        for k in 0..x.len() {
+            a += x[k] * x[i];
+        }
+        s = a;
+    }
+    s * s
+}
+
+/// Inner loop accumulating, outer reading it non-linearly, and an outer
+/// accumulator.
+#[differentiable]
+fn layer_sum(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for j in 0..4 {
+        let mut a = x[j];
+        for k in 0..x.len() {
+            a += x[k] * x[(j + k) % 6];
+        }
+        s += a.tanh() * a;
+    }
+    s
+}
+
+// ----- linear tails ------------------------------------------------------------
+
+#[differentiable]
+fn tail_negated(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..x.len() {
+        s += x[i].exp();
+    }
+    -s
+}
+
+#[differentiable]
+fn tail_subtracted_from(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..x.len() {
+        s += x[i].exp();
+    }
+    1.0 - s
+}
+
+#[differentiable]
+fn tail_times_value_before(x: &[f64]) -> f64 {
+    let k = x[0] * x[1];
+    let mut s = 0.0;
+    for i in 0..x.len() {
+        s += x[i].sin();
+    }
+    s * k
+}
+
+/// Multiplied by a value computed after the loop (not fused).
+#[differentiable]
+fn tail_times_value_after(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..x.len() {
+        s += x[i].sin();
+    }
+    let k = x[0] * x[1];
+    s * k
+}
+
+#[differentiable]
+fn tail_over_value_before(x: &[f64]) -> f64 {
+    let k = x[0].exp() + 1.0;
+    let mut s = 0.0;
+    for i in 0..x.len() {
+        s += x[i] * x[i];
+    }
+    s / k
+}
+
+/// Divided by the accumulator (not linear).
+#[differentiable]
+fn tail_over_accumulator(x: &[f64]) -> f64 {
+    let mut s = 1.0;
+    for i in 0..x.len() {
+        s += x[i] * x[i];
+    }
+    2.0 / s
+}
+
+#[differentiable]
+fn tail_integer_cast(x: &[f64]) -> f64 {
+    let n = x.len();
+    let mut s = 0.0;
+    for i in 0..n {
+        s += x[i].cos();
+    }
+    s / n as f64 * (n - 1) as f64
+}
+
+#[differentiable]
+fn tail_constant_after(x: &[f64]) -> f64 {
+    let n = x.len();
+    let mut s = 0.0;
+    for i in 0..n {
+        s += x[i].cos();
+    }
+    let m = n * 2;
+    let c = m as f64 + 0.5;
+    s * c
+}
+
+#[differentiable]
+fn tail_two_loops(x: &[f64]) -> f64 {
+    let mut a = 0.0;
+    for i in 0..x.len() {
+        a += x[i].sin();
+    }
+    let mut b = 0.0;
+    for i in 0..x.len() {
+        b += x[i] * x[i];
+    }
+    0.5 * a - 2.0 * b + (a + b) * 3.0
+}
+
+#[differentiable]
+fn tail_two_loops_product(x: &[f64]) -> f64 {
+    let mut a = 0.0;
+    for i in 0..x.len() {
+        a += x[i].sin();
+    }
+    let mut b = 0.0;
+    for i in 0..x.len() {
+        b += x[i] * x[i];
+    }
+    a * b
+}
+
+#[differentiable]
+fn tail_through_if(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..x.len() {
+        s += x[i].sin();
+    }
+    if x[0] > 0.0 {
+        s * 2.0
+    } else {
+        -s
+    }
+}
+
+#[differentiable]
+fn tail_return_in_if(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..x.len() {
+        s += x[i].sin();
+    }
+    if x[1] > 0.0 {
+        return s * 2.0;
+    }
+    s - 1.0
+}
+
+/// The accumulator's adjoint comes from two places in the tail.
+#[differentiable]
+fn tail_used_twice(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..x.len() {
+        s += x[i].sin();
+    }
+    let y = s * 3.0;
+    let z = y - s / 2.0;
+    z + y + s
+}
+
+/// The loop's result stored in an array read afterwards.
+#[differentiable]
+fn tail_through_array(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..x.len() {
+        s += x[i].sin();
+    }
+    let h = [s, 2.0 * s];
+    h[0] + h[1]
+}
+
+/// An integer counter carried along.
+#[differentiable]
+fn with_counter(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    let mut n = 0;
+    for i in 0..x.len() {
+        if x[i] > 0.0 {
+            s += x[i] * x[i];
+            n += 1;
+        }
+    }
+    s + n as f64
+}
+
+#[differentiable]
+fn with_counter_scaled(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    let mut n = 0usize;
+    for i in 0..x.len() {
+        n += i;
+        s += x[i] * x[i] * n as f64;
+    }
+    let k = 2.0;
+    s * k - n as f64
+}
+
+/// The accumulator scaled by a float counter computed in the loop.
+#[differentiable]
+fn float_counter(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    let mut c = 0.0;
+    for i in 0..x.len() {
+        s += x[i].exp();
+        c += 1.0;
+    }
+    s * c
+}
+
+/// The tail multiplies by a value that the loop's accumulator is also.
+#[differentiable]
+fn tail_times_param_scalar(x: &[f64], k: f64) -> f64 {
+    let mut s = 0.0;
+    for i in 0..x.len() {
+        s += (x[i] * k).sin();
+    }
+    s * k - s / k
+}
+
+// ----- the checks ----------------------------------------------------------------
+
+#[test]
+fn branches() {
+    check!(
+        branch_different_updates,
+        branch_different_updates_grad,
+        branch_different_updates_adjoint
+    );
+    same(
+        branch_different_updates_grad,
+        branch_different_updates_twin_grad,
+    );
+    check!(
+        continue_then_accumulate,
+        continue_then_accumulate_grad,
+        continue_then_accumulate_adjoint
+    );
+    same(
+        continue_then_accumulate_grad,
+        continue_then_accumulate_twin_grad,
+    );
+    check!(
+        copied_accumulator,
+        copied_accumulator_grad,
+        copied_accumulator_adjoint
+    );
+    check!(swap_roles, swap_roles_grad, swap_roles_adjoint);
+    check!(
+        both_branches_from_entry,
+        both_branches_from_entry_grad,
+        both_branches_from_entry_adjoint
+    );
+    check!(reset_in_branch, reset_in_branch_grad, reset_in_branch_adjoint);
+    check!(subtracted_from, subtracted_from_grad, subtracted_from_adjoint);
+    check!(
+        read_in_condition,
+        read_in_condition_grad,
+        read_in_condition_adjoint
+    );
+    check!(last_increment, last_increment_grad, last_increment_adjoint);
+    check!(
+        fan_out_in_branches,
+        fan_out_in_branches_grad,
+        fan_out_in_branches_adjoint
+    );
+    check!(
+        fan_out_through_nested_loop,
+        fan_out_through_nested_loop_grad,
+        fan_out_through_nested_loop_adjoint
+    );
+    check!(
+        nested_loop_assigns_outer_value,
+        nested_loop_assigns_outer_value_grad,
+        nested_loop_assigns_outer_value_adjoint
+    );
+}
+
+#[test]
+fn nested() {
+    check!(several_depths, several_depths_grad, several_depths_adjoint);
+    check!(
+        inner_reads_outer_accumulator,
+        inner_reads_outer_accumulator_grad,
+        inner_reads_outer_accumulator_adjoint
+    );
+    check!(
+        initialised_from_another_loop,
+        initialised_from_another_loop_grad,
+        initialised_from_another_loop_adjoint
+    );
+    check!(inner_from_outer, inner_from_outer_grad, inner_from_outer_adjoint);
+    check!(
+        inner_from_outer_squared,
+        inner_from_outer_squared_grad,
+        inner_from_outer_squared_adjoint
+    );
+    check!(layer_sum, layer_sum_grad, layer_sum_adjoint);
+}
+
+#[test]
+fn tails() {
+    check!(tail_negated, tail_negated_grad, tail_negated_adjoint);
+    check!(
+        tail_subtracted_from,
+        tail_subtracted_from_grad,
+        tail_subtracted_from_adjoint
+    );
+    check!(
+        tail_times_value_before,
+        tail_times_value_before_grad,
+        tail_times_value_before_adjoint
+    );
+    check!(
+        tail_times_value_after,
+        tail_times_value_after_grad,
+        tail_times_value_after_adjoint
+    );
+    same(tail_times_value_before_grad, tail_times_value_after_grad);
+    check!(
+        tail_over_value_before,
+        tail_over_value_before_grad,
+        tail_over_value_before_adjoint
+    );
+    check!(
+        tail_over_accumulator,
+        tail_over_accumulator_grad,
+        tail_over_accumulator_adjoint
+    );
+    check!(
+        tail_integer_cast,
+        tail_integer_cast_grad,
+        tail_integer_cast_adjoint
+    );
+    check!(
+        tail_constant_after,
+        tail_constant_after_grad,
+        tail_constant_after_adjoint
+    );
+    check!(tail_two_loops, tail_two_loops_grad, tail_two_loops_adjoint);
+    check!(
+        tail_two_loops_product,
+        tail_two_loops_product_grad,
+        tail_two_loops_product_adjoint
+    );
+    check!(tail_through_if, tail_through_if_grad, tail_through_if_adjoint);
+    check!(
+        tail_return_in_if,
+        tail_return_in_if_grad,
+        tail_return_in_if_adjoint
+    );
+    check!(tail_used_twice, tail_used_twice_grad, tail_used_twice_adjoint);
+    check!(
+        tail_through_array,
+        tail_through_array_grad,
+        tail_through_array_adjoint
+    );
+    check!(with_counter, with_counter_grad, with_counter_adjoint);
+    check!(
+        with_counter_scaled,
+        with_counter_scaled_grad,
+        with_counter_scaled_adjoint
+    );
+    check!(float_counter, float_counter_grad, float_counter_adjoint);
+    for k in [0.7, -1.3] {
+        check(
+            |x| tail_times_param_scalar(x, k),
+            |x| {
+                let (v, (g, _)) = tail_times_param_scalar_grad(x, k);
+                (v, g)
+            },
+            |x, d, b| {
+                let mut dk = 0.0;
+                tail_times_param_scalar_adjoint(x, k, d, b, &mut dk)
+            },
+        );
+        let (_, (_, dk)) = tail_times_param_scalar_grad(&POINTS[0], k);
+        let h = 1e-6;
+        let fd = (tail_times_param_scalar(&POINTS[0], k + h)
+            - tail_times_param_scalar(&POINTS[0], k - h))
+            / (2.0 * h);
+        assert!((dk - fd).abs() < 1e-6 * (1.0 + fd.abs()), "{dk} vs {fd}");
+    }
+}
