@@ -44,8 +44,14 @@ fn check(
 }
 
 /// The gradients of two ways of writing one function agree to rounding.
+type Grad = fn(&[f64]) -> (f64, Vec<f64>);
+
+fn same(a: Grad, b: Grad) {
+    run("same", move || same_gradients(a, b));
+}
+
 #[track_caller]
-fn same(a: impl Fn(&[f64]) -> (f64, Vec<f64>), b: impl Fn(&[f64]) -> (f64, Vec<f64>)) {
+fn same_gradients(a: Grad, b: Grad) {
     for x in POINTS {
         let ((va, ga), (vb, gb)) = (a(&x), b(&x));
         assert!((va - vb).abs() <= 1e-12 * (1.0 + va.abs()), "{va} vs {vb}");
@@ -58,9 +64,26 @@ fn same(a: impl Fn(&[f64]) -> (f64, Vec<f64>), b: impl Fn(&[f64]) -> (f64, Vec<f
     }
 }
 
+thread_local! {
+    static FAILED: std::cell::RefCell<Vec<&'static str>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Runs one check, recording its name if it fails, so that one test
+/// reports every failing function of its group (`finish`).
+fn run(name: &'static str, body: impl FnOnce() + std::panic::UnwindSafe) {
+    if std::panic::catch_unwind(body).is_err() {
+        FAILED.with(|f| f.borrow_mut().push(name));
+    }
+}
+
+fn finish() {
+    let failed = FAILED.with(|f| std::mem::take(&mut *f.borrow_mut()));
+    assert!(failed.is_empty(), "failing: {failed:?}");
+}
+
 macro_rules! check {
     ($f:ident, $g:ident, $a:ident) => {
-        check($f, $g, $a)
+        run(stringify!($f), || check($f, $g, $a))
     };
 }
 
@@ -608,8 +631,16 @@ fn branches() {
         both_branches_from_entry_grad,
         both_branches_from_entry_adjoint
     );
-    check!(reset_in_branch, reset_in_branch_grad, reset_in_branch_adjoint);
-    check!(subtracted_from, subtracted_from_grad, subtracted_from_adjoint);
+    check!(
+        reset_in_branch,
+        reset_in_branch_grad,
+        reset_in_branch_adjoint
+    );
+    check!(
+        subtracted_from,
+        subtracted_from_grad,
+        subtracted_from_adjoint
+    );
     check!(
         read_in_condition,
         read_in_condition_grad,
@@ -631,6 +662,7 @@ fn branches() {
         nested_loop_assigns_outer_value_grad,
         nested_loop_assigns_outer_value_adjoint
     );
+    finish();
 }
 
 #[test]
@@ -646,13 +678,18 @@ fn nested() {
         initialised_from_another_loop_grad,
         initialised_from_another_loop_adjoint
     );
-    check!(inner_from_outer, inner_from_outer_grad, inner_from_outer_adjoint);
+    check!(
+        inner_from_outer,
+        inner_from_outer_grad,
+        inner_from_outer_adjoint
+    );
     check!(
         inner_from_outer_squared,
         inner_from_outer_squared_grad,
         inner_from_outer_squared_adjoint
     );
     check!(layer_sum, layer_sum_grad, layer_sum_adjoint);
+    finish();
 }
 
 #[test]
@@ -700,13 +737,21 @@ fn tails() {
         tail_two_loops_product_grad,
         tail_two_loops_product_adjoint
     );
-    check!(tail_through_if, tail_through_if_grad, tail_through_if_adjoint);
+    check!(
+        tail_through_if,
+        tail_through_if_grad,
+        tail_through_if_adjoint
+    );
     check!(
         tail_return_in_if,
         tail_return_in_if_grad,
         tail_return_in_if_adjoint
     );
-    check!(tail_used_twice, tail_used_twice_grad, tail_used_twice_adjoint);
+    check!(
+        tail_used_twice,
+        tail_used_twice_grad,
+        tail_used_twice_adjoint
+    );
     check!(
         tail_through_array,
         tail_through_array_grad,
@@ -738,4 +783,614 @@ fn tails() {
             / (2.0 * h);
         assert!((dk - fd).abs() < 1e-6 * (1.0 + fd.abs()), "{dk} vs {fd}");
     }
+    finish();
+}
+
+// ----- arrays ------------------------------------------------------------------
+
+/// A fused loop reads a local array that is stored into after it.
+#[differentiable]
+fn store_after_fused_read(x: &[f64]) -> f64 {
+    let mut h = [0.0; 3];
+    for j in 0..3 {
+        h[j] = x[j].sin();
+    }
+    let mut s = 0.0;
+    for i in 0..3 {
+        s += h[i] * x[i + 3];
+    }
+    h[1] = x[0] * 2.0;
+    s + h[1]
+}
+
+/// The same, with the array's first stores in straight-line code.
+#[differentiable]
+fn store_after_fused_read_straight(x: &[f64]) -> f64 {
+    let mut h = [x[0].sin(), x[1] * x[2], x[3].cos()];
+    let mut s = 0.0;
+    for i in 0..3 {
+        s += h[i] * x[i + 3];
+    }
+    h[1] = x[4] * 2.0;
+    s - h[1] * h[0]
+}
+
+/// The same, with the later store in a loop.
+#[differentiable]
+fn store_after_fused_read_loop(x: &[f64]) -> f64 {
+    let mut h = [x[0].sin(), x[1] * x[2], x[3].cos()];
+    let mut s = 0.0;
+    for i in 0..3 {
+        s += h[i] * x[i + 3];
+    }
+    for j in 0..2 {
+        h[j] = x[j + 4] * h[j + 1];
+    }
+    s * 2.0 + h[0] + h[1]
+}
+
+/// A loop that only accumulates and overwrites elements of an array
+/// declared outside it (each written twice, read after).
+#[differentiable]
+fn overwrites_in_accumulating_loop(x: &[f64]) -> f64 {
+    let mut h = [0.0; 2];
+    let mut s = 0.0;
+    for i in 0..6 {
+        h[i % 2] = x[i].sin();
+        s += x[i] * x[i];
+    }
+    (h[0] + 2.0 * h[1]) * s.sin()
+}
+
+/// The same overwrites in a nested loop of a fused loop.
+#[differentiable]
+fn overwrites_in_nested_loop(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for j in 0..3 {
+        let mut h = [0.0; 2];
+        let mut a = 0.0;
+        for i in 0..6 {
+            h[i % 2] = x[i] * x[j];
+            a += x[i];
+        }
+        s += (h[0] - h[1]) * a;
+    }
+    s
+}
+
+/// Local arrays inside and outside a fused loop, read after, copied.
+#[differentiable]
+fn arrays_around_fused(x: &[f64]) -> f64 {
+    let v = x.to_vec();
+    let mut h = [0.0; 6];
+    for i in 0..6 {
+        h[i] = v[i] * v[(i + 1) % 6];
+    }
+    let mut s = 0.0;
+    for i in 0..5 {
+        let mut b = [0.0; 3];
+        for k in 0..3 {
+            b[k] = h[(i + k) % 6] * v[k];
+        }
+        let c = b.to_vec();
+        s += c[0] * c[2] - b[1];
+    }
+    s + h[2] * v[0]
+}
+
+/// A copy of an array taken inside the fused loop, a copy of an outer one.
+#[differentiable]
+fn copies_in_fused(x: &[f64]) -> f64 {
+    let h = [x[0] * x[1], x[2].exp(), x[3]];
+    let mut s = 0.0;
+    for i in 0..3 {
+        let mut c = h.to_vec();
+        c[i] = c[i] * x[i + 3];
+        s += c[0] + c[1] * c[2];
+    }
+    s + h[0]
+}
+
+/// Stores in nested loops inside a fused loop, into an array of the fused body.
+#[differentiable]
+fn nested_stores_in_fused(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..x.len() {
+        let mut b = [0.0; 3];
+        for j in 0..3 {
+            for k in 0..2 {
+                b[j] = b[j] + x[(i + j + k) % 6] * x[i];
+            }
+        }
+        s += b[0] * b[1] + b[2].sin();
+    }
+    s
+}
+
+/// An array written in an earlier top-level loop, read after the fused
+/// loop reads it, and a second fused loop reading it too.
+#[differentiable]
+fn array_read_by_two_fused(x: &[f64]) -> f64 {
+    let mut h = [0.0; 6];
+    for i in 0..6 {
+        h[i] = x[i].tanh();
+    }
+    let mut a = 0.0;
+    for i in 0..6 {
+        a += h[i] * h[(i + 2) % 6];
+    }
+    let mut b = 0.0;
+    for i in 0..6 {
+        b += h[i] * x[i];
+    }
+    a - b + h[3]
+}
+
+/// Reduced: a fused loop reads `h[0]`, which a later store overwrites; the
+/// store's reverse took the adjoint the loop had added to `d_h[0]` (fused
+/// loops now read no array stored into after them).
+#[differentiable]
+fn reduced_store_after_fused(x: &[f64]) -> f64 {
+    let mut h = [x[0], x[1]];
+    let mut s = 0.0;
+    for i in 0..2 {
+        s += h[i] * x[2];
+    }
+    h[0] = x[3];
+    s + h[0]
+}
+
+/// Reduced: a loop that only accumulates, reversed in the forward order,
+/// writes `h[0]` twice; the first write took the adjoint of the last
+/// (such loops now store only into arrays they declare).
+#[differentiable]
+fn reduced_overwrite_in_order(x: &[f64]) -> f64 {
+    let mut h = [0.0; 1];
+    let mut s = 0.0;
+    for i in 0..2 {
+        h[0] = x[i];
+        s += x[i];
+    }
+    h[0] * s
+}
+
+// ----- calls -------------------------------------------------------------------
+
+#[differentiable]
+fn three_args(a: f64, b: f64, c: f64) -> f64 {
+    (a * b).sin() + c * c * a
+}
+
+#[differentiable(wrt(a))]
+fn scaled_by(a: f64, k: f64) -> f64 {
+    (a * k).exp()
+}
+
+#[differentiable]
+fn slice_norm(v: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..v.len() {
+        s += v[i] * v[i];
+    }
+    s.sqrt()
+}
+
+#[differentiable(wrt(w))]
+fn dot_with(w: &[f64], d: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..d.len() {
+        s += w[i] * d[i];
+    }
+    s
+}
+
+#[differentiable]
+fn calls_in_fused(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..x.len() - 2 {
+        s += three_args(x[i], x[i + 1], x[i + 2]);
+        s += three_args(x[i], x[i], x[i + 1]);
+        let k = i as f64 * 0.3;
+        s -= scaled_by(x[i], k);
+    }
+    s * 0.5
+}
+
+#[differentiable]
+fn calls_in_fused_twin(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..x.len() - 2 {
+        s += three_args(x[i], x[i + 1], x[i + 2]);
+        s += three_args(x[i], x[i], x[i + 1]);
+        let k = i as f64 * 0.3;
+        s -= scaled_by(x[i], k);
+        s += 0.0 * s * s;
+    }
+    s * 0.5
+}
+
+/// Calls at top level: same variable twice, result of one into another.
+#[differentiable]
+fn calls_at_top(x: &[f64]) -> f64 {
+    let a = three_args(x[0], x[0], x[0]);
+    let b = three_args(a.sin(), x[1], a * 0.1);
+    let c = scaled_by(b, x.len() as f64 * 0.1);
+    let d = three_args(c, 2.0 * c, x[2]);
+    d + a
+}
+
+/// The same, with the calls in a branch (called, then their adjoint).
+#[differentiable]
+fn calls_at_top_twin(x: &[f64]) -> f64 {
+    let mut d = 0.0;
+    let mut a = 0.0;
+    if x.len() > 1 {
+        a = three_args(x[0], x[0], x[0]);
+        let b = three_args(a.sin(), x[1], a * 0.1);
+        let c = scaled_by(b, x.len() as f64 * 0.1);
+        d = three_args(c, 2.0 * c, x[2]);
+    }
+    d + a
+}
+
+/// A call taking a slice of a local array, inside a fused loop and at top level.
+#[differentiable]
+fn call_with_local_slice(x: &[f64]) -> f64 {
+    let h = [x[0] * x[1], x[2].sin(), x[3], x[4] * x[5]];
+    let top = slice_norm(&h[1..3]);
+    let mut s = 0.0;
+    for i in 0..3 {
+        let b = [x[i], h[i], x[i + 3]];
+        s += slice_norm(&b) + slice_norm(&h[i..i + 2]);
+    }
+    s + top
+}
+
+/// A callee differentiated only with respect to its first argument, given
+/// constant data.
+#[differentiable(wrt(w))]
+fn call_wrt_with_data(w: &[f64], data: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..3 {
+        s += dot_with(&w[i..i + 3], &data[i..i + 3]).tanh();
+    }
+    let top = dot_with(w, data);
+    s + top * top
+}
+
+struct Model {
+    scale: f64,
+}
+
+impl Model {
+    #[differentiable]
+    fn unit(&self, a: f64, b: f64) -> f64 {
+        self.scale * (a - b).sin() * a
+    }
+
+    #[differentiable]
+    fn total(&self, x: &[f64]) -> f64 {
+        let mut s = 0.0;
+        for i in 0..x.len() - 1 {
+            s += self.unit(x[i], x[i + 1]);
+        }
+        let top = self.unit(x[0], x[0]);
+        s / self.scale + top
+    }
+}
+
+// ----- saved exits -------------------------------------------------------------
+
+#[differentiable]
+fn exits_one_float(x: &[f64]) -> f64 {
+    let mut p = 1.0;
+    for j in 0..4 {
+        let mut a = 0.0;
+        for k in 0..x.len() {
+            a += x[k] * x[(j + k) % 6];
+        }
+        p *= a.sin() + 1.5;
+    }
+    p
+}
+
+#[differentiable]
+fn exits_two_floats_offset(x: &[f64]) -> f64 {
+    let mut p = 0.0;
+    for j in 3..7 {
+        let mut a = x[j - 3];
+        let mut b = 0.0;
+        for k in 0..j - 2 {
+            a += x[k] * x[k + 1];
+            b -= x[k + 2] * a;
+        }
+        p = p * 0.5 + (a * b).cos();
+    }
+    p
+}
+
+/// The inner loop's value read non-linearly, and its cells read after.
+#[differentiable]
+fn exits_read_nonlinearly(x: &[f64]) -> f64 {
+    let mut p = 0.0;
+    for j in 0..4 {
+        let mut a = 1.0;
+        for k in 0..3 {
+            a *= 1.0 + 0.1 * x[k + j];
+        }
+        let mut m = 0.0;
+        for k in 0..3 {
+            m += a * x[k + j];
+        }
+        p = (p + m * m).sqrt();
+    }
+    p
+}
+
+/// Inner loops inside branches of a constant-range loop.
+#[differentiable]
+fn exits_in_branches(x: &[f64]) -> f64 {
+    let mut p = 1.0;
+    for j in 0..4 {
+        if x[j] > 0.0 {
+            let mut a = 0.0;
+            for k in 0..x.len() {
+                a += x[k] * x[j];
+            }
+            p *= a.tanh() + 2.0;
+        } else {
+            let mut b = 0.0;
+            for k in 0..3 {
+                b += (x[k] - x[j]).powi(2);
+            }
+            p *= b.sqrt() + 1.0;
+        }
+    }
+    p
+}
+
+/// Three levels of constant-range loops.
+#[differentiable]
+fn exits_three_levels(x: &[f64]) -> f64 {
+    let mut p = 1.0;
+    for i in 0..2 {
+        let mut q = 0.0;
+        for j in 0..3 {
+            let mut a = 0.0;
+            for k in 0..4 {
+                a += x[k + i] * x[(j + k) % 6];
+            }
+            q += a.sin() * x[j];
+        }
+        p *= q + 2.0;
+    }
+    p
+}
+
+/// Three levels, the middle one carrying only accumulators.
+#[differentiable]
+fn exits_three_levels_acc(x: &[f64]) -> f64 {
+    let mut p = 1.0;
+    for i in 0..2 {
+        let mut q = 0.0;
+        for j in 0..3 {
+            let mut a = 0.0;
+            for k in 0..4 {
+                a += x[k + i] * x[(j + k) % 6];
+            }
+            q += a;
+        }
+        p *= q.sin() + 2.0;
+    }
+    p
+}
+
+/// An outer constant-range loop that breaks.
+#[differentiable]
+fn exits_outer_breaks(x: &[f64]) -> f64 {
+    let mut p = 1.0;
+    for j in 0..5 {
+        let mut a = 0.0;
+        for k in 0..x.len() {
+            a += x[k] * x[(j + k) % 6];
+        }
+        p *= a.cos() + 1.5;
+        if p < 0.9 || j == 3 {
+            break;
+        }
+    }
+    p
+}
+
+/// Wild-card index on the outer loop.
+#[differentiable]
+fn exits_wild_outer(x: &[f64]) -> f64 {
+    let mut p = 1.0;
+    for _ in 0..3 {
+        let mut a = 0.0;
+        for k in 0..x.len() {
+            a += x[k] * p;
+        }
+        p = (a * 0.3).sin() + 1.0;
+    }
+    p
+}
+
+/// The inner loop's entry depends on the outer carried value.
+#[differentiable]
+fn exits_entry_from_outer(x: &[f64]) -> f64 {
+    let mut p = 0.5;
+    for j in 0..4 {
+        let mut a = p;
+        for k in 0..3 {
+            a += x[k + j] * x[k];
+        }
+        p = a.sin() * p;
+    }
+    p
+}
+
+/// The inner loop is inside a non-constant outer loop, itself in a
+/// constant one.
+#[differentiable]
+fn exits_mixed_ranges(x: &[f64]) -> f64 {
+    let mut p = 1.0;
+    for j in 0..3 {
+        for m in 0..x.len() / 3 {
+            let mut a = x[m];
+            for k in 0..2 {
+                a += x[k + j] * x[m + 1];
+            }
+            p *= a.tanh() + 1.5;
+        }
+    }
+    p
+}
+
+#[test]
+fn arrays() {
+    check!(
+        store_after_fused_read,
+        store_after_fused_read_grad,
+        store_after_fused_read_adjoint
+    );
+    check!(
+        store_after_fused_read_straight,
+        store_after_fused_read_straight_grad,
+        store_after_fused_read_straight_adjoint
+    );
+    check!(
+        store_after_fused_read_loop,
+        store_after_fused_read_loop_grad,
+        store_after_fused_read_loop_adjoint
+    );
+    check!(
+        overwrites_in_accumulating_loop,
+        overwrites_in_accumulating_loop_grad,
+        overwrites_in_accumulating_loop_adjoint
+    );
+    check!(
+        overwrites_in_nested_loop,
+        overwrites_in_nested_loop_grad,
+        overwrites_in_nested_loop_adjoint
+    );
+    check!(
+        arrays_around_fused,
+        arrays_around_fused_grad,
+        arrays_around_fused_adjoint
+    );
+    check!(
+        copies_in_fused,
+        copies_in_fused_grad,
+        copies_in_fused_adjoint
+    );
+    check!(
+        nested_stores_in_fused,
+        nested_stores_in_fused_grad,
+        nested_stores_in_fused_adjoint
+    );
+    check!(
+        array_read_by_two_fused,
+        array_read_by_two_fused_grad,
+        array_read_by_two_fused_adjoint
+    );
+    finish();
+}
+
+#[test]
+fn regressions() {
+    check!(
+        reduced_store_after_fused,
+        reduced_store_after_fused_grad,
+        reduced_store_after_fused_adjoint
+    );
+    check!(
+        reduced_overwrite_in_order,
+        reduced_overwrite_in_order_grad,
+        reduced_overwrite_in_order_adjoint
+    );
+    finish();
+}
+
+#[test]
+fn calls() {
+    check!(calls_in_fused, calls_in_fused_grad, calls_in_fused_adjoint);
+    same(calls_in_fused_grad, calls_in_fused_twin_grad);
+    check!(calls_at_top, calls_at_top_grad, calls_at_top_adjoint);
+    same(calls_at_top_grad, calls_at_top_twin_grad);
+    check!(
+        call_with_local_slice,
+        call_with_local_slice_grad,
+        call_with_local_slice_adjoint
+    );
+    let data = [0.3, -0.7, 1.1, 0.2, -0.5, 0.9];
+    check(
+        |w| call_wrt_with_data(w, &data),
+        |w| call_wrt_with_data_grad(w, &data),
+        |w, d, b| call_wrt_with_data_adjoint(w, &data, d, b),
+    );
+    for scale in [1.5, -0.4] {
+        let model = Model { scale };
+        check(
+            |x| model.total(x),
+            |x| model.total_grad(x),
+            |x, d, b| model.total_adjoint(x, d, b),
+        );
+    }
+    finish();
+}
+
+#[test]
+fn saved_exits() {
+    check!(
+        exits_one_float,
+        exits_one_float_grad,
+        exits_one_float_adjoint
+    );
+    check!(
+        exits_two_floats_offset,
+        exits_two_floats_offset_grad,
+        exits_two_floats_offset_adjoint
+    );
+    check!(
+        exits_read_nonlinearly,
+        exits_read_nonlinearly_grad,
+        exits_read_nonlinearly_adjoint
+    );
+    check!(
+        exits_in_branches,
+        exits_in_branches_grad,
+        exits_in_branches_adjoint
+    );
+    check!(
+        exits_three_levels,
+        exits_three_levels_grad,
+        exits_three_levels_adjoint
+    );
+    check!(
+        exits_three_levels_acc,
+        exits_three_levels_acc_grad,
+        exits_three_levels_acc_adjoint
+    );
+    check!(
+        exits_outer_breaks,
+        exits_outer_breaks_grad,
+        exits_outer_breaks_adjoint
+    );
+    check!(
+        exits_wild_outer,
+        exits_wild_outer_grad,
+        exits_wild_outer_adjoint
+    );
+    check!(
+        exits_entry_from_outer,
+        exits_entry_from_outer_grad,
+        exits_entry_from_outer_adjoint
+    );
+    check!(
+        exits_mixed_ranges,
+        exits_mixed_ranges_grad,
+        exits_mixed_ranges_adjoint
+    );
+    finish();
 }

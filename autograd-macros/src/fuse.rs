@@ -28,8 +28,10 @@
 //! Extended Rosenbrock (`sum += ..; sum`), a chain of springs, and the
 //! per-sample loop of a batch loss (`total += ..; total / n + λ·reg`) are
 //! all such loops. The loop must also have no `break` (its trip count is
-//! then the range's), and store only into arrays declared inside it (so
-//! that nothing it writes is read after it).
+//! then the range's), store only into arrays declared inside it (so
+//! that nothing it writes is read after it), and read no array that the
+//! code after it stores into (the reverse of that store, which runs after
+//! the loop's, would take the adjoints the loop added into the array's).
 //!
 //! Only loops directly in the function body are fused: their forward code
 //! and the function's reverse sweep share one scope, so the adjoints of
@@ -65,7 +67,7 @@ pub fn fused_loops(func: &Func, activity: &Activity) -> HashMap<usize, Fused> {
         let Some(cells) = accumulators(l, activity) else {
             continue;
         };
-        if !stores_stay_inside(&l.body) {
+        if !stores_stay_inside(&l.body) || read_then_stored(l, &stmts[position + 1..]) {
             continue;
         }
         let outputs: Vec<VarId> = l.carried.iter().map(|c| c.cell).collect();
@@ -229,7 +231,7 @@ fn accumulated(rhs: &Rhs, acc: &HashSet<VarId>) -> bool {
 }
 
 /// Every store of `body` is into an array declared in `body`.
-fn stores_stay_inside(body: &Block) -> bool {
+pub fn stores_stay_inside(body: &Block) -> bool {
     let mut declared = HashSet::new();
     let mut stored = Vec::new();
     body.walk(0, &mut |stmt, _| match stmt {
@@ -244,6 +246,36 @@ fn stores_stay_inside(body: &Block) -> bool {
         _ => {}
     });
     stored.iter().all(|a| declared.contains(a))
+}
+
+/// Whether the loop `l` reads an array that `after` (the statements that
+/// follow it) stores into. The reverse of such a store moves the adjoint of
+/// the element it overwrites into the stored value and zeroes it; a fused
+/// loop has already added its reads' adjoints into the array's adjoint, so
+/// the store's reverse would take them for its own.
+fn read_then_stored(l: &Loop, after: &[Stmt]) -> bool {
+    let mut stored = HashSet::new();
+    for stmt in after {
+        let mut note = |s: &Stmt| {
+            if let Stmt::Store { array, .. } = s {
+                stored.insert(*array);
+            }
+        };
+        note(stmt);
+        match stmt {
+            Stmt::If { then_, else_, .. } => {
+                then_.walk(0, &mut |s, _| note(s));
+                else_.walk(0, &mut |s, _| note(s));
+            }
+            Stmt::Loop(inner) => inner.body.walk(0, &mut |s, _| note(s)),
+            _ => {}
+        }
+    }
+    let mut reads = false;
+    l.body.walk(0, &mut |stmt, _| {
+        reads |= shallow_reads(stmt).iter().any(|v| stored.contains(v));
+    });
+    reads
 }
 
 /// The variables a statement reads itself (not in its nested blocks).

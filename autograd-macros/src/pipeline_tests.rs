@@ -411,6 +411,9 @@ fn loops_that_do_more_than_accumulate_are_not_fused() {
         "fn f(x: &[f64]) -> f64 { let mut s = 0.0; for i in 0..2 { if x[i] > 1.0 { break; } s += x[i]; } s }",
         // a store into an array that outlives the loop
         "fn f(x: &[f64]) -> f64 { let mut h = [0.0; 2]; let mut s = 0.0; for i in 0..2 { h[i] = x[i]; s += x[i]; } s + h[0] }",
+        // reads an array that the code after it stores into
+        "fn f(x: &[f64]) -> f64 { let mut h = [x[0], x[1]]; let mut s = 0.0; for i in 0..2 { s += h[i] * x[2]; } h[0] = x[3]; s + h[0] }",
+        "fn f(x: &[f64]) -> f64 { let mut h = [x[0], x[1]]; let mut s = 0.0; for i in 0..2 { s += h[i]; } for j in 0..1 { if x[j] > 0.0 { h[j] = x[3]; } } s + h[0] }",
         // used non-linearly afterwards
         "fn f(x: &[f64]) -> f64 { let mut s = 0.0; for i in 0..2 { s += x[i]; } s * s }",
         "fn f(x: &[f64]) -> f64 { let mut s = 0.0; for i in 0..2 { s += x[i]; } s.sin() }",
