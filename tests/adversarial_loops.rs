@@ -7,7 +7,12 @@
 //! twin written so that the optimisation cannot apply exists, the two
 //! gradients must agree to rounding.
 
-#![allow(clippy::needless_range_loop, clippy::assign_op_pattern)]
+#![allow(
+    clippy::needless_range_loop,
+    clippy::assign_op_pattern,
+    unused_assignments,
+    unused_variables
+)]
 
 mod common;
 
@@ -596,6 +601,218 @@ fn tail_times_param_scalar(x: &[f64], k: f64) -> f64 {
         s += (x[i] * k).sin();
     }
     s * k - s / k
+}
+
+// ----- more accumulating loops reversed in the forward order ---------------
+
+/// An accumulating inner loop (reversed forwards) in an outer loop that is
+/// not fused, with a `continue`, a call, and a multiplicative loop inside.
+#[differentiable]
+fn accumulating_inner_with_everything(x: &[f64]) -> f64 {
+    let mut p = 1.0;
+    for j in 0..x.len() {
+        let mut a = 0.0;
+        for k in 0..x.len() {
+            if x[k] < -1.0 {
+                continue;
+            }
+            let mut m = 1.0;
+            for q in 0..2 {
+                m *= 1.0 + 0.1 * x[(k + q) % 6];
+            }
+            a += three_args(x[k], x[j], m) * 0.1;
+        }
+        p *= a.tanh() + 1.5;
+    }
+    p
+}
+
+/// Two accumulators in a loop reversed forwards; one's adjoint is zero.
+#[differentiable]
+fn accumulating_unused(x: &[f64]) -> f64 {
+    let mut p = 0.0;
+    for j in 0..2 {
+        let mut a = 0.0;
+        let mut b = 0.0;
+        for k in 0..x.len() {
+            a += x[k] * x[j];
+            b += x[k].exp();
+        }
+        p = p * p + a.sin();
+    }
+    p
+}
+
+/// An accumulator with a loop-local array declared inside the loop that
+/// is reversed forwards.
+#[differentiable]
+fn accumulating_with_inner_array(x: &[f64]) -> f64 {
+    let mut p = 1.0;
+    for j in 0..3 {
+        let mut a = 0.0;
+        for k in 0..4 {
+            let mut b = [0.0; 2];
+            b[0] = x[k] * x[j];
+            b[1] = b[0] * x[k + 1];
+            a += b[0] - b[1];
+        }
+        p *= a.cos();
+    }
+    p
+}
+
+/// The accumulating loop's result flows into the outer accumulator and
+/// an outer non-linear value.
+#[differentiable]
+fn accumulating_both_ways(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    let mut p = 1.0;
+    for j in 0..3 {
+        let mut a = 0.0;
+        for k in 0..x.len() {
+            a += x[k] * x[j];
+        }
+        s += a;
+        p *= a;
+    }
+    s * s + p
+}
+
+// ----- constants and items after the loop, scalars and wrt ------------------
+
+#[differentiable]
+fn const_item_after(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..x.len() {
+        s += x[i].sin();
+    }
+    const K: f64 = 3.0;
+    s * K - s / K
+}
+
+#[differentiable]
+fn shadowed_factor(x: &[f64]) -> f64 {
+    let k = x[0] * 2.0;
+    let mut s = 0.0;
+    for i in 0..x.len() {
+        s += x[i] * x[i];
+    }
+    let k = k + 1.0;
+    s * k
+}
+
+#[differentiable]
+fn shadowed_count(x: &[f64]) -> f64 {
+    let n = x.len();
+    let mut s = 0.0;
+    for i in 0..n {
+        s += x[i] * x[i];
+    }
+    let n = 2;
+    s * n as f64
+}
+
+/// Factor is an integer defined before the loop and modified in it.
+#[differentiable]
+fn factor_modified_in_loop(x: &[f64]) -> f64 {
+    let mut n = 1;
+    let mut s = 0.0;
+    for i in 0..x.len() {
+        s += x[i] * x[i];
+        n += i;
+    }
+    s * n as f64
+}
+
+/// Factor is a local read after the loop that shadows a loop variable name.
+#[differentiable]
+fn factor_named_like_loop_value(x: &[f64]) -> f64 {
+    let t = 0.5;
+    let mut s = 0.0;
+    for i in 0..x.len() {
+        let t = x[i] * 3.0;
+        s += t.sin();
+    }
+    s * t
+}
+
+/// An active slice and an active scalar, the scalar in the loop and the tail.
+#[differentiable]
+fn slice_and_scalar(x: &[f64], k: f64) -> f64 {
+    let mut s = k;
+    for i in 0..x.len() {
+        s += (x[i] * k).tanh();
+    }
+    let mut t = 0.0;
+    for i in 0..x.len() {
+        t += x[i] * s;
+    }
+    s * k + t
+}
+
+/// `wrt` picks the slice; the scalar and a data slice are constants.
+#[differentiable(wrt(x))]
+fn wrt_slice_only(x: &[f64], k: f64, data: &[f64]) -> f64 {
+    let mut s = 0.0;
+    let mut c = 0.0;
+    for i in 0..x.len() {
+        s += x[i] * data[i] * k;
+        c += data[i];
+    }
+    s * c + s / k
+}
+
+/// `wrt` picks the scalar and the slice, not the data.
+#[differentiable(wrt(x, k))]
+fn wrt_two_of_three(x: &[f64], k: f64, data: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..x.len() {
+        s += scaled_by(x[i], data[i]) * k;
+    }
+    let top = three_args(k, x[0], k);
+    s / 2.0 + top
+}
+
+// ----- forward mode ------------------------------------------------------------
+
+#[differentiable]
+fn forward_loops(t: f64) -> f64 {
+    let mut s = 0.0;
+    let mut h = [0.0; 4];
+    for i in 0..4 {
+        h[i] = (t * i as f64).sin();
+        s += h[i] * t;
+    }
+    let mut p = 1.0;
+    for j in 0..3 {
+        let mut a = 0.0;
+        for k in 0..4 {
+            a += h[k] * (j as f64 + t);
+        }
+        p *= a.tanh() + 1.5;
+    }
+    let c = three_args(t, t, s);
+    s * p + c
+}
+
+#[differentiable]
+fn forward_loops_reverse(t: f64, _unused: f64) -> f64 {
+    let mut s = 0.0;
+    let mut h = [0.0; 4];
+    for i in 0..4 {
+        h[i] = (t * i as f64).sin();
+        s += h[i] * t;
+    }
+    let mut p = 1.0;
+    for j in 0..3 {
+        let mut a = 0.0;
+        for k in 0..4 {
+            a += h[k] * (j as f64 + t);
+        }
+        p *= a.tanh() + 1.5;
+    }
+    let c = three_args(t, t, s);
+    s * p + c
 }
 
 // ----- the checks ----------------------------------------------------------------
@@ -1392,5 +1609,104 @@ fn saved_exits() {
         exits_mixed_ranges_grad,
         exits_mixed_ranges_adjoint
     );
+    finish();
+}
+
+#[test]
+fn more_accumulating() {
+    check!(
+        accumulating_inner_with_everything,
+        accumulating_inner_with_everything_grad,
+        accumulating_inner_with_everything_adjoint
+    );
+    check!(
+        accumulating_unused,
+        accumulating_unused_grad,
+        accumulating_unused_adjoint
+    );
+    check!(
+        accumulating_with_inner_array,
+        accumulating_with_inner_array_grad,
+        accumulating_with_inner_array_adjoint
+    );
+    check!(
+        accumulating_both_ways,
+        accumulating_both_ways_grad,
+        accumulating_both_ways_adjoint
+    );
+    finish();
+}
+
+#[test]
+fn constants_scalars_and_wrt() {
+    check!(const_item_after, const_item_after_grad, const_item_after_adjoint);
+    check!(shadowed_factor, shadowed_factor_grad, shadowed_factor_adjoint);
+    check!(shadowed_count, shadowed_count_grad, shadowed_count_adjoint);
+    check!(
+        factor_modified_in_loop,
+        factor_modified_in_loop_grad,
+        factor_modified_in_loop_adjoint
+    );
+    check!(
+        factor_named_like_loop_value,
+        factor_named_like_loop_value_grad,
+        factor_named_like_loop_value_adjoint
+    );
+    // the slice and the scalar, as one vector: x[..5], k = x[5]
+    run("slice_and_scalar", || {
+        check(
+            |v| slice_and_scalar(&v[..5], v[5]),
+            |v| {
+                let (value, (mut g, dk)) = slice_and_scalar_grad(&v[..5], v[5]);
+                g.push(dk);
+                (value, g)
+            },
+            |v, d, b| {
+                let (bx, bk) = b.split_at_mut(5);
+                slice_and_scalar_adjoint(&v[..5], v[5], d, bx, &mut bk[0])
+            },
+        )
+    });
+    let data = [0.3, -0.7, 1.1, 0.2, -0.5, 0.9];
+    for k in [0.8, -1.7] {
+        run("wrt_slice_only", move || {
+            check(
+                |x| wrt_slice_only(x, k, &data),
+                |x| wrt_slice_only_grad(x, k, &data),
+                |x, d, b| wrt_slice_only_adjoint(x, k, &data, d, b),
+            )
+        });
+    }
+    run("wrt_two_of_three", move || {
+        check(
+            |v| wrt_two_of_three(&v[..5], v[5], &data),
+            |v| {
+                let (value, (mut g, dk)) = wrt_two_of_three_grad(&v[..5], v[5], &data);
+                g.push(dk);
+                (value, g)
+            },
+            |v, d, b| {
+                let (bx, bk) = b.split_at_mut(5);
+                wrt_two_of_three_adjoint(&v[..5], v[5], &data, d, bx, &mut bk[0])
+            },
+        )
+    });
+    finish();
+}
+
+#[test]
+fn forward_mode() {
+    run("forward_loops", || {
+        for t in [0.3, -0.9, 1.4] {
+            let (value, d) = forward_loops_grad(t);
+            assert_eq!(value, forward_loops(t));
+            assert_gradient(|v| forward_loops(v[0]), &[t], &[d]);
+            let (_, (rd, _)) = forward_loops_reverse_grad(t, 0.0);
+            assert!((d - rd).abs() <= 1e-12 * (1.0 + rd.abs()), "{d} vs {rd}");
+            let mut acc = 0.5;
+            forward_loops_adjoint(t, -2.0, &mut acc);
+            assert!((acc - (0.5 - 2.0 * d)).abs() <= 1e-12 * (1.0 + d.abs()));
+        }
+    });
     finish();
 }
