@@ -815,6 +815,191 @@ fn forward_loops_reverse(t: f64, _unused: f64) -> f64 {
     s * p + c
 }
 
+// ----- odd shapes ---------------------------------------------------------------
+
+/// The nested loop continues a value the outer loop carries, read
+/// non-linearly after it (saved exits of a cell the outer loop also carries).
+#[differentiable]
+fn exits_continue_outer_value(x: &[f64]) -> f64 {
+    let mut a = 0.1;
+    let mut p = 1.0;
+    for j in 0..4 {
+        for k in 0..3 {
+            a += x[k + j] * x[k];
+        }
+        p *= a.sin() + 1.5;
+    }
+    p + a
+}
+
+/// The same, the outer loop breaking.
+#[differentiable]
+fn exits_continue_outer_value_break(x: &[f64]) -> f64 {
+    let mut a = 0.1;
+    let mut p = 1.0;
+    for j in 0..4 {
+        for k in 0..3 {
+            a += x[k + j] * x[k];
+        }
+        p *= a.sin() + 1.5;
+        if a > 2.0 {
+            break;
+        }
+    }
+    p + a
+}
+
+/// A `while` loop nested in a constant-range loop, and in a fused one.
+#[differentiable]
+fn while_inside(x: &[f64]) -> f64 {
+    let mut p = 1.0;
+    for j in 0..3 {
+        let mut a = 0.0;
+        let mut k = 0;
+        while k < 4 {
+            a += x[k] * x[j + 1];
+            k += 1;
+        }
+        p *= a.cos() + 1.5;
+    }
+    let mut s = 0.0;
+    for i in 0..x.len() {
+        let mut k = 0;
+        while k < i {
+            s += x[k] * x[i];
+            k += 1;
+        }
+    }
+    p + s
+}
+
+/// Reversed and inclusive ranges and slices, fused and reversed forwards.
+#[differentiable]
+fn odd_ranges(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in (0..x.len()).rev() {
+        s += x[i] * (i as f64 + 1.0);
+    }
+    let mut t = 0.0;
+    for v in x.iter() {
+        t += v.sin();
+    }
+    let mut u = 0.0;
+    for (i, v) in x.iter().enumerate() {
+        u += v * (i as f64);
+    }
+    let mut w = 0.0;
+    for v in x {
+        w += v * v;
+    }
+    let mut p = 1.0;
+    for j in (1..4).rev() {
+        let mut a = 0.0;
+        for k in 0..=j {
+            a += x[k] * x[j];
+        }
+        for v in x {
+            a += v * 0.1;
+        }
+        p *= a.tanh() + 1.5;
+    }
+    s - t * 0.5 + p + u / 3.0 - w
+}
+
+/// An accumulating loop inside a top-level branch.
+#[differentiable]
+fn accumulating_in_branch(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    if x[0] > 0.0 {
+        for i in 0..x.len() {
+            s += x[i] * x[0];
+        }
+    } else {
+        for i in 0..x.len() {
+            s -= x[i].exp();
+        }
+    }
+    s
+}
+
+/// An early return before the loop moves the loop into a branch.
+#[differentiable]
+fn early_return_before(x: &[f64]) -> f64 {
+    if x[1] > 1.0 {
+        return x[1] * 2.0;
+    }
+    let mut s = 0.0;
+    for i in 0..x.len() {
+        s += x[i].sin();
+    }
+    s * 3.0
+}
+
+/// A `return` inside the loop.
+#[differentiable]
+fn return_inside(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..x.len() {
+        if x[i] > 2.0 {
+            return s;
+        }
+        s += x[i] * x[i];
+    }
+    s / 2.0
+}
+
+/// Accumulation where the if-cell's initial value is not what a branch
+/// writes (`if` in the middle of the body).
+#[differentiable]
+fn if_in_the_middle(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..x.len() {
+        if x[i] > 0.0 {
+            s += x[i];
+        }
+        s += x[i] * x[i];
+        if x[i] < 0.45 {
+            s -= x[i].sin();
+        } else {
+            s += 1.0;
+        }
+    }
+    s * 2.0
+}
+
+/// An accumulator that is only copied in a nested loop (no update).
+#[differentiable]
+fn copied_through_nested_loop(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..3 {
+        for _k in 0..2 {
+            s = s + 0.0;
+        }
+        s += x[i] * x[i + 1];
+    }
+    s
+}
+
+/// A nested loop of a fused loop whose trip count is zero for some
+/// iterations, and an accumulator reading a per-iteration array.
+#[differentiable]
+fn empty_nested(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..x.len() {
+        let mut b = [0.0; 2];
+        b[0] = x[i];
+        b[1] = x[i];
+        for k in 0..i % 3 {
+            b[k % 2] = b[k % 2] * x[k];
+        }
+        for k in 0..i % 2 {
+            s += b[k] * b[1 - k];
+        }
+        s += b[0];
+    }
+    s
+}
+
 // ----- the checks ----------------------------------------------------------------
 
 #[test]
@@ -1708,5 +1893,40 @@ fn forward_mode() {
             assert!((acc - (0.5 - 2.0 * d)).abs() <= 1e-12 * (1.0 + d.abs()));
         }
     });
+    finish();
+}
+
+#[test]
+fn odd_shapes() {
+    check!(
+        exits_continue_outer_value,
+        exits_continue_outer_value_grad,
+        exits_continue_outer_value_adjoint
+    );
+    check!(
+        exits_continue_outer_value_break,
+        exits_continue_outer_value_break_grad,
+        exits_continue_outer_value_break_adjoint
+    );
+    check!(while_inside, while_inside_grad, while_inside_adjoint);
+    check!(odd_ranges, odd_ranges_grad, odd_ranges_adjoint);
+    check!(
+        accumulating_in_branch,
+        accumulating_in_branch_grad,
+        accumulating_in_branch_adjoint
+    );
+    check!(
+        early_return_before,
+        early_return_before_grad,
+        early_return_before_adjoint
+    );
+    check!(return_inside, return_inside_grad, return_inside_adjoint);
+    check!(if_in_the_middle, if_in_the_middle_grad, if_in_the_middle_adjoint);
+    check!(
+        copied_through_nested_loop,
+        copied_through_nested_loop_grad,
+        copied_through_nested_loop_adjoint
+    );
+    check!(empty_nested, empty_nested_grad, empty_nested_adjoint);
     finish();
 }
