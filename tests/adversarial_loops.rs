@@ -1000,6 +1000,127 @@ fn empty_nested(x: &[f64]) -> f64 {
     s
 }
 
+// ----- `if`s in the middle of a body (their cells start from the entry) ----
+
+#[differentiable]
+fn middle_ifs(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    let mut t = 0.5;
+    for i in 0..x.len() {
+        if x[i] > 0.0 {
+            s += x[i];
+        }
+        t -= x[i] * s.min(0.0).abs() * 0.0;
+        if x[i] < 1.0 {
+            for k in 0..i {
+                t += x[k] * x[i];
+            }
+        }
+        let y = if x[i] > -0.5 { x[i].sin() } else { x[i].cos() };
+        s += y;
+    }
+    s * 2.0 - t
+}
+
+#[differentiable]
+fn middle_ifs_fused(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    let mut t = 0.5;
+    for i in 0..x.len() {
+        if x[i] > 0.0 {
+            s += x[i];
+        }
+        if x[i] < 1.0 {
+            for k in 0..i {
+                t += x[k] * x[i];
+            }
+        }
+        let y = if x[i] > -0.5 { x[i].sin() } else { x[i].cos() };
+        s += y;
+        if x[i] > 0.35 {
+            s -= y * y;
+        }
+    }
+    s * 2.0 - t
+}
+
+#[differentiable]
+fn middle_ifs_twin(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    let mut t = 0.5;
+    for i in 0..x.len() {
+        if x[i] > 0.0 {
+            s += x[i];
+        }
+        if x[i] < 1.0 {
+            for k in 0..i {
+                t += x[k] * x[i];
+            }
+        }
+        let y = if x[i] > -0.5 { x[i].sin() } else { x[i].cos() };
+        s += y;
+        if x[i] > 0.35 {
+            s -= y * y;
+        }
+        t += s * s * 0.0;
+    }
+    s * 2.0 - t
+}
+
+/// The value before a middle `if` goes to a second accumulator in one
+/// branch and on to the first after the `if`: not only accumulating.
+#[differentiable]
+fn middle_if_fan_out(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    let mut r = 0.0;
+    for i in 0..x.len() {
+        let t = s;
+        if x[i] > 0.0 {
+            r = t;
+        }
+        s = t + x[i] * x[i];
+    }
+    s + 3.0 * r
+}
+
+/// The same through an `if` expression.
+#[differentiable]
+fn middle_if_expression_fan_out(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    let mut r = 0.0;
+    for i in 0..x.len() {
+        let t = s;
+        let y = if x[i] > 0.0 {
+            r = t;
+            t
+        } else {
+            t + x[i]
+        };
+        s = y + x[i] * x[i];
+    }
+    s + 3.0 * r
+}
+
+/// Middle `if`s nested in each other, in a loop that is not fused.
+#[differentiable]
+fn middle_ifs_nested(x: &[f64]) -> f64 {
+    let mut p = 1.0;
+    for j in 0..3 {
+        let mut a = 0.0;
+        for k in 0..x.len() {
+            if x[k] > -1.0 {
+                if x[k] < x[j] {
+                    a += x[k];
+                }
+                a -= 0.1 * x[k] * x[j];
+            }
+            a += 0.01;
+        }
+        p *= a.tanh() + 1.5;
+    }
+    p
+}
+
 // ----- the checks ----------------------------------------------------------------
 
 #[test]
@@ -1824,8 +1945,16 @@ fn more_accumulating() {
 
 #[test]
 fn constants_scalars_and_wrt() {
-    check!(const_item_after, const_item_after_grad, const_item_after_adjoint);
-    check!(shadowed_factor, shadowed_factor_grad, shadowed_factor_adjoint);
+    check!(
+        const_item_after,
+        const_item_after_grad,
+        const_item_after_adjoint
+    );
+    check!(
+        shadowed_factor,
+        shadowed_factor_grad,
+        shadowed_factor_adjoint
+    );
     check!(shadowed_count, shadowed_count_grad, shadowed_count_adjoint);
     check!(
         factor_modified_in_loop,
@@ -1921,12 +2050,43 @@ fn odd_shapes() {
         early_return_before_adjoint
     );
     check!(return_inside, return_inside_grad, return_inside_adjoint);
-    check!(if_in_the_middle, if_in_the_middle_grad, if_in_the_middle_adjoint);
+    check!(
+        if_in_the_middle,
+        if_in_the_middle_grad,
+        if_in_the_middle_adjoint
+    );
     check!(
         copied_through_nested_loop,
         copied_through_nested_loop_grad,
         copied_through_nested_loop_adjoint
     );
     check!(empty_nested, empty_nested_grad, empty_nested_adjoint);
+    finish();
+}
+
+#[test]
+fn middle_ifs_check() {
+    check!(middle_ifs, middle_ifs_grad, middle_ifs_adjoint);
+    check!(
+        middle_ifs_fused,
+        middle_ifs_fused_grad,
+        middle_ifs_fused_adjoint
+    );
+    same(middle_ifs_fused_grad, middle_ifs_twin_grad);
+    check!(
+        middle_if_fan_out,
+        middle_if_fan_out_grad,
+        middle_if_fan_out_adjoint
+    );
+    check!(
+        middle_if_expression_fan_out,
+        middle_if_expression_fan_out_grad,
+        middle_if_expression_fan_out_adjoint
+    );
+    check!(
+        middle_ifs_nested,
+        middle_ifs_nested_grad,
+        middle_ifs_nested_adjoint
+    );
     finish();
 }

@@ -163,7 +163,21 @@ pub fn accumulators(l: &Loop, activity: &Activity) -> Option<Vec<VarId>> {
         }
     });
     let values: HashSet<VarId> = acc.difference(&cell_vars).copied().collect();
-    if path_uses(&l.body, &values).values().any(|&n| n > 1) {
+    // An `if`'s cell starts from the value before the `if` (`let mut c =
+    // s;`), but every branch overwrites it or leaves the iteration, so that
+    // first value flows nowhere (its adjoint is zero): not counted. A loop's
+    // cell's first value is its entry; counted.
+    let mut loop_cells: HashSet<VarId> = l.carried.iter().map(|c| c.cell).collect();
+    l.body.walk(0, &mut |stmt, _| {
+        if let Stmt::Loop(inner) = stmt {
+            loop_cells.extend(inner.carried.iter().map(|c| c.cell));
+        }
+    });
+    let if_cells: HashSet<VarId> = cell_vars.difference(&loop_cells).copied().collect();
+    if path_uses(&l.body, &values, &if_cells)
+        .values()
+        .any(|&n| n > 1)
+    {
         return None;
     }
     ok.then_some(cells)
@@ -172,13 +186,21 @@ pub fn accumulators(l: &Loop, activity: &Activity) -> Option<Vec<VarId>> {
 /// For each variable of `acc`, the most statements that read
 /// it on one path through `block`: the larger of an `if`'s branches, and a
 /// read inside a nested loop of a value from outside it counts twice (the
-/// loop may run more than once).
-fn path_uses(block: &Block, vars: &HashSet<VarId>) -> HashMap<VarId, usize> {
+/// loop may run more than once). The first values of `if_cells` are not
+/// counted.
+fn path_uses(
+    block: &Block,
+    vars: &HashSet<VarId>,
+    if_cells: &HashSet<VarId>,
+) -> HashMap<VarId, usize> {
     let mut total: HashMap<VarId, usize> = HashMap::new();
     let add = |total: &mut HashMap<VarId, usize>, var: VarId, n: usize| {
         *total.entry(var).or_default() += n;
     };
     for stmt in &block.stmts {
+        if matches!(stmt, Stmt::Let { var, .. } if if_cells.contains(var)) {
+            continue;
+        }
         for var in shallow_reads(stmt) {
             if vars.contains(&var) {
                 add(&mut total, var, 1);
@@ -186,7 +208,10 @@ fn path_uses(block: &Block, vars: &HashSet<VarId>) -> HashMap<VarId, usize> {
         }
         match stmt {
             Stmt::If { then_, else_, .. } => {
-                let (then_uses, else_uses) = (path_uses(then_, vars), path_uses(else_, vars));
+                let (then_uses, else_uses) = (
+                    path_uses(then_, vars, if_cells),
+                    path_uses(else_, vars, if_cells),
+                );
                 let read: HashSet<&VarId> = then_uses.keys().chain(else_uses.keys()).collect();
                 for var in read {
                     let most = then_uses.get(var).max(else_uses.get(var)).copied();
@@ -200,7 +225,7 @@ fn path_uses(block: &Block, vars: &HashSet<VarId>) -> HashMap<VarId, usize> {
                         inside.insert(*var);
                     }
                 });
-                for (var, n) in path_uses(&inner.body, vars) {
+                for (var, n) in path_uses(&inner.body, vars, if_cells) {
                     add(
                         &mut total,
                         var,
