@@ -1121,6 +1121,29 @@ fn middle_ifs_nested(x: &[f64]) -> f64 {
     p
 }
 
+// ----- factors and values from before the loop -----------------------------
+
+/// A call's result (partials from the forward code) read by a fused loop,
+/// factors from a block, a branch and a mutated parameter.
+#[differentiable]
+fn factors_from_everywhere(x: &[f64], mut k: f64) -> f64 {
+    let c = three_args(x[0], k, x[1]);
+    let b = {
+        let t = x[2] * 2.0;
+        t + 1.0
+    };
+    let mut m = 0.5;
+    if x[3] > 0.0 {
+        m = x[3] * x[3] + 0.5;
+    }
+    let mut s = 0.0;
+    for i in 0..x.len() {
+        s += c * x[i] + (x[i] * k).sin();
+    }
+    k = 2.5;
+    s * b / m * k - s
+}
+
 // ----- the checks ----------------------------------------------------------------
 
 #[test]
@@ -2088,5 +2111,24 @@ fn middle_ifs_check() {
         middle_ifs_nested_grad,
         middle_ifs_nested_adjoint
     );
+    finish();
+}
+
+#[test]
+fn factors() {
+    run("factors_from_everywhere", || {
+        check(
+            |v| factors_from_everywhere(&v[..5], v[5]),
+            |v| {
+                let (value, (mut g, dk)) = factors_from_everywhere_grad(&v[..5], v[5]);
+                g.push(dk);
+                (value, g)
+            },
+            |v, d, b| {
+                let (bx, bk) = b.split_at_mut(5);
+                factors_from_everywhere_adjoint(&v[..5], v[5], d, bx, &mut bk[0])
+            },
+        )
+    });
     finish();
 }
