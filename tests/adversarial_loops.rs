@@ -1067,6 +1067,49 @@ fn middle_ifs_twin(x: &[f64]) -> f64 {
     s * 2.0 - t
 }
 
+/// A middle `if` whose branch holds a nested `if` that leaves the iteration.
+#[differentiable]
+fn middle_if_with_continue(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..x.len() {
+        let v = x[i] * x[(i + 2) % 6];
+        if v > -0.5 {
+            s += v;
+            if v > 1.2 {
+                continue;
+            }
+            s -= v.exp() * 0.1;
+        }
+        if v < 0.0 {
+            s += v.sin();
+        }
+        s += 0.25 * v * v;
+    }
+    s * 3.0
+}
+
+#[differentiable]
+fn middle_if_with_continue_twin(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..x.len() {
+        let v = x[i] * x[(i + 2) % 6];
+        if v > -0.5 {
+            s += v;
+            if v > 1.2 {
+                s += 0.0 * s * s;
+                continue;
+            }
+            s -= v.exp() * 0.1;
+        }
+        if v < 0.0 {
+            s += v.sin();
+        }
+        s += 0.25 * v * v;
+        s += 0.0 * s * s;
+    }
+    s * 3.0
+}
+
 /// The value before a middle `if` goes to a second accumulator in one
 /// branch and on to the first after the `if`: not only accumulating.
 #[differentiable]
@@ -1142,6 +1185,88 @@ fn factors_from_everywhere(x: &[f64], mut k: f64) -> f64 {
     }
     k = 2.5;
     s * b / m * k - s
+}
+
+// ----- labels and conditions on carried values -------------------------------
+
+/// A nested loop that breaks, then skips the rest of the fused iteration.
+#[differentiable]
+fn inner_break_flag(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..x.len() {
+        let mut skip = false;
+        for k in 0..x.len() {
+            if x[k] * x[i] > 1.0 {
+                skip = true;
+                break;
+            }
+            s += x[k] * x[i] * 0.5;
+        }
+        if skip {
+            continue;
+        }
+        s += x[i].sin();
+    }
+    s * 2.0
+}
+
+/// A flag that stops an outer loop from a nested loop.
+#[differentiable]
+fn outer_break_flag(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..x.len() {
+        let mut stop = false;
+        for k in 0..i {
+            if x[k] * x[i] > 1.5 {
+                stop = true;
+                break;
+            }
+            s += x[k] * x[i];
+        }
+        if stop {
+            break;
+        }
+        s += x[i].exp();
+    }
+    s
+}
+
+/// A constant float counter drives a condition in an accumulating loop.
+#[differentiable]
+fn counter_condition(x: &[f64]) -> f64 {
+    let mut p = 1.0;
+    for j in 0..3 {
+        let mut a = 0.0;
+        let mut c = 0.0;
+        for k in 0..x.len() {
+            if c < 2.5 {
+                a += x[k] * x[j];
+            }
+            c += 1.0;
+        }
+        p *= a.sin() + 2.0 + c * 0.01;
+    }
+    p
+}
+
+/// A constant float carried by the nested loop, read by the outer body only.
+#[differentiable]
+fn counter_read_after(x: &[f64]) -> f64 {
+    let mut p = 1.0;
+    for j in 0..3 {
+        let mut a = 0.0;
+        let mut c = 0.0;
+        for k in 0..x.len() {
+            a += x[k] * x[j];
+            c += k as f64;
+        }
+        if c > 10.0 {
+            p *= a.sin() + 2.0;
+        } else {
+            p *= a.cos() + 2.0;
+        }
+    }
+    p
 }
 
 // ----- the checks ----------------------------------------------------------------
@@ -2097,6 +2222,15 @@ fn middle_ifs_check() {
     );
     same(middle_ifs_fused_grad, middle_ifs_twin_grad);
     check!(
+        middle_if_with_continue,
+        middle_if_with_continue_grad,
+        middle_if_with_continue_adjoint
+    );
+    same(
+        middle_if_with_continue_grad,
+        middle_if_with_continue_twin_grad,
+    );
+    check!(
         middle_if_fan_out,
         middle_if_fan_out_grad,
         middle_if_fan_out_adjoint
@@ -2130,5 +2264,30 @@ fn factors() {
             },
         )
     });
+    finish();
+}
+
+#[test]
+fn labels_and_counters() {
+    check!(
+        inner_break_flag,
+        inner_break_flag_grad,
+        inner_break_flag_adjoint
+    );
+    check!(
+        outer_break_flag,
+        outer_break_flag_grad,
+        outer_break_flag_adjoint
+    );
+    check!(
+        counter_condition,
+        counter_condition_grad,
+        counter_condition_adjoint
+    );
+    check!(
+        counter_read_after,
+        counter_read_after_grad,
+        counter_read_after_adjoint
+    );
     finish();
 }
