@@ -1144,8 +1144,12 @@ impl<'a> Body<'a> {
             quote!(#cell = ::autograd::__private::pop(&mut #tape);)
         });
         let counter = format_ident!("__ad_n{}", l.id);
+        // Stores into arrays declared outside the loop (`plain_stores`, not
+        // in `stores`) must be reversed last to first: an element written
+        // by two iterations gives its adjoint to the last write.
+        let in_order = stores.is_empty() && crate::fuse::stores_stay_inside(&l.body);
         if let (Header::Range { index, range }, true, true) =
-            (&l.header, saved.is_empty(), stores.is_empty())
+            (&l.header, saved.is_empty(), in_order)
         {
             if let Some(cells) = crate::fuse::accumulators(l, self.activity) {
                 // Only accumulates (`fuse.rs`): the accumulators' adjoints

@@ -28,8 +28,10 @@
 //! Extended Rosenbrock (`sum += ..; sum`), a chain of springs, and the
 //! per-sample loop of a batch loss (`total += ..; total / n + λ·reg`) are
 //! all such loops. The loop must also have no `break` (its trip count is
-//! then the range's), and store only into arrays declared inside it (so
-//! that nothing it writes is read after it).
+//! then the range's), store only into arrays declared inside it (so
+//! that nothing it writes is read after it), and read no array that the
+//! code after it stores into (the reverse of that store, which runs after
+//! the loop's, would take the adjoints the loop added into the array's).
 //!
 //! Only loops directly in the function body are fused: their forward code
 //! and the function's reverse sweep share one scope, so the adjoints of
@@ -65,7 +67,7 @@ pub fn fused_loops(func: &Func, activity: &Activity) -> HashMap<usize, Fused> {
         let Some(cells) = accumulators(l, activity) else {
             continue;
         };
-        if !stores_stay_inside(&l.body) {
+        if !stores_stay_inside(&l.body) || read_then_stored(l, &stmts[position + 1..]) {
             continue;
         }
         let outputs: Vec<VarId> = l.carried.iter().map(|c| c.cell).collect();
@@ -161,7 +163,21 @@ pub fn accumulators(l: &Loop, activity: &Activity) -> Option<Vec<VarId>> {
         }
     });
     let values: HashSet<VarId> = acc.difference(&cell_vars).copied().collect();
-    if path_uses(&l.body, &values).values().any(|&n| n > 1) {
+    // An `if`'s cell starts from the value before the `if` (`let mut c =
+    // s;`), but every branch overwrites it or leaves the iteration, so that
+    // first value flows nowhere (its adjoint is zero): not counted. A loop's
+    // cell's first value is its entry; counted.
+    let mut loop_cells: HashSet<VarId> = l.carried.iter().map(|c| c.cell).collect();
+    l.body.walk(0, &mut |stmt, _| {
+        if let Stmt::Loop(inner) = stmt {
+            loop_cells.extend(inner.carried.iter().map(|c| c.cell));
+        }
+    });
+    let if_cells: HashSet<VarId> = cell_vars.difference(&loop_cells).copied().collect();
+    if path_uses(&l.body, &values, &if_cells)
+        .values()
+        .any(|&n| n > 1)
+    {
         return None;
     }
     ok.then_some(cells)
@@ -170,13 +186,21 @@ pub fn accumulators(l: &Loop, activity: &Activity) -> Option<Vec<VarId>> {
 /// For each variable of `acc`, the most statements that read
 /// it on one path through `block`: the larger of an `if`'s branches, and a
 /// read inside a nested loop of a value from outside it counts twice (the
-/// loop may run more than once).
-fn path_uses(block: &Block, vars: &HashSet<VarId>) -> HashMap<VarId, usize> {
+/// loop may run more than once). The first values of `if_cells` are not
+/// counted.
+fn path_uses(
+    block: &Block,
+    vars: &HashSet<VarId>,
+    if_cells: &HashSet<VarId>,
+) -> HashMap<VarId, usize> {
     let mut total: HashMap<VarId, usize> = HashMap::new();
     let add = |total: &mut HashMap<VarId, usize>, var: VarId, n: usize| {
         *total.entry(var).or_default() += n;
     };
     for stmt in &block.stmts {
+        if matches!(stmt, Stmt::Let { var, .. } if if_cells.contains(var)) {
+            continue;
+        }
         for var in shallow_reads(stmt) {
             if vars.contains(&var) {
                 add(&mut total, var, 1);
@@ -184,7 +208,10 @@ fn path_uses(block: &Block, vars: &HashSet<VarId>) -> HashMap<VarId, usize> {
         }
         match stmt {
             Stmt::If { then_, else_, .. } => {
-                let (then_uses, else_uses) = (path_uses(then_, vars), path_uses(else_, vars));
+                let (then_uses, else_uses) = (
+                    path_uses(then_, vars, if_cells),
+                    path_uses(else_, vars, if_cells),
+                );
                 let read: HashSet<&VarId> = then_uses.keys().chain(else_uses.keys()).collect();
                 for var in read {
                     let most = then_uses.get(var).max(else_uses.get(var)).copied();
@@ -198,7 +225,7 @@ fn path_uses(block: &Block, vars: &HashSet<VarId>) -> HashMap<VarId, usize> {
                         inside.insert(*var);
                     }
                 });
-                for (var, n) in path_uses(&inner.body, vars) {
+                for (var, n) in path_uses(&inner.body, vars, if_cells) {
                     add(
                         &mut total,
                         var,
@@ -229,7 +256,7 @@ fn accumulated(rhs: &Rhs, acc: &HashSet<VarId>) -> bool {
 }
 
 /// Every store of `body` is into an array declared in `body`.
-fn stores_stay_inside(body: &Block) -> bool {
+pub fn stores_stay_inside(body: &Block) -> bool {
     let mut declared = HashSet::new();
     let mut stored = Vec::new();
     body.walk(0, &mut |stmt, _| match stmt {
@@ -244,6 +271,36 @@ fn stores_stay_inside(body: &Block) -> bool {
         _ => {}
     });
     stored.iter().all(|a| declared.contains(a))
+}
+
+/// Whether the loop `l` reads an array that `after` (the statements that
+/// follow it) stores into. The reverse of such a store moves the adjoint of
+/// the element it overwrites into the stored value and zeroes it; a fused
+/// loop has already added its reads' adjoints into the array's adjoint, so
+/// the store's reverse would take them for its own.
+fn read_then_stored(l: &Loop, after: &[Stmt]) -> bool {
+    let mut stored = HashSet::new();
+    for stmt in after {
+        let mut note = |s: &Stmt| {
+            if let Stmt::Store { array, .. } = s {
+                stored.insert(*array);
+            }
+        };
+        note(stmt);
+        match stmt {
+            Stmt::If { then_, else_, .. } => {
+                then_.walk(0, &mut |s, _| note(s));
+                else_.walk(0, &mut |s, _| note(s));
+            }
+            Stmt::Loop(inner) => inner.body.walk(0, &mut |s, _| note(s)),
+            _ => {}
+        }
+    }
+    let mut reads = false;
+    l.body.walk(0, &mut |stmt, _| {
+        reads |= shallow_reads(stmt).iter().any(|v| stored.contains(v));
+    });
+    reads
 }
 
 /// The variables a statement reads itself (not in its nested blocks).

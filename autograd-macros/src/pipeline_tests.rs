@@ -379,6 +379,17 @@ fn accumulating_loops_are_reversed_as_they_run() {
         s
     }";
     assert_eq!(fused(nested), [["__ad_cell_s_0 = d_out"]]);
+    // An `if` in the middle of the body: its cell starts from the entry,
+    // which every branch overwrites (that first read is not a second use).
+    let middle = "fn f(x: &[f64]) -> f64 {
+        let mut s = 0.0;
+        for i in 0..x.len() {
+            if x[i] > 0.0 { s += x[i]; }
+            s += x[i] * x[i];
+        }
+        s
+    }";
+    assert_eq!(fused(middle), [["__ad_cell_s_0 = d_out"]]);
     // Two top-level loops, both accumulating (a batch loss and its L2 term).
     let two = "fn f(w: &[f64]) -> f64 {
         let mut t = 0.0;
@@ -405,12 +416,17 @@ fn loops_that_do_more_than_accumulate_are_not_fused() {
         "fn f(x: &[f64]) -> f64 { let mut s = 1.0; for i in 0..2 { s += x[i]; if s > 0.5 { s += 1.0; } } s }",
         // one accumulated value flows into two accumulators
         "fn f(x: &[f64]) -> f64 { let mut s = 0.0; let mut r = 0.0; for i in 0..2 { let t = s + x[i]; s = t; r = t; } s + 3.0 * r }",
+        "fn f(x: &[f64]) -> f64 { let mut s = 0.0; let mut r = 0.0; for i in 0..2 { let t = s; if x[i] > 0.0 { r = t; } s = t + x[i]; } s + 3.0 * r }",
+        "fn f(x: &[f64]) -> f64 { let mut s = 0.0; let mut r = 0.0; for i in 0..2 { let t = s; let y = if x[i] > 0.0 { r = t; t } else { t + 1.0 }; s = y + x[i]; } s + r }",
         // another carried value needs an adjoint
         "fn f(x: &[f64]) -> f64 { let mut s = 0.0; let mut p = 0.0; for i in 0..2 { s += (x[i] - p).powi(2); p = x[i]; } s }",
         // a break
         "fn f(x: &[f64]) -> f64 { let mut s = 0.0; for i in 0..2 { if x[i] > 1.0 { break; } s += x[i]; } s }",
         // a store into an array that outlives the loop
         "fn f(x: &[f64]) -> f64 { let mut h = [0.0; 2]; let mut s = 0.0; for i in 0..2 { h[i] = x[i]; s += x[i]; } s + h[0] }",
+        // reads an array that the code after it stores into
+        "fn f(x: &[f64]) -> f64 { let mut h = [x[0], x[1]]; let mut s = 0.0; for i in 0..2 { s += h[i] * x[2]; } h[0] = x[3]; s + h[0] }",
+        "fn f(x: &[f64]) -> f64 { let mut h = [x[0], x[1]]; let mut s = 0.0; for i in 0..2 { s += h[i]; } for j in 0..1 { if x[j] > 0.0 { h[j] = x[3]; } } s + h[0] }",
         // used non-linearly afterwards
         "fn f(x: &[f64]) -> f64 { let mut s = 0.0; for i in 0..2 { s += x[i]; } s * s }",
         "fn f(x: &[f64]) -> f64 { let mut s = 0.0; for i in 0..2 { s += x[i]; } s.sin() }",
