@@ -20,7 +20,8 @@
 //!    the accumulators only linearly, with coefficients computed before the
 //!    loop: `+`, `-`, negation, and `*` or `/` by a value that does not
 //!    depend on the loop and is available before it (a parameter, a local
-//!    defined earlier, a constant expression of those). Then the adjoint of
+//!    defined earlier, a constant expression of those with no call but `.len()`
+//!    and no macro, since it is evaluated early). Then the adjoint of
 //!    each accumulator at the loop's exit is `d_out` times a product of
 //!    those values, computed before the loop, and equal to what the reverse
 //!    of the code after the loop computes (same factors, same order).
@@ -428,7 +429,9 @@ fn exit_adjoints(
         depends.insert(output, linear);
     }
     let value = |op: &Operand, constants: &HashMap<VarId, TokenStream>| match op {
-        Operand::Const(c) if c.uses.iter().all(|u| available.contains(u)) => Some(c.tokens.clone()),
+        Operand::Const(c) if c.uses.iter().all(|u| available.contains(u)) && plain(&c.tokens) => {
+            Some(c.tokens.clone())
+        }
         Operand::Var(v) if available.contains(v) => {
             let ident = &func.vars[*v].ident;
             Some(quote!(#ident))
@@ -547,6 +550,31 @@ fn exit_adjoints(
             })
             .collect(),
     )
+}
+
+/// Tokens that can be evaluated early, before the loop, to compute a seed:
+/// literals, names, operators, casts, fields, indexing and `.len()`, but no
+/// other call and no macro (they might have effects, or be costly, and
+/// would run twice).
+fn plain(tokens: &TokenStream) -> bool {
+    use proc_macro2::{Delimiter, TokenTree};
+    let trees: Vec<TokenTree> = tokens.clone().into_iter().collect();
+    trees.iter().enumerate().all(|(i, tree)| match tree {
+        TokenTree::Punct(p) => p.as_char() != '!',
+        TokenTree::Group(g) if g.delimiter() == Delimiter::Parenthesis => {
+            let called = match i.checked_sub(1).map(|j| &trees[j]) {
+                Some(TokenTree::Ident(name)) => Some(name.to_string()),
+                Some(TokenTree::Group(_)) => Some(String::new()),
+                _ => None,
+            };
+            match called {
+                None => plain(&g.stream()),
+                Some(name) => name == "len" && g.stream().is_empty(),
+            }
+        }
+        TokenTree::Group(g) => plain(&g.stream()),
+        _ => true,
+    })
 }
 
 fn negated(terms: Linear) -> Linear {

@@ -350,6 +350,16 @@ fn accumulating_loops_are_reversed_as_they_run() {
         s
     }";
     assert_eq!(fused(sum), [["__ad_cell_s_0 = d_out"]]);
+    // A mean: `.len()` and casts may be evaluated before the loop.
+    let mean = "fn f(x: &[f64]) -> f64 {
+        let mut s = 0.0;
+        for i in 0..x.len() { s += x[i]; }
+        s / x.len() as f64
+    }";
+    assert_eq!(
+        fused(mean),
+        [["__ad_cell_s_0 = d_out * (1.0 / (((x . len ()) as f64)))"]]
+    );
     // Used linearly afterwards, with factors known before the loop, in
     // the order the reverse sweep multiplies them.
     let linear = "fn f(x: &[f64], k: f64) -> f64 {
@@ -414,6 +424,8 @@ fn loops_that_do_more_than_accumulate_are_not_fused() {
         "fn f(x: &[f64]) -> f64 { let mut s = 1.0; for i in 0..2 { s += s * x[i]; } s }",
         "fn f(x: &[f64]) -> f64 { let mut s = 1.0; for i in 0..2 { s = x[i] - s; } s }",
         "fn f(x: &[f64]) -> f64 { let mut s = 1.0; for i in 0..2 { s += x[i]; if s > 0.5 { s += 1.0; } } s }",
+        // a factor that calls a function (it would run early, and twice)
+        "fn f(x: &[f64]) -> f64 { let mut s = 0.0; for i in 0..2 { s += x[i]; } let c = f64::from(x.len() as u32); s * c }",
         // one accumulated value flows into two accumulators
         "fn f(x: &[f64]) -> f64 { let mut s = 0.0; let mut r = 0.0; for i in 0..2 { let t = s + x[i]; s = t; r = t; } s + 3.0 * r }",
         "fn f(x: &[f64]) -> f64 { let mut s = 0.0; let mut r = 0.0; for i in 0..2 { let t = s; if x[i] > 0.0 { r = t; } s = t + x[i]; } s + 3.0 * r }",
