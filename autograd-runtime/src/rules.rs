@@ -655,11 +655,17 @@ pub fn hypot(a: f64, b: f64, y: f64) -> (f64, f64) {
 /// Shared selection rule of `max`/`min`: the operand equal to `y` gets `1`.
 #[inline]
 fn select(a: f64, b: f64, y: f64) -> (f64, f64) {
-    if a == b {
-        // tie (including +0 vs -0): split equally
-        (0.5, 0.5)
-    } else if y == a {
-        (1.0, 0.0)
+    // `y` is one of the operands, so it equals both exactly on a tie
+    // (`a == b`, including +0 vs -0) and neither when both are NaN: two
+    // comparisons decide every case (testing `a == b` first took three
+    // whenever `b` won, as in a ReLU below zero).
+    if y == a {
+        if y == b {
+            // tie: split equally
+            (0.5, 0.5)
+        } else {
+            (1.0, 0.0)
+        }
     } else if y == b {
         (0.0, 1.0)
     } else {
@@ -901,6 +907,53 @@ pub const TERNARY: &[TernaryRule] = &[
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `max`/`min` decide with two comparisons; on every pair of a grid of
+    /// special and ordinary values, with `y` the operation's own result, they
+    /// agree bit for bit with the definition that tests `a == b` first.
+    #[test]
+    fn max_min_rules_match_their_definition() {
+        let reference = |a: f64, b: f64, y: f64| {
+            if a == b {
+                (0.5, 0.5)
+            } else if y == a {
+                (1.0, 0.0)
+            } else if y == b {
+                (0.0, 1.0)
+            } else {
+                (f64::NAN, f64::NAN)
+            }
+        };
+        let values = [
+            0.0,
+            -0.0,
+            1.0,
+            -1.0,
+            2.5,
+            1e-300,
+            -5e-324,
+            f64::MAX,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+        ];
+        let bits = |(p, q): (f64, f64)| (p.to_bits(), q.to_bits());
+        for a in values {
+            for b in values {
+                let (hi, lo) = (a.max(b), a.min(b));
+                assert_eq!(
+                    bits(max(a, b, hi)),
+                    bits(reference(a, b, hi)),
+                    "max({a}, {b})"
+                );
+                assert_eq!(
+                    bits(min(a, b, lo)),
+                    bits(reference(a, b, lo)),
+                    "min({a}, {b})"
+                );
+            }
+        }
+    }
 
     /// The branchless `sqrt` rule is bit for bit the one with the branch it
     /// replaced (`+inf` at `±0`), on every kind of `f64`.
