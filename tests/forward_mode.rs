@@ -151,10 +151,9 @@ case!(
 );
 
 // ----- control flow ----------------------------------------------------------
-// Cases whose conditions read a variable assigned in a loop or a branch are
-// written out rather than passed through `case!`: a body that comes from a
-// `macro_rules!` expansion does not compile there (with either emitter; the
-// lowering gives the renamed variable and its reads different hygiene).
+// Some cases below are written out rather than passed through `case!`: they
+// were written when a body from a `macro_rules!` expansion could not read a
+// variable assigned in a loop or a branch (fixed; `tests/macro_generated.rs`).
 
 case!(
     newton,

@@ -208,6 +208,16 @@ impl<'a> Lowerer<'a> {
         }
     }
 
+    /// The name of a new version of the local `name`, with the span, and so
+    /// the hygiene, of its current binding: reads of the local resolve to
+    /// it even when the function comes from a `macro_rules!` expansion.
+    fn version_name(&self, name: &str) -> Ident {
+        let span = self
+            .lookup(name)
+            .map_or_else(Span::call_site, |current| self.ident(current).span());
+        Ident::new(name.trim_start_matches("r#"), span)
+    }
+
     fn new_local(&mut self, name: &Ident, kind: Kind) -> VarId {
         let ident = self.fresh_name(name);
         self.push_var(ident, kind, Origin::Local)
@@ -359,10 +369,7 @@ impl<'a> Lowerer<'a> {
     fn read_cells_back(&mut self, cells: &[(String, VarId)]) {
         for (name, cell) in cells {
             let kind = self.vars[*cell].kind;
-            let id = self.new_local(
-                &Ident::new(name.trim_start_matches("r#"), Span::call_site()),
-                kind,
-            );
+            let id = self.new_local(&self.version_name(name), kind);
             self.stmts.push(Stmt::Let {
                 var: id,
                 ty: None,
@@ -1258,10 +1265,7 @@ impl<'a> Lowerer<'a> {
             }
             for (name, cell) in &cells {
                 let kind = this.vars[*cell].kind;
-                let entry = this.new_local(
-                    &Ident::new(name.trim_start_matches("r#"), Span::call_site()),
-                    kind,
-                );
+                let entry = this.new_local(&this.version_name(name), kind);
                 this.stmts.push(Stmt::Let {
                     var: entry,
                     ty: None,
