@@ -157,7 +157,7 @@
 /// differentiated argument is differentiated by calling `g_adjoint`, so
 /// `#[differentiable]` functions compose, across modules and recursively.
 /// Where the call runs only once before its reverse (straight-line code of
-/// the function body, the body of a loop that only accumulates) and only
+/// the function body, the body of a fused loop: see below) and only
 /// scalars vary, `g_adjoint` is called instead of `g`, with `d_out = 1`, and
 /// gives the value and the partials at once; elsewhere `g` is called
 /// forwards and `g_adjoint` in the reverse sweep. `g_adjoint` is found by name next to `g`: import both

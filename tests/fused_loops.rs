@@ -347,3 +347,56 @@ fn one_value_into_two_accumulators() {
     check(fan_out, fan_out_grad, fan_out_adjoint);
     check(fan_out_nested, fan_out_nested_grad, fan_out_nested_adjoint);
 }
+
+/// Two accumulators trade values every iteration (found in review): the
+/// adjoints move between them, so the loop does not only accumulate — fused
+/// (returned as it is), reversed in the forward order (read non-linearly),
+/// or in a nested loop.
+#[differentiable]
+fn swap_fused(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    let mut r = 0.0;
+    for i in 0..x.len() {
+        let t = s;
+        s = r + x[i] * x[i];
+        r = t;
+    }
+    s
+}
+
+#[differentiable]
+fn swap_squared(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    let mut r = 0.0;
+    for i in 0..x.len() {
+        let t = s;
+        s = r + x[i] * x[i];
+        r = t;
+    }
+    s * s
+}
+
+#[differentiable]
+fn swap_inner(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    let mut r = 0.0;
+    for i in 0..x.len() {
+        let mut a = s;
+        let mut b = r;
+        for _ in 0..1 {
+            let t = a;
+            a = b + x[i];
+            b = t;
+        }
+        s = a;
+        r = b;
+    }
+    s + 3.0 * r
+}
+
+#[test]
+fn accumulators_that_trade_values() {
+    check(swap_fused, swap_fused_grad, swap_fused_adjoint);
+    check(swap_squared, swap_squared_grad, swap_squared_adjoint);
+    check(swap_inner, swap_inner_grad, swap_inner_adjoint);
+}

@@ -501,7 +501,9 @@ impl<'a> Body<'a> {
     /// and no `break`, save nothing for its own reverse (no tapes), store
     /// nothing and run no opaque code (a replay skipping it must leave
     /// everything as a replay running it would), carry only floats, and
-    /// hold no loop whose exits are saved.
+    /// hold no loop whose exits are saved. The outer loop must not be fused
+    /// (it is never replayed) and run at most `MAX_SAVED_EXITS` times (the
+    /// arrays live on the stack).
     fn plan_exits(&mut self) {
         let mut skippable = Vec::new();
         let mut loops = Vec::new();
@@ -1157,7 +1159,8 @@ impl<'a> Body<'a> {
                 // so the iterations are reversed in the forward order with
                 // those adjoints held fixed. No adjoint is carried from one
                 // iteration to the next (a chain of `0.0 + d` LLVM may not
-                // fold), and the loop can be vectorised like the primal.
+                // fold), and the loop can be vectorised like the primal (unless
+                // `spread_loads` put fences in it).
                 let d_cells: Vec<Ident> = cells.iter().map(|c| self.adjoint(*c)).collect();
                 let seeds: Vec<Ident> = cells
                     .iter()

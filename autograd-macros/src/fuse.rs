@@ -11,8 +11,9 @@
 //!
 //! 1. **The loop only accumulates.** Every carried value that needs an
 //!    adjoint is an accumulator: its entry value only flows, through `+` (or
-//!    the left of `-`), into its own next value, possibly through the cells
-//!    of an `if` or of a nested loop. Then the adjoint of the accumulator is
+//!    the left of `-`), into its own next value — not another accumulator's
+//!    (`accumulators` tracks each value's *owner*) — once on every path,
+//!    possibly through the cells of an `if` or of a nested loop. Then the adjoint of the accumulator is
 //!    the same at every iteration (the partials along the way are exactly
 //!    `1`), the iterations are otherwise independent, and each one can be
 //!    reversed as soon as it has run, in any order.
@@ -105,37 +106,52 @@ pub fn accumulators(l: &Loop, activity: &Activity) -> Option<Vec<VarId>> {
         return None;
     }
     // The accumulated values: the entries, what `+` makes of them, and the
-    // cells of nested constructs they are copied into. Grown to a fixed
-    // point (a nested loop's cell is read before it is updated).
-    let mut acc: HashSet<VarId> = l
-        .carried
-        .iter()
-        .filter(|c| cells.contains(&c.cell))
-        .map(|c| c.entry)
-        .collect();
-    acc.extend(&cells);
+    // cells of nested constructs they are copied into, each with the
+    // carried cell it accumulates into (its *owner*). Grown to a fixed point
+    // (a nested loop's cell is read before it is updated). A value or cell
+    // reached from two owners means the accumulators trade values (`let t =
+    // s; s = r + x; r = t;`): their adjoints then move between them from one
+    // iteration to the next, and the loop does not only accumulate.
+    let mut owner: HashMap<VarId, VarId> = HashMap::new();
+    for c in l.carried.iter().filter(|c| cells.contains(&c.cell)) {
+        owner.insert(c.entry, c.cell);
+        owner.insert(c.cell, c.cell);
+    }
+    let mut conflict = false;
     loop {
-        let before = acc.len();
-        l.body.walk(0, &mut |stmt, _| match stmt {
-            Stmt::Let {
-                var,
-                init: Some(rhs),
-                ..
-            } if accumulated(rhs, &acc) => {
-                acc.insert(*var);
+        let before = owner.len();
+        l.body.walk(0, &mut |stmt, _| {
+            let (target, source) = match stmt {
+                Stmt::Let {
+                    var,
+                    init: Some(rhs),
+                    ..
+                } => match accumulated_operand(rhs, &owner) {
+                    Some(source) => (*var, source),
+                    None => return,
+                },
+                Stmt::Update {
+                    cell,
+                    value: Operand::Var(v),
+                } if owner.contains_key(v) => (*cell, *v),
+                _ => return,
+            };
+            let from = owner[&source];
+            match owner.get(&target) {
+                Some(&existing) => conflict |= existing != from,
+                None => {
+                    owner.insert(target, from);
+                }
             }
-            Stmt::Update {
-                cell,
-                value: Operand::Var(v),
-            } if acc.contains(v) => {
-                acc.insert(*cell);
-            }
-            _ => {}
         });
-        if acc.len() == before {
+        if conflict {
+            return None;
+        }
+        if owner.len() == before {
             break;
         }
     }
+    let acc: HashSet<VarId> = owner.keys().copied().collect();
     // Every read of an accumulated value must be one of those steps, and
     // every write of an accumulated cell must write an accumulated value.
     let mut ok = true;
@@ -145,9 +161,9 @@ pub fn accumulators(l: &Loop, activity: &Activity) -> Option<Vec<VarId>> {
                 var,
                 init: Some(rhs),
                 ..
-            } if acc.contains(var) => accumulated(rhs, &acc),
+            } if acc.contains(var) => accumulated_operand(rhs, &owner).is_some(),
             Stmt::Update { cell, value } if acc.contains(cell) => {
-                matches!(value, Operand::Var(v) if acc.contains(v))
+                matches!(value, Operand::Var(v) if owner.get(v) == owner.get(cell))
             }
             _ => shallow_reads(stmt).iter().all(|v| !acc.contains(v)),
         };
@@ -184,8 +200,7 @@ pub fn accumulators(l: &Loop, activity: &Activity) -> Option<Vec<VarId>> {
     ok.then_some(cells)
 }
 
-/// For each variable of `acc`, the most statements that read
-/// it on one path through `block`: the larger of an `if`'s branches, and a
+/// For each variable of `vars`, the most statements that read it on one path through `block`: the larger of an `if`'s branches, and a
 /// read inside a nested loop of a value from outside it counts twice (the
 /// loop may run more than once). The first values of `if_cells` are not
 /// counted.
@@ -240,19 +255,29 @@ fn path_uses(
     total
 }
 
-/// `rhs` is one accumulation step: a copy of an accumulated value, or one
-/// plus (or, on the left, minus) a value that is not accumulated.
-fn accumulated(rhs: &Rhs, acc: &HashSet<VarId>) -> bool {
-    let is_acc = |op: &Operand| matches!(op, Operand::Var(v) if acc.contains(v));
+/// If `rhs` is one accumulation step — a copy of an accumulated value, or one
+/// plus (or, on the left, minus) a value that is not accumulated — the
+/// accumulated operand.
+fn accumulated_operand(rhs: &Rhs, owner: &HashMap<VarId, VarId>) -> Option<VarId> {
+    let acc = |op: &Operand| match op {
+        Operand::Var(v) if owner.contains_key(v) => Some(*v),
+        _ => None,
+    };
     match rhs {
-        Rhs::Use(op) => is_acc(op),
+        Rhs::Use(op) => acc(op),
         Rhs::Prim { prim: p, args, .. } if std::ptr::eq(*p, &prim::ADD) => {
-            is_acc(&args[0]) != is_acc(&args[1])
+            match (acc(&args[0]), acc(&args[1])) {
+                (Some(v), None) | (None, Some(v)) => Some(v),
+                _ => None,
+            }
         }
         Rhs::Prim { prim: p, args, .. } if std::ptr::eq(*p, &prim::SUB) => {
-            is_acc(&args[0]) && !is_acc(&args[1])
+            match (acc(&args[0]), acc(&args[1])) {
+                (Some(v), None) => Some(v),
+                _ => None,
+            }
         }
-        _ => false,
+        _ => None,
     }
 }
 
@@ -564,7 +589,9 @@ fn plain(tokens: &TokenStream) -> bool {
         TokenTree::Group(g) if g.delimiter() == Delimiter::Parenthesis => {
             let called = match i.checked_sub(1).map(|j| &trees[j]) {
                 Some(TokenTree::Ident(name)) => Some(name.to_string()),
+                // `(f)(..)`, `a[0](..)`, `f::<T>(..)`: calls too
                 Some(TokenTree::Group(_)) => Some(String::new()),
+                Some(TokenTree::Punct(p)) if p.as_char() == '>' => Some(String::new()),
                 _ => None,
             };
             match called {

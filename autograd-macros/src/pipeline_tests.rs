@@ -426,6 +426,8 @@ fn loops_that_do_more_than_accumulate_are_not_fused() {
         "fn f(x: &[f64]) -> f64 { let mut s = 1.0; for i in 0..2 { s += x[i]; if s > 0.5 { s += 1.0; } } s }",
         // a factor that calls a function (it would run early, and twice)
         "fn f(x: &[f64]) -> f64 { let mut s = 0.0; for i in 0..2 { s += x[i]; } let c = f64::from(x.len() as u32); s * c }",
+        // two accumulators trade values
+        "fn f(x: &[f64]) -> f64 { let mut s = 0.0; let mut r = 0.0; for i in 0..2 { let t = s; s = r + x[i]; r = t; } s }",
         // one accumulated value flows into two accumulators
         "fn f(x: &[f64]) -> f64 { let mut s = 0.0; let mut r = 0.0; for i in 0..2 { let t = s + x[i]; s = t; r = t; } s + 3.0 * r }",
         "fn f(x: &[f64]) -> f64 { let mut s = 0.0; let mut r = 0.0; for i in 0..2 { let t = s; if x[i] > 0.0 { r = t; } s = t + x[i]; } s + 3.0 * r }",
