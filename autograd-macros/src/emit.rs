@@ -428,13 +428,7 @@ impl<'a> Body<'a> {
                 .collect();
             self.stores_in.insert(key, entry);
         }
-        let mut loops = Vec::new();
-        self.func.body.walk(0, &mut |stmt, _| {
-            if let Stmt::Loop(l) = stmt {
-                loops.push(l);
-            }
-        });
-        for l in loops {
+        for l in self.func.loops() {
             if self.fused.contains_key(&l.id) {
                 // Each iteration is reversed right after it runs: nothing to save.
                 continue;
@@ -453,13 +447,7 @@ impl<'a> Body<'a> {
 
     /// Finds the loads of `spread_loads`.
     fn plan_spread_loads(&mut self) {
-        let mut bodies = Vec::new();
-        self.func.body.walk(0, &mut |stmt, _| {
-            if let Stmt::Loop(l) = stmt {
-                bodies.push(&l.body);
-            }
-        });
-        for body in bodies {
+        for body in self.func.loops().into_iter().map(|l| &l.body) {
             let mut by_array: HashMap<VarId, Vec<(VarId, String)>> = HashMap::new();
             // Only the body's own statements: loads in nested loops run in
             // other iterations.
@@ -506,13 +494,7 @@ impl<'a> Body<'a> {
     /// arrays live on the stack).
     fn plan_exits(&mut self) {
         let mut skippable = Vec::new();
-        let mut loops = Vec::new();
-        self.func.body.walk(0, &mut |stmt, _| {
-            if let Stmt::Loop(l) = stmt {
-                loops.push(l);
-            }
-        });
-        for outer in loops {
+        for outer in self.func.loops() {
             let Header::Range { index, range } = &outer.header else {
                 continue;
             };
@@ -613,15 +595,9 @@ impl<'a> Body<'a> {
                 quote!(let mut #tape: ::std::vec::Vec<(usize, f64)> = ::std::vec::Vec::new();),
             );
         }
-        let mut loops = Vec::new();
-        self.func.body.walk(0, &mut |stmt, _| {
-            if let Stmt::Loop(l) = stmt {
-                loops.push(l.id);
-            }
-        });
+        let loops: Vec<usize> = self.func.loops().iter().map(|l| l.id).collect();
         for id in loops {
-            for (array, _, inside) in self.construct_stores(&format!("loop{id}")) {
-                let _ = inside;
+            for (array, _, _) in self.construct_stores(&format!("loop{id}")) {
                 let marks = self.marks(id, array);
                 tapes
                     .push(quote!(let mut #marks: ::std::vec::Vec<usize> = ::std::vec::Vec::new();));
@@ -1689,7 +1665,7 @@ fn outer_reads(l: &crate::ir::Loop) -> Vec<VarId> {
     }
     let mut reads = Vec::new();
     l.body.walk(0, &mut |stmt, _| {
-        for var in crate::fuse::shallow_reads(stmt) {
+        for var in stmt.reads() {
             if !defined.contains(&var) && !reads.contains(&var) {
                 reads.push(var);
             }

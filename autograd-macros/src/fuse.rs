@@ -41,9 +41,7 @@
 //! loop and picked up by the rest of the reverse sweep.
 
 use crate::activity::Activity;
-use crate::ir::{
-    ArrayInit, Block, CallArg, Callee, Const, Func, Header, Loop, Operand, Origin, Rhs, Stmt, VarId,
-};
+use crate::ir::{Block, Const, Func, Header, Loop, Operand, Origin, Rhs, Stmt, VarId};
 use crate::prim;
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -165,7 +163,7 @@ pub fn accumulators(l: &Loop, activity: &Activity) -> Option<Vec<VarId>> {
             Stmt::Update { cell, value } if acc.contains(cell) => {
                 matches!(value, Operand::Var(v) if owner.get(v) == owner.get(cell))
             }
-            _ => shallow_reads(stmt).iter().all(|v| !acc.contains(v)),
+            _ => stmt.reads().iter().all(|v| !acc.contains(v)),
         };
         ok &= allowed;
     });
@@ -217,7 +215,7 @@ fn path_uses(
         if matches!(stmt, Stmt::Let { var, .. } if if_cells.contains(var)) {
             continue;
         }
-        for var in shallow_reads(stmt) {
+        for var in stmt.reads() {
             if vars.contains(&var) {
                 add(&mut total, var, 1);
             }
@@ -324,65 +322,8 @@ fn read_then_stored(l: &Loop, after: &[Stmt]) -> bool {
     }
     let mut reads = false;
     l.body.walk(0, &mut |stmt, _| {
-        reads |= shallow_reads(stmt).iter().any(|v| stored.contains(v));
+        reads |= stmt.reads().iter().any(|v| stored.contains(v));
     });
-    reads
-}
-
-/// The variables a statement reads itself (not in its nested blocks).
-pub fn shallow_reads(stmt: &Stmt) -> Vec<VarId> {
-    let mut reads = Vec::new();
-    let operand = |op: &Operand, reads: &mut Vec<VarId>| match op {
-        Operand::Var(v) => reads.push(*v),
-        Operand::Const(c) => reads.extend(&c.uses),
-    };
-    match stmt {
-        Stmt::Let {
-            init: Some(rhs), ..
-        } => match rhs {
-            Rhs::Use(op) => operand(op, &mut reads),
-            Rhs::Prim { args, .. } => args.iter().for_each(|a| operand(a, &mut reads)),
-            Rhs::Load { array, index } => {
-                reads.push(*array);
-                reads.extend(&index.uses);
-            }
-            Rhs::Array(ArrayInit::Fill { value, .. }) => reads.extend(&value.uses),
-            Rhs::Array(ArrayInit::List { items, .. }) => {
-                items.iter().for_each(|i| operand(i, &mut reads))
-            }
-            Rhs::Array(ArrayInit::Copy { source, .. }) => reads.push(*source),
-            Rhs::Call { callee, args } => {
-                if let Callee::Method { receiver, .. } = callee {
-                    reads.extend(&receiver.uses);
-                }
-                for arg in args {
-                    match arg {
-                        CallArg::Float(op) => operand(op, &mut reads),
-                        CallArg::Array { array, range, .. } => {
-                            reads.push(*array);
-                            if let Some(range) = range {
-                                reads.extend(&range.uses);
-                            }
-                        }
-                        CallArg::Const(c) => reads.extend(&c.uses),
-                    }
-                }
-            }
-        },
-        Stmt::Let { init: None, .. } | Stmt::Opaque { .. } | Stmt::Jump(_) => {}
-        Stmt::Update { value, .. } => operand(value, &mut reads),
-        Stmt::Store { index, value, .. } => {
-            reads.extend(&index.uses);
-            operand(value, &mut reads);
-        }
-        Stmt::If { cond, .. } => reads.extend(&cond.uses),
-        Stmt::Loop(l) => {
-            if let Header::Range { range, .. } = &l.header {
-                reads.extend(&range.uses);
-            }
-        }
-        Stmt::Return { value, .. } => operand(value, &mut reads),
-    }
     reads
 }
 
@@ -466,7 +407,7 @@ fn exit_adjoints(
     };
     let mut returned: Option<Linear> = None;
     for stmt in &stmts[position + 1..] {
-        let reads = shallow_reads(stmt);
+        let reads = stmt.reads();
         let dependent = |op: &Operand, depends: &HashMap<VarId, Linear>| match op {
             Operand::Var(v) => depends.get(v).cloned(),
             Operand::Const(c) => c
@@ -534,7 +475,7 @@ fn exit_adjoints(
             Stmt::If { .. } | Stmt::Loop(_) => {
                 let mut clean = true;
                 let mut check = |s: &Stmt| {
-                    clean &= !shallow_reads(s).iter().any(|v| depends.contains_key(v));
+                    clean &= !s.reads().iter().any(|v| depends.contains_key(v));
                 };
                 check(stmt);
                 let blocks: Vec<&Block> = match stmt {

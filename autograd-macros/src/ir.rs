@@ -280,6 +280,79 @@ impl Rhs {
     }
 }
 
+impl Stmt {
+    /// The variables this statement reads itself (not in its nested blocks):
+    /// operands, the variables of its constant expressions, arrays.
+    pub fn reads(&self) -> Vec<VarId> {
+        let mut reads = Vec::new();
+        let operand = |op: &Operand, reads: &mut Vec<VarId>| match op {
+            Operand::Var(v) => reads.push(*v),
+            Operand::Const(c) => reads.extend(&c.uses),
+        };
+        match self {
+            Stmt::Let {
+                init: Some(rhs), ..
+            } => match rhs {
+                Rhs::Use(op) => operand(op, &mut reads),
+                Rhs::Prim { args, .. } => args.iter().for_each(|a| operand(a, &mut reads)),
+                Rhs::Load { array, index } => {
+                    reads.push(*array);
+                    reads.extend(&index.uses);
+                }
+                Rhs::Array(ArrayInit::Fill { value, .. }) => reads.extend(&value.uses),
+                Rhs::Array(ArrayInit::List { items, .. }) => {
+                    items.iter().for_each(|i| operand(i, &mut reads))
+                }
+                Rhs::Array(ArrayInit::Copy { source, .. }) => reads.push(*source),
+                Rhs::Call { callee, args } => {
+                    if let Callee::Method { receiver, .. } = callee {
+                        reads.extend(&receiver.uses);
+                    }
+                    for arg in args {
+                        match arg {
+                            CallArg::Float(op) => operand(op, &mut reads),
+                            CallArg::Array { array, range, .. } => {
+                                reads.push(*array);
+                                if let Some(range) = range {
+                                    reads.extend(&range.uses);
+                                }
+                            }
+                            CallArg::Const(c) => reads.extend(&c.uses),
+                        }
+                    }
+                }
+            },
+            Stmt::Let { init: None, .. } | Stmt::Opaque { .. } | Stmt::Jump(_) => {}
+            Stmt::Update { value, .. } => operand(value, &mut reads),
+            Stmt::Store { index, value, .. } => {
+                reads.extend(&index.uses);
+                operand(value, &mut reads);
+            }
+            Stmt::If { cond, .. } => reads.extend(&cond.uses),
+            Stmt::Loop(l) => {
+                if let Header::Range { range, .. } = &l.header {
+                    reads.extend(&range.uses);
+                }
+            }
+            Stmt::Return { value, .. } => operand(value, &mut reads),
+        }
+        reads
+    }
+}
+
+impl Func {
+    /// Every loop of the body, outermost first.
+    pub fn loops(&self) -> Vec<&Loop> {
+        let mut loops = Vec::new();
+        self.body.walk(0, &mut |stmt, _| {
+            if let Stmt::Loop(l) = stmt {
+                loops.push(l);
+            }
+        });
+        loops
+    }
+}
+
 impl Block {
     /// Calls `f` on every statement of this block and of the blocks nested
     /// in it, outermost first, with the nesting depth (0 for this block's own).
