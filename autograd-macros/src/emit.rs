@@ -1178,11 +1178,6 @@ impl<'a> Body<'a> {
         })
     }
 
-    /// An argument of a call, as the user wrote it.
-    fn call_arg(&self, arg: &CallArg) -> TokenStream {
-        call_arg(self.func, arg)
-    }
-
     /// Whether the call defining `var` gets its partials in the forward
     /// code (`call_with_partials`): in a block that is not replayed (the
     /// caller checks), when the result needs an adjoint and only scalar
@@ -1227,15 +1222,7 @@ impl<'a> Body<'a> {
                 }
             }
         }
-        let call_args = args.iter().map(|a| self.call_arg(a));
-        let call = match callee {
-            Callee::Path { adjoint, .. } => quote!(#adjoint(#(#call_args,)* 1.0, #(#slots),*)),
-            Callee::Method { receiver, method } => {
-                let receiver = &receiver.tokens;
-                let adjoint = format_ident!("{}_adjoint", method, span = method.span());
-                quote!(#receiver.#adjoint(#(#call_args,)* 1.0, #(#slots),*))
-            }
-        };
+        let call = adjoint_call(self.func, callee, args, quote!(1.0), &slots);
         let ident = self.ident(var);
         let ty = ty.map(|ty| quote!(: #ty));
         out.push(quote!(let #ident #ty = #call;));
@@ -1327,18 +1314,9 @@ impl<'a> Body<'a> {
                 _ => {}
             }
         }
-        let call_args = args.iter().map(|a| self.call_arg(a));
         out.extend(before);
-        out.push(match callee {
-            Callee::Path { adjoint, .. } => {
-                quote!(#adjoint(#(#call_args,)* #d_var, #(#slots),*);)
-            }
-            Callee::Method { receiver, method } => {
-                let receiver = &receiver.tokens;
-                let adjoint = format_ident!("{}_adjoint", method, span = method.span());
-                quote!(#receiver.#adjoint(#(#call_args,)* #d_var, #(#slots),*);)
-            }
-        });
+        let call = adjoint_call(self.func, callee, args, quote!(#d_var), &slots);
+        out.push(quote!(#call;));
         out.extend(after);
     }
 
@@ -1519,6 +1497,29 @@ pub(crate) fn operand(func: &Func, op: &Operand) -> TokenStream {
     match op {
         Operand::Var(v) => func.vars[*v].ident.to_token_stream(),
         Operand::Const(c) => c.tokens.clone(),
+    }
+}
+
+/// An argument of a call, as the user wrote it.
+/// `callee_adjoint(args.., d_out, slots..)`: the call of a callee's adjoint
+/// (`g_adjoint` by path, or `receiver.g_adjoint` for a method), shared by the
+/// reverse sweep (`d_out` the result's adjoint), `call_with_partials` and
+/// forward mode (`d_out = 1`).
+pub(crate) fn adjoint_call(
+    func: &Func,
+    callee: &Callee,
+    args: &[CallArg],
+    d_out: TokenStream,
+    slots: &[TokenStream],
+) -> TokenStream {
+    let args = args.iter().map(|a| call_arg(func, a));
+    match callee {
+        Callee::Path { adjoint, .. } => quote!(#adjoint(#(#args,)* #d_out, #(#slots),*)),
+        Callee::Method { receiver, method } => {
+            let receiver = &receiver.tokens;
+            let adjoint = format_ident!("{}_adjoint", method, span = method.span());
+            quote!(#receiver.#adjoint(#(#args,)* #d_out, #(#slots),*))
+        }
     }
 }
 

@@ -41,7 +41,7 @@
 //! a finite number).
 
 use crate::activity::Activity;
-use crate::emit::{call_arg, operand, plain_name, primal_rhs, rule_partials};
+use crate::emit::{adjoint_call, operand, plain_name, primal_rhs, rule_partials};
 use crate::ir::{
     ArrayInit, Block, CallArg, Callee, Func, Header, Jump, Kind, Operand, Origin, Rhs, Stmt, VarId,
 };
@@ -450,17 +450,7 @@ impl<'a> Tangents<'a> {
                 _ => {}
             }
         }
-        let call_args = args.iter().map(|a| call_arg(self.func, a));
-        let call = match callee {
-            Callee::Path { adjoint, .. } => {
-                quote!(#adjoint(#(#call_args,)* 1.0_f64, #(#slots),*))
-            }
-            Callee::Method { receiver, method } => {
-                let receiver = &receiver.tokens;
-                let adjoint = format_ident!("{}_adjoint", method, span = method.span());
-                quote!(#receiver.#adjoint(#(#call_args,)* 1.0_f64, #(#slots),*))
-            }
-        };
+        let call = adjoint_call(self.func, callee, args, quote!(1.0_f64), &slots);
         let ident = self.ident(var);
         out.push(quote!(let #ident #ty = #call;));
         let (name, tangent) = (self.local(var)?, self.sum(terms));
