@@ -25,27 +25,14 @@ const POINTS: [[f64; 6]; 3] = [
     [-0.4, 0.9, 1.6, -1.1, 0.2, 0.8],
 ];
 
-/// Checks `grad` against finite differences of `f` at every point, and that
-/// `adjoint` adds `d_out` times the same gradient into a non-zero buffer.
+/// `common::check_gradient_and_adjoint` at this file's points.
 #[track_caller]
 fn check(
     f: impl Fn(&[f64]) -> f64,
     grad: impl Fn(&[f64]) -> (f64, Vec<f64>),
     adjoint: impl Fn(&[f64], f64, &mut [f64]) -> f64,
 ) {
-    for x in POINTS {
-        let (value, gradient) = grad(&x);
-        assert_eq!(value, f(&x), "value at {x:?}");
-        assert_gradient(&f, &x, &gradient);
-        let mut buffer = vec![0.5; x.len()];
-        assert_eq!(adjoint(&x, -2.0, &mut buffer), value);
-        for (i, (b, g)) in buffer.iter().zip(&gradient).enumerate() {
-            assert!(
-                (b - (0.5 - 2.0 * g)).abs() <= 1e-12 * (1.0 + g.abs()),
-                "adjoint d/dx{i} at {x:?}: buffer {b}, gradient {g}"
-            );
-        }
-    }
+    common::check_gradient_and_adjoint(f, grad, adjoint, &POINTS);
 }
 
 /// The gradients of two ways of writing one function agree to rounding.

@@ -11,7 +11,6 @@
 mod common;
 
 use autograd::differentiable;
-use common::assert_gradient;
 
 const POINTS: [[f64; 5]; 3] = [
     [0.7, -1.3, 0.4, 1.9, -0.6],
@@ -19,24 +18,14 @@ const POINTS: [[f64; 5]; 3] = [
     [-0.4, 0.9, 1.6, -1.1, 0.2],
 ];
 
-/// Checks `grad` against finite differences of `f` at every point, and that
-/// `adjoint` adds `d_out` times the same gradient into a non-zero buffer.
+/// `common::check_gradient_and_adjoint` at this file's points.
 #[track_caller]
 fn check(
     f: impl Fn(&[f64]) -> f64,
     grad: impl Fn(&[f64]) -> (f64, Vec<f64>),
     adjoint: impl Fn(&[f64], f64, &mut [f64]) -> f64,
 ) {
-    for x in POINTS {
-        let (value, gradient) = grad(&x);
-        assert_eq!(value, f(&x));
-        assert_gradient(&f, &x, &gradient);
-        let mut buffer = vec![0.5; x.len()];
-        assert_eq!(adjoint(&x, -2.0, &mut buffer), value);
-        for (b, g) in buffer.iter().zip(&gradient) {
-            assert!((b - (0.5 - 2.0 * g)).abs() <= 1e-12 * (1.0 + g.abs()));
-        }
-    }
+    common::check_gradient_and_adjoint(f, grad, adjoint, &POINTS);
 }
 
 // ----- fused ------------------------------------------------------------------

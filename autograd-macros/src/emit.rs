@@ -681,6 +681,13 @@ impl<'a> Body<'a> {
         &self.func.vars[var].ident
     }
 
+    /// The fixed adjoint of an accumulator's cell at every iteration of a
+    /// loop that only accumulates (fused or reversed in forward order):
+    /// `__ad_seed_<name>`.
+    fn seed(&self, cell: VarId) -> Ident {
+        format_ident!("__ad_seed_{}", plain_name(self.ident(cell)))
+    }
+
     /// The adjoint local of a float variable: `__ad_d_<name>`.
     fn adjoint(&self, var: VarId) -> Ident {
         format_ident!("__ad_d_{}", plain_name(self.ident(var)))
@@ -891,7 +898,7 @@ impl<'a> Body<'a> {
         let mut out = Vec::new();
         let mut seed_names = Vec::new();
         for (cell, expr) in &seeds {
-            let seed = format_ident!("__ad_seed_{}", plain_name(self.ident(*cell)));
+            let seed = self.seed(*cell);
             out.push(quote!(let #seed: f64 = #expr;));
             seed_names.push((self.adjoint(*cell), seed));
         }
@@ -1138,10 +1145,7 @@ impl<'a> Body<'a> {
                 // fold), and the loop can be vectorised like the primal (unless
                 // `spread_loads` put fences in it).
                 let d_cells: Vec<Ident> = cells.iter().map(|c| self.adjoint(*c)).collect();
-                let seeds: Vec<Ident> = cells
-                    .iter()
-                    .map(|c| format_ident!("__ad_seed_{}", plain_name(self.ident(*c))))
-                    .collect();
+                let seeds: Vec<Ident> = cells.iter().map(|c| self.seed(*c)).collect();
                 let (index, range) = (self.ident(*index), &range.tokens);
                 return Some(quote! {
                     #(let #seeds: f64 = #d_cells;)*

@@ -24,3 +24,28 @@ pub fn assert_gradient(f: impl Fn(&[f64]) -> f64, x: &[f64], gradient: &[f64]) {
         );
     }
 }
+
+/// Checks, at every point, `grad` against `f`'s value and central finite
+/// differences, and that `adjoint` *adds* `d_out` times the same gradient
+/// into a buffer that is not zero.
+#[track_caller]
+pub fn check_gradient_and_adjoint<const N: usize>(
+    f: impl Fn(&[f64]) -> f64,
+    grad: impl Fn(&[f64]) -> (f64, Vec<f64>),
+    adjoint: impl Fn(&[f64], f64, &mut [f64]) -> f64,
+    points: &[[f64; N]],
+) {
+    for x in points {
+        let (value, gradient) = grad(x);
+        assert_eq!(value, f(x), "value at {x:?}");
+        assert_gradient(&f, x, &gradient);
+        let mut buffer = vec![0.5; x.len()];
+        assert_eq!(adjoint(x, -2.0, &mut buffer), value);
+        for (i, (b, g)) in buffer.iter().zip(&gradient).enumerate() {
+            assert!(
+                (b - (0.5 - 2.0 * g)).abs() <= 1e-12 * (1.0 + g.abs()),
+                "adjoint d/dx{i} at {x:?}: buffer {b}, gradient {g}"
+            );
+        }
+    }
+}
