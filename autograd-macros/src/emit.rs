@@ -300,7 +300,7 @@ struct Body<'a> {
     /// by a `compiler_fence`, which emits no instruction but keeps LLVM from
     /// merging memory accesses across it, so they stay scalar. (It replaced
     /// `*black_box(&mut d_x[i]) += ..`, which kept them scalar by forcing
-    /// the address through memory: 6 instructions an update.)
+    /// the address through memory: 3 instructions an update.)
     spread_loads: HashSet<VarId>,
     /// While a loop body is replayed in its reverse: that loop's cells whose
     /// entry values are not restored. Updating them would compute values

@@ -440,7 +440,9 @@ impl<'a> Tangents<'a> {
                 CallArg::Float(Operand::Var(v)) if self.has(*v) => {
                     self.serial += 1;
                     let slot = format_ident!("__ad_slot{}", self.serial);
-                    out.push(quote!(let mut #slot: f64 = 0.0;));
+                    // -0.0: `-0.0 + p` is `p`, so an inlined `*d_x += p`
+                    // folds (as in `emit::call_with_partials`)
+                    out.push(quote!(let mut #slot: f64 = -0.0;));
                     slots.push(quote!(&mut #slot));
                     terms.push((slot.to_token_stream(), self.tangent(*v)?));
                 }
