@@ -22,10 +22,11 @@ use crate::ir::{
     ArrayInit, Block, CallArg, Callee, Func, Header, Jump, Kind, Operand, Origin, Rhs, Stmt,
     Syntax, VarId,
 };
+use crate::names::{self, Names, Role};
 use crate::prim::{self, Arity};
 use crate::signature::{ParamClass, Signature};
 use proc_macro2::{Span, TokenStream};
-use quote::{format_ident, quote, quote_spanned, ToTokens};
+use quote::{quote, quote_spanned, ToTokens};
 use std::collections::{HashMap, HashSet};
 use syn::Ident;
 
@@ -65,13 +66,22 @@ pub fn inherited_attrs(item: &syn::ItemFn) -> Vec<&syn::Attribute> {
 /// A function with one active parameter, an `f64`, is differentiated in
 /// forward mode (`tangent.rs`) when every construct allows it; any other
 /// function, or one that construct refuses, gets the reverse sweep below.
-pub fn emit(item: &syn::ItemFn, sig: &Signature, func: &Func, activity: &Activity) -> TokenStream {
-    let (body, strategy) = match crate::tangent::emit(sig, func, activity) {
+pub fn emit(
+    item: &syn::ItemFn,
+    sig: &Signature,
+    func: &Func,
+    activity: &Activity,
+    names: &Names,
+) -> TokenStream {
+    let (body, strategy) = match crate::tangent::emit(sig, func, activity, names) {
         Some(body) => (body, Strategy::Forward),
-        None => (Body::new(func, activity).emit(), Strategy::Reverse),
+        None => (
+            Body::new(sig, func, activity, names).emit(),
+            Strategy::Reverse,
+        ),
     };
     let adjoint = emit_adjoint(item, sig, &body, strategy);
-    let grad = emit_grad(item, sig, &body);
+    let grad = emit_grad(item, sig, &body, names);
     quote! {
         #[allow(dead_code)]
         #item
@@ -83,22 +93,22 @@ pub fn emit(item: &syn::ItemFn, sig: &Signature, func: &Func, activity: &Activit
 /// The signature of `f_adjoint`: `f`'s inputs, `d_out`, then one `d_<p>`
 /// per active parameter.
 pub fn adjoint_signature(item: &syn::ItemFn, sig: &Signature) -> TokenStream {
-    let name = format_ident!("{}_adjoint", item.sig.ident, span = item.sig.ident.span());
+    let name = names::adjoint_fn(&item.sig.ident);
     let inputs = item.sig.inputs.iter();
     let adjoints = sig.active().map(|p| {
         let (ident, ty) = (p.adjoint_ident(), p.adjoint_type());
         quote!(#ident: #ty)
     });
-    let vis = &item.vis;
+    let (vis, d_out) = (&item.vis, &sig.d_out);
     let (generics, where_clause) = (&item.sig.generics, &item.sig.generics.where_clause);
     quote! {
-        #vis fn #name #generics (#(#inputs,)* d_out: f64, #(#adjoints),*) -> f64 #where_clause
+        #vis fn #name #generics (#(#inputs,)* #d_out: f64, #(#adjoints),*) -> f64 #where_clause
     }
 }
 
 /// The signature of `f_grad`: `f`'s inputs, returning the value and gradient.
 pub fn grad_signature(item: &syn::ItemFn, sig: &Signature) -> TokenStream {
-    let name = format_ident!("{}_grad", item.sig.ident, span = item.sig.ident.span());
+    let name = names::grad_fn(&item.sig.ident);
     let inputs = item.sig.inputs.iter();
     let gradient = gradient_type(sig);
     let vis = &item.vis;
@@ -188,17 +198,22 @@ fn emit_adjoint(
     }
 }
 
-fn emit_grad(item: &syn::ItemFn, sig: &Signature, body: &TokenStream) -> TokenStream {
+fn emit_grad(
+    item: &syn::ItemFn,
+    sig: &Signature,
+    body: &TokenStream,
+    names: &Names,
+) -> TokenStream {
     let signature = grad_signature(item, sig);
     let attrs = inherited_attrs(item);
     let allow = allow_lints();
     let mut buffers = Vec::new();
     let mut results = Vec::new();
-    for param in sig.active() {
+    for (index, param) in sig.params.iter().enumerate().filter(|(_, p)| p.active) {
         let (Some(name), Some(adjoint)) = (&param.name, param.adjoint_ident()) else {
             continue;
         };
-        let storage = format_ident!("__ad_grad_{}", name);
+        let storage = names.derived(Role::Gradient, index, name);
         let (init, ty) = match &param.class {
             ParamClass::Scalar => (quote!(0.0_f64), quote!(&mut f64)),
             ParamClass::Slice => (
@@ -224,15 +239,16 @@ fn emit_grad(item: &syn::ItemFn, sig: &Signature, body: &TokenStream) -> TokenSt
         item.sig.ident,
         active_list(sig)
     );
+    let (d_out, value) = (&sig.d_out, names.fresh("__ad_value"));
     quote! {
         #[doc = #doc]
         #(#attrs)*
         #allow
         #signature {
             #(#buffers)*
-            let d_out = 1.0_f64;
-            let __ad_value = { #body };
-            (__ad_value, #gradient)
+            let #d_out = 1.0_f64;
+            let #value = { #body };
+            (#value, #gradient)
         }
     }
 }
@@ -270,8 +286,10 @@ enum Exits {
 /// Builds the shared body of `f_adjoint` and `f_grad`: it reads the user's
 /// parameters, `d_out`, and writes into the `d_<p>` adjoint arguments.
 struct Body<'a> {
+    sig: &'a Signature,
     func: &'a Func,
     activity: &'a Activity,
+    names: &'a Names,
     /// Adjoint locals declared so far.
     declared: HashSet<VarId>,
     /// Variables whose adjoint receives contributions from a block nested in
@@ -287,10 +305,10 @@ struct Body<'a> {
     /// stores are plain assignments, with no undo tape.
     plain_stores: HashSet<VarId>,
     /// For each `if` (by decision name) and loop (by id): the arrays stored
-    /// into inside it, and whether each is declared inside it too.
-    stores_in: HashMap<String, Vec<(VarId, bool)>>,
-    /// Counter for unique names of per-statement locals.
-    serial: usize,
+    /// into inside it, whether each is declared inside it too, and the name
+    /// of its mark (the undo tape's length before an `if`; a loop's tape of
+    /// such lengths, one per iteration).
+    stores_in: HashMap<String, Vec<(VarId, bool, Ident)>>,
     /// Loads in a loop body from an array the body also loads at another
     /// index (`x[i]` and `x[i + 1]`). Their adjoint updates `d_x[i] +=`,
     /// `d_x[i + 1] +=` would be merged by LLVM's SLP vectorizer into one
@@ -330,10 +348,12 @@ struct SavedExits {
 const MAX_SAVED_EXITS: usize = 256;
 
 impl<'a> Body<'a> {
-    fn new(func: &'a Func, activity: &'a Activity) -> Self {
+    fn new(sig: &'a Signature, func: &'a Func, activity: &'a Activity, names: &'a Names) -> Self {
         let mut body = Body {
+            sig,
             func,
             activity,
+            names,
             declared: HashSet::new(),
             eager: HashSet::new(),
             tapes: Vec::new(),
@@ -341,7 +361,6 @@ impl<'a> Body<'a> {
             undo: HashMap::new(),
             plain_stores: crate::undo::write_before_read(func),
             stores_in: HashMap::new(),
-            serial: 0,
             dead_cells: HashSet::new(),
             spread_loads: HashSet::new(),
             fused: crate::fuse::fused_loops(func, activity),
@@ -389,10 +408,8 @@ impl<'a> Body<'a> {
             if self.plain_stores.contains(&array) {
                 continue;
             }
-            let name = plain_name(self.ident(array));
-            self.undo
-                .entry(array)
-                .or_insert_with(|| format_ident!("__ad_undo_{}", name));
+            let undo = self.names.derived(Role::Undo, array, self.ident(array));
+            self.undo.entry(array).or_insert(undo);
         }
         let mut constructs = Vec::new();
         self.func.body.walk(0, &mut |stmt, _| match stmt {
@@ -402,7 +419,7 @@ impl<'a> Body<'a> {
                 else_,
                 ..
             } => constructs.push((decision.to_string(), vec![then_, else_])),
-            Stmt::Loop(l) => constructs.push((format!("loop{}", l.id), vec![&l.body])),
+            Stmt::Loop(l) => constructs.push((loop_key(l.id), vec![&l.body])),
             _ => {}
         });
         for (key, blocks) in constructs {
@@ -422,9 +439,17 @@ impl<'a> Body<'a> {
                     _ => {}
                 });
             }
+            let prefix = if key.starts_with(LOOP_KEY) {
+                "__ad_marks_"
+            } else {
+                "__ad_mark_"
+            };
             let entry = stores
                 .into_iter()
-                .map(|a| (a, declared.contains(&a)))
+                .map(|a| {
+                    let mark = self.names.fresh_for(prefix, self.ident(a));
+                    (a, declared.contains(&a), mark)
+                })
                 .collect();
             self.stores_in.insert(key, entry);
         }
@@ -436,7 +461,9 @@ impl<'a> Body<'a> {
             let mut saved = Vec::new();
             for carried in &l.carried {
                 if self.activity.needed(carried.entry) {
-                    let tape = format_ident!("__ad_tape_{}", plain_name(self.ident(carried.cell)));
+                    let tape =
+                        self.names
+                            .derived(Role::Tape, carried.cell, self.ident(carried.cell));
                     self.tapes.push((tape.clone(), carried.cell));
                     saved.push((tape, carried.cell));
                 }
@@ -529,8 +556,10 @@ impl<'a> Body<'a> {
                     .carried
                     .iter()
                     .map(|c| {
-                        let name = plain_name(self.ident(c.cell));
-                        (c.cell, format_ident!("__ad_exits_{}", name))
+                        (
+                            c.cell,
+                            self.names.derived(Role::Exits, c.cell, self.ident(c.cell)),
+                        )
                     })
                     .collect();
                 self.exits.insert(
@@ -560,21 +589,16 @@ impl<'a> Body<'a> {
     }
 
     /// The arrays stored into inside the construct `key`, each with its
-    /// undo tape and whether it is declared inside the construct.
-    fn construct_stores(&self, key: &str) -> Vec<(VarId, Ident, bool)> {
+    /// undo tape, whether it is declared inside the construct, and its mark.
+    fn construct_stores(&self, key: &str) -> Vec<(VarId, Ident, bool, Ident)> {
         self.stores_in
             .get(key)
             .map(|v| {
                 v.iter()
-                    .map(|(a, inside)| (*a, self.undo[a].clone(), *inside))
+                    .map(|(a, inside, mark)| (*a, self.undo[a].clone(), *inside, mark.clone()))
                     .collect()
             })
             .unwrap_or_default()
-    }
-
-    /// The name of loop `id`'s tape of undo-tape lengths for `array`.
-    fn marks(&self, id: usize, array: VarId) -> Ident {
-        format_ident!("__ad_marks{}_{}", id, plain_name(self.ident(array)))
     }
 
     fn emit(mut self) -> TokenStream {
@@ -597,8 +621,7 @@ impl<'a> Body<'a> {
         }
         let loops: Vec<usize> = self.func.loops().iter().map(|l| l.id).collect();
         for id in loops {
-            for (array, _, _) in self.construct_stores(&format!("loop{id}")) {
-                let marks = self.marks(id, array);
+            for (_, _, _, marks) in self.construct_stores(&loop_key(id)) {
                 tapes
                     .push(quote!(let mut #marks: ::std::vec::Vec<usize> = ::std::vec::Vec::new();));
             }
@@ -627,9 +650,10 @@ impl<'a> Body<'a> {
             Operand::Var(v) => (Vec::new(), self.ident(*v).to_token_stream()),
             Operand::Const(c) => {
                 let tokens = &c.tokens;
+                let value = self.names.fresh("__ad_value");
                 (
-                    vec![quote_spanned!(span=> let __ad_value: f64 = #tokens;)],
-                    quote!(__ad_value),
+                    vec![quote_spanned!(span=> let #value: f64 = #tokens;)],
+                    quote!(#value),
                 )
             }
         };
@@ -654,7 +678,8 @@ impl<'a> Body<'a> {
         let mut reverse = Vec::new();
         if let Operand::Var(v) = value {
             if self.activity.needs_adjoint(*v) {
-                self.contribute(&mut reverse, *v, quote!(d_out));
+                let d_out = &self.sig.d_out;
+                self.contribute(&mut reverse, *v, quote!(#d_out));
             }
         }
         reverse.extend(self.reverse(&self.func.body));
@@ -662,7 +687,7 @@ impl<'a> Body<'a> {
         let mut flush = Vec::new();
         for p in params {
             if self.declared.contains(&p) {
-                let adjoint = format_ident!("d_{}", self.func.vars[p].ident);
+                let adjoint = self.array_adjoint(p);
                 let local = self.adjoint(p);
                 flush.push(quote!(*#adjoint += #local;));
             }
@@ -685,12 +710,12 @@ impl<'a> Body<'a> {
     /// loop that only accumulates (fused or reversed in forward order):
     /// `__ad_seed_<name>`.
     fn seed(&self, cell: VarId) -> Ident {
-        format_ident!("__ad_seed_{}", plain_name(self.ident(cell)))
+        self.names.derived(Role::Seed, cell, self.ident(cell))
     }
 
     /// The adjoint local of a float variable: `__ad_d_<name>`.
     fn adjoint(&self, var: VarId) -> Ident {
-        format_ident!("__ad_d_{}", plain_name(self.ident(var)))
+        self.names.derived(Role::Adjoint, var, self.ident(var))
     }
 
     fn operand(&self, op: &Operand) -> TokenStream {
@@ -715,7 +740,7 @@ impl<'a> Body<'a> {
                     let var_info = &self.func.vars[*var];
                     let is_array = matches!(init, Some(Rhs::Array(_)));
                     let mutability = (var_info.is_cell() || is_array).then(|| quote!(mut));
-                    let ty = ty.as_ref().map(|ty| quote!(: #ty));
+                    let ty = let_type(ty.as_ref(), init.as_ref());
                     let init = init.as_ref().map(|rhs| {
                         let value = self.forward_rhs(rhs);
                         quote!(= #value)
@@ -747,11 +772,12 @@ impl<'a> Body<'a> {
                     let undo = &self.undo[array];
                     let (array, index, value) =
                         (self.ident(*array), &index.tokens, self.operand(value));
+                    let i = self.names.fresh("__ad_i");
                     out.push(quote! {
                         {
-                            let __ad_i: usize = #index;
-                            #undo.push((__ad_i, #array[__ad_i]));
-                            #array[__ad_i] = #value;
+                            let #i: usize = #index;
+                            #undo.push((#i, #array[#i]));
+                            #array[#i] = #value;
                         }
                     });
                 }
@@ -777,14 +803,7 @@ impl<'a> Body<'a> {
                     let marks = self
                         .construct_stores(&decision.to_string())
                         .into_iter()
-                        .map(|(array, undo, _)| {
-                            let mark = format_ident!(
-                                "{}_mark_{}",
-                                decision,
-                                plain_name(self.ident(array))
-                            );
-                            quote!(let #mark: usize = #undo.len();)
-                        });
+                        .map(|(_, undo, _, mark)| quote!(let #mark: usize = #undo.len();));
                     let marks: Vec<TokenStream> = marks.collect();
                     out.push(quote! {
                         #(#marks)*
@@ -841,7 +860,7 @@ impl<'a> Body<'a> {
     }
 
     fn forward_loop(&mut self, l: &crate::ir::Loop, mode: Mode) -> TokenStream {
-        let counter = format_ident!("__ad_n{}", l.id);
+        let counter = self.counter(l.id);
         let body_mode = Mode {
             record: false,
             replay: mode.replay,
@@ -854,8 +873,7 @@ impl<'a> Body<'a> {
         let saved = self.loop_tapes.get(&l.id).cloned().unwrap_or_default();
         let (mut reserve, mut push) = (Vec::new(), Vec::new());
         if mode.record {
-            for (array, undo, _) in self.construct_stores(&format!("loop{}", l.id)) {
-                let marks = self.marks(l.id, array);
+            for (_, undo, _, marks) in self.construct_stores(&loop_key(l.id)) {
                 push.push(quote!(#marks.push(#undo.len());));
             }
             for (tape, cell) in &saved {
@@ -1000,8 +1018,7 @@ impl<'a> Body<'a> {
                     value,
                 } if self.plain_stores.contains(array) && self.activity.needs_adjoint(*array) => {
                     // Nothing to restore: recompute the index for the adjoint.
-                    self.serial += 1;
-                    let i = format_ident!("__ad_i{}", self.serial);
+                    let i = self.names.fresh("__ad_i");
                     let index = &index.tokens;
                     out.push(quote!(let #i: usize = #index;));
                     self.reverse_store(&mut out, *array, &i, value);
@@ -1009,11 +1026,7 @@ impl<'a> Body<'a> {
                 Stmt::Store { array, .. } if self.plain_stores.contains(array) => {}
                 Stmt::Store { array, value, .. } => {
                     let undo = &self.undo[array];
-                    self.serial += 1;
-                    let (i, old) = (
-                        format_ident!("__ad_i{}", self.serial),
-                        format_ident!("__ad_old{}", self.serial),
-                    );
+                    let (i, old) = (self.names.fresh("__ad_i"), self.names.fresh("__ad_old"));
                     let name = self.ident(*array).clone();
                     out.push(quote! {
                         let (#i, #old) = ::autograd::__private::pop(&mut #undo);
@@ -1036,8 +1049,7 @@ impl<'a> Body<'a> {
                     let undo: Vec<TokenStream> = self
                         .construct_stores(&decision.to_string())
                         .into_iter()
-                        .map(|(array, tape, inside)| {
-                            let mark = format_ident!("{}_mark_{}", decision, plain_name(self.ident(array)));
+                        .map(|(array, tape, inside, mark)| {
                             if inside {
                                 quote!(#tape.truncate(#mark);)
                             } else {
@@ -1087,7 +1099,7 @@ impl<'a> Body<'a> {
     fn reverse_loop(&mut self, l: &crate::ir::Loop) -> Option<TokenStream> {
         let reverse = self.reverse(&l.body);
         let saved = self.loop_tapes.get(&l.id).cloned().unwrap_or_default();
-        let stores = self.construct_stores(&format!("loop{}", l.id));
+        let stores = self.construct_stores(&loop_key(l.id));
         if reverse.is_empty() && saved.is_empty() && stores.is_empty() {
             return None;
         }
@@ -1095,15 +1107,15 @@ impl<'a> Body<'a> {
         // the arrays as they were when it started.
         let undo: Vec<TokenStream> = stores
             .iter()
-            .map(|(array, tape, inside)| {
-                let marks = self.marks(l.id, *array);
+            .map(|(array, tape, inside, marks)| {
                 if *inside {
                     quote!(#tape.truncate(::autograd::__private::pop(&mut #marks));)
                 } else {
                     let array = self.ident(*array);
+                    let mark = self.names.fresh("__ad_mark");
                     quote! {
-                        let __ad_mark = ::autograd::__private::pop(&mut #marks);
-                        ::autograd::__private::undo_to(&mut #array, &mut #tape, __ad_mark);
+                        let #mark = ::autograd::__private::pop(&mut #marks);
+                        ::autograd::__private::undo_to(&mut #array, &mut #tape, #mark);
                     }
                 }
             })
@@ -1128,7 +1140,7 @@ impl<'a> Body<'a> {
             let cell = self.ident(*cell);
             quote!(#cell = ::autograd::__private::pop(&mut #tape);)
         });
-        let counter = format_ident!("__ad_n{}", l.id);
+        let counter = self.counter(l.id);
         // Stores into arrays declared outside the loop (`plain_stores`, not
         // in `stores`) must be reversed last to first: an element written
         // by two iterations gives its adjoint to the last write.
@@ -1168,9 +1180,10 @@ impl<'a> Body<'a> {
             Header::Range { index, range } => {
                 let (index, range) = (self.ident(*index), &range.tokens);
                 if l.breaks {
+                    let k = self.names.fresh("__ad_k");
                     quote! {
-                        for __ad_k in (0..#counter).rev() {
-                            let #index = ::autograd::__private::nth(#range, __ad_k);
+                        for #k in (0..#counter).rev() {
+                            let #index = ::autograd::__private::nth(#range, #k);
                             #inner
                         }
                     }
@@ -1197,7 +1210,8 @@ impl<'a> Body<'a> {
     /// The slot that receives the partial of call `var` with respect to its
     /// `k`-th argument, when it is computed in the forward code.
     fn call_partial(&self, var: VarId, k: usize) -> Ident {
-        format_ident!("__ad_dp_{}_{}", plain_name(self.ident(var)), k)
+        self.names
+            .derived(Role::CallPartial(k), var, self.ident(var))
     }
 
     /// `var = callee(args)` in a block whose reverse follows it in the same
@@ -1226,7 +1240,7 @@ impl<'a> Body<'a> {
                 }
             }
         }
-        let call = adjoint_call(self.func, callee, args, quote!(1.0), &slots);
+        let call = adjoint_call(self.func, callee, args, quote!(1.0_f64), &slots);
         let ident = self.ident(var);
         let ty = ty.map(|ty| quote!(: #ty));
         out.push(quote!(let #ident #ty = #call;));
@@ -1276,8 +1290,7 @@ impl<'a> Body<'a> {
                     }
                     let adjoint = self.adjoint(*v);
                     if shared(v) {
-                        self.serial += 1;
-                        let scratch = format_ident!("__ad_slot{}", self.serial);
+                        let scratch = self.names.fresh("__ad_slot");
                         before.push(quote!(let mut #scratch: f64 = 0.0;));
                         after.push(quote!(#adjoint += #scratch;));
                         slots.push(quote!(&mut #scratch));
@@ -1296,14 +1309,14 @@ impl<'a> Body<'a> {
                         None => quote!(#buffer[..]),
                     };
                     if shared(array) {
-                        self.serial += 1;
-                        let scratch = format_ident!("__ad_slot{}", self.serial);
+                        let scratch = self.names.fresh("__ad_slot");
+                        let (d, v) = (self.names.fresh("__ad_d"), self.names.fresh("__ad_v"));
                         before.push(quote! {
                             let mut #scratch = ::autograd::__private::zeros(#part.len());
                         });
                         after.push(quote! {
-                            for (__ad_d, __ad_v) in #part.iter_mut().zip(&#scratch) {
-                                *__ad_d += *__ad_v;
+                            for (#d, #v) in #part.iter_mut().zip(&#scratch) {
+                                *#d += *#v;
                             }
                         });
                         slots.push(quote!(&mut #scratch));
@@ -1343,12 +1356,21 @@ impl<'a> Body<'a> {
     }
 
     /// The adjoint buffer of a float array: the caller's `d_<p>` for a
-    /// parameter, `__ad_d_<a>` for a local.
+    /// parameter, `__ad_d_<a>` for a local. (Also the `d_<p>` of a scalar
+    /// parameter.)
     fn array_adjoint(&self, array: VarId) -> Ident {
         match self.func.vars[array].origin {
-            Origin::Param { .. } => format_ident!("d_{}", self.ident(array)),
+            Origin::Param { index, .. } => self.sig.params[index]
+                .adjoint_ident()
+                .expect("an active parameter has an adjoint argument"),
             _ => self.adjoint(array),
         }
+    }
+
+    /// The trip counter of loop `id` (a loop that may `break`).
+    fn counter(&self, id: usize) -> Ident {
+        let of = Ident::new("n", Span::call_site());
+        self.names.derived(Role::Counter, id, &of)
     }
 
     /// Adds `amount` to the adjoint of `var`, declaring it on first use.
@@ -1400,16 +1422,17 @@ impl<'a> Body<'a> {
             Rhs::Array(ArrayInit::Copy { source, .. }) => {
                 if self.activity.needs_adjoint(*source) {
                     let d_source = self.array_adjoint(*source);
+                    let (k, d) = (self.names.fresh("__ad_k"), self.names.fresh("__ad_d"));
                     out.push(quote! {
-                        for (__ad_k, __ad_d) in #d_var.iter().enumerate() {
-                            #d_source[__ad_k] += *__ad_d;
+                        for (#k, #d) in #d_var.iter().enumerate() {
+                            #d_source[#k] += *#d;
                         }
                     });
                 }
             }
             Rhs::Prim { prim, args, .. } => {
                 let activity = self.activity;
-                let partials = rule_partials(self.func, out, var, prim, args, &|v| {
+                let partials = rule_partials(self.func, self.names, out, var, prim, args, &|v| {
                     activity.needs_adjoint(v)
                 });
                 for (target, partial) in partials {
@@ -1496,6 +1519,26 @@ pub(crate) fn primal_rhs(func: &Func, rhs: &Rhs) -> TokenStream {
     }
 }
 
+/// The type annotation of `let var = init;` (`: T`, or nothing): the user's,
+/// else, for a new float array, its type, so that no element is an
+/// ambiguous `{float}` (`vec![0.0; n]` read as `b[i].cos()`).
+pub(crate) fn let_type(ty: Option<&TokenStream>, init: Option<&Rhs>) -> Option<TokenStream> {
+    if let Some(ty) = ty {
+        return Some(quote!(: #ty));
+    }
+    match init? {
+        Rhs::Array(ArrayInit::Fill { vec: true, .. } | ArrayInit::List { vec: true, .. }) => {
+            Some(quote!(: ::std::vec::Vec<f64>))
+        }
+        Rhs::Array(ArrayInit::Fill { len, .. }) => Some(quote!(: [f64; #len])),
+        Rhs::Array(ArrayInit::List { items, .. }) => {
+            let len = proc_macro2::Literal::usize_unsuffixed(items.len());
+            Some(quote!(: [f64; #len]))
+        }
+        _ => None,
+    }
+}
+
 /// An operand as Rust tokens.
 pub(crate) fn operand(func: &Func, op: &Operand) -> TokenStream {
     match op {
@@ -1521,7 +1564,7 @@ pub(crate) fn adjoint_call(
         Callee::Path { adjoint, .. } => quote!(#adjoint(#(#args,)* #d_out, #(#slots),*)),
         Callee::Method { receiver, method } => {
             let receiver = &receiver.tokens;
-            let adjoint = format_ident!("{}_adjoint", method, span = method.span());
+            let adjoint = names::adjoint_fn(method);
             quote!(#receiver.#adjoint(#(#args,)* #d_out, #(#slots),*))
         }
     }
@@ -1546,6 +1589,7 @@ pub(crate) fn call_arg(func: &Func, arg: &CallArg) -> TokenStream {
 /// mode (`dot_var = Σ partial * dot_arg`).
 pub(crate) fn rule_partials(
     func: &Func,
+    names: &Names,
     out: &mut Vec<TokenStream>,
     var: VarId,
     prim: &prim::Prim,
@@ -1574,7 +1618,7 @@ pub(crate) fn rule_partials(
             vec![(*target, quote!(#call.#field))]
         }
         many => {
-            let partials = format_ident!("__ad_p_{}", plain_name(&result));
+            let partials = names.derived(Role::Partials, var, &result);
             out.push(quote!(let #partials = #call;));
             many.iter()
                 .map(|&(i, target)| {
@@ -1679,10 +1723,10 @@ fn outer_reads(l: &crate::ir::Loop) -> Vec<VarId> {
     reads
 }
 
-/// The name of a variable without `r#` or the `__ad_` of temporaries, to
-/// build the names of its adjoint (`__ad_d_x`, `__ad_d_t3`) and partials.
-pub(crate) fn plain_name(ident: &Ident) -> String {
-    let name = ident.to_string();
-    let name = name.trim_start_matches("r#");
-    name.strip_prefix("__ad_").unwrap_or(name).to_string()
+/// The key of loop `id` in `Body::stores_in` (an `if`'s is its decision).
+fn loop_key(id: usize) -> String {
+    format!("{LOOP_KEY}{id}")
 }
+
+/// Starts every loop's key in `Body::stores_in`; decisions start `__ad_`.
+const LOOP_KEY: &str = "loop ";

@@ -2,6 +2,7 @@
 
 use crate::attr::Args;
 use crate::ctxt::Ctxt;
+use crate::names::Names;
 use crate::{activity, emit, fallback, lower, signature};
 use proc_macro2::TokenStream;
 
@@ -19,16 +20,17 @@ pub fn differentiable(attr: TokenStream, item: TokenStream) -> TokenStream {
         }
     };
     let cx = Ctxt::new();
+    let names = Names::new(&item);
     let args = syn::parse2::<Args>(attr).unwrap_or_else(|err| {
         cx.syn_error(err);
         Args::default()
     });
-    let sig = signature::analyze(&cx, &item.sig, &args);
-    let func = lower::lower(&cx, &sig, &item);
+    let sig = signature::analyze(&cx, &item.sig, &args, &names);
+    let func = lower::lower(&cx, &sig, &item, &names);
     match cx.check() {
         Ok(()) => {
             let activity = activity::analyze(&func);
-            emit::emit(&item, &sig, &func, &activity)
+            emit::emit(&item, &sig, &func, &activity, &names)
         }
         Err(error) => fallback::emit(&item, &sig, error),
     }

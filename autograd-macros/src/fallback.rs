@@ -10,9 +10,6 @@ use quote::quote;
 
 pub fn emit(item: &syn::ItemFn, sig: &Signature, error: syn::Error) -> TokenStream {
     let errors = error.into_compile_error();
-    if !sig.adjoint_names_ok {
-        return quote!(#errors #item);
-    }
     let (grad, adjoint) = (grad_signature(item, sig), adjoint_signature(item, sig));
     let attrs = inherited_attrs(item);
     let allow = allow_lints();

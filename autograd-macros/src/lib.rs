@@ -22,6 +22,7 @@ mod fallback;
 mod fuse;
 mod ir;
 mod lower;
+mod names;
 mod prim;
 mod signature;
 mod tangent;

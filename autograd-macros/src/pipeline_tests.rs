@@ -10,8 +10,9 @@ fn lowered(src: &str, args: &str) -> Result<crate::ir::Func, String> {
     let item: syn::ItemFn = syn::parse_str(src).unwrap();
     let args: Args = syn::parse_str(args).unwrap();
     let cx = Ctxt::new();
-    let sig = signature::analyze(&cx, &item.sig, &args);
-    let func = lower::lower(&cx, &sig, &item);
+    let names = crate::names::Names::new(&item);
+    let sig = signature::analyze(&cx, &item.sig, &args, &names);
+    let func = lower::lower(&cx, &sig, &item, &names);
     cx.check().map(|()| func).map_err(|e| {
         e.into_iter()
             .map(|e| e.to_string())
@@ -69,7 +70,7 @@ fn constants_are_folded_into_rust_tokens() {
     check(
         "fn f(x: f64, n: usize) -> f64 { x * (n as f64 * 0.5) + std::f64::consts::PI }",
         "
-        let __ad_t0 = mul(x, const((n as f64 * 0.5)))
+        let __ad_t0 = mul(x, const(((n as f64) * 0.5)))
         let __ad_t1 = add(__ad_t0, const(std :: f64 :: consts :: PI))
         return __ad_t1
         ",
@@ -480,12 +481,13 @@ fn loops_that_do_more_than_accumulate_are_not_fused() {
 fn forward_mode(item: &syn::ItemFn, args: proc_macro2::TokenStream) -> bool {
     let args: Args = syn::parse2(args).unwrap();
     let cx = Ctxt::new();
-    let sig = signature::analyze(&cx, &item.sig, &args);
-    let func = lower::lower(&cx, &sig, item);
+    let names = crate::names::Names::new(item);
+    let sig = signature::analyze(&cx, &item.sig, &args, &names);
+    let func = lower::lower(&cx, &sig, item, &names);
     cx.check()
         .unwrap_or_else(|e| panic!("`{}` does not lower: {e}", item.sig.ident));
     let activity = activity::analyze(&func);
-    crate::tangent::emit(&sig, &func, &activity).is_some()
+    crate::tangent::emit(&sig, &func, &activity, &names).is_some()
 }
 
 /// The arguments of an item's `#[differentiable(..)]`, if it has one.

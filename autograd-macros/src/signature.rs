@@ -3,8 +3,9 @@
 
 use crate::attr::Args;
 use crate::ctxt::Ctxt;
+use crate::names::Names;
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote};
+use quote::quote;
 use syn::{FnArg, Ident, Pat, ReturnType, Type};
 
 /// How a parameter takes part in differentiation, read off its type.
@@ -35,12 +36,15 @@ pub struct Param {
     pub class: ParamClass,
     /// Differentiated: a float parameter, and named in `wrt(..)` if that is given.
     pub active: bool,
+    /// The name of its adjoint argument in `f_adjoint` (`d_<name>`, from
+    /// [`Names::argument`]): set for active parameters.
+    pub adjoint: Option<Ident>,
 }
 
 impl Param {
     /// `d_<name>`: the adjoint argument of an active parameter.
     pub fn adjoint_ident(&self) -> Option<Ident> {
-        self.name.as_ref().map(|n| format_ident!("d_{}", n))
+        self.adjoint.clone()
     }
 
     /// The type of `d_<name>` in `f_adjoint`.
@@ -69,9 +73,9 @@ pub struct Signature {
     pub params: Vec<Param>,
     /// The return type is `f64` (otherwise an error was reported).
     pub returns_f64: bool,
-    /// No parameter clashes with the names `f_adjoint` adds; otherwise the
-    /// error-path stand-ins are not emitted (they would clash too).
-    pub adjoint_names_ok: bool,
+    /// The name of the output's adjoint argument in `f_adjoint` (`d_out`
+    /// unless a parameter of `f` has that name).
+    pub d_out: Ident,
 }
 
 impl Signature {
@@ -83,7 +87,7 @@ impl Signature {
 /// Checks `sig` against what `#[differentiable]` supports and classifies its
 /// parameters. Every problem is reported to `cx`; the result is usable (with
 /// offending parameters treated as constants) even when errors were found.
-pub fn analyze(cx: &Ctxt, sig: &syn::Signature, args: &Args) -> Signature {
+pub fn analyze(cx: &Ctxt, sig: &syn::Signature, args: &Args, names: &Names) -> Signature {
     check_qualifiers(cx, sig);
     let returns_f64 = check_return_type(cx, sig);
 
@@ -104,11 +108,23 @@ pub fn analyze(cx: &Ctxt, sig: &syn::Signature, args: &Args) -> Signature {
         }
     }
     mark_active(cx, &mut params, args);
-    let adjoint_names_ok = check_adjoint_names(cx, &params);
+    // The parameters keep their names; `f_adjoint`'s own arguments take
+    // `d_out` and `d_<p>` unless a parameter has them (`fn f(out: f64)`
+    // gets `d_out` and `d_out_1`), and the user's locals of those names
+    // are renamed around them.
+    for name in params.iter().filter_map(|p| p.name.as_ref()) {
+        names.reserve(name);
+    }
+    let d_out = names.argument("d_out");
+    for param in params.iter_mut().filter(|p| p.active) {
+        param.adjoint = param.name.as_ref().map(|name| {
+            names.argument(&format!("d_{}", name.to_string().trim_start_matches("r#")))
+        });
+    }
     Signature {
         params,
         returns_f64,
-        adjoint_names_ok,
+        d_out,
     }
 }
 
@@ -209,6 +225,7 @@ fn classify_param(cx: &Ctxt, pat_type: &syn::PatType) -> Param {
         mutable,
         class,
         active: false,
+        adjoint: None,
     }
 }
 
@@ -289,46 +306,6 @@ fn mark_active(cx: &Ctxt, params: &mut [Param], args: &Args) {
     }
 }
 
-/// `f_adjoint` adds `d_out` and one `d_<p>` per active parameter after the
-/// user's parameters; refuse names that would collide with them.
-fn check_adjoint_names(cx: &Ctxt, params: &[Param]) -> bool {
-    let mut ok = true;
-    let names: Vec<&Ident> = params.iter().filter_map(|p| p.name.as_ref()).collect();
-    for param in params {
-        let Some(name) = &param.name else { continue };
-        if name == "d_out" {
-            ok = false;
-            cx.error_spanned_by(
-                name,
-                "a parameter named `d_out` clashes with the argument `d_out` that \
-                 `#[differentiable]` adds to the generated `_adjoint`; rename the parameter",
-            );
-        }
-        if param.active {
-            let adjoint = format_ident!("d_{}", name);
-            if adjoint == "d_out" {
-                ok = false;
-                cx.error_spanned_by(
-                    name,
-                    "the gradient argument of `out` would be called `d_out`, which is the \
-                     name of the output's adjoint in the generated `_adjoint`; rename the \
-                     parameter",
-                );
-            } else if names.iter().any(|n| **n == adjoint) {
-                ok = false;
-                cx.error_spanned_by(
-                    name,
-                    format!(
-                        "the gradient argument of `{name}` would be called `{adjoint}`, \
-                         which is already the name of a parameter; rename one of them"
-                    ),
-                );
-            }
-        }
-    }
-    ok
-}
-
 /// `f64`, `std::primitive::f64` or `core::primitive::f64`.
 pub fn is_f64(ty: &Type) -> bool {
     let Type::Path(path) = ty else { return false };
@@ -368,7 +345,8 @@ mod tests {
         let item: syn::ItemFn = syn::parse_str(src).unwrap();
         let args: Args = syn::parse_str(args).unwrap();
         let cx = Ctxt::new();
-        let sig = analyze(&cx, &item.sig, &args);
+        let names = crate::names::Names::new(&item);
+        let sig = analyze(&cx, &item.sig, &args, &names);
         let out = sig
             .params
             .iter()
@@ -425,12 +403,38 @@ mod tests {
             "fn f(x: f64) -> f32 { 0.0 }",
             "fn f(x: f64) { }",
             "async fn f(x: f64) -> f64 { x }",
-            "fn f(out: f64) -> f64 { out }",
-            "fn f(x: f64, d_x: f64) -> f64 { x }",
         ] {
             assert!(classes(src, "").1, "accepted {src}");
         }
         assert!(classes("fn f(x: f64, n: usize) -> f64 { x }", "wrt(n)").1);
         assert!(classes("fn f(x: f64) -> f64 { x }", "wrt(y)").1);
+    }
+
+    /// The adjoint's arguments are named `d_out` and `d_<p>` unless a
+    /// parameter has the name: then they yield, the parameter keeps it.
+    #[test]
+    fn adjoint_arguments_yield_to_parameters() {
+        let arguments = |src: &str| {
+            let item: syn::ItemFn = syn::parse_str(src).unwrap();
+            let cx = Ctxt::new();
+            let names = crate::names::Names::new(&item);
+            let sig = analyze(&cx, &item.sig, &Args::default(), &names);
+            assert!(cx.check().is_ok(), "refused {src}");
+            let mut out = vec![sig.d_out.to_string()];
+            out.extend(sig.active().map(|p| p.adjoint_ident().unwrap().to_string()));
+            out
+        };
+        assert_eq!(
+            arguments("fn f(out: f64) -> f64 { out }"),
+            ["d_out", "d_out_1"]
+        );
+        assert_eq!(
+            arguments("fn f(x: f64, d_x: f64) -> f64 { x }"),
+            ["d_out", "d_x_1", "d_d_x"]
+        );
+        assert_eq!(
+            arguments("fn f(d_out: f64) -> f64 { d_out }"),
+            ["d_out_1", "d_d_out"]
+        );
     }
 }

@@ -21,8 +21,12 @@ fn expand(source: &str) -> String {
         }
     });
     let output = crate::expand::differentiable(args, quote::quote!(#item));
-    let file: syn::File = syn::parse2(output).expect("expansion parses as a file");
-    prettyplease::unparse(&file)
+    // An expansion that does not parse is kept as raw tokens, so the
+    // snapshot shows what went wrong (and the test fails on it).
+    match syn::parse2::<syn::File>(output.clone()) {
+        Ok(file) => prettyplease::unparse(&file),
+        Err(err) => format!("// the expansion does not parse: {err}\n{output}\n"),
+    }
 }
 
 #[test]

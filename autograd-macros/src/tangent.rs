@@ -41,20 +41,26 @@
 //! a finite number).
 
 use crate::activity::Activity;
-use crate::emit::{adjoint_call, operand, plain_name, primal_rhs, rule_partials};
+use crate::emit::{adjoint_call, let_type, operand, primal_rhs, rule_partials};
 use crate::ir::{
     ArrayInit, Block, CallArg, Callee, Func, Header, Jump, Kind, Operand, Origin, Rhs, Stmt, VarId,
 };
+use crate::names::{Names, Role};
 use crate::signature::{ParamClass, Signature};
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote, quote_spanned, ToTokens};
-use std::collections::{HashMap, HashSet};
+use quote::{quote, quote_spanned, ToTokens};
+use std::collections::HashMap;
 use syn::Ident;
 
 /// The forward-mode body of `f_adjoint` and `f_grad` (reads `d_out`, adds
 /// into `*d_<p>`), or `None` when forward mode does not apply: not exactly
 /// one active parameter, not a scalar, or a construct it does not handle.
-pub fn emit(sig: &Signature, func: &Func, activity: &Activity) -> Option<TokenStream> {
+pub fn emit(
+    sig: &Signature,
+    func: &Func,
+    activity: &Activity,
+    names: &Names,
+) -> Option<TokenStream> {
     let mut active = sig.active();
     let param = active.next()?;
     if active.next().is_some() || !matches!(param.class, ParamClass::Scalar) {
@@ -62,15 +68,14 @@ pub fn emit(sig: &Signature, func: &Func, activity: &Activity) -> Option<TokenSt
     }
     let d_param = param.adjoint_ident()?;
     let input = single_input(func)?;
-    let mut emitter = Tangents {
+    let emitter = Tangents {
+        sig,
         func,
         activity,
+        names,
         input,
-        names: HashMap::new(),
         aliases: HashMap::new(),
-        serial: 0,
     };
-    emitter.name_tangents();
     emitter.emit(&d_param)
 }
 
@@ -104,40 +109,21 @@ impl ToTokens for Tangent {
 }
 
 struct Tangents<'a> {
+    sig: &'a Signature,
     func: &'a Func,
     activity: &'a Activity,
+    names: &'a Names,
     /// The active parameter.
     input: VarId,
-    /// The tangent local of every variable that has one.
-    names: HashMap<VarId, Ident>,
     /// Copies (`let y = x;` of a variable that is not a cell) share the
     /// tangent of what they copy rather than getting a local.
     aliases: HashMap<VarId, Tangent>,
-    /// Counter for unique names of call slots.
-    serial: usize,
 }
 
 impl<'a> Tangents<'a> {
     /// Does `var` carry a (possibly) nonzero tangent the result depends on?
     fn has(&self, var: VarId) -> bool {
         self.activity.needs_adjoint(var)
-    }
-
-    /// Names every tangent local `__ad_dot_<name>`; a name taken twice
-    /// (user `t2` and temporary `__ad_t2`) gets the variable's number.
-    fn name_tangents(&mut self) {
-        let mut taken = HashSet::new();
-        for (id, var) in self.func.vars.iter().enumerate() {
-            if !self.has(id) || id == self.input {
-                continue;
-            }
-            let mut name = format!("__ad_dot_{}", plain_name(&var.ident));
-            if !taken.insert(name.clone()) {
-                name = format!("{name}_v{id}");
-                taken.insert(name.clone());
-            }
-            self.names.insert(id, format_ident!("{}", name));
-        }
     }
 
     fn ident(&self, var: VarId) -> &Ident {
@@ -155,9 +141,10 @@ impl<'a> Tangents<'a> {
         self.local(var).map(Tangent::Local)
     }
 
-    /// The tangent local of `var`, if it has one.
+    /// The tangent local of `var` (`__ad_dot_<name>`), if it has one.
     fn local(&self, var: VarId) -> Option<Ident> {
-        self.names.get(&var).cloned()
+        (self.has(var) && var != self.input)
+            .then(|| self.names.derived(Role::Tangent, var, self.ident(var)))
     }
 
     /// The tangent of an operand, `None` when it is zero.
@@ -210,12 +197,14 @@ impl<'a> Tangents<'a> {
             Operand::Var(v) => self.ident(*v).to_token_stream(),
             Operand::Const(c) => {
                 let tokens = &c.tokens;
-                out.push(quote_spanned!(span=> let __ad_value: f64 = #tokens;));
-                quote!(__ad_value)
+                let value = self.names.fresh("__ad_value");
+                out.push(quote_spanned!(span=> let #value: f64 = #tokens;));
+                quote!(#value)
             }
         };
         if let Some(tangent) = self.operand_tangent(value) {
-            out.push(quote!(*#d_param += d_out * #tangent;));
+            let d_out = &self.sig.d_out;
+            out.push(quote!(*#d_param += #d_out * #tangent;));
         }
         Some(quote! {
             #(#out)*
@@ -251,11 +240,12 @@ impl<'a> Tangents<'a> {
                     if self.has(*array) {
                         let tangent = self.local(*array)?;
                         let value = self.operand_tangent_or_zero(value);
+                        let i = self.names.fresh("__ad_i");
                         out.push(quote! {
                             {
-                                let __ad_i: usize = #index;
-                                #ident[__ad_i] = #primal;
-                                #tangent[__ad_i] = #value;
+                                let #i: usize = #index;
+                                #ident[#i] = #primal;
+                                #tangent[#i] = #value;
                             }
                         });
                     } else {
@@ -314,7 +304,7 @@ impl<'a> Tangents<'a> {
         let kind = info.kind;
         let is_array = matches!(init, Some(Rhs::Array(_)));
         let mutability = (is_cell || is_array).then(|| quote!(mut));
-        let ty = ty.map(|ty| quote!(: #ty));
+        let ty = let_type(ty, init);
         let has = self.has(var);
         if has {
             if let Some(Rhs::Call { callee, args }) = init {
@@ -356,7 +346,7 @@ impl<'a> Tangents<'a> {
             Some(Rhs::Use(Operand::Const(_))) => quote!(0.0_f64),
             Some(Rhs::Prim { prim, args, .. }) => {
                 let has = |v: VarId| self.has(v);
-                let partials = rule_partials(self.func, out, var, prim, args, &has);
+                let partials = rule_partials(self.func, self.names, out, var, prim, args, &has);
                 let terms = partials
                     .into_iter()
                     .map(|(target, partial)| Some((partial, self.tangent(target)?)))
@@ -438,8 +428,7 @@ impl<'a> Tangents<'a> {
         for arg in args {
             match arg {
                 CallArg::Float(Operand::Var(v)) if self.has(*v) => {
-                    self.serial += 1;
-                    let slot = format_ident!("__ad_slot{}", self.serial);
+                    let slot = self.names.fresh("__ad_slot");
                     // -0.0: `-0.0 + p` is `p`, so an inlined `*d_x += p`
                     // folds (as in `emit::call_with_partials`)
                     out.push(quote!(let mut #slot: f64 = -0.0;));

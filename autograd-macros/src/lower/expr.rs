@@ -999,11 +999,23 @@ fn respan(ident: &Ident, span: Span) -> Ident {
     ident
 }
 
-/// `a::b::C`: identifiers joined by `::`.
+/// `a::b::C`, `::a::B`: identifiers joined by `::` (not `n as f64`, whose
+/// identifiers are not joined).
 fn is_path(tokens: &TokenStream) -> bool {
-    tokens.clone().into_iter().all(|tree| match tree {
-        TokenTree::Ident(_) => true,
-        TokenTree::Punct(p) => p.as_char() == ':',
-        _ => false,
-    })
+    let mut expect_ident = true;
+    let mut colons = 0;
+    for tree in tokens.clone() {
+        match tree {
+            TokenTree::Ident(_) if expect_ident => {
+                expect_ident = false;
+                colons = 0;
+            }
+            TokenTree::Punct(p) if p.as_char() == ':' && colons < 2 => {
+                colons += 1;
+                expect_ident = colons == 2;
+            }
+            _ => return false,
+        }
+    }
+    !expect_ident && colons == 0
 }

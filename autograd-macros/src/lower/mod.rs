@@ -19,14 +19,16 @@ use crate::ir::{
     ArrayInit, Block, Carried, Const, Func, Header, Jump, Kind, Loop, Operand, Origin, Rhs, Stmt,
     Var, VarId,
 };
+use crate::names::Names;
 use crate::signature::{is_f64, ParamClass, Signature};
 use proc_macro2::{Span, TokenStream};
-use quote::{format_ident, quote, ToTokens};
+use quote::{quote, ToTokens};
 use std::collections::{HashMap, HashSet};
 use syn::spanned::Spanned;
 use syn::{Expr, Ident, Pat};
 
-pub use syntax::{collect_idents, string_literals};
+pub use crate::names::collect_idents;
+pub use syntax::string_literals;
 
 /// Statement macros that run unchanged in the forward sweep.
 const STATEMENT_MACROS: &[&str] = &[
@@ -43,10 +45,10 @@ const STATEMENT_MACROS: &[&str] = &[
 ];
 
 /// Lowers the body of `item`, whose signature has been analysed into `sig`.
-pub fn lower(cx: &Ctxt, sig: &Signature, item: &syn::ItemFn) -> Func {
+pub fn lower(cx: &Ctxt, sig: &Signature, item: &syn::ItemFn, names: &Names) -> Func {
     let mut body = (*item.block).clone();
-    syntax::rewrite_returns_in_loops(&mut body);
-    let mut lowerer = Lowerer::new(cx, item);
+    syntax::rewrite_returns_in_loops(&mut body, names);
+    let mut lowerer = Lowerer::new(cx, names);
     lowerer.returns_f64 = sig.returns_f64;
     lowerer.declare_params(sig);
     lowerer.lower_stmts(&body.stmts, Some(Sink::Return), &[]);
@@ -96,10 +98,9 @@ struct Lowerer<'a> {
     /// Per scope, like `scopes`: element reads of parameter arrays already
     /// lowered, by array and index, so `x[0]` read twice is one value.
     loads: Vec<HashMap<(VarId, String), VarId>>,
-    /// Every identifier the user wrote, so emitted names never collide.
-    user_idents: HashSet<String>,
-    /// Emitted names given out so far.
-    allocated: HashSet<String>,
+    /// Gives out every name (`names.rs`).
+    names: &'a Names,
+    /// Numbers the temporaries (`__ad_t3`), for readable listings.
     temps: usize,
     loop_ids: usize,
     /// Statements of the block being lowered.
@@ -117,17 +118,14 @@ struct Lowerer<'a> {
 }
 
 impl<'a> Lowerer<'a> {
-    fn new(cx: &'a Ctxt, item: &syn::ItemFn) -> Self {
-        let mut user_idents = HashSet::new();
-        collect_idents(item.to_token_stream(), &mut user_idents);
+    fn new(cx: &'a Ctxt, names: &'a Names) -> Self {
         Lowerer {
             cx,
             vars: Vec::new(),
             scopes: vec![HashMap::new()],
             declared: vec![HashSet::new()],
             loads: vec![HashMap::new()],
-            user_idents,
-            allocated: HashSet::new(),
+            names,
             temps: 0,
             loop_ids: 0,
             stmts: Vec::new(),
@@ -149,7 +147,7 @@ impl<'a> Lowerer<'a> {
                 ParamClass::Slice | ParamClass::Array { .. } => Kind::FloatArray,
                 ParamClass::Constant => Kind::Other,
             };
-            self.allocated.insert(name.to_string());
+            // (`signature::analyze` reserved the parameters' names.)
             let id = self.push_var(
                 name.clone(),
                 kind,
@@ -190,22 +188,7 @@ impl<'a> Lowerer<'a> {
     /// A fresh name for a binding of `name`: the name itself the first time,
     /// then `name__1`, `name__2`, ... (skipping anything the user wrote).
     fn fresh_name(&mut self, name: &Ident) -> Ident {
-        let base = name.to_string();
-        let plain = base.trim_start_matches("r#");
-        let mut candidate = base.clone();
-        let mut n = 0;
-        while self.allocated.contains(&candidate)
-            || (n > 0 && self.user_idents.contains(&candidate))
-        {
-            n += 1;
-            candidate = format!("{plain}__{n}");
-        }
-        self.allocated.insert(candidate.clone());
-        if n == 0 {
-            name.clone()
-        } else {
-            Ident::new(&candidate, name.span())
-        }
+        self.names.binding(name)
     }
 
     /// The name of a new version of the local `name`, with the span, and so
@@ -224,14 +207,13 @@ impl<'a> Lowerer<'a> {
     }
 
     fn new_temp(&mut self, kind: Kind) -> VarId {
-        let ident = format_ident!("__ad_t{}", self.temps);
-        self.temps += 1;
+        let ident = self.generated("t");
         self.push_var(ident, kind, Origin::Temp)
     }
 
     /// A generated name that is no user's: `__ad_<what><n>`.
     fn generated(&mut self, what: &str) -> Ident {
-        let ident = format_ident!("__ad_{}{}", what, self.temps);
+        let ident = self.names.fresh(&format!("__ad_{what}{}", self.temps));
         self.temps += 1;
         ident
     }
@@ -479,7 +461,19 @@ impl<'a> Lowerer<'a> {
                     span: expr.span(),
                 });
             }
-            Expr::If(ifx) => self.lower_if(ifx, sink, exits, false),
+            Expr::If(ifx) => {
+                // An `if` that ends a construct's block (with exits to run)
+                // or that may jump hands the versions it makes to the
+                // construct's cells through `exits`. Any other (the end of a
+                // bare block, `{ if c { t = w; } }`) merges the locals it
+                // assigns, as an `if` statement does: the code after the
+                // block reads them.
+                let merge = exits.is_empty() && !syntax::may_jump(expr);
+                self.lower_if(ifx, sink, exits, merge);
+                if merge {
+                    self.run_exits(exits);
+                }
+            }
             Expr::Block(b) if b.label.is_none() => {
                 self.push_scope(HashMap::new());
                 self.lower_stmts(&b.block.stmts, sink, exits);

@@ -1,30 +1,27 @@
 //! Syntax-level passes that run before lowering: rewrites that put jumps
 //! where the IR wants them, and scans lowering asks questions of.
 
-use proc_macro2::{Span, TokenStream, TokenTree};
-use std::collections::HashSet;
+use crate::names::Names;
+use proc_macro2::{TokenStream, TokenTree};
 use syn::visit::Visit;
 use syn::visit_mut::VisitMut;
 use syn::{BinOp, Expr, Stmt};
-
-/// Name of the local that holds a value returned from inside a loop.
-pub const RETURN_VALUE: &str = "__ad_ret";
-/// Name of the flag set when a loop returned.
-pub const RETURNED: &str = "__ad_returned";
 
 /// `return v` inside a loop cannot leave the function directly: the reverse
 /// sweep still has to run. It becomes `{ __ad_ret = v; __ad_returned = true;
 /// break; }`, and every loop that contains one is followed by
 /// `if __ad_returned { return __ad_ret; }` (or `{ break; }` inside an outer
 /// loop). Returns whether anything was rewritten.
-pub fn rewrite_returns_in_loops(block: &mut syn::Block) -> bool {
+pub fn rewrite_returns_in_loops(block: &mut syn::Block, names: &Names) -> bool {
     let mut rewriter = ReturnRewriter {
         loop_depth: 0,
         found: false,
+        value: names.fresh("__ad_ret"),
+        flag: names.fresh("__ad_returned"),
     };
     rewriter.visit_block_mut(block);
     if rewriter.found {
-        let (value, flag) = (ident(RETURN_VALUE), ident(RETURNED));
+        let (value, flag) = (&rewriter.value, &rewriter.flag);
         let prelude: Vec<Stmt> = vec![
             syn::parse_quote!(let mut #value: f64 = 0.0;),
             syn::parse_quote!(let mut #flag = false;),
@@ -34,13 +31,13 @@ pub fn rewrite_returns_in_loops(block: &mut syn::Block) -> bool {
     rewriter.found
 }
 
-fn ident(name: &str) -> syn::Ident {
-    syn::Ident::new(name, Span::call_site())
-}
-
 struct ReturnRewriter {
     loop_depth: usize,
     found: bool,
+    /// The local that holds the value returned from inside a loop.
+    value: syn::Ident,
+    /// The flag set when a loop returned.
+    flag: syn::Ident,
 }
 
 impl VisitMut for ReturnRewriter {
@@ -55,7 +52,7 @@ impl VisitMut for ReturnRewriter {
             self.visit_stmt_mut(&mut stmt);
             out.push(stmt);
             if returns {
-                let (value, flag) = (ident(RETURN_VALUE), ident(RETURNED));
+                let (value, flag) = (&self.value, &self.flag);
                 out.push(if self.loop_depth > 0 {
                     syn::parse_quote!(if #flag { break; })
                 } else {
@@ -77,7 +74,7 @@ impl VisitMut for ReturnRewriter {
             Expr::Return(ret) if self.loop_depth > 0 && ret.expr.is_some() => {
                 self.found = true;
                 let value = ret.expr.take().expect("checked");
-                let (v, flag) = (ident(RETURN_VALUE), ident(RETURNED));
+                let (v, flag) = (&self.value, &self.flag);
                 *expr = syn::parse_quote!({ #v = #value; #flag = true; break; });
             }
             _ => syn::visit_mut::visit_expr_mut(self, expr),
@@ -164,9 +161,22 @@ fn expr_always_jumps(expr: &Expr) -> bool {
 /// reverse sweep replay a block without jumping.
 pub fn nest_jumps(stmts: &[Stmt]) -> Vec<Stmt> {
     for (k, stmt) in stmts.iter().enumerate() {
-        let Stmt::Expr(Expr::If(ifx), _) = stmt else {
-            continue;
+        let ifx = match stmt {
+            Stmt::Expr(Expr::If(ifx), _) => ifx.clone(),
+            // A bare block that may jump, `{ if c { break; } } rest`, is an
+            // `if true { .. }` for this purpose: `rest` goes where control
+            // leaves it normally.
+            Stmt::Expr(Expr::Block(b), _)
+                if b.label.is_none()
+                    && k + 1 < stmts.len()
+                    && may_jump(&Expr::Block(b.clone())) =>
+            {
+                let block = &b.block;
+                syn::parse_quote!(if true #block)
+            }
+            _ => continue,
         };
+        let ifx = &ifx;
         if k + 1 == stmts.len() || !may_jump(&Expr::If(ifx.clone())) {
             continue;
         }
@@ -283,20 +293,6 @@ pub fn plain_op(op: &BinOp) -> TokenStream {
     plain.parse().unwrap_or_default()
 }
 
-/// Does the `return` at the end of `stmts` (if any) stand alone, or are
-/// there `return`s elsewhere that need the function's value in a cell?
-pub fn collect_idents(tokens: TokenStream, out: &mut HashSet<String>) {
-    for tree in tokens {
-        match tree {
-            TokenTree::Ident(ident) => {
-                out.insert(ident.to_string());
-            }
-            TokenTree::Group(group) => collect_idents(group.stream(), out),
-            _ => {}
-        }
-    }
-}
-
 /// The string literals in `tokens` (for format strings that capture names).
 pub fn string_literals(tokens: TokenStream) -> Vec<String> {
     let mut out = Vec::new();
@@ -348,7 +344,8 @@ mod tests {
     fn returns_inside_loops_become_breaks() {
         let mut block: syn::Block =
             syn::parse_str("{ for i in 0..n { if i > 2 { return 1.0; } } 2.0 }").unwrap();
-        assert!(rewrite_returns_in_loops(&mut block));
+        let item = syn::parse_str("fn f() {}").unwrap();
+        assert!(rewrite_returns_in_loops(&mut block, &Names::new(&item)));
         let text = block.to_token_stream().to_string();
         assert!(
             text.contains("__ad_ret = 1.0 ; __ad_returned = true ; break ;"),

@@ -24,10 +24,10 @@ fn prefix_products_grad(x: &[f64]) -> (f64, ::std::vec::Vec<f64>) {
     let d_out = 1.0_f64;
     let __ad_value = {
         let mut __ad_undo_p: ::std::vec::Vec<(usize, f64)> = ::std::vec::Vec::new();
-        let mut __ad_marks0_p: ::std::vec::Vec<usize> = ::std::vec::Vec::new();
+        let mut __ad_marks_p: ::std::vec::Vec<usize> = ::std::vec::Vec::new();
         let mut p = x.to_vec();
         for i in 1..p.len() {
-            __ad_marks0_p.push(__ad_undo_p.len());
+            __ad_marks_p.push(__ad_undo_p.len());
             let __ad_t0 = p[i - 1];
             let __ad_t1 = p[i];
             let __ad_t2 = __ad_t1 * __ad_t0;
@@ -42,20 +42,20 @@ fn prefix_products_grad(x: &[f64]) -> (f64, ::std::vec::Vec<f64>) {
         let mut __ad_d_p = ::autograd::__private::zeros_like(&p);
         __ad_d_p[p.len() - 1] += __ad_d_t3;
         for i in (1..p.len()).rev() {
-            let __ad_mark = ::autograd::__private::pop(&mut __ad_marks0_p);
+            let __ad_mark = ::autograd::__private::pop(&mut __ad_marks_p);
             ::autograd::__private::undo_to(&mut p, &mut __ad_undo_p, __ad_mark);
             let __ad_t0 = p[i - 1];
             let __ad_t1 = p[i];
             let __ad_t2 = __ad_t1 * __ad_t0;
             {
-                let __ad_i: usize = i;
-                __ad_undo_p.push((__ad_i, p[__ad_i]));
-                p[__ad_i] = __ad_t2;
+                let __ad_i_2: usize = i;
+                __ad_undo_p.push((__ad_i_2, p[__ad_i_2]));
+                p[__ad_i_2] = __ad_t2;
             }
-            let (__ad_i1, __ad_old1) = ::autograd::__private::pop(&mut __ad_undo_p);
-            p[__ad_i1] = __ad_old1;
-            let mut __ad_d_t2: f64 = __ad_d_p[__ad_i1];
-            __ad_d_p[__ad_i1] = 0.0;
+            let (__ad_i_1, __ad_old) = ::autograd::__private::pop(&mut __ad_undo_p);
+            p[__ad_i_1] = __ad_old;
+            let mut __ad_d_t2: f64 = __ad_d_p[__ad_i_1];
+            __ad_d_p[__ad_i_1] = 0.0;
             let __ad_p_t2 = ::autograd::__private::rules::mul(__ad_t1, __ad_t0, __ad_t2);
             let mut __ad_d_t1: f64 = __ad_d_t2 * __ad_p_t2.0;
             let mut __ad_d_t0: f64 = __ad_d_t2 * __ad_p_t2.1;
@@ -92,10 +92,10 @@ fn prefix_products_adjoint(x: &[f64], d_out: f64, d_x: &mut [f64]) -> f64 {
         x.len(),
     );
     let mut __ad_undo_p: ::std::vec::Vec<(usize, f64)> = ::std::vec::Vec::new();
-    let mut __ad_marks0_p: ::std::vec::Vec<usize> = ::std::vec::Vec::new();
+    let mut __ad_marks_p: ::std::vec::Vec<usize> = ::std::vec::Vec::new();
     let mut p = x.to_vec();
     for i in 1..p.len() {
-        __ad_marks0_p.push(__ad_undo_p.len());
+        __ad_marks_p.push(__ad_undo_p.len());
         let __ad_t0 = p[i - 1];
         let __ad_t1 = p[i];
         let __ad_t2 = __ad_t1 * __ad_t0;
@@ -110,20 +110,20 @@ fn prefix_products_adjoint(x: &[f64], d_out: f64, d_x: &mut [f64]) -> f64 {
     let mut __ad_d_p = ::autograd::__private::zeros_like(&p);
     __ad_d_p[p.len() - 1] += __ad_d_t3;
     for i in (1..p.len()).rev() {
-        let __ad_mark = ::autograd::__private::pop(&mut __ad_marks0_p);
+        let __ad_mark = ::autograd::__private::pop(&mut __ad_marks_p);
         ::autograd::__private::undo_to(&mut p, &mut __ad_undo_p, __ad_mark);
         let __ad_t0 = p[i - 1];
         let __ad_t1 = p[i];
         let __ad_t2 = __ad_t1 * __ad_t0;
         {
-            let __ad_i: usize = i;
-            __ad_undo_p.push((__ad_i, p[__ad_i]));
-            p[__ad_i] = __ad_t2;
+            let __ad_i_2: usize = i;
+            __ad_undo_p.push((__ad_i_2, p[__ad_i_2]));
+            p[__ad_i_2] = __ad_t2;
         }
-        let (__ad_i1, __ad_old1) = ::autograd::__private::pop(&mut __ad_undo_p);
-        p[__ad_i1] = __ad_old1;
-        let mut __ad_d_t2: f64 = __ad_d_p[__ad_i1];
-        __ad_d_p[__ad_i1] = 0.0;
+        let (__ad_i_1, __ad_old) = ::autograd::__private::pop(&mut __ad_undo_p);
+        p[__ad_i_1] = __ad_old;
+        let mut __ad_d_t2: f64 = __ad_d_p[__ad_i_1];
+        __ad_d_p[__ad_i_1] = 0.0;
         let __ad_p_t2 = ::autograd::__private::rules::mul(__ad_t1, __ad_t0, __ad_t2);
         let mut __ad_d_t1: f64 = __ad_d_t2 * __ad_p_t2.0;
         let mut __ad_d_t0: f64 = __ad_d_t2 * __ad_p_t2.1;

@@ -53,12 +53,12 @@ fn mlp_loss_grad(w: &[f64], xs: &[f64], ys: &[f64]) -> (f64, ::std::vec::Vec<f64
         let n = ys.len();
         let total: f64 = 0.0;
         let mut __ad_cell_total_0: f64 = total;
-        let __ad_seed_cell_total_0: f64 = d_out * (1.0 / (n as f64));
+        let __ad_seed_cell_total_0: f64 = d_out * (1.0 / ((n as f64)));
         {
             let mut __ad_d_cell_total_0: f64;
             for s in 0..n {
                 let total__1 = __ad_cell_total_0;
-                let mut h1 = [0.0; 16];
+                let mut h1: [f64; 16] = [0.0; 16];
                 for j in 0..16 {
                     let a = w[32 + j];
                     let mut __ad_cell_a_2: f64 = a;
@@ -74,7 +74,7 @@ fn mlp_loss_grad(w: &[f64], xs: &[f64], ys: &[f64]) -> (f64, ::std::vec::Vec<f64
                     let __ad_t5 = a__3.max(0.0);
                     h1[j] = __ad_t5;
                 }
-                let mut h2 = [0.0; 16];
+                let mut h2: [f64; 16] = [0.0; 16];
                 for j__1 in 0..16 {
                     let a__4 = w[304 + j__1];
                     let mut __ad_cell_a_7: f64 = a__4;
@@ -166,9 +166,9 @@ fn mlp_loss_grad(w: &[f64], xs: &[f64], ys: &[f64]) -> (f64, ::std::vec::Vec<f64
                     let __ad_t11 = a__7.max(0.0);
                     h2[j__1] = __ad_t11;
                     let mut __ad_d_cell_a_7: f64 = 0.0;
-                    let __ad_i1: usize = j__1;
-                    let mut __ad_d_t11: f64 = __ad_d_h2[__ad_i1];
-                    __ad_d_h2[__ad_i1] = 0.0;
+                    let __ad_i: usize = j__1;
+                    let mut __ad_d_t11: f64 = __ad_d_h2[__ad_i];
+                    __ad_d_h2[__ad_i] = 0.0;
                     let mut __ad_d_a__7: f64 = __ad_d_t11
                         * ::autograd::__private::rules::max(a__7, 0.0, __ad_t11).0;
                     __ad_d_cell_a_7 += __ad_d_a__7;
@@ -212,9 +212,9 @@ fn mlp_loss_grad(w: &[f64], xs: &[f64], ys: &[f64]) -> (f64, ::std::vec::Vec<f64
                     let __ad_t5 = a__3.max(0.0);
                     h1[j] = __ad_t5;
                     let mut __ad_d_cell_a_2: f64 = 0.0;
-                    let __ad_i2: usize = j;
-                    let mut __ad_d_t5: f64 = __ad_d_h1[__ad_i2];
-                    __ad_d_h1[__ad_i2] = 0.0;
+                    let __ad_i_1: usize = j;
+                    let mut __ad_d_t5: f64 = __ad_d_h1[__ad_i_1];
+                    __ad_d_h1[__ad_i_1] = 0.0;
                     let mut __ad_d_a__3: f64 = __ad_d_t5
                         * ::autograd::__private::rules::max(a__3, 0.0, __ad_t5).0;
                     __ad_d_cell_a_2 += __ad_d_a__3;
@@ -285,7 +285,7 @@ fn mlp_loss_grad(w: &[f64], xs: &[f64], ys: &[f64]) -> (f64, ::std::vec::Vec<f64
             }
         }
         let reg__3 = __ad_cell_reg_20;
-        let __ad_t23 = total__3 / n as f64;
+        let __ad_t23 = total__3 / (n as f64);
         let __ad_t24 = 1e-4 * reg__3;
         let __ad_t25 = __ad_t23 + __ad_t24;
         let mut __ad_d_t25: f64 = d_out;
@@ -297,7 +297,7 @@ fn mlp_loss_grad(w: &[f64], xs: &[f64], ys: &[f64]) -> (f64, ::std::vec::Vec<f64
         let mut __ad_d_reg__3: f64 = __ad_d_t24
             * ::autograd::__private::rules::mul(1e-4, reg__3, __ad_t24).1;
         let mut __ad_d_total__3: f64 = __ad_d_t23
-            * ::autograd::__private::rules::div(total__3, n as f64, __ad_t23).0;
+            * ::autograd::__private::rules::div(total__3, (n as f64), __ad_t23).0;
         __ad_d_cell_reg_20 += __ad_d_reg__3;
         __ad_d_cell_total_0 += __ad_d_total__3;
         __ad_t25
@@ -335,12 +335,12 @@ fn mlp_loss_adjoint(
     let n = ys.len();
     let total: f64 = 0.0;
     let mut __ad_cell_total_0: f64 = total;
-    let __ad_seed_cell_total_0: f64 = d_out * (1.0 / (n as f64));
+    let __ad_seed_cell_total_0: f64 = d_out * (1.0 / ((n as f64)));
     {
         let mut __ad_d_cell_total_0: f64;
         for s in 0..n {
             let total__1 = __ad_cell_total_0;
-            let mut h1 = [0.0; 16];
+            let mut h1: [f64; 16] = [0.0; 16];
             for j in 0..16 {
                 let a = w[32 + j];
                 let mut __ad_cell_a_2: f64 = a;
@@ -356,7 +356,7 @@ fn mlp_loss_adjoint(
                 let __ad_t5 = a__3.max(0.0);
                 h1[j] = __ad_t5;
             }
-            let mut h2 = [0.0; 16];
+            let mut h2: [f64; 16] = [0.0; 16];
             for j__1 in 0..16 {
                 let a__4 = w[304 + j__1];
                 let mut __ad_cell_a_7: f64 = a__4;
@@ -448,9 +448,9 @@ fn mlp_loss_adjoint(
                 let __ad_t11 = a__7.max(0.0);
                 h2[j__1] = __ad_t11;
                 let mut __ad_d_cell_a_7: f64 = 0.0;
-                let __ad_i1: usize = j__1;
-                let mut __ad_d_t11: f64 = __ad_d_h2[__ad_i1];
-                __ad_d_h2[__ad_i1] = 0.0;
+                let __ad_i: usize = j__1;
+                let mut __ad_d_t11: f64 = __ad_d_h2[__ad_i];
+                __ad_d_h2[__ad_i] = 0.0;
                 let mut __ad_d_a__7: f64 = __ad_d_t11
                     * ::autograd::__private::rules::max(a__7, 0.0, __ad_t11).0;
                 __ad_d_cell_a_7 += __ad_d_a__7;
@@ -494,9 +494,9 @@ fn mlp_loss_adjoint(
                 let __ad_t5 = a__3.max(0.0);
                 h1[j] = __ad_t5;
                 let mut __ad_d_cell_a_2: f64 = 0.0;
-                let __ad_i2: usize = j;
-                let mut __ad_d_t5: f64 = __ad_d_h1[__ad_i2];
-                __ad_d_h1[__ad_i2] = 0.0;
+                let __ad_i_1: usize = j;
+                let mut __ad_d_t5: f64 = __ad_d_h1[__ad_i_1];
+                __ad_d_h1[__ad_i_1] = 0.0;
                 let mut __ad_d_a__3: f64 = __ad_d_t5
                     * ::autograd::__private::rules::max(a__3, 0.0, __ad_t5).0;
                 __ad_d_cell_a_2 += __ad_d_a__3;
@@ -567,7 +567,7 @@ fn mlp_loss_adjoint(
         }
     }
     let reg__3 = __ad_cell_reg_20;
-    let __ad_t23 = total__3 / n as f64;
+    let __ad_t23 = total__3 / (n as f64);
     let __ad_t24 = 1e-4 * reg__3;
     let __ad_t25 = __ad_t23 + __ad_t24;
     let mut __ad_d_t25: f64 = d_out;
@@ -579,7 +579,7 @@ fn mlp_loss_adjoint(
     let mut __ad_d_reg__3: f64 = __ad_d_t24
         * ::autograd::__private::rules::mul(1e-4, reg__3, __ad_t24).1;
     let mut __ad_d_total__3: f64 = __ad_d_t23
-        * ::autograd::__private::rules::div(total__3, n as f64, __ad_t23).0;
+        * ::autograd::__private::rules::div(total__3, (n as f64), __ad_t23).0;
     __ad_d_cell_reg_20 += __ad_d_reg__3;
     __ad_d_cell_total_0 += __ad_d_total__3;
     __ad_t25

@@ -29,10 +29,10 @@ fn g_grad(x: f64, c: f64, n: usize) -> (f64, f64) {
         let y__1 = y * y;
         let __ad_p_y__1 = ::autograd::__private::rules::mul(y, y, y__1);
         let __ad_dot_y__1 = __ad_p_y__1.0 * __ad_dot_y + __ad_p_y__1.1 * __ad_dot_y;
-        let y__2 = y__1 + (n as f64 * std::f64::consts::PI);
+        let y__2 = y__1 + ((n as f64) * std::f64::consts::PI);
         let __ad_dot_y__2 = ::autograd::__private::rules::add(
                 y__1,
-                (n as f64 * std::f64::consts::PI),
+                ((n as f64) * std::f64::consts::PI),
                 y__2,
             )
             .0 * __ad_dot_y__1;
@@ -75,10 +75,10 @@ fn g_adjoint(x: f64, c: f64, n: usize, d_out: f64, d_x: &mut f64) -> f64 {
     let y__1 = y * y;
     let __ad_p_y__1 = ::autograd::__private::rules::mul(y, y, y__1);
     let __ad_dot_y__1 = __ad_p_y__1.0 * __ad_dot_y + __ad_p_y__1.1 * __ad_dot_y;
-    let y__2 = y__1 + (n as f64 * std::f64::consts::PI);
+    let y__2 = y__1 + ((n as f64) * std::f64::consts::PI);
     let __ad_dot_y__2 = ::autograd::__private::rules::add(
             y__1,
-            (n as f64 * std::f64::consts::PI),
+            ((n as f64) * std::f64::consts::PI),
             y__2,
         )
         .0 * __ad_dot_y__1;

@@ -24,7 +24,7 @@ fn spring_grad(a: f64, b: f64) -> (f64, (f64, f64)) {
     let __ad_value = {
         let __ad_t0 = b - a;
         let mut __ad_dp_t1_0: f64 = -0.0;
-        let __ad_t1 = smooth_abs_adjoint(__ad_t0, 1.0, &mut __ad_dp_t1_0);
+        let __ad_t1 = smooth_abs_adjoint(__ad_t0, 1.0_f64, &mut __ad_dp_t1_0);
         let stretch = __ad_t1 - REST;
         let __ad_t3 = stretch * stretch;
         let mut __ad_d_t3: f64 = d_out;
@@ -58,7 +58,7 @@ fn spring_grad(a: f64, b: f64) -> (f64, (f64, f64)) {
 fn spring_adjoint(a: f64, b: f64, d_out: f64, d_a: &mut f64, d_b: &mut f64) -> f64 {
     let __ad_t0 = b - a;
     let mut __ad_dp_t1_0: f64 = -0.0;
-    let __ad_t1 = smooth_abs_adjoint(__ad_t0, 1.0, &mut __ad_dp_t1_0);
+    let __ad_t1 = smooth_abs_adjoint(__ad_t0, 1.0_f64, &mut __ad_dp_t1_0);
     let stretch = __ad_t1 - REST;
     let __ad_t3 = stretch * stretch;
     let mut __ad_d_t3: f64 = d_out;

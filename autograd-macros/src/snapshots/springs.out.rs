@@ -37,7 +37,7 @@ fn springs_grad(x: &[f64]) -> (f64, ::std::vec::Vec<f64>) {
                 let __ad_t3 = spring_adjoint(
                     __ad_t1,
                     __ad_t2,
-                    1.0,
+                    1.0_f64,
                     &mut __ad_dp_t3_0,
                     &mut __ad_dp_t3_1,
                 );
@@ -108,7 +108,7 @@ fn springs_adjoint(x: &[f64], d_out: f64, d_x: &mut [f64]) -> f64 {
             let __ad_t3 = spring_adjoint(
                 __ad_t1,
                 __ad_t2,
-                1.0,
+                1.0_f64,
                 &mut __ad_dp_t3_0,
                 &mut __ad_dp_t3_1,
             );

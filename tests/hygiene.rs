@@ -1,0 +1,352 @@
+//! No name a user may choose changes what `#[differentiable]` generates:
+//! locals named like every family of generated names (temporaries, adjoints,
+//! tangents, tapes, counters, the `_adjoint`'s own arguments), in
+//! straight-line code, loops, branches and calls; and expressions keep their
+//! meaning whatever is substituted into them (casts, unary minus, method
+//! calls on casts and literals). Each function is checked against central
+//! finite differences and a hand-written gradient, and `_adjoint` against
+//! `_grad` with pre-filled buffers.
+
+// The functions are written as users write them, names and all.
+#![allow(non_snake_case, clippy::let_and_return, clippy::needless_range_loop)]
+
+mod common;
+
+use autograd::differentiable;
+use common::check_gradient_and_adjoint;
+
+// ----- the reports --------------------------------------------------
+
+#[differentiable]
+fn t0_local(x: f64, y: f64) -> f64 {
+    let t0 = x.sin() * y;
+    t0
+}
+
+#[test]
+fn a_local_named_like_a_temporary_keeps_its_own_adjoint() {
+    let (value, (dx, dy)) = t0_local_grad(0.7, 2.0);
+    assert_eq!(value, 0.7_f64.sin() * 2.0);
+    assert_eq!(dy, 0.7_f64.sin());
+    assert_eq!(dx, 0.7_f64.cos() * 2.0);
+}
+
+#[differentiable]
+fn adjoint_named_locals(x: f64, w: &[f64]) -> f64 {
+    let d_x = x * 2.0;
+    let d_w = w[0] * d_x;
+    d_w + x
+}
+
+#[test]
+fn locals_named_like_the_adjoint_arguments() {
+    let (value, (dx, dw)) = adjoint_named_locals_grad(1.5, &[3.0, 4.0]);
+    assert_eq!(value, 3.0 * 3.0 + 1.5);
+    assert_eq!(dx, 2.0 * 3.0 + 1.0);
+    assert_eq!(dw, vec![3.0, 0.0]);
+    let (mut d_x, mut d_w) = (0.5, [1.0, 1.0]);
+    adjoint_named_locals_adjoint(1.5, &[3.0, 4.0], 2.0, &mut d_x, &mut d_w);
+    assert_eq!((d_x, d_w), (0.5 + 2.0 * 7.0, [1.0 + 2.0 * 3.0, 1.0]));
+}
+
+#[differentiable]
+fn cast_precedence(x: f64, n: usize) -> f64 {
+    -(n as f64) * x + (n as f64).mul_add(1.5, x)
+}
+
+#[test]
+fn casts_keep_their_parentheses() {
+    let (value, dx) = cast_precedence_grad(0.25, 3);
+    assert_eq!(value, cast_precedence(0.25, 3));
+    assert_eq!(dx, -3.0 + 1.0);
+}
+
+#[differentiable]
+fn square(x: f64) -> f64 {
+    x * x
+}
+
+#[differentiable]
+fn vec_of_literals(a0: [f64; 1], x1: f64) -> f64 {
+    let mut b4: Vec<f64> = vec![0.0; a0.len()];
+    for i in 0..1 {
+        b4[i] += square(b4[i].cos()) * x1;
+    }
+    b4[0]
+}
+
+#[test]
+fn a_filled_vec_keeps_its_element_type() {
+    let (value, (da, dx)) = vec_of_literals_grad([0.3], 2.0);
+    assert_eq!(value, 2.0);
+    assert_eq!((da, dx), ([0.0], 1.0));
+}
+
+#[differentiable]
+fn if_in_bare_block(x: f64, w: f64) -> f64 {
+    let mut t = x;
+    {
+        #[allow(clippy::all)]
+        if 1.0 > 2.0 {
+            t = w;
+        } else {
+            t += 1.0;
+        }
+    }
+    t
+}
+
+#[test]
+fn an_if_inside_a_bare_block_keeps_its_assignments() {
+    assert_eq!(if_in_bare_block(1.0, 5.0), 2.0);
+    assert_eq!(if_in_bare_block_grad(1.0, 5.0), (2.0, (1.0, 0.0)));
+}
+
+#[differentiable]
+fn break_in_bare_block(x: f64, n: usize) -> f64 {
+    let mut s = 0.0;
+    let mut i = 0;
+    loop {
+        {
+            if i >= n {
+                break;
+            }
+        }
+        s += x * i as f64;
+        i += 1;
+    }
+    s
+}
+
+#[test]
+fn a_jump_inside_a_bare_block() {
+    let (value, dx) = break_in_bare_block_grad(2.0, 4);
+    assert_eq!(value, break_in_bare_block(2.0, 4));
+    assert_eq!(value, 12.0);
+    assert_eq!(dx, 6.0);
+}
+
+// ----- every family of generated names, as user locals ----------------------
+
+#[differentiable]
+fn generated_looking_names(x: f64, y: f64) -> f64 {
+    let __ad_t0 = x * y;
+    let __ad_d___ad_t0 = __ad_t0.sin();
+    let __ad_d_t0 = __ad_d___ad_t0 * x;
+    let t1 = __ad_d_t0 + y;
+    let __ad_p_t1 = t1 * t1;
+    let __ad_dot_t1 = __ad_p_t1 - x;
+    let __ad_value = __ad_dot_t1 / (1.0 + y * y);
+    let d_out = __ad_value * 2.0;
+    let tmp = d_out + __ad_value;
+    let value = tmp * x;
+    value
+}
+
+fn generated_looking_names_by_hand(x: f64, y: f64) -> f64 {
+    let a = x * y;
+    let b = a.sin();
+    let c = b * x;
+    let t1 = c + y;
+    let p = t1 * t1;
+    let q = p - x;
+    let v = q / (1.0 + y * y);
+    let tmp = 3.0 * v;
+    tmp * x
+}
+
+#[test]
+fn straight_line_code_with_generated_looking_names() {
+    let f = |p: &[f64]| generated_looking_names(p[0], p[1]);
+    check_gradient_and_adjoint(
+        f,
+        |p| {
+            let (v, (dx, dy)) = generated_looking_names_grad(p[0], p[1]);
+            (v, vec![dx, dy])
+        },
+        |p, d_out, d| {
+            let (mut dx, mut dy) = (d[0], d[1]);
+            let v = generated_looking_names_adjoint(p[0], p[1], d_out, &mut dx, &mut dy);
+            d.copy_from_slice(&[dx, dy]);
+            v
+        },
+        &[[0.3, 0.7], [-1.2, 0.4], [2.0, -0.5]],
+    );
+    for p in [[0.3, 0.7], [-1.2, 0.4]] {
+        assert_eq!(
+            generated_looking_names(p[0], p[1]),
+            generated_looking_names_by_hand(p[0], p[1])
+        );
+    }
+}
+
+#[differentiable]
+fn names_in_loops(x: &[f64], n: usize) -> f64 {
+    let mut __ad_cell_s_0 = 0.0;
+    let mut __ad_n0 = 1.0;
+    let mut __ad_tape_s = 0.0_f64;
+    let mut i = 0;
+    while i < n {
+        let __ad_i = x[i % x.len()];
+        let __ad_old1 = __ad_i * __ad_n0;
+        __ad_cell_s_0 += __ad_old1.sin();
+        __ad_n0 *= 1.0 + 0.1 * __ad_i;
+        __ad_tape_s = __ad_tape_s.max(__ad_i);
+        if __ad_cell_s_0 > 5.0 {
+            break;
+        }
+        i += 1;
+    }
+    let mut __ad_undo_b = [0.0; 3];
+    for __ad_k in 0..3 {
+        __ad_undo_b[__ad_k] = x[__ad_k] * __ad_cell_s_0;
+        __ad_undo_b[__ad_k] *= __ad_tape_s;
+    }
+    __ad_undo_b[0] + __ad_undo_b[1] * __ad_undo_b[2] + __ad_n0
+}
+
+#[test]
+fn loops_with_generated_looking_names() {
+    let f = |p: &[f64]| names_in_loops(p, 5);
+    check_gradient_and_adjoint(
+        f,
+        |p| names_in_loops_grad(p, 5),
+        |p, d_out, d| names_in_loops_adjoint(p, 5, d_out, d),
+        &[[0.3, 0.7, -0.2], [1.1, -0.4, 0.6]],
+    );
+}
+
+#[differentiable]
+fn callee_with_odd_names(d_out: f64, __ad_t0: f64) -> f64 {
+    let d_d_out = d_out * __ad_t0;
+    d_d_out.tanh() + d_out
+}
+
+#[differentiable]
+fn caller_with_odd_names(out: f64, x: f64) -> f64 {
+    let __ad_dp___ad_t0_0 = callee_with_odd_names(out, x);
+    let __ad_slot = callee_with_odd_names(__ad_dp___ad_t0_0, out);
+    __ad_slot * x + __ad_dp___ad_t0_0
+}
+
+#[test]
+fn parameters_named_like_the_adjoint_arguments() {
+    // `d_out` as a parameter; `out`, whose adjoint argument would be `d_out`.
+    let f = |p: &[f64]| caller_with_odd_names(p[0], p[1]);
+    check_gradient_and_adjoint(
+        f,
+        |p| {
+            let (v, (a, b)) = caller_with_odd_names_grad(p[0], p[1]);
+            (v, vec![a, b])
+        },
+        |p, d_out, d| {
+            let (mut a, mut b) = (d[0], d[1]);
+            let v = caller_with_odd_names_adjoint(p[0], p[1], d_out, &mut a, &mut b);
+            d.copy_from_slice(&[a, b]);
+            v
+        },
+        &[[0.3, 0.7], [-0.8, 0.5]],
+    );
+}
+
+#[differentiable]
+fn branch_names(x: f64, y: f64) -> f64 {
+    let mut __ad_c0 = x;
+    let __ad_cell_result_0 = y * 2.0;
+    let r = if __ad_c0 > 0.0 {
+        __ad_c0 *= __ad_cell_result_0;
+        __ad_c0.exp()
+    } else {
+        let __ad_ret = __ad_c0 - y;
+        __ad_ret * __ad_ret
+    };
+    r + __ad_c0
+}
+
+#[test]
+fn branches_with_generated_looking_names() {
+    let f = |p: &[f64]| branch_names(p[0], p[1]);
+    check_gradient_and_adjoint(
+        f,
+        |p| {
+            let (v, (a, b)) = branch_names_grad(p[0], p[1]);
+            (v, vec![a, b])
+        },
+        |p, d_out, d| {
+            let (mut a, mut b) = (d[0], d[1]);
+            let v = branch_names_adjoint(p[0], p[1], d_out, &mut a, &mut b);
+            d.copy_from_slice(&[a, b]);
+            v
+        },
+        &[[0.3, 0.2], [-0.8, 0.5]],
+    );
+}
+
+#[differentiable]
+fn returns_from_loop_named(x: f64, n: usize) -> f64 {
+    let mut __ad_ret = x;
+    let mut __ad_returned = 0.0;
+    for i in 0..n {
+        __ad_returned += __ad_ret;
+        if i == 2 {
+            return __ad_returned * x;
+        }
+        __ad_ret *= 1.5;
+    }
+    __ad_ret
+}
+
+#[test]
+fn early_return_from_a_loop_with_generated_looking_names() {
+    for n in [1, 5] {
+        let f = |p: &[f64]| returns_from_loop_named(p[0], n);
+        check_gradient_and_adjoint(
+            f,
+            |p| {
+                let (v, d) = returns_from_loop_named_grad(p[0], n);
+                (v, vec![d])
+            },
+            |p, d_out, d| {
+                let mut dx = d[0];
+                let v = returns_from_loop_named_adjoint(p[0], n, d_out, &mut dx);
+                d[0] = dx;
+                v
+            },
+            &[[0.3], [-1.7]],
+        );
+    }
+}
+
+// ----- precedence of substituted expressions ------------------------------
+
+const K: f64 = 0.5;
+
+#[differentiable]
+fn substituted(x: f64, n: usize, m: i32) -> f64 {
+    let a = -(n as f64).sqrt() * x;
+    let b = (-(m as f64)).abs() * x;
+    let c = 2.0_f64.powf(x) - (n as f64 - 1.0) * -x;
+    let d = -K * x + (K - 1.0).mul_add(x, K) + f64::max(x, -(m as f64));
+    let e = std::f64::consts::PI.sin() * x + (1 + n) as f64 / x;
+    a + b + c + d + e
+}
+
+#[test]
+fn casts_negations_and_literal_receivers_keep_their_meaning() {
+    let (n, m) = (4, -3);
+    let f = |p: &[f64]| substituted(p[0], n, m);
+    check_gradient_and_adjoint(
+        f,
+        |p| {
+            let (v, d) = substituted_grad(p[0], n, m);
+            (v, vec![d])
+        },
+        |p, d_out, d| {
+            let mut dx = d[0];
+            let v = substituted_adjoint(p[0], n, m, d_out, &mut dx);
+            d[0] = dx;
+            v
+        },
+        &[[0.3], [1.7], [-2.5]],
+    );
+}
