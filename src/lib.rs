@@ -161,10 +161,13 @@
 /// scalars vary, `g_adjoint` is called instead of `g`, with `d_out = 1`, and
 /// gives the value and the partials at once; elsewhere `g` is called
 /// forwards and `g_adjoint` in the reverse sweep. `g_adjoint` is found by name next to `g`: import both
-/// (`use model::{g, g_adjoint};`) or call by path (`model::g(x)`). An argument gets a `d_` slot in that call when it
-/// depends on an active input; pass constants only to parameters the callee
-/// does not differentiate (give it `wrt(..)`). A subslice `&w[a..b]` of a
-/// float array passes `&mut d_w[a..b]`.
+/// (`use model::{g, g_adjoint};`) or call by path (`model::g(x)`).
+/// Arguments are passed as people write them: values and constants, array
+/// literals (`g([a, b])`, `g(&[a, b])`), local buffers and their subslices
+/// (`g(&buf)`, `g(&buf[1..])`). An argument gets a `d_` slot in that call
+/// when it depends on an active input; pass constants only to parameters
+/// the callee does not differentiate (give it `wrt(..)`). A subslice
+/// `&w[a..b]` of a float array passes `&mut d_w[a..b]`.
 ///
 /// **Custom derivatives.** A function the macro cannot see into gets a
 /// hand-written `g_adjoint` with the same convention, and every

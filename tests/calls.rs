@@ -203,3 +203,76 @@ fn partials_from_the_forward_code() {
     assert_eq!(value, softplus(0.75));
     assert!((d.0[0] - 1.0 / (1.0 + (-0.75_f64).exp())).abs() < 1e-15);
 }
+
+#[differentiable]
+fn dot2(v: &[f64], w: &[f64]) -> f64 {
+    v[0] * w[0] + v[1] * w[1]
+}
+
+#[differentiable]
+fn pair_product(v: [f64; 2]) -> f64 {
+    v[0] * v[1]
+}
+
+#[differentiable]
+fn pair_difference(v: &[f64; 2]) -> f64 {
+    (v[0] - v[1]).sin()
+}
+
+#[differentiable(wrt(x))]
+fn weighted(x: &[f64], weights: &[usize]) -> f64 {
+    x[0] * weights[0] as f64 + x[1] * weights[1] as f64
+}
+
+/// The ways people pass a few values or a buffer to a helper (API.md §1):
+/// array literals by value and by reference, local buffers and their
+/// subslices, constant arrays (to a parameter the callee does not
+/// differentiate), in straight-line code, a loop and a branch.
+#[differentiable]
+fn argument_forms(a: f64, b: f64) -> f64 {
+    let mut buf = [a, b, a * b];
+    buf[2] += 1.0;
+    let v = vec![0.5, a];
+    let mut s = dot2(&buf, &buf[1..]) + pair_product([a, b]) + pair_difference(&[b, a]);
+    s += dot2(&[a, 2.0], &v) + dot2(&v[..], &[0.5, b]) + weighted(&[b, a], &[2, 3]);
+    for i in 0..3 {
+        s += pair_product([buf[i], a]) * 0.1;
+    }
+    if s > 0.0 {
+        s += dot2(&[s, b], &buf);
+    }
+    s
+}
+
+/// The same with every array bound first, and every call written out.
+fn argument_forms_by_hand(a: f64, b: f64) -> f64 {
+    let buf = [a, b, a * b + 1.0];
+    let v = [0.5, a];
+    let mut s = (buf[0] * buf[1] + buf[1] * buf[2]) + a * b + (b - a).sin();
+    s += (a * v[0] + 2.0 * v[1]) + (v[0] * 0.5 + v[1] * b) + (b * 2.0 + a * 3.0);
+    for x in buf {
+        s += x * a * 0.1;
+    }
+    if s > 0.0 {
+        s += s * buf[0] + b * buf[1];
+    }
+    s
+}
+
+#[test]
+fn array_literals_buffers_and_subslices_as_arguments() {
+    let f = |p: &[f64]| argument_forms(p[0], p[1]);
+    for p in [[0.3, 0.7], [-1.2, 0.4], [2.0, -0.5]] {
+        assert_eq!(f(&p), argument_forms_by_hand(p[0], p[1]));
+        let (value, (da, db)) = argument_forms_grad(p[0], p[1]);
+        assert_eq!(value, f(&p));
+        assert_gradient(f, &p, &[da, db]);
+        let (mut d_a, mut d_b) = (0.5, -1.0);
+        assert_eq!(
+            argument_forms_adjoint(p[0], p[1], 2.0, &mut d_a, &mut d_b),
+            value
+        );
+        assert!((d_a - (0.5 + 2.0 * da)).abs() < 1e-12 * (1.0 + da.abs()));
+        assert!((d_b - (-1.0 + 2.0 * db)).abs() < 1e-12 * (1.0 + db.abs()));
+    }
+}

@@ -1230,14 +1230,15 @@ impl<'a> Body<'a> {
         let mut out = Vec::new();
         let mut slots = Vec::new();
         for (k, arg) in args.iter().enumerate() {
-            if let CallArg::Float(Operand::Var(v)) = arg {
-                if self.activity.needs_adjoint(*v) {
+            match arg {
+                CallArg::Float(Operand::Var(v)) if self.activity.needs_adjoint(*v) => {
                     let slot = self.call_partial(var, k);
                     // -0.0, not 0.0: `-0.0 + p` is `p` for every `p`, so once
                     // the callee is inlined its `*d_x += p` folds to a move.
                     out.push(quote!(let mut #slot: f64 = -0.0;));
                     slots.push(quote!(&mut #slot));
                 }
+                _ => {}
             }
         }
         let call = adjoint_call(self.func, callee, args, quote!(1.0_f64), &slots);
@@ -1547,7 +1548,6 @@ pub(crate) fn operand(func: &Func, op: &Operand) -> TokenStream {
     }
 }
 
-/// An argument of a call, as the user wrote it.
 /// `callee_adjoint(args.., d_out, slots..)`: the call of a callee's adjoint
 /// (`g_adjoint` by path, or `receiver.g_adjoint` for a method), shared by the
 /// reverse sweep (`d_out` the result's adjoint), `call_with_partials` and

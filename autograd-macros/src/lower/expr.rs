@@ -486,6 +486,36 @@ impl Lowerer<'_> {
     ) -> Vec<CallArg> {
         let mut out = Vec::new();
         for arg in args {
+            // `[a, b]`, `&[a, b]`, `&[0.0; 3]`: a new local array, passed
+            // like one the user bound first (`let t = [a, b]; g(&t)`).
+            let (literal, by_ref) = match strip_parens(arg) {
+                Expr::Reference(r) if r.mutability.is_none() => (strip_parens(&r.expr), true),
+                other => (other, false),
+            };
+            if matches!(literal, Expr::Array(_) | Expr::Repeat(_)) {
+                out.push(match self.array_constructor(literal) {
+                    Some(init) => {
+                        let array = self.new_array_temp(init);
+                        let ident = &self.vars[array].ident;
+                        let tokens = if by_ref {
+                            quote!(&#ident)
+                        } else {
+                            quote!(#ident)
+                        };
+                        CallArg::Array {
+                            array,
+                            tokens,
+                            range: None,
+                        }
+                    }
+                    // An array of integers (or other constants).
+                    None => {
+                        let (tokens, uses) = self.non_differentiated_tokens(arg);
+                        CallArg::Const(ir::Const { tokens, uses })
+                    }
+                });
+                continue;
+            }
             // `&w[a..b]`: a subslice of a float array.
             if let Expr::Reference(r) = strip_parens(arg) {
                 if let Expr::Index(index) = strip_parens(&r.expr) {

@@ -211,6 +211,19 @@ impl<'a> Lowerer<'a> {
         self.push_var(ident, kind, Origin::Temp)
     }
 
+    /// `let __ad_arg<n> = init;`: a local float array the user did not
+    /// name (an array literal passed to a call).
+    fn new_array_temp(&mut self, init: ArrayInit) -> VarId {
+        let ident = self.generated("arg");
+        let array = self.push_var(ident, Kind::FloatArray, Origin::Local);
+        self.stmts.push(Stmt::Let {
+            var: array,
+            ty: None,
+            init: Some(Rhs::Array(init)),
+        });
+        array
+    }
+
     /// A generated name that is no user's: `__ad_<what><n>`.
     fn generated(&mut self, what: &str) -> Ident {
         let ident = self.names.fresh(&format!("__ad_{what}{}", self.temps));
