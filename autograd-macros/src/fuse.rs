@@ -3,7 +3,7 @@
 //! The reverse of a loop normally comes after everything that follows the
 //! loop has been reversed, because only then is the adjoint of what the loop
 //! computed known. Each reverse iteration then replays its forward iteration
-//! (see `emit.rs`), so the loop body runs twice forwards. A hand-written
+//! (see `emit/reverse.rs`), so the loop body runs twice forwards. A hand-written
 //! gradient of `Σ f(x_i)` does better: it differentiates each term right
 //! where it computes it, in one pass.
 //!

@@ -10,8 +10,10 @@
 //! [`lower`] turns the body into the [`ir`], [`activity`] finds which values
 //! need adjoints, [`undo`] which stores need saving, [`fuse`] which loops
 //! are reversed as they run, and [`emit`] writes `f_grad` and `f_adjoint`
-//! (in forward mode, [`tangent`], when one `f64` parameter is active); on error,
-//! [`fallback`] emits the errors and the original function.
+//! (its plan, the primal code, the reverse sweep, forward mode when one
+//! `f64` parameter is active); every identifier they introduce comes from
+//! [`names`]. On error, [`fallback`] emits the errors and the original
+//! function.
 
 mod activity;
 mod attr;
@@ -25,7 +27,7 @@ mod lower;
 mod names;
 mod prim;
 mod signature;
-mod tangent;
+
 mod undo;
 
 #[cfg(test)]

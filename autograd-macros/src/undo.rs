@@ -3,7 +3,7 @@
 //! The reverse sweep replays blocks, so a replayed load must see the array
 //! as it was when the load first ran. By default every store saves the
 //! value it overwrites on the array's undo tape, and the reverse rewinds
-//! the tape before each replay (see `emit.rs`). That bookkeeping is most of
+//! the tape before each replay (see `emit/reverse.rs`). That bookkeeping is most of
 //! the cost of a loop that fills a buffer (`h[j] = a.max(0.0)` in an MLP
 //! layer): a push per store, a mark per iteration, a pop per reverse step.
 //!

@@ -5,7 +5,7 @@
 //! can be carried along with the value (its *tangent*, `__ad_dot_<v>`) in
 //! a single pass, as one would write it by hand: no tape, no replay, no
 //! allocation beyond what the function itself allocates. The reverse sweep
-//! (`emit.rs`) has to save loop-carried values on a tape and replay every
+//! (`emit/reverse.rs`) has to save loop-carried values on a tape and replay every
 //! loop and branch backwards instead.
 //!
 //! It is the reverse emitter's sibling over the same IR and the same
@@ -40,8 +40,8 @@
 //! and the other does not (then one gives NaN or inf where the other gives
 //! a finite number).
 
+use super::primal::{adjoint_call, let_type, operand, primal_rhs, rule_partials};
 use crate::activity::Activity;
-use crate::emit::{adjoint_call, let_type, operand, primal_rhs, rule_partials};
 use crate::ir::{
     ArrayInit, Block, CallArg, Callee, Func, Header, Jump, Kind, Operand, Origin, Rhs, Stmt, VarId,
 };

@@ -1,11 +1,10 @@
-//! Emission: the IR, with its activity, becomes `f_grad` and `f_adjoint`.
-//!
-//! The adjoint's body is the forward sweep (the user's computation, one
-//! named value per operation) followed by the reverse sweep (one adjoint
-//! update per operation that needs it, in reverse order). Adjoints are plain
-//! `f64` locals; array adjoints are written straight into the caller's
-//! `d_<p>` buffers. Local partial derivatives come from
-//! `::autograd::__private::rules`, the same table the tape uses.
+//! The reverse sweep: the adjoint's body is the forward sweep (the user's
+//! computation, one named value per operation, saving what the plan says)
+//! followed by the reverse sweep (one adjoint update per operation that
+//! needs it, in reverse order). Adjoints are plain `f64` locals; array
+//! adjoints are written straight into the caller's `d_<p>` buffers. Local
+//! partial derivatives come from `::autograd::__private::rules`, the same
+//! table the tape uses.
 //!
 //! Control flow is reversed by *replay*: the reverse of an `if` re-runs the
 //! branch that was taken (its values are SSA, so it recomputes the same
@@ -16,242 +15,19 @@
 //! (a replay of) its forward code, in the same Rust scope, so it can read
 //! every value the block computed.
 
+use super::plan::{loop_key, Plan, SavedExits};
+use super::primal::{adjoint_call, let_type, operand, primal_rhs, rule_partials};
 use crate::activity::Activity;
 use crate::fuse::Fused;
 use crate::ir::{
-    ArrayInit, Block, CallArg, Callee, Func, Header, Jump, Kind, Operand, Origin, Rhs, Stmt,
-    Syntax, VarId,
+    ArrayInit, Block, CallArg, Callee, Func, Header, Jump, Kind, Operand, Origin, Rhs, Stmt, VarId,
 };
-use crate::names::{self, Names, Role};
-use crate::prim::{self, Arity};
-use crate::signature::{ParamClass, Signature};
+use crate::names::{Names, Role};
+use crate::signature::Signature;
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned, ToTokens};
 use std::collections::{HashMap, HashSet};
 use syn::Ident;
-
-/// Lints that would fire on generated code without being the user's fault.
-pub fn allow_lints() -> TokenStream {
-    quote! {
-        #[allow(
-            dead_code,
-            unused_variables,
-            unused_mut,
-            unused_parens,
-            unused_assignments,
-            unreachable_code,
-            non_snake_case,
-            clippy::all,
-            clippy::pedantic
-        )]
-    }
-}
-
-/// Attributes of `f` that the generated functions should share.
-pub fn inherited_attrs(item: &syn::ItemFn) -> Vec<&syn::Attribute> {
-    item.attrs
-        .iter()
-        .filter(|attr| {
-            let path = attr.path();
-            ["cfg", "cfg_attr", "allow", "inline", "cold"]
-                .iter()
-                .any(|name| path.is_ident(name))
-                || (path.is_ident("doc") && attr.to_token_stream().to_string().contains("hidden"))
-        })
-        .collect()
-}
-
-/// `f_grad` and `f_adjoint` for `item`.
-///
-/// A function with one active parameter, an `f64`, is differentiated in
-/// forward mode (`tangent.rs`) when every construct allows it; any other
-/// function, or one that construct refuses, gets the reverse sweep below.
-pub fn emit(
-    item: &syn::ItemFn,
-    sig: &Signature,
-    func: &Func,
-    activity: &Activity,
-    names: &Names,
-) -> TokenStream {
-    let (body, strategy) = match crate::tangent::emit(sig, func, activity, names) {
-        Some(body) => (body, Strategy::Forward),
-        None => (
-            Body::new(sig, func, activity, names).emit(),
-            Strategy::Reverse,
-        ),
-    };
-    let adjoint = emit_adjoint(item, sig, &body, strategy);
-    let grad = emit_grad(item, sig, &body, names);
-    quote! {
-        #[allow(dead_code)]
-        #item
-        #grad
-        #adjoint
-    }
-}
-
-/// The signature of `f_adjoint`: `f`'s inputs, `d_out`, then one `d_<p>`
-/// per active parameter.
-pub fn adjoint_signature(item: &syn::ItemFn, sig: &Signature) -> TokenStream {
-    let name = names::adjoint_fn(&item.sig.ident);
-    let inputs = item.sig.inputs.iter();
-    let adjoints = sig.active().map(|p| {
-        let (ident, ty) = (p.adjoint_ident(), p.adjoint_type());
-        quote!(#ident: #ty)
-    });
-    let (vis, d_out) = (&item.vis, &sig.d_out);
-    let (generics, where_clause) = (&item.sig.generics, &item.sig.generics.where_clause);
-    quote! {
-        #vis fn #name #generics (#(#inputs,)* #d_out: f64, #(#adjoints),*) -> f64 #where_clause
-    }
-}
-
-/// The signature of `f_grad`: `f`'s inputs, returning the value and gradient.
-pub fn grad_signature(item: &syn::ItemFn, sig: &Signature) -> TokenStream {
-    let name = names::grad_fn(&item.sig.ident);
-    let inputs = item.sig.inputs.iter();
-    let gradient = gradient_type(sig);
-    let vis = &item.vis;
-    let (generics, where_clause) = (&item.sig.generics, &item.sig.generics.where_clause);
-    quote! {
-        #vis fn #name #generics (#(#inputs),*) -> (f64, #gradient) #where_clause
-    }
-}
-
-fn gradient_type(sig: &Signature) -> TokenStream {
-    let shapes: Vec<TokenStream> = sig.active().map(|p| p.gradient_type()).collect();
-    match shapes.as_slice() {
-        [single] => single.clone(),
-        many => quote!((#(#many),*)),
-    }
-}
-
-/// A comma-separated list of the active parameters, for docs.
-fn active_list(sig: &Signature) -> String {
-    let names: Vec<String> = sig
-        .active()
-        .filter_map(|p| p.name.as_ref().map(|n| format!("`{n}`")))
-        .collect();
-    if names.is_empty() {
-        "no parameter".to_string()
-    } else {
-        names.join(", ")
-    }
-}
-
-/// How the derivative is computed, for the adjoint's doc comment.
-#[derive(Clone, Copy)]
-enum Strategy {
-    Forward,
-    Reverse,
-}
-
-fn emit_adjoint(
-    item: &syn::ItemFn,
-    sig: &Signature,
-    body: &TokenStream,
-    strategy: Strategy,
-) -> TokenStream {
-    let signature = adjoint_signature(item, sig);
-    let attrs = inherited_attrs(item);
-    let allow = allow_lints();
-    let fn_name = format!("{}_adjoint", item.sig.ident);
-    let checks = sig.active().filter_map(|p| {
-        let ParamClass::Slice = p.class else {
-            return None;
-        };
-        let name = p.name.as_ref()?;
-        let adjoint = p.adjoint_ident()?;
-        let (name_str, adjoint_str) = (name.to_string(), adjoint.to_string());
-        Some(quote! {
-            ::autograd::__private::check_adjoint_len(
-                #fn_name, #adjoint_str, #adjoint.len(), #name_str, #name.len(),
-            );
-        })
-    });
-    let doc = match strategy {
-        Strategy::Reverse => format!(
-            " Reverse-mode adjoint of `{}`, generated by `#[differentiable]`: returns the \
-             value of `{}` and adds `d_out` times its partial derivative with respect to \
-             each of {} into the matching `d_` argument.",
-            item.sig.ident,
-            item.sig.ident,
-            active_list(sig)
-        ),
-        Strategy::Forward => format!(
-            " Adjoint of `{}`, generated by `#[differentiable]` (computed in forward mode, \
-             in one pass): returns the value of `{}` and adds `d_out` times its derivative \
-             with respect to {} into the matching `d_` argument.",
-            item.sig.ident,
-            item.sig.ident,
-            active_list(sig)
-        ),
-    };
-    quote! {
-        #[doc = #doc]
-        #(#attrs)*
-        #allow
-        #signature {
-            #(#checks)*
-            #body
-        }
-    }
-}
-
-fn emit_grad(
-    item: &syn::ItemFn,
-    sig: &Signature,
-    body: &TokenStream,
-    names: &Names,
-) -> TokenStream {
-    let signature = grad_signature(item, sig);
-    let attrs = inherited_attrs(item);
-    let allow = allow_lints();
-    let mut buffers = Vec::new();
-    let mut results = Vec::new();
-    for (index, param) in sig.params.iter().enumerate().filter(|(_, p)| p.active) {
-        let (Some(name), Some(adjoint)) = (&param.name, param.adjoint_ident()) else {
-            continue;
-        };
-        let storage = names.derived(Role::Gradient, index, name);
-        let (init, ty) = match &param.class {
-            ParamClass::Scalar => (quote!(0.0_f64), quote!(&mut f64)),
-            ParamClass::Slice => (
-                quote!(::autograd::__private::zeros(#name.len())),
-                quote!(&mut [f64]),
-            ),
-            ParamClass::Array { len, .. } => (quote!([0.0_f64; #len]), quote!(&mut [f64; #len])),
-            ParamClass::Constant => continue,
-        };
-        buffers.push(quote! {
-            let mut #storage = #init;
-            let #adjoint: #ty = &mut #storage;
-        });
-        results.push(storage);
-    }
-    let gradient = match results.as_slice() {
-        [single] => quote!(#single),
-        many => quote!((#(#many),*)),
-    };
-    let doc = format!(
-        " The value of `{}` and its gradient with respect to {}, generated by \
-         `#[differentiable]`.",
-        item.sig.ident,
-        active_list(sig)
-    );
-    let (d_out, value) = (&sig.d_out, names.fresh("__ad_value"));
-    quote! {
-        #[doc = #doc]
-        #(#attrs)*
-        #allow
-        #signature {
-            #(#buffers)*
-            let #d_out = 1.0_f64;
-            let #value = { #body };
-            (#value, #gradient)
-        }
-    }
-}
 
 /// How a block's forward code is being emitted.
 #[derive(Clone, Copy)]
@@ -267,11 +43,11 @@ struct Mode {
     /// `continue` are emitted as they are (in a replay they are dropped:
     /// nothing follows a jump in its block).
     native_loop: bool,
-    /// What loops with saved exit values (`Body::exits`) do here.
+    /// What loops with saved exit values (`Plan::exits`) do here.
     exits: Exits,
 }
 
-/// What a loop whose exit values are saved (`Body::exits`) does where it is
+/// What a loop whose exit values are saved (`Plan::exits`) does where it is
 /// emitted: in the body of the loop around it.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Exits {
@@ -283,336 +59,59 @@ enum Exits {
     Restore,
 }
 
-/// Builds the shared body of `f_adjoint` and `f_grad`: it reads the user's
-/// parameters, `d_out`, and writes into the `d_<p>` adjoint arguments.
-struct Body<'a> {
+/// Builds the shared body of `f_adjoint` and `f_grad` in reverse mode: it
+/// reads the user's parameters, `d_out`, and writes into the `d_<p>`
+/// adjoint arguments.
+pub(super) struct Body<'a> {
     sig: &'a Signature,
     func: &'a Func,
     activity: &'a Activity,
     names: &'a Names,
     /// Adjoint locals declared so far.
     declared: HashSet<VarId>,
-    /// Variables whose adjoint receives contributions from a block nested in
-    /// the one defining them: declared at the top of that block's reverse.
-    eager: HashSet<VarId>,
-    /// Tapes, declared once at the top of the function: (tape, cell).
-    tapes: Vec<(Ident, VarId)>,
-    /// Loop id → the tapes of its carried cells that are saved.
-    loop_tapes: HashMap<usize, Vec<(Ident, VarId)>>,
-    /// Local arrays that are stored into: their undo tapes.
-    undo: HashMap<VarId, Ident>,
-    /// Local arrays written, then read (`undo::write_before_read`): their
-    /// stores are plain assignments, with no undo tape.
-    plain_stores: HashSet<VarId>,
-    /// For each `if` (by decision name) and loop (by id): the arrays stored
-    /// into inside it, whether each is declared inside it too, and the name
-    /// of its mark (the undo tape's length before an `if`; a loop's tape of
-    /// such lengths, one per iteration).
-    stores_in: HashMap<String, Vec<(VarId, bool, Ident)>>,
-    /// Loads in a loop body from an array the body also loads at another
-    /// index (`x[i]` and `x[i + 1]`). Their adjoint updates `d_x[i] +=`,
-    /// `d_x[i + 1] +=` would be merged by LLVM's SLP vectorizer into one
-    /// 16-byte read-modify-write, which the next reverse iteration reloads at
-    /// an 8-byte offset: a store-forwarding stall per iteration (4x slower on
-    /// extended Rosenbrock, BENCHMARKS.md). Each of these updates is followed
-    /// by a `compiler_fence`, which emits no instruction but keeps LLVM from
-    /// merging memory accesses across it, so they stay scalar. (It replaced
-    /// `*black_box(&mut d_x[i]) += ..`, which kept them scalar by forcing
-    /// the address through memory: 3 instructions an update.)
-    spread_loads: HashSet<VarId>,
     /// While a loop body is replayed in its reverse: that loop's cells whose
     /// entry values are not restored. Updating them would compute values
     /// nothing reads (a loop-carried chain LLVM may keep), so it is skipped.
     dead_cells: HashSet<VarId>,
-    /// Top-level loops whose reverse runs inside them (`fuse.rs`), by id.
-    fused: HashMap<usize, Fused>,
     /// Calls whose partials the forward code computed (`call_with_partials`).
     forward_partials: HashSet<VarId>,
-    /// Loops whose exit values are saved (`plan_exits`), by id.
-    exits: HashMap<usize, SavedExits>,
+    /// What was decided before emitting (`plan.rs`).
+    plan: Plan,
 }
-
-/// Where a loop nested in another loop's body saves its exit values, so
-/// that the outer loop's replays need not run it again (`plan_exits`).
-struct SavedExits {
-    /// The outer loop's index, and the first value of its range.
-    outer_index: VarId,
-    start: usize,
-    /// The outer loop's trip count: the length of each array.
-    len: usize,
-    /// Each carried cell, with the array of its exit values.
-    cells: Vec<(VarId, Ident)>,
-}
-
-/// The longest array of exit values `plan_exits` puts on the stack.
-const MAX_SAVED_EXITS: usize = 256;
 
 impl<'a> Body<'a> {
-    fn new(sig: &'a Signature, func: &'a Func, activity: &'a Activity, names: &'a Names) -> Self {
-        let mut body = Body {
+    pub(super) fn new(
+        sig: &'a Signature,
+        func: &'a Func,
+        activity: &'a Activity,
+        names: &'a Names,
+    ) -> Self {
+        Body {
             sig,
             func,
             activity,
             names,
             declared: HashSet::new(),
-            eager: HashSet::new(),
-            tapes: Vec::new(),
-            loop_tapes: HashMap::new(),
-            undo: HashMap::new(),
-            plain_stores: crate::undo::write_before_read(func),
-            stores_in: HashMap::new(),
             dead_cells: HashSet::new(),
-            spread_loads: HashSet::new(),
-            fused: crate::fuse::fused_loops(func, activity),
             forward_partials: HashSet::new(),
-            exits: HashMap::new(),
-        };
-        body.plan();
-        body.plan_spread_loads();
-        body.plan_exits();
-        body
-    }
-
-    /// Finds the eager adjoints and the tapes before emitting anything.
-    fn plan(&mut self) {
-        let mut def_block: HashMap<VarId, usize> = HashMap::new();
-        let mut uses: Vec<(VarId, usize)> = Vec::new();
-        let mut next_block = 1;
-        scan(
-            &self.func.body,
-            0,
-            &mut next_block,
-            &mut def_block,
-            &mut uses,
-        );
-        for (var, block) in uses {
-            let defined_in = def_block.get(&var).copied().unwrap_or(0);
-            if defined_in != block || self.func.vars[var].is_cell() {
-                self.eager.insert(var);
-            }
-        }
-        for (id, var) in self.func.vars.iter().enumerate() {
-            if var.is_cell() || (var.kind == Kind::FloatArray && var.origin == Origin::Local) {
-                self.eager.insert(id);
-            }
-        }
-        // Arrays stored into get an undo tape; constructs that store into
-        // them mark the tape so their reverse can undo them before a replay.
-        let mut stored = Vec::new();
-        self.func.body.walk(0, &mut |stmt, _| {
-            if let Stmt::Store { array, .. } = stmt {
-                stored.push(*array);
-            }
-        });
-        for array in stored {
-            if self.plain_stores.contains(&array) {
-                continue;
-            }
-            let undo = self.names.derived(Role::Undo, array, self.ident(array));
-            self.undo.entry(array).or_insert(undo);
-        }
-        let mut constructs = Vec::new();
-        self.func.body.walk(0, &mut |stmt, _| match stmt {
-            Stmt::If {
-                decision,
-                then_,
-                else_,
-                ..
-            } => constructs.push((decision.to_string(), vec![then_, else_])),
-            Stmt::Loop(l) => constructs.push((loop_key(l.id), vec![&l.body])),
-            _ => {}
-        });
-        for (key, blocks) in constructs {
-            let (mut stores, mut declared) = (Vec::new(), Vec::new());
-            for block in blocks {
-                block.walk(0, &mut |stmt, _| match stmt {
-                    Stmt::Store { array, .. }
-                        if !stores.contains(array) && !self.plain_stores.contains(array) =>
-                    {
-                        stores.push(*array)
-                    }
-                    Stmt::Let {
-                        var,
-                        init: Some(Rhs::Array(_)),
-                        ..
-                    } => declared.push(*var),
-                    _ => {}
-                });
-            }
-            let prefix = if key.starts_with(LOOP_KEY) {
-                "__ad_marks_"
-            } else {
-                "__ad_mark_"
-            };
-            let entry = stores
-                .into_iter()
-                .map(|a| {
-                    let mark = self.names.fresh_for(prefix, self.ident(a));
-                    (a, declared.contains(&a), mark)
-                })
-                .collect();
-            self.stores_in.insert(key, entry);
-        }
-        for l in self.func.loops() {
-            if self.fused.contains_key(&l.id) {
-                // Each iteration is reversed right after it runs: nothing to save.
-                continue;
-            }
-            let mut saved = Vec::new();
-            for carried in &l.carried {
-                if self.activity.needed(carried.entry) {
-                    let tape =
-                        self.names
-                            .derived(Role::Tape, carried.cell, self.ident(carried.cell));
-                    self.tapes.push((tape.clone(), carried.cell));
-                    saved.push((tape, carried.cell));
-                }
-            }
-            self.loop_tapes.insert(l.id, saved);
+            plan: Plan::new(func, activity, names),
         }
     }
 
-    /// Finds the loads of `spread_loads`.
-    fn plan_spread_loads(&mut self) {
-        for body in self.func.loops().into_iter().map(|l| &l.body) {
-            let mut by_array: HashMap<VarId, Vec<(VarId, String)>> = HashMap::new();
-            // Only the body's own statements: loads in nested loops run in
-            // other iterations.
-            body.walk(0, &mut |stmt, depth| {
-                if let (
-                    Stmt::Let {
-                        var,
-                        init: Some(Rhs::Load { array, index }),
-                        ..
-                    },
-                    0,
-                ) = (stmt, depth)
-                {
-                    by_array
-                        .entry(*array)
-                        .or_default()
-                        .push((*var, index.tokens.to_string()));
-                }
-            });
-            for loads in by_array.values() {
-                let first = &loads[0].1;
-                if loads.iter().any(|(_, index)| index != first) {
-                    self.spread_loads.extend(loads.iter().map(|(var, _)| *var));
-                }
-            }
-        }
-    }
-
-    /// Finds the loops whose exit values are saved. The reverse of a loop
-    /// replays each iteration's body, nested loops included, though a
-    /// nested loop that only computes values (a dot product `a += w[k] *
-    /// h[k]`, read by a `max` after it) is replayed again by its own
-    /// reverse. When the outer loop has a constant trip count (`0..16`), the
-    /// recording forward sweep saves the nested loop's exit values in a
-    /// stack array indexed by the outer iteration, and the outer replays
-    /// read them instead of running the nested loop.
-    ///
-    /// The nested loop must sit directly in the outer body, have a range
-    /// and no `break`, save nothing for its own reverse (no tapes), store
-    /// nothing and run no opaque code (a replay skipping it must leave
-    /// everything as a replay running it would), carry only floats, and
-    /// hold no loop whose exits are saved. The outer loop must not be fused
-    /// (it is never replayed) and run at most `MAX_SAVED_EXITS` times (the
-    /// arrays live on the stack).
-    fn plan_exits(&mut self) {
-        let mut skippable = Vec::new();
-        for outer in self.func.loops() {
-            let Header::Range { index, range } = &outer.header else {
-                continue;
-            };
-            if self.fused.contains_key(&outer.id) {
-                continue; // never replayed
-            }
-            let Some((start, end)) = constant_range(&range.tokens) else {
-                continue;
-            };
-            let len = end.saturating_sub(start);
-            if len == 0 || len > MAX_SAVED_EXITS {
-                continue;
-            }
-            for stmt in &outer.body.stmts {
-                let Stmt::Loop(inner) = stmt else { continue };
-                let simple = matches!(inner.header, Header::Range { .. })
-                    && !inner.breaks
-                    && !inner.carried.is_empty()
-                    && self.loop_tapes.get(&inner.id).map_or(true, Vec::is_empty)
-                    && inner
-                        .carried
-                        .iter()
-                        .all(|c| self.func.vars[c.cell].kind == Kind::Float);
-                let mut effects = false;
-                inner.body.walk(0, &mut |stmt, _| {
-                    effects |= matches!(stmt, Stmt::Store { .. } | Stmt::Opaque { .. });
-                });
-                if !simple || effects {
-                    continue;
-                }
-                let cells = inner
-                    .carried
-                    .iter()
-                    .map(|c| {
-                        (
-                            c.cell,
-                            self.names.derived(Role::Exits, c.cell, self.ident(c.cell)),
-                        )
-                    })
-                    .collect();
-                self.exits.insert(
-                    inner.id,
-                    SavedExits {
-                        outer_index: *index,
-                        start,
-                        len,
-                        cells,
-                    },
-                );
-                skippable.push(inner);
-            }
-        }
-        // A skipped loop's own reverse replays its body, whose nested loops
-        // would restore exit values that only a run of this loop saves: keep
-        // the innermost.
-        for l in skippable {
-            let mut nested = false;
-            l.body.walk(0, &mut |stmt, _| {
-                nested |= matches!(stmt, Stmt::Loop(inner) if self.exits.contains_key(&inner.id));
-            });
-            if nested {
-                self.exits.remove(&l.id);
-            }
-        }
-    }
-
-    /// The arrays stored into inside the construct `key`, each with its
-    /// undo tape, whether it is declared inside the construct, and its mark.
-    fn construct_stores(&self, key: &str) -> Vec<(VarId, Ident, bool, Ident)> {
-        self.stores_in
-            .get(key)
-            .map(|v| {
-                v.iter()
-                    .map(|(a, inside, mark)| (*a, self.undo[a].clone(), *inside, mark.clone()))
-                    .collect()
-            })
-            .unwrap_or_default()
-    }
-
-    fn emit(mut self) -> TokenStream {
+    /// The body of `f_adjoint` (and of `f_grad`).
+    pub(super) fn emit(mut self) -> TokenStream {
         let stmts = &self.func.body.stmts;
         let (value, span) = match stmts.last() {
             Some(Stmt::Return { value, span }) => (Some(value), *span),
             _ => (None, Span::call_site()),
         };
         let mut tapes: Vec<TokenStream> = self
+            .plan
             .tapes
             .iter()
             .map(|(tape, _)| quote!(let mut #tape = ::std::vec::Vec::new();))
             .collect();
-        let mut undo: Vec<(&VarId, &Ident)> = self.undo.iter().collect();
+        let mut undo: Vec<(&VarId, &Ident)> = self.plan.undo.iter().collect();
         undo.sort();
         for (_, tape) in undo {
             tapes.push(
@@ -621,12 +120,12 @@ impl<'a> Body<'a> {
         }
         let loops: Vec<usize> = self.func.loops().iter().map(|l| l.id).collect();
         for id in loops {
-            for (_, _, _, marks) in self.construct_stores(&loop_key(id)) {
+            for (_, _, _, marks) in self.plan.construct_stores(&loop_key(id)) {
                 tapes
                     .push(quote!(let mut #marks: ::std::vec::Vec<usize> = ::std::vec::Vec::new();));
             }
         }
-        let mut exits: Vec<&SavedExits> = self.exits.values().collect();
+        let mut exits: Vec<&SavedExits> = self.plan.exits.values().collect();
         exits.sort_by_key(|e| e.cells[0].0);
         for saved in exits {
             let len = proc_macro2::Literal::usize_unsuffixed(saved.len);
@@ -668,7 +167,7 @@ impl<'a> Body<'a> {
             .collect();
         for &p in &params {
             // (A fused loop may have declared it already.)
-            if self.eager.contains(&p) && self.declared.insert(p) {
+            if self.plan.eager.contains(&p) && self.declared.insert(p) {
                 let adjoint = self.adjoint(p);
                 setup.push(quote!(let mut #adjoint: f64 = 0.0;));
             }
@@ -758,7 +257,7 @@ impl<'a> Body<'a> {
                     array,
                     index,
                     value,
-                } if self.plain_stores.contains(array) => {
+                } if self.plan.plain_stores.contains(array) => {
                     let (array, index, value) =
                         (self.ident(*array), &index.tokens, self.operand(value));
                     out.push(quote!(#array[#index] = #value;));
@@ -769,7 +268,7 @@ impl<'a> Body<'a> {
                     value,
                 } => {
                     // The store saves what it overwrites, for the reverse sweep.
-                    let undo = &self.undo[array];
+                    let undo = &self.plan.undo[array];
                     let (array, index, value) =
                         (self.ident(*array), &index.tokens, self.operand(value));
                     let i = self.names.fresh("__ad_i");
@@ -801,6 +300,7 @@ impl<'a> Body<'a> {
                     let else_code = self.forward(else_, branch);
                     let cond = &cond.tokens;
                     let marks = self
+                        .plan
                         .construct_stores(&decision.to_string())
                         .into_iter()
                         .map(|(_, undo, _, mark)| quote!(let #mark: usize = #undo.len();));
@@ -813,11 +313,13 @@ impl<'a> Body<'a> {
                 }
                 // Only loops in the function body are fused, and its forward
                 // code is emitted once, recording (the guard is that).
-                Stmt::Loop(l) if self.fused.contains_key(&l.id) && mode.record && !mode.replay => {
+                Stmt::Loop(l)
+                    if self.plan.fused.contains_key(&l.id) && mode.record && !mode.replay =>
+                {
                     out.push(self.fused_loop(l));
                 }
-                Stmt::Loop(l) if self.exits.contains_key(&l.id) => {
-                    let saved = &self.exits[&l.id];
+                Stmt::Loop(l) if self.plan.exits.contains_key(&l.id) => {
+                    let saved = &self.plan.exits[&l.id];
                     let outer = self.ident(saved.outer_index);
                     let slot = match saved.start {
                         0 => quote!([#outer as usize]),
@@ -870,10 +372,10 @@ impl<'a> Body<'a> {
         let body = self.forward(&l.body, body_mode);
         let count = l.breaks.then(|| quote!(#counter += 1;));
         let declare_counter = l.breaks.then(|| quote!(let mut #counter: usize = 0;));
-        let saved = self.loop_tapes.get(&l.id).cloned().unwrap_or_default();
+        let saved = self.plan.loop_tapes.get(&l.id).cloned().unwrap_or_default();
         let (mut reserve, mut push) = (Vec::new(), Vec::new());
         if mode.record {
-            for (_, undo, _, marks) in self.construct_stores(&loop_key(l.id)) {
+            for (_, undo, _, marks) in self.plan.construct_stores(&loop_key(l.id)) {
                 push.push(quote!(#marks.push(#undo.len());));
             }
             for (tape, cell) in &saved {
@@ -911,7 +413,7 @@ impl<'a> Body<'a> {
             index,
             range,
             seeds,
-        } = &self.fused[&l.id];
+        } = &self.plan.fused[&l.id];
         let (index, range, seeds) = (*index, range.clone(), seeds.clone());
         let mut out = Vec::new();
         let mut seed_names = Vec::new();
@@ -981,7 +483,7 @@ impl<'a> Body<'a> {
         for stmt in &block.stmts {
             if let Stmt::Let { var, .. } = stmt {
                 let var = *var;
-                if !self.eager.contains(&var) || !self.activity.needs_adjoint(var) {
+                if !self.plan.eager.contains(&var) || !self.activity.needs_adjoint(var) {
                     continue;
                 }
                 let adjoint = self.adjoint(var);
@@ -1016,16 +518,18 @@ impl<'a> Body<'a> {
                     array,
                     index,
                     value,
-                } if self.plain_stores.contains(array) && self.activity.needs_adjoint(*array) => {
+                } if self.plan.plain_stores.contains(array)
+                    && self.activity.needs_adjoint(*array) =>
+                {
                     // Nothing to restore: recompute the index for the adjoint.
                     let i = self.names.fresh("__ad_i");
                     let index = &index.tokens;
                     out.push(quote!(let #i: usize = #index;));
                     self.reverse_store(&mut out, *array, &i, value);
                 }
-                Stmt::Store { array, .. } if self.plain_stores.contains(array) => {}
+                Stmt::Store { array, .. } if self.plan.plain_stores.contains(array) => {}
                 Stmt::Store { array, value, .. } => {
-                    let undo = &self.undo[array];
+                    let undo = &self.plan.undo[array];
                     let (i, old) = (self.names.fresh("__ad_i"), self.names.fresh("__ad_old"));
                     let name = self.ident(*array).clone();
                     out.push(quote! {
@@ -1047,7 +551,7 @@ impl<'a> Body<'a> {
                     // Undo the branch's stores, so a replay starts where the
                     // branch started.
                     let undo: Vec<TokenStream> = self
-                        .construct_stores(&decision.to_string())
+                        .plan.construct_stores(&decision.to_string())
                         .into_iter()
                         .map(|(array, tape, inside, mark)| {
                             if inside {
@@ -1066,7 +570,7 @@ impl<'a> Body<'a> {
                     }
                 }
                 // reversed inside its forward code (`fused_loop`)
-                Stmt::Loop(l) if self.fused.contains_key(&l.id) => {}
+                Stmt::Loop(l) if self.plan.fused.contains_key(&l.id) => {}
                 Stmt::Loop(l) => {
                     if let Some(code) = self.reverse_loop(l) {
                         out.push(code);
@@ -1098,8 +602,8 @@ impl<'a> Body<'a> {
 
     fn reverse_loop(&mut self, l: &crate::ir::Loop) -> Option<TokenStream> {
         let reverse = self.reverse(&l.body);
-        let saved = self.loop_tapes.get(&l.id).cloned().unwrap_or_default();
-        let stores = self.construct_stores(&loop_key(l.id));
+        let saved = self.plan.loop_tapes.get(&l.id).cloned().unwrap_or_default();
+        let stores = self.plan.construct_stores(&loop_key(l.id));
         if reverse.is_empty() && saved.is_empty() && stores.is_empty() {
             return None;
         }
@@ -1397,7 +901,7 @@ impl<'a> Body<'a> {
             Rhs::Load { array, index } => {
                 let buffer = self.array_adjoint(*array);
                 let index = &index.tokens;
-                if self.spread_loads.contains(&var) {
+                if self.plan.spread_loads.contains(&var) {
                     // See `spread_loads`: keep LLVM from merging this update
                     // with its neighbour's into one overlapping vector access.
                     out.push(quote! {
@@ -1444,257 +948,6 @@ impl<'a> Body<'a> {
     }
 }
 
-/// The value of `rhs`, written as the user would (the primal code of both
-/// strategies).
-pub(crate) fn primal_rhs(func: &Func, rhs: &Rhs) -> TokenStream {
-    match rhs {
-        Rhs::Use(op) => operand(func, op),
-        Rhs::Array(ArrayInit::Fill { value, len, vec }) => {
-            let value = &value.tokens;
-            if *vec {
-                quote!(::std::vec![#value; #len])
-            } else {
-                quote!([#value; #len])
-            }
-        }
-        Rhs::Array(ArrayInit::List { items, vec }) => {
-            let items = items.iter().map(|i| operand(func, i));
-            if *vec {
-                quote!(::std::vec![#(#items),*])
-            } else {
-                quote!([#(#items),*])
-            }
-        }
-        Rhs::Array(ArrayInit::Copy { source, vec }) => {
-            let source = &func.vars[*source].ident;
-            if *vec {
-                quote!(#source.to_vec())
-            } else {
-                quote!(#source.clone())
-            }
-        }
-        Rhs::Call { callee, args } => {
-            let args = args.iter().map(|a| call_arg(func, a));
-            match callee {
-                Callee::Path { path, .. } => quote!(#path(#(#args),*)),
-                Callee::Method { receiver, method } => {
-                    let receiver = &receiver.tokens;
-                    quote!(#receiver.#method(#(#args),*))
-                }
-            }
-        }
-        Rhs::Load { array, index } => {
-            let (array, index) = (&func.vars[*array].ident, &index.tokens);
-            quote!(#array[#index])
-        }
-        Rhs::Prim { prim, args, syntax } => {
-            let args: Vec<TokenStream> = args.iter().map(|a| operand(func, a)).collect();
-            match syntax {
-                Syntax::Operator => {
-                    let op = if std::ptr::eq(*prim, &prim::ADD) {
-                        quote!(+)
-                    } else if std::ptr::eq(*prim, &prim::SUB) {
-                        quote!(-)
-                    } else if std::ptr::eq(*prim, &prim::MUL) {
-                        quote!(*)
-                    } else if std::ptr::eq(*prim, &prim::DIV) {
-                        quote!(/)
-                    } else {
-                        let a = &args[0];
-                        return quote!(-#a);
-                    };
-                    let (a, b) = (&args[0], &args[1]);
-                    quote!(#a #op #b)
-                }
-                Syntax::Method => {
-                    let name = Ident::new(prim.name, Span::call_site());
-                    let (recv, rest) = args.split_first().expect("arity >= 1");
-                    quote!(#recv.#name(#(#rest),*))
-                }
-                Syntax::Path => {
-                    let name = Ident::new(prim.name, Span::call_site());
-                    quote!(f64::#name(#(#args),*))
-                }
-            }
-        }
-    }
-}
-
-/// The type annotation of `let var = init;` (`: T`, or nothing): the user's,
-/// else, for a new float array, its type, so that no element is an
-/// ambiguous `{float}` (`vec![0.0; n]` read as `b[i].cos()`).
-pub(crate) fn let_type(ty: Option<&TokenStream>, init: Option<&Rhs>) -> Option<TokenStream> {
-    if let Some(ty) = ty {
-        return Some(quote!(: #ty));
-    }
-    match init? {
-        Rhs::Array(ArrayInit::Fill { vec: true, .. } | ArrayInit::List { vec: true, .. }) => {
-            Some(quote!(: ::std::vec::Vec<f64>))
-        }
-        Rhs::Array(ArrayInit::Fill { len, .. }) => Some(quote!(: [f64; #len])),
-        Rhs::Array(ArrayInit::List { items, .. }) => {
-            let len = proc_macro2::Literal::usize_unsuffixed(items.len());
-            Some(quote!(: [f64; #len]))
-        }
-        _ => None,
-    }
-}
-
-/// An operand as Rust tokens.
-pub(crate) fn operand(func: &Func, op: &Operand) -> TokenStream {
-    match op {
-        Operand::Var(v) => func.vars[*v].ident.to_token_stream(),
-        Operand::Const(c) => c.tokens.clone(),
-    }
-}
-
-/// `callee_adjoint(args.., d_out, slots..)`: the call of a callee's adjoint
-/// (`g_adjoint` by path, or `receiver.g_adjoint` for a method), shared by the
-/// reverse sweep (`d_out` the result's adjoint), `call_with_partials` and
-/// forward mode (`d_out = 1`).
-pub(crate) fn adjoint_call(
-    func: &Func,
-    callee: &Callee,
-    args: &[CallArg],
-    d_out: TokenStream,
-    slots: &[TokenStream],
-) -> TokenStream {
-    let args = args.iter().map(|a| call_arg(func, a));
-    match callee {
-        Callee::Path { adjoint, .. } => quote!(#adjoint(#(#args,)* #d_out, #(#slots),*)),
-        Callee::Method { receiver, method } => {
-            let receiver = &receiver.tokens;
-            let adjoint = names::adjoint_fn(method);
-            quote!(#receiver.#adjoint(#(#args,)* #d_out, #(#slots),*))
-        }
-    }
-}
-
-/// An argument of a call, as the user wrote it.
-pub(crate) fn call_arg(func: &Func, arg: &CallArg) -> TokenStream {
-    match arg {
-        CallArg::Float(op) => operand(func, op),
-        CallArg::Array { tokens, .. } => tokens.clone(),
-        CallArg::Const(c) => c.tokens.clone(),
-    }
-}
-
-/// The local partial derivatives of `var = prim(args)` with respect to the
-/// operands for which `active` holds, each as an expression calling
-/// `::autograd::__private::rules::<name>(args.., var)`, paired with the
-/// operand it belongs to (an operand read twice, `x * x`, comes twice). When
-/// more than one is needed, the rule's tuple is bound first to
-/// `__ad_p_<var>` (pushed on `out`). `powi`'s exponent is never a target.
-/// Shared by the reverse sweep (`d_arg += d_var * partial`) and forward
-/// mode (`dot_var = Σ partial * dot_arg`).
-pub(crate) fn rule_partials(
-    func: &Func,
-    names: &Names,
-    out: &mut Vec<TokenStream>,
-    var: VarId,
-    prim: &prim::Prim,
-    args: &[Operand],
-    active: &dyn Fn(VarId) -> bool,
-) -> Vec<(VarId, TokenStream)> {
-    let rule = Ident::new(prim.name, Span::call_site());
-    let operands: Vec<TokenStream> = args.iter().map(|a| operand(func, a)).collect();
-    let result = func.vars[var].ident.clone();
-    let call = quote!(::autograd::__private::rules::#rule(#(#operands,)* #result));
-    let targets: Vec<(usize, VarId)> = args
-        .iter()
-        .enumerate()
-        .filter_map(|(i, op)| match op {
-            Operand::Var(v) if active(*v) => Some((i, *v)),
-            _ => None,
-        })
-        .filter(|(i, _)| !(prim.arity == Arity::PowI && *i == 1))
-        .collect();
-    let single_partial = matches!(prim.arity, Arity::Unary | Arity::PowI);
-    match targets.as_slice() {
-        [] => Vec::new(),
-        [(_, target)] if single_partial => vec![(*target, call)],
-        [(i, target)] => {
-            let field = syn::Index::from(*i);
-            vec![(*target, quote!(#call.#field))]
-        }
-        many => {
-            let partials = names.derived(Role::Partials, var, &result);
-            out.push(quote!(let #partials = #call;));
-            many.iter()
-                .map(|&(i, target)| {
-                    let field = syn::Index::from(i);
-                    (target, quote!(#partials.#field))
-                })
-                .collect()
-        }
-    }
-}
-
-/// Records, for every variable, the block that defines it, and every
-/// (variable, block) where an adjoint may flow into the variable.
-fn scan(
-    block: &Block,
-    id: usize,
-    next: &mut usize,
-    def_block: &mut HashMap<VarId, usize>,
-    uses: &mut Vec<(VarId, usize)>,
-) {
-    for stmt in &block.stmts {
-        match stmt {
-            Stmt::Let { var, init, .. } => {
-                def_block.insert(*var, id);
-                if let Some(rhs) = init {
-                    for op in rhs.operands() {
-                        if let Operand::Var(v) = op {
-                            uses.push((*v, id));
-                        }
-                    }
-                    for array in rhs.arrays() {
-                        uses.push((array, id));
-                    }
-                }
-            }
-            Stmt::Update {
-                value: Operand::Var(v),
-                ..
-            } => uses.push((*v, id)),
-            Stmt::Return {
-                value: Operand::Var(v),
-                ..
-            } => uses.push((*v, id)),
-            Stmt::If { then_, else_, .. } => {
-                for branch in [then_, else_] {
-                    let child = *next;
-                    *next += 1;
-                    scan(branch, child, next, def_block, uses);
-                }
-            }
-            Stmt::Loop(l) => {
-                let child = *next;
-                *next += 1;
-                scan(&l.body, child, next, def_block, uses);
-            }
-            _ => {}
-        }
-    }
-}
-
-/// `a..b` with integer literals: `(a, b)`.
-fn constant_range(tokens: &TokenStream) -> Option<(usize, usize)> {
-    let range: syn::ExprRange = syn::parse2(tokens.clone()).ok()?;
-    if !matches!(range.limits, syn::RangeLimits::HalfOpen(_)) {
-        return None;
-    }
-    let bound = |e: &Option<Box<syn::Expr>>| match e.as_deref() {
-        Some(syn::Expr::Lit(syn::ExprLit {
-            lit: syn::Lit::Int(int),
-            ..
-        })) => int.base10_parse::<usize>().ok(),
-        _ => None,
-    };
-    Some((bound(&range.start)?, bound(&range.end)?))
-}
-
 /// The variables a loop reads that are defined outside it, in order of
 /// first read (its own cells excluded).
 fn outer_reads(l: &crate::ir::Loop) -> Vec<VarId> {
@@ -1722,11 +975,3 @@ fn outer_reads(l: &crate::ir::Loop) -> Vec<VarId> {
     });
     reads
 }
-
-/// The key of loop `id` in `Body::stores_in` (an `if`'s is its decision).
-fn loop_key(id: usize) -> String {
-    format!("{LOOP_KEY}{id}")
-}
-
-/// Starts every loop's key in `Body::stores_in`; decisions start `__ad_`.
-const LOOP_KEY: &str = "loop ";

@@ -1,0 +1,260 @@
+//! Emission: the IR, with its activity, becomes `f_grad` and `f_adjoint`.
+//!
+//! One module per concern, each reading the IR and the analyses, none
+//! importing another's internals:
+//! - [`primal`]: the user's computation, value by value, shared by both
+//!   strategies; calls of callees' adjoints; rule partials;
+//! - [`plan`]: what the reverse sweep decides before writing anything;
+//! - [`reverse`]: the forward sweep with recording, then the reverse sweep;
+//! - [`forward`]: forward mode (one active `f64`), one pass with tangents;
+//! - this module: which strategy, and the items `f_adjoint` and `f_grad`.
+//!
+//! Every identifier comes from `crate::names`.
+
+pub(crate) mod forward;
+mod plan;
+mod primal;
+mod reverse;
+
+use crate::activity::Activity;
+use crate::ir::Func;
+use crate::names::{self, Names, Role};
+use crate::signature::{ParamClass, Signature};
+use proc_macro2::TokenStream;
+use quote::{quote, ToTokens};
+
+/// Lints that would fire on generated code without being the user's fault.
+pub fn allow_lints() -> TokenStream {
+    quote! {
+        #[allow(
+            dead_code,
+            unused_variables,
+            unused_mut,
+            unused_parens,
+            unused_assignments,
+            unreachable_code,
+            non_snake_case,
+            clippy::all,
+            clippy::pedantic
+        )]
+    }
+}
+
+/// Attributes of `f` that the generated functions should share.
+pub fn inherited_attrs(item: &syn::ItemFn) -> Vec<&syn::Attribute> {
+    item.attrs
+        .iter()
+        .filter(|attr| {
+            let path = attr.path();
+            ["cfg", "cfg_attr", "allow", "inline", "cold"]
+                .iter()
+                .any(|name| path.is_ident(name))
+                || (path.is_ident("doc") && attr.to_token_stream().to_string().contains("hidden"))
+        })
+        .collect()
+}
+
+/// `f_grad` and `f_adjoint` for `item`.
+///
+/// A function with one active parameter, an `f64`, is differentiated in
+/// forward mode (`forward.rs`) when every construct allows it; any other
+/// function, or one that construct refuses, gets the reverse sweep below.
+pub fn emit(
+    item: &syn::ItemFn,
+    sig: &Signature,
+    func: &Func,
+    activity: &Activity,
+    names: &Names,
+) -> TokenStream {
+    let (body, strategy) = match forward::emit(sig, func, activity, names) {
+        Some(body) => (body, Strategy::Forward),
+        None => (
+            reverse::Body::new(sig, func, activity, names).emit(),
+            Strategy::Reverse,
+        ),
+    };
+    let adjoint = emit_adjoint(item, sig, &body, strategy);
+    let grad = emit_grad(item, sig, &body, names);
+    quote! {
+        #[allow(dead_code)]
+        #item
+        #grad
+        #adjoint
+    }
+}
+
+/// The signature of `f_adjoint`: `f`'s inputs, `d_out`, then one `d_<p>`
+/// per active parameter.
+pub fn adjoint_signature(item: &syn::ItemFn, sig: &Signature) -> TokenStream {
+    let name = names::adjoint_fn(&item.sig.ident);
+    let inputs = item.sig.inputs.iter();
+    let adjoints = sig.active().map(|p| {
+        let (ident, ty) = (p.adjoint_ident(), p.adjoint_type());
+        quote!(#ident: #ty)
+    });
+    let (vis, d_out) = (&item.vis, &sig.d_out);
+    let (generics, where_clause) = (&item.sig.generics, &item.sig.generics.where_clause);
+    quote! {
+        #vis fn #name #generics (#(#inputs,)* #d_out: f64, #(#adjoints),*) -> f64 #where_clause
+    }
+}
+
+/// The signature of `f_grad`: `f`'s inputs, returning the value and gradient.
+pub fn grad_signature(item: &syn::ItemFn, sig: &Signature) -> TokenStream {
+    let name = names::grad_fn(&item.sig.ident);
+    let inputs = item.sig.inputs.iter();
+    let gradient = gradient_type(sig);
+    let vis = &item.vis;
+    let (generics, where_clause) = (&item.sig.generics, &item.sig.generics.where_clause);
+    quote! {
+        #vis fn #name #generics (#(#inputs),*) -> (f64, #gradient) #where_clause
+    }
+}
+
+fn gradient_type(sig: &Signature) -> TokenStream {
+    let shapes: Vec<TokenStream> = sig.active().map(|p| p.gradient_type()).collect();
+    match shapes.as_slice() {
+        [single] => single.clone(),
+        many => quote!((#(#many),*)),
+    }
+}
+
+/// A comma-separated list of the active parameters, for docs.
+fn active_list(sig: &Signature) -> String {
+    let names: Vec<String> = sig
+        .active()
+        .filter_map(|p| p.name.as_ref().map(|n| format!("`{n}`")))
+        .collect();
+    if names.is_empty() {
+        "no parameter".to_string()
+    } else {
+        names.join(", ")
+    }
+}
+
+/// How the derivative is computed, for the adjoint's doc comment.
+#[derive(Clone, Copy)]
+enum Strategy {
+    Forward,
+    Reverse,
+}
+
+fn emit_adjoint(
+    item: &syn::ItemFn,
+    sig: &Signature,
+    body: &TokenStream,
+    strategy: Strategy,
+) -> TokenStream {
+    let signature = adjoint_signature(item, sig);
+    let attrs = inherited_attrs(item);
+    let allow = allow_lints();
+    let fn_name = format!("{}_adjoint", item.sig.ident);
+    let checks = sig.active().filter_map(|p| {
+        let ParamClass::Slice = p.class else {
+            return None;
+        };
+        let name = p.name.as_ref()?;
+        let adjoint = p.adjoint_ident()?;
+        let (name_str, adjoint_str) = (name.to_string(), adjoint.to_string());
+        Some(quote! {
+            ::autograd::__private::check_adjoint_len(
+                #fn_name, #adjoint_str, #adjoint.len(), #name_str, #name.len(),
+            );
+        })
+    });
+    let doc = match strategy {
+        Strategy::Reverse => format!(
+            " Reverse-mode adjoint of `{}`, generated by `#[differentiable]`: returns the \
+             value of `{}` and adds `d_out` times its partial derivative with respect to \
+             each of {} into the matching `d_` argument.",
+            item.sig.ident,
+            item.sig.ident,
+            active_list(sig)
+        ),
+        Strategy::Forward => format!(
+            " Adjoint of `{}`, generated by `#[differentiable]` (computed in forward mode, \
+             in one pass): returns the value of `{}` and adds `d_out` times its derivative \
+             with respect to {} into the matching `d_` argument.",
+            item.sig.ident,
+            item.sig.ident,
+            active_list(sig)
+        ),
+    };
+    quote! {
+        #[doc = #doc]
+        #(#attrs)*
+        #allow
+        #signature {
+            #(#checks)*
+            #body
+        }
+    }
+}
+
+fn emit_grad(
+    item: &syn::ItemFn,
+    sig: &Signature,
+    body: &TokenStream,
+    names: &Names,
+) -> TokenStream {
+    let signature = grad_signature(item, sig);
+    let attrs = inherited_attrs(item);
+    let allow = allow_lints();
+    let mut buffers = Vec::new();
+    let mut results = Vec::new();
+    for (index, param) in sig.params.iter().enumerate().filter(|(_, p)| p.active) {
+        let (Some(name), Some(adjoint)) = (&param.name, param.adjoint_ident()) else {
+            continue;
+        };
+        let storage = names.derived(Role::Gradient, index, name);
+        let (init, ty) = match &param.class {
+            ParamClass::Scalar => (quote!(0.0_f64), quote!(&mut f64)),
+            ParamClass::Slice => (
+                quote!(::autograd::__private::zeros(#name.len())),
+                quote!(&mut [f64]),
+            ),
+            ParamClass::Array { len, .. } => (quote!([0.0_f64; #len]), quote!(&mut [f64; #len])),
+            ParamClass::Constant => continue,
+        };
+        buffers.push(quote! {
+            let mut #storage = #init;
+            let #adjoint: #ty = &mut #storage;
+        });
+        results.push(storage);
+    }
+    let gradient = match results.as_slice() {
+        [single] => quote!(#single),
+        many => quote!((#(#many),*)),
+    };
+    let doc = format!(
+        " The value of `{}` and its gradient with respect to {}, generated by \
+         `#[differentiable]`.",
+        item.sig.ident,
+        active_list(sig)
+    );
+    let (d_out, value) = (&sig.d_out, names.fresh("__ad_value"));
+    // A method can name its adjoint (`Self::f_adjoint`): call it rather than
+    // compile the body twice. A function without `self` may be free or
+    // associated, and only one of `f_adjoint` and `Self::f_adjoint` would
+    // resolve: it gets the body inline.
+    let inputs: Option<Vec<&syn::Ident>> = sig.params.iter().map(|p| p.name.as_ref()).collect();
+    let body = match (item.sig.receiver(), inputs) {
+        (Some(_), Some(inputs)) => {
+            let adjoint = names::adjoint_fn(&item.sig.ident);
+            let slots = sig.active().filter_map(|p| p.adjoint_ident());
+            quote!(Self::#adjoint(self, #(#inputs,)* #d_out, #(#slots),*))
+        }
+        _ => body.clone(),
+    };
+    quote! {
+        #[doc = #doc]
+        #(#attrs)*
+        #allow
+        #signature {
+            #(#buffers)*
+            let #d_out = 1.0_f64;
+            let #value = { #body };
+            (#value, #gradient)
+        }
+    }
+}

@@ -1,0 +1,380 @@
+//! What the reverse sweep decides before it writes anything: which
+//! adjoints are declared early, which values are saved on tapes, which
+//! arrays get undo tapes (and the marks of the constructs that store into
+//! them), which loads are kept apart, which loops are fused, and which
+//! loops' exit values are saved. The analyses (`activity`, `undo`, `fuse`)
+//! and these decisions make one [`Plan`], which the emitter only reads.
+
+use crate::activity::Activity;
+use crate::fuse::Fused;
+use crate::ir::{Block, Func, Header, Kind, Operand, Origin, Rhs, Stmt, VarId};
+use crate::names::{Names, Role};
+use proc_macro2::TokenStream;
+use std::collections::{HashMap, HashSet};
+use syn::Ident;
+
+/// The decisions of the reverse sweep, by variable or construct.
+pub struct Plan {
+    /// Variables whose adjoint receives contributions from a block nested in
+    /// the one defining them: declared at the top of that block's reverse.
+    pub eager: HashSet<VarId>,
+    /// Tapes, declared once at the top of the function: (tape, cell).
+    pub tapes: Vec<(Ident, VarId)>,
+    /// Loop id → the tapes of its carried cells that are saved.
+    pub loop_tapes: HashMap<usize, Vec<(Ident, VarId)>>,
+    /// Local arrays that are stored into: their undo tapes.
+    pub undo: HashMap<VarId, Ident>,
+    /// Local arrays written, then read (`undo::write_before_read`): their
+    /// stores are plain assignments, with no undo tape.
+    pub plain_stores: HashSet<VarId>,
+    /// For each `if` (by decision name) and loop (by id): the arrays stored
+    /// into inside it, whether each is declared inside it too, and the name
+    /// of its mark (the undo tape's length before an `if`; a loop's tape of
+    /// such lengths, one per iteration).
+    pub stores_in: HashMap<String, Vec<(VarId, bool, Ident)>>,
+    /// Loads in a loop body from an array the body also loads at another
+    /// index (`x[i]` and `x[i + 1]`). Their adjoint updates `d_x[i] +=`,
+    /// `d_x[i + 1] +=` would be merged by LLVM's SLP vectorizer into one
+    /// 16-byte read-modify-write, which the next reverse iteration reloads at
+    /// an 8-byte offset: a store-forwarding stall per iteration (4x slower on
+    /// extended Rosenbrock, BENCHMARKS.md). Each of these updates is followed
+    /// by a `compiler_fence`, which emits no instruction but keeps LLVM from
+    /// merging memory accesses across it, so they stay scalar. (It replaced
+    /// `*black_box(&mut d_x[i]) += ..`, which kept them scalar by forcing
+    /// the address through memory: 3 instructions an update.)
+    pub spread_loads: HashSet<VarId>,
+    /// Top-level loops whose reverse runs inside them (`fuse.rs`), by id.
+    pub fused: HashMap<usize, Fused>,
+    /// Loops whose exit values are saved (`plan_exits`), by id.
+    pub exits: HashMap<usize, SavedExits>,
+}
+
+/// Where a loop nested in another loop's body saves its exit values, so
+/// that the outer loop's replays need not run it again (`plan_exits`).
+pub struct SavedExits {
+    /// The outer loop's index, and the first value of its range.
+    pub outer_index: VarId,
+    pub start: usize,
+    /// The outer loop's trip count: the length of each array.
+    pub len: usize,
+    /// Each carried cell, with the array of its exit values.
+    pub cells: Vec<(VarId, Ident)>,
+}
+
+/// The longest array of exit values `plan_exits` puts on the stack.
+const MAX_SAVED_EXITS: usize = 256;
+
+impl Plan {
+    /// Plans the reverse sweep of `func`.
+    pub fn new(func: &Func, activity: &Activity, names: &Names) -> Plan {
+        let mut plan = Plan {
+            eager: HashSet::new(),
+            tapes: Vec::new(),
+            loop_tapes: HashMap::new(),
+            undo: HashMap::new(),
+            plain_stores: crate::undo::write_before_read(func),
+            stores_in: HashMap::new(),
+            spread_loads: HashSet::new(),
+            fused: crate::fuse::fused_loops(func, activity),
+            exits: HashMap::new(),
+        };
+        plan.plan(func, activity, names);
+        plan.plan_spread_loads(func);
+        plan.plan_exits(func, names);
+        plan
+    }
+
+    /// Finds the eager adjoints and the tapes before emitting anything.
+    fn plan(&mut self, func: &Func, activity: &Activity, names: &Names) {
+        let mut def_block: HashMap<VarId, usize> = HashMap::new();
+        let mut uses: Vec<(VarId, usize)> = Vec::new();
+        let mut next_block = 1;
+        scan(&func.body, 0, &mut next_block, &mut def_block, &mut uses);
+        for (var, block) in uses {
+            let defined_in = def_block.get(&var).copied().unwrap_or(0);
+            if defined_in != block || func.vars[var].is_cell() {
+                self.eager.insert(var);
+            }
+        }
+        for (id, var) in func.vars.iter().enumerate() {
+            if var.is_cell() || (var.kind == Kind::FloatArray && var.origin == Origin::Local) {
+                self.eager.insert(id);
+            }
+        }
+        // Arrays stored into get an undo tape; constructs that store into
+        // them mark the tape so their reverse can undo them before a replay.
+        let mut stored = Vec::new();
+        func.body.walk(0, &mut |stmt, _| {
+            if let Stmt::Store { array, .. } = stmt {
+                stored.push(*array);
+            }
+        });
+        for array in stored {
+            if self.plain_stores.contains(&array) {
+                continue;
+            }
+            let undo = names.derived(Role::Undo, array, &func.vars[array].ident);
+            self.undo.entry(array).or_insert(undo);
+        }
+        let mut constructs = Vec::new();
+        func.body.walk(0, &mut |stmt, _| match stmt {
+            Stmt::If {
+                decision,
+                then_,
+                else_,
+                ..
+            } => constructs.push((decision.to_string(), vec![then_, else_])),
+            Stmt::Loop(l) => constructs.push((loop_key(l.id), vec![&l.body])),
+            _ => {}
+        });
+        for (key, blocks) in constructs {
+            let (mut stores, mut declared) = (Vec::new(), Vec::new());
+            for block in blocks {
+                block.walk(0, &mut |stmt, _| match stmt {
+                    Stmt::Store { array, .. }
+                        if !stores.contains(array) && !self.plain_stores.contains(array) =>
+                    {
+                        stores.push(*array)
+                    }
+                    Stmt::Let {
+                        var,
+                        init: Some(Rhs::Array(_)),
+                        ..
+                    } => declared.push(*var),
+                    _ => {}
+                });
+            }
+            let prefix = if key.starts_with(LOOP_KEY) {
+                "__ad_marks_"
+            } else {
+                "__ad_mark_"
+            };
+            let entry = stores
+                .into_iter()
+                .map(|a| {
+                    let mark = names.fresh_for(prefix, &func.vars[a].ident);
+                    (a, declared.contains(&a), mark)
+                })
+                .collect();
+            self.stores_in.insert(key, entry);
+        }
+        for l in func.loops() {
+            if self.fused.contains_key(&l.id) {
+                // Each iteration is reversed right after it runs: nothing to save.
+                continue;
+            }
+            let mut saved = Vec::new();
+            for carried in &l.carried {
+                if activity.needed(carried.entry) {
+                    let tape =
+                        names.derived(Role::Tape, carried.cell, &func.vars[carried.cell].ident);
+                    self.tapes.push((tape.clone(), carried.cell));
+                    saved.push((tape, carried.cell));
+                }
+            }
+            self.loop_tapes.insert(l.id, saved);
+        }
+    }
+
+    /// Finds the loads of `spread_loads`.
+    fn plan_spread_loads(&mut self, func: &Func) {
+        for body in func.loops().into_iter().map(|l| &l.body) {
+            let mut by_array: HashMap<VarId, Vec<(VarId, String)>> = HashMap::new();
+            // Only the body's own statements: loads in nested loops run in
+            // other iterations.
+            body.walk(0, &mut |stmt, depth| {
+                if let (
+                    Stmt::Let {
+                        var,
+                        init: Some(Rhs::Load { array, index }),
+                        ..
+                    },
+                    0,
+                ) = (stmt, depth)
+                {
+                    by_array
+                        .entry(*array)
+                        .or_default()
+                        .push((*var, index.tokens.to_string()));
+                }
+            });
+            for loads in by_array.values() {
+                let first = &loads[0].1;
+                if loads.iter().any(|(_, index)| index != first) {
+                    self.spread_loads.extend(loads.iter().map(|(var, _)| *var));
+                }
+            }
+        }
+    }
+
+    /// Finds the loops whose exit values are saved. The reverse of a loop
+    /// replays each iteration's body, nested loops included, though a
+    /// nested loop that only computes values (a dot product `a += w[k] *
+    /// h[k]`, read by a `max` after it) is replayed again by its own
+    /// reverse. When the outer loop has a constant trip count (`0..16`), the
+    /// recording forward sweep saves the nested loop's exit values in a
+    /// stack array indexed by the outer iteration, and the outer replays
+    /// read them instead of running the nested loop.
+    ///
+    /// The nested loop must sit directly in the outer body, have a range
+    /// and no `break`, save nothing for its own reverse (no tapes), store
+    /// nothing and run no opaque code (a replay skipping it must leave
+    /// everything as a replay running it would), carry only floats, and
+    /// hold no loop whose exits are saved. The outer loop must not be fused
+    /// (it is never replayed) and run at most `MAX_SAVED_EXITS` times (the
+    /// arrays live on the stack).
+    fn plan_exits(&mut self, func: &Func, names: &Names) {
+        let mut skippable = Vec::new();
+        for outer in func.loops() {
+            let Header::Range { index, range } = &outer.header else {
+                continue;
+            };
+            if self.fused.contains_key(&outer.id) {
+                continue; // never replayed
+            }
+            let Some((start, end)) = constant_range(&range.tokens) else {
+                continue;
+            };
+            let len = end.saturating_sub(start);
+            if len == 0 || len > MAX_SAVED_EXITS {
+                continue;
+            }
+            for stmt in &outer.body.stmts {
+                let Stmt::Loop(inner) = stmt else { continue };
+                let simple = matches!(inner.header, Header::Range { .. })
+                    && !inner.breaks
+                    && !inner.carried.is_empty()
+                    && self.loop_tapes.get(&inner.id).map_or(true, Vec::is_empty)
+                    && inner
+                        .carried
+                        .iter()
+                        .all(|c| func.vars[c.cell].kind == Kind::Float);
+                let mut effects = false;
+                inner.body.walk(0, &mut |stmt, _| {
+                    effects |= matches!(stmt, Stmt::Store { .. } | Stmt::Opaque { .. });
+                });
+                if !simple || effects {
+                    continue;
+                }
+                let cells = inner
+                    .carried
+                    .iter()
+                    .map(|c| {
+                        (
+                            c.cell,
+                            names.derived(Role::Exits, c.cell, &func.vars[c.cell].ident),
+                        )
+                    })
+                    .collect();
+                self.exits.insert(
+                    inner.id,
+                    SavedExits {
+                        outer_index: *index,
+                        start,
+                        len,
+                        cells,
+                    },
+                );
+                skippable.push(inner);
+            }
+        }
+        // A skipped loop's own reverse replays its body, whose nested loops
+        // would restore exit values that only a run of this loop saves: keep
+        // the innermost.
+        for l in skippable {
+            let mut nested = false;
+            l.body.walk(0, &mut |stmt, _| {
+                nested |= matches!(stmt, Stmt::Loop(inner) if self.exits.contains_key(&inner.id));
+            });
+            if nested {
+                self.exits.remove(&l.id);
+            }
+        }
+    }
+
+    /// The arrays stored into inside the construct `key`, each with its
+    /// undo tape, whether it is declared inside the construct, and its mark.
+    pub fn construct_stores(&self, key: &str) -> Vec<(VarId, Ident, bool, Ident)> {
+        self.stores_in
+            .get(key)
+            .map(|v| {
+                v.iter()
+                    .map(|(a, inside, mark)| (*a, self.undo[a].clone(), *inside, mark.clone()))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+}
+
+/// Records, for every variable, the block that defines it, and every
+/// (variable, block) where an adjoint may flow into the variable.
+fn scan(
+    block: &Block,
+    id: usize,
+    next: &mut usize,
+    def_block: &mut HashMap<VarId, usize>,
+    uses: &mut Vec<(VarId, usize)>,
+) {
+    for stmt in &block.stmts {
+        match stmt {
+            Stmt::Let { var, init, .. } => {
+                def_block.insert(*var, id);
+                if let Some(rhs) = init {
+                    for op in rhs.operands() {
+                        if let Operand::Var(v) = op {
+                            uses.push((*v, id));
+                        }
+                    }
+                    for array in rhs.arrays() {
+                        uses.push((array, id));
+                    }
+                }
+            }
+            Stmt::Update {
+                value: Operand::Var(v),
+                ..
+            } => uses.push((*v, id)),
+            Stmt::Return {
+                value: Operand::Var(v),
+                ..
+            } => uses.push((*v, id)),
+            Stmt::If { then_, else_, .. } => {
+                for branch in [then_, else_] {
+                    let child = *next;
+                    *next += 1;
+                    scan(branch, child, next, def_block, uses);
+                }
+            }
+            Stmt::Loop(l) => {
+                let child = *next;
+                *next += 1;
+                scan(&l.body, child, next, def_block, uses);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// `a..b` with integer literals: `(a, b)`.
+fn constant_range(tokens: &TokenStream) -> Option<(usize, usize)> {
+    let range: syn::ExprRange = syn::parse2(tokens.clone()).ok()?;
+    if !matches!(range.limits, syn::RangeLimits::HalfOpen(_)) {
+        return None;
+    }
+    let bound = |e: &Option<Box<syn::Expr>>| match e.as_deref() {
+        Some(syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(int),
+            ..
+        })) => int.base10_parse::<usize>().ok(),
+        _ => None,
+    };
+    Some((bound(&range.start)?, bound(&range.end)?))
+}
+
+/// The key of loop `id` in `Plan::stores_in` (an `if`'s is its decision).
+pub fn loop_key(id: usize) -> String {
+    format!("{LOOP_KEY}{id}")
+}
+
+/// Starts every loop's key in `Plan::stores_in`; decisions start `__ad_`.
+const LOOP_KEY: &str = "loop ";
