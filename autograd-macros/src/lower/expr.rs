@@ -844,17 +844,24 @@ impl VisitMut for Renamer<'_, '_> {
     fn visit_expr_mut(&mut self, expr: &mut Expr) {
         // `*v` of a loop element: in `f` `v` is `&f64`, in the generated code
         // it is the `f64` itself.
-        if let Expr::Unary(unary) = expr {
-            if let (UnOp::Deref(_), Expr::Path(path)) = (&unary.op, &*unary.expr) {
-                let float = path
-                    .path
-                    .get_ident()
-                    .and_then(|i| self.lowerer.lookup(&i.to_string()))
-                    .is_some_and(|id| self.lowerer.vars[id].kind == Kind::Float);
-                if float {
-                    *expr = (*unary.expr).clone();
-                }
+        // (`**v` of a `filter` closure's `&&f64` too.)
+        while let Expr::Unary(unary) = expr {
+            let UnOp::Deref(_) = unary.op else { break };
+            let mut inner = &*unary.expr;
+            while let Expr::Unary(u) = inner {
+                let UnOp::Deref(_) = u.op else { break };
+                inner = &u.expr;
             }
+            let Expr::Path(path) = inner else { break };
+            let float = path
+                .path
+                .get_ident()
+                .and_then(|i| self.lowerer.lookup(&i.to_string()))
+                .is_some_and(|id| self.lowerer.vars[id].kind == Kind::Float);
+            if !float {
+                break;
+            }
+            *expr = (*unary.expr).clone();
         }
         match expr {
             Expr::Path(path) if path.qself.is_none() => {
@@ -866,6 +873,33 @@ impl VisitMut for Renamer<'_, '_> {
                         }
                         *expr = syn::parse_quote!(#renamed);
                     }
+                }
+            }
+            Expr::Macro(mac) if mac.mac.path.is_ident("matches") => {
+                // `matches!(e, pat)`: the expression's names are renamed.
+                let parsed = mac.mac.parse_body_with(|input: syn::parse::ParseStream| {
+                    let e: Expr = input.parse()?;
+                    input.parse::<syn::Token![,]>()?;
+                    let pat = syn::Pat::parse_multi_with_leading_vert(input)?;
+                    let guard = if input.peek(syn::Token![if]) {
+                        input.parse::<syn::Token![if]>()?;
+                        Some(input.parse::<Expr>()?)
+                    } else {
+                        None
+                    };
+                    let _: Option<syn::Token![,]> = input.parse()?;
+                    Ok((e, pat, guard))
+                });
+                match parsed {
+                    Ok((mut e, pat, guard)) => {
+                        self.visit_expr_mut(&mut e);
+                        let guard = guard.map(|mut g| {
+                            self.visit_expr_mut(&mut g);
+                            quote!(if #g)
+                        });
+                        mac.mac.tokens = quote!(#e, #pat #guard);
+                    }
+                    Err(err) => self.lowerer.cx.syn_error(err),
                 }
             }
             Expr::Closure(_)

@@ -120,6 +120,9 @@ struct Lowerer<'a> {
     /// Locals that stand for more than one value (tuples, closures,
     /// subslice views, element places): what they stand for.
     compound: HashMap<VarId, pattern::Bound>,
+    /// The generated names of `match` scrutinees not yet bound, with the
+    /// scrutinee (a float one is refused where it is bound).
+    scrutinees: HashMap<String, Expr>,
 }
 
 impl<'a> Lowerer<'a> {
@@ -143,6 +146,7 @@ impl<'a> Lowerer<'a> {
             returns_f64: true,
             poisoned: HashSet::new(),
             compound: HashMap::new(),
+            scrutinees: HashMap::new(),
         }
     }
 
@@ -438,7 +442,8 @@ impl<'a> Lowerer<'a> {
     /// Lowers a statement list into `self.stmts`. The tail expression, if
     /// any, goes to `sink`; `exits` run where control reaches the end.
     fn lower_stmts(&mut self, stmts: &[syn::Stmt], sink: Option<Sink>, exits: &[Exit]) {
-        let stmts = syntax::nest_jumps(stmts);
+        let stmts = self.desugar_match_stmts(stmts);
+        let stmts = syntax::nest_jumps(&stmts);
         let count = stmts.len();
         for (i, stmt) in stmts.iter().enumerate() {
             let last = i + 1 == count;
@@ -468,6 +473,28 @@ impl<'a> Lowerer<'a> {
             }
         }
         self.run_exits(exits);
+    }
+
+    /// `match` statements become `let m = scrutinee;` and an `if` chain
+    /// (before `nest_jumps`, so arms that jump nest what follows).
+    fn desugar_match_stmts(&mut self, stmts: &[syn::Stmt]) -> Vec<syn::Stmt> {
+        let mut out = Vec::with_capacity(stmts.len());
+        let count = stmts.len();
+        for (i, stmt) in stmts.iter().enumerate() {
+            if let syn::Stmt::Expr(Expr::Match(m), semi) = stmt {
+                let value = i + 1 == count && semi.is_none();
+                match self.desugar_match(m, value) {
+                    Some((scrutinee, chain)) => {
+                        out.push(scrutinee);
+                        out.push(syn::Stmt::Expr(chain, *semi));
+                    }
+                    None => {}
+                }
+                continue;
+            }
+            out.push(stmt.clone());
+        }
+        out
     }
 
     /// The tail expression of a block: its value goes to `sink`.
@@ -603,6 +630,9 @@ impl<'a> Lowerer<'a> {
                 self.bind(&ident, id);
             }
             return;
+        }
+        if let Pat::Ident(p) = pat {
+            self.check_scrutinee(&p.ident.to_string(), &value);
         }
         self.bind_pattern(pat, value, ty);
     }
