@@ -694,3 +694,197 @@ fn chains_nested_in_loops_branches_and_chains() {
         assert_gradient(|w| nested(x, w), &w, &gw);
     }
 }
+
+// ----- textbook problems, written idiomatically --------------------------------------
+
+/// Extended Rosenbrock: pairs `(x[2i], x[2i+1])`.
+#[differentiable]
+fn ext_rosenbrock(x: &[f64]) -> f64 {
+    x.chunks_exact(2)
+        .map(|p| {
+            let [a, b] = [p[0], p[1]];
+            100.0 * (b - a * a).powi(2) + (1.0 - a).powi(2)
+        })
+        .sum()
+}
+
+#[differentiable]
+fn ext_rosenbrock_loop(x: &[f64]) -> f64 {
+    let mut s = -0.0;
+    for i in 0..x.len() / 2 {
+        let a = x[2 * i];
+        let b = x[2 * i + 1];
+        s += 100.0 * (b - a * a).powi(2) + (1.0 - a).powi(2);
+    }
+    s
+}
+
+/// Generalized Rosenbrock: consecutive windows.
+#[differentiable]
+fn gen_rosenbrock(x: &[f64]) -> f64 {
+    let mut f = 0.0;
+    for w in x.windows(2) {
+        let (a, b) = (w[0], w[1]);
+        f += 100.0 * (b - a * a).powi(2) + (1.0 - a).powi(2);
+    }
+    f
+}
+
+#[differentiable]
+fn gen_rosenbrock_loop(x: &[f64]) -> f64 {
+    let mut f = 0.0;
+    for i in 0..x.len() - 1 {
+        f += 100.0 * (x[i + 1] - x[i] * x[i]).powi(2) + (1.0 - x[i]).powi(2);
+    }
+    f
+}
+
+/// Powell singular, blocks of four.
+#[differentiable]
+fn powell(x: &[f64]) -> f64 {
+    let mut f = 0.0;
+    for q in x.chunks_exact(4) {
+        let [a, b, c, d] = [q[0], q[1], q[2], q[3]];
+        f += (a + 10.0 * b).powi(2)
+            + 5.0 * (c - d).powi(2)
+            + (b - 2.0 * c).powi(4)
+            + 10.0 * (a - d).powi(4);
+    }
+    f
+}
+
+#[differentiable]
+fn powell_loop(x: &[f64]) -> f64 {
+    let mut f = 0.0;
+    for j in 0..x.len() / 4 {
+        let a = x[4 * j];
+        let b = x[4 * j + 1];
+        let c = x[4 * j + 2];
+        let d = x[4 * j + 3];
+        f += (a + 10.0 * b).powi(2)
+            + 5.0 * (c - d).powi(2)
+            + (b - 2.0 * c).powi(4)
+            + 10.0 * (a - d).powi(4);
+    }
+    f
+}
+
+/// Trigonometric function (Moré, Garbow, Hillstrom #26).
+#[differentiable]
+fn trigonometric(x: &[f64]) -> f64 {
+    let n = x.len() as f64;
+    let s: f64 = x.iter().map(|v| v.cos()).sum();
+    x.iter()
+        .enumerate()
+        .map(|(i, &v)| {
+            let (sv, cv) = v.sin_cos();
+            let r = n - s + (i + 1) as f64 * (1.0 - cv) - sv;
+            r * r
+        })
+        .sum()
+}
+
+#[differentiable]
+fn trigonometric_loop(x: &[f64]) -> f64 {
+    let n = x.len() as f64;
+    let mut s = -0.0;
+    for i in 0..x.len() {
+        s += x[i].cos();
+    }
+    let mut f = -0.0;
+    for i in 0..x.len() {
+        let sv = x[i].sin();
+        let cv = x[i].cos();
+        let r = n - s + (i + 1) as f64 * (1.0 - cv) - sv;
+        f += r * r;
+    }
+    f
+}
+
+/// Brown badly scaled, destructured.
+#[differentiable]
+fn brown_badly_scaled(x: &[f64; 2]) -> f64 {
+    let [x1, x2] = *x;
+    let (r1, r2, r3) = (x1 - 1e6, x2 - 2e-6, x1 * x2 - 2.0);
+    r1 * r1 + r2 * r2 + r3 * r3
+}
+
+/// A piecewise function chosen by `match` on a region index.
+#[differentiable]
+fn piecewise_regions(x: &[f64]) -> f64 {
+    let mut f = 0.0;
+    for &v in x {
+        let region = if v < -1.0 {
+            0
+        } else if v < 1.0 {
+            1
+        } else {
+            2
+        };
+        f += match region {
+            0 => -2.0 * v - 1.0,
+            1 => v * v,
+            _ => 2.0 * v - 1.0,
+        };
+    }
+    f
+}
+
+#[differentiable]
+fn piecewise_regions_loop(x: &[f64]) -> f64 {
+    let mut f = 0.0;
+    for i in 0..x.len() {
+        let v = x[i];
+        f += if v < -1.0 {
+            -2.0 * v - 1.0
+        } else if v < 1.0 {
+            v * v
+        } else {
+            2.0 * v - 1.0
+        };
+    }
+    f
+}
+
+const Q8: [&[f64]; 2] = [
+    &[-1.2, 1.0, -1.2, 1.0, 0.5, -0.3, 2.0, 0.1],
+    &[3.0, -1.0, 0.0, 1.0, 0.2, 0.4, -0.6, 0.8],
+];
+
+#[test]
+fn textbook_problems_idiomatic() {
+    same_as_loop(
+        ext_rosenbrock,
+        ext_rosenbrock_grad,
+        ext_rosenbrock_adjoint,
+        ext_rosenbrock_loop_grad,
+        &Q8,
+    );
+    same_as_loop(
+        gen_rosenbrock,
+        gen_rosenbrock_grad,
+        gen_rosenbrock_adjoint,
+        gen_rosenbrock_loop_grad,
+        &Q8,
+    );
+    same_as_loop(powell, powell_grad, powell_adjoint, powell_loop_grad, &Q8);
+    same_as_loop(
+        trigonometric,
+        trigonometric_grad,
+        trigonometric_adjoint,
+        trigonometric_loop_grad,
+        &Q8,
+    );
+    same_as_loop(
+        piecewise_regions,
+        piecewise_regions_grad,
+        piecewise_regions_adjoint,
+        piecewise_regions_loop_grad,
+        &[&[-2.0, -0.5, 0.3, 1.5, 3.0], &[0.9, -1.1, 0.0, 2.2, -3.0]],
+    );
+    let x = [1e6 + 0.5, 2e-6 - 0.25];
+    let (v, g) = brown_badly_scaled_grad(&x);
+    assert_eq!(v, brown_badly_scaled(&x));
+    let (r1, r2, r3) = (x[0] - 1e6, x[1] - 2e-6, x[0] * x[1] - 2.0);
+    assert_eq!(g, [2.0 * r1 + 2.0 * r3 * x[1], 2.0 * r2 + 2.0 * r3 * x[0]]);
+}
