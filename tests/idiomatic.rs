@@ -9,7 +9,9 @@
     clippy::redundant_closure,
     clippy::match_overlapping_arm,
     clippy::explicit_counter_loop,
-    clippy::manual_slice_fill
+    clippy::manual_slice_fill,
+    clippy::iter_count,
+    clippy::manual_div_ceil
 )]
 
 mod common;

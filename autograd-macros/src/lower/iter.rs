@@ -26,6 +26,8 @@ use std::rc::Rc;
 use syn::{parse_quote, Expr, Ident};
 
 type ElemFn = Rc<dyn Fn(&Expr) -> Expr>;
+/// Syntax applying a function to arguments.
+type ApplyFn = Rc<dyn Fn(&[Expr]) -> Expr>;
 
 /// An iterator chain, as a function of the loop index.
 struct Seq {
@@ -216,8 +218,7 @@ impl Lowerer<'_> {
                 (self.alias(id), None)
             }
             Bound::Value(Value::Const(c)) if !mutable => {
-                let whole = c.uses.len() == 1
-                    && c.tokens.to_string() == self.vars[c.uses[0]].ident.to_string();
+                let whole = c.uses.len() == 1 && self.vars[c.uses[0]].ident == c.tokens.to_string();
                 if whole {
                     (self.alias(c.uses[0]), None)
                 } else {
@@ -362,10 +363,7 @@ impl Lowerer<'_> {
                     return None;
                 }
                 let elem = inner.elem.clone();
-                let amount = match arg(0) {
-                    Some(a) => Some(self.const_local_of(a)),
-                    None => None,
-                };
+                let amount = arg(0).map(|a| self.const_local_of(a));
                 match (name.as_str(), inner.len, amount) {
                     ("rev", Some(len), None) => {
                         let n = len.clone();
@@ -496,7 +494,7 @@ impl Lowerer<'_> {
     /// The function an adaptor is given, as syntax applying it to
     /// arguments: a closure's body in a block binding its parameters, or a
     /// call of a path (`f64::sin`, a function, a closure local).
-    fn callable(&mut self, f: &Expr, arity: usize) -> Option<Rc<dyn Fn(&[Expr]) -> Expr>> {
+    fn callable(&mut self, f: &Expr, arity: usize) -> Option<ApplyFn> {
         match strip_parens(f) {
             Expr::Closure(c) => {
                 if c.inputs.len() != arity {

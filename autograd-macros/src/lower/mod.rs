@@ -483,12 +483,9 @@ impl<'a> Lowerer<'a> {
         for (i, stmt) in stmts.iter().enumerate() {
             if let syn::Stmt::Expr(Expr::Match(m), semi) = stmt {
                 let value = i + 1 == count && semi.is_none();
-                match self.desugar_match(m, value) {
-                    Some((scrutinee, chain)) => {
-                        out.push(scrutinee);
-                        out.push(syn::Stmt::Expr(chain, *semi));
-                    }
-                    None => {}
+                if let Some((scrutinee, chain)) = self.desugar_match(m, value) {
+                    out.push(scrutinee);
+                    out.push(syn::Stmt::Expr(chain, *semi));
                 }
                 continue;
             }
