@@ -2,8 +2,9 @@ use autograd::differentiable;
 
 #[differentiable]
 fn f(x: f64, n: usize) -> f64 {
-    let y = match n {
-        0 => x,
+    let _ = n;
+    let y = match x {
+        0.0 => x,
         _ => x * x,
     };
     y

@@ -2,13 +2,13 @@ use autograd::differentiable;
 
 #[differentiable]
 fn f(x: f64, n: usize) -> f64 {
-    let double = |t: f64| 2.0 * t;
+    let (a, b) = x;
     let y = x.foo();
-    let z = match n {
-        0 => x,
+    let z = match x {
+        0.0 => x,
         _ => y,
     };
-    z
+    z + a * b + n as f64
 }
 
 fn main() {}

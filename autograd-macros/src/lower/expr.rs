@@ -2,6 +2,7 @@
 //! become three-address operations; everything that carries no derivative
 //! is kept as Rust tokens with local names rewritten.
 
+use super::pattern::Bound;
 use super::syntax::strip_parens;
 use super::{Lowerer, Sink};
 use crate::ir::{self, CallArg, Callee, Kind, Operand, Origin, Rhs, Stmt, Syntax, VarId};
@@ -122,11 +123,16 @@ impl Lowerer<'_> {
             Expr::MethodCall(call) => self.lower_method_call(call),
             Expr::Call(call) => self.lower_call(call),
             Expr::Index(index) => self.lower_index(index),
-            Expr::Field(field) => self.lower_field(field),
+            Expr::Field(_) | Expr::Tuple(_) | Expr::Closure(_) => {
+                let bound = self.lower_bound(expr);
+                self.value_of(bound, expr)
+            }
             Expr::Block(block) if block.label.is_none() => {
                 self.lower_block_expr(&block.block, expr)
             }
             Expr::If(ifx) => self.lower_if_value(ifx, expr),
+            Expr::Match(m) => self.lower_match_value(m, expr),
+            Expr::Range(_) => self.non_differentiated(expr),
             _ => self.unsupported(expr),
         }
     }
@@ -135,6 +141,9 @@ impl Lowerer<'_> {
         if path.qself.is_none() {
             if let Some(ident) = path.path.get_ident() {
                 if let Some(id) = self.lookup(&ident.to_string()) {
+                    if let Some(bound) = self.compound.get(&id).cloned() {
+                        return self.value_of(bound, path);
+                    }
                     let var = &self.vars[id];
                     let renamed = respan(&var.ident, ident.span());
                     return match var.kind {
@@ -218,6 +227,10 @@ impl Lowerer<'_> {
                     self.apply(&prim::NEG, vec![arg], Syntax::Operator)
                 }
             },
+            UnOp::Deref(_) if self.compound_of(&unary.expr).is_some() => {
+                let bound = self.lower_bound(whole);
+                self.value_of(bound, whole)
+            }
             UnOp::Deref(_) => match self.lower_expr(&unary.expr) {
                 Value::Const(c) => Value::Const(c.map(|t| quote!(*#t))),
                 // `*w` of an array reference is the array itself; `*v` of a
@@ -268,6 +281,22 @@ impl Lowerer<'_> {
 
     fn lower_method_call(&mut self, call: &syn::ExprMethodCall) -> Value {
         let name = call.method.to_string();
+        if let Some(value) = self.lower_iterator_method(call) {
+            return value;
+        }
+        if name == "sin_cos" {
+            let bound = self.lower_bound(&Expr::MethodCall(call.clone()));
+            return self.value_of(bound, call);
+        }
+        if let Some(super::pattern::Bound::View(view)) = self.compound_of(&call.receiver) {
+            if name == "len" && call.args.is_empty() {
+                return Value::Const(ConstValue {
+                    tokens: view.len.tokens,
+                    is_float: false,
+                    uses: view.len.uses,
+                });
+            }
+        }
         let receiver = self.lower_expr(&call.receiver);
         if let Value::Array(array) = receiver {
             return self.array_method(array, call);
@@ -344,7 +373,7 @@ impl Lowerer<'_> {
 
     /// Lowers a call of a differentiable primitive whose argument values
     /// (receiver first) are `values`.
-    fn lower_prim(
+    pub(super) fn lower_prim(
         &mut self,
         prim: &'static Prim,
         values: Vec<Value>,
@@ -441,6 +470,11 @@ impl Lowerer<'_> {
                 );
                 return Value::Const(placeholder());
             }
+        }
+        if let Some(super::pattern::Bound::Closure(def)) = self.compound_of(&call.func) {
+            let args: Vec<Expr> = call.args.iter().cloned().collect();
+            let bound = self.call_closure(&def, &args, call);
+            return self.value_of(bound, call);
         }
         if let Expr::Path(func) = strip_parens(&call.func) {
             if let Some(local) = self.lookup_call_target(&func.path) {
@@ -621,47 +655,17 @@ impl Lowerer<'_> {
     }
 
     fn lower_index(&mut self, index: &syn::ExprIndex) -> Value {
+        if let Some(super::pattern::Bound::View(view)) = self.compound_of(&index.expr) {
+            let (idx, mut uses) = self.non_differentiated_tokens(&index.index);
+            let start = parenthesize(view.start.tokens);
+            let idx = parenthesize(idx);
+            uses.extend(view.start.uses);
+            return self.load_element(view.array, quote!(#start + #idx), uses);
+        }
         let base = self.lower_expr(&index.expr);
         let (idx, idx_uses) = self.non_differentiated_tokens(&index.index);
         match base {
-            Value::Array(array) => {
-                let ident = self.vars[array].ident.clone();
-                let mut uses = idx_uses;
-                let origin = self.vars[array].origin;
-                let active = matches!(origin, Origin::Param { active: true, .. } | Origin::Local);
-                if !active {
-                    uses.push(array);
-                    return Value::Const(ConstValue {
-                        tokens: quote!(#ident[#idx]),
-                        is_float: true,
-                        uses,
-                    });
-                }
-                // Parameters never change: a second read is the first one.
-                let key = (array, idx.to_string());
-                let cacheable = origin != Origin::Local;
-                if cacheable {
-                    if let Some(id) = self.loads.iter().rev().find_map(|l| l.get(&key)) {
-                        return Value::Var(*id);
-                    }
-                }
-                let temp = self.new_temp(Kind::Float);
-                self.stmts.push(Stmt::Let {
-                    var: temp,
-                    ty: None,
-                    init: Some(Rhs::Load {
-                        array,
-                        index: ir::Const { tokens: idx, uses },
-                    }),
-                });
-                if cacheable {
-                    self.loads
-                        .last_mut()
-                        .expect("never empty")
-                        .insert(key, temp);
-                }
-                Value::Var(temp)
-            }
+            Value::Array(array) => self.load_element(array, idx, idx_uses),
             Value::Const(c) => {
                 let mut uses = c.uses.clone();
                 uses.extend(idx_uses);
@@ -679,8 +683,54 @@ impl Lowerer<'_> {
         }
     }
 
-    fn lower_field(&mut self, field: &syn::ExprField) -> Value {
-        match self.lower_expr(&field.base) {
+    /// `array[idx]` of a float array variable.
+    pub(super) fn load_element(
+        &mut self,
+        array: VarId,
+        idx: TokenStream,
+        idx_uses: Vec<VarId>,
+    ) -> Value {
+        let ident = self.vars[array].ident.clone();
+        let mut uses = idx_uses;
+        let origin = self.vars[array].origin;
+        let active = matches!(origin, Origin::Param { active: true, .. } | Origin::Local);
+        if !active {
+            uses.push(array);
+            return Value::Const(ConstValue {
+                tokens: quote!(#ident[#idx]),
+                is_float: true,
+                uses,
+            });
+        }
+        // Parameters never change: a second read is the first one.
+        let key = (array, idx.to_string());
+        let cacheable = origin != Origin::Local;
+        if cacheable {
+            if let Some(id) = self.loads.iter().rev().find_map(|l| l.get(&key)) {
+                return Value::Var(*id);
+            }
+        }
+        let temp = self.new_temp(Kind::Float);
+        self.stmts.push(Stmt::Let {
+            var: temp,
+            ty: None,
+            init: Some(Rhs::Load {
+                array,
+                index: ir::Const { tokens: idx, uses },
+            }),
+        });
+        if cacheable {
+            self.loads
+                .last_mut()
+                .expect("never empty")
+                .insert(key, temp);
+        }
+        Value::Var(temp)
+    }
+
+    /// `value.member` of a value that is not a tuple the macro sees.
+    pub(super) fn field_of(&mut self, value: Value, field: &syn::ExprField) -> Value {
+        match value {
             Value::Const(c) => {
                 let member = &field.member;
                 Value::Const(ConstValue {
@@ -696,6 +746,13 @@ impl Lowerer<'_> {
     }
 
     fn lower_block_expr(&mut self, block: &syn::Block, whole: &Expr) -> Value {
+        let bound = self.lower_block_bound(block, whole);
+        self.value_of(bound, whole)
+    }
+
+    /// A block used as a value: its statements, then its tail (kept whole
+    /// when it is a tuple, a view, ...).
+    pub(super) fn lower_block_bound(&mut self, block: &syn::Block, whole: &Expr) -> Bound {
         if block
             .stmts
             .iter()
@@ -706,7 +763,7 @@ impl Lowerer<'_> {
                 "`break`, `continue` and `return` inside a block used as a value are not \
                  supported by `#[differentiable]`; use them in statements",
             );
-            return Value::Const(placeholder());
+            return Bound::Value(Value::Const(placeholder()));
         }
         self.push_scope(Default::default());
         let stmts = super::syntax::nest_jumps(&block.stmts);
@@ -716,13 +773,13 @@ impl Lowerer<'_> {
         };
         self.lower_stmts(body, None, &[]);
         let value = match tail {
-            Some(tail) => self.lower_expr(&tail),
+            Some(tail) => self.lower_bound(&tail),
             None => {
                 self.cx.error_spanned_by(
                     whole,
                     "this block has no value: end it with an expression (no `;`)",
                 );
-                Value::Const(placeholder())
+                Bound::Value(Value::Const(placeholder()))
             }
         };
         self.pop_scope();
@@ -817,17 +874,24 @@ impl VisitMut for Renamer<'_, '_> {
     fn visit_expr_mut(&mut self, expr: &mut Expr) {
         // `*v` of a loop element: in `f` `v` is `&f64`, in the generated code
         // it is the `f64` itself.
-        if let Expr::Unary(unary) = expr {
-            if let (UnOp::Deref(_), Expr::Path(path)) = (&unary.op, &*unary.expr) {
-                let float = path
-                    .path
-                    .get_ident()
-                    .and_then(|i| self.lowerer.lookup(&i.to_string()))
-                    .is_some_and(|id| self.lowerer.vars[id].kind == Kind::Float);
-                if float {
-                    *expr = (*unary.expr).clone();
-                }
+        // (`**v` of a `filter` closure's `&&f64` too.)
+        while let Expr::Unary(unary) = expr {
+            let UnOp::Deref(_) = unary.op else { break };
+            let mut inner = &*unary.expr;
+            while let Expr::Unary(u) = inner {
+                let UnOp::Deref(_) = u.op else { break };
+                inner = &u.expr;
             }
+            let Expr::Path(path) = inner else { break };
+            let float = path
+                .path
+                .get_ident()
+                .and_then(|i| self.lowerer.lookup(&i.to_string()))
+                .is_some_and(|id| self.lowerer.vars[id].kind == Kind::Float);
+            if !float {
+                break;
+            }
+            *expr = (*unary.expr).clone();
         }
         match expr {
             Expr::Path(path) if path.qself.is_none() => {
@@ -839,6 +903,33 @@ impl VisitMut for Renamer<'_, '_> {
                         }
                         *expr = syn::parse_quote!(#renamed);
                     }
+                }
+            }
+            Expr::Macro(mac) if mac.mac.path.is_ident("matches") => {
+                // `matches!(e, pat)`: the expression's names are renamed.
+                let parsed = mac.mac.parse_body_with(|input: syn::parse::ParseStream| {
+                    let e: Expr = input.parse()?;
+                    input.parse::<syn::Token![,]>()?;
+                    let pat = syn::Pat::parse_multi_with_leading_vert(input)?;
+                    let guard = if input.peek(syn::Token![if]) {
+                        input.parse::<syn::Token![if]>()?;
+                        Some(input.parse::<Expr>()?)
+                    } else {
+                        None
+                    };
+                    let _: Option<syn::Token![,]> = input.parse()?;
+                    Ok((e, pat, guard))
+                });
+                match parsed {
+                    Ok((mut e, pat, guard)) => {
+                        self.visit_expr_mut(&mut e);
+                        let guard = guard.map(|mut g| {
+                            self.visit_expr_mut(&mut g);
+                            quote!(if #g)
+                        });
+                        mac.mac.tokens = quote!(#e, #pat #guard);
+                    }
+                    Err(err) => self.lowerer.cx.syn_error(err),
                 }
             }
             Expr::Closure(_)
@@ -887,8 +978,10 @@ fn unsupported_message(expr: &Expr) -> String {
     let by = "by `#[differentiable]`";
     match expr {
         Expr::Closure(_) => format!(
-            "closures are not supported {by}; write the computation inline, or as a \
-             `#[differentiable]` function"
+            "this closure is not supported {by}: a closure may be bound to a local (`let f = \
+             |t: f64| t * t;`, then `f(x)`) or passed to an iterator adaptor (`.map(|v| ..)`), \
+             but not stored, returned or passed to a function; write a `#[differentiable]` \
+             function instead"
         ),
         Expr::Macro(mac) => {
             let name = mac
@@ -938,7 +1031,7 @@ fn unsupported_message(expr: &Expr) -> String {
 }
 
 /// A stand-in value after an error, so lowering can go on.
-fn placeholder() -> ConstValue {
+pub(super) fn placeholder() -> ConstValue {
     ConstValue::new(quote!(0.0), true)
 }
 
@@ -958,9 +1051,7 @@ pub(super) fn compound_prim(op: &BinOp) -> Option<&'static Prim> {
 fn adjoint_path(path: &syn::Path) -> TokenStream {
     let mut path = path.clone();
     if let Some(last) = path.segments.last_mut() {
-        let name = last.ident.to_string();
-        let name = name.trim_start_matches("r#");
-        last.ident = Ident::new(&format!("{name}_adjoint"), last.ident.span());
+        last.ident = crate::names::adjoint_fn(&last.ident);
     }
     path.to_token_stream()
 }

@@ -12,6 +12,9 @@
 //! carries on with a placeholder, so all errors are reported at once.
 
 mod expr;
+mod iter;
+mod matches;
+mod pattern;
 mod syntax;
 
 use crate::ctxt::Ctxt;
@@ -115,6 +118,12 @@ struct Lowerer<'a> {
     returns_f64: bool,
     /// Locals whose `let` had an error: later uses are not reported again.
     poisoned: HashSet<VarId>,
+    /// Locals that stand for more than one value (tuples, closures,
+    /// subslice views, element places): what they stand for.
+    compound: HashMap<VarId, pattern::Bound>,
+    /// The generated names of `match` scrutinees not yet bound, with the
+    /// scrutinee (a float one is refused where it is bound).
+    scrutinees: HashMap<String, Expr>,
 }
 
 impl<'a> Lowerer<'a> {
@@ -134,6 +143,8 @@ impl<'a> Lowerer<'a> {
             uninit: HashSet::new(),
             returns_f64: true,
             poisoned: HashSet::new(),
+            compound: HashMap::new(),
+            scrutinees: HashMap::new(),
         }
     }
 
@@ -229,6 +240,14 @@ impl<'a> Lowerer<'a> {
         let ident = self.names.fresh(&format!("__ad_{what}{}", self.temps));
         self.temps += 1;
         ident
+    }
+
+    /// A fresh name for syntax that lowering builds itself (the index and
+    /// accumulator of a desugared iterator chain, a `match` scrutinee, an
+    /// alias): no user's name and no other generated one. The one place
+    /// desugaring asks the allocator for a name.
+    fn fresh_ident(&mut self, what: &str) -> Ident {
+        self.generated(what)
     }
 
     fn new_cell(&mut self, name: &str, kind: Kind) -> VarId {
@@ -418,7 +437,8 @@ impl<'a> Lowerer<'a> {
     /// Lowers a statement list into `self.stmts`. The tail expression, if
     /// any, goes to `sink`; `exits` run where control reaches the end.
     fn lower_stmts(&mut self, stmts: &[syn::Stmt], sink: Option<Sink>, exits: &[Exit]) {
-        let stmts = syntax::nest_jumps(stmts);
+        let stmts = self.desugar_match_stmts(stmts);
+        let stmts = syntax::nest_jumps(&stmts);
         let count = stmts.len();
         for (i, stmt) in stmts.iter().enumerate() {
             let last = i + 1 == count;
@@ -448,6 +468,25 @@ impl<'a> Lowerer<'a> {
             }
         }
         self.run_exits(exits);
+    }
+
+    /// `match` statements become `let m = scrutinee;` and an `if` chain
+    /// (before `nest_jumps`, so arms that jump nest what follows).
+    fn desugar_match_stmts(&mut self, stmts: &[syn::Stmt]) -> Vec<syn::Stmt> {
+        let mut out = Vec::with_capacity(stmts.len());
+        let count = stmts.len();
+        for (i, stmt) in stmts.iter().enumerate() {
+            if let syn::Stmt::Expr(Expr::Match(m), semi) = stmt {
+                let value = i + 1 == count && semi.is_none();
+                if let Some((scrutinee, chain)) = self.desugar_match(m, value) {
+                    out.push(scrutinee);
+                    out.push(syn::Stmt::Expr(chain, *semi));
+                }
+                continue;
+            }
+            out.push(stmt.clone());
+        }
+        out
     }
 
     /// The tail expression of a block: its value goes to `sink`.
@@ -552,20 +591,11 @@ impl<'a> Lowerer<'a> {
             Pat::Type(pat_type) => (&*pat_type.pat, Some(&*pat_type.ty)),
             pat => (pat, None),
         };
-        let supported_pattern = match pat {
+        let simple = match pat {
             Pat::Ident(p) => p.by_ref.is_none() && p.subpat.is_none(),
-            Pat::Wild(_) => true,
             _ => false,
         };
-        if !supported_pattern {
-            self.cx.error_spanned_by(
-                pat,
-                "destructuring `let` is not supported by `#[differentiable]`; bind each \
-                 value with its own `let`",
-            );
-            return;
-        }
-        if let (Pat::Ident(p), Some(init)) = (pat, &local.init) {
+        if let (Pat::Ident(p), Some(init), true) = (pat, &local.init, simple) {
             if let Some(array) = self.array_constructor(&init.expr) {
                 let id = self.new_local(&p.ident, Kind::FloatArray);
                 self.stmts.push(Stmt::Let {
@@ -577,92 +607,38 @@ impl<'a> Lowerer<'a> {
                 return;
             }
         }
+        let Some(init) = &local.init else {
+            let Pat::Ident(p) = pat else {
+                self.cx.error_spanned_by(
+                    pat,
+                    "a destructuring `let` needs a value: `let (a, b) = (x, y);`",
+                );
+                return;
+            };
+            // `let y;` / `let y: f64;`: the first assignment defines it.
+            let kind = ty
+                .map(|ty| if is_f64(ty) { Kind::Float } else { Kind::Other })
+                .unwrap_or(Kind::Other);
+            let id = self.new_local(&p.ident, kind);
+            self.uninit.insert(id);
+            self.bind(&p.ident, id);
+            return;
+        };
         let errors_before = self.cx.error_count();
-        let value = local.init.as_ref().map(|init| self.lower_expr(&init.expr));
+        let value = self.lower_bound(&init.expr);
         if self.cx.error_count() > errors_before {
-            // Already reported: bind the name to a stand-in nobody complains about.
-            if let Pat::Ident(p) = pat {
-                let id = self.new_local(&p.ident, Kind::Other);
+            // Already reported: bind the names to stand-ins nobody complains about.
+            for ident in pattern::pattern_idents(pat) {
+                let id = self.new_local(&ident, Kind::Other);
                 self.poisoned.insert(id);
-                self.bind(&p.ident, id);
+                self.bind(&ident, id);
             }
             return;
         }
-        let name = match pat {
-            Pat::Ident(p) => p.ident.clone(),
-            Pat::Wild(_) => {
-                // `let _ = expr;`: evaluated for its effects, if any.
-                if let Some(expr::Value::Const(c)) = value {
-                    let tokens = c.tokens;
-                    self.stmts.push(Stmt::Opaque {
-                        tokens: quote!(let _ = #tokens;),
-                        replay: false,
-                    });
-                }
-                return;
-            }
-            _ => return,
-        };
-        let declared_kind = ty.map(|ty| if is_f64(ty) { Kind::Float } else { Kind::Other });
-        let ty_tokens = ty.map(ToTokens::to_token_stream);
-        match value {
-            None => {
-                // `let y;` / `let y: f64;`: the first assignment defines it.
-                let kind = declared_kind.unwrap_or(Kind::Other);
-                let id = self.new_local(&name, kind);
-                self.uninit.insert(id);
-                self.bind(&name, id);
-            }
-            Some(expr::Value::Array(array))
-                if self.vars[array].origin == Origin::Local || is_mut_binding(pat) =>
-            {
-                // `let b = a;` of a local array, or `let mut b = a;` of a
-                // parameter: a copy (one of them may change later).
-                let id = self.new_local(&name, Kind::FloatArray);
-                self.stmts.push(Stmt::Let {
-                    var: id,
-                    ty: None,
-                    init: Some(Rhs::Array(ArrayInit::Copy {
-                        source: array,
-                        vec: false,
-                    })),
-                });
-                self.bind(&name, id);
-            }
-            Some(expr::Value::Array(array)) => {
-                // `let v = w;` of a parameter: another name for the same array.
-                self.bind(&name, array);
-            }
-            Some(expr::Value::Var(source)) if declared_kind != Some(Kind::Other) => {
-                let id = self.define(&name, source);
-                self.bind(&name, id);
-            }
-            Some(expr::Value::Var(source)) => {
-                let id = self.new_local(&name, Kind::Other);
-                self.stmts.push(Stmt::Let {
-                    var: id,
-                    ty: ty_tokens,
-                    init: Some(Rhs::Use(Operand::Var(source))),
-                });
-                self.bind(&name, id);
-            }
-            Some(expr::Value::Const(c)) => {
-                let kind =
-                    declared_kind.unwrap_or(if c.is_float { Kind::Float } else { Kind::Other });
-                let id = self.new_local(&name, kind);
-                let ty = if kind == Kind::Float {
-                    Some(quote!(f64))
-                } else {
-                    ty_tokens
-                };
-                self.stmts.push(Stmt::Let {
-                    var: id,
-                    ty,
-                    init: Some(Rhs::Use(Operand::Const(c.into_ir()))),
-                });
-                self.bind(&name, id);
-            }
+        if let Pat::Ident(p) = pat {
+            self.check_scrutinee(&p.ident.to_string(), &value);
         }
+        self.bind_pattern(pat, value, ty);
     }
 
     /// Defines a new float local `name` with the value of `source`. When
@@ -723,6 +699,51 @@ impl<'a> Lowerer<'a> {
 
     /// `place = rhs` or `place op= rhs`: a new version of the local.
     fn lower_assign(&mut self, place: &Expr, op: Option<&syn::BinOp>, rhs: &Expr) {
+        // `*v = ..` of an `iter_mut` element.
+        if let Expr::Unary(u) = syntax::strip_parens(place) {
+            if let (syn::UnOp::Deref(_), Some(pattern::Bound::Place { array, index })) =
+                (&u.op, self.compound_of(&u.expr))
+            {
+                self.store_into(array, index, op, rhs);
+                return;
+            }
+        }
+        // `(a, b) = (b, a + b);`: every part is computed, then assigned.
+        if let (Expr::Tuple(targets), None) = (syntax::strip_parens(place), op) {
+            let errors = self.cx.error_count();
+            let value = self.lower_bound(rhs);
+            let parts = match value {
+                pattern::Bound::Tuple(parts) if parts.len() == targets.elems.len() => parts,
+                _ => {
+                    if self.cx.error_count() == errors {
+                        self.cx.error_spanned_by(
+                            rhs,
+                            "assign a tuple written out: `(a, b) = (x, y);`",
+                        );
+                    }
+                    return;
+                }
+            };
+            let mut names = Vec::new();
+            for part in parts {
+                let value = self.value_of(part, rhs);
+                let name = match value {
+                    expr::Value::Var(id) | expr::Value::Array(id) => self.alias(id),
+                    expr::Value::Const(c) => {
+                        let c = c.into_ir();
+                        self.const_local(c.tokens, c.uses)
+                    }
+                };
+                names.push(name);
+            }
+            for (target, name) in targets.elems.iter().zip(names) {
+                if let Expr::Infer(_) = target {
+                    continue;
+                }
+                self.lower_assign(target, None, &syn::parse_quote!(#name));
+            }
+            return;
+        }
         let name = match syntax::strip_parens(place) {
             Expr::Path(path) if path.qself.is_none() => path.path.get_ident().cloned(),
             Expr::Index(index) => {
@@ -861,6 +882,11 @@ impl<'a> Lowerer<'a> {
             tokens: index_tokens,
             uses,
         };
+        self.store_into(array, index, op, rhs);
+    }
+
+    /// `array[index] = rhs` or `array[index] op= rhs`.
+    fn store_into(&mut self, array: VarId, index: Const, op: Option<&syn::BinOp>, rhs: &Expr) {
         let value = self.lower_expr(rhs);
         let value = match op {
             None => self.operand(value, rhs.span()),
@@ -1122,6 +1148,10 @@ impl<'a> Lowerer<'a> {
     }
 
     fn lower_for(&mut self, f: &syn::ExprForLoop) {
+        if !plain_for(&f.expr) {
+            self.lower_chain_for(f);
+            return;
+        }
         let label = f.label.as_ref().map(|l| l.name.ident.to_string());
         let whole = Expr::ForLoop(f.clone());
         let Some((index_name, element, range)) = self.for_header(f) else {
@@ -1366,9 +1396,26 @@ impl<'a> Lowerer<'a> {
     }
 }
 
-/// `let mut x = ..`.
-fn is_mut_binding(pat: &Pat) -> bool {
-    matches!(pat, Pat::Ident(p) if p.mutability.is_some())
+/// Is `iter` one the plain `for` lowering takes: a range, `(a..b).rev()`,
+/// a named slice (`xs`, `&xs`, `xs.iter()`, `xs.iter().enumerate()`) that
+/// is no subslice view?
+fn plain_for(iter: &Expr) -> bool {
+    let named =
+        |e: &Expr| matches!(syntax::strip_parens(e), Expr::Path(p) if p.path.get_ident().is_some());
+    match syntax::strip_parens(iter) {
+        Expr::Range(_) => true,
+        Expr::MethodCall(m) if m.method == "rev" && m.args.is_empty() => {
+            matches!(syntax::strip_parens(&m.receiver), Expr::Range(_))
+        }
+        Expr::MethodCall(m) if m.method == "enumerate" && m.args.is_empty() => {
+            matches!(syntax::strip_parens(&m.receiver), Expr::MethodCall(inner)
+                if inner.method == "iter" && inner.args.is_empty() && named(&inner.receiver))
+        }
+        Expr::MethodCall(m) if m.method == "iter" && m.args.is_empty() => named(&m.receiver),
+        Expr::Reference(r) => named(&r.expr),
+        Expr::Path(_) => true,
+        _ => false,
+    }
 }
 
 /// `&v` → `v` (elements are read by value).

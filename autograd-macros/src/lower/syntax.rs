@@ -234,6 +234,13 @@ pub fn assigned_names(expr: &Expr) -> Vec<String> {
     struct Finder(Vec<String>);
     impl Finder {
         fn record(&mut self, place: &Expr) {
+            if let Expr::Tuple(t) = strip_parens(place) {
+                // `(a, b) = (b, a + b);`
+                for part in &t.elems {
+                    self.record(part);
+                }
+                return;
+            }
             if let Expr::Path(path) = strip_parens(place) {
                 if let Some(ident) = path.path.get_ident() {
                     let name = ident.to_string();

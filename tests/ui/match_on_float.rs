@@ -2,8 +2,11 @@ use autograd::differentiable;
 
 #[differentiable]
 fn f(x: f64) -> f64 {
-    let (a, b) = (x, 2.0);
-    a * b
+    let y = match x {
+        0.0 => x,
+        _ => x * x,
+    };
+    y
 }
 
 fn main() {}

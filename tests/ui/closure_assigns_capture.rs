@@ -2,8 +2,10 @@ use autograd::differentiable;
 
 #[differentiable]
 fn f(x: f64) -> f64 {
-    let double = |t: f64| 2.0 * t;
-    double(x)
+    let mut total = 0.0;
+    let mut add = |t: f64| total += t;
+    add(x);
+    total
 }
 
 fn main() {}

@@ -1,0 +1,806 @@
+//! Iterator chains become the indexed loops they stand for.
+//!
+//! A chain is read into a [`Seq`]: a trip count and, for the loop's index
+//! `k`, the syntax of the `k`-th element (`w[k]`, `(w[k], x[k])`, a `map`
+//! closure's body as a block binding its parameters to the element) plus
+//! the `filter` predicates it must pass. Bounds (subslice starts, `skip`,
+//! `take`, `step_by` amounts, the trip count) are constant locals computed
+//! once before the loop. Then
+//!
+//! - `for pat in chain { body }` is `for k in 0..n { if !keep { continue; }
+//!   let pat = element(k); body }`, and
+//! - `chain.sum()` / `product()` / `fold(init, f)` / `count()` is an
+//!   accumulator local and the loop `acc += element(k)` (`*=`, `acc = f(acc,
+//!   element(k))`, `+= 1`), whose value is the expression's,
+//!
+//! both lowered by the existing statement lowering: the IR is the one of
+//! the loop a person writes, so the analyses and emitters see nothing new.
+
+use super::expr::{placeholder, Value};
+use super::pattern::Bound;
+use super::syntax::strip_parens;
+use super::Lowerer;
+use crate::ir::Kind;
+use quote::{quote, ToTokens};
+use std::rc::Rc;
+use syn::{parse_quote, Expr, Ident};
+
+type ElemFn = Rc<dyn Fn(&Expr) -> Expr>;
+/// Syntax applying a function to arguments.
+type ApplyFn = Rc<dyn Fn(&[Expr]) -> Expr>;
+
+/// An iterator chain, as a function of the loop index.
+struct Seq {
+    /// The trip count: a constant local; `None` for an unbounded range.
+    len: Option<Ident>,
+    /// The element at index `k`.
+    elem: ElemFn,
+    /// Predicates the element at `k` must pass (`filter`).
+    guards: Vec<ElemFn>,
+}
+
+/// Methods that start a chain from a slice.
+const SOURCES: &[&str] = &[
+    "iter",
+    "iter_mut",
+    "into_iter",
+    "chunks",
+    "chunks_exact",
+    "windows",
+];
+/// Adaptors lowered here.
+const ADAPTORS: &[&str] = &[
+    "copied",
+    "cloned",
+    "enumerate",
+    "zip",
+    "map",
+    "filter",
+    "rev",
+    "skip",
+    "take",
+    "step_by",
+];
+/// Adaptors refused, with the loop to write instead.
+const REFUSED_ADAPTORS: &[&str] = &[
+    "filter_map",
+    "flat_map",
+    "flatten",
+    "skip_while",
+    "take_while",
+    "map_while",
+    "scan",
+    "peekable",
+    "chain",
+    "cycle",
+    "inspect",
+    "fuse",
+    "by_ref",
+    "rchunks",
+    "chunks_mut",
+    "chunks_exact_mut",
+    "split",
+];
+/// Consumers lowered here.
+const CONSUMERS: &[&str] = &["sum", "product", "fold", "count"];
+/// Consumers refused, with the loop to write instead.
+const REFUSED_CONSUMERS: &[&str] = &[
+    "max",
+    "min",
+    "max_by",
+    "min_by",
+    "max_by_key",
+    "min_by_key",
+    "reduce",
+    "last",
+    "nth",
+    "find",
+    "find_map",
+    "position",
+    "any",
+    "all",
+    "collect",
+    "for_each",
+    "try_fold",
+    "next",
+    "unzip",
+    "partition",
+];
+
+/// Is `expr` an iterator chain (a range, or methods over `iter()` & co)?
+pub(super) fn is_chain(expr: &Expr) -> bool {
+    match strip_parens(expr) {
+        Expr::Range(_) => true,
+        Expr::MethodCall(m) => {
+            let name = m.method.to_string();
+            if SOURCES.contains(&name.as_str()) {
+                return true;
+            }
+            (ADAPTORS.contains(&name.as_str()) || REFUSED_ADAPTORS.contains(&name.as_str()))
+                && is_chain(&m.receiver)
+        }
+        _ => false,
+    }
+}
+
+impl Lowerer<'_> {
+    /// `chain.sum()` and the other consumers, `x.get(i).copied().unwrap_or(v)`;
+    /// `None` when `call` is none of these.
+    pub(super) fn lower_iterator_method(&mut self, call: &syn::ExprMethodCall) -> Option<Value> {
+        let name = call.method.to_string();
+        if (name == "unwrap_or" && call.args.len() == 1)
+            || (name == "unwrap_or_default" && call.args.is_empty())
+        {
+            if let Some(value) = self.get_or(call) {
+                return Some(value);
+            }
+        }
+        if !is_chain(&call.receiver) {
+            return None;
+        }
+        if CONSUMERS.contains(&name.as_str()) {
+            return Some(self.consume(call));
+        }
+        let loop_text = "write the loop: `let mut best = ..; for v in xs { .. }`";
+        let message = if REFUSED_CONSUMERS.contains(&name.as_str()) {
+            format!(
+                "`.{name}()` is not supported on an iterator by `#[differentiable]`, which \
+                 lowers `sum`, `product`, `fold` and `count`; {loop_text} (or `fold`)"
+            )
+        } else if ADAPTORS.contains(&name.as_str()) || SOURCES.contains(&name.as_str()) {
+            "`#[differentiable]` supports an iterator only consumed in the same expression \
+             (`.sum()`, `.product()`, `.fold(..)`, `.count()`) or as the iterator of a `for` \
+             loop; it cannot be stored in a local or passed on"
+                .to_string()
+        } else {
+            format!(
+                "`.{name}()` is not supported on an iterator by `#[differentiable]`; {loop_text}"
+            )
+        };
+        self.cx.error_spanned_by(&call.method, message);
+        Some(Value::Const(placeholder()))
+    }
+
+    /// `x.get(i).copied().unwrap_or(v)`: `if i < x.len() { x[i] } else { v }`.
+    fn get_or(&mut self, call: &syn::ExprMethodCall) -> Option<Value> {
+        let Expr::MethodCall(copied) = strip_parens(&call.receiver) else {
+            return None;
+        };
+        if !(copied.method == "copied" || copied.method == "cloned") || !copied.args.is_empty() {
+            return None;
+        }
+        let Expr::MethodCall(get) = strip_parens(&copied.receiver) else {
+            return None;
+        };
+        if get.method != "get" || get.args.len() != 1 {
+            return None;
+        }
+        if let Expr::Range(_) = strip_parens(&get.args[0]) {
+            return None;
+        }
+        let default: Expr = match call.args.first() {
+            Some(v) => v.clone(),
+            None => parse_quote!(0.0),
+        };
+        let (array, start, len) = self.collection(&get.receiver, false)?;
+        let i = self.const_local_of(&get.args[0]);
+        let index: Expr = match &start {
+            Some(s) => parse_quote!(#s + #i),
+            None => parse_quote!(#i),
+        };
+        let expr: Expr = parse_quote!(if #i < #len { #array[#index] } else { #default });
+        Some(self.lower_expr(&expr))
+    }
+
+    /// The slice, array or subslice `expr` as (a name for the array, the
+    /// start of the elements, their number), or `None` (reported).
+    #[allow(clippy::type_complexity)]
+    fn collection(&mut self, expr: &Expr, mutable: bool) -> Option<(Ident, Option<Ident>, Ident)> {
+        let errors = self.cx.error_count();
+        let bound = self.lower_bound(expr);
+        if self.cx.error_count() > errors {
+            return None;
+        }
+        let (array, start) = match bound {
+            Bound::View(view) => {
+                let array = self.alias(view.array);
+                let start = self.const_local(view.start.tokens, view.start.uses);
+                let len = self.const_local(view.len.tokens, view.len.uses);
+                if mutable {
+                    self.check_mutable(view.array, expr)?;
+                }
+                return Some((array, Some(start), len));
+            }
+            Bound::Value(Value::Array(id)) => {
+                if mutable {
+                    self.check_mutable(id, expr)?;
+                }
+                (self.alias(id), None)
+            }
+            Bound::Value(Value::Const(c)) if !mutable => {
+                let whole = c.uses.len() == 1 && self.vars[c.uses[0]].ident == c.tokens.to_string();
+                if whole {
+                    (self.alias(c.uses[0]), None)
+                } else {
+                    let tokens = c.tokens;
+                    (self.const_local(quote!(&(#tokens)), c.uses), None)
+                }
+            }
+            _ => {
+                self.cx.error_spanned_by(
+                    expr,
+                    "`#[differentiable]` iterates over slices, arrays, `Vec`s, local buffers, \
+                     subslices (`&x[a..b]`) and integer ranges; for anything else write \
+                     `for i in 0..n { .. }`",
+                );
+                return None;
+            }
+        };
+        let len = self.const_local_of(&parse_quote!(#array.len()));
+        Some((array, start, len))
+    }
+
+    fn check_mutable(&mut self, array: usize, expr: &Expr) -> Option<()> {
+        if self.vars[array].origin == crate::ir::Origin::Local
+            && self.vars[array].kind == Kind::FloatArray
+        {
+            return Some(());
+        }
+        self.cx.error_spanned_by(
+            expr,
+            "`iter_mut` is supported on local float buffers (`let mut b = vec![0.0; n];`); \
+             parameters are read-only",
+        );
+        None
+    }
+
+    /// Reads the chain `expr` into a [`Seq`], or reports what is not
+    /// supported (at the method that is not).
+    fn seq(&mut self, expr: &Expr) -> Option<Seq> {
+        let expr = strip_parens(expr);
+        match expr {
+            Expr::Range(range) => return self.range_seq(range),
+            Expr::MethodCall(_) => {}
+            _ => return self.slice_seq(expr, false),
+        }
+        let Expr::MethodCall(m) = expr else {
+            return None;
+        };
+        let name = m.method.to_string();
+        let arg = |i: usize| m.args.iter().nth(i);
+        match (name.as_str(), m.args.len()) {
+            ("iter" | "into_iter", 0) => match strip_parens(&m.receiver) {
+                inner if is_chain(inner) => self.seq(inner),
+                inner => self.slice_seq(inner, false),
+            },
+            ("iter_mut", 0) => self.slice_seq(&m.receiver, true),
+            ("copied" | "cloned", 0) => self.seq(&m.receiver),
+            ("chunks" | "chunks_exact" | "windows", 1) => {
+                let (array, start, len) = self.collection(&m.receiver, false)?;
+                let size = self.const_local_of(&m.args[0]);
+                let count: Expr = match name.as_str() {
+                    "windows" => parse_quote!((#len + 1).saturating_sub(#size)),
+                    "chunks_exact" => parse_quote!(#len / #size),
+                    _ => parse_quote!((#len + #size - 1) / #size),
+                };
+                let count = self.const_local_of(&count);
+                let first: Expr = match &start {
+                    Some(s) => parse_quote!(#s),
+                    None => parse_quote!(0),
+                };
+                let kind = name.clone();
+                let elem: ElemFn = Rc::new(move |k: &Expr| -> Expr {
+                    match kind.as_str() {
+                        "windows" => parse_quote!(&#array[#first + #k..#first + #k + #size]),
+                        "chunks_exact" => {
+                            parse_quote!(&#array[#first + #k * #size..#first + #k * #size + #size])
+                        }
+                        _ => parse_quote!(&#array[#first + #k * #size
+                            ..::core::cmp::min(#first + #k * #size + #size, #first + #len)]),
+                    }
+                });
+                Some(Seq {
+                    len: Some(count),
+                    elem,
+                    guards: Vec::new(),
+                })
+            }
+            ("enumerate", 0) => {
+                let inner = self.seq(&m.receiver)?;
+                let elem = inner.elem.clone();
+                Some(Seq {
+                    elem: Rc::new(move |k: &Expr| {
+                        let e = elem(k);
+                        parse_quote!((#k, #e))
+                    }),
+                    ..inner
+                })
+            }
+            ("zip", 1) => {
+                let left = self.seq(&m.receiver)?;
+                let right = self.seq(arg(0)?)?;
+                if !left.guards.is_empty() || !right.guards.is_empty() {
+                    self.refuse_after_filter(m);
+                    return None;
+                }
+                let len = match (&left.len, &right.len) {
+                    (Some(a), Some(b)) => {
+                        Some(self.const_local_of(&parse_quote!(::core::cmp::min(#a, #b))))
+                    }
+                    (Some(a), None) => Some(a.clone()),
+                    (None, b) => b.clone(),
+                };
+                let (l, r) = (left.elem, right.elem);
+                Some(Seq {
+                    len,
+                    elem: Rc::new(move |k: &Expr| {
+                        let (a, b) = (l(k), r(k));
+                        parse_quote!((#a, #b))
+                    }),
+                    guards: Vec::new(),
+                })
+            }
+            ("map", 1) => {
+                let inner = self.seq(&m.receiver)?;
+                let f = self.callable(&m.args[0], 1)?;
+                let elem = inner.elem.clone();
+                Some(Seq {
+                    elem: Rc::new(move |k: &Expr| f(&[elem(k)])),
+                    ..inner
+                })
+            }
+            ("filter", 1) => {
+                let mut inner = self.seq(&m.receiver)?;
+                let f = self.callable(&m.args[0], 1)?;
+                let elem = inner.elem.clone();
+                inner.guards.push(Rc::new(move |k: &Expr| f(&[elem(k)])));
+                Some(inner)
+            }
+            ("rev" | "skip" | "take" | "step_by", _) => {
+                let inner = self.seq(&m.receiver)?;
+                if !inner.guards.is_empty() {
+                    self.refuse_after_filter(m);
+                    return None;
+                }
+                let elem = inner.elem.clone();
+                let amount = arg(0).map(|a| self.const_local_of(a));
+                match (name.as_str(), inner.len, amount) {
+                    ("rev", Some(len), None) => {
+                        let n = len.clone();
+                        Some(Seq {
+                            elem: Rc::new(move |k: &Expr| elem(&parse_quote!(#n - 1 - #k))),
+                            len: Some(len),
+                            guards: Vec::new(),
+                        })
+                    }
+                    ("skip", len, Some(n)) => {
+                        let len = len
+                            .map(|len| self.const_local_of(&parse_quote!(#len.saturating_sub(#n))));
+                        Some(Seq {
+                            elem: Rc::new(move |k: &Expr| elem(&parse_quote!(#k + #n))),
+                            len,
+                            guards: Vec::new(),
+                        })
+                    }
+                    ("take", len, Some(n)) => {
+                        let len = match len {
+                            Some(len) => {
+                                self.const_local_of(&parse_quote!(::core::cmp::min(#len, #n)))
+                            }
+                            None => n,
+                        };
+                        Some(Seq {
+                            elem,
+                            len: Some(len),
+                            guards: Vec::new(),
+                        })
+                    }
+                    ("step_by", Some(len), Some(s)) => {
+                        let len = self.const_local_of(&parse_quote!((#len + #s - 1) / #s));
+                        Some(Seq {
+                            elem: Rc::new(move |k: &Expr| elem(&parse_quote!(#k * #s))),
+                            len: Some(len),
+                            guards: Vec::new(),
+                        })
+                    }
+                    _ => {
+                        self.cx.error_spanned_by(
+                            &m.method,
+                            format!(
+                                "`.{name}(..)` needs a bounded iterator here; bound it with \
+                                 `.take(n)` or a zip with a slice"
+                            ),
+                        );
+                        None
+                    }
+                }
+            }
+            _ => {
+                let message = if REFUSED_ADAPTORS.contains(&name.as_str()) {
+                    format!(
+                        "`.{name}(..)` is not supported by `#[differentiable]`; write the \
+                         loop it stands for: `for i in 0..xs.len() {{ let v = xs[i]; if .. {{ .. }} }}`"
+                    )
+                } else {
+                    format!(
+                        "`.{name}(..)` is not an iterator `#[differentiable]` can see into \
+                         (it lowers slices, arrays, `Vec`s and ranges with `iter`, `zip`, `map`, \
+                         `filter`, `enumerate`, `rev`, `skip`, `take`, `step_by`, `chunks`, \
+                         `windows`); write `for i in 0..n {{ .. }}`"
+                    )
+                };
+                self.cx.error_spanned_by(&m.method, message);
+                None
+            }
+        }
+    }
+
+    fn refuse_after_filter(&mut self, m: &syn::ExprMethodCall) {
+        self.cx.error_spanned_by(
+            &m.method,
+            format!(
+                "`.{}(..)` after `.filter(..)` is not supported by `#[differentiable]`; \
+                 write the loop with an `if` and a counter",
+                m.method
+            ),
+        );
+    }
+
+    /// A slice, array, `Vec` or subslice iterated over.
+    fn slice_seq(&mut self, expr: &Expr, mutable: bool) -> Option<Seq> {
+        let (array, start, len) = self.collection(expr, mutable)?;
+        let elem: ElemFn = Rc::new(move |k: &Expr| {
+            let index: Expr = match &start {
+                Some(s) => parse_quote!(#s + #k),
+                None => parse_quote!(#k),
+            };
+            if mutable {
+                parse_quote!(&mut #array[#index])
+            } else {
+                parse_quote!(#array[#index])
+            }
+        });
+        Some(Seq {
+            len: Some(len),
+            elem,
+            guards: Vec::new(),
+        })
+    }
+
+    /// `a..b`, `a..=b`, `a..`: element `k` is `a + k` in the range's type.
+    fn range_seq(&mut self, range: &syn::ExprRange) -> Option<Seq> {
+        let Some(start) = &range.start else {
+            self.cx
+                .error_spanned_by(range, "a range without a start is not an iterator");
+            return None;
+        };
+        let s = self.const_local_of(start);
+        let len = match &range.end {
+            Some(end) => {
+                let limits = &range.limits;
+                Some(self.const_local_of(&parse_quote!(
+                    ::core::iter::Iterator::size_hint(&(#s #limits #end)).0
+                )))
+            }
+            None => None,
+        };
+        Some(Seq {
+            len,
+            elem: Rc::new(move |k: &Expr| parse_quote!(::autograd::__private::nth(#s.., #k))),
+            guards: Vec::new(),
+        })
+    }
+
+    /// The function an adaptor is given, as syntax applying it to
+    /// arguments: a closure's body in a block binding its parameters, or a
+    /// call of a path (`f64::sin`, a function, a closure local).
+    fn callable(&mut self, f: &Expr, arity: usize) -> Option<ApplyFn> {
+        match strip_parens(f) {
+            Expr::Closure(c) => {
+                if c.inputs.len() != arity {
+                    self.cx.error_spanned_by(
+                        &c.inputs,
+                        format!("this closure should take {arity} argument(s)"),
+                    );
+                    return None;
+                }
+                if !self.closure_is_inlinable(c) {
+                    return None;
+                }
+                let c = c.clone();
+                Some(Rc::new(move |args: &[Expr]| {
+                    let lets = c.inputs.iter().zip(args).map(|(p, a)| quote!(let #p = #a;));
+                    let body = &c.body;
+                    parse_quote!({ #(#lets)* #body })
+                }))
+            }
+            Expr::Path(_) => {
+                let f = f.clone();
+                Some(Rc::new(move |args: &[Expr]| parse_quote!(#f(#(#args),*))))
+            }
+            other => {
+                self.cx.error_spanned_by(
+                    other,
+                    "pass a closure (`|v| ..`) or the name of a function here",
+                );
+                None
+            }
+        }
+    }
+
+    /// The `guard; guard; ...` statements that skip an element: `let g =
+    /// keep(k); if !g { continue; }`.
+    fn guard_stmts(&mut self, seq: &Seq, k: &Expr) -> Vec<syn::Stmt> {
+        let mut stmts = Vec::new();
+        for guard in &seq.guards {
+            let g = self.fresh_ident("g");
+            let test = guard(k);
+            stmts.push(parse_quote!(let #g: bool = #test;));
+            stmts.push(parse_quote!(if !#g { continue; }));
+        }
+        stmts
+    }
+
+    /// `for pat in chain { body }` over a chain the plain `for` does not take.
+    pub(super) fn lower_chain_for(&mut self, f: &syn::ExprForLoop) {
+        let errors = self.cx.error_count();
+        let Some(seq) = self.seq(&f.expr) else {
+            if self.cx.error_count() == errors {
+                self.cx
+                    .error_spanned_by(&f.expr, "this iterator is not supported");
+            }
+            return;
+        };
+        let Some(len) = seq.len.clone() else {
+            self.unbounded(&f.expr);
+            return;
+        };
+        let k = self.fresh_ident("k");
+        let kx: Expr = parse_quote!(#k);
+        let mut stmts = self.guard_stmts(&seq, &kx);
+        let (pat, elem) = (&f.pat, (seq.elem)(&kx));
+        stmts.push(parse_quote!(let #pat = #elem;));
+        stmts.extend(f.body.stmts.iter().cloned());
+        let label = &f.label;
+        let desugared: syn::ExprForLoop = parse_quote!(#label for #k in 0..#len { #(#stmts)* });
+        self.lower_for(&desugared);
+    }
+
+    fn unbounded(&mut self, expr: &Expr) {
+        self.cx.error_spanned_by(
+            expr,
+            "this iterator has no end (`a..`): bound it with `.take(n)` or zip it with a slice",
+        );
+    }
+
+    /// `chain.sum()`, `.product()`, `.fold(init, f)`, `.count()`.
+    fn consume(&mut self, call: &syn::ExprMethodCall) -> Value {
+        let name = call.method.to_string();
+        let arity = if name == "fold" { 2 } else { 0 };
+        if call.args.len() != arity {
+            self.cx
+                .error_spanned_by(call, format!("`.{name}(..)` takes {arity} argument(s)"));
+            return Value::Const(placeholder());
+        }
+        let Some(seq) = self.seq(&call.receiver) else {
+            return Value::Const(placeholder());
+        };
+        let Some(len) = seq.len.clone() else {
+            self.unbounded(&call.receiver);
+            return Value::Const(placeholder());
+        };
+        if name == "count" && seq.guards.is_empty() {
+            return self.lower_expr(&parse_quote!(#len));
+        }
+        let k = self.fresh_ident("k");
+        let acc = self.fresh_ident("acc");
+        let kx: Expr = parse_quote!(#k);
+        let elem = (seq.elem)(&kx);
+        let (init, step): (syn::Stmt, syn::Stmt) = match name.as_str() {
+            "fold" => {
+                let Some(f) = self.callable(&call.args[1], 2) else {
+                    return Value::Const(placeholder());
+                };
+                let init = &call.args[0];
+                let accx: Expr = parse_quote!(#acc);
+                let next = f(&[accx, elem]);
+                (
+                    parse_quote!(let mut #acc = #init;),
+                    parse_quote!(#acc = #next;),
+                )
+            }
+            "count" => (
+                parse_quote!(let mut #acc: usize = 0;),
+                parse_quote!(#acc += 1;),
+            ),
+            _ => {
+                let ty = call
+                    .turbofish
+                    .as_ref()
+                    .and_then(|t| t.args.first())
+                    .and_then(|a| match a {
+                        syn::GenericArgument::Type(ty) => Some(ty.clone()),
+                        _ => None,
+                    });
+                let float = match &ty {
+                    Some(ty) => crate::signature::is_f64(ty),
+                    None => self.guess_float(&elem, &mut Vec::new()),
+                };
+                let product = name == "product";
+                // `f64`'s `Sum` starts from -0.0 (so an empty sum is -0.0).
+                let zero: Expr = match (float, product) {
+                    (true, false) => parse_quote!(-0.0),
+                    (true, true) => parse_quote!(1.0),
+                    (false, false) => parse_quote!(0),
+                    (false, true) => parse_quote!(1),
+                };
+                let init: syn::Stmt = match (&ty, float) {
+                    (Some(ty), false) => parse_quote!(let mut #acc: #ty = #zero;),
+                    _ => parse_quote!(let mut #acc = #zero;),
+                };
+                let step: syn::Stmt = if product {
+                    parse_quote!(#acc *= #elem;)
+                } else {
+                    parse_quote!(#acc += #elem;)
+                };
+                (init, step)
+            }
+        };
+        let mut body = self.guard_stmts(&seq, &kx);
+        body.push(step);
+        let lp: syn::Stmt = parse_quote!(for #k in 0..#len { #(#body)* });
+        self.lower_stmts(&[init, lp], None, &[]);
+        self.lower_expr(&parse_quote!(#acc))
+    }
+
+    /// Is `expr` (syntax this module built, over the user's) a float? Decides
+    /// the zero of a `sum()` written without a type.
+    fn guess_float(&self, expr: &Expr, env: &mut Vec<(String, bool)>) -> bool {
+        let name_is_float = |this: &Self, env: &[(String, bool)], name: &str| {
+            if let Some((_, f)) = env.iter().rev().find(|(n, _)| n == name) {
+                return *f;
+            }
+            match this.lookup(name) {
+                Some(id) => match this.compound.get(&id) {
+                    Some(Bound::View(_)) => true,
+                    Some(_) => false,
+                    None => matches!(this.vars[id].kind, Kind::Float | Kind::FloatArray),
+                },
+                None => false,
+            }
+        };
+        match strip_parens(expr) {
+            Expr::Lit(l) => match &l.lit {
+                syn::Lit::Float(_) => true,
+                syn::Lit::Int(i) => i.suffix().starts_with('f'),
+                _ => false,
+            },
+            Expr::Path(p) => match p.path.get_ident() {
+                Some(i) => name_is_float(self, env, &i.to_string()),
+                None => {
+                    let text = p.path.to_token_stream().to_string();
+                    text.contains("f64")
+                }
+            },
+            Expr::Binary(b) => match b.op {
+                syn::BinOp::Add(_)
+                | syn::BinOp::Sub(_)
+                | syn::BinOp::Mul(_)
+                | syn::BinOp::Div(_)
+                | syn::BinOp::Rem(_) => {
+                    self.guess_float(&b.left, env) || self.guess_float(&b.right, env)
+                }
+                _ => false,
+            },
+            Expr::Unary(u) => match u.op {
+                syn::UnOp::Not(_) => false,
+                _ => self.guess_float(&u.expr, env),
+            },
+            Expr::Cast(c) => crate::signature::is_f64(&c.ty),
+            Expr::MethodCall(m) => {
+                let name = m.method.to_string();
+                if crate::prim::method(&name).is_some() {
+                    return true;
+                }
+                match name.as_str() {
+                    "sum" | "product" | "fold" => m
+                        .turbofish
+                        .as_ref()
+                        .is_some_and(|t| t.to_token_stream().to_string().contains("f64")),
+                    "len" | "count" => false,
+                    _ => false,
+                }
+            }
+            Expr::Call(c) => {
+                if let Expr::Path(p) = strip_parens(&c.func) {
+                    let text = p.path.to_token_stream().to_string();
+                    if text.starts_with("f64") {
+                        return true;
+                    }
+                    if text.contains("__private") {
+                        return false;
+                    }
+                }
+                c.args.iter().any(|a| self.guess_float(a, env))
+            }
+            Expr::Index(i) => self.guess_float(&i.expr, env),
+            Expr::Reference(r) => self.guess_float(&r.expr, env),
+            Expr::Field(f) => {
+                if let Some(Bound::Tuple(parts)) = self.compound_of(&f.base) {
+                    if let syn::Member::Unnamed(i) = &f.member {
+                        return matches!(
+                            parts.get(i.index as usize),
+                            Some(Bound::Value(Value::Var(_)))
+                        ) || matches!(
+                            parts.get(i.index as usize),
+                            Some(Bound::Value(Value::Const(c))) if c.is_float
+                        );
+                    }
+                }
+                false
+            }
+            Expr::Block(b) => {
+                let depth = env.len();
+                let mut result = false;
+                for stmt in &b.block.stmts {
+                    match stmt {
+                        syn::Stmt::Local(l) => {
+                            let init = l.init.as_ref().map(|i| &*i.expr);
+                            self.guess_pattern(&l.pat, init, env);
+                        }
+                        syn::Stmt::Expr(e, None) => result = self.guess_float(e, env),
+                        _ => {}
+                    }
+                }
+                env.truncate(depth);
+                result
+            }
+            Expr::If(i) => match i.then_branch.stmts.last() {
+                Some(syn::Stmt::Expr(e, None)) => self.guess_float(e, env),
+                _ => false,
+            },
+            _ => false,
+        }
+    }
+
+    fn guess_pattern(&self, pat: &syn::Pat, init: Option<&Expr>, env: &mut Vec<(String, bool)>) {
+        use syn::Pat;
+        match pat {
+            Pat::Type(t) => {
+                let float = crate::signature::is_f64(&t.ty);
+                for ident in super::pattern::pattern_idents(&t.pat) {
+                    env.push((ident.to_string(), float));
+                }
+            }
+            Pat::Reference(r) => self.guess_pattern(&r.pat, init, env),
+            Pat::Ident(i) => {
+                let float = init.is_some_and(|e| self.guess_float(e, env));
+                env.push((i.ident.to_string(), float));
+            }
+            Pat::Tuple(t) => {
+                let parts: Option<Vec<&Expr>> = match init.map(strip_parens) {
+                    Some(Expr::Tuple(te)) if te.elems.len() == t.elems.len() => {
+                        Some(te.elems.iter().collect())
+                    }
+                    _ => None,
+                };
+                for (i, p) in t.elems.iter().enumerate() {
+                    self.guess_pattern(p, parts.as_ref().map(|v| v[i]), env);
+                }
+            }
+            Pat::Slice(s) => {
+                let float = init.is_some_and(|e| self.guess_float(e, env));
+                for p in &s.elems {
+                    for ident in super::pattern::pattern_idents(p) {
+                        env.push((ident.to_string(), float));
+                    }
+                }
+            }
+            other => {
+                for ident in super::pattern::pattern_idents(other) {
+                    env.push((ident.to_string(), false));
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,191 @@
+//! `match` on integers, `bool`s, `char`s, constants and unit enum variants
+//! becomes an `if` / `else if` chain over `matches!` tests of a scrutinee
+//! evaluated once:
+//!
+//! ```text
+//! match n { 0 => a, k @ 1..=3 if k != 2 => b, _ => c }
+//! // is
+//! let m = n;
+//! if matches!(m, 0) { a }
+//! else if matches!(m, k @ 1..=3) && (m != 2) { let k = m; b }
+//! else { c }
+//! ```
+//!
+//! The last arm is the `else` (the `match` is exhaustive, so it matches
+//! when no earlier arm did). Arms that bind a name (`k`, `k @ ..`) bind it
+//! to the scrutinee in their body; in a guard, the name is the scrutinee.
+
+use super::expr::{placeholder, Value};
+use super::Lowerer;
+use proc_macro2::TokenStream;
+use quote::quote;
+use syn::visit_mut::VisitMut;
+use syn::{parse_quote, Expr, Pat};
+
+impl Lowerer<'_> {
+    /// A `match` used as a value.
+    pub(super) fn lower_match_value(&mut self, m: &syn::ExprMatch, _whole: &Expr) -> Value {
+        let Some((scrutinee, chain)) = self.desugar_match(m, true) else {
+            return Value::Const(placeholder());
+        };
+        let block: Expr = parse_quote!({ #scrutinee #chain });
+        self.lower_expr(&block)
+    }
+
+    /// `let m = scrutinee;` and the `if` chain standing for `m`'s arms (each
+    /// arm's body a value when `value`, else a statement). `None` when a
+    /// pattern is not supported (reported).
+    pub(super) fn desugar_match(
+        &mut self,
+        m: &syn::ExprMatch,
+        value: bool,
+    ) -> Option<(syn::Stmt, Expr)> {
+        if m.arms.is_empty() {
+            self.cx
+                .error_spanned_by(m, "a `match` with no arms is not supported");
+            return None;
+        }
+        let mut ok = true;
+        for arm in &m.arms {
+            ok &= self.check_match_pattern(&arm.pat);
+        }
+        if !ok {
+            return None;
+        }
+        let s = self.fresh_ident("m");
+        let scrutinee = &m.expr;
+        self.scrutinees.insert(s.to_string(), (**scrutinee).clone());
+        let let_stmt: syn::Stmt = parse_quote!(let #s = #scrutinee;);
+        let body_of = |arm: &syn::Arm| -> Expr {
+            let binds = binding_names(&arm.pat)
+                .into_iter()
+                .map(|b| quote!(let #b = #s;));
+            let body = &arm.body;
+            if value {
+                parse_quote!({ #(#binds)* #body })
+            } else {
+                parse_quote!({ #(#binds)* #body; })
+            }
+        };
+        let (last, rest) = m.arms.split_last()?;
+        let mut chain = body_of(last);
+        for arm in rest.iter().rev() {
+            let pat = &arm.pat;
+            let mut test: TokenStream = quote!(matches!(#s, #pat));
+            if let Some((_, guard)) = &arm.guard {
+                let mut guard = (**guard).clone();
+                let mut subst = Subst {
+                    names: binding_names(&arm.pat)
+                        .into_iter()
+                        .map(|i| i.to_string())
+                        .collect(),
+                    to: s.clone(),
+                };
+                subst.visit_expr_mut(&mut guard);
+                test = quote!(#test && (#guard));
+            }
+            let body = body_of(arm);
+            chain = parse_quote!(if #test #body else #chain);
+        }
+        Some((let_stmt, chain))
+    }
+
+    /// Patterns `match` lowers: literals (not floats), ranges, constants and
+    /// unit variants, `_`, names, `x @ p`, `p | q`.
+    fn check_match_pattern(&mut self, pat: &Pat) -> bool {
+        match pat {
+            Pat::Lit(lit) => {
+                if let syn::Lit::Float(_) = &lit.lit {
+                    self.cx.error_spanned_by(
+                        pat,
+                        "`match` on an `f64` is not supported by `#[differentiable]`; write \
+                         the cases with comparisons: `if x < a { .. } else if x == b { .. } \
+                         else { .. }`",
+                    );
+                    return false;
+                }
+                true
+            }
+            Pat::Range(_) | Pat::Path(_) | Pat::Wild(_) => true,
+            Pat::Ident(p) if p.by_ref.is_none() => match &p.subpat {
+                Some((_, sub)) => self.check_match_pattern(sub),
+                None => true,
+            },
+            Pat::Or(or) => or.cases.iter().all(|c| self.check_match_pattern(c)),
+            Pat::Paren(p) => self.check_match_pattern(&p.pat),
+            other => {
+                self.cx.error_spanned_by(
+                    other,
+                    "`#[differentiable]` lowers `match` on integers, `bool`s, `char`s, \
+                     constants and unit enum variants (with `_`, `|`, ranges and guards); \
+                     for this pattern write the cases with `if` / `else if` / `else`",
+                );
+                false
+            }
+        }
+    }
+
+    /// Called when `let name = value;` binds a `match` scrutinee: a float
+    /// one is refused at the scrutinee.
+    pub(super) fn check_scrutinee(&mut self, name: &str, value: &super::pattern::Bound) {
+        let Some(expr) = self.scrutinees.remove(name) else {
+            return;
+        };
+        let float = match value {
+            super::pattern::Bound::Value(Value::Var(_)) => true,
+            super::pattern::Bound::Value(Value::Const(c)) => c.is_float,
+            _ => false,
+        };
+        if float {
+            self.cx.error_spanned_by(
+                expr,
+                "`match` on an `f64` is not supported by `#[differentiable]`; write the cases \
+                 with comparisons: `if x < a { .. } else if x == b { .. } else { .. }`",
+            );
+        }
+    }
+}
+
+/// The names a `match` pattern binds (`k`, `k @ ..`), not constants:
+/// a lone identifier starting with a capital is taken for a constant or a
+/// variant, as rustc's lint convention has it.
+fn binding_names(pat: &Pat) -> Vec<syn::Ident> {
+    match pat {
+        Pat::Ident(p) => {
+            let name = p.ident.to_string();
+            let constant = p.subpat.is_none()
+                && name
+                    .trim_start_matches("r#")
+                    .starts_with(|c: char| c.is_uppercase());
+            if constant {
+                Vec::new()
+            } else {
+                vec![p.ident.clone()]
+            }
+        }
+        Pat::Paren(p) => binding_names(&p.pat),
+        Pat::Or(or) => or.cases.first().map(binding_names).unwrap_or_default(),
+        _ => Vec::new(),
+    }
+}
+
+/// Replaces the names `names` by `to` in a guard.
+struct Subst {
+    names: Vec<String>,
+    to: syn::Ident,
+}
+
+impl VisitMut for Subst {
+    fn visit_expr_mut(&mut self, expr: &mut Expr) {
+        if let Expr::Path(p) = expr {
+            if let Some(ident) = p.path.get_ident() {
+                if self.names.contains(&ident.to_string()) {
+                    let to = &self.to;
+                    *expr = parse_quote!(#to);
+                    return;
+                }
+            }
+        }
+        syn::visit_mut::visit_expr_mut(self, expr);
+    }
+}

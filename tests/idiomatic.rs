@@ -1,0 +1,892 @@
+//! Idiomatic Rust (API.md §1b): each construct is lowered to the indexed
+//! loop it stands for, so its gradient is that loop's (bit for bit), agrees
+//! with finite differences, and `_adjoint` adds into its buffers.
+
+// The functions below are written the way the constructs under test look.
+#![allow(
+    clippy::needless_range_loop,
+    clippy::manual_memcpy,
+    clippy::redundant_closure,
+    clippy::match_overlapping_arm,
+    clippy::explicit_counter_loop,
+    clippy::manual_slice_fill,
+    clippy::iter_count,
+    clippy::manual_div_ceil
+)]
+
+mod common;
+
+use autograd::differentiable;
+use common::assert_gradient;
+
+type Grad = fn(&[f64]) -> (f64, Vec<f64>);
+
+/// `idiom` and `manual` (the same function written with indexed loops)
+/// give the same value and gradient, bit for bit; the gradient agrees with
+/// finite differences of `f`; `adjoint` adds `d_out` times it.
+#[track_caller]
+fn same_as_loop(
+    f: fn(&[f64]) -> f64,
+    idiom: Grad,
+    adjoint: fn(&[f64], f64, &mut [f64]) -> f64,
+    manual: Grad,
+    points: &[&[f64]],
+) {
+    for x in points {
+        let (v, g) = idiom(x);
+        let (v_loop, g_loop) = manual(x);
+        assert_eq!(v, f(x), "value at {x:?}");
+        assert_eq!(v.to_bits(), v_loop.to_bits(), "value vs loop at {x:?}");
+        assert_eq!(g, g_loop, "gradient vs loop at {x:?}");
+        assert_gradient(f, x, &g);
+        let mut buffer = vec![0.5; x.len()];
+        assert_eq!(adjoint(x, -2.0, &mut buffer).to_bits(), v.to_bits());
+        for (b, g) in buffer.iter().zip(&g) {
+            assert!((b - (0.5 - 2.0 * g)).abs() <= 1e-12 * (1.0 + g.abs()));
+        }
+    }
+}
+
+const P3: [&[f64]; 3] = [&[0.3, -1.2, 0.7], &[1.5, 0.25, -0.4], &[-0.8, 2.0, 1.1]];
+const P4: [&[f64]; 2] = [&[0.3, -1.2, 0.7, 0.9], &[1.5, 0.25, -0.4, -1.3]];
+const P6: [&[f64]; 2] = [
+    &[0.3, -1.2, 0.7, 0.9, -0.2, 1.4],
+    &[1.5, 0.25, -0.4, -1.3, 0.6, 0.8],
+];
+
+// ----- destructuring ---------------------------------------------------------
+
+#[differentiable]
+fn tuples(x: &[f64]) -> f64 {
+    let (a, b) = (x[0] * x[1], x[1].sin());
+    let (mut c, d) = (a, 2.0);
+    c += b;
+    let ((e, _), f) = ((x[2], 1.0), c * d);
+    f + a * e
+}
+
+#[differentiable]
+fn tuples_loop(x: &[f64]) -> f64 {
+    let a = x[0] * x[1];
+    let b = x[1].sin();
+    let mut c = a;
+    let d = 2.0;
+    c += b;
+    let e = x[2];
+    let f = c * d;
+    f + a * e
+}
+
+#[test]
+fn tuple_destructuring() {
+    same_as_loop(tuples, tuples_grad, tuples_adjoint, tuples_loop_grad, &P3);
+}
+
+#[differentiable]
+fn sin_cos(x: &[f64]) -> f64 {
+    let (s, c) = (x[0] * x[1]).sin_cos();
+    let p = x[2].sin_cos();
+    s * c + x[1] * s + p.0 * p.1 + f64::sin_cos(x[1]).1
+}
+
+#[differentiable]
+fn sin_cos_loop(x: &[f64]) -> f64 {
+    let t = x[0] * x[1];
+    let s = t.sin();
+    let c = t.cos();
+    let p0 = x[2].sin();
+    let p1 = x[2].cos();
+    s * c + x[1] * s + p0 * p1 + x[1].cos()
+}
+
+#[test]
+fn sin_cos_is_two_primitives() {
+    same_as_loop(
+        sin_cos,
+        sin_cos_grad,
+        sin_cos_adjoint,
+        sin_cos_loop_grad,
+        &P3,
+    );
+}
+
+#[differentiable]
+fn tuple_local(x: &[f64]) -> f64 {
+    let p = (x[0] + x[1], x[0] * x[2]);
+    let q = (p.1, 3.0);
+    let (u, v) = p;
+    p.0 * q.0 + u * v * q.1
+}
+
+#[differentiable]
+fn tuple_local_loop(x: &[f64]) -> f64 {
+    let p0 = x[0] + x[1];
+    let p1 = x[0] * x[2];
+    p0 * p1 + p0 * p1 * 3.0
+}
+
+#[test]
+fn tuple_locals_and_fields() {
+    same_as_loop(
+        tuple_local,
+        tuple_local_grad,
+        tuple_local_adjoint,
+        tuple_local_loop_grad,
+        &P3,
+    );
+}
+
+#[differentiable]
+fn tuple_assign(x: &[f64]) -> f64 {
+    let (mut a, mut b) = (x[0], x[1]);
+    for _ in 0..4 {
+        (a, b) = (b, 0.5 * a * b + x[2]);
+    }
+    a + b
+}
+
+#[differentiable]
+fn tuple_assign_loop(x: &[f64]) -> f64 {
+    let mut a = x[0];
+    let mut b = x[1];
+    for _ in 0..4 {
+        let t = b;
+        b = 0.5 * a * b + x[2];
+        a = t;
+    }
+    a + b
+}
+
+#[test]
+fn tuple_assignment_in_a_loop() {
+    same_as_loop(
+        tuple_assign,
+        tuple_assign_grad,
+        tuple_assign_adjoint,
+        tuple_assign_loop_grad,
+        &P3,
+    );
+}
+
+#[differentiable]
+fn array_param(x: [f64; 3], y: &[f64; 2]) -> f64 {
+    let [x1, x2, x3] = x;
+    let [y1, y2] = *y;
+    let [a, b] = [x1 * y2, x3];
+    a * x2 + b.exp() * y1
+}
+
+#[test]
+fn array_destructuring() {
+    let (x, y) = ([0.3, -0.4, 1.2], [0.7, 1.9]);
+    let (v, (gx, gy)) = array_param_grad(x, &y);
+    assert_eq!(v, array_param(x, &y));
+    let (a, b) = (x[0] * y[1], x[2]);
+    assert_eq!(v, a * x[1] + b.exp() * y[0]);
+    assert_eq!(
+        gx,
+        [y[1] * x[1], a / y[1] * 0.0 + x[0] * y[1], b.exp() * y[0]]
+    );
+    assert_eq!(gy, [b.exp(), x[0] * x[1]]);
+}
+
+// ----- closures --------------------------------------------------------------
+
+#[differentiable]
+fn closures(x: &[f64]) -> f64 {
+    let sq = |t: f64| t * t;
+    let k = 3.0 * x[2];
+    let lin = |t: f64| k * t + x[0];
+    // Captures are the versions in scope where the closure is written.
+    let k = 100.0;
+    sq(x[1]) + lin(x[2]) + sq(sq(x[0])) + k
+}
+
+#[differentiable]
+fn closures_loop(x: &[f64]) -> f64 {
+    let k = 3.0 * x[2];
+    let a = x[1] * x[1];
+    let b = k * x[2] + x[0];
+    let c = x[0] * x[0];
+    a + b + c * c + 100.0
+}
+
+#[test]
+fn closures_bound_to_locals_are_inlined() {
+    same_as_loop(
+        closures,
+        closures_grad,
+        closures_adjoint,
+        closures_loop_grad,
+        &P3,
+    );
+}
+
+#[differentiable]
+fn closure_in_loop(x: &[f64]) -> f64 {
+    let cube = |t: f64| {
+        let s = t * t;
+        s * t
+    };
+    let mut total = 0.0;
+    for i in 0..x.len() {
+        if x[i] > 0.0 {
+            total += cube(x[i]);
+        } else {
+            total -= cube(x[i] - 1.0);
+        }
+    }
+    total
+}
+
+#[differentiable]
+fn closure_in_loop_loop(x: &[f64]) -> f64 {
+    let mut total = 0.0;
+    for i in 0..x.len() {
+        if x[i] > 0.0 {
+            let s = x[i] * x[i];
+            total += s * x[i];
+        } else {
+            let t = x[i] - 1.0;
+            let s = t * t;
+            total -= s * t;
+        }
+    }
+    total
+}
+
+#[test]
+fn closures_in_loops_and_branches() {
+    same_as_loop(
+        closure_in_loop,
+        closure_in_loop_grad,
+        closure_in_loop_adjoint,
+        closure_in_loop_loop_grad,
+        &P4,
+    );
+}
+
+// ----- consumers -------------------------------------------------------------
+
+#[differentiable]
+fn consumers(x: &[f64], w: &[f64]) -> f64 {
+    let s: f64 = x.iter().sum();
+    let q = x.iter().map(|v| v * v).sum::<f64>();
+    let p: f64 = x.iter().copied().product();
+    let d: f64 = w.iter().zip(x).map(|(a, b)| a * b).sum();
+    let f = x.iter().fold(1.0, |acc, &v| acc * 0.5 + v);
+    let n = x.iter().filter(|&&v| v > 0.0).count();
+    s + q * p + d + f * n as f64 + x.iter().count() as f64
+}
+
+#[differentiable]
+fn consumers_loop(x: &[f64], w: &[f64]) -> f64 {
+    let mut s = -0.0;
+    for i in 0..x.len() {
+        s += x[i];
+    }
+    let mut q = -0.0;
+    for i in 0..x.len() {
+        q += x[i] * x[i];
+    }
+    let mut p = 1.0;
+    for i in 0..x.len() {
+        p *= x[i];
+    }
+    let mut d = -0.0;
+    for i in 0..w.len().min(x.len()) {
+        d += w[i] * x[i];
+    }
+    let mut f = 1.0;
+    for i in 0..x.len() {
+        f = f * 0.5 + x[i];
+    }
+    let mut n = 0;
+    for i in 0..x.len() {
+        if x[i] > 0.0 {
+            n += 1;
+        }
+    }
+    s + q * p + d + f * n as f64 + x.len() as f64
+}
+
+fn consumers_x(x: &[f64]) -> f64 {
+    consumers(x, &[0.5, -1.0, 2.0, 0.25])
+}
+fn consumers_x_grad(x: &[f64]) -> (f64, Vec<f64>) {
+    let (v, g) = consumers_grad(x, &[0.5, -1.0, 2.0, 0.25]);
+    (v, g.0)
+}
+fn consumers_x_adjoint(x: &[f64], d: f64, b: &mut [f64]) -> f64 {
+    let mut dw = [0.0; 4];
+    consumers_adjoint(x, &[0.5, -1.0, 2.0, 0.25], d, b, &mut dw)
+}
+fn consumers_x_loop_grad(x: &[f64]) -> (f64, Vec<f64>) {
+    let (v, g) = consumers_loop_grad(x, &[0.5, -1.0, 2.0, 0.25]);
+    (v, g.0)
+}
+
+#[test]
+fn sum_product_fold_count() {
+    same_as_loop(
+        consumers_x,
+        consumers_x_grad,
+        consumers_x_adjoint,
+        consumers_x_loop_grad,
+        &P4,
+    );
+    let (x, w) = ([0.3, -1.2, 0.7], [2.0, 0.5, -1.0]);
+    let (_, (_, gw)) = consumers_grad(&x, &w);
+    let (_, (_, gw_loop)) = consumers_loop_grad(&x, &w);
+    assert_eq!(gw, gw_loop);
+}
+
+#[differentiable]
+fn ranges(x: &[f64], m: usize) -> f64 {
+    let a: f64 = (1..=m).map(|i| i as f64 * x[i - 1]).sum();
+    let b: f64 = x.iter().zip(1..).map(|(v, j)| v.powi(j)).sum();
+    let c = (0..x.len()).step_by(2).map(|i| x[i].exp()).sum::<f64>();
+    a + b + c
+}
+
+#[differentiable]
+fn ranges_loop(x: &[f64], m: usize) -> f64 {
+    let mut a = -0.0;
+    for i in 1..=m {
+        a += i as f64 * x[i - 1];
+    }
+    let mut b = -0.0;
+    for k in 0..x.len() {
+        b += x[k].powi(k as i32 + 1);
+    }
+    let mut c = -0.0;
+    for k in 0..(x.len() + 1) / 2 {
+        c += x[2 * k].exp();
+    }
+    a + b + c
+}
+
+#[test]
+fn ranges_as_iterators() {
+    for x in P4 {
+        let (v, (g,)) = {
+            let (v, g) = ranges_grad(x, 3);
+            (v, (g,))
+        };
+        let (v2, g2) = ranges_loop_grad(x, 3);
+        assert_eq!(v, ranges(x, 3));
+        assert_eq!(v.to_bits(), v2.to_bits());
+        assert_eq!(g, g2);
+        assert_gradient(|x| ranges(x, 3), x, &g);
+    }
+}
+
+// ----- for loops over chains ------------------------------------------------------
+
+#[differentiable]
+fn for_chains(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for (a, b) in x.iter().zip(&x[1..]) {
+        s += a * b;
+    }
+    for (i, &v) in x.iter().enumerate().skip(1) {
+        s += i as f64 * v.sin();
+    }
+    for v in x.iter().rev().take(2) {
+        s = s * 0.5 + v;
+    }
+    for w in x.windows(3) {
+        s += w[0] * w[2] - w[1];
+    }
+    for c in x.chunks(4) {
+        s += c[0] * c.len() as f64;
+    }
+    for v in &x[..x.len() - 1] {
+        s += v * v;
+    }
+    s
+}
+
+#[differentiable]
+fn for_chains_loop(x: &[f64]) -> f64 {
+    let n = x.len();
+    let mut s = 0.0;
+    for i in 0..n - 1 {
+        s += x[i] * x[i + 1];
+    }
+    for i in 1..n {
+        s += i as f64 * x[i].sin();
+    }
+    for i in 0..2 {
+        s = s * 0.5 + x[n - 1 - i];
+    }
+    for i in 0..n - 2 {
+        s += x[i] * x[i + 2] - x[i + 1];
+    }
+    for c in 0..(n + 3) / 4 {
+        s += x[4 * c] * (4.min(n - 4 * c)) as f64;
+    }
+    for i in 0..n - 1 {
+        s += x[i] * x[i];
+    }
+    s
+}
+
+#[test]
+fn for_over_adapted_iterators() {
+    same_as_loop(
+        for_chains,
+        for_chains_grad,
+        for_chains_adjoint,
+        for_chains_loop_grad,
+        &P6,
+    );
+}
+
+#[differentiable]
+fn buffers(x: &[f64]) -> f64 {
+    let mut b = vec![0.0; x.len()];
+    for (v, &xi) in b.iter_mut().zip(x) {
+        *v = xi * xi;
+    }
+    for v in b.iter_mut() {
+        *v += 1.0;
+    }
+    b.iter().zip(x).map(|(p, q)| p * q).sum::<f64>()
+}
+
+#[differentiable]
+fn buffers_loop(x: &[f64]) -> f64 {
+    let mut b = vec![0.0; x.len()];
+    for i in 0..x.len() {
+        b[i] = x[i] * x[i];
+    }
+    for i in 0..x.len() {
+        b[i] += 1.0;
+    }
+    let mut s = -0.0;
+    for i in 0..x.len() {
+        s += b[i] * x[i];
+    }
+    s
+}
+
+#[test]
+fn iter_mut_on_local_buffers() {
+    same_as_loop(
+        buffers,
+        buffers_grad,
+        buffers_adjoint,
+        buffers_loop_grad,
+        &P4,
+    );
+}
+
+// ----- match, get, filter -----------------------------------------------------------
+
+#[differentiable]
+fn piecewise(x: &[f64], k: usize) -> f64 {
+    let scale = match k {
+        0 => x[0],
+        1 | 2 => x[0] * x[1],
+        j @ 3..=5 if j != 4 => x[1].exp(),
+        _ => 2.0,
+    };
+    let mut s = 0.0;
+    for i in 0..x.len() {
+        match i % 3 {
+            0 => s += x[i] * scale,
+            1 => continue,
+            _ => {
+                s -= x[i];
+            }
+        }
+        s *= 1.5;
+    }
+    s
+}
+
+#[differentiable]
+fn piecewise_loop(x: &[f64], k: usize) -> f64 {
+    let scale = if k == 0 {
+        x[0]
+    } else if k == 1 || k == 2 {
+        x[0] * x[1]
+    } else if (3..=5).contains(&k) && k != 4 {
+        x[1].exp()
+    } else {
+        2.0
+    };
+    let mut s = 0.0;
+    for i in 0..x.len() {
+        if i % 3 == 0 {
+            s += x[i] * scale;
+        } else if i % 3 == 1 {
+            continue;
+        } else {
+            s -= x[i];
+        }
+        s *= 1.5;
+    }
+    s
+}
+
+#[test]
+fn match_statements_and_values() {
+    for k in 0..7 {
+        for x in P6 {
+            let (v, g) = piecewise_grad(x, k);
+            let (v2, g2) = piecewise_loop_grad(x, k);
+            assert_eq!(v, piecewise(x, k));
+            assert_eq!(v.to_bits(), v2.to_bits());
+            assert_eq!(g, g2, "k = {k}");
+            assert_gradient(|x| piecewise(x, k), x, &g);
+        }
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Mode {
+    Square,
+    Sine,
+    Off,
+}
+
+#[differentiable]
+fn by_mode(x: f64, mode: Mode) -> f64 {
+    match mode {
+        Mode::Square => x * x,
+        Mode::Sine => x.sin(),
+        Mode::Off => 0.0,
+    }
+}
+
+#[test]
+fn match_on_unit_variants() {
+    assert_eq!(by_mode_grad(0.5, Mode::Square), (0.25, 1.0));
+    assert_eq!(by_mode_grad(0.5, Mode::Sine), (0.5f64.sin(), 0.5f64.cos()));
+    assert_eq!(by_mode_grad(0.5, Mode::Off), (0.0, 0.0));
+}
+
+#[differentiable]
+fn neighbours(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..x.len() {
+        let left = if i > 0 {
+            x.get(i - 1).copied().unwrap_or(0.0)
+        } else {
+            0.0
+        };
+        let right = x.get(i + 1).copied().unwrap_or(1.0);
+        s += x[i] * (right - left);
+    }
+    s
+}
+
+#[differentiable]
+fn neighbours_loop(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..x.len() {
+        let left = if i > 0 { x[i - 1] } else { 0.0 };
+        let right = if i + 1 < x.len() { x[i + 1] } else { 1.0 };
+        s += x[i] * (right - left);
+    }
+    s
+}
+
+#[test]
+fn get_copied_unwrap_or_is_a_branch() {
+    same_as_loop(
+        neighbours,
+        neighbours_grad,
+        neighbours_adjoint,
+        neighbours_loop_grad,
+        &P4,
+    );
+}
+
+#[differentiable]
+fn filtered(x: &[f64]) -> f64 {
+    let pos: f64 = x.iter().filter(|v| **v > 0.0).map(|v| v.ln()).sum();
+    let mut s = pos;
+    for (i, v) in x.iter().enumerate().filter(|(i, _)| i % 2 == 0) {
+        s += v * i as f64;
+    }
+    s
+}
+
+#[differentiable]
+fn filtered_loop(x: &[f64]) -> f64 {
+    let mut pos = -0.0;
+    for i in 0..x.len() {
+        if x[i] > 0.0 {
+            pos += x[i].ln();
+        }
+    }
+    let mut s = pos;
+    for i in 0..x.len() {
+        if i % 2 == 0 {
+            s += x[i] * i as f64;
+        }
+    }
+    s
+}
+
+#[test]
+fn filter_is_an_if() {
+    same_as_loop(
+        filtered,
+        filtered_grad,
+        filtered_adjoint,
+        filtered_loop_grad,
+        &P4,
+    );
+}
+
+// ----- nesting -------------------------------------------------------------------------
+
+#[differentiable]
+fn nested(x: &[f64], w: &[f64]) -> f64 {
+    let mut total = 0.0;
+    for row in w.chunks_exact(x.len()) {
+        let z: f64 = row.iter().zip(x).map(|(a, b)| a * b).sum();
+        total += if z > 0.0 { z } else { 0.1 * z };
+    }
+    total
+        + x.iter()
+            .map(|a| x.iter().map(|b| a * b).sum::<f64>())
+            .sum::<f64>()
+}
+
+#[differentiable]
+fn nested_loop(x: &[f64], w: &[f64]) -> f64 {
+    let n = x.len();
+    let mut total = 0.0;
+    for r in 0..w.len() / n {
+        let mut z = -0.0;
+        for j in 0..n {
+            z += w[r * n + j] * x[j];
+        }
+        total += if z > 0.0 { z } else { 0.1 * z };
+    }
+    let mut outer = -0.0;
+    for i in 0..n {
+        let mut inner = -0.0;
+        for j in 0..n {
+            inner += x[i] * x[j];
+        }
+        outer += inner;
+    }
+    total + outer
+}
+
+#[test]
+fn chains_nested_in_loops_branches_and_chains() {
+    let w = [0.5, -1.0, 2.0, 0.3, -0.7, 1.1, 0.2, 0.9, -0.4];
+    for x in P3 {
+        let (v, (gx, gw)) = nested_grad(x, &w);
+        let (v2, (gx2, gw2)) = nested_loop_grad(x, &w);
+        assert_eq!(v, nested(x, &w));
+        assert_eq!(v.to_bits(), v2.to_bits());
+        // The same sums, reversed in an order that differs by rounding.
+        for (a, b) in gx.iter().zip(&gx2).chain(gw.iter().zip(&gw2)) {
+            assert!((a - b).abs() <= 1e-14 * (1.0 + b.abs()), "{a} vs {b}");
+        }
+        assert_gradient(|x| nested(x, &w), x, &gx);
+        assert_gradient(|w| nested(x, w), &w, &gw);
+    }
+}
+
+// ----- textbook problems, written idiomatically --------------------------------------
+
+/// Extended Rosenbrock: pairs `(x[2i], x[2i+1])`.
+#[differentiable]
+fn ext_rosenbrock(x: &[f64]) -> f64 {
+    x.chunks_exact(2)
+        .map(|p| {
+            let [a, b] = [p[0], p[1]];
+            100.0 * (b - a * a).powi(2) + (1.0 - a).powi(2)
+        })
+        .sum()
+}
+
+#[differentiable]
+fn ext_rosenbrock_loop(x: &[f64]) -> f64 {
+    let mut s = -0.0;
+    for i in 0..x.len() / 2 {
+        let a = x[2 * i];
+        let b = x[2 * i + 1];
+        s += 100.0 * (b - a * a).powi(2) + (1.0 - a).powi(2);
+    }
+    s
+}
+
+/// Generalized Rosenbrock: consecutive windows.
+#[differentiable]
+fn gen_rosenbrock(x: &[f64]) -> f64 {
+    let mut f = 0.0;
+    for w in x.windows(2) {
+        let (a, b) = (w[0], w[1]);
+        f += 100.0 * (b - a * a).powi(2) + (1.0 - a).powi(2);
+    }
+    f
+}
+
+#[differentiable]
+fn gen_rosenbrock_loop(x: &[f64]) -> f64 {
+    let mut f = 0.0;
+    for i in 0..x.len() - 1 {
+        f += 100.0 * (x[i + 1] - x[i] * x[i]).powi(2) + (1.0 - x[i]).powi(2);
+    }
+    f
+}
+
+/// Powell singular, blocks of four.
+#[differentiable]
+fn powell(x: &[f64]) -> f64 {
+    let mut f = 0.0;
+    for q in x.chunks_exact(4) {
+        let [a, b, c, d] = [q[0], q[1], q[2], q[3]];
+        f += (a + 10.0 * b).powi(2)
+            + 5.0 * (c - d).powi(2)
+            + (b - 2.0 * c).powi(4)
+            + 10.0 * (a - d).powi(4);
+    }
+    f
+}
+
+#[differentiable]
+fn powell_loop(x: &[f64]) -> f64 {
+    let mut f = 0.0;
+    for j in 0..x.len() / 4 {
+        let a = x[4 * j];
+        let b = x[4 * j + 1];
+        let c = x[4 * j + 2];
+        let d = x[4 * j + 3];
+        f += (a + 10.0 * b).powi(2)
+            + 5.0 * (c - d).powi(2)
+            + (b - 2.0 * c).powi(4)
+            + 10.0 * (a - d).powi(4);
+    }
+    f
+}
+
+/// Trigonometric function (Moré, Garbow, Hillstrom #26).
+#[differentiable]
+fn trigonometric(x: &[f64]) -> f64 {
+    let n = x.len() as f64;
+    let s: f64 = x.iter().map(|v| v.cos()).sum();
+    x.iter()
+        .enumerate()
+        .map(|(i, &v)| {
+            let (sv, cv) = v.sin_cos();
+            let r = n - s + (i + 1) as f64 * (1.0 - cv) - sv;
+            r * r
+        })
+        .sum()
+}
+
+#[differentiable]
+fn trigonometric_loop(x: &[f64]) -> f64 {
+    let n = x.len() as f64;
+    let mut s = -0.0;
+    for i in 0..x.len() {
+        s += x[i].cos();
+    }
+    let mut f = -0.0;
+    for i in 0..x.len() {
+        let sv = x[i].sin();
+        let cv = x[i].cos();
+        let r = n - s + (i + 1) as f64 * (1.0 - cv) - sv;
+        f += r * r;
+    }
+    f
+}
+
+/// Brown badly scaled, destructured.
+#[differentiable]
+fn brown_badly_scaled(x: &[f64; 2]) -> f64 {
+    let [x1, x2] = *x;
+    let (r1, r2, r3) = (x1 - 1e6, x2 - 2e-6, x1 * x2 - 2.0);
+    r1 * r1 + r2 * r2 + r3 * r3
+}
+
+/// A piecewise function chosen by `match` on a region index.
+#[differentiable]
+fn piecewise_regions(x: &[f64]) -> f64 {
+    let mut f = 0.0;
+    for &v in x {
+        let region = if v < -1.0 {
+            0
+        } else if v < 1.0 {
+            1
+        } else {
+            2
+        };
+        f += match region {
+            0 => -2.0 * v - 1.0,
+            1 => v * v,
+            _ => 2.0 * v - 1.0,
+        };
+    }
+    f
+}
+
+#[differentiable]
+fn piecewise_regions_loop(x: &[f64]) -> f64 {
+    let mut f = 0.0;
+    for i in 0..x.len() {
+        let v = x[i];
+        f += if v < -1.0 {
+            -2.0 * v - 1.0
+        } else if v < 1.0 {
+            v * v
+        } else {
+            2.0 * v - 1.0
+        };
+    }
+    f
+}
+
+const Q8: [&[f64]; 2] = [
+    &[-1.2, 1.0, -1.2, 1.0, 0.5, -0.3, 2.0, 0.1],
+    &[3.0, -1.0, 0.0, 1.0, 0.2, 0.4, -0.6, 0.8],
+];
+
+#[test]
+fn textbook_problems_idiomatic() {
+    same_as_loop(
+        ext_rosenbrock,
+        ext_rosenbrock_grad,
+        ext_rosenbrock_adjoint,
+        ext_rosenbrock_loop_grad,
+        &Q8,
+    );
+    same_as_loop(
+        gen_rosenbrock,
+        gen_rosenbrock_grad,
+        gen_rosenbrock_adjoint,
+        gen_rosenbrock_loop_grad,
+        &Q8,
+    );
+    same_as_loop(powell, powell_grad, powell_adjoint, powell_loop_grad, &Q8);
+    same_as_loop(
+        trigonometric,
+        trigonometric_grad,
+        trigonometric_adjoint,
+        trigonometric_loop_grad,
+        &Q8,
+    );
+    same_as_loop(
+        piecewise_regions,
+        piecewise_regions_grad,
+        piecewise_regions_adjoint,
+        piecewise_regions_loop_grad,
+        &[&[-2.0, -0.5, 0.3, 1.5, 3.0], &[0.9, -1.1, 0.0, 2.2, -3.0]],
+    );
+    let x = [1e6 + 0.5, 2e-6 - 0.25];
+    let (v, g) = brown_badly_scaled_grad(&x);
+    assert_eq!(v, brown_badly_scaled(&x));
+    let (r1, r2, r3) = (x[0] - 1e6, x[1] - 2e-6, x[0] * x[1] - 2.0);
+    assert_eq!(g, [2.0 * r1 + 2.0 * r3 * x[1], 2.0 * r2 + 2.0 * r3 * x[0]]);
+}
