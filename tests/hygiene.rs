@@ -350,3 +350,56 @@ fn casts_negations_and_literal_receivers_keep_their_meaning() {
         &[[0.3], [1.7], [-2.5]],
     );
 }
+
+// ----- idiomatic constructs with generated-looking names --------------------
+
+#[differentiable]
+fn chains_with_odd_names(x: &[f64], w: &[f64]) -> f64 {
+    let __ad_i0 = 0.5;
+    let acc = x.iter().zip(w).map(|(t0, __ad_t1)| t0 * __ad_t1).sum::<f64>();
+    let sq = |d_x: f64| d_x * d_x + __ad_i0;
+    let (__ad_arg0, d_w) = (sq(acc), x[0].sin_cos());
+    let tmp = x.iter().fold(0.0, |__ad_acc, i| __ad_acc + i * d_w.1);
+    let m = match x.len() {
+        0 => 0.0,
+        1 | 2 => __ad_arg0,
+        _ => d_w.0 * tmp,
+    };
+    m + __ad_arg0 * tmp
+}
+
+fn chains_with_odd_names_by_hand(x: &[f64], w: &[f64]) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..x.len() {
+        acc += x[i] * w[i];
+    }
+    let a = acc * acc + 0.5;
+    let (s, c) = x[0].sin_cos();
+    let mut tmp = 0.0;
+    for v in x {
+        tmp += v * c;
+    }
+    let m = if x.len() <= 2 { a } else { s * tmp };
+    m + a * tmp
+}
+
+#[test]
+fn idiomatic_constructs_with_generated_looking_names() {
+    let w = [0.3, -0.2, 0.9];
+    let f = |p: &[f64]| chains_with_odd_names(p, &w);
+    for p in [[0.3, 0.7, -0.4], [1.1, -0.5, 0.2]] {
+        assert_eq!(f(&p), chains_with_odd_names_by_hand(&p, &w));
+    }
+    check_gradient_and_adjoint(
+        f,
+        |p| {
+            let (value, (d_x, _)) = chains_with_odd_names_grad(p, &w);
+            (value, d_x)
+        },
+        |p, d_out, d| {
+            let mut d_w = [0.0; 3];
+            chains_with_odd_names_adjoint(p, &w, d_out, d, &mut d_w)
+        },
+        &[[0.3, 0.7, -0.4], [1.1, -0.5, 0.2]],
+    );
+}
