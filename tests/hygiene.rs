@@ -356,7 +356,11 @@ fn casts_negations_and_literal_receivers_keep_their_meaning() {
 #[differentiable]
 fn chains_with_odd_names(x: &[f64], w: &[f64]) -> f64 {
     let __ad_i0 = 0.5;
-    let acc = x.iter().zip(w).map(|(t0, __ad_t1)| t0 * __ad_t1).sum::<f64>();
+    let acc = x
+        .iter()
+        .zip(w)
+        .map(|(t0, __ad_t1)| t0 * __ad_t1)
+        .sum::<f64>();
     let sq = |d_x: f64| d_x * d_x + __ad_i0;
     let (__ad_arg0, d_w) = (sq(acc), x[0].sin_cos());
     let tmp = x.iter().fold(0.0, |__ad_acc, i| __ad_acc + i * d_w.1);

@@ -17,8 +17,11 @@
 //! functions, `powi(x, 0)`, `atan2`/`hypot` at the origin) and gradients with
 //! some arguments given as literals or constant paths.
 
+mod common;
+
 use approx::relative_eq;
 use autograd::differentiable;
+use common::central_difference;
 
 // ===========================================================================
 // Harness
@@ -176,17 +179,6 @@ impl Case {
             self.check_at(x);
         }
     }
-}
-
-/// Central finite difference of `f` along coordinate `i`, with step
-/// `h = 1e-6 · max(1, |x_i|)`.
-fn central_difference(f: &dyn Fn(&[f64]) -> f64, x: &[f64], i: usize) -> f64 {
-    let h = 1e-6 * x[i].abs().max(1.0);
-    let mut plus = x.to_vec();
-    let mut minus = x.to_vec();
-    plus[i] += h;
-    minus[i] -= h;
-    (f(&plus) - f(&minus)) / (2.0 * h)
 }
 
 // ===========================================================================
@@ -467,7 +459,7 @@ fn powi_with_a_constant_exponent_parameter() {
             let (v2, g2) = powi_n_path_grad(x, n);
             assert_eq!(v2.to_bits(), powi_n_path(x, n).to_bits());
             assert_eq!(g, g2, "spellings differ at x = {x}, n = {n}");
-            let fd = central_difference(&plain, &[x], 0);
+            let fd = central_difference(plain, &[x], 0);
             assert!(
                 relative_eq!(g, fd, epsilon = 1e-6, max_relative = 1e-6),
                 "powi(x = {x}, n = {n}): macro gives {g}, finite differences give {fd}"

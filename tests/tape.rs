@@ -1,29 +1,19 @@
 //! The dynamic fallback graph `autograd::tape`, through the public API.
 
+mod common;
+
 use autograd::differentiable;
 use autograd::rules;
 use autograd::tape::{Gradients, Operand, Tape, Var};
+use common::central_difference;
 
 // ----- helpers ----------------------------------------------------------------
-
-fn step(x: f64) -> f64 {
-    1e-6 * x.abs().max(1.0)
-}
-
-/// Central finite difference of `f` along coordinate `i` of `x`.
-fn fd(f: &dyn Fn(&[f64]) -> f64, x: &[f64], i: usize) -> f64 {
-    let h = step(x[i]);
-    let (mut plus, mut minus) = (x.to_vec(), x.to_vec());
-    plus[i] += h;
-    minus[i] -= h;
-    (f(&plus) - f(&minus)) / (2.0 * h)
-}
 
 #[track_caller]
 fn assert_close_to_fd(what: &str, f: &dyn Fn(&[f64]) -> f64, x: &[f64], gradient: &[f64]) {
     assert_eq!(x.len(), gradient.len());
     for (i, &exact) in gradient.iter().enumerate() {
-        let numeric = fd(f, x, i);
+        let numeric = central_difference(f, x, i);
         let tolerance = 1e-5 * (1.0 + exact.abs());
         assert!(
             exact.is_finite() && (exact - numeric).abs() <= tolerance,

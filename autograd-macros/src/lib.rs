@@ -33,6 +33,8 @@ mod undo;
 #[cfg(test)]
 mod compile_cost_tests;
 #[cfg(test)]
+mod fuzz_tests;
+#[cfg(test)]
 mod pipeline_tests;
 #[cfg(test)]
 mod snapshot_tests;

@@ -219,6 +219,13 @@ fn never_panics() {
         ("", "fn f(x: &[f64]) -> f64 { x.iter().sum() }"),
         ("", "fn f(x: f64) -> f64 { x.0 }"),
         ("", "fn f(x: f64) -> f64 { let (a, b) = (x, x); a }"),
+        // Found by `fuzz_tests`: `sin_cos` with an argument recursed
+        // between the method and the pattern lowering until the stack overflowed.
+        (
+            "",
+            "fn f(x: f64) -> f64 { let (s, c) = x.sin_cos(usize); s + c }",
+        ),
+        ("", "fn f(x: f64) -> f64 { x.sin_cos(1.0).0 }"),
         (
             "",
             "fn f(x: f64) -> f64 { let Some(y) = Some(x) else { return 0.0 }; y }",

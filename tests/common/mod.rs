@@ -1,28 +1,21 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
-/// Central finite difference of `f` along coordinate `i` of `x`.
+use autograd::check;
+
+/// Central finite difference of `f` along coordinate `i` of `x`
+/// (`autograd::check`'s estimate).
 pub fn central_difference(f: impl Fn(&[f64]) -> f64, x: &[f64], i: usize) -> f64 {
-    let h = 1e-6 * x[i].abs().max(1.0);
-    let mut plus = x.to_vec();
-    let mut minus = x.to_vec();
-    plus[i] += h;
-    minus[i] -= h;
-    (f(&plus) - f(&minus)) / (2.0 * h)
+    check::numeric_gradient(f, x)[i]
 }
 
-/// Asserts `gradient` matches central differences of `f` at `x`.
+/// Asserts `gradient` matches central differences of `f` at `x`: every
+/// coordinate within `1e-6` relative (`autograd::check::Report`), with the
+/// report's table when it does not.
 #[track_caller]
 pub fn assert_gradient(f: impl Fn(&[f64]) -> f64, x: &[f64], gradient: &[f64]) {
-    assert_eq!(x.len(), gradient.len());
-    for (i, &analytic) in gradient.iter().enumerate() {
-        let numeric = central_difference(&f, x, i);
-        let tolerance = 1e-6 * (1.0 + numeric.abs());
-        assert!(
-            (numeric - analytic).abs() <= tolerance,
-            "d/dx{i} at {x:?}: macro gives {analytic}, finite differences give {numeric}"
-        );
-    }
+    let report = check::gradient(f, x, gradient);
+    assert!(report.is_ok(1e-6), "at {x:?}: {report}");
 }
 
 /// Checks, at every point, `grad` against `f`'s value and central finite

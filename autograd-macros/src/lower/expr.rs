@@ -285,6 +285,11 @@ impl Lowerer<'_> {
             return value;
         }
         if name == "sin_cos" {
+            if !call.args.is_empty() {
+                self.cx
+                    .error_spanned_by(&call.args, "`sin_cos` takes no argument: `t.sin_cos()`");
+                return Value::Const(placeholder());
+            }
             let bound = self.lower_bound(&Expr::MethodCall(call.clone()));
             return self.value_of(bound, call);
         }
