@@ -496,8 +496,13 @@ impl Gen {
             return None;
         }
         let (mut place, len) = self.pick(&targets).clone();
-        if let Place::Elem(_, i) = &mut place {
+        if let Place::Elem(name, i) = &mut place {
             *i = self.index(len);
+            // `v[v.len() - 1] = ..` does not borrow-check for a `Vec`
+            // (`IndexMut` borrows `v` before the index is evaluated).
+            if mentions_len(i, name) {
+                *i = IntExpr::Lit(self.rng.gen_range(0..len));
+            }
         }
         let op = *self.pick(&[
             AssignOp::Set,
@@ -1229,5 +1234,16 @@ impl Gen {
     fn cond_leaf(&mut self) -> Cond {
         let op = *self.pick(&[CmpOp::Lt, CmpOp::Gt]);
         Cond::Cmp(op, self.expr(1), self.expr(0))
+    }
+}
+
+/// Whether `e` reads `name.len()`.
+fn mentions_len(e: &IntExpr, name: &str) -> bool {
+    match e {
+        IntExpr::Len(n) => n == name,
+        IntExpr::Lit(_) | IntExpr::Var(_) => false,
+        IntExpr::Add(a, b) | IntExpr::Sub(a, b) | IntExpr::Mul(a, b) => {
+            mentions_len(a, name) || mentions_len(b, name)
+        }
     }
 }
