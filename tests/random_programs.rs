@@ -31,6 +31,8 @@ mod ast;
 mod gen;
 #[path = "random_programs/harness.rs"]
 mod harness;
+#[path = "random_programs/minimize.rs"]
+mod minimize;
 #[path = "random_programs/render.rs"]
 mod render;
 
@@ -98,20 +100,72 @@ fn random_programs() {
     );
 }
 
-/// The failures grouped by cause, each with its smallest example.
+/// Runtime findings, most telling first: a program that fails several
+/// checks is grouped (and minimized) by the first of these it fails.
+const RUNTIME_ORDER: &[&str] = &[
+    "panic",
+    "crash or hang",
+    "grad_value",
+    "adjoint_value",
+    "grad_shape",
+    "grad_vs_tape",
+    "adjoint_accumulate",
+    "grad_vs_fd",
+    "tape_value_differs",
+];
+
+/// One failing program: its failures, and the one it is grouped by.
+struct Failed<'a> {
+    principal: &'a harness::Failure,
+    /// `category: cause` of the group (runtime failures: every check it
+    /// fails, as they tell bugs apart).
+    key: String,
+}
+
+fn failed_programs(outcome: &harness::Outcome) -> Vec<Failed<'_>> {
+    let mut by_program: BTreeMap<usize, Vec<&harness::Failure>> = BTreeMap::new();
+    for f in outcome.failures.iter().chain(&outcome.generator_errors) {
+        by_program.entry(f.index).or_default().push(f);
+    }
+    by_program
+        .into_values()
+        .map(|fails| {
+            let rank = |f: &&harness::Failure| {
+                RUNTIME_ORDER
+                    .iter()
+                    .position(|k| *k == f.category)
+                    .map_or(0, |p| p + 1)
+            };
+            let principal = *fails.iter().min_by_key(|f| rank(f)).unwrap();
+            let key = if rank(&principal) == 0 {
+                principal.key()
+            } else {
+                let mut kinds: Vec<&str> = fails.iter().map(|f| f.category.as_str()).collect();
+                kinds.sort_by_key(|k| RUNTIME_ORDER.iter().position(|o| o == k));
+                kinds.dedup();
+                let cause = if principal.cause.is_empty() {
+                    String::new()
+                } else {
+                    format!(": {}", principal.cause)
+                };
+                format!("wrong result: {}{cause}", kinds.join(" + "))
+            };
+            Failed { principal, key }
+        })
+        .collect()
+}
+
+/// The failures grouped by cause, each with its smallest example
+/// (minimized with `RANDOM_PROGRAMS_MINIMIZE=1`).
 fn report(programs: &[ast::Program], outcome: &harness::Outcome) -> String {
     use std::fmt::Write;
-    let mut groups: BTreeMap<String, Vec<&harness::Failure>> = BTreeMap::new();
-    for f in outcome.failures.iter().chain(&outcome.generator_errors) {
-        groups.entry(f.key()).or_default().push(f);
+    let minimize = std::env::var("RANDOM_PROGRAMS_MINIMIZE").is_ok();
+    let failed = failed_programs(outcome);
+    let mut groups: BTreeMap<&str, Vec<&Failed>> = BTreeMap::new();
+    for f in &failed {
+        groups.entry(&f.key).or_default().push(f);
     }
     let mut s = String::new();
-    let failed_programs: std::collections::BTreeSet<usize> = outcome
-        .failures
-        .iter()
-        .chain(&outcome.generator_errors)
-        .map(|f| f.index)
-        .collect();
     writeln!(
         s,
         "\n{} programs passed every check ({} points; {} FD coordinates skipped as unreliable, {} points non-finite); {} failed, {} distinct causes",
@@ -119,39 +173,42 @@ fn report(programs: &[ast::Program], outcome: &harness::Outcome) -> String {
         outcome.points,
         outcome.fd_skipped,
         outcome.nonfinite,
-        failed_programs.len(),
+        failed.len(),
         groups.len()
     )
     .unwrap();
-    let mut ordered: Vec<(&String, &Vec<&harness::Failure>)> = groups.iter().collect();
+    let mut ordered: Vec<(&str, Vec<&Failed>)> = groups.into_iter().collect();
     ordered.sort_by_key(|(_, v)| std::cmp::Reverse(v.len()));
+    let program = |i: usize| programs.iter().find(|p| p.index == i);
     for (key, fails) in ordered {
-        let source_of = |f: &harness::Failure| {
-            programs
-                .iter()
-                .find(|p| p.index == f.index)
-                .map(render::plain_program)
-                .unwrap_or_default()
-        };
-        let smallest = fails
-            .iter()
-            .min_by_key(|f| source_of(f).len())
-            .expect("a group has a member");
+        let size = |f: &&&Failed| program(f.principal.index).map_or(0, |p| render::plain_program(p).len());
+        let smallest = fails.iter().min_by_key(size).expect("a group has a member").principal;
         writeln!(s, "\n=== {} program(s): {key}", fails.len()).unwrap();
-        let indices: Vec<String> = fails.iter().take(20).map(|f| f.index.to_string()).collect();
-        writeln!(s, "    programs: {}{}", indices.join(" "), if fails.len() > 20 { " ..." } else { "" }).unwrap();
+        let indices: Vec<String> = fails.iter().take(20).map(|f| f.principal.index.to_string()).collect();
+        let more = if fails.len() > 20 { " ..." } else { "" };
+        writeln!(s, "    programs: {}{more}", indices.join(" ")).unwrap();
+        let function = smallest.function.as_ref().map_or(String::new(), |f| format!(", in `{f}`"));
         writeln!(
             s,
-            "    smallest: seed {} index {} (RANDOM_PROGRAMS_SHOW={}:{}){}",
-            smallest.seed,
-            smallest.index,
-            smallest.seed,
-            smallest.index,
-            smallest.function.as_ref().map_or(String::new(), |f| format!(", in `{f}`"))
+            "    smallest: seed {} index {} (RANDOM_PROGRAMS_SHOW={}:{}){function}",
+            smallest.seed, smallest.index, smallest.seed, smallest.index,
         )
         .unwrap();
         writeln!(s, "    {}", smallest.detail).unwrap();
-        for line in source_of(smallest).lines() {
+        let Some(prog) = program(smallest.index) else {
+            continue;
+        };
+        let (shown, detail) = if minimize && smallest.index != usize::MAX {
+            let (small, failure) = minimize::minimize(prog, &smallest.key());
+            let detail = failure.map(|f| f.detail);
+            (small, detail)
+        } else {
+            (prog.clone(), None)
+        };
+        if let Some(d) = detail {
+            writeln!(s, "    minimized ({d}):").unwrap();
+        }
+        for line in render::plain_program(&shown).lines() {
             writeln!(s, "    | {line}").unwrap();
         }
     }
