@@ -181,13 +181,25 @@ fn report(programs: &[ast::Program], outcome: &harness::Outcome) -> String {
     ordered.sort_by_key(|(_, v)| std::cmp::Reverse(v.len()));
     let program = |i: usize| programs.iter().find(|p| p.index == i);
     for (key, fails) in ordered {
-        let size = |f: &&&Failed| program(f.principal.index).map_or(0, |p| render::plain_program(p).len());
-        let smallest = fails.iter().min_by_key(size).expect("a group has a member").principal;
+        let size =
+            |f: &&&Failed| program(f.principal.index).map_or(0, |p| render::plain_program(p).len());
+        let smallest = fails
+            .iter()
+            .min_by_key(size)
+            .expect("a group has a member")
+            .principal;
         writeln!(s, "\n=== {} program(s): {key}", fails.len()).unwrap();
-        let indices: Vec<String> = fails.iter().take(20).map(|f| f.principal.index.to_string()).collect();
+        let indices: Vec<String> = fails
+            .iter()
+            .take(20)
+            .map(|f| f.principal.index.to_string())
+            .collect();
         let more = if fails.len() > 20 { " ..." } else { "" };
         writeln!(s, "    programs: {}{more}", indices.join(" ")).unwrap();
-        let function = smallest.function.as_ref().map_or(String::new(), |f| format!(", in `{f}`"));
+        let function = smallest
+            .function
+            .as_ref()
+            .map_or(String::new(), |f| format!(", in `{f}`"));
         writeln!(
             s,
             "    smallest: seed {} index {} (RANDOM_PROGRAMS_SHOW={}:{}){function}",
@@ -226,7 +238,10 @@ fn show() {
     let prog = Gen::program(seed.parse().unwrap(), index.parse().unwrap());
     println!("// seed {} index {}", prog.seed, prog.index);
     println!("{}", render::plain_program(&prog));
-    println!("// ----- on the tape -----\n{}", render::tape_program(&prog));
+    println!(
+        "// ----- on the tape -----\n{}",
+        render::tape_program(&prog)
+    );
 }
 
 /// The generator is a function of `(seed, index)` alone.

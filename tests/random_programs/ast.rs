@@ -89,9 +89,13 @@ pub enum Stmt {
         annotate: bool,
     },
     /// `let mut name = value;` (a `usize` counter for `while` and `loop`)
-    LetCounter { name: String },
+    LetCounter {
+        name: String,
+    },
     /// `name += 1;` on a counter.
-    Incr { name: String },
+    Incr {
+        name: String,
+    },
     /// `place op value;` with op one of `= += -= *= /=`.
     Assign {
         place: Place,
@@ -119,7 +123,9 @@ pub enum Stmt {
     },
     /// `loop { .. }`, whose body starts with the counter's increment and a
     /// `break` once it passes `limit`.
-    Loop { body: Block },
+    Loop {
+        body: Block,
+    },
     /// `if cond { break; }` / `continue` / `return e` are ordinary `If`s
     /// around these.
     Break,

@@ -548,7 +548,11 @@ impl Gen {
             let (hi, _, hi_v) = self.int_expr_in(lo_v, lo_v + 3);
             let inclusive = self.chance(0.3);
             let rev = self.chance(0.3);
-            let top = if inclusive { hi_v } else { hi_v.saturating_sub(1) };
+            let top = if inclusive {
+                hi_v
+            } else {
+                hi_v.saturating_sub(1)
+            };
             let name = self.fresh_local();
             self.bind(
                 &name,
@@ -837,7 +841,11 @@ impl Gen {
             0..=29 => self.leaf(),
             30..=49 => {
                 let op = *self.pick(&[BinOp::Add, BinOp::Sub, BinOp::Mul]);
-                Expr::Bin(op, Box::new(self.expr(depth - 1)), Box::new(self.expr(depth - 1)))
+                Expr::Bin(
+                    op,
+                    Box::new(self.expr(depth - 1)),
+                    Box::new(self.expr(depth - 1)),
+                )
             }
             50..=54 => Expr::Bin(
                 BinOp::Div,
@@ -978,7 +986,11 @@ impl Gen {
                 let m = *self.pick(&["to_radians", "to_degrees"]);
                 let inner = self.m1(m, e);
                 if m == "to_degrees" {
-                    Expr::Bin(BinOp::Mul, Box::new(inner), Box::new(Expr::Lit(0.01, false)))
+                    Expr::Bin(
+                        BinOp::Mul,
+                        Box::new(inner),
+                        Box::new(Expr::Lit(0.01, false)),
+                    )
                 } else {
                     inner
                 }

@@ -288,7 +288,10 @@ fn parse_errors(stderr: &str) -> (Vec<Diagnostic>, Vec<String>) {
                 }
                 None => (
                     None,
-                    rest.trim_start_matches("error").trim_start_matches(':').trim().to_string(),
+                    rest.trim_start_matches("error")
+                        .trim_start_matches(':')
+                        .trim()
+                        .to_string(),
                 ),
             };
             found.push(Diagnostic {
@@ -348,11 +351,7 @@ impl<'a> Project<'a> {
         if !self.dir.join("Cargo.lock").exists() {
             let _ = std::fs::copy(lock, self.dir.join("Cargo.lock"));
         }
-        std::fs::write(
-            self.dir.join("src/oracle.rs"),
-            include_str!("oracle.rs"),
-        )
-        .unwrap();
+        std::fs::write(self.dir.join("src/oracle.rs"), include_str!("oracle.rs")).unwrap();
     }
 
     /// Writes `main.rs` declaring `modules`; with `run`, a main that checks
@@ -413,10 +412,10 @@ impl<'a> Project<'a> {
     }
 
     fn binary(&self) -> PathBuf {
-        work_dir()
-            .join("target")
-            .join("debug")
-            .join(format!("random_programs_batch{}", std::env::consts::EXE_SUFFIX))
+        work_dir().join("target").join("debug").join(format!(
+            "random_programs_batch{}",
+            std::env::consts::EXE_SUFFIX
+        ))
     }
 
     fn failure(&self, index: usize, category: &str, cause: String, detail: String) -> Failure {
@@ -487,6 +486,13 @@ pub fn check_programs(name: &str, seed: u64, programs: &[Program]) -> Outcome {
         programs: programs.iter().collect(),
     };
     project.write_manifest();
+    // Modules of an earlier run in this directory would only take space.
+    for entry in std::fs::read_dir(project.dir.join("src")).unwrap().flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.starts_with('p') && name.ends_with(".rs") {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
     let by_index: BTreeMap<usize, &Program> =
         project.programs.iter().map(|p| (p.index, *p)).collect();
     let mut layouts: BTreeMap<usize, Layout> = BTreeMap::new();

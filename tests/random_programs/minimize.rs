@@ -34,7 +34,8 @@ pub fn minimize(prog: &Program, key: &str) -> (Program, Option<Failure>) {
         for (i, c) in candidates.iter_mut().enumerate() {
             c.index = i;
         }
-        let outcome = harness::check_programs(&format!("minimize-{}", prog.seed), prog.seed, &candidates);
+        let outcome =
+            harness::check_programs(&format!("minimize-{}", prog.seed), prog.seed, &candidates);
         // The candidates are sorted by size: the first that still fails
         // the same way is the smallest.
         let still = candidates.iter().find_map(|c| {
@@ -46,6 +47,12 @@ pub fn minimize(prog: &Program, key: &str) -> (Program, Option<Failure>) {
         });
         match still {
             Some((c, f)) => {
+                println!(
+                    "    minimizing: {} -> {} bytes ({} candidates)",
+                    size,
+                    render::plain_program(&c).len(),
+                    candidates.len()
+                );
                 best = c;
                 best_failure = Some(f);
             }

@@ -91,12 +91,19 @@ pub fn check(index: usize, seed: u64, s: &Subject) -> Vec<String> {
         checked += 1;
         let (gv, grad) = (s.grad)(&p);
         if !same_bits(gv, value) {
-            fail("grad_value", format!("at {p:?}: f = {value:e}, f_grad = {gv:e}"));
+            fail(
+                "grad_value",
+                format!("at {p:?}: f = {value:e}, f_grad = {gv:e}"),
+            );
         }
         if grad.len() != active.len() {
             fail(
                 "grad_shape",
-                format!("gradient has {} entries, expected {}", grad.len(), active.len()),
+                format!(
+                    "gradient has {} entries, expected {}",
+                    grad.len(),
+                    active.len()
+                ),
             );
             continue;
         }
@@ -107,7 +114,10 @@ pub fn check(index: usize, seed: u64, s: &Subject) -> Vec<String> {
         let mut buffer = prefill.clone();
         let av = (s.adjoint)(&p, d_out, &mut buffer);
         if !same_bits(av, value) {
-            fail("adjoint_value", format!("at {p:?}: f = {value:e}, f_adjoint = {av:e}"));
+            fail(
+                "adjoint_value",
+                format!("at {p:?}: f = {value:e}, f_adjoint = {av:e}"),
+            );
         }
         for k in 0..active.len() {
             let want = prefill[k] + d_out * grad[k];

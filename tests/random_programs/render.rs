@@ -72,7 +72,8 @@ pub fn is_typed(e: &Expr) -> bool {
         Expr::Bin(_, a, b) => is_typed(a) || is_typed(b),
         Expr::Neg(a) => is_typed(a),
         Expr::If(arms, els) => {
-            arms.iter().any(|(_, b)| b.tail.as_deref().is_some_and(is_typed))
+            arms.iter()
+                .any(|(_, b)| b.tail.as_deref().is_some_and(is_typed))
                 || els.tail.as_deref().is_some_and(is_typed)
         }
         Expr::Block(b) => b.tail.as_deref().is_some_and(is_typed),
@@ -345,7 +346,9 @@ impl Printer {
                         _ => "/=",
                     };
                     let value = self.expr(value, P_LOWEST);
-                    self.line(&format!("{{ let oracle_rhs = {value}; {place} {op} oracle_rhs; }}"));
+                    self.line(&format!(
+                        "{{ let oracle_rhs = {value}; {place} {op} oracle_rhs; }}"
+                    ));
                     return;
                 }
                 let (op, value) = match op {
@@ -653,11 +656,9 @@ impl Printer {
             CallArg::Name(n) => n.clone(),
             CallArg::Ref(n) => format!("&{n}"),
             CallArg::Sub(n, lo, None) => format!("&{n}[{}..]", int_at(lo, P_ADD + 1)),
-            CallArg::Sub(n, lo, Some(hi)) => format!(
-                "&{n}[{}..{}]",
-                int_at(lo, P_ADD + 1),
-                int_at(hi, P_ADD + 1)
-            ),
+            CallArg::Sub(n, lo, Some(hi)) => {
+                format!("&{n}[{}..{}]", int_at(lo, P_ADD + 1), int_at(hi, P_ADD + 1))
+            }
             CallArg::List(items) => list(items),
             CallArg::RefList(items) => format!("&{}", list(items)),
         }
