@@ -315,9 +315,11 @@ impl Gen {
         for b in self.visible() {
             match b.kind {
                 Kind::Float { deref: false, .. } => terms.push(Expr::Local(b.name)),
-                Kind::Buf { len, class, .. }
-                    if matches!(class, BufClass::LocalArray | BufClass::LocalVec) =>
-                {
+                Kind::Buf {
+                    len,
+                    class: BufClass::LocalArray | BufClass::LocalVec,
+                    ..
+                } => {
                     let i = self.rng.gen_range(0..len);
                     terms.push(Expr::Elem(b.name, IntExpr::Lit(i)));
                 }
@@ -734,14 +736,14 @@ impl Gen {
                 options.push((e.clone(), a, b));
             }
             // `e + k` and `e - k` to reach the range.
-            if b < hi && a + 1 >= lo && b + 1 <= hi {
+            if b < hi && a + 1 >= lo {
                 options.push((
                     IntExpr::Add(Box::new(e.clone()), Box::new(IntExpr::Lit(1))),
                     a + 1,
                     b + 1,
                 ));
             }
-            if a >= 1 && a - 1 >= lo && b - 1 <= hi {
+            if a > lo && b <= hi + 1 {
                 options.push((
                     IntExpr::Sub(Box::new(e.clone()), Box::new(IntExpr::Lit(1))),
                     a - 1,

@@ -487,7 +487,10 @@ pub fn check_programs(name: &str, seed: u64, programs: &[Program]) -> Outcome {
     };
     project.write_manifest();
     // Modules of an earlier run in this directory would only take space.
-    for entry in std::fs::read_dir(project.dir.join("src")).unwrap().flatten() {
+    for entry in std::fs::read_dir(project.dir.join("src"))
+        .unwrap()
+        .flatten()
+    {
         let name = entry.file_name().to_string_lossy().into_owned();
         if name.starts_with('p') && name.ends_with(".rs") {
             let _ = std::fs::remove_file(entry.path());

@@ -91,6 +91,18 @@ fn candidates(prog: &Program) -> Vec<Program> {
             }
             out.push(c);
         }
+        // Rename a name (every binding of it) to a plain fresh one: if the
+        // failure survives, the name did not matter, and the reproducer
+        // says so by not having it.
+        for (k, name) in names(f).into_iter().enumerate() {
+            let fresh = format!("a{k}");
+            if name.len() <= fresh.len() {
+                continue;
+            }
+            let mut c = prog.clone();
+            rename_func(func_mut(&mut c, fi), &name, &fresh);
+            out.push(c);
+        }
         let n_blocks = count_blocks(&f.body);
         for b in 0..n_blocks {
             let mut len = 0;
@@ -327,5 +339,224 @@ fn walk_expr(e: &mut Expr, f: &mut dyn FnMut(&mut Expr)) {
         }
         Expr::Block(b) => walk_exprs_block(b, f),
         _ => {}
+    }
+}
+
+// ----- renaming -------------------------------------------------------------
+
+/// Every name a function binds (parameters, locals, loop variables).
+fn names(f: &Func) -> Vec<String> {
+    let mut out: Vec<String> = f.params.iter().map(|p| p.name.clone()).collect();
+    let mut body = f.body.clone();
+    walk_blocks(&mut body, &mut |b| {
+        for s in &b.stmts {
+            match s {
+                Stmt::Let { name, .. } | Stmt::LetBuf { name, .. } | Stmt::LetCounter { name } => {
+                    out.push(name.clone())
+                }
+                Stmt::For { pat, .. } => match pat {
+                    ForPat::Index(n) | ForPat::Value(n) | ForPat::AmpValue(n) => {
+                        out.push(n.clone())
+                    }
+                    ForPat::Enumerate(i, v) => {
+                        out.push(i.clone());
+                        out.push(v.clone());
+                    }
+                },
+                _ => {}
+            }
+        }
+    });
+    walk_exprs_block(&mut body, &mut |e| {
+        if let Expr::If(arms, els) = e {
+            for b in arms.iter().map(|(_, b)| b).chain(std::iter::once(&*els)) {
+                for s in &b.stmts {
+                    if let Stmt::Let { name, .. } = s {
+                        out.push(name.clone());
+                    }
+                }
+            }
+        }
+        if let Expr::Block(b) = e {
+            for s in &b.stmts {
+                if let Stmt::Let { name, .. } = s {
+                    out.push(name.clone());
+                }
+            }
+        }
+    });
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// Renames every occurrence of `from` in `f` (bindings and uses) to `to`.
+/// Shadowing is preserved because every binding of `from` is renamed.
+fn rename_func(f: &mut Func, from: &str, to: &str) {
+    for p in &mut f.params {
+        ren(&mut p.name, from, to);
+    }
+    rename_block(&mut f.body, from, to);
+}
+
+fn ren(name: &mut String, from: &str, to: &str) {
+    if name == from {
+        *name = to.to_string();
+    }
+}
+
+fn rename_block(b: &mut Block, from: &str, to: &str) {
+    for s in &mut b.stmts {
+        rename_stmt(s, from, to);
+    }
+    if let Some(t) = &mut b.tail {
+        rename_expr(t, from, to);
+    }
+}
+
+fn rename_stmt(s: &mut Stmt, from: &str, to: &str) {
+    match s {
+        Stmt::Let { name, init, .. } => {
+            ren(name, from, to);
+            rename_expr(init, from, to);
+        }
+        Stmt::LetBuf { name, init, .. } => {
+            ren(name, from, to);
+            match init {
+                BufInit::List(items) => items.iter_mut().for_each(|e| rename_expr(e, from, to)),
+                BufInit::VecZeros(n) => rename_int(n, from, to),
+                BufInit::ToVec(src) => ren(src, from, to),
+                BufInit::Zeros(_) => {}
+            }
+        }
+        Stmt::LetCounter { name } | Stmt::Incr { name } => ren(name, from, to),
+        Stmt::Assign { place, value, .. } => {
+            match place {
+                Place::Local(n) => ren(n, from, to),
+                Place::Elem(n, i) => {
+                    ren(n, from, to);
+                    rename_int(i, from, to);
+                }
+            }
+            rename_expr(value, from, to);
+        }
+        Stmt::Block(b) | Stmt::Loop { body: b } => rename_block(b, from, to),
+        Stmt::If { arms, otherwise } => {
+            for (c, b) in arms {
+                rename_cond(c, from, to);
+                rename_block(b, from, to);
+            }
+            if let Some(b) = otherwise {
+                rename_block(b, from, to);
+            }
+        }
+        Stmt::For { pat, iter, body } => {
+            match pat {
+                ForPat::Index(n) | ForPat::Value(n) | ForPat::AmpValue(n) => ren(n, from, to),
+                ForPat::Enumerate(i, v) => {
+                    ren(i, from, to);
+                    ren(v, from, to);
+                }
+            }
+            match iter {
+                ForIter::Range { lo, hi, .. } => {
+                    rename_int(lo, from, to);
+                    rename_int(hi, from, to);
+                }
+                ForIter::Plain(n) | ForIter::Iter(n) => ren(n, from, to),
+            }
+            rename_block(body, from, to);
+        }
+        Stmt::While {
+            counter,
+            extra,
+            body,
+            ..
+        } => {
+            ren(counter, from, to);
+            if let Some(c) = extra {
+                rename_cond(c, from, to);
+            }
+            rename_block(body, from, to);
+        }
+        Stmt::Return(e) => rename_expr(e, from, to),
+        Stmt::Break | Stmt::Continue => {}
+    }
+}
+
+fn rename_int(e: &mut IntExpr, from: &str, to: &str) {
+    match e {
+        IntExpr::Var(n) | IntExpr::Len(n) => ren(n, from, to),
+        IntExpr::Add(a, b) | IntExpr::Sub(a, b) | IntExpr::Mul(a, b) => {
+            rename_int(a, from, to);
+            rename_int(b, from, to);
+        }
+        IntExpr::Lit(_) => {}
+    }
+}
+
+fn rename_cond(c: &mut Cond, from: &str, to: &str) {
+    match c {
+        Cond::Cmp(_, a, b) => {
+            rename_expr(a, from, to);
+            rename_expr(b, from, to);
+        }
+        Cond::IntCmp(_, a, b) => {
+            rename_int(a, from, to);
+            rename_int(b, from, to);
+        }
+        Cond::And(a, b) | Cond::Or(a, b) => {
+            rename_cond(a, from, to);
+            rename_cond(b, from, to);
+        }
+        Cond::Not(a) => rename_cond(a, from, to),
+    }
+}
+
+fn rename_expr(e: &mut Expr, from: &str, to: &str) {
+    match e {
+        Expr::Local(n) | Expr::Deref(n) => ren(n, from, to),
+        Expr::Elem(n, i) => {
+            ren(n, from, to);
+            rename_int(i, from, to);
+        }
+        Expr::Bin(_, a, b) => {
+            rename_expr(a, from, to);
+            rename_expr(b, from, to);
+        }
+        Expr::Neg(a) | Expr::Powi(a, ..) => rename_expr(a, from, to),
+        Expr::Method { recv, args, .. } => {
+            rename_expr(recv, from, to);
+            args.iter_mut().for_each(|a| rename_expr(a, from, to));
+        }
+        Expr::Cast(i) => rename_int(i, from, to),
+        Expr::Call(_, args) => {
+            for a in args {
+                match a {
+                    CallArg::Scalar(x) => rename_expr(x, from, to),
+                    CallArg::Int(i) => rename_int(i, from, to),
+                    CallArg::Name(n) | CallArg::Ref(n) => ren(n, from, to),
+                    CallArg::Sub(n, lo, hi) => {
+                        ren(n, from, to);
+                        rename_int(lo, from, to);
+                        if let Some(h) = hi {
+                            rename_int(h, from, to);
+                        }
+                    }
+                    CallArg::List(items) | CallArg::RefList(items) => {
+                        items.iter_mut().for_each(|x| rename_expr(x, from, to))
+                    }
+                }
+            }
+        }
+        Expr::If(arms, els) => {
+            for (c, b) in arms {
+                rename_cond(c, from, to);
+                rename_block(b, from, to);
+            }
+            rename_block(els, from, to);
+        }
+        Expr::Block(b) => rename_block(b, from, to),
+        Expr::Lit(..) | Expr::Const(_) => {}
     }
 }

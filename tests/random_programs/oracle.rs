@@ -16,6 +16,11 @@
 
 use autograd::check;
 
+/// `p ↦ (value, gradient)`.
+pub type ValueAndGradient<'a> = &'a dyn Fn(&[f64]) -> (f64, Vec<f64>);
+/// `(p, d_out, buffer) ↦ value`, adding `d_out · gradient` into `buffer`.
+pub type Adjoint<'a> = &'a dyn Fn(&[f64], f64, &mut [f64]) -> f64;
+
 /// A function under test, flattened: all its float parameters are one
 /// vector `p` (in parameter order); `active[i]` says whether coordinate
 /// `i` is differentiated.
@@ -23,11 +28,11 @@ pub struct Subject<'a> {
     pub active: &'a [bool],
     pub f: &'a dyn Fn(&[f64]) -> f64,
     /// `f_grad`, its gradient flattened over the active coordinates.
-    pub grad: &'a dyn Fn(&[f64]) -> (f64, Vec<f64>),
+    pub grad: ValueAndGradient<'a>,
     /// `f_adjoint` with a buffer over the active coordinates.
-    pub adjoint: &'a dyn Fn(&[f64], f64, &mut [f64]) -> f64,
+    pub adjoint: Adjoint<'a>,
     /// The tape oracle: value and gradient over *all* coordinates.
-    pub tape: &'a dyn Fn(&[f64]) -> (f64, Vec<f64>),
+    pub tape: ValueAndGradient<'a>,
 }
 
 /// Points per function.
@@ -144,7 +149,7 @@ pub fn check(index: usize, seed: u64, s: &Subject) -> Vec<String> {
             (s.f)(&full)
         };
         let a: Vec<f64> = active.iter().map(|&i| p[i]).collect();
-        let fd1 = check::numeric_gradient(&embed, &a);
+        let fd1 = check::numeric_gradient(embed, &a);
         let quarter: Vec<f64> = a.iter().map(|v| v / 4.0).collect();
         let fd4: Vec<f64> = check::numeric_gradient(
             |q: &[f64]| embed(&q.iter().map(|v| v * 4.0).collect::<Vec<_>>()),

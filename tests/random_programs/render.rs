@@ -485,8 +485,6 @@ impl Printer {
     pub fn var_expr(&self, e: &Expr) -> String {
         if self.tape() && !is_var(e) {
             format!("{TAPE}.var({})", self.expr(e, P_LOWEST))
-        } else if self.tape() {
-            self.expr(e, P_LOWEST)
         } else {
             self.expr(e, P_LOWEST)
         }
