@@ -1,0 +1,255 @@
+//! Randomized differential testing of `#[differentiable]` (issue 14).
+//!
+//! Generates random functions over API.md §1's supported subset, compiles
+//! them with the macro in a temporary crate, and compares each function's
+//! `_grad` and `_adjoint` with two independent oracles: the tape (the same
+//! body on `Var`s) and central finite differences, plus the value bit for
+//! bit and adjoint accumulation into pre-filled buffers.
+//!
+//! ```sh
+//! # the fixed-seed batch that `cargo test` runs (200 functions):
+//! cargo test --test random_programs -- --nocapture
+//! # thousands, with a random seed (printed; failures print seed and index):
+//! RANDOM_PROGRAMS_COUNT=5000 cargo test --release --test random_programs -- --nocapture
+//! # repeat one run:
+//! RANDOM_PROGRAMS_SEED=<seed> RANDOM_PROGRAMS_COUNT=5000 cargo test --test random_programs -- --nocapture
+//! # print one program (and its tape rendering) without running anything:
+//! RANDOM_PROGRAMS_SHOW=<seed>:<index> cargo test --test random_programs show -- --nocapture
+//! # shrink one example of each cause of failure (slower):
+//! RANDOM_PROGRAMS_MINIMIZE=1 cargo test --test random_programs -- --nocapture
+//! ```
+//!
+//! The generated projects live in `target/random-programs/` (safe to
+//! delete). The modules: `gen.rs` writes programs, `render.rs` prints them
+//! (plain and on the tape), `harness.rs` builds and runs them,
+//! `oracle.rs` is the checker compiled into the generated crate,
+//! `minimize.rs` shrinks a failing program, `report.rs` groups failures.
+
+#[path = "random_programs/ast.rs"]
+mod ast;
+#[path = "random_programs/gen.rs"]
+mod gen;
+#[path = "random_programs/harness.rs"]
+mod harness;
+#[path = "random_programs/minimize.rs"]
+mod minimize;
+#[path = "random_programs/render.rs"]
+mod render;
+
+// Compiled here only so that it stays warning-free and formatted: the
+// harness copies it into every generated crate, where it is used.
+#[allow(dead_code)]
+#[path = "random_programs/oracle.rs"]
+mod oracle;
+
+use gen::Gen;
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+/// The seed of the fixed batch `cargo test` runs.
+const FIXED_SEED: u64 = 14;
+/// Functions in the fixed batch.
+const FIXED_COUNT: usize = 200;
+/// Programs per generated crate (one `cargo build` each).
+const CHUNK: usize = 250;
+
+fn env_number(name: &str) -> Option<u64> {
+    std::env::var(name).ok().and_then(|v| v.trim().parse().ok())
+}
+
+#[test]
+fn random_programs() {
+    let count = env_number("RANDOM_PROGRAMS_COUNT").map_or(FIXED_COUNT, |c| c as usize);
+    let seed = env_number("RANDOM_PROGRAMS_SEED").unwrap_or_else(|| {
+        if std::env::var("RANDOM_PROGRAMS_COUNT").is_ok() {
+            // A random seed for long runs; printed so it can be repeated.
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap()
+                .as_nanos() as u64
+                % 1_000_000_007
+        } else {
+            FIXED_SEED
+        }
+    });
+    println!("random_programs: seed {seed}, {count} functions (RANDOM_PROGRAMS_SEED={seed} RANDOM_PROGRAMS_COUNT={count} to repeat)");
+    let start = Instant::now();
+    let programs: Vec<ast::Program> = (0..count).map(|i| Gen::program(seed, i)).collect();
+    let mut outcome = harness::Outcome::default();
+    for chunk in programs.chunks(CHUNK) {
+        let o = harness::check_programs(&format!("seed-{seed}"), seed, chunk);
+        outcome.failures.extend(o.failures);
+        outcome.generator_errors.extend(o.generator_errors);
+        outcome.passed += o.passed;
+        outcome.points += o.points;
+        outcome.fd_skipped += o.fd_skipped;
+        outcome.nonfinite += o.nonfinite;
+        println!(
+            "  {} of {count} programs done ({:.0?})",
+            chunk.last().map_or(0, |p| p.index + 1),
+            start.elapsed()
+        );
+    }
+    let report = report(&programs, &outcome);
+    println!("{report}");
+    println!("random_programs: {:.1?} in all", start.elapsed());
+    assert!(
+        outcome.failures.is_empty() && outcome.generator_errors.is_empty(),
+        "random_programs (seed {seed}): {} of {count} programs failed; the report above groups them by cause",
+        count - outcome.passed
+    );
+}
+
+/// Runtime findings, most telling first: a program that fails several
+/// checks is grouped (and minimized) by the first of these it fails.
+const RUNTIME_ORDER: &[&str] = &[
+    "panic",
+    "crash or hang",
+    "grad_value",
+    "adjoint_value",
+    "grad_shape",
+    "grad_vs_tape",
+    "adjoint_accumulate",
+    "grad_vs_fd",
+    "tape_value_differs",
+];
+
+/// One failing program: its failures, and the one it is grouped by.
+struct Failed<'a> {
+    principal: &'a harness::Failure,
+    /// `category: cause` of the group (runtime failures: every check it
+    /// fails, as they tell bugs apart).
+    key: String,
+}
+
+fn failed_programs(outcome: &harness::Outcome) -> Vec<Failed<'_>> {
+    let mut by_program: BTreeMap<usize, Vec<&harness::Failure>> = BTreeMap::new();
+    for f in outcome.failures.iter().chain(&outcome.generator_errors) {
+        by_program.entry(f.index).or_default().push(f);
+    }
+    by_program
+        .into_values()
+        .map(|fails| {
+            let rank = |f: &&harness::Failure| {
+                RUNTIME_ORDER
+                    .iter()
+                    .position(|k| *k == f.category)
+                    .map_or(0, |p| p + 1)
+            };
+            let principal = *fails.iter().min_by_key(|f| rank(f)).unwrap();
+            let key = if rank(&principal) == 0 {
+                principal.key()
+            } else {
+                let mut kinds: Vec<&str> = fails.iter().map(|f| f.category.as_str()).collect();
+                kinds.sort_by_key(|k| RUNTIME_ORDER.iter().position(|o| o == k));
+                kinds.dedup();
+                let cause = if principal.cause.is_empty() {
+                    String::new()
+                } else {
+                    format!(": {}", principal.cause)
+                };
+                format!("wrong result: {}{cause}", kinds.join(" + "))
+            };
+            Failed { principal, key }
+        })
+        .collect()
+}
+
+/// The failures grouped by cause, each with its smallest example
+/// (minimized with `RANDOM_PROGRAMS_MINIMIZE=1`).
+fn report(programs: &[ast::Program], outcome: &harness::Outcome) -> String {
+    use std::fmt::Write;
+    let minimize = std::env::var("RANDOM_PROGRAMS_MINIMIZE").is_ok();
+    let failed = failed_programs(outcome);
+    let mut groups: BTreeMap<&str, Vec<&Failed>> = BTreeMap::new();
+    for f in &failed {
+        groups.entry(&f.key).or_default().push(f);
+    }
+    let mut s = String::new();
+    writeln!(
+        s,
+        "\n{} programs passed every check ({} points; {} FD coordinates skipped as unreliable, {} points non-finite); {} failed, {} distinct causes",
+        outcome.passed,
+        outcome.points,
+        outcome.fd_skipped,
+        outcome.nonfinite,
+        failed.len(),
+        groups.len()
+    )
+    .unwrap();
+    let mut ordered: Vec<(&str, Vec<&Failed>)> = groups.into_iter().collect();
+    ordered.sort_by_key(|(_, v)| std::cmp::Reverse(v.len()));
+    let program = |i: usize| programs.iter().find(|p| p.index == i);
+    for (key, fails) in ordered {
+        let size =
+            |f: &&&Failed| program(f.principal.index).map_or(0, |p| render::plain_program(p).len());
+        let smallest = fails
+            .iter()
+            .min_by_key(size)
+            .expect("a group has a member")
+            .principal;
+        writeln!(s, "\n=== {} program(s): {key}", fails.len()).unwrap();
+        let indices: Vec<String> = fails
+            .iter()
+            .take(20)
+            .map(|f| f.principal.index.to_string())
+            .collect();
+        let more = if fails.len() > 20 { " ..." } else { "" };
+        writeln!(s, "    programs: {}{more}", indices.join(" ")).unwrap();
+        let function = smallest
+            .function
+            .as_ref()
+            .map_or(String::new(), |f| format!(", in `{f}`"));
+        writeln!(
+            s,
+            "    smallest: seed {} index {} (RANDOM_PROGRAMS_SHOW={}:{}){function}",
+            smallest.seed, smallest.index, smallest.seed, smallest.index,
+        )
+        .unwrap();
+        writeln!(s, "    {}", smallest.detail).unwrap();
+        let Some(prog) = program(smallest.index) else {
+            continue;
+        };
+        let (shown, detail) = if minimize && smallest.index != usize::MAX {
+            let (small, failure) = minimize::minimize(prog, &smallest.key());
+            let detail = failure.map(|f| f.detail);
+            (small, detail)
+        } else {
+            (prog.clone(), None)
+        };
+        if let Some(d) = detail {
+            writeln!(s, "    minimized ({d}):").unwrap();
+        }
+        for line in render::plain_program(&shown).lines() {
+            writeln!(s, "    | {line}").unwrap();
+        }
+    }
+    s
+}
+
+/// `RANDOM_PROGRAMS_SHOW=<seed>:<index>` prints that program in both
+/// renderings (a no-op otherwise).
+#[test]
+fn show() {
+    let Ok(which) = std::env::var("RANDOM_PROGRAMS_SHOW") else {
+        return;
+    };
+    let (seed, index) = which.split_once(':').expect("<seed>:<index>");
+    let prog = Gen::program(seed.parse().unwrap(), index.parse().unwrap());
+    println!("// seed {} index {}", prog.seed, prog.index);
+    println!("{}", render::plain_program(&prog));
+    println!(
+        "// ----- on the tape -----\n{}",
+        render::tape_program(&prog)
+    );
+}
+
+/// The generator is a function of `(seed, index)` alone.
+#[test]
+fn generator_is_deterministic() {
+    for i in 0..50 {
+        let a = render::plain_program(&Gen::program(7, i));
+        let b = render::plain_program(&Gen::program(7, i));
+        assert_eq!(a, b);
+    }
+}

@@ -1,0 +1,284 @@
+//! The generator's small syntax tree: just the part of Rust that API.md §1
+//! promises `#[differentiable]` accepts. It is printed twice by `render.rs`,
+//! once as plain `f64` Rust and once on the tape's `Var`s, so everything a
+//! rendering needs to know (which names are references, which buffers are
+//! `Vec`s, which literals must carry a type) is decided here, by the
+//! generator, and not guessed by the printers.
+
+/// One randomly generated test case: a few helpers and the function `f`
+/// that may call them, all in one module of the generated crate.
+#[derive(Clone, Debug)]
+pub struct Program {
+    /// The batch seed and the index of this program in the batch: together
+    /// they regenerate it.
+    pub seed: u64,
+    pub index: usize,
+    /// `const SCALE: f64 = ..;` and friends, readable from every body.
+    pub consts: Vec<(String, f64)>,
+    /// `h0`, `h1`, ...: `h1` may call `h0`, `f` may call any of them.
+    pub helpers: Vec<Func>,
+    pub main: Func,
+}
+
+#[derive(Clone, Debug)]
+pub struct Func {
+    pub name: String,
+    pub params: Vec<Param>,
+    /// Prints `#[differentiable(wrt(..))]` naming the active floats.
+    pub explicit_wrt: bool,
+    pub body: Block,
+}
+
+#[derive(Clone, Debug)]
+pub struct Param {
+    pub name: String,
+    pub ty: Ty,
+    /// Differentiated (only meaningful for float types).
+    pub active: bool,
+    /// `mut a: [f64; N]`: a by-value array the body writes to.
+    pub mutable: bool,
+}
+
+/// Parameter types. Lengths are fixed per program: `f` is always called
+/// with slices of exactly these lengths, so the generator can prove every
+/// index in bounds.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Ty {
+    F64,
+    Slice(usize),
+    Array(usize),
+    ArrayRef(usize),
+    /// A constant `usize`; the value every caller passes.
+    Usize(usize),
+}
+
+impl Ty {
+    pub fn is_float(self) -> bool {
+        !matches!(self, Ty::Usize(_))
+    }
+    /// How many `f64`s the parameter holds.
+    pub fn floats(self) -> usize {
+        match self {
+            Ty::F64 => 1,
+            Ty::Slice(n) | Ty::Array(n) | Ty::ArrayRef(n) => n,
+            Ty::Usize(_) => 0,
+        }
+    }
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Block {
+    pub stmts: Vec<Stmt>,
+    /// The value of the block (functions, `if` values and block values).
+    pub tail: Option<Box<Expr>>,
+}
+
+#[derive(Clone, Debug)]
+pub enum Stmt {
+    /// `let [mut] name[: f64] = init;`
+    Let {
+        name: String,
+        mutable: bool,
+        annotate: bool,
+        init: Expr,
+    },
+    /// `let mut name[: T] = <buffer>;`
+    LetBuf {
+        name: String,
+        init: BufInit,
+        annotate: bool,
+    },
+    /// `let mut name = value;` (a `usize` counter for `while` and `loop`)
+    LetCounter {
+        name: String,
+    },
+    /// `name += 1;` on a counter.
+    Incr {
+        name: String,
+    },
+    /// `place op value;` with op one of `= += -= *= /=`.
+    Assign {
+        place: Place,
+        op: AssignOp,
+        value: Expr,
+    },
+    /// A bare `{ .. }` block.
+    Block(Block),
+    If {
+        arms: Vec<(Cond, Block)>,
+        otherwise: Option<Block>,
+    },
+    For {
+        pat: ForPat,
+        iter: ForIter,
+        body: Block,
+    },
+    /// `while counter < limit { .. }` (the body increments the counter
+    /// first, so `continue` cannot make it spin).
+    While {
+        counter: String,
+        limit: usize,
+        extra: Option<Cond>,
+        body: Block,
+    },
+    /// `loop { .. }`, whose body starts with the counter's increment and a
+    /// `break` once it passes `limit`.
+    Loop {
+        body: Block,
+    },
+    /// `if cond { break; }` / `continue` / `return e` are ordinary `If`s
+    /// around these.
+    Break,
+    Continue,
+    Return(Expr),
+}
+
+#[derive(Clone, Debug)]
+pub enum BufInit {
+    /// `[0.0; N]`
+    Zeros(usize),
+    /// `[a, b, c]`
+    List(Vec<Expr>),
+    /// `vec![0.0; n]`, `n` an integer expression.
+    VecZeros(IntExpr),
+    /// `x.to_vec()` of a parameter buffer.
+    ToVec(String),
+}
+
+#[derive(Clone, Debug)]
+pub enum Place {
+    Local(String),
+    Elem(String, IntExpr),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum AssignOp {
+    Set,
+    Add,
+    Sub,
+    Mul,
+    Div,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum CmpOp {
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Eq,
+    Ne,
+}
+
+/// Whether a method is printed `x.m(..)` or `f64::m(x, ..)`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Form {
+    Dot,
+    Path,
+}
+
+#[derive(Clone, Debug)]
+pub enum Expr {
+    /// A non-negative literal (negative values are `Neg(Lit)`), printed
+    /// with a `.`; `typed` prints `_f64`.
+    Lit(f64, bool),
+    /// A float local or parameter.
+    Local(String),
+    /// `*v`, for loop variables bound to `&f64`.
+    Deref(String),
+    /// `buf[i]`
+    Elem(String, IntExpr),
+    Bin(BinOp, Box<Expr>, Box<Expr>),
+    Neg(Box<Expr>),
+    /// `recv.name(args)` or `f64::name(recv, args)`.
+    Method {
+        name: &'static str,
+        form: Form,
+        recv: Box<Expr>,
+        args: Vec<Expr>,
+    },
+    /// `recv.powi(k)`
+    Powi(Box<Expr>, i32, Form),
+    /// `(int as f64)`
+    Cast(IntExpr),
+    /// A constant path: `std::f64::consts::PI`, `f64::EPSILON`, `SCALE`.
+    Const(String),
+    /// A call of a helper.
+    Call(String, Vec<CallArg>),
+    /// `if c { a } else if .. { } else { b }` as a value.
+    If(Vec<(Cond, Block)>, Block),
+    /// `{ stmts; tail }` as a value.
+    Block(Block),
+}
+
+#[derive(Clone, Debug)]
+pub enum CallArg {
+    Scalar(Expr),
+    Int(IntExpr),
+    /// A buffer by name: a slice parameter `w`, an array `a` (by value).
+    Name(String),
+    /// `&buf` of a local buffer or array.
+    Ref(String),
+    /// `&w[lo..hi]`, `&w[lo..]`
+    Sub(String, IntExpr, Option<IntExpr>),
+    /// `[a, b]`
+    List(Vec<Expr>),
+    /// `&[a, b]`
+    RefList(Vec<Expr>),
+}
+
+#[derive(Clone, Debug)]
+pub enum IntExpr {
+    Lit(usize),
+    Var(String),
+    /// `w.len()`
+    Len(String),
+    Add(Box<IntExpr>, Box<IntExpr>),
+    Sub(Box<IntExpr>, Box<IntExpr>),
+    Mul(Box<IntExpr>, Box<IntExpr>),
+}
+
+#[derive(Clone, Debug)]
+pub enum Cond {
+    Cmp(CmpOp, Expr, Expr),
+    IntCmp(CmpOp, IntExpr, IntExpr),
+    And(Box<Cond>, Box<Cond>),
+    Or(Box<Cond>, Box<Cond>),
+    Not(Box<Cond>),
+}
+
+#[derive(Clone, Debug)]
+pub enum ForPat {
+    /// `for i in ..` over a range (`i` a usize).
+    Index(String),
+    /// `for v in xs` / `for v in xs.iter()` (`v` a `&f64`, read as `*v`) or
+    /// over a by-value array (`v` an `f64`).
+    Value(String),
+    /// `for &v in xs`
+    AmpValue(String),
+    /// `for (i, v) in xs.iter().enumerate()`
+    Enumerate(String, String),
+}
+
+#[derive(Clone, Debug)]
+pub enum ForIter {
+    /// `lo..hi`, `lo..=hi`, `(lo..hi).rev()`
+    Range {
+        lo: IntExpr,
+        hi: IntExpr,
+        inclusive: bool,
+        rev: bool,
+    },
+    /// `xs` itself.
+    Plain(String),
+    /// `xs.iter()` (also under `.enumerate()`).
+    Iter(String),
+}

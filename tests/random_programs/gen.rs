@@ -1,0 +1,1263 @@
+//! The generator: random programs inside API.md §1's supported subset,
+//! deterministic from `(seed, index)`.
+//!
+//! It keeps an environment of what is in scope (float locals, buffers with
+//! their exact lengths, integers with their value ranges) so that what it
+//! writes is valid Rust that stays finite: every index is provably in
+//! bounds, every loop has a small trip count, every `ln`/`sqrt`/`acos` gets
+//! an argument inside its domain, `exp` an argument bounded by a `tanh`.
+//! Names come from a pool that mixes ordinary names with ones that look
+//! like what a macro generates (`t0`, `d_x`, `__ad_t3`, ...), because
+//! API.md promises that no name a user may choose changes the result.
+
+use super::ast::*;
+use super::render::is_typed;
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+
+/// Local names: ordinary ones and ones that look generated.
+const LOCAL_NAMES: &[&str] = &[
+    "t0", "t1", "t2", "t17", "d_x", "d_w", "d_out", "d_y", "d_a", "tmp", "value", "i", "j", "k",
+    "__ad_t3", "__ad_d_x", "__ad_tmp", "x__1", "cell", "seed", "n0", "acc", "s", "u", "v", "out",
+    "grad", "adj", "prev", "sum", "result", "e0", "c", "r",
+];
+
+/// Parameter names (mostly ordinary, some that look generated).
+const PARAM_NAMES: &[&str] = &[
+    "x", "y", "z", "w", "xs", "ys", "a", "b", "p", "q", "m", "v0", "t0", "value", "tmp", "__ad_p",
+];
+
+/// Parameter names that are also the names API.md gives the adjoint's
+/// arguments (`d_out`, `d_<p>`): rarer, so they do not hide other bugs.
+const CLASHING_PARAM_NAMES: &[&str] = &["d_out", "d_x", "d_w"];
+
+const CONSTS: &[&str] = &[
+    "std::f64::consts::PI",
+    "std::f64::consts::E",
+    "std::f64::consts::FRAC_1_SQRT_2",
+    "core::f64::consts::LN_2",
+    "f64::EPSILON",
+    "SCALE",
+    "OFFSET",
+];
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum BufClass {
+    /// `&[f64]` parameter
+    Slice,
+    /// `[f64; N]` parameter (by value)
+    Array,
+    /// `&[f64; N]` parameter
+    ArrayRef,
+    /// `[f64; N]` local
+    LocalArray,
+    /// `Vec<f64>` local
+    LocalVec,
+}
+
+#[derive(Clone, Debug)]
+enum Kind {
+    Float {
+        mutable: bool,
+        deref: bool,
+    },
+    Buf {
+        len: usize,
+        writable: bool,
+        class: BufClass,
+        /// A parameter not differentiated (`wrt`): constant data.
+        inactive: bool,
+    },
+    Int {
+        lo: usize,
+        hi: usize,
+    },
+    /// A scalar parameter not differentiated.
+    ConstFloat,
+}
+
+#[derive(Clone, Debug)]
+struct Binding {
+    id: usize,
+    name: String,
+    kind: Kind,
+}
+
+/// A helper's signature, as callers see it.
+#[derive(Clone)]
+struct Sig {
+    name: String,
+    params: Vec<Param>,
+}
+
+pub struct Gen {
+    rng: StdRng,
+    env: Vec<Binding>,
+    next_id: usize,
+    /// Bindings borrowed by an enclosing `for` (not writable inside it).
+    frozen: Vec<usize>,
+    /// Loops enclosing the current statement (for `break`/`continue`).
+    loop_depth: usize,
+    /// Statements left in the current function (keeps functions small).
+    budget: usize,
+    callable: Vec<Sig>,
+    consts: Vec<(String, f64)>,
+    /// Generating a condition or an index: blocks with statements there
+    /// are refused by the macro (a documented limitation), so rare.
+    in_cond: bool,
+    /// `if` and block values nested around the current expression.
+    value_depth: usize,
+}
+
+impl Gen {
+    pub fn new(seed: u64, index: usize) -> Self {
+        // One stream per program: program `index` does not depend on how
+        // many random numbers the earlier ones used.
+        let mixed = seed ^ (index as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        Gen {
+            rng: StdRng::seed_from_u64(mixed),
+            env: Vec::new(),
+            next_id: 0,
+            frozen: Vec::new(),
+            loop_depth: 0,
+            budget: 0,
+            callable: Vec::new(),
+            consts: Vec::new(),
+            in_cond: false,
+            value_depth: 0,
+        }
+    }
+
+    fn chance(&mut self, p: f64) -> bool {
+        self.rng.gen_bool(p)
+    }
+
+    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+        &items[self.rng.gen_range(0..items.len())]
+    }
+
+    fn bind(&mut self, name: &str, kind: Kind) -> usize {
+        self.next_id += 1;
+        self.env.push(Binding {
+            id: self.next_id,
+            name: name.to_string(),
+            kind,
+        });
+        self.next_id
+    }
+
+    /// The bindings currently visible (the newest of each name).
+    fn visible(&self) -> Vec<Binding> {
+        let mut out: Vec<Binding> = Vec::new();
+        for b in self.env.iter().rev() {
+            if !out.iter().any(|o| o.name == b.name) {
+                out.push(b.clone());
+            }
+        }
+        out
+    }
+
+    /// A nice literal: a short decimal in `[lo, hi]`.
+    fn lit_value(&mut self, lo: f64, hi: f64) -> f64 {
+        let v: f64 = self.rng.gen_range(lo..hi);
+        (v * 4.0).round() / 4.0
+    }
+
+    fn lit(&mut self) -> Expr {
+        let v = self.lit_value(0.25, 2.5);
+        Expr::Lit(v, self.chance(0.1))
+    }
+
+    pub fn program(seed: u64, index: usize) -> Program {
+        let mut g = Gen::new(seed, index);
+        g.consts = vec![
+            ("SCALE".to_string(), g.lit_value(0.25, 1.5)),
+            ("OFFSET".to_string(), g.lit_value(0.25, 1.0)),
+        ];
+        let n_helpers = g.rng.gen_range(0..=2);
+        let mut helpers = Vec::new();
+        for h in 0..n_helpers {
+            let f = g.func(&format!("h{h}"), true);
+            g.callable.push(Sig {
+                name: f.name.clone(),
+                params: f.params.clone(),
+            });
+            helpers.push(f);
+        }
+        let main = g.func("f", false);
+        Program {
+            seed,
+            index,
+            consts: g.consts.clone(),
+            helpers,
+            main,
+        }
+    }
+
+    fn params(&mut self, helper: bool) -> Vec<Param> {
+        let count = if helper {
+            self.rng.gen_range(1..=3)
+        } else {
+            self.rng.gen_range(1..=4)
+        };
+        let mut params: Vec<Param> = Vec::new();
+        while params.len() < count {
+            let name = if self.chance(0.03) {
+                self.pick(CLASHING_PARAM_NAMES).to_string()
+            } else {
+                self.pick(PARAM_NAMES).to_string()
+            };
+            if params.iter().any(|p| p.name == name) {
+                continue;
+            }
+            let ty = match self.rng.gen_range(0..10) {
+                0..=3 => Ty::F64,
+                4..=5 => Ty::Slice(self.rng.gen_range(1..=4)),
+                6 => Ty::Array(self.rng.gen_range(1..=3)),
+                7 => Ty::ArrayRef(self.rng.gen_range(1..=3)),
+                _ => Ty::Usize(self.rng.gen_range(1..=3)),
+            };
+            let mutable = matches!(ty, Ty::Array(_)) && self.chance(0.3);
+            params.push(Param {
+                name,
+                ty,
+                active: ty.is_float(),
+                mutable,
+            });
+        }
+        if !params.iter().any(|p| p.ty.is_float()) {
+            params[0].ty = Ty::F64;
+            params[0].active = true;
+        }
+        params
+    }
+
+    fn func(&mut self, name: &str, helper: bool) -> Func {
+        self.env.clear();
+        self.frozen.clear();
+        self.loop_depth = 0;
+        self.budget = if helper {
+            self.rng.gen_range(1..=5)
+        } else {
+            self.rng.gen_range(3..=12)
+        };
+        let mut params = self.params(helper);
+        // Sometimes `wrt(..)` a non-empty subset of the floats.
+        let floats: Vec<usize> = (0..params.len())
+            .filter(|&i| params[i].ty.is_float())
+            .collect();
+        let explicit_wrt = self.chance(0.2);
+        if explicit_wrt && floats.len() > 1 {
+            let keep = floats[self.rng.gen_range(0..floats.len())];
+            for &i in &floats {
+                if i != keep && self.chance(0.5) {
+                    params[i].active = false;
+                }
+            }
+        }
+        for p in &params {
+            let kind = match p.ty {
+                Ty::F64 if p.active => Kind::Float {
+                    mutable: false,
+                    deref: false,
+                },
+                Ty::F64 => Kind::ConstFloat,
+                Ty::Usize(v) => Kind::Int { lo: v, hi: v },
+                Ty::Slice(n) | Ty::Array(n) | Ty::ArrayRef(n) => Kind::Buf {
+                    len: n,
+                    writable: p.mutable,
+                    class: match p.ty {
+                        Ty::Slice(_) => BufClass::Slice,
+                        Ty::Array(_) => BufClass::Array,
+                        _ => BufClass::ArrayRef,
+                    },
+                    inactive: !p.active,
+                },
+            };
+            self.bind(&p.name, kind);
+        }
+        let body = self.block(true, 0);
+        Func {
+            name: name.to_string(),
+            params,
+            explicit_wrt,
+            body,
+        }
+    }
+
+    /// A block: statements while the budget lasts, and a tail if `value`.
+    fn block(&mut self, value: bool, depth: usize) -> Block {
+        let mark = self.env.len();
+        let mut stmts = Vec::new();
+        let max = if depth == 0 { 6 } else { 3 };
+        let count = self.rng.gen_range(if depth == 0 { 1 } else { 0 }..=max);
+        for _ in 0..count {
+            if self.budget == 0 {
+                break;
+            }
+            self.budget -= 1;
+            stmts.push(self.stmt(depth));
+        }
+        let tail = if value {
+            Some(Box::new(self.tail()))
+        } else {
+            None
+        };
+        self.env.truncate(mark);
+        Block { stmts, tail }
+    }
+
+    /// A function's value: an expression plus a few of the locals and
+    /// buffer elements in scope, so that what the body computed matters.
+    fn tail(&mut self) -> Expr {
+        let mut e = self.expr(2);
+        let mut terms = Vec::new();
+        for b in self.visible() {
+            match b.kind {
+                Kind::Float { deref: false, .. } => terms.push(Expr::Local(b.name)),
+                Kind::Buf {
+                    len,
+                    class: BufClass::LocalArray | BufClass::LocalVec,
+                    ..
+                } => {
+                    let i = self.rng.gen_range(0..len);
+                    terms.push(Expr::Elem(b.name, IntExpr::Lit(i)));
+                }
+                _ => {}
+            }
+        }
+        for _ in 0..3 {
+            if terms.is_empty() {
+                break;
+            }
+            let t = terms.swap_remove(self.rng.gen_range(0..terms.len()));
+            let op = *self.pick(&[BinOp::Add, BinOp::Add, BinOp::Sub, BinOp::Mul]);
+            let t = if op == BinOp::Mul { self.squash(t) } else { t };
+            e = Expr::Bin(op, Box::new(e), Box::new(t));
+        }
+        e
+    }
+
+    fn fresh_local(&mut self) -> String {
+        self.pick(LOCAL_NAMES).to_string()
+    }
+
+    fn stmt(&mut self, depth: usize) -> Stmt {
+        let nested = depth < 2;
+        loop {
+            let roll = self.rng.gen_range(0..100);
+            match roll {
+                0..=24 => return self.let_float(3),
+                25..=31 => return self.let_buf(),
+                32..=49 => {
+                    if let Some(s) = self.assign() {
+                        return s;
+                    }
+                }
+                50..=53 if nested => {
+                    let b = self.block(false, depth + 1);
+                    return Stmt::Block(b);
+                }
+                54..=63 if nested => return self.if_stmt(depth),
+                64..=79 if nested => return self.for_stmt(depth),
+                80..=85 if nested => return self.while_stmt(depth),
+                86..=89 if nested => return self.loop_stmt(depth),
+                90..=93 => {
+                    // An early return, under a condition.
+                    let c = self.cond();
+                    let e = self.expr(2);
+                    return Stmt::If {
+                        arms: vec![(
+                            c,
+                            Block {
+                                stmts: vec![Stmt::Return(e)],
+                                tail: None,
+                            },
+                        )],
+                        otherwise: None,
+                    };
+                }
+                94..=99 if self.loop_depth > 0 => {
+                    let c = self.cond();
+                    let s = if self.chance(0.5) {
+                        Stmt::Break
+                    } else {
+                        Stmt::Continue
+                    };
+                    return Stmt::If {
+                        arms: vec![(
+                            c,
+                            Block {
+                                stmts: vec![s],
+                                tail: None,
+                            },
+                        )],
+                        otherwise: None,
+                    };
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn let_float(&mut self, depth: usize) -> Stmt {
+        let init = self.expr(depth);
+        let name = self.fresh_local();
+        let mutable = self.chance(0.6);
+        // Plain Rust cannot call methods on an un-annotated `{float}`
+        // local; annotate those (and some others).
+        let annotate = !is_typed(&init) || self.chance(0.3);
+        self.bind(
+            &name,
+            Kind::Float {
+                mutable,
+                deref: false,
+            },
+        );
+        Stmt::Let {
+            name,
+            mutable,
+            annotate,
+            init,
+        }
+    }
+
+    fn let_buf(&mut self) -> Stmt {
+        let name = self.fresh_local();
+        let annotate = self.chance(0.5);
+        let (init, len, class) = match self.rng.gen_range(0..4) {
+            0 => {
+                let n = self.rng.gen_range(1..=4);
+                (BufInit::Zeros(n), n, BufClass::LocalArray)
+            }
+            1 => {
+                let n = self.rng.gen_range(1..=3);
+                let items = (0..n).map(|_| self.expr(2)).collect();
+                (BufInit::List(items), n, BufClass::LocalArray)
+            }
+            2 => {
+                let n = self.rng.gen_range(1..=4);
+                let (e, _, _) = self.int_expr_in(n, n);
+                (BufInit::VecZeros(e), n, BufClass::LocalVec)
+            }
+            _ => match self.param_buf() {
+                Some((src, n)) => (BufInit::ToVec(src), n, BufClass::LocalVec),
+                None => (BufInit::Zeros(2), 2, BufClass::LocalArray),
+            },
+        };
+        self.bind(
+            &name,
+            Kind::Buf {
+                len,
+                writable: true,
+                class,
+                inactive: false,
+            },
+        );
+        Stmt::LetBuf {
+            name,
+            init,
+            annotate,
+        }
+    }
+
+    /// A visible buffer parameter (or any buffer) to copy with `to_vec()`.
+    fn param_buf(&mut self) -> Option<(String, usize)> {
+        let bufs: Vec<(String, usize)> = self
+            .visible()
+            .into_iter()
+            .filter_map(|b| match b.kind {
+                Kind::Buf { len, .. } => Some((b.name, len)),
+                _ => None,
+            })
+            .collect();
+        if bufs.is_empty() {
+            None
+        } else {
+            Some(self.pick(&bufs).clone())
+        }
+    }
+
+    fn assign(&mut self) -> Option<Stmt> {
+        let mut targets: Vec<(Place, usize)> = Vec::new();
+        for b in self.visible() {
+            if self.frozen.contains(&b.id) {
+                continue;
+            }
+            match b.kind {
+                Kind::Float { mutable: true, .. } => targets.push((Place::Local(b.name), 0)),
+                Kind::Buf {
+                    len,
+                    writable: true,
+                    ..
+                } => targets.push((Place::Elem(b.name, IntExpr::Lit(0)), len)),
+                _ => {}
+            }
+        }
+        if targets.is_empty() {
+            return None;
+        }
+        let (mut place, len) = self.pick(&targets).clone();
+        if let Place::Elem(name, i) = &mut place {
+            *i = self.index(len);
+            // `v[v.len() - 1] = ..` does not borrow-check for a `Vec`
+            // (`IndexMut` borrows `v` before the index is evaluated).
+            if mentions_len(i, name) {
+                *i = IntExpr::Lit(self.rng.gen_range(0..len));
+            }
+        }
+        let op = *self.pick(&[
+            AssignOp::Set,
+            AssignOp::Set,
+            AssignOp::Add,
+            AssignOp::Add,
+            AssignOp::Sub,
+            AssignOp::Mul,
+            AssignOp::Div,
+        ]);
+        let value = match op {
+            // Keep products and quotients from growing or dividing by 0.
+            AssignOp::Mul => self.bounded(),
+            AssignOp::Div => self.denominator(),
+            _ => self.expr(3),
+        };
+        Some(Stmt::Assign { place, op, value })
+    }
+
+    fn if_stmt(&mut self, depth: usize) -> Stmt {
+        let arms_n = self.rng.gen_range(1..=3);
+        let arms = (0..arms_n)
+            .map(|_| (self.cond(), self.block(false, depth + 1)))
+            .collect();
+        let otherwise = if self.chance(0.5) {
+            Some(self.block(false, depth + 1))
+        } else {
+            None
+        };
+        Stmt::If { arms, otherwise }
+    }
+
+    fn for_stmt(&mut self, depth: usize) -> Stmt {
+        let mark = self.env.len();
+        let frozen_mark = self.frozen.len();
+        let bufs: Vec<Binding> = self
+            .visible()
+            .into_iter()
+            .filter(|b| matches!(b.kind, Kind::Buf { .. }))
+            .collect();
+        let (pat, iter) = if bufs.is_empty() || self.chance(0.5) {
+            let (lo, lo_v, _) = self.int_expr_in(0, 2);
+            let (hi, _, hi_v) = self.int_expr_in(lo_v, lo_v + 3);
+            let inclusive = self.chance(0.3);
+            let rev = self.chance(0.3);
+            let top = if inclusive {
+                hi_v
+            } else {
+                hi_v.saturating_sub(1)
+            };
+            let name = self.fresh_local();
+            self.bind(
+                &name,
+                Kind::Int {
+                    lo: lo_v,
+                    hi: top.max(lo_v),
+                },
+            );
+            (
+                ForPat::Index(name),
+                ForIter::Range {
+                    lo,
+                    hi,
+                    inclusive,
+                    rev,
+                },
+            )
+        } else {
+            let b = self.pick(&bufs).clone();
+            let Kind::Buf { class, len, .. } = b.kind else {
+                unreachable!()
+            };
+            self.frozen.push(b.id);
+            let by_ref = matches!(class, BufClass::Slice | BufClass::ArrayRef);
+            let v = self.fresh_local();
+            let style = self.rng.gen_range(0..4);
+            let (pat, iter, deref) = match style {
+                0 if by_ref => (
+                    ForPat::Value(v.clone()),
+                    ForIter::Plain(b.name.clone()),
+                    true,
+                ),
+                0 if class == BufClass::Array => (
+                    ForPat::Value(v.clone()),
+                    ForIter::Plain(b.name.clone()),
+                    false,
+                ),
+                1 if by_ref => (
+                    ForPat::AmpValue(v.clone()),
+                    ForIter::Plain(b.name.clone()),
+                    false,
+                ),
+                3 => {
+                    let mut i = self.fresh_local();
+                    while i == v {
+                        i = self.fresh_local();
+                    }
+                    self.bind(&i, Kind::Int { lo: 0, hi: len - 1 });
+                    (
+                        ForPat::Enumerate(i, v.clone()),
+                        ForIter::Iter(b.name.clone()),
+                        true,
+                    )
+                }
+                _ => (
+                    ForPat::Value(v.clone()),
+                    ForIter::Iter(b.name.clone()),
+                    true,
+                ),
+            };
+            self.bind(
+                &v,
+                Kind::Float {
+                    mutable: false,
+                    deref,
+                },
+            );
+            (pat, iter)
+        };
+        self.loop_depth += 1;
+        let body = self.block(false, depth + 1);
+        self.loop_depth -= 1;
+        self.env.truncate(mark);
+        self.frozen.truncate(frozen_mark);
+        Stmt::For { pat, iter, body }
+    }
+
+    /// `let mut k = 0; while k < L [&& cond] { k += 1; .. }` as one block
+    /// statement sequence: returns the `while`; the counter's `let` is put
+    /// in a surrounding bare block so the statement stays one unit.
+    fn while_stmt(&mut self, depth: usize) -> Stmt {
+        let counter = self.fresh_local();
+        let limit = self.rng.gen_range(1..=4);
+        let mark = self.env.len();
+        self.bind(&counter, Kind::Int { lo: 0, hi: limit });
+        let extra = if self.chance(0.4) {
+            Some(self.cond())
+        } else {
+            None
+        };
+        self.loop_depth += 1;
+        let mut body = self.block(false, depth + 1);
+        self.loop_depth -= 1;
+        body.stmts.insert(
+            0,
+            Stmt::Incr {
+                name: counter.clone(),
+            },
+        );
+        self.env.truncate(mark);
+        Stmt::Block(Block {
+            stmts: vec![
+                Stmt::LetCounter {
+                    name: counter.clone(),
+                },
+                Stmt::While {
+                    counter,
+                    limit,
+                    extra,
+                    body,
+                },
+            ],
+            tail: None,
+        })
+    }
+
+    fn loop_stmt(&mut self, depth: usize) -> Stmt {
+        let counter = self.fresh_local();
+        let limit = self.rng.gen_range(1..=4);
+        let mark = self.env.len();
+        self.bind(&counter, Kind::Int { lo: 1, hi: limit });
+        self.loop_depth += 1;
+        let mut body = self.block(false, depth + 1);
+        self.loop_depth -= 1;
+        let stop = Stmt::If {
+            arms: vec![(
+                Cond::IntCmp(
+                    CmpOp::Gt,
+                    IntExpr::Var(counter.clone()),
+                    IntExpr::Lit(limit),
+                ),
+                Block {
+                    stmts: vec![Stmt::Break],
+                    tail: None,
+                },
+            )],
+            otherwise: None,
+        };
+        body.stmts.insert(
+            0,
+            Stmt::Incr {
+                name: counter.clone(),
+            },
+        );
+        body.stmts.insert(1, stop);
+        self.env.truncate(mark);
+        Stmt::Block(Block {
+            stmts: vec![Stmt::LetCounter { name: counter }, Stmt::Loop { body }],
+            tail: None,
+        })
+    }
+
+    // ----- integers ---------------------------------------------------------
+
+    /// Integer atoms in scope with their value ranges.
+    fn int_atoms(&self) -> Vec<(IntExpr, usize, usize)> {
+        let mut out = Vec::new();
+        for b in self.visible() {
+            match b.kind {
+                Kind::Int { lo, hi } => out.push((IntExpr::Var(b.name), lo, hi)),
+                Kind::Buf { len, .. } => out.push((IntExpr::Len(b.name), len, len)),
+                _ => {}
+            }
+        }
+        out
+    }
+
+    /// An integer expression whose value is *exactly known* when `lo == hi`
+    /// is asked for, otherwise any whose range lies within `[lo, hi]`.
+    /// Returns the expression and its range.
+    fn int_expr_in(&mut self, lo: usize, hi: usize) -> (IntExpr, usize, usize) {
+        let exact = lo == hi || self.chance(0.5);
+        let mut options: Vec<(IntExpr, usize, usize)> = Vec::new();
+        for (e, a, b) in self.int_atoms() {
+            if exact && a != b {
+                continue;
+            }
+            if a >= lo && b <= hi {
+                options.push((e.clone(), a, b));
+            }
+            // `e + k` and `e - k` to reach the range.
+            if b < hi && a + 1 >= lo {
+                options.push((
+                    IntExpr::Add(Box::new(e.clone()), Box::new(IntExpr::Lit(1))),
+                    a + 1,
+                    b + 1,
+                ));
+            }
+            if a > lo && b <= hi + 1 {
+                options.push((
+                    IntExpr::Sub(Box::new(e.clone()), Box::new(IntExpr::Lit(1))),
+                    a - 1,
+                    b - 1,
+                ));
+            }
+            if a == b && a >= 1 && 2 * a <= hi && 2 * a >= lo {
+                options.push((
+                    IntExpr::Mul(Box::new(IntExpr::Lit(2)), Box::new(e)),
+                    2 * a,
+                    2 * b,
+                ));
+            }
+        }
+        if options.is_empty() || self.chance(0.25) {
+            let v = self.rng.gen_range(lo..=hi);
+            return (IntExpr::Lit(v), v, v);
+        }
+        let pick = self.rng.gen_range(0..options.len());
+        options.swap_remove(pick)
+    }
+
+    /// An index into a buffer of length `len`, provably in bounds.
+    fn index(&mut self, len: usize) -> IntExpr {
+        // `len - 1 - i` with a loop variable, sometimes.
+        if self.chance(0.15) {
+            let atoms: Vec<(IntExpr, usize, usize)> = self
+                .int_atoms()
+                .into_iter()
+                .filter(|(e, _, hi)| matches!(e, IntExpr::Var(_)) && *hi < len)
+                .collect();
+            if !atoms.is_empty() {
+                let (e, _, _) = self.pick(&atoms).clone();
+                return IntExpr::Sub(
+                    Box::new(IntExpr::Sub(
+                        Box::new(IntExpr::Lit(len)),
+                        Box::new(IntExpr::Lit(1)),
+                    )),
+                    Box::new(e),
+                );
+            }
+        }
+        self.int_expr_in(0, len - 1).0
+    }
+
+    // ----- floats -----------------------------------------------------------
+
+    /// A float leaf: a literal, a local, a parameter, an element, a cast,
+    /// a constant.
+    fn leaf(&mut self) -> Expr {
+        let vis = self.visible();
+        let mut floats = Vec::new();
+        let mut bufs = Vec::new();
+        for b in &vis {
+            match b.kind {
+                Kind::Float { deref, .. } => floats.push((b.name.clone(), deref)),
+                Kind::ConstFloat => floats.push((b.name.clone(), false)),
+                Kind::Buf { len, .. } => bufs.push((b.name.clone(), len)),
+                _ => {}
+            }
+        }
+        loop {
+            match self.rng.gen_range(0..10) {
+                0..=1 => return self.lit(),
+                2..=5 if !floats.is_empty() => {
+                    let (n, deref) = self.pick(&floats).clone();
+                    return if deref {
+                        Expr::Deref(n)
+                    } else {
+                        Expr::Local(n)
+                    };
+                }
+                6..=7 if !bufs.is_empty() => {
+                    let (n, len) = self.pick(&bufs).clone();
+                    let i = self.index(len);
+                    return Expr::Elem(n, i);
+                }
+                8 => {
+                    let (e, _, _) = self.int_expr_in(0, 4);
+                    return Expr::Cast(e);
+                }
+                9 => {
+                    let c = self.pick(CONSTS).to_string();
+                    return Expr::Const(c);
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// A random float expression of nesting at most `depth`.
+    pub fn expr(&mut self, depth: usize) -> Expr {
+        if depth == 0 {
+            return self.leaf();
+        }
+        match self.rng.gen_range(0..100) {
+            0..=29 => self.leaf(),
+            30..=49 => {
+                let op = *self.pick(&[BinOp::Add, BinOp::Sub, BinOp::Mul]);
+                Expr::Bin(
+                    op,
+                    Box::new(self.expr(depth - 1)),
+                    Box::new(self.expr(depth - 1)),
+                )
+            }
+            50..=54 => Expr::Bin(
+                BinOp::Div,
+                Box::new(self.expr(depth - 1)),
+                Box::new(self.denominator()),
+            ),
+            55..=59 => Expr::Neg(Box::new(self.expr(depth - 1))),
+            60..=61 => {
+                // `-(n as f64) * x` and friends.
+                let (i, _, _) = self.int_expr_in(0, 4);
+                Expr::Bin(
+                    BinOp::Mul,
+                    Box::new(Expr::Neg(Box::new(Expr::Cast(i)))),
+                    Box::new(self.expr(depth - 1)),
+                )
+            }
+            62..=84 => self.method(depth - 1),
+            85..=92 if !self.callable.is_empty() => self.call(depth - 1),
+            93..=96 if self.value_depth == 0 => {
+                self.value_depth += 1;
+                let arms_n = self.rng.gen_range(1..=2);
+                let arms = (0..arms_n)
+                    .map(|_| (self.cond(), self.value_block(depth - 1)))
+                    .collect();
+                let els = self.value_block(depth - 1);
+                self.value_depth -= 1;
+                Expr::If(arms, els)
+            }
+            97..=99 if self.value_depth == 0 => {
+                self.value_depth += 1;
+                let b = self.value_block(depth - 1);
+                self.value_depth -= 1;
+                Expr::Block(b)
+            }
+            _ => self.leaf(),
+        }
+    }
+
+    /// A block with a value, for `if` values and block values: one or two
+    /// `let`s, then the value.
+    fn value_block(&mut self, depth: usize) -> Block {
+        let mark = self.env.len();
+        let mut stmts = Vec::new();
+        if self.chance(0.4) && !self.in_cond {
+            stmts.push(self.let_float(depth));
+        }
+        let tail = Some(Box::new(self.expr(depth)));
+        self.env.truncate(mark);
+        Block { stmts, tail }
+    }
+
+    /// A value between about -1 and 1 built from `e` (for `exp`, `*=`).
+    fn squash(&mut self, e: Expr) -> Expr {
+        let m = *self.pick(&["tanh", "sin", "cos", "atan"]);
+        self.m1(m, e)
+    }
+
+    fn bounded(&mut self) -> Expr {
+        let e = self.expr(1);
+        if self.chance(0.3) {
+            return self.lit();
+        }
+        self.squash(e)
+    }
+
+    /// Something well away from zero to divide by.
+    fn denominator(&mut self) -> Expr {
+        let e = self.expr(1);
+        match self.rng.gen_range(0..4) {
+            0 => Expr::Lit(self.lit_value(0.5, 3.0), false),
+            1 => self.positive(e),
+            2 => {
+                let s = self.m1("sin", e);
+                Expr::Bin(BinOp::Add, Box::new(Expr::Lit(2.0, false)), Box::new(s))
+            }
+            _ => {
+                let a = self.m1("abs", e);
+                Expr::Bin(BinOp::Add, Box::new(a), Box::new(Expr::Lit(0.5, false)))
+            }
+        }
+    }
+
+    /// `e * e + c` with `c` in `[0.5, 2]`: positive, smooth.
+    fn positive(&mut self, e: Expr) -> Expr {
+        let sq = Expr::Bin(BinOp::Mul, Box::new(e.clone()), Box::new(e));
+        let c = self.lit_value(0.5, 2.0);
+        Expr::Bin(BinOp::Add, Box::new(sq), Box::new(Expr::Lit(c, false)))
+    }
+
+    fn form(&mut self) -> Form {
+        if self.chance(0.25) {
+            Form::Path
+        } else {
+            Form::Dot
+        }
+    }
+
+    fn m1(&mut self, name: &'static str, recv: Expr) -> Expr {
+        let form = self.form();
+        Expr::Method {
+            name,
+            form,
+            recv: Box::new(recv),
+            args: vec![],
+        }
+    }
+
+    fn m(&mut self, name: &'static str, recv: Expr, args: Vec<Expr>) -> Expr {
+        let form = self.form();
+        Expr::Method {
+            name,
+            form,
+            recv: Box::new(recv),
+            args,
+        }
+    }
+
+    /// A call of an `f64` method with its argument kept in its domain.
+    fn method(&mut self, depth: usize) -> Expr {
+        let e = self.expr(depth);
+        match self.rng.gen_range(0..30) {
+            0 => {
+                let m = *self.pick(&["sin", "cos", "atan", "tanh", "asinh"]);
+                self.m1(m, e)
+            }
+            1 => {
+                let m = *self.pick(&["sin", "cos", "atan", "tanh", "asinh"]);
+                // A method on a cast: `(n as f64).sqrt()`-like.
+                let (i, _, _) = self.int_expr_in(1, 4);
+                let _ = e;
+                self.m1(m, Expr::Cast(i))
+            }
+            2 => {
+                let m = *self.pick(&["abs", "signum", "floor", "ceil", "round", "trunc"]);
+                self.m1(m, e)
+            }
+            3 => {
+                let m = *self.pick(&["to_radians", "to_degrees"]);
+                let inner = self.m1(m, e);
+                if m == "to_degrees" {
+                    Expr::Bin(
+                        BinOp::Mul,
+                        Box::new(inner),
+                        Box::new(Expr::Lit(0.01, false)),
+                    )
+                } else {
+                    inner
+                }
+            }
+            4..=6 => {
+                let m = *self.pick(&["exp", "exp2", "exp_m1", "sinh", "cosh"]);
+                let b = self.squash(e);
+                self.m1(m, b)
+            }
+            7..=9 => {
+                let m = *self.pick(&["sqrt", "ln", "log2", "log10", "cbrt", "recip"]);
+                let p = self.positive(e);
+                self.m1(m, p)
+            }
+            10 => {
+                let (i, _, _) = self.int_expr_in(1, 4);
+                let m = *self.pick(&["sqrt", "ln", "cbrt", "recip"]);
+                let _ = e;
+                self.m1(m, Expr::Cast(i))
+            }
+            11 => {
+                let sq = Expr::Bin(BinOp::Mul, Box::new(e.clone()), Box::new(e));
+                self.m1("ln_1p", sq)
+            }
+            12..=13 => {
+                let m = *self.pick(&["asin", "acos", "atanh", "tan"]);
+                let t = self.m1("tanh", e);
+                let b = Expr::Bin(BinOp::Mul, Box::new(Expr::Lit(0.75, false)), Box::new(t));
+                self.m1(m, b)
+            }
+            14 => {
+                let p = self.positive(e);
+                let shifted = Expr::Bin(BinOp::Add, Box::new(p), Box::new(Expr::Lit(0.5, false)));
+                self.m1("acosh", shifted)
+            }
+            15..=17 => {
+                let k = self.rng.gen_range(-2..=3);
+                let recv = if k < 0 { self.positive(e) } else { e };
+                Expr::Powi(Box::new(recv), k, self.form())
+            }
+            18 => {
+                let base = self.positive(e);
+                let ex = self.expr(depth);
+                let ex = self.squash(ex);
+                self.m("powf", base, vec![ex])
+            }
+            19 => {
+                let base = self.positive(e);
+                let b = *self.pick(&[2.0, 3.0, 10.0, 0.5]);
+                self.m("log", base, vec![Expr::Lit(b, false)])
+            }
+            20 => {
+                let other = self.expr(depth);
+                let other = self.positive(other);
+                self.m("atan2", e, vec![other])
+            }
+            21 => {
+                let other = self.expr(depth);
+                self.m("hypot", e, vec![other])
+            }
+            22..=24 => {
+                let other = self.expr(depth);
+                let m = *self.pick(&["max", "min"]);
+                self.m(m, e, vec![other])
+            }
+            25 => {
+                let lo = self.lit_value(0.25, 1.0);
+                let hi = self.lit_value(1.25, 2.5);
+                self.m(
+                    "clamp",
+                    e,
+                    vec![
+                        Expr::Neg(Box::new(Expr::Lit(lo, false))),
+                        Expr::Lit(hi, false),
+                    ],
+                )
+            }
+            26..=27 => {
+                let a = self.expr(depth);
+                let b = self.expr(depth);
+                // Sometimes on a cast, like `(n as f64).mul_add(1.5, x)`.
+                let recv = if self.chance(0.3) {
+                    let (i, _, _) = self.int_expr_in(0, 4);
+                    Expr::Cast(i)
+                } else {
+                    e
+                };
+                self.m("mul_add", recv, vec![a, b])
+            }
+            _ => {
+                let m = *self.pick(&["sin", "cos", "tanh"]);
+                self.m1(m, e)
+            }
+        }
+    }
+
+    /// A call of a helper, with arguments in all the shapes people write.
+    fn call(&mut self, depth: usize) -> Expr {
+        let sig = self.pick(&self.callable.clone()).clone();
+        let mut args = Vec::new();
+        for p in &sig.params {
+            let arg = match p.ty {
+                Ty::Usize(v) => CallArg::Int(self.int_expr_in(v, v).0),
+                Ty::F64 if p.active => CallArg::Scalar(self.expr(depth)),
+                Ty::F64 => CallArg::Scalar(self.const_expr()),
+                Ty::Slice(n) => self.slice_arg(n, p.active, depth),
+                Ty::Array(n) => self.array_arg(n, p.active, depth, false),
+                Ty::ArrayRef(n) => self.array_arg(n, p.active, depth, true),
+            };
+            args.push(arg);
+        }
+        Expr::Call(sig.name, args)
+    }
+
+    /// A float expression that depends on no differentiated input (for a
+    /// parameter the callee does not differentiate).
+    fn const_expr(&mut self) -> Expr {
+        match self.rng.gen_range(0..3) {
+            0 => self.lit(),
+            1 => Expr::Cast(self.int_expr_in(0, 4).0),
+            _ => Expr::Const(self.pick(CONSTS).to_string()),
+        }
+    }
+
+    fn items(&mut self, n: usize, active: bool, depth: usize) -> Vec<Expr> {
+        (0..n)
+            .map(|_| {
+                if active {
+                    self.expr(depth)
+                } else {
+                    self.const_expr()
+                }
+            })
+            .collect()
+    }
+
+    /// An argument for a `&[f64]` parameter of length `n`.
+    fn slice_arg(&mut self, n: usize, active: bool, depth: usize) -> CallArg {
+        let mut options: Vec<CallArg> = Vec::new();
+        for b in self.visible() {
+            let Kind::Buf {
+                len,
+                class,
+                inactive,
+                ..
+            } = b.kind
+            else {
+                continue;
+            };
+            if !active && !inactive {
+                continue;
+            }
+            if len == n {
+                match class {
+                    // `&a` of an `&[f64; N]` would be `&&[f64; N]`, no slice.
+                    BufClass::Slice | BufClass::ArrayRef => {
+                        options.push(CallArg::Name(b.name.clone()))
+                    }
+                    _ => options.push(CallArg::Ref(b.name.clone())),
+                }
+            }
+            if len > n {
+                let lo = self.rng.gen_range(0..=len - n);
+                if lo + n == len && self.chance(0.5) {
+                    options.push(CallArg::Sub(b.name.clone(), IntExpr::Lit(lo), None));
+                } else {
+                    options.push(CallArg::Sub(
+                        b.name.clone(),
+                        IntExpr::Lit(lo),
+                        Some(IntExpr::Lit(lo + n)),
+                    ));
+                }
+            }
+        }
+        if options.is_empty() || self.chance(0.3) {
+            return CallArg::RefList(self.items(n, active, depth));
+        }
+        let pick = self.rng.gen_range(0..options.len());
+        options.swap_remove(pick)
+    }
+
+    /// An argument for `[f64; n]` (by value) or `&[f64; n]`.
+    fn array_arg(&mut self, n: usize, active: bool, depth: usize, by_ref: bool) -> CallArg {
+        let mut options: Vec<CallArg> = Vec::new();
+        for b in self.visible() {
+            let Kind::Buf {
+                len,
+                class,
+                inactive,
+                ..
+            } = b.kind
+            else {
+                continue;
+            };
+            if len != n || (!active && !inactive) {
+                continue;
+            }
+            match (class, by_ref) {
+                (BufClass::LocalArray | BufClass::Array, false) => {
+                    options.push(CallArg::Name(b.name.clone()))
+                }
+                (BufClass::LocalArray | BufClass::Array, true) => {
+                    options.push(CallArg::Ref(b.name.clone()))
+                }
+                (BufClass::ArrayRef, true) => options.push(CallArg::Name(b.name.clone())),
+                _ => {}
+            }
+        }
+        if options.is_empty() || self.chance(0.4) {
+            let items = self.items(n, active, depth);
+            return if by_ref {
+                CallArg::RefList(items)
+            } else {
+                CallArg::List(items)
+            };
+        }
+        let pick = self.rng.gen_range(0..options.len());
+        options.swap_remove(pick)
+    }
+
+    // ----- conditions -------------------------------------------------------
+
+    fn cond(&mut self) -> Cond {
+        let outer = self.in_cond;
+        self.in_cond = !self.chance(0.05);
+        let c = self.cond_inner();
+        self.in_cond = outer;
+        c
+    }
+
+    fn cond_inner(&mut self) -> Cond {
+        match self.rng.gen_range(0..10) {
+            0..=5 => {
+                let op = *self.pick(&[CmpOp::Lt, CmpOp::Le, CmpOp::Gt, CmpOp::Ge]);
+                Cond::Cmp(op, self.expr(1), self.expr(1))
+            }
+            6 => {
+                let atoms = self.int_atoms();
+                if atoms.is_empty() {
+                    return Cond::Cmp(CmpOp::Lt, self.expr(1), self.lit());
+                }
+                let (a, _, _) = self.pick(&atoms).clone();
+                let op = *self.pick(&[CmpOp::Lt, CmpOp::Eq, CmpOp::Ne, CmpOp::Ge]);
+                let k = self.rng.gen_range(0..3);
+                Cond::IntCmp(op, a, IntExpr::Lit(k))
+            }
+            7 => Cond::And(Box::new(self.cond_leaf()), Box::new(self.cond_leaf())),
+            8 => Cond::Or(Box::new(self.cond_leaf()), Box::new(self.cond_leaf())),
+            _ => Cond::Not(Box::new(self.cond_leaf())),
+        }
+    }
+
+    fn cond_leaf(&mut self) -> Cond {
+        let op = *self.pick(&[CmpOp::Lt, CmpOp::Gt]);
+        Cond::Cmp(op, self.expr(1), self.expr(0))
+    }
+}
+
+/// Whether `e` reads `name.len()`.
+fn mentions_len(e: &IntExpr, name: &str) -> bool {
+    match e {
+        IntExpr::Len(n) => n == name,
+        IntExpr::Lit(_) | IntExpr::Var(_) => false,
+        IntExpr::Add(a, b) | IntExpr::Sub(a, b) | IntExpr::Mul(a, b) => {
+            mentions_len(a, name) || mentions_len(b, name)
+        }
+    }
+}

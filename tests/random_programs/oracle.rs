@@ -1,0 +1,216 @@
+//! The checker that runs *inside* the generated crate (the harness copies
+//! this file there as `src/oracle.rs`; the test crate compiles it too, so
+//! it stays warning-free and formatted).
+//!
+//! For one generated function `f`, at a few random points, it checks:
+//! * `f_grad`'s and `f_adjoint`'s values equal `f`'s bit for bit;
+//! * `f_adjoint`, called with a random `d_out` into buffers pre-filled with
+//!   random values, leaves `prefill + d_out * gradient`;
+//! * the gradient equals the tape's (the same body on `Var`s) to 1e-9;
+//! * the gradient matches central finite differences (`autograd::check`)
+//!   wherever those are reliable: the function is finite nearby and two
+//!   step sizes agree (they do not when a branch flips or a kink is near).
+//!
+//! It prints one line per finding, `RP <index> FAIL <kind> <detail>`, and
+//! `RP <index> OK ...` when there was none.
+
+use autograd::check;
+
+/// `p ↦ (value, gradient)`.
+pub type ValueAndGradient<'a> = &'a dyn Fn(&[f64]) -> (f64, Vec<f64>);
+/// `(p, d_out, buffer) ↦ value`, adding `d_out · gradient` into `buffer`.
+pub type Adjoint<'a> = &'a dyn Fn(&[f64], f64, &mut [f64]) -> f64;
+
+/// A function under test, flattened: all its float parameters are one
+/// vector `p` (in parameter order); `active[i]` says whether coordinate
+/// `i` is differentiated.
+pub struct Subject<'a> {
+    pub active: &'a [bool],
+    pub f: &'a dyn Fn(&[f64]) -> f64,
+    /// `f_grad`, its gradient flattened over the active coordinates.
+    pub grad: ValueAndGradient<'a>,
+    /// `f_adjoint` with a buffer over the active coordinates.
+    pub adjoint: Adjoint<'a>,
+    /// The tape oracle: value and gradient over *all* coordinates.
+    pub tape: ValueAndGradient<'a>,
+}
+
+/// Points per function.
+const POINTS: usize = 3;
+/// Tape vs generated gradient (both exact up to rounding).
+const TAPE_TOL: f64 = 1e-9;
+/// Generated gradient vs finite differences, and the two FD step sizes
+/// against each other (the FD error is about 1e-9 relative here).
+const FD_TOL: f64 = 1e-5;
+/// Adjoint accumulation vs `prefill + d_out * grad`.
+const ADJ_TOL: f64 = 1e-9;
+
+/// A tiny xorshift: the generated crate has no `rand`.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> f64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 >> 11) as f64 / (1u64 << 53) as f64
+    }
+    fn range(&mut self, lo: f64, hi: f64) -> f64 {
+        lo + (hi - lo) * self.next()
+    }
+}
+
+fn same_bits(a: f64, b: f64) -> bool {
+    a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())
+}
+
+fn close(a: f64, b: f64, tol: f64) -> bool {
+    if a.is_nan() || b.is_nan() {
+        return a.is_nan() && b.is_nan();
+    }
+    if a.is_infinite() || b.is_infinite() {
+        return a == b;
+    }
+    (a - b).abs() <= tol * 1f64.max(a.abs()).max(b.abs())
+}
+
+/// Checks `s` at a few points; returns the result lines.
+pub fn check(index: usize, seed: u64, s: &Subject) -> Vec<String> {
+    let n = s.active.len();
+    let active: Vec<usize> = (0..n).filter(|&i| s.active[i]).collect();
+    let mut rng = Rng(seed ^ (index as u64 + 1).wrapping_mul(0x2545_F491_4F6C_DD1D) | 1);
+    let mut fails: Vec<String> = Vec::new();
+    let mut fail = |kind: &str, detail: String| {
+        if !fails.iter().any(|f| f.split(' ').nth(3) == Some(kind)) {
+            fails.push(format!("RP {index} FAIL {kind} {detail}"));
+        }
+    };
+    let (mut checked, mut fd_skipped, mut nonfinite) = (0, 0, 0);
+    for _ in 0..POINTS {
+        let p: Vec<f64> = (0..n).map(|_| rng.range(-1.5, 1.5)).collect();
+        let value = (s.f)(&p);
+        if !value.is_finite() {
+            nonfinite += 1;
+            continue;
+        }
+        checked += 1;
+        let (gv, grad) = (s.grad)(&p);
+        if !same_bits(gv, value) {
+            fail(
+                "grad_value",
+                format!("at {p:?}: f = {value:e}, f_grad = {gv:e}"),
+            );
+        }
+        if grad.len() != active.len() {
+            fail(
+                "grad_shape",
+                format!(
+                    "gradient has {} entries, expected {}",
+                    grad.len(),
+                    active.len()
+                ),
+            );
+            continue;
+        }
+
+        // The adjoint adds into a pre-filled buffer.
+        let prefill: Vec<f64> = active.iter().map(|_| rng.range(-1.0, 1.0)).collect();
+        let d_out = rng.range(0.5, 2.0) * if rng.next() < 0.5 { -1.0 } else { 1.0 };
+        let mut buffer = prefill.clone();
+        let av = (s.adjoint)(&p, d_out, &mut buffer);
+        if !same_bits(av, value) {
+            fail(
+                "adjoint_value",
+                format!("at {p:?}: f = {value:e}, f_adjoint = {av:e}"),
+            );
+        }
+        for k in 0..active.len() {
+            let want = prefill[k] + d_out * grad[k];
+            let tol = ADJ_TOL * (1.0 + prefill[k].abs() + (d_out * grad[k]).abs());
+            let ok = (buffer[k] - want).abs() <= tol || same_bits(buffer[k], want);
+            if !ok {
+                fail(
+                    "adjoint_accumulate",
+                    format!(
+                        "at {p:?}, coordinate {}: prefill {:e} + d_out {d_out:e} * grad {:e} = {want:e}, buffer holds {:e}",
+                        active[k], prefill[k], grad[k], buffer[k]
+                    ),
+                );
+            }
+        }
+
+        // Finite differences over the active coordinates, at two steps:
+        // `autograd::check`'s own, and four times it (by rescaling).
+        let embed = |q: &[f64]| {
+            let mut full = p.clone();
+            for (k, &i) in active.iter().enumerate() {
+                full[i] = q[k];
+            }
+            (s.f)(&full)
+        };
+        let a: Vec<f64> = active.iter().map(|&i| p[i]).collect();
+        let fd1 = check::numeric_gradient(embed, &a);
+        let quarter: Vec<f64> = a.iter().map(|v| v / 4.0).collect();
+        let fd4: Vec<f64> = check::numeric_gradient(
+            |q: &[f64]| embed(&q.iter().map(|v| v * 4.0).collect::<Vec<_>>()),
+            &quarter,
+        )
+        .iter()
+        .map(|d| d / 4.0)
+        .collect();
+        let fd_ok: Vec<bool> = (0..active.len())
+            .map(|k| fd1[k].is_finite() && fd4[k].is_finite() && close(fd1[k], fd4[k], FD_TOL))
+            .collect();
+        let report = check::Report::new(grad.clone(), fd1.clone());
+
+        // The tape: value bit for bit, gradient to TAPE_TOL.
+        let (tv, tgrad) = (s.tape)(&p);
+        if !same_bits(tv, value) {
+            fail(
+                "tape_value_differs",
+                format!("at {p:?}: f = {value:e}, tape = {tv:e} (the oracle and f disagree)"),
+            );
+        }
+        for (k, &i) in active.iter().enumerate() {
+            if !close(grad[k], tgrad[i], TAPE_TOL) {
+                let fd = if fd_ok[k] {
+                    format!("finite differences give {:e}", fd1[k])
+                } else {
+                    "finite differences unreliable here".to_string()
+                };
+                fail(
+                    "grad_vs_tape",
+                    format!(
+                        "at {p:?}, coordinate {i}: f_grad {:e}, tape {:e}, {fd}",
+                        grad[k], tgrad[i]
+                    ),
+                );
+            }
+        }
+        for (k, &i) in active.iter().enumerate() {
+            if !fd_ok[k] {
+                fd_skipped += 1;
+                continue;
+            }
+            if !close(grad[k], fd1[k], FD_TOL) {
+                fail(
+                    "grad_vs_fd",
+                    format!(
+                        "at {p:?}, coordinate {i}: f_grad {:e}, tape {:e}, finite differences {:e} ({})",
+                        grad[k],
+                        tgrad[i],
+                        fd1[k],
+                        report.to_string().lines().next().unwrap_or("")
+                    ),
+                );
+            }
+        }
+    }
+    if fails.is_empty() {
+        vec![format!(
+            "RP {index} OK checked={checked} fd_skipped={fd_skipped} nonfinite={nonfinite}"
+        )]
+    } else {
+        fails
+    }
+}
