@@ -162,12 +162,17 @@
 /// gives the value and the partials at once; elsewhere `g` is called
 /// forwards and `g_adjoint` in the reverse sweep. `g_adjoint` is found by name next to `g`: import both
 /// (`use model::{g, g_adjoint};`) or call by path (`model::g(x)`).
-/// Arguments are passed as people write them: values and constants, array
-/// literals (`g([a, b])`, `g(&[a, b])`), local buffers and their subslices
-/// (`g(&buf)`, `g(&buf[1..])`). An argument gets a `d_` slot in that call
-/// when it depends on an active input; pass constants only to parameters
-/// the callee does not differentiate (give it `wrt(..)`). A subslice
-/// `&w[a..b]` of a float array passes `&mut d_w[a..b]`.
+/// Arguments are passed as people write them: values, literals and
+/// constants (`g(x, 2.0)`), array literals (`g([a, b])`, `g(&[a, b])`),
+/// local buffers and their subslices (`g(&buf)`, `g(&buf[1..])`). The
+/// callee's adjoint has a `d_` slot for each parameter it differentiates:
+/// an argument that depends on an active input goes to such a parameter;
+/// constant data (a value that depends on a parameter of the caller that
+/// is not differentiated: `labels`, `labels[i]`, `&xs[1..]`) to one it does
+/// not differentiate (give it `wrt(..)`); a float constant to either — the
+/// generated call finds out at compile time how many slots the callee's
+/// adjoint takes and gives the constants it has slots for scratch ones. A
+/// subslice `&w[a..b]` of a float array passes `&mut d_w[a..b]`.
 ///
 /// **Custom derivatives.** A function the macro cannot see into gets a
 /// hand-written `g_adjoint` with the same convention, and every

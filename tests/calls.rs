@@ -226,8 +226,8 @@ fn weighted(x: &[f64], weights: &[usize]) -> f64 {
 
 /// The ways people pass a few values or a buffer to a helper (API.md §1):
 /// array literals by value and by reference, local buffers and their
-/// subslices, constant arrays (to a parameter the callee does not
-/// differentiate), in straight-line code, a loop and a branch.
+/// subslices, constants and constant arrays, in straight-line code, a loop
+/// and a branch.
 #[differentiable]
 fn argument_forms(a: f64, b: f64) -> f64 {
     let mut buf = [a, b, a * b];
@@ -241,7 +241,9 @@ fn argument_forms(a: f64, b: f64) -> f64 {
     if s > 0.0 {
         s += dot2(&[s, b], &buf);
     }
-    s
+    // Constants go to parameters `product` and `dot2` differentiate: they
+    // get scratch slots.
+    s + product(a, 2.0) + product(1.5, b) + product(a, b.floor()) + dot2(&[0.5; 2], &[a, b])
 }
 
 /// The same with every array bound first, and every call written out.
@@ -256,7 +258,7 @@ fn argument_forms_by_hand(a: f64, b: f64) -> f64 {
     if s > 0.0 {
         s += s * buf[0] + b * buf[1];
     }
-    s
+    s + a * 2.0_f64.sin() + 1.5 * b.sin() + a * b.floor().sin() + (0.5 * a + 0.5 * b)
 }
 
 #[test]
@@ -274,5 +276,59 @@ fn array_literals_buffers_and_subslices_as_arguments() {
         );
         assert!((d_a - (0.5 + 2.0 * da)).abs() < 1e-12 * (1.0 + da.abs()));
         assert!((d_b - (-1.0 + 2.0 * db)).abs() < 1e-12 * (1.0 + db.abs()));
+    }
+}
+
+const SCALE: f64 = 1.5;
+
+#[differentiable(wrt(v))]
+fn scaled_sine(v: f64, k: f64) -> f64 {
+    (v * k).sin()
+}
+
+#[differentiable]
+fn scaled_cosine(v: f64, k: f64) -> f64 {
+    (v * k).cos()
+}
+
+#[differentiable(wrt(x))]
+fn pick(x: &[f64], weights: &[f64; 2], n: usize) -> f64 {
+    x[0] * weights[0] + x[1] * weights[1] * n as f64
+}
+
+/// A constant argument may go to a parameter the callee differentiates or
+/// to one it does not: the call adapts to the callee's adjoint (a scratch
+/// slot where it has one), for scalars, constants of unseen type, literal
+/// arrays and local buffers, in straight-line code and in a loop.
+#[differentiable]
+fn constants_to_either_kind(a: f64, b: f64) -> f64 {
+    let weights = [0.5, 2.0];
+    let mut s = scaled_sine(a, 2.0) + scaled_cosine(b, 2.0) + scaled_cosine(0.5, a);
+    s += scaled_sine(b, SCALE) + scaled_cosine(a, SCALE);
+    s += pick(&[a, b], &weights, 2) + pick(&[b, 1.0], &[0.25, 0.75], 1);
+    for i in 0..3 {
+        s += scaled_cosine(a, i as f64) * scaled_sine(b, 0.5 * i as f64);
+    }
+    s
+}
+
+fn constants_to_either_kind_by_hand(a: f64, b: f64) -> f64 {
+    let mut s = (a * 2.0).sin() + (b * 2.0).cos() + (0.5 * a).cos();
+    s += (b * SCALE).sin() + (a * SCALE).cos();
+    s += (a * 0.5 + b * 2.0 * 2.0) + (b * 0.25 + 0.75);
+    for i in 0..3 {
+        s += (a * i as f64).cos() * (b * (0.5 * i as f64)).sin();
+    }
+    s
+}
+
+#[test]
+fn constants_go_to_differentiated_parameters_or_not() {
+    let f = |p: &[f64]| constants_to_either_kind(p[0], p[1]);
+    for p in [[0.3, 0.7], [-1.2, 0.4]] {
+        assert_eq!(f(&p), constants_to_either_kind_by_hand(p[0], p[1]));
+        let (value, (da, db)) = constants_to_either_kind_grad(p[0], p[1]);
+        assert_eq!(value, f(&p));
+        assert_gradient(f, &p, &[da, db]);
     }
 }

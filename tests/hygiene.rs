@@ -407,3 +407,41 @@ fn idiomatic_constructs_with_generated_looking_names() {
         &[[0.3, 0.7, -0.4], [1.1, -0.5, 0.2]],
     );
 }
+
+// ----- blocks inside conditions and indices ----------------------------------
+
+#[differentiable]
+fn block_in_condition(x: f64, w: &[f64]) -> f64 {
+    let t = x * 2.0;
+    let s = if { let t = 1.75; t * 0.5 } < x || w[{ let mut k = 0; k += 1; k }] > { let u = t; u } {
+        t.sin()
+    } else {
+        x * w[0]
+    };
+    s + t
+}
+
+#[test]
+fn blocks_with_lets_inside_conditions_and_indices() {
+    let w = [0.3, 0.4];
+    let f = |p: &[f64]| block_in_condition(p[0], &w);
+    for x in [0.5_f64, 1.0, -2.0] {
+        let t = x * 2.0;
+        let expected = if 0.875 < x || 0.4 > t { t.sin() } else { x * 0.3 } + t;
+        assert_eq!(f(&[x]), expected);
+    }
+    check_gradient_and_adjoint(
+        f,
+        |p| {
+            let (v, (dx, _)) = block_in_condition_grad(p[0], &w);
+            (v, vec![dx])
+        },
+        |p, d_out, d| {
+            let (mut dx, mut dw) = (d[0], [0.0; 2]);
+            let v = block_in_condition_adjoint(p[0], &w, d_out, &mut dx, &mut dw);
+            d[0] = dx;
+            v
+        },
+        &[[0.5], [1.0], [-2.0]],
+    );
+}

@@ -203,6 +203,17 @@ pub enum CallArg {
     Const(Const),
 }
 
+impl CallArg {
+    /// A variable or an array, which may carry a derivative: a call with
+    /// one is differentiated (if the activity analysis finds it varied).
+    pub fn may_vary(&self) -> bool {
+        matches!(
+            self,
+            CallArg::Float(Operand::Var(_)) | CallArg::Array { .. }
+        )
+    }
+}
+
 /// How a local float array starts.
 pub enum ArrayInit {
     /// `[value; len]` or `vec![value; len]`, with a constant `value`.

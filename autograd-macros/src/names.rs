@@ -173,6 +173,14 @@ pub fn grad_fn(f: &Ident) -> Ident {
     quote::format_ident!("{}_grad", f, span = f.span())
 }
 
+/// A name inside an item the expansion generates whole, with no token of
+/// the user's in it (the generic parameters and bindings of the local trait
+/// impls that call a callee's adjoint, `primal::adjoint_call`): nothing of
+/// the user's can see it or be seen from it, so it needs no allocation.
+pub fn scoped(name: &str) -> Ident {
+    Ident::new(name, Span::mixed_site())
+}
+
 /// A name without `r#`.
 fn unraw(ident: &Ident) -> String {
     let name = ident.to_string();

@@ -66,6 +66,57 @@ pub mod __private {
         }
     }
 
+    /// The coercions a direct call would make, for arguments and slots
+    /// passed through the trait that calls a callee's adjoint when the
+    /// caller cannot see how many slots it takes (see the macro's
+    /// `emit::primal::adjoint_call`): the identity, and `&[f64; N]`,
+    /// `&Vec<f64>`, `&&[f64]` to `&[f64]` (and their `&mut` twins).
+    pub trait Coerce<T> {
+        fn coerce(self) -> T;
+    }
+
+    impl<T> Coerce<T> for T {
+        #[inline(always)]
+        fn coerce(self) -> T {
+            self
+        }
+    }
+
+    impl<'a, const N: usize> Coerce<&'a [f64]> for &'a [f64; N] {
+        #[inline(always)]
+        fn coerce(self) -> &'a [f64] {
+            self
+        }
+    }
+
+    impl<'a> Coerce<&'a [f64]> for &'a ::std::vec::Vec<f64> {
+        #[inline(always)]
+        fn coerce(self) -> &'a [f64] {
+            self
+        }
+    }
+
+    impl<'a, 'b> Coerce<&'a [f64]> for &'a &'b [f64] {
+        #[inline(always)]
+        fn coerce(self) -> &'a [f64] {
+            self
+        }
+    }
+
+    impl<'a, const N: usize> Coerce<&'a mut [f64]> for &'a mut [f64; N] {
+        #[inline(always)]
+        fn coerce(self) -> &'a mut [f64] {
+            self
+        }
+    }
+
+    impl<'a> Coerce<&'a mut [f64]> for &'a mut ::std::vec::Vec<f64> {
+        #[inline(always)]
+        fn coerce(self) -> &'a mut [f64] {
+            self
+        }
+    }
+
     /// A zeroed buffer shaped like `array`: the adjoint of a local array.
     #[inline]
     pub fn zeros_like<A: ZerosLike>(array: &A) -> A {

@@ -426,22 +426,30 @@ impl<'a> Tangents<'a> {
     ) -> Option<()> {
         let (mut slots, mut terms) = (Vec::new(), Vec::new());
         for arg in args {
-            match arg {
+            slots.push(match arg {
                 CallArg::Float(Operand::Var(v)) if self.has(*v) => {
                     let slot = self.names.fresh("__ad_slot");
                     // -0.0: `-0.0 + p` is `p`, so an inlined `*d_x += p`
-                    // folds (as in `emit::call_with_partials`)
+                    // folds (as in `reverse::call_with_partials`)
                     out.push(quote!(let mut #slot: f64 = -0.0;));
-                    slots.push(quote!(&mut #slot));
                     terms.push((slot.to_token_stream(), self.tangent(*v)?));
+                    Some(quote!(&mut #slot))
                 }
                 // Its tangent would need a buffer per call: use the reverse
                 // sweep.
                 CallArg::Array { array, .. } if self.has(*array) => return None,
-                _ => {}
-            }
+                _ => None,
+            });
         }
-        let call = adjoint_call(self.func, callee, args, quote!(1.0_f64), &slots);
+        let call = adjoint_call(
+            self.func,
+            self.activity,
+            self.names,
+            callee,
+            args,
+            quote!(1.0_f64),
+            &slots,
+        );
         let ident = self.ident(var);
         out.push(quote!(let #ident #ty = #call;));
         let (name, tangent) = (self.local(var)?, self.sum(terms));

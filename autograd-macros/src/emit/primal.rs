@@ -2,6 +2,7 @@
 //! wrote it (so values are bit for bit `f`'s), the calls of a callee's
 //! adjoint, and the local partials of a primitive from the rules table.
 
+use crate::activity::Activity;
 use crate::ir::{ArrayInit, CallArg, Callee, Func, Operand, Rhs, Syntax, VarId};
 use crate::names::{self, Names, Role};
 use crate::prim::{self, Arity};
@@ -113,24 +114,136 @@ pub fn operand(func: &Func, op: &Operand) -> TokenStream {
     }
 }
 
+/// A scratch slot for an argument that does not vary, or `None` for one
+/// that gets no slot: an argument that is not a float, or constant data (a
+/// value that depends on a parameter of the caller that is not
+/// differentiated: `labels`, `labels[i]`, `&xs[1..]`), which goes to a
+/// parameter the callee does not differentiate. A scalar's scratch is a
+/// temporary; an array's a zeroed twin (on the stack for an array, on the
+/// heap for a `Vec`).
+fn scratch_slot(func: &Func, activity: &Activity, arg: &CallArg) -> Option<TokenStream> {
+    let constant_data = |v: VarId| activity.constant_data(v);
+    match arg {
+        CallArg::Float(Operand::Var(v)) if constant_data(*v) => None,
+        // `labels[i]` of constant data is kept as tokens that read it.
+        CallArg::Float(Operand::Const(c)) if c.uses.iter().any(|&u| constant_data(u)) => None,
+        CallArg::Float(_) => Some(quote!(&mut 0.0_f64)),
+        CallArg::Array { array, .. } if constant_data(*array) => None,
+        CallArg::Array { array, range, .. } => {
+            let array = &func.vars[*array].ident;
+            let zeros = quote!(::autograd::__private::zeros_like(&#array));
+            Some(match range {
+                Some(range) => {
+                    let range = &range.tokens;
+                    quote!(&mut #zeros[#range])
+                }
+                None => quote!(&mut #zeros),
+            })
+        }
+        CallArg::Const(_) => None,
+    }
+}
+
 /// `callee_adjoint(args.., d_out, slots..)`: the call of a callee's adjoint
 /// (`g_adjoint` by path, or `receiver.g_adjoint` for a method), shared by the
 /// reverse sweep (`d_out` the result's adjoint), `call_with_partials` and
-/// forward mode (`d_out = 1`).
+/// forward mode (`d_out = 1`). `slots` has one entry per argument: the slot
+/// of each argument that varies.
+///
+/// API.md gives the callee's adjoint a slot per parameter it differentiates
+/// (every float parameter, or those of its `wrt(..)`), which the caller
+/// cannot see. An argument that varies must go to such a parameter; one
+/// that is constant data to one that is not. A float constant (`2.0`, a
+/// literal array, a local computed from literals) may go to either. When a
+/// call has such constants, the adjoint is called through a small trait
+/// with one impl per possible number of slots (the varied arguments', then
+/// the constants' in order): rustc picks the one impl whose `FnOnce`
+/// signature the callee has, and the constants it gives a slot get a
+/// scratch one. Arguments and slots pass through `__private::Coerce`, which
+/// does the coercions a direct call would (`&[f64; N]` to `&[f64]`). A
+/// method (`self.g(x)`) is called directly, with the varied slots only.
 pub fn adjoint_call(
     func: &Func,
+    activity: &Activity,
+    names: &Names,
     callee: &Callee,
     args: &[CallArg],
     d_out: TokenStream,
-    slots: &[TokenStream],
+    slots: &[Option<TokenStream>],
 ) -> TokenStream {
-    let args = args.iter().map(|a| call_arg(func, a));
-    match callee {
-        Callee::Path { adjoint, .. } => quote!(#adjoint(#(#args,)* #d_out, #(#slots),*)),
+    let arg_tokens: Vec<TokenStream> = args.iter().map(|a| call_arg(func, a)).collect();
+    // Every argument that may take a slot, in order, and whether it varies.
+    let candidates: Vec<(TokenStream, bool)> = args
+        .iter()
+        .zip(slots)
+        .filter_map(|(arg, slot)| match slot {
+            Some(slot) => Some((slot.clone(), true)),
+            None => scratch_slot(func, activity, arg).map(|s| (s, false)),
+        })
+        .collect();
+    let varied: Vec<&TokenStream> = slots.iter().flatten().collect();
+    let adjoint = match callee {
+        Callee::Path { adjoint, .. } if candidates.len() > varied.len() => adjoint,
+        Callee::Path { adjoint, .. } => {
+            return quote!(#adjoint(#(#arg_tokens,)* #d_out, #(#varied),*));
+        }
         Callee::Method { receiver, method } => {
             let receiver = &receiver.tokens;
             let adjoint = names::adjoint_fn(method);
-            quote!(#receiver.#adjoint(#(#args,)* #d_out, #(#slots),*))
+            return quote!(#receiver.#adjoint(#(#arg_tokens,)* #d_out, #(#varied),*));
+        }
+    };
+    let call_trait = names.fresh("__AdCall");
+    let method = names.fresh("__ad_call");
+    let n = args.len();
+    let m = candidates.len();
+    let ty = |prefix: &str, i: usize| names::scoped(&format!("{prefix}{i}"));
+    let (bs, as_): (Vec<Ident>, Vec<Ident>) = (0..n).map(|i| (ty("B", i), ty("A", i))).unzip();
+    let cs: Vec<Ident> = (0..m).map(|j| ty("C", j)).collect();
+    let (a_vals, c_vals): (Vec<Ident>, Vec<Ident>) = (
+        (0..n).map(|i| ty("a", i)).collect(),
+        (0..m).map(|j| ty("c", j)).collect(),
+    );
+    let coerce = quote!(::autograd::__private::Coerce);
+    let d = names::scoped("d_out");
+    let mut impls = Vec::new();
+    for extra in 0..=(m - varied.len()) {
+        // Keep the varied candidates and the first `extra` constants.
+        let mut constants = 0;
+        let kept: Vec<usize> = (0..m)
+            .filter(|&j| {
+                candidates[j].1 || {
+                    constants += 1;
+                    constants <= extra
+                }
+            })
+            .collect();
+        let ss: Vec<Ident> = kept.iter().map(|&j| ty("S", j)).collect();
+        let kept_c: Vec<&Ident> = kept.iter().map(|&j| &cs[j]).collect();
+        let kept_v: Vec<&Ident> = kept.iter().map(|&j| &c_vals[j]).collect();
+        impls.push(quote! {
+            impl<F, #(#bs,)* #(#ss,)* #(#as_,)* #(#cs,)*>
+                #call_trait<fn(#(#bs,)* #(#ss,)*), (#(#as_,)*), (#(#cs,)*)> for F
+            where
+                F: FnOnce(#(#bs,)* f64, #(#ss,)*) -> f64,
+                #(#as_: #coerce<#bs>,)*
+                #(#kept_c: #coerce<#ss>,)*
+            {
+                #[inline(always)]
+                fn #method(self, (#(#a_vals,)*): (#(#as_,)*), #d: f64, (#(#c_vals,)*): (#(#cs,)*)) -> f64 {
+                    self(#(#coerce::<#bs>::coerce(#a_vals),)* #d, #(#coerce::<#ss>::coerce(#kept_v),)*)
+                }
+            }
+        });
+    }
+    let slot_tokens = candidates.iter().map(|(s, _)| s);
+    quote! {
+        {
+            trait #call_trait<M, A, C> {
+                fn #method(self, args: A, d_out: f64, slots: C) -> f64;
+            }
+            #(#impls)*
+            #call_trait::#method(#adjoint, (#(#arg_tokens,)*), #d_out, (#(#slot_tokens,)*))
         }
     }
 }

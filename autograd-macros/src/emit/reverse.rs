@@ -734,18 +734,18 @@ impl<'a> Body<'a> {
         let mut out = Vec::new();
         let mut slots = Vec::new();
         for (k, arg) in args.iter().enumerate() {
-            match arg {
+            slots.push(match arg {
                 CallArg::Float(Operand::Var(v)) if self.activity.needs_adjoint(*v) => {
                     let slot = self.call_partial(var, k);
                     // -0.0, not 0.0: `-0.0 + p` is `p` for every `p`, so once
                     // the callee is inlined its `*d_x += p` folds to a move.
                     out.push(quote!(let mut #slot: f64 = -0.0;));
-                    slots.push(quote!(&mut #slot));
+                    Some(quote!(&mut #slot))
                 }
-                _ => {}
-            }
+                _ => None,
+            });
         }
-        let call = adjoint_call(self.func, callee, args, quote!(1.0_f64), &slots);
+        let call = self.adjoint_call(callee, args, quote!(1.0_f64), &slots);
         let ident = self.ident(var);
         let ty = ty.map(|ty| quote!(: #ty));
         out.push(quote!(let #ident #ty = #call;));
@@ -798,9 +798,9 @@ impl<'a> Body<'a> {
                         let scratch = self.names.fresh("__ad_slot");
                         before.push(quote!(let mut #scratch: f64 = 0.0;));
                         after.push(quote!(#adjoint += #scratch;));
-                        slots.push(quote!(&mut #scratch));
+                        slots.push(Some(quote!(&mut #scratch)));
                     } else {
-                        slots.push(quote!(&mut #adjoint));
+                        slots.push(Some(quote!(&mut #adjoint)));
                     }
                 }
                 CallArg::Array { array, range, .. } if self.activity.needs_adjoint(*array) => {
@@ -824,22 +824,41 @@ impl<'a> Body<'a> {
                                 *#d += *#v;
                             }
                         });
-                        slots.push(quote!(&mut #scratch));
+                        slots.push(Some(quote!(&mut #scratch)));
                     } else {
-                        slots.push(match (range, is_param) {
+                        slots.push(Some(match (range, is_param) {
                             (Some(_), _) => quote!(&mut #part),
                             (None, true) => quote!(&mut *#buffer),
                             (None, false) => quote!(&mut #buffer),
-                        });
+                        }));
                     }
                 }
-                _ => {}
+                _ => slots.push(None),
             }
         }
         out.extend(before);
-        let call = adjoint_call(self.func, callee, args, quote!(#d_var), &slots);
+        let call = self.adjoint_call(callee, args, quote!(#d_var), &slots);
         out.push(quote!(#call;));
         out.extend(after);
+    }
+
+    /// `callee_adjoint(args.., d_out, slots..)` (`primal::adjoint_call`).
+    fn adjoint_call(
+        &self,
+        callee: &Callee,
+        args: &[CallArg],
+        d_out: TokenStream,
+        slots: &[Option<TokenStream>],
+    ) -> TokenStream {
+        adjoint_call(
+            self.func,
+            self.activity,
+            self.names,
+            callee,
+            args,
+            d_out,
+            slots,
+        )
     }
 
     /// The adjoint of `array[i] = value`: the element's adjoint flows into

@@ -314,7 +314,7 @@ impl Lowerer<'_> {
         if let Value::Const(recv) = &receiver {
             // `self.g(x)`: a differentiable method, if an argument is varied.
             let args = self.call_args(&call.args);
-            if args.iter().any(|a| !matches!(a, CallArg::Const(_))) && call.turbofish.is_none() {
+            if args.iter().any(CallArg::may_vary) && call.turbofish.is_none() {
                 let callee = Callee::Method {
                     receiver: ir::Const {
                         tokens: parenthesize(recv.tokens.clone()),
@@ -489,7 +489,7 @@ impl Lowerer<'_> {
             }
             if func.qself.is_none() && self.lookup_call_target(&func.path).is_none() {
                 let args = self.call_args(&call.args);
-                if args.iter().any(|a| !matches!(a, CallArg::Const(_))) {
+                if args.iter().any(CallArg::may_vary) {
                     let adjoint = adjoint_path(&func.path);
                     let callee = Callee::Path {
                         path: func.path.to_token_stream(),
@@ -594,6 +594,15 @@ impl Lowerer<'_> {
                     });
                 }
                 Value::Var(v) => out.push(CallArg::Float(Operand::Var(v))),
+                // A float constant (`2.0`, `n as f64`), or a constant item
+                // whose type the macro cannot see (`SCALE`), may go to a
+                // parameter the callee differentiates: it is offered a
+                // scratch slot (`emit::primal::adjoint_call`).
+                Value::Const(c) if c.is_float || (c.uses.is_empty() && is_path(&c.tokens)) => out
+                    .push(CallArg::Float(Operand::Const(ir::Const {
+                        tokens: parenthesize(c.tokens),
+                        uses: c.uses,
+                    }))),
                 Value::Const(c) => out.push(CallArg::Const(c.into_ir())),
             }
         }
@@ -617,11 +626,12 @@ impl Lowerer<'_> {
         let tokens: Vec<TokenStream> = args
             .into_iter()
             .map(|a| match a {
-                CallArg::Const(c) => {
+                CallArg::Const(c) | CallArg::Float(Operand::Const(c)) => {
                     uses.extend(c.uses);
                     c.tokens
                 }
-                _ => quote!(0.0),
+                // (not called with these: see `CallArg::may_vary`)
+                CallArg::Float(Operand::Var(_)) | CallArg::Array { .. } => quote!(0.0),
             })
             .collect();
         Value::Const(ConstValue {
@@ -853,6 +863,7 @@ impl Lowerer<'_> {
         let mut renamer = Renamer {
             lowerer: self,
             uses: Vec::new(),
+            block_locals: Vec::new(),
         };
         renamer.visit_expr_mut(&mut expr);
         let uses = renamer.uses;
@@ -873,6 +884,50 @@ impl Lowerer<'_> {
 struct Renamer<'l, 'a> {
     lowerer: &'l mut Lowerer<'a>,
     uses: Vec<VarId>,
+    /// The names `let` binds in the blocks being visited, innermost last:
+    /// they are the block's own, not the function's locals.
+    block_locals: Vec<std::collections::HashSet<String>>,
+}
+
+impl Renamer<'_, '_> {
+    fn is_block_local(&self, name: &str) -> bool {
+        self.block_locals.iter().any(|scope| scope.contains(name))
+    }
+
+    /// `{ let t = ..; t.abs() }` inside a condition or an index: its `let`s
+    /// bind names of its own, which stay as written; what it reads of the
+    /// function's locals is renamed. Items, macros and `let .. else` inside
+    /// it are refused.
+    fn visit_block(&mut self, block: &mut syn::Block) {
+        self.block_locals.push(Default::default());
+        for stmt in &mut block.stmts {
+            match stmt {
+                syn::Stmt::Local(local) => {
+                    if let Some(init) = &mut local.init {
+                        if let Some((else_token, _)) = &init.diverge {
+                            self.lowerer.cx.error_spanned_by(
+                                else_token,
+                                "`let ... else` is not supported by `#[differentiable]`",
+                            );
+                        }
+                        self.visit_expr_mut(&mut init.expr);
+                    }
+                    let names = super::pattern::pattern_idents(&local.pat);
+                    let scope = self.block_locals.last_mut().expect("pushed above");
+                    scope.extend(names.iter().map(|n| n.to_string()));
+                }
+                syn::Stmt::Expr(expr, _) => self.visit_expr_mut(expr),
+                syn::Stmt::Item(_) | syn::Stmt::Macro(_) => {
+                    self.lowerer.cx.error_spanned_by(
+                        &*stmt,
+                        "items and macros are not supported in a block inside a condition \
+                         or an index; compute the value in a `let` first",
+                    );
+                }
+            }
+        }
+        self.block_locals.pop();
+    }
 }
 
 impl VisitMut for Renamer<'_, '_> {
@@ -901,6 +956,9 @@ impl VisitMut for Renamer<'_, '_> {
         match expr {
             Expr::Path(path) if path.qself.is_none() => {
                 if let Some(ident) = path.path.get_ident() {
+                    if self.is_block_local(&ident.to_string()) {
+                        return;
+                    }
                     if let Some(id) = self.lowerer.lookup(&ident.to_string()) {
                         let renamed = respan(&self.lowerer.vars[id].ident, ident.span());
                         if !self.uses.contains(&id) {
@@ -937,6 +995,32 @@ impl VisitMut for Renamer<'_, '_> {
                     Err(err) => self.lowerer.cx.syn_error(err),
                 }
             }
+            Expr::Block(b) if b.label.is_none() => self.visit_block(&mut b.block),
+            Expr::Assign(assign)
+                if matches!(
+                    super::syntax::strip_parens(&assign.left),
+                    Expr::Path(p) if p.path.get_ident().is_some_and(|i| self.is_block_local(&i.to_string()))
+                ) =>
+            {
+                self.visit_expr_mut(&mut assign.right);
+            }
+            // `t += 1.0` on a block's own `t` (an assignment to one of the
+            // function's locals here would change it behind the IR's back).
+            Expr::Binary(binary) if super::syntax::is_compound(&binary.op) => {
+                let own = matches!(
+                    super::syntax::strip_parens(&binary.left),
+                    Expr::Path(p) if p.path.get_ident().is_some_and(|i| self.is_block_local(&i.to_string()))
+                );
+                if !own {
+                    self.lowerer.cx.error_spanned_by(
+                        &*expr,
+                        "assignments are not supported inside a condition or an index; \
+                         compute the value in a `let` first",
+                    );
+                    return;
+                }
+                syn::visit_mut::visit_expr_mut(self, expr);
+            }
             Expr::Closure(_)
             | Expr::Macro(_)
             | Expr::Unsafe(_)
@@ -952,18 +1036,6 @@ impl VisitMut for Renamer<'_, '_> {
             | Expr::Return(_) => {
                 let message = unsupported_message(expr);
                 self.lowerer.cx.error_spanned_by(&*expr, message);
-            }
-            Expr::Block(b)
-                if b.block
-                    .stmts
-                    .iter()
-                    .any(|s| !matches!(s, syn::Stmt::Expr(..))) =>
-            {
-                self.lowerer.cx.error_spanned_by(
-                    &*expr,
-                    "blocks with statements are not supported inside a condition or an \
-                     index; compute the value in a `let` first",
-                );
             }
             _ => syn::visit_mut::visit_expr_mut(self, expr),
         }
