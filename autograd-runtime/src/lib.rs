@@ -96,7 +96,7 @@ pub mod __private {
         }
     }
 
-    impl<'a, 'b> Coerce<&'a [f64]> for &'a &'b [f64] {
+    impl<'a> Coerce<&'a [f64]> for &'a &[f64] {
         #[inline(always)]
         fn coerce(self) -> &'a [f64] {
             self
