@@ -7,7 +7,7 @@
 # Usage: benches/instructions.sh [variant...]
 #   default variants: primal hand_written macro_adjoint tape
 #   all of them:      benches/instructions.sh all
-# ROWS="mlp:100 newton:30" narrows the rows (default: all six).
+# ROWS="mlp:100 newton:30" narrows the rows (default: all eight).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -21,7 +21,7 @@ variants=(primal hand_written)
 for v in "$@"; do
     case $v in primal | hand_written) ;; *) variants+=("$v") ;; esac
 done
-rows=${ROWS:-"rosenbrock:2 rosenbrock:100 rosenbrock:10000 mlp:100 newton:30 springs:1000"}
+rows=${ROWS:-"rosenbrock:2 rosenbrock:100 rosenbrock:10000 dot_zip:1000 dot_loop:1000 mlp:100 newton:30 springs:1000"}
 repeats=10 # REPEATS in benches/instructions.rs
 
 binary=$(cargo bench --bench instructions --no-run 2>&1 |

@@ -413,7 +413,18 @@ fn idiomatic_constructs_with_generated_looking_names() {
 #[differentiable]
 fn block_in_condition(x: f64, w: &[f64]) -> f64 {
     let t = x * 2.0;
-    let s = if { let t = 1.75; t * 0.5 } < x || w[{ let mut k = 0; k += 1; k }] > { let u = t; u } {
+    let s = if {
+        let t = 1.75;
+        t * 0.5
+    } < x
+        || w[{
+            let mut k = 0;
+            k += 1;
+            k
+        }] > {
+            let u = t;
+            u
+        } {
         t.sin()
     } else {
         x * w[0]
@@ -427,7 +438,11 @@ fn blocks_with_lets_inside_conditions_and_indices() {
     let f = |p: &[f64]| block_in_condition(p[0], &w);
     for x in [0.5_f64, 1.0, -2.0] {
         let t = x * 2.0;
-        let expected = if 0.875 < x || 0.4 > t { t.sin() } else { x * 0.3 } + t;
+        let expected = if 0.875 < x || 0.4 > t {
+            t.sin()
+        } else {
+            x * 0.3
+        } + t;
         assert_eq!(f(&[x]), expected);
     }
     check_gradient_and_adjoint(

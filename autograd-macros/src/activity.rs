@@ -19,9 +19,6 @@ pub struct Activity {
     varied: Vec<bool>,
     useful: Vec<bool>,
     needed: Vec<bool>,
-    /// Depends on a float parameter that is not differentiated (constant
-    /// data): as a call argument it gets no `d_` slot (`primal::scratch_slot`).
-    data: Vec<bool>,
 }
 
 impl Activity {
@@ -35,59 +32,8 @@ impl Activity {
         self.needed[var]
     }
 
-    /// Does `var` depend on constant data (a float parameter that is not
-    /// differentiated)?
-    pub fn constant_data(&self, var: VarId) -> bool {
-        self.data[var]
-    }
-
     fn operand_needs_adjoint(&self, op: &Operand) -> bool {
         matches!(op, Operand::Var(v) if self.needs_adjoint(*v))
-    }
-}
-
-/// The variables whose value depends on one of `seeds` (by [`VarId`]):
-/// forward to a fixed point, through every operation, or with
-/// `derivative_only` only through those with a derivative (not `floor`).
-fn depends_on(
-    func: &Func,
-    defs: &[Option<&Rhs>],
-    updates: &[(VarId, &Operand)],
-    seeds: Vec<bool>,
-    derivative_only: bool,
-) -> Vec<bool> {
-    let n = func.vars.len();
-    let mut marked = seeds;
-    let is_marked = |op: &Operand, marked: &[bool]| matches!(op, Operand::Var(v) if marked[*v]);
-    loop {
-        let mut changed = false;
-        for id in 0..n {
-            if marked[id] || func.vars[id].kind == Kind::Other {
-                continue;
-            }
-            let now = match defs[id] {
-                Some(Rhs::Prim { prim, .. }) if derivative_only && prim.zero_derivative => false,
-                Some(Rhs::Load { array, .. }) => marked[*array],
-                Some(rhs) => {
-                    rhs.operands().into_iter().any(|op| is_marked(op, &marked))
-                        || rhs.arrays().into_iter().any(|a| marked[a])
-                }
-                None => false,
-            };
-            if now {
-                marked[id] = true;
-                changed = true;
-            }
-        }
-        for (cell, value) in updates {
-            if !marked[*cell] && func.vars[*cell].kind != Kind::Other && is_marked(value, &marked) {
-                marked[*cell] = true;
-                changed = true;
-            }
-        }
-        if !changed {
-            return marked;
-        }
     }
 }
 
@@ -115,19 +61,49 @@ pub fn analyze(func: &Func) -> Activity {
         _ => {}
     });
 
-    // Varied: forward to a fixed point from the active parameters, through
-    // operations with a derivative; constant data likewise from the others.
-    let float_params = |active: bool| {
-        func.vars
-            .iter()
-            .map(|var| {
-                var.kind != Kind::Other
-                    && matches!(var.origin, Origin::Param { active: a, .. } if a == active)
-            })
-            .collect()
-    };
-    let varied = depends_on(func, &defs, &updates, float_params(true), true);
-    let data = depends_on(func, &defs, &updates, float_params(false), false);
+    // Varied: forward to a fixed point.
+    let mut varied = vec![false; n];
+    for (id, var) in func.vars.iter().enumerate() {
+        if let Origin::Param { active: true, .. } = var.origin {
+            varied[id] = var.kind != Kind::Other;
+        }
+    }
+    let is_var_varied = |op: &Operand, varied: &[bool]| matches!(op, Operand::Var(v) if varied[*v]);
+    loop {
+        let mut changed = false;
+        for id in 0..n {
+            if varied[id] || func.vars[id].kind == Kind::Other {
+                continue;
+            }
+            let now = match defs[id] {
+                Some(Rhs::Prim { prim, .. }) if prim.zero_derivative => false,
+                Some(Rhs::Load { array, .. }) => varied[*array],
+                Some(rhs) => {
+                    rhs.operands()
+                        .into_iter()
+                        .any(|op| is_var_varied(op, &varied))
+                        || rhs.arrays().into_iter().any(|a| varied[a])
+                }
+                None => false,
+            };
+            if now {
+                varied[id] = true;
+                changed = true;
+            }
+        }
+        for (cell, value) in &updates {
+            if !varied[*cell]
+                && func.vars[*cell].kind != Kind::Other
+                && is_var_varied(value, &varied)
+            {
+                varied[*cell] = true;
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
 
     // Useful: backward to a fixed point.
     let mut useful = vec![false; n];
@@ -177,7 +153,6 @@ pub fn analyze(func: &Func) -> Activity {
         varied,
         useful,
         needed: vec![false; n],
-        data,
     };
     activity.needed = needed(func, &defs, &activity);
     activity

@@ -42,10 +42,12 @@ pub struct Row {
 }
 
 /// The rows, in the order they run.
-pub const ROWS: [(&str, usize); 6] = [
+pub const ROWS: [(&str, usize); 8] = [
     ("rosenbrock", 2),
     ("rosenbrock", 100),
     ("rosenbrock", 10_000),
+    ("dot_zip", 1_000),
+    ("dot_loop", 1_000),
     ("mlp", 100),
     ("newton", 30),
     ("springs", 1_000),
@@ -85,6 +87,7 @@ pub fn run_all(runner: &mut dyn Runner) {
         }
         match workload {
             "rosenbrock" => rosenbrock(runner, param),
+            "dot_zip" | "dot_loop" => dot(runner, workload, param),
             "mlp" => mlp(runner, param),
             "newton" => newton(runner, param),
             "springs" => springs(runner, param),
@@ -135,6 +138,38 @@ fn rosenbrock(runner: &mut dyn Runner, n: usize) {
         }));
     }
     check_and_run(runner, "rosenbrock", n, n, &mut variants);
+}
+
+/// `w · x` with respect to both, `w.iter().zip(x).map(..).sum()` in the
+/// `dot_zip` row and an indexed loop in `dot_loop`: their `macro_adjoint`s
+/// should do the same work (issue 15: within 5% of the instructions).
+fn dot(runner: &mut dyn Runner, workload: &'static str, n: usize) {
+    let w: Vec<f64> = (0..n).map(|i| 0.5 + 0.01 * (i % 11) as f64).collect();
+    let x: Vec<f64> = (0..n).map(|i| -1.0 + 0.02 * (i % 13) as f64).collect();
+    let zip = workload == "dot_zip";
+    let mut variants = vec![
+        variant("primal", |_| {
+            if zip {
+                workloads::dot_zip(black_box(&w), black_box(&x))
+            } else {
+                workloads::dot_loop(black_box(&w), black_box(&x))
+            }
+        }),
+        variant("hand_written", |g| {
+            g.fill(0.0);
+            workloads::dot_by_hand(black_box(&w), black_box(&x), g)
+        }),
+        variant("macro_adjoint", |g| {
+            g.fill(0.0);
+            let (d_w, d_x) = g.split_at_mut(n);
+            if zip {
+                workloads::dot_zip_adjoint(black_box(&w), black_box(&x), 1.0, d_w, d_x)
+            } else {
+                workloads::dot_loop_adjoint(black_box(&w), black_box(&x), 1.0, d_w, d_x)
+            }
+        }),
+    ];
+    check_and_run(runner, workload, n, 2 * n, &mut variants);
 }
 
 fn mlp(runner: &mut dyn Runner, points: usize) {

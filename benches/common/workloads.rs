@@ -33,6 +33,36 @@ pub fn rosenbrock_by_hand(x: &[f64], grad: &mut [f64]) -> f64 {
     f
 }
 
+// ----- a dot product, idiomatic and indexed ------------------------------------
+
+/// `w · x` as people write it in Rust: lowered to the indexed loop below.
+#[differentiable]
+pub fn dot_zip(w: &[f64], x: &[f64]) -> f64 {
+    w.iter().zip(x).map(|(a, b)| a * b).sum()
+}
+
+/// `w · x` as an indexed loop.
+#[differentiable]
+pub fn dot_loop(w: &[f64], x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..w.len() {
+        s += w[i] * x[i];
+    }
+    s
+}
+
+/// The gradient of `w · x` with respect to both, into `grad = [d_w, d_x]`.
+pub fn dot_by_hand(w: &[f64], x: &[f64], grad: &mut [f64]) -> f64 {
+    let (d_w, d_x) = grad.split_at_mut(w.len());
+    let mut s = 0.0;
+    for i in 0..w.len() {
+        s += w[i] * x[i];
+        d_w[i] += x[i];
+        d_x[i] += w[i];
+    }
+    s
+}
+
 // ----- the MLP -------------------------------------------------------------
 
 /// Backpropagation through `model::mlp_loss`, written by hand: the forward

@@ -304,7 +304,7 @@ impl<'a> Tangents<'a> {
         let kind = info.kind;
         let is_array = matches!(init, Some(Rhs::Array(_)));
         let mutability = (is_cell || is_array).then(|| quote!(mut));
-        let ty = let_type(ty, init);
+        let ty = let_type(ty, kind, init);
         let has = self.has(var);
         if has {
             if let Some(Rhs::Call { callee, args }) = init {
@@ -441,15 +441,7 @@ impl<'a> Tangents<'a> {
                 _ => None,
             });
         }
-        let call = adjoint_call(
-            self.func,
-            self.activity,
-            self.names,
-            callee,
-            args,
-            quote!(1.0_f64),
-            &slots,
-        );
+        let call = adjoint_call(self.func, self.names, callee, args, quote!(1.0_f64), &slots);
         let ident = self.ident(var);
         out.push(quote!(let #ident #ty = #call;));
         let (name, tangent) = (self.local(var)?, self.sum(terms));

@@ -2,8 +2,7 @@
 //! wrote it (so values are bit for bit `f`'s), the calls of a callee's
 //! adjoint, and the local partials of a primitive from the rules table.
 
-use crate::activity::Activity;
-use crate::ir::{ArrayInit, CallArg, Callee, Func, Operand, Rhs, Syntax, VarId};
+use crate::ir::{ArrayInit, CallArg, Callee, Func, Kind, Operand, Origin, Rhs, Syntax, VarId};
 use crate::names::{self, Names, Role};
 use crate::prim::{self, Arity};
 use proc_macro2::{Span, TokenStream};
@@ -87,13 +86,16 @@ pub fn primal_rhs(func: &Func, rhs: &Rhs) -> TokenStream {
 }
 
 /// The type annotation of `let var = init;` (`: T`, or nothing): the user's,
-/// else, for a new float array, its type, so that no element is an
-/// ambiguous `{float}` (`vec![0.0; n]` read as `b[i].cos()`).
-pub fn let_type(ty: Option<&TokenStream>, init: Option<&Rhs>) -> Option<TokenStream> {
+/// else `f64` for a float set to a constant, and for a new float array its
+/// type, so that no value is an ambiguous `{float}` (`vec![0.0; n]` read as
+/// `b[i].cos()`).
+pub fn let_type(ty: Option<&TokenStream>, kind: Kind, init: Option<&Rhs>) -> Option<TokenStream> {
     if let Some(ty) = ty {
         return Some(quote!(: #ty));
     }
     match init? {
+        // `let y = 0.75;` of a float (a new version of one, say).
+        Rhs::Use(Operand::Const(_)) if kind == Kind::Float => Some(quote!(: f64)),
         Rhs::Array(ArrayInit::Fill { vec: true, .. } | ArrayInit::List { vec: true, .. }) => {
             Some(quote!(: ::std::vec::Vec<f64>))
         }
@@ -115,20 +117,19 @@ pub fn operand(func: &Func, op: &Operand) -> TokenStream {
 }
 
 /// A scratch slot for an argument that does not vary, or `None` for one
-/// that gets no slot: an argument that is not a float, or constant data (a
-/// value that depends on a parameter of the caller that is not
-/// differentiated: `labels`, `labels[i]`, `&xs[1..]`), which goes to a
-/// parameter the callee does not differentiate. A scalar's scratch is a
-/// temporary; an array's a zeroed twin (on the stack for an array, on the
-/// heap for a `Vec`).
-fn scratch_slot(func: &Func, activity: &Activity, arg: &CallArg) -> Option<TokenStream> {
-    let constant_data = |v: VarId| activity.constant_data(v);
+/// that never gets a slot: an argument that is not a float, or a parameter
+/// array that is not differentiated (constant data, `xs` or `&xs[1..]`),
+/// which goes to a parameter the callee does not differentiate (a scratch
+/// for it would allocate at every call). A scalar's scratch is a
+/// temporary; a local array's a zeroed twin (on the heap for a `Vec`).
+fn scratch_slot(func: &Func, arg: &CallArg) -> Option<TokenStream> {
     match arg {
-        CallArg::Float(Operand::Var(v)) if constant_data(*v) => None,
-        // `labels[i]` of constant data is kept as tokens that read it.
-        CallArg::Float(Operand::Const(c)) if c.uses.iter().any(|&u| constant_data(u)) => None,
         CallArg::Float(_) => Some(quote!(&mut 0.0_f64)),
-        CallArg::Array { array, .. } if constant_data(*array) => None,
+        CallArg::Array { array, .. }
+            if matches!(func.vars[*array].origin, Origin::Param { .. }) =>
+        {
+            None
+        }
         CallArg::Array { array, range, .. } => {
             let array = &func.vars[*array].ident;
             let zeros = quote!(::autograd::__private::zeros_like(&#array));
@@ -152,19 +153,18 @@ fn scratch_slot(func: &Func, activity: &Activity, arg: &CallArg) -> Option<Token
 ///
 /// API.md gives the callee's adjoint a slot per parameter it differentiates
 /// (every float parameter, or those of its `wrt(..)`), which the caller
-/// cannot see. An argument that varies must go to such a parameter; one
-/// that is constant data to one that is not. A float constant (`2.0`, a
-/// literal array, a local computed from literals) may go to either. When a
-/// call has such constants, the adjoint is called through a small trait
-/// with one impl per possible number of slots (the varied arguments', then
-/// the constants' in order): rustc picks the one impl whose `FnOnce`
-/// signature the callee has, and the constants it gives a slot get a
-/// scratch one. Arguments and slots pass through `__private::Coerce`, which
+/// cannot see. An argument that varies must go to such a parameter; a
+/// parameter array that is not differentiated to one that is not; any
+/// other float that does not vary (`2.0`, `labels[i]`, a literal array, a
+/// local buffer) may go to either. When a call has such constants, the
+/// adjoint is called through a small local trait with one impl per way the
+/// callee may take its slots (`slot_choices`): rustc picks the one impl
+/// whose `FnOnce` signature the callee's adjoint has, and the constants it
+/// gives a slot get a scratch one. Arguments and slots pass through `__private::Coerce`, which
 /// does the coercions a direct call would (`&[f64; N]` to `&[f64]`). A
 /// method (`self.g(x)`) is called directly, with the varied slots only.
 pub fn adjoint_call(
     func: &Func,
-    activity: &Activity,
     names: &Names,
     callee: &Callee,
     args: &[CallArg],
@@ -172,13 +172,18 @@ pub fn adjoint_call(
     slots: &[Option<TokenStream>],
 ) -> TokenStream {
     let arg_tokens: Vec<TokenStream> = args.iter().map(|a| call_arg(func, a)).collect();
-    // Every argument that may take a slot, in order, and whether it varies.
-    let candidates: Vec<(TokenStream, bool)> = args
+    // Every argument that may take a slot, in order: its slot (its
+    // adjoint's if it varies, else a scratch one) and what it is.
+    let candidates: Vec<(TokenStream, Candidate)> = args
         .iter()
         .zip(slots)
-        .filter_map(|(arg, slot)| match slot {
-            Some(slot) => Some((slot.clone(), true)),
-            None => scratch_slot(func, activity, arg).map(|s| (s, false)),
+        .filter_map(|(arg, slot)| {
+            let array = matches!(arg, CallArg::Array { .. });
+            let (slot, varied) = match slot {
+                Some(slot) => (slot.clone(), true),
+                None => (scratch_slot(func, arg)?, false),
+            };
+            Some((slot, Candidate { array, varied }))
         })
         .collect();
     let varied: Vec<&TokenStream> = slots.iter().flatten().collect();
@@ -206,24 +211,18 @@ pub fn adjoint_call(
     );
     let coerce = quote!(::autograd::__private::Coerce);
     let d = names::scoped("d_out");
+    let kinds: Vec<Candidate> = candidates.iter().map(|(_, c)| *c).collect();
     let mut impls = Vec::new();
-    for extra in 0..=(m - varied.len()) {
-        // Keep the varied candidates and the first `extra` constants.
-        let mut constants = 0;
-        let kept: Vec<usize> = (0..m)
-            .filter(|&j| {
-                candidates[j].1 || {
-                    constants += 1;
-                    constants <= extra
-                }
-            })
-            .collect();
+    // Each impl's marker names its choice: coherence does not look at
+    // where-clauses, so two choices with as many slots need two markers.
+    for (choice, kept) in slot_choices(&kinds).into_iter().enumerate() {
+        let choice = proc_macro2::Literal::usize_unsuffixed(choice);
         let ss: Vec<Ident> = kept.iter().map(|&j| ty("S", j)).collect();
         let kept_c: Vec<&Ident> = kept.iter().map(|&j| &cs[j]).collect();
         let kept_v: Vec<&Ident> = kept.iter().map(|&j| &c_vals[j]).collect();
         impls.push(quote! {
             impl<F, #(#bs,)* #(#ss,)* #(#as_,)* #(#cs,)*>
-                #call_trait<fn(#(#bs,)* #(#ss,)*), (#(#as_,)*), (#(#cs,)*)> for F
+                #call_trait<(fn(#(#bs,)* #(#ss,)*), [(); #choice]), (#(#as_,)*), (#(#cs,)*)> for F
             where
                 F: FnOnce(#(#bs,)* f64, #(#ss,)*) -> f64,
                 #(#as_: #coerce<#bs>,)*
@@ -237,8 +236,19 @@ pub fn adjoint_call(
         });
     }
     let slot_tokens = candidates.iter().map(|(s, _)| s);
+    let callee_name = adjoint.to_string().replace(' ', "");
+    let message = format!("`{callee_name}` does not take the `d_` slots this call can give it");
+    let note = "`#[differentiable]` passes a `d_` slot for each argument that depends on a \
+                differentiated input, and a scratch slot for float constants where the \
+                callee's adjoint has room for one; it cannot tell which constants the callee \
+                differentiates when they lie on both sides of a differentiated argument and \
+                the callee differentiates only some of its parameters";
+    let help = "pass each differentiated value to a parameter the callee differentiates; bind \
+                the constants it does not differentiate to parameters of the caller outside \
+                `wrt(..)`, or differentiate the callee with respect to all its float parameters";
     quote! {
         {
+            #[diagnostic::on_unimplemented(message = #message, note = #note, help = #help)]
             trait #call_trait<M, A, C> {
                 fn #method(self, args: A, d_out: f64, slots: C) -> f64;
             }
@@ -246,6 +256,68 @@ pub fn adjoint_call(
             #call_trait::#method(#adjoint, (#(#arg_tokens,)*), #d_out, (#(#slot_tokens,)*))
         }
     }
+}
+
+/// An argument that may take a slot in a callee's adjoint.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Candidate {
+    /// An array (its slot is a buffer), not a scalar.
+    array: bool,
+    /// It varies: it must take its slot (its adjoint's); a constant's is a
+    /// scratch one, taken if the callee has a slot for it.
+    varied: bool,
+}
+
+/// The ways a callee may take its slots, each the candidates kept (by
+/// index, in order): every varied one and some of the constants. Scratch
+/// slots of one kind are interchangeable, but a varied slot must land at
+/// its own place among the callee's slots, and the callee's signature only
+/// tells the kinds of its slots: two choices with the same sequence of kinds
+/// are one impl, kept only if they put the varied slots at the same places
+/// (otherwise that callee is a compile error at the call, never a gradient
+/// in the wrong slot). Beyond `MAX_CONSTANTS` constants, only "none of the
+/// constants" and "all of them" are offered.
+fn slot_choices(candidates: &[Candidate]) -> Vec<Vec<usize>> {
+    const MAX_CONSTANTS: usize = 6;
+    let constants: Vec<usize> = (0..candidates.len())
+        .filter(|&j| !candidates[j].varied)
+        .collect();
+    let masks: Vec<u32> = if constants.len() > MAX_CONSTANTS {
+        vec![0, (1 << constants.len()) - 1]
+    } else {
+        (0..1 << constants.len()).collect()
+    };
+    // Kinds of the kept slots → the choice, or `None` once two disagree.
+    let mut by_kinds: Vec<(Vec<bool>, Option<Vec<usize>>)> = Vec::new();
+    for mask in masks {
+        let kept: Vec<usize> = (0..candidates.len())
+            .filter(|&j| {
+                candidates[j].varied
+                    || constants
+                        .iter()
+                        .position(|&c| c == j)
+                        .is_some_and(|k| mask & (1 << k) != 0)
+            })
+            .collect();
+        let kinds: Vec<bool> = kept.iter().map(|&j| candidates[j].array).collect();
+        let places = |kept: &[usize]| -> Vec<usize> {
+            (0..kept.len())
+                .filter(|&i| candidates[kept[i]].varied)
+                .collect()
+        };
+        match by_kinds.iter_mut().find(|(k, _)| *k == kinds) {
+            None => by_kinds.push((kinds, Some(kept))),
+            Some((_, choice)) => {
+                if choice.as_ref().is_some_and(|c| places(c) != places(&kept)) {
+                    *choice = None;
+                }
+            }
+        }
+    }
+    by_kinds
+        .into_iter()
+        .filter_map(|(_, choice)| choice)
+        .collect()
 }
 
 /// An argument of a call, as the user wrote it.

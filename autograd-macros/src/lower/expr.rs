@@ -594,15 +594,18 @@ impl Lowerer<'_> {
                     });
                 }
                 Value::Var(v) => out.push(CallArg::Float(Operand::Var(v))),
-                // A float constant (`2.0`, `n as f64`), or a constant item
-                // whose type the macro cannot see (`SCALE`), may go to a
+                // A float constant (`2.0`, `n as f64`), or a constant whose
+                // type the macro cannot see (`SCALE`, `-SCALE`), may go to a
                 // parameter the callee differentiates: it is offered a
                 // scratch slot (`emit::primal::adjoint_call`).
-                Value::Const(c) if c.is_float || (c.uses.is_empty() && is_path(&c.tokens)) => out
-                    .push(CallArg::Float(Operand::Const(ir::Const {
+                Value::Const(c)
+                    if c.is_float || (c.uses.is_empty() && !is_int_or_bool(&c.tokens)) =>
+                {
+                    out.push(CallArg::Float(Operand::Const(ir::Const {
                         tokens: parenthesize(c.tokens),
                         uses: c.uses,
-                    }))),
+                    })))
+                }
                 Value::Const(c) => out.push(CallArg::Const(c.into_ir())),
             }
         }
@@ -781,7 +784,7 @@ impl Lowerer<'_> {
             return Bound::Value(Value::Const(placeholder()));
         }
         self.push_scope(Default::default());
-        let stmts = super::syntax::nest_jumps(&block.stmts);
+        let stmts = super::syntax::nest_jumps(&block.stmts, self.names);
         let (body, tail) = match stmts.split_last() {
             Some((syn::Stmt::Expr(tail, None), body)) => (body, Some(tail.clone())),
             _ => (&stmts[..], None),
@@ -1187,6 +1190,27 @@ pub(super) fn parenthesize(tokens: TokenStream) -> TokenStream {
             let span = tokens.span();
             quote_spanned!(span=> (#tokens))
         }
+    }
+}
+
+/// An integer or boolean literal, perhaps negated or parenthesized: a
+/// constant that is certainly not a float.
+fn is_int_or_bool(tokens: &TokenStream) -> bool {
+    match syn::parse2::<Expr>(tokens.clone()) {
+        Ok(expr) => {
+            let mut expr = strip_parens(&expr);
+            while let Expr::Unary(u) = expr {
+                expr = strip_parens(&u.expr);
+            }
+            matches!(
+                expr,
+                Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Int(_) | syn::Lit::Bool(_),
+                    ..
+                })
+            )
+        }
+        Err(_) => false,
     }
 }
 

@@ -438,7 +438,7 @@ impl<'a> Lowerer<'a> {
     /// any, goes to `sink`; `exits` run where control reaches the end.
     fn lower_stmts(&mut self, stmts: &[syn::Stmt], sink: Option<Sink>, exits: &[Exit]) {
         let stmts = self.desugar_match_stmts(stmts);
-        let stmts = syntax::nest_jumps(&stmts);
+        let stmts = syntax::nest_jumps(&stmts, self.names);
         let count = stmts.len();
         for (i, stmt) in stmts.iter().enumerate() {
             let last = i + 1 == count;
@@ -1157,9 +1157,19 @@ impl<'a> Lowerer<'a> {
         let Some((index_name, element, range)) = self.for_header(f) else {
             return;
         };
-        // `for v in xs` and friends iterate over indices, reading `xs[i]`.
+        // `for v in xs` and friends iterate over indices, reading `xs[i]`
+        // under a name of its own: the pattern may shadow `xs`
+        // (`for (xs, v) in xs.iter().enumerate()`).
         let body = match element {
             Some((pat, array)) => {
+                let array = match self.lookup(&array.to_string()) {
+                    Some(id) => {
+                        let alias = self.fresh_ident("xs");
+                        self.bind(&alias, id);
+                        alias
+                    }
+                    None => array,
+                };
                 let (stmts, index) = (&f.body.stmts, &index_name);
                 syn::parse_quote!({ let #pat = #array[#index]; #(#stmts)* })
             }

@@ -3,6 +3,8 @@
 
 use crate::names::Names;
 use proc_macro2::{TokenStream, TokenTree};
+use quote::ToTokens;
+use std::collections::HashSet;
 use syn::visit::Visit;
 use syn::visit_mut::VisitMut;
 use syn::{BinOp, Expr, Stmt};
@@ -159,7 +161,7 @@ fn expr_always_jumps(expr: &Expr) -> bool {
 /// `if c { break } rest` → `if c { break } else { rest }`. What follows a
 /// jump is then never reached in the same block, which is what lets the
 /// reverse sweep replay a block without jumping.
-pub fn nest_jumps(stmts: &[Stmt]) -> Vec<Stmt> {
+pub fn nest_jumps(stmts: &[Stmt], names: &Names) -> Vec<Stmt> {
     for (k, stmt) in stmts.iter().enumerate() {
         let ifx = match stmt {
             Stmt::Expr(Expr::If(ifx), _) => ifx.clone(),
@@ -182,7 +184,7 @@ pub fn nest_jumps(stmts: &[Stmt]) -> Vec<Stmt> {
         }
         let rest = &stmts[k + 1..];
         let has_tail = matches!(rest.last(), Some(Stmt::Expr(e, None)) if !is_jump(e));
-        let nested = append_rest(ifx.clone(), rest);
+        let nested = append_rest(ifx.clone(), rest, names);
         let semi = if has_tail {
             None
         } else {
@@ -195,9 +197,9 @@ pub fn nest_jumps(stmts: &[Stmt]) -> Vec<Stmt> {
     stmts.to_vec()
 }
 
-fn append_rest(mut ifx: syn::ExprIf, rest: &[Stmt]) -> syn::ExprIf {
+fn append_rest(mut ifx: syn::ExprIf, rest: &[Stmt], names: &Names) -> syn::ExprIf {
     if !always_jumps(&ifx.then_branch) {
-        ifx.then_branch.stmts.extend(rest.iter().cloned());
+        append_to_block(&mut ifx.then_branch, rest, names);
     }
     ifx.else_branch = Some(match ifx.else_branch.take() {
         None => (
@@ -213,10 +215,10 @@ fn append_rest(mut ifx: syn::ExprIf, rest: &[Stmt]) -> syn::ExprIf {
         ),
         Some((token, els)) => {
             let els = match *els {
-                Expr::If(nested) => Expr::If(append_rest(nested, rest)),
+                Expr::If(nested) => Expr::If(append_rest(nested, rest, names)),
                 Expr::Block(mut b) => {
                     if !always_jumps(&b.block) {
-                        b.block.stmts.extend(rest.iter().cloned());
+                        append_to_block(&mut b.block, rest, names);
                     }
                     Expr::Block(b)
                 }
@@ -226,6 +228,106 @@ fn append_rest(mut ifx: syn::ExprIf, rest: &[Stmt]) -> syn::ExprIf {
         }
     });
     ifx
+}
+
+/// Appends `rest` to `block`, whose `let`s must not capture the names
+/// `rest` reads: `if c { let w = 2.0; if d { return w; } } w[0]` puts
+/// `w[0]` after `let w`, so that `let` (and what reads it) is renamed first.
+fn append_to_block(block: &mut syn::Block, rest: &[Stmt], names: &Names) {
+    let mut read = HashSet::new();
+    for stmt in rest {
+        crate::names::collect_idents(stmt.to_token_stream(), &mut read);
+    }
+    for k in 0..block.stmts.len() {
+        let Stmt::Local(local) = &mut block.stmts[k] else {
+            continue;
+        };
+        let mut bound = Vec::new();
+        collect_pattern_names(&local.pat, &mut bound);
+        for name in bound.into_iter().filter(|n| read.contains(n)) {
+            let fresh = names.fresh(&name);
+            let mut renamer = RenameLocal {
+                from: &name,
+                to: &fresh,
+            };
+            if let Stmt::Local(local) = &mut block.stmts[k] {
+                renamer.visit_pat_mut(&mut local.pat);
+            }
+            for later in &mut block.stmts[k + 1..] {
+                renamer.visit_stmt_mut(later);
+            }
+        }
+    }
+    block.stmts.extend(rest.iter().cloned());
+}
+
+/// The names a pattern binds.
+fn collect_pattern_names(pat: &syn::Pat, out: &mut Vec<String>) {
+    struct Finder<'a>(&'a mut Vec<String>);
+    impl<'a> Visit<'a> for Finder<'_> {
+        fn visit_pat_ident(&mut self, p: &'a syn::PatIdent) {
+            self.0.push(p.ident.to_string());
+            syn::visit::visit_pat_ident(self, p);
+        }
+    }
+    Finder(out).visit_pat(pat);
+}
+
+/// Renames a local: its bindings and the paths that read it (not fields,
+/// methods or items of the same name).
+struct RenameLocal<'a> {
+    from: &'a str,
+    to: &'a syn::Ident,
+}
+
+impl VisitMut for RenameLocal<'_> {
+    fn visit_pat_ident_mut(&mut self, p: &mut syn::PatIdent) {
+        if p.ident == self.from {
+            p.ident = syn::Ident::new(&self.to.to_string(), p.ident.span());
+        }
+        syn::visit_mut::visit_pat_ident_mut(self, p);
+    }
+
+    fn visit_expr_path_mut(&mut self, path: &mut syn::ExprPath) {
+        if path.qself.is_none() && path.path.is_ident(self.from) {
+            let span = path.path.segments[0].ident.span();
+            path.path.segments[0].ident = syn::Ident::new(&self.to.to_string(), span);
+        }
+    }
+
+    fn visit_field_value_mut(&mut self, field: &mut syn::FieldValue) {
+        // `S { w }` becomes `S { w: w_1 }`.
+        if field.colon_token.is_none() {
+            field.colon_token = Some(Default::default());
+        }
+        syn::visit_mut::visit_field_value_mut(self, field);
+    }
+
+    fn visit_macro_mut(&mut self, mac: &mut syn::Macro) {
+        mac.tokens = rename_tokens(mac.tokens.clone(), self.from, self.to);
+    }
+}
+
+/// `tokens` with every identifier `from` renamed `to` (inside macros,
+/// whose arguments are not parsed).
+fn rename_tokens(tokens: TokenStream, from: &str, to: &syn::Ident) -> TokenStream {
+    tokens
+        .into_iter()
+        .map(|tree| match tree {
+            TokenTree::Ident(ident) if ident == from => {
+                TokenTree::Ident(syn::Ident::new(&to.to_string(), ident.span()))
+            }
+            TokenTree::Group(group) => {
+                let mut renamed = proc_macro2::Group::new(
+                    group.delimiter(),
+                    rename_tokens(group.stream(), from, to),
+                );
+                renamed.set_span(group.span());
+                TokenTree::Group(renamed)
+            }
+            other => other,
+        })
+        .collect()
 }
 
 /// The names assigned (`x = ..`, `x += ..`) anywhere inside `tokens`' syntax
@@ -325,7 +427,8 @@ mod tests {
 
     fn nested(src: &str) -> String {
         let block: syn::Block = syn::parse_str(src).unwrap();
-        let stmts = nest_jumps(&block.stmts);
+        let item: syn::ItemFn = syn::parse_str(&format!("fn f() {src}")).unwrap();
+        let stmts = nest_jumps(&block.stmts, &Names::new(&item));
         stmts
             .iter()
             .map(|s| s.to_token_stream().to_string())
@@ -345,6 +448,14 @@ mod tests {
         );
         // An `if` that cannot jump stays where it is.
         assert_eq!(nested("{ if c { x = 1.0; } y }"), "if c { x = 1.0 ; } y");
+    }
+
+    #[test]
+    fn lets_in_a_branch_do_not_capture_what_follows() {
+        assert_eq!(
+            nested("{ if c { let w = 2.0; if d { return w; } } w[0] }"),
+            "if c { let w_1 = 2.0 ; if d { return w_1 ; } w [0] } else { w [0] }"
+        );
     }
 
     #[test]

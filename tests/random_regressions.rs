@@ -1,0 +1,254 @@
+//! Minimized regression tests for what the randomized differential tester
+//! (`tests/random_programs.rs`) found. Each function is checked against the
+//! tape (the same body on `Var`s, written out below) and central finite
+//! differences, and `_adjoint` against `_grad` with pre-filled buffers.
+
+#![allow(
+    clippy::all,
+    unused_braces,
+    unused_mut,
+    unused_variables,
+    unused_assignments
+)]
+
+mod common;
+
+use autograd::differentiable;
+use autograd::tape::{Tape, Var};
+use common::check_gradient_and_adjoint;
+
+/// The gradient of `f` recorded on a tape at `x`.
+fn on_tape(f: impl for<'t> Fn(&'t Tape, &[Var<'t>]) -> Var<'t>, x: &[f64]) -> (f64, Vec<f64>) {
+    let tape = Tape::new();
+    let vars: Vec<Var> = x.iter().map(|&v| tape.var(v)).collect();
+    let z = f(&tape, &vars);
+    (z.value(), z.backward().wrt_all(&vars))
+}
+
+#[track_caller]
+fn assert_close(a: &[f64], b: &[f64]) {
+    for (x, y) in a.iter().zip(b) {
+        assert!((x - y).abs() <= 1e-12 * (1.0 + y.abs()), "{a:?} vs {b:?}");
+    }
+}
+
+const SCALE: f64 = 0.75;
+
+// seed 855949305 #91: constants whose type the macro cannot see (`-(-SCALE)`,
+// a block) went to differentiated parameters without a slot.
+#[differentiable]
+fn three(b: f64, xs: f64, value: f64) -> f64 {
+    b * xs - value * xs
+}
+
+#[differentiable]
+fn unseen_constants(q: f64) -> f64 {
+    three(q, { std::f64::consts::E }, -(-SCALE)) + three(1.5, q, SCALE)
+}
+
+#[test]
+fn constants_of_unseen_type_to_differentiated_parameters() {
+    let x = [0.7];
+    let tape = on_tape(
+        |_, v| {
+            let q = v[0];
+            (q * std::f64::consts::E - SCALE * std::f64::consts::E) + (q * 1.5 - q * SCALE)
+        },
+        &x,
+    );
+    let (value, d) = unseen_constants_grad(x[0]);
+    assert_eq!(value, tape.0);
+    assert_close(&[d], &tape.1);
+}
+
+// seed 855949305 #1399: a float set to a literal in a loop (`d = 0.75;`)
+// was emitted without its type, and `(d * d).ln_1p()` did not compile.
+#[differentiable]
+fn float_set_to_a_literal(w: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for v in w {
+        let mut d = core::f64::consts::LN_2;
+        d = 0.75;
+        d = (d * d).ln_1p().max(0.5_f64) * v;
+        s += d;
+    }
+    s
+}
+
+#[test]
+fn a_float_set_to_a_literal_keeps_its_type() {
+    check_gradient_and_adjoint(
+        float_set_to_a_literal,
+        float_set_to_a_literal_grad,
+        float_set_to_a_literal_adjoint,
+        &[[0.3, -0.4], [1.1, 0.2]],
+    );
+}
+
+// seed 855949305 #868: a wrt callee with float constants on both sides of a
+// varied array: the slots of different kinds tell the callee's shape.
+#[differentiable(wrt(p, t0))]
+fn wrt_array_and_last(q: f64, p: &[f64], t0: f64) -> f64 {
+    q * p[0] * t0
+}
+
+#[differentiable]
+fn constants_around_a_varied_array(x: f64) -> f64 {
+    let e = x * x + 1.75;
+    wrt_array_and_last(1.75, &[e], 1.5) + x
+}
+
+#[test]
+fn constants_around_a_varied_array_to_a_wrt_callee() {
+    check_gradient_and_adjoint(
+        |p| constants_around_a_varied_array(p[0]),
+        |p| {
+            let (v, d) = constants_around_a_varied_array_grad(p[0]);
+            (v, vec![d])
+        },
+        |p, d_out, d| {
+            let mut dx = d[0];
+            let v = constants_around_a_varied_array_adjoint(p[0], d_out, &mut dx);
+            d[0] = dx;
+            v
+        },
+        &[[0.3], [-1.2]],
+    );
+}
+
+// seed 855949305 #1828: a literal array holding a parameter that is not
+// differentiated went to a parameter the callee differentiates.
+#[differentiable]
+fn mixed(y: &[f64; 1], w: [f64; 3], value: f64) -> f64 {
+    y[0] * w[1] + value * w[0]
+}
+
+#[differentiable(wrt(xs))]
+fn literal_array_with_data(xs: &[f64], p: f64) -> f64 {
+    mixed(
+        &[2.0_f64.max(1.0)],
+        [SCALE / ((p - 0.5).abs() + 0.5), p, 0.0],
+        xs[0] * xs[1],
+    )
+}
+
+#[test]
+fn a_literal_array_of_data_to_a_differentiated_parameter() {
+    let p = 0.3;
+    check_gradient_and_adjoint(
+        |x| literal_array_with_data(x, p),
+        |x| literal_array_with_data_grad(x, p),
+        |x, d_out, d| literal_array_with_data_adjoint(x, p, d_out, d),
+        &[[0.4, 0.9], [-1.3, 0.2]],
+    );
+}
+
+// seed 855949305 #806: the index of `for (t0, v) in t0.iter().enumerate()`
+// shadowed the collection it reads.
+#[differentiable]
+fn enumerate_shadows(m: f64, t0: [f64; 2]) -> f64 {
+    let mut s = 0.0;
+    for (t0, x) in t0.iter().enumerate() {
+        s += x * m * (t0 + 1) as f64;
+    }
+    s
+}
+
+#[test]
+fn an_enumerate_index_named_like_the_collection() {
+    check_gradient_and_adjoint(
+        |p| enumerate_shadows(p[0], [p[1], p[2]]),
+        |p| {
+            let (v, (dm, dt)) = enumerate_shadows_grad(p[0], [p[1], p[2]]);
+            (v, vec![dm, dt[0], dt[1]])
+        },
+        |p, d_out, d| {
+            let (mut dm, mut dt) = (d[0], [d[1], d[2]]);
+            let v = enumerate_shadows_adjoint(p[0], [p[1], p[2]], d_out, &mut dm, &mut dt);
+            d.copy_from_slice(&[dm, dt[0], dt[1]]);
+            v
+        },
+        &[[0.3, 0.5, -0.7]],
+    );
+}
+
+// seed 855949305 #1044: what follows an `if` that may return was moved into
+// its branch, after a `let` that shadowed a name it reads.
+#[differentiable(wrt(t, w))]
+fn shadow_before_return(t: f64, w: [f64; 2], xs: &[f64]) -> f64 {
+    if t * w[0] > xs[0] {
+        let mut w = (t - t).tanh();
+        if t > 1.5 {
+            return w * t;
+        }
+    }
+    w[1] * t.sin()
+}
+
+#[test]
+fn a_shadowing_let_before_a_return_does_not_capture_the_rest() {
+    let xs = [0.1];
+    for p in [[0.3_f64, 0.5, -0.7], [2.0, 0.5, 0.3], [-1.0, 0.4, 0.2]] {
+        let w = [p[1], p[2]];
+        let t = p[0];
+        let expected = if t * w[0] > xs[0] && t > 1.5 {
+            0.0
+        } else {
+            w[1] * t.sin()
+        };
+        assert_eq!(shadow_before_return(t, w, &xs), expected);
+    }
+    check_gradient_and_adjoint(
+        |p| shadow_before_return(p[0], [p[1], p[2]], &xs),
+        |p| {
+            let (v, (dt, dw)) = shadow_before_return_grad(p[0], [p[1], p[2]], &xs);
+            (v, vec![dt, dw[0], dw[1]])
+        },
+        |p, d_out, d| {
+            let (mut dt, mut dw) = (d[0], [d[1], d[2]]);
+            let v = shadow_before_return_adjoint(p[0], [p[1], p[2]], &xs, d_out, &mut dt, &mut dw);
+            d.copy_from_slice(&[dt, dw[0], dw[1]]);
+            v
+        },
+        &[[0.3, 0.5, -0.7], [2.0, 0.5, 0.3], [-1.0, 0.4, 0.2]],
+    );
+}
+
+// seed 855949305 #797: the same through a bare block that may return (a
+// loop's `if` returns), whose `let t1 = 0` captured the `t1` after it.
+#[differentiable(wrt(m))]
+fn shadow_in_a_block_before_return(m: f64, xs: &[f64]) -> f64 {
+    let t1 = -m;
+    if m > 0.0 {
+        {
+            let mut t1 = 0;
+            while t1 < 3 {
+                t1 += 1;
+                if xs[0] > 2.0 {
+                    return m * m;
+                }
+            }
+        }
+    }
+    (0.5 - t1) * m.cos()
+}
+
+#[test]
+fn a_shadowing_let_in_a_block_that_may_return() {
+    for xs in [[0.5], [3.0]] {
+        check_gradient_and_adjoint(
+            |p| shadow_in_a_block_before_return(p[0], &xs),
+            |p| {
+                let (v, d) = shadow_in_a_block_before_return_grad(p[0], &xs);
+                (v, vec![d])
+            },
+            |p, d_out, d| {
+                let mut dm = d[0];
+                let v = shadow_in_a_block_before_return_adjoint(p[0], &xs, d_out, &mut dm);
+                d[0] = dm;
+                v
+            },
+            &[[0.3], [-1.2]],
+        );
+    }
+}
