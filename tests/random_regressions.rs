@@ -252,3 +252,63 @@ fn a_shadowing_let_in_a_block_that_may_return() {
         );
     }
 }
+
+// From the tester's first report (tests/random_programs/FINDINGS.md, B.6,
+// B.7, B.9): a `return` inside a bare block; a `let` in an `else` when the
+// other arm returns; one array passed to two array parameters.
+#[differentiable]
+#[allow(unreachable_code)]
+fn return_in_a_bare_block(q: f64) -> f64 {
+    {
+        return q / 2.0;
+    }
+    1.0
+}
+
+#[differentiable]
+fn let_in_else_when_then_returns(x: f64, e: f64) -> f64 {
+    if x > 100.0 {
+        return 0.5;
+    } else {
+        let e = 1.0;
+    }
+    e * x
+}
+
+#[differentiable]
+fn two_array_parameters(q: &[f64; 3], p: &[f64]) -> f64 {
+    q[0] * p[1] + q[2]
+}
+
+#[differentiable]
+fn one_array_twice(a: [f64; 3], w: &[f64]) -> f64 {
+    two_array_parameters(&a, &a) + two_array_parameters(&a, w) * w[0]
+}
+
+#[test]
+fn returns_in_blocks_lets_in_else_and_arrays_passed_twice() {
+    assert_eq!(return_in_a_bare_block_grad(0.5), (0.25, 0.5));
+    assert_eq!(
+        let_in_else_when_then_returns_grad(0.5, 0.25),
+        (0.125, (0.25, 0.5))
+    );
+    assert_eq!(
+        let_in_else_when_then_returns_grad(200.0, 0.25),
+        (0.5, (0.0, 0.0))
+    );
+    let w = [0.5, -1.5, 2.0];
+    check_gradient_and_adjoint(
+        |p| one_array_twice([p[0], p[1], p[2]], &w),
+        |p| {
+            let (v, (da, _)) = one_array_twice_grad([p[0], p[1], p[2]], &w);
+            (v, da.to_vec())
+        },
+        |p, d_out, d| {
+            let (mut da, mut dw) = ([d[0], d[1], d[2]], [0.0; 3]);
+            let v = one_array_twice_adjoint([p[0], p[1], p[2]], &w, d_out, &mut da, &mut dw);
+            d.copy_from_slice(&da);
+            v
+        },
+        &[[0.3, 0.5, -0.7], [1.1, -0.2, 0.4]],
+    );
+}

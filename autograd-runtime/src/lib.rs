@@ -117,6 +117,41 @@ pub mod __private {
         }
     }
 
+    /// A zeroed buffer to stand in for `adjoint` (an adjoint buffer, or a
+    /// part of one) in a call that passes one array twice: an array of the
+    /// same type, or a `Vec` for a slice.
+    #[inline]
+    pub fn scratch_like<A: ScratchLike + ?Sized>(adjoint: &A) -> A::Buf {
+        adjoint.scratch_like()
+    }
+
+    /// Adjoint buffers that have a zeroed stand-in (`scratch_like`).
+    pub trait ScratchLike {
+        type Buf;
+        fn scratch_like(&self) -> Self::Buf;
+    }
+
+    impl<const N: usize> ScratchLike for [f64; N] {
+        type Buf = [f64; N];
+        fn scratch_like(&self) -> [f64; N] {
+            [0.0; N]
+        }
+    }
+
+    impl ScratchLike for [f64] {
+        type Buf = ::std::vec::Vec<f64>;
+        fn scratch_like(&self) -> ::std::vec::Vec<f64> {
+            ::std::vec![0.0; self.len()]
+        }
+    }
+
+    impl ScratchLike for ::std::vec::Vec<f64> {
+        type Buf = ::std::vec::Vec<f64>;
+        fn scratch_like(&self) -> ::std::vec::Vec<f64> {
+            ::std::vec![0.0; self.len()]
+        }
+    }
+
     /// A zeroed buffer shaped like `array`: the adjoint of a local array.
     #[inline]
     pub fn zeros_like<A: ZerosLike>(array: &A) -> A {

@@ -816,8 +816,15 @@ impl<'a> Body<'a> {
                     if shared(array) {
                         let scratch = self.names.fresh("__ad_slot");
                         let (d, v) = (self.names.fresh("__ad_d"), self.names.fresh("__ad_v"));
+                        // Of the adjoint's own type where it is a whole
+                        // array (the callee may take `&mut [f64; N]`).
+                        let like = match (range, is_param) {
+                            (Some(_), _) => quote!(&#part),
+                            (None, true) => quote!(&*#buffer),
+                            (None, false) => quote!(&#buffer),
+                        };
                         before.push(quote! {
-                            let mut #scratch = ::autograd::__private::zeros(#part.len());
+                            let mut #scratch = ::autograd::__private::scratch_like(#like);
                         });
                         after.push(quote! {
                             for (#d, #v) in #part.iter_mut().zip(&#scratch) {
