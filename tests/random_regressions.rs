@@ -312,3 +312,78 @@ fn returns_in_blocks_lets_in_else_and_arrays_passed_twice() {
         &[[0.3, 0.5, -0.7], [1.1, -0.2, 0.4]],
     );
 }
+
+// seed 948039181 #778: a local first set by a call with constant arguments
+// (of a type the macro cannot see), then accumulated in a loop, kept its
+// first value's "constant" kind: the loop's derivatives through it were lost.
+#[differentiable]
+fn helper(n: usize, q: f64) -> f64 {
+    let u = (-q).floor();
+    -(u * u).ln_1p() * u.cos() - q * n as f64
+}
+
+fn count(n: usize) -> usize {
+    n + 1
+}
+
+#[differentiable(wrt(xs))]
+fn accumulate_from_a_constant_call(n: usize, xs: &[f64]) -> f64 {
+    let mut r = helper(n, 2.0);
+    // An integer set by a call and assigned later stays an integer.
+    let mut k = count(n);
+    for &x in xs {
+        r += (xs[1] + 4.0 + helper(n, r)).ln() * x;
+        k += 1;
+    }
+    r * k as f64
+}
+
+#[test]
+fn a_local_first_set_by_a_constant_call() {
+    check_gradient_and_adjoint(
+        |p| accumulate_from_a_constant_call(1, p),
+        |p| accumulate_from_a_constant_call_grad(1, p),
+        |p, d_out, d| accumulate_from_a_constant_call_adjoint(1, p, d_out, d),
+        &[[0.36, 0.09, 1.01], [0.5, 1.2, -0.3]],
+    );
+}
+
+// seed 948039181 #220, #823, #1129: constants the macro could not type went
+// to differentiated parameters: an array literal of a constant item
+// (`[SCALE]`), an `if` whose branches are float literals; and a local
+// `[f64; 1]` array of a call with constant arguments was taken for a tuple.
+#[differentiable]
+fn three_kinds(value: [f64; 1], z: f64, a: &[f64; 3]) -> f64 {
+    value[0] * z + a[0] * a[2]
+}
+
+#[differentiable(wrt(d_x))]
+fn half(d_x: f64) -> f64 {
+    d_x / 2.0
+}
+
+#[differentiable]
+fn untyped_constants(m: &[f64]) -> f64 {
+    let s: [f64; 1] = [half(std::f64::consts::FRAC_1_SQRT_2)];
+    let a = three_kinds(
+        [SCALE],
+        if m.len() > 3 { 1.25 } else { 2.0 },
+        &[m[0], 0.5, m[1]],
+    );
+    a * s[0] + three_kinds([m[1]], s.len() as f64, &[SCALE, m[0], 1.0])
+}
+
+#[test]
+fn constants_the_macro_cannot_type() {
+    let h = std::f64::consts::FRAC_1_SQRT_2 / 2.0;
+    for m in [[0.3_f64, -0.8], [1.5, 0.25]] {
+        let expected = (SCALE * 2.0 + m[0] * m[1]) * h + (m[1] + SCALE);
+        assert_eq!(untyped_constants(&m), expected);
+    }
+    check_gradient_and_adjoint(
+        untyped_constants,
+        untyped_constants_grad,
+        untyped_constants_adjoint,
+        &[[0.3, -0.8], [1.5, 0.25]],
+    );
+}

@@ -158,20 +158,23 @@ pub mod __private {
         array.zeros_like()
     }
 
-    /// Float arrays that have a zeroed twin.
+    /// Arrays that have a zeroed twin: float arrays (their adjoints), and
+    /// any array of `Default` values (the scratch a call offers for an
+    /// argument whose element type the macro cannot see; it is only passed
+    /// where the callee takes a float array).
     pub trait ZerosLike {
         fn zeros_like(&self) -> Self;
     }
 
-    impl<const N: usize> ZerosLike for [f64; N] {
+    impl<T: Copy + Default, const N: usize> ZerosLike for [T; N] {
         fn zeros_like(&self) -> Self {
-            [0.0; N]
+            [T::default(); N]
         }
     }
 
-    impl ZerosLike for ::std::vec::Vec<f64> {
+    impl<T: Clone + Default> ZerosLike for ::std::vec::Vec<T> {
         fn zeros_like(&self) -> Self {
-            ::std::vec![0.0; self.len()]
+            ::std::vec![T::default(); self.len()]
         }
     }
 

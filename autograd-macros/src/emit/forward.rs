@@ -304,7 +304,7 @@ impl<'a> Tangents<'a> {
         let kind = info.kind;
         let is_array = matches!(init, Some(Rhs::Array(_)));
         let mutability = (is_cell || is_array).then(|| quote!(mut));
-        let ty = let_type(ty, kind, init);
+        let ty = let_type(ty, init);
         let has = self.has(var);
         if has {
             if let Some(Rhs::Call { callee, args }) = init {

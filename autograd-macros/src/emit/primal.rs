@@ -2,7 +2,7 @@
 //! wrote it (so values are bit for bit `f`'s), the calls of a callee's
 //! adjoint, and the local partials of a primitive from the rules table.
 
-use crate::ir::{ArrayInit, CallArg, Callee, Func, Kind, Operand, Origin, Rhs, Syntax, VarId};
+use crate::ir::{ArrayInit, CallArg, Callee, Func, Operand, Origin, Rhs, Syntax, VarId};
 use crate::names::{self, Names, Role};
 use crate::prim::{self, Arity};
 use proc_macro2::{Span, TokenStream};
@@ -86,16 +86,14 @@ pub fn primal_rhs(func: &Func, rhs: &Rhs) -> TokenStream {
 }
 
 /// The type annotation of `let var = init;` (`: T`, or nothing): the user's,
-/// else `f64` for a float set to a constant, and for a new float array its
-/// type, so that no value is an ambiguous `{float}` (`vec![0.0; n]` read as
-/// `b[i].cos()`).
-pub fn let_type(ty: Option<&TokenStream>, kind: Kind, init: Option<&Rhs>) -> Option<TokenStream> {
+/// else, for a new float array, its type, so that no element is an
+/// ambiguous `{float}` (`vec![0.0; n]` read as `b[i].cos()`). (Lowering
+/// types a float set to a literal, `d = 0.75;`.)
+pub fn let_type(ty: Option<&TokenStream>, init: Option<&Rhs>) -> Option<TokenStream> {
     if let Some(ty) = ty {
         return Some(quote!(: #ty));
     }
     match init? {
-        // `let y = 0.75;` of a float (a new version of one, say).
-        Rhs::Use(Operand::Const(_)) if kind == Kind::Float => Some(quote!(: f64)),
         Rhs::Array(ArrayInit::Fill { vec: true, .. } | ArrayInit::List { vec: true, .. }) => {
             Some(quote!(: ::std::vec::Vec<f64>))
         }

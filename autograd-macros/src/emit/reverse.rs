@@ -239,7 +239,7 @@ impl<'a> Body<'a> {
                     let var_info = &self.func.vars[*var];
                     let is_array = matches!(init, Some(Rhs::Array(_)));
                     let mutability = (var_info.is_cell() || is_array).then(|| quote!(mut));
-                    let ty = let_type(ty.as_ref(), var_info.kind, init.as_ref());
+                    let ty = let_type(ty.as_ref(), init.as_ref());
                     let init = init.as_ref().map(|rhs| {
                         let value = self.forward_rhs(rhs);
                         quote!(= #value)

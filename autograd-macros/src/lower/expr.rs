@@ -532,9 +532,9 @@ impl Lowerer<'_> {
                 other => (other, false),
             };
             if matches!(literal, Expr::Array(_) | Expr::Repeat(_)) {
-                out.push(match self.array_constructor(literal) {
+                out.push(match self.array_constructor(literal, false) {
                     Some(init) => {
-                        let array = self.new_array_temp(init);
+                        let array = self.new_array_temp(init, None);
                         let ident = &self.vars[array].ident;
                         let tokens = if by_ref {
                             quote!(&#ident)
@@ -547,11 +547,49 @@ impl Lowerer<'_> {
                             range: None,
                         }
                     }
-                    // An array of integers (or other constants).
-                    None => {
-                        let (tokens, uses) = self.non_differentiated_tokens(arg);
-                        CallArg::Const(ir::Const { tokens, uses })
-                    }
+                    // `[SCALE, 1.0]`-like, of a type the macro cannot see:
+                    // a local array typed by its elements (`[_; N]`),
+                    // which the callee may differentiate.
+                    None => match literal {
+                        Expr::Array(items)
+                            if items
+                                .elems
+                                .iter()
+                                .any(|e| !is_int_or_bool(&e.to_token_stream())) =>
+                        {
+                            let items: Vec<Operand> = items
+                                .elems
+                                .iter()
+                                .map(|e| {
+                                    let (tokens, uses) = self.non_differentiated_tokens(e);
+                                    Operand::Const(ir::Const {
+                                        tokens: parenthesize(tokens),
+                                        uses,
+                                    })
+                                })
+                                .collect();
+                            let len = proc_macro2::Literal::usize_unsuffixed(items.len());
+                            let array = self.new_array_temp(
+                                ir::ArrayInit::List { items, vec: false },
+                                Some(quote!([_; #len])),
+                            );
+                            let ident = &self.vars[array].ident;
+                            CallArg::Array {
+                                array,
+                                tokens: if by_ref {
+                                    quote!(&#ident)
+                                } else {
+                                    quote!(#ident)
+                                },
+                                range: None,
+                            }
+                        }
+                        // An array of integers (or other constants).
+                        _ => {
+                            let (tokens, uses) = self.non_differentiated_tokens(arg);
+                            CallArg::Const(ir::Const { tokens, uses })
+                        }
+                    },
                 });
                 continue;
             }
@@ -1195,7 +1233,7 @@ pub(super) fn parenthesize(tokens: TokenStream) -> TokenStream {
 
 /// An integer or boolean literal, perhaps negated or parenthesized: a
 /// constant that is certainly not a float.
-fn is_int_or_bool(tokens: &TokenStream) -> bool {
+pub(super) fn is_int_or_bool(tokens: &TokenStream) -> bool {
     match syn::parse2::<Expr>(tokens.clone()) {
         Ok(expr) => {
             let mut expr = strip_parens(&expr);

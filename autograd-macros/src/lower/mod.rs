@@ -52,6 +52,7 @@ pub fn lower(cx: &Ctxt, sig: &Signature, item: &syn::ItemFn, names: &Names) -> F
     let mut body = (*item.block).clone();
     syntax::rewrite_returns_in_loops(&mut body, names);
     let mut lowerer = Lowerer::new(cx, names);
+    lowerer.assigned_later = syntax::float_assigned_names(&body);
     lowerer.returns_f64 = sig.returns_f64;
     lowerer.declare_params(sig);
     lowerer.lower_stmts(&body.stmts, Some(Sink::Return), &[]);
@@ -103,6 +104,9 @@ struct Lowerer<'a> {
     loads: Vec<HashMap<(VarId, String), VarId>>,
     /// Gives out every name (`names.rs`).
     names: &'a Names,
+    /// The names the function assigns a float-looking value to anywhere
+    /// (`syntax::float_assigned_names`).
+    assigned_later: HashSet<String>,
     /// Numbers the temporaries (`__ad_t3`), for readable listings.
     temps: usize,
     loop_ids: usize,
@@ -135,6 +139,7 @@ impl<'a> Lowerer<'a> {
             declared: vec![HashSet::new()],
             loads: vec![HashMap::new()],
             names,
+            assigned_later: HashSet::new(),
             temps: 0,
             loop_ids: 0,
             stmts: Vec::new(),
@@ -224,12 +229,12 @@ impl<'a> Lowerer<'a> {
 
     /// `let __ad_arg<n> = init;`: a local float array the user did not
     /// name (an array literal passed to a call).
-    fn new_array_temp(&mut self, init: ArrayInit) -> VarId {
+    fn new_array_temp(&mut self, init: ArrayInit, ty: Option<TokenStream>) -> VarId {
         let ident = self.generated("arg");
         let array = self.push_var(ident, Kind::FloatArray, Origin::Local);
         self.stmts.push(Stmt::Let {
             var: array,
-            ty: None,
+            ty,
             init: Some(Rhs::Array(init)),
         });
         array
@@ -368,7 +373,10 @@ impl<'a> Lowerer<'a> {
             }
             let cell = self.new_cell(name, kind);
             let uninit = self.uninit.contains(&current);
-            let ty = (kind == Kind::Float).then(|| quote!(f64));
+            // An uninitialised float (`let y;`) needs its type; otherwise
+            // the cell has its first value's (an `f64`, or the type of a
+            // constant the macro cannot see).
+            let ty = (kind == Kind::Float && uninit).then(|| quote!(f64));
             self.stmts.push(Stmt::Let {
                 var: cell,
                 ty,
@@ -540,6 +548,13 @@ impl<'a> Lowerer<'a> {
                 let value = self.lower_expr(expr);
                 match sink {
                     Some(sink) => {
+                        // `if c { 1.25 } else { x }`: a float literal makes
+                        // the value a float, as a float variable does.
+                        if let (Sink::Cell(cell), expr::Value::Const(c)) = (sink, &value) {
+                            if c.is_float {
+                                self.vars[cell].kind = Kind::Float;
+                            }
+                        }
                         let operand = self.operand(value, expr.span());
                         self.run_exits(exits);
                         self.deliver(sink, operand, expr.span());
@@ -596,7 +611,10 @@ impl<'a> Lowerer<'a> {
             _ => false,
         };
         if let (Pat::Ident(p), Some(init), true) = (pat, &local.init, simple) {
-            if let Some(array) = self.array_constructor(&init.expr) {
+            // `let s: [f64; 1] = [h(c)];`: a float array by its type, whatever
+            // the macro can see of its elements.
+            let typed_float = ty.is_some_and(is_float_array_type);
+            if let Some(array) = self.array_constructor(&init.expr, typed_float) {
                 let id = self.new_local(&p.ident, Kind::FloatArray);
                 self.stmts.push(Stmt::Let {
                     var: id,
@@ -770,6 +788,7 @@ impl<'a> Lowerer<'a> {
         let value = self.lower_expr(rhs);
         let key = name.to_string();
         let was_uninit = self.uninit.contains(&target);
+        let mut known_float = false;
         let (kind, rhs) = match op {
             None => match value {
                 expr::Value::Var(source) => {
@@ -784,6 +803,8 @@ impl<'a> Lowerer<'a> {
                     } else {
                         Kind::Other
                     };
+                    // `d = 0.75;`: typed, or the literal is an ambiguous `{float}`.
+                    known_float = c.is_float;
                     (kind, Rhs::Use(Operand::Const(c.into_ir())))
                 }
                 expr::Value::Array(_) => {
@@ -841,7 +862,7 @@ impl<'a> Lowerer<'a> {
         let id = self.new_local(&name, kind);
         self.stmts.push(Stmt::Let {
             var: id,
-            ty: None,
+            ty: known_float.then(|| quote!(f64)),
             init: Some(rhs),
         });
         self.uninit.remove(&target);
@@ -931,7 +952,7 @@ impl<'a> Lowerer<'a> {
     /// A new local float array: `[v; n]`, `[a, b]`, `vec![..]`, `x.to_vec()`.
     /// `None` for anything else (including arrays of integers, which stay
     /// constants).
-    fn array_constructor(&mut self, init: &Expr) -> Option<ArrayInit> {
+    fn array_constructor(&mut self, init: &Expr, typed_float: bool) -> Option<ArrayInit> {
         let (literal, vec) = match init {
             Expr::Repeat(_) | Expr::Array(_) => (init.clone(), false),
             Expr::Macro(m) if m.mac.path.is_ident("vec") => {
@@ -970,7 +991,7 @@ impl<'a> Lowerer<'a> {
                         vec,
                     });
                 };
-                if !value.is_float {
+                if !value.is_float && !typed_float {
                     return None;
                 }
                 let (len, _) = self.non_differentiated_tokens(&repeat.len);
@@ -988,7 +1009,7 @@ impl<'a> Lowerer<'a> {
                     expr::Value::Const(c) => c.is_float,
                     expr::Value::Array(_) => false,
                 });
-                if !any_float {
+                if !any_float && !typed_float {
                     return None;
                 }
                 let items = values
@@ -1424,6 +1445,19 @@ fn plain_for(iter: &Expr) -> bool {
         Expr::MethodCall(m) if m.method == "iter" && m.args.is_empty() => named(&m.receiver),
         Expr::Reference(r) => named(&r.expr),
         Expr::Path(_) => true,
+        _ => false,
+    }
+}
+
+/// `[f64; N]` or `Vec<f64>`.
+fn is_float_array_type(ty: &syn::Type) -> bool {
+    match ty {
+        syn::Type::Array(array) => is_f64(&array.elem),
+        syn::Type::Path(path) => path.path.segments.last().is_some_and(|last| {
+            last.ident == "Vec"
+                && matches!(&last.arguments, syn::PathArguments::AngleBracketed(args)
+                    if matches!(args.args.first(), Some(syn::GenericArgument::Type(t)) if is_f64(t)))
+        }),
         _ => false,
     }
 }

@@ -458,10 +458,22 @@ impl Lowerer<'_> {
                 self.bind(name, id);
             }
             Value::Const(c) => {
-                let kind =
-                    declared_kind.unwrap_or(if c.is_float { Kind::Float } else { Kind::Other });
+                // A constant of a type the macro cannot see (`h(n, 2.0)`,
+                // `SCALE`) that the function later assigns a float-looking
+                // value (`syntax::float_assigned_names`) may become a
+                // differentiated float (`r += x * w[i]` makes it an `f64` in
+                // Rust too): it is a float variable, with no annotation
+                // (were it an integer, nothing differentiates it).
+                let may_be_float = !c.is_float
+                    && self.assigned_later.contains(&name.to_string())
+                    && !super::expr::is_int_or_bool(&c.tokens);
+                let kind = declared_kind.unwrap_or(if c.is_float || may_be_float {
+                    Kind::Float
+                } else {
+                    Kind::Other
+                });
                 let id = self.new_local(name, kind);
-                let ty = if kind == Kind::Float {
+                let ty = if kind == Kind::Float && !may_be_float {
                     Some(quote!(f64))
                 } else {
                     ty_tokens

@@ -369,6 +369,56 @@ pub fn assigned_names(expr: &Expr) -> Vec<String> {
     finder.0
 }
 
+/// The names assigned a value that looks like a float (`r += x.ln() * 2.0`:
+/// one with a float literal, an `f64` method or an `as f64` cast in it), in
+/// the whole body: a local set first to a constant of a type the macro
+/// cannot see is a float variable if one of these assigns it.
+pub fn float_assigned_names(block: &syn::Block) -> HashSet<String> {
+    struct LooksFloat(bool);
+    impl<'a> Visit<'a> for LooksFloat {
+        fn visit_lit_float(&mut self, _: &'a syn::LitFloat) {
+            self.0 = true;
+        }
+        fn visit_expr_method_call(&mut self, call: &'a syn::ExprMethodCall) {
+            if crate::prim::method(&call.method.to_string()).is_some() {
+                self.0 = true;
+            }
+            syn::visit::visit_expr_method_call(self, call);
+        }
+        fn visit_expr_cast(&mut self, cast: &'a syn::ExprCast) {
+            if crate::signature::is_f64(&cast.ty) {
+                self.0 = true;
+            }
+            syn::visit::visit_expr_cast(self, cast);
+        }
+    }
+    struct Finder(HashSet<String>);
+    impl Finder {
+        fn record(&mut self, place: &Expr, value: &Expr) {
+            let mut looks = LooksFloat(false);
+            looks.visit_expr(value);
+            if let (true, Expr::Path(path)) = (looks.0, strip_parens(place)) {
+                if let Some(ident) = path.path.get_ident() {
+                    self.0.insert(ident.to_string());
+                }
+            }
+        }
+    }
+    impl<'a> Visit<'a> for Finder {
+        fn visit_expr(&mut self, expr: &'a Expr) {
+            match expr {
+                Expr::Assign(a) => self.record(&a.left, &a.right),
+                Expr::Binary(b) if is_compound(&b.op) => self.record(&b.left, &b.right),
+                _ => {}
+            }
+            syn::visit::visit_expr(self, expr);
+        }
+    }
+    let mut finder = Finder(HashSet::new());
+    finder.visit_block(block);
+    finder.0
+}
+
 /// `expr` without the parentheses (and invisible groups) around it.
 pub fn strip_parens(expr: &Expr) -> &Expr {
     match expr {

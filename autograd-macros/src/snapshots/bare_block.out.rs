@@ -30,7 +30,7 @@ fn blk_grad(x: f64, w: f64) -> (f64, (f64, f64)) {
     let d_out = 1.0_f64;
     let __ad_value = {
         let t = x;
-        let mut __ad_cell_t_1: f64 = t;
+        let mut __ad_cell_t_1 = t;
         let __ad_c0: bool = 1.0 > 2.0;
         if __ad_c0 {
             let t__1 = w;
@@ -80,7 +80,7 @@ fn blk_grad(x: f64, w: f64) -> (f64, (f64, f64)) {
 )]
 fn blk_adjoint(x: f64, w: f64, d_out: f64, d_x: &mut f64, d_w: &mut f64) -> f64 {
     let t = x;
-    let mut __ad_cell_t_1: f64 = t;
+    let mut __ad_cell_t_1 = t;
     let __ad_c0: bool = 1.0 > 2.0;
     if __ad_c0 {
         let t__1 = w;

@@ -28,7 +28,7 @@ fn piecewise_grad(x: f64, y: f64) -> (f64, (f64, f64)) {
     let d_out = 1.0_f64;
     let __ad_value = {
         let z = x * y;
-        let mut __ad_cell_z_2: f64 = z;
+        let mut __ad_cell_z_2 = z;
         let __ad_c1: bool = x > 1.0;
         if __ad_c1 {
             let z__1 = z * x;
@@ -86,7 +86,7 @@ fn piecewise_grad(x: f64, y: f64) -> (f64, (f64, f64)) {
 )]
 fn piecewise_adjoint(x: f64, y: f64, d_out: f64, d_x: &mut f64, d_y: &mut f64) -> f64 {
     let z = x * y;
-    let mut __ad_cell_z_2: f64 = z;
+    let mut __ad_cell_z_2 = z;
     let __ad_c1: bool = x > 1.0;
     if __ad_c1 {
         let z__1 = z * x;

@@ -52,7 +52,7 @@ fn mlp_loss_grad(w: &[f64], xs: &[f64], ys: &[f64]) -> (f64, ::std::vec::Vec<f64
         let mut __ad_exits_cell_a_7: [f64; 16] = [0.0; 16];
         let n = ys.len();
         let total: f64 = 0.0;
-        let mut __ad_cell_total_0: f64 = total;
+        let mut __ad_cell_total_0 = total;
         let __ad_seed_cell_total_0: f64 = d_out * (1.0 / ((n as f64)));
         {
             let mut __ad_d_cell_total_0: f64;
@@ -61,7 +61,7 @@ fn mlp_loss_grad(w: &[f64], xs: &[f64], ys: &[f64]) -> (f64, ::std::vec::Vec<f64
                 let mut h1: [f64; 16] = [0.0; 16];
                 for j in 0..16 {
                     let a = w[32 + j];
-                    let mut __ad_cell_a_2: f64 = a;
+                    let mut __ad_cell_a_2 = a;
                     for k in 0..2 {
                         let a__1 = __ad_cell_a_2;
                         let __ad_t3 = w[j * 2 + k];
@@ -77,7 +77,7 @@ fn mlp_loss_grad(w: &[f64], xs: &[f64], ys: &[f64]) -> (f64, ::std::vec::Vec<f64
                 let mut h2: [f64; 16] = [0.0; 16];
                 for j__1 in 0..16 {
                     let a__4 = w[304 + j__1];
-                    let mut __ad_cell_a_7: f64 = a__4;
+                    let mut __ad_cell_a_7 = a__4;
                     for k__1 in 0..16 {
                         let a__5 = __ad_cell_a_7;
                         let __ad_t8 = w[48 + j__1 * 16 + k__1];
@@ -92,7 +92,7 @@ fn mlp_loss_grad(w: &[f64], xs: &[f64], ys: &[f64]) -> (f64, ::std::vec::Vec<f64
                     h2[j__1] = __ad_t11;
                 }
                 let out = w[336];
-                let mut __ad_cell_out_13: f64 = out;
+                let mut __ad_cell_out_13 = out;
                 for k__2 in 0..16 {
                     let out__1 = __ad_cell_out_13;
                     let __ad_t14 = w[320 + k__2];
@@ -160,7 +160,7 @@ fn mlp_loss_grad(w: &[f64], xs: &[f64], ys: &[f64]) -> (f64, ::std::vec::Vec<f64
                 d_w[336] += __ad_d_out;
                 for j__1 in (0..16).rev() {
                     let a__4 = w[304 + j__1];
-                    let mut __ad_cell_a_7: f64 = a__4;
+                    let mut __ad_cell_a_7 = a__4;
                     __ad_cell_a_7 = __ad_exits_cell_a_7[j__1 as usize];
                     let a__7 = __ad_cell_a_7;
                     let __ad_t11 = a__7.max(0.0);
@@ -206,7 +206,7 @@ fn mlp_loss_grad(w: &[f64], xs: &[f64], ys: &[f64]) -> (f64, ::std::vec::Vec<f64
                 }
                 for j in (0..16).rev() {
                     let a = w[32 + j];
-                    let mut __ad_cell_a_2: f64 = a;
+                    let mut __ad_cell_a_2 = a;
                     __ad_cell_a_2 = __ad_exits_cell_a_2[j as usize];
                     let a__3 = __ad_cell_a_2;
                     let __ad_t5 = a__3.max(0.0);
@@ -253,7 +253,7 @@ fn mlp_loss_grad(w: &[f64], xs: &[f64], ys: &[f64]) -> (f64, ::std::vec::Vec<f64
         }
         let total__3 = __ad_cell_total_0;
         let reg: f64 = 0.0;
-        let mut __ad_cell_reg_20: f64 = reg;
+        let mut __ad_cell_reg_20 = reg;
         let __ad_seed_cell_reg_20: f64 = d_out * (1e-4);
         {
             let mut __ad_d_cell_reg_20: f64;
@@ -334,7 +334,7 @@ fn mlp_loss_adjoint(
     let mut __ad_exits_cell_a_7: [f64; 16] = [0.0; 16];
     let n = ys.len();
     let total: f64 = 0.0;
-    let mut __ad_cell_total_0: f64 = total;
+    let mut __ad_cell_total_0 = total;
     let __ad_seed_cell_total_0: f64 = d_out * (1.0 / ((n as f64)));
     {
         let mut __ad_d_cell_total_0: f64;
@@ -343,7 +343,7 @@ fn mlp_loss_adjoint(
             let mut h1: [f64; 16] = [0.0; 16];
             for j in 0..16 {
                 let a = w[32 + j];
-                let mut __ad_cell_a_2: f64 = a;
+                let mut __ad_cell_a_2 = a;
                 for k in 0..2 {
                     let a__1 = __ad_cell_a_2;
                     let __ad_t3 = w[j * 2 + k];
@@ -359,7 +359,7 @@ fn mlp_loss_adjoint(
             let mut h2: [f64; 16] = [0.0; 16];
             for j__1 in 0..16 {
                 let a__4 = w[304 + j__1];
-                let mut __ad_cell_a_7: f64 = a__4;
+                let mut __ad_cell_a_7 = a__4;
                 for k__1 in 0..16 {
                     let a__5 = __ad_cell_a_7;
                     let __ad_t8 = w[48 + j__1 * 16 + k__1];
@@ -374,7 +374,7 @@ fn mlp_loss_adjoint(
                 h2[j__1] = __ad_t11;
             }
             let out = w[336];
-            let mut __ad_cell_out_13: f64 = out;
+            let mut __ad_cell_out_13 = out;
             for k__2 in 0..16 {
                 let out__1 = __ad_cell_out_13;
                 let __ad_t14 = w[320 + k__2];
@@ -442,7 +442,7 @@ fn mlp_loss_adjoint(
             d_w[336] += __ad_d_out;
             for j__1 in (0..16).rev() {
                 let a__4 = w[304 + j__1];
-                let mut __ad_cell_a_7: f64 = a__4;
+                let mut __ad_cell_a_7 = a__4;
                 __ad_cell_a_7 = __ad_exits_cell_a_7[j__1 as usize];
                 let a__7 = __ad_cell_a_7;
                 let __ad_t11 = a__7.max(0.0);
@@ -488,7 +488,7 @@ fn mlp_loss_adjoint(
             }
             for j in (0..16).rev() {
                 let a = w[32 + j];
-                let mut __ad_cell_a_2: f64 = a;
+                let mut __ad_cell_a_2 = a;
                 __ad_cell_a_2 = __ad_exits_cell_a_2[j as usize];
                 let a__3 = __ad_cell_a_2;
                 let __ad_t5 = a__3.max(0.0);
@@ -535,7 +535,7 @@ fn mlp_loss_adjoint(
     }
     let total__3 = __ad_cell_total_0;
     let reg: f64 = 0.0;
-    let mut __ad_cell_reg_20: f64 = reg;
+    let mut __ad_cell_reg_20 = reg;
     let __ad_seed_cell_reg_20: f64 = d_out * (1e-4);
     {
         let mut __ad_d_cell_reg_20: f64;

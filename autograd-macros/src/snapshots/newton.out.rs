@@ -24,7 +24,7 @@ fn newton_sqrt_grad(a: f64) -> (f64, f64) {
     let d_out = 1.0_f64;
     let __ad_value = {
         let x = a;
-        let mut __ad_cell_x_1: f64 = x;
+        let mut __ad_cell_x_1 = x;
         let mut __ad_dot_cell_x_1: f64 = 1.0_f64;
         for __ad_i0__1 in 0..30 {
             let x__1 = __ad_cell_x_1;
@@ -62,7 +62,7 @@ fn newton_sqrt_grad(a: f64) -> (f64, f64) {
 )]
 fn newton_sqrt_adjoint(a: f64, d_out: f64, d_a: &mut f64) -> f64 {
     let x = a;
-    let mut __ad_cell_x_1: f64 = x;
+    let mut __ad_cell_x_1 = x;
     let mut __ad_dot_cell_x_1: f64 = 1.0_f64;
     for __ad_i0__1 in 0..30 {
         let x__1 = __ad_cell_x_1;

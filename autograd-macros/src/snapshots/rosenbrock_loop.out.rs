@@ -26,7 +26,7 @@ pub fn extended_rosenbrock_grad(x: &[f64]) -> (f64, ::std::vec::Vec<f64>) {
     let d_out = 1.0_f64;
     let __ad_value = {
         let sum: f64 = 0.0;
-        let mut __ad_cell_sum_0: f64 = sum;
+        let mut __ad_cell_sum_0 = sum;
         let __ad_seed_cell_sum_0: f64 = d_out;
         {
             let mut __ad_d_cell_sum_0: f64;
@@ -121,7 +121,7 @@ pub fn extended_rosenbrock_adjoint(x: &[f64], d_out: f64, d_x: &mut [f64]) -> f6
         x.len(),
     );
     let sum: f64 = 0.0;
-    let mut __ad_cell_sum_0: f64 = sum;
+    let mut __ad_cell_sum_0 = sum;
     let __ad_seed_cell_sum_0: f64 = d_out;
     {
         let mut __ad_d_cell_sum_0: f64;

@@ -24,7 +24,7 @@ fn springs_grad(x: &[f64]) -> (f64, ::std::vec::Vec<f64>) {
     let d_out = 1.0_f64;
     let __ad_value = {
         let energy: f64 = 0.0;
-        let mut __ad_cell_energy_0: f64 = energy;
+        let mut __ad_cell_energy_0 = energy;
         let __ad_seed_cell_energy_0: f64 = d_out;
         {
             let mut __ad_d_cell_energy_0: f64;
@@ -95,7 +95,7 @@ fn springs_adjoint(x: &[f64], d_out: f64, d_x: &mut [f64]) -> f64 {
         x.len(),
     );
     let energy: f64 = 0.0;
-    let mut __ad_cell_energy_0: f64 = energy;
+    let mut __ad_cell_energy_0 = energy;
     let __ad_seed_cell_energy_0: f64 = d_out;
     {
         let mut __ad_d_cell_energy_0: f64;
