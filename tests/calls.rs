@@ -153,6 +153,26 @@ impl Model {
     fn helper(y: f64) -> f64 {
         y * y
     }
+
+    #[differentiable]
+    fn weighted(&self, x: f64, k: f64) -> f64 {
+        self.scale * x * k
+    }
+
+    /// A method and an associated function given a constant for a
+    /// parameter they differentiate.
+    #[differentiable]
+    fn with_constants(&self, x: f64) -> f64 {
+        self.weighted(x, 2.0) + Self::helper(x) * self.weighted(0.5, x)
+    }
+}
+
+#[test]
+fn methods_given_constants() {
+    let model = Model { scale: 1.5 };
+    let (value, dx) = model.with_constants_grad(0.7);
+    assert_eq!(value, model.with_constants(0.7));
+    assert_gradient(|p| model.with_constants(p[0]), &[0.7], &[dx]);
 }
 
 #[test]

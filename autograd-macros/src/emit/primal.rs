@@ -169,7 +169,7 @@ pub fn adjoint_call(
     d_out: TokenStream,
     slots: &[Option<TokenStream>],
 ) -> TokenStream {
-    let arg_tokens: Vec<TokenStream> = args.iter().map(|a| call_arg(func, a)).collect();
+    let mut arg_tokens: Vec<TokenStream> = args.iter().map(|a| call_arg(func, a)).collect();
     // Every argument that may take a slot, in order: its slot (its
     // adjoint's if it varies, else a scratch one) and what it is.
     let candidates: Vec<(TokenStream, Candidate)> = args
@@ -185,10 +185,21 @@ pub fn adjoint_call(
         })
         .collect();
     let varied: Vec<&TokenStream> = slots.iter().flatten().collect();
+    let constants = candidates.len() > varied.len();
     let adjoint = match callee {
-        Callee::Path { adjoint, .. } if candidates.len() > varied.len() => adjoint,
+        Callee::Path { adjoint, .. } if constants => adjoint.clone(),
         Callee::Path { adjoint, .. } => {
             return quote!(#adjoint(#(#arg_tokens,)* #d_out, #(#varied),*));
+        }
+        // `self.g(x, 2.0)`: `Self::g_adjoint(self, ..)` can be named, so it
+        // can be called through the trait too (another receiver's type is
+        // unknown: its adjoint gets the varied slots only).
+        Callee::Method { receiver, method }
+            if constants && receiver.tokens.to_string() == "self" =>
+        {
+            let adjoint = names::adjoint_fn(method);
+            arg_tokens.insert(0, quote!(self));
+            quote!(Self::#adjoint)
         }
         Callee::Method { receiver, method } => {
             let receiver = &receiver.tokens;
@@ -198,7 +209,7 @@ pub fn adjoint_call(
     };
     let call_trait = names.fresh("__AdCall");
     let method = names.fresh("__ad_call");
-    let n = args.len();
+    let n = arg_tokens.len();
     let m = candidates.len();
     let ty = |prefix: &str, i: usize| names::scoped(&format!("{prefix}{i}"));
     let (bs, as_): (Vec<Ident>, Vec<Ident>) = (0..n).map(|i| (ty("B", i), ty("A", i))).unzip();
