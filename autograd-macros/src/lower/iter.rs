@@ -196,6 +196,19 @@ impl Lowerer<'_> {
     /// start of the elements, their number), or `None` (reported).
     #[allow(clippy::type_complexity)]
     fn collection(&mut self, expr: &Expr, mutable: bool) -> Option<(Ident, Option<Ident>, Ident)> {
+        // `[1.5, 2.25, 2.625].iter()`, `&[a, b]`: a local array of its own.
+        let literal = match strip_parens(expr) {
+            Expr::Reference(r) => strip_parens(&r.expr),
+            other => other,
+        };
+        if matches!(literal, Expr::Array(_) | Expr::Repeat(_)) && !mutable {
+            if let Some(init) = self.array_constructor(literal, false) {
+                let id = self.new_array_temp(init, None);
+                let array = self.alias(id);
+                let len = self.const_local_of(&parse_quote!(#array.len()));
+                return Some((array, None, len));
+            }
+        }
         let errors = self.cx.error_count();
         let bound = self.lower_bound(expr);
         if self.cx.error_count() > errors {

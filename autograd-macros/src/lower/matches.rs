@@ -134,7 +134,17 @@ impl Lowerer<'_> {
         let float = match value {
             super::pattern::Bound::Value(Value::Var(_)) => true,
             super::pattern::Bound::Value(Value::Const(c)) => c.is_float,
-            _ => false,
+            super::pattern::Bound::Value(Value::Array(_)) => false,
+            // A tuple, a closure, a view: nothing `matches!` can test.
+            _ => {
+                self.cx.error_spanned_by(
+                    expr,
+                    "`match` on a tuple or another compound value is not supported by \
+                     `#[differentiable]`; match on one integer, `bool`, `char` or enum value, \
+                     or write the cases with `if` / `else if`",
+                );
+                return;
+            }
         };
         if float {
             self.cx.error_spanned_by(
