@@ -144,8 +144,9 @@ fn helical_valley(x: &[f64; 3]) -> f64 {
 
 #[test]
 fn textbook_problems_written_idiomatically_match_finite_differences() {
+    type Value = fn(&[f64]) -> f64;
     type Grad = fn(&[f64]) -> (f64, Vec<f64>);
-    let problems: [(&str, fn(&[f64]) -> f64, Grad); 7] = [
+    let problems: [(&str, Value, Grad); 7] = [
         ("box3d", box3d, box3d_grad),
         ("watson", watson, watson_grad),
         (
