@@ -17,6 +17,8 @@
 //! RANDOM_PROGRAMS_SHOW=<seed>:<index> cargo test --test random_programs show -- --nocapture
 //! # shrink one example of each cause of failure (slower):
 //! RANDOM_PROGRAMS_MINIMIZE=1 cargo test --test random_programs -- --nocapture
+//! # re-check (and with the above, shrink) only some programs of a batch:
+//! RANDOM_PROGRAMS_SEED=<seed> RANDOM_PROGRAMS_COUNT=<n> RANDOM_PROGRAMS_ONLY=3,17 cargo test --test random_programs -- --nocapture
 //! ```
 //!
 //! The fixed batch takes about 45 s on 2 cores the first time (the
@@ -87,7 +89,14 @@ fn random_programs() {
     });
     println!("random_programs: seed {seed}, {count} functions (RANDOM_PROGRAMS_SEED={seed} RANDOM_PROGRAMS_COUNT={count} to repeat)");
     let start = Instant::now();
-    let programs: Vec<ast::Program> = (0..count).map(|i| Gen::program(seed, i)).collect();
+    // `RANDOM_PROGRAMS_ONLY=3,17` re-checks just those programs of the batch.
+    let only: Option<Vec<usize>> = std::env::var("RANDOM_PROGRAMS_ONLY")
+        .ok()
+        .map(|v| v.split(',').filter_map(|i| i.trim().parse().ok()).collect());
+    let programs: Vec<ast::Program> = (0..count)
+        .filter(|i| only.as_ref().map_or(true, |o| o.contains(i)))
+        .map(|i| Gen::program(seed, i))
+        .collect();
     let mut outcome = harness::Outcome::default();
     for chunk in programs.chunks(CHUNK) {
         let o = harness::check_programs(&format!("seed-{seed}"), seed, chunk);
@@ -108,9 +117,10 @@ fn random_programs() {
     println!("random_programs: {:.1?} in all", start.elapsed());
     assert!(
         outcome.failures.is_empty() && outcome.generator_errors.is_empty(),
-        "random_programs (seed {seed}): {} of {count} programs failed; the report above groups them by cause \
+        "random_programs (seed {seed}): {} of {} programs failed; the report above groups them by cause \
          (tests/random_programs/FINDINGS.md describes the bugs found so far)",
-        count - outcome.passed
+        programs.len() - outcome.passed,
+        programs.len()
     );
 }
 
