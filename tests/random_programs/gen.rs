@@ -23,6 +23,7 @@ const LOCAL_NAMES: &[&str] = &[
 ];
 
 /// Parameter names (mostly ordinary, some that look generated).
+/// (The first twelve are the plain ones.)
 const PARAM_NAMES: &[&str] = &[
     "x", "y", "z", "w", "xs", "ys", "a", "b", "p", "q", "m", "v0", "t0", "value", "tmp", "__ad_p",
 ];
@@ -46,8 +47,8 @@ const CONSTS: &[&str] = &[
 /// while a known bug is being fixed): `literal-args` (`g([a, b])`,
 /// `g(&[a, b])`), `clashing-params` (parameters named `d_out`, `d_x`),
 /// `cond-blocks` (blocks with statements inside conditions),
-/// `generated-names` (locals named like generated ones: `t0`, `d_x`,
-/// `__ad_t3`, ...).
+/// `generated-names` (locals and parameters named like generated ones:
+/// `t0`, `d_x`, `__ad_t3`, ...).
 fn avoid(feature: &str) -> bool {
     static AVOID: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
     AVOID
@@ -231,6 +232,8 @@ impl Gen {
         while params.len() < count {
             let name = if self.chance(0.03) && !avoid("clashing-params") {
                 self.pick(CLASHING_PARAM_NAMES).to_string()
+            } else if avoid("generated-names") {
+                self.pick(&PARAM_NAMES[..12]).to_string()
             } else {
                 self.pick(PARAM_NAMES).to_string()
             };
