@@ -438,7 +438,7 @@ impl<'a> Project<'a> {
         modules: impl Fn(usize) -> Vec<String>,
         run: bool,
         mut blame: impl FnMut(usize, &str, &Diagnostic),
-        other: &mut Vec<String>,
+        other: &mut Vec<(Option<usize>, String)>,
     ) -> Vec<usize> {
         let mut live = live;
         loop {
@@ -461,19 +461,53 @@ impl<'a> Project<'a> {
                 }
             }
             if bad.is_empty() {
-                // Nothing attributable: give up on this build, loudly.
-                other.push(if rest.is_empty() {
+                // Nothing points into a program's file: find one program
+                // that fails alone by halving, and drop it; give up
+                // (loudly) if none does.
+                let text = if rest.is_empty() {
                     stderr.lines().take(40).collect::<Vec<_>>().join("\n")
                 } else {
                     rest.join("\n")
-                });
-                return Vec::new();
+                };
+                match self.culprit(&live, &modules, run) {
+                    Some(i) => {
+                        other.push((Some(i), text));
+                        bad.push(i);
+                    }
+                    None => {
+                        other.push((None, text));
+                        return Vec::new();
+                    }
+                }
             }
             live.retain(|i| !bad.contains(i));
             if live.is_empty() {
                 return live;
             }
         }
+    }
+}
+
+impl Project<'_> {
+    /// A program of `live` whose modules alone fail to build, by halving.
+    fn culprit(
+        &self,
+        live: &[usize],
+        modules: &impl Fn(usize) -> Vec<String>,
+        run: bool,
+    ) -> Option<usize> {
+        if live.len() == 1 {
+            return Some(live[0]);
+        }
+        let (a, b) = live.split_at(live.len() / 2);
+        for half in [a, b] {
+            let mods: Vec<String> = half.iter().flat_map(|&i| modules(i)).collect();
+            self.write_main(&mods, if run { half } else { &[] });
+            if !self.build().0 {
+                return self.culprit(half, modules, run);
+            }
+        }
+        None
     }
 }
 
@@ -570,11 +604,11 @@ pub fn check_programs(name: &str, seed: u64, programs: &[Program]) -> Outcome {
         &mut other,
     );
     outcome.failures.extend(compile_fails.into_values());
-    for text in other {
+    for (index, text) in other {
         outcome.failures.push(Failure {
             seed,
-            index: usize::MAX,
-            category: "unattributed build failure".to_string(),
+            index: index.unwrap_or(usize::MAX),
+            category: "build failure not pointing into a program".to_string(),
             cause: text.lines().next().unwrap_or("").to_string(),
             detail: text,
             function: None,

@@ -12,6 +12,10 @@ use super::ast::*;
 use super::harness::{self, Failure};
 use super::render;
 
+/// Plain one-letter names for renaming (none is in the generator's pools,
+/// and being shorter than every pool name, a rename always shrinks).
+const FRESH: &[&str] = &["e", "g", "h", "l", "o"];
+
 /// At most this many candidates per round (one crate).
 const MAX_CANDIDATES: usize = 250;
 const MAX_ROUNDS: usize = 40;
@@ -94,13 +98,14 @@ fn candidates(prog: &Program) -> Vec<Program> {
         // Rename a name (every binding of it) to a plain fresh one: if the
         // failure survives, the name did not matter, and the reproducer
         // says so by not having it.
-        for (k, name) in names(f).into_iter().enumerate() {
-            let fresh = format!("a{k}");
-            if name.len() <= fresh.len() {
-                continue;
-            }
+        let taken = names(f);
+        let fresh = FRESH
+            .iter()
+            .find(|n| !taken.iter().any(|t| t == *n))
+            .map_or("a0".to_string(), |n| n.to_string());
+        for name in taken.iter().filter(|n| n.len() > 1) {
             let mut c = prog.clone();
-            rename_func(func_mut(&mut c, fi), &name, &fresh);
+            rename_func(func_mut(&mut c, fi), name, &fresh);
             out.push(c);
         }
         let n_blocks = count_blocks(&f.body);
