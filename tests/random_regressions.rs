@@ -387,3 +387,37 @@ fn constants_the_macro_cannot_type() {
         &[[0.3, -0.8], [1.5, 0.25]],
     );
 }
+
+// FINDINGS.md B.15: `let mut c = [OFFSET];` (a constant the macro cannot
+// type) is a local array, typed by its elements: a float one here, an
+// integer one (indices) below.
+const OFFSET: f64 = 0.5;
+const FIRST: usize = 1;
+
+#[differentiable]
+fn array_of_an_untyped_constant(x: f64, w: &[f64]) -> f64 {
+    let mut c = [OFFSET];
+    c[0] += x;
+    let at = [FIRST, 0];
+    c[0] * x + w[at[0]] * w[at[1]]
+}
+
+#[test]
+fn arrays_of_constants_of_unseen_type() {
+    let w = [0.25, -1.5];
+    check_gradient_and_adjoint(
+        |p| array_of_an_untyped_constant(p[0], &[p[1], p[2]]),
+        |p| {
+            let (v, (dx, dw)) = array_of_an_untyped_constant_grad(p[0], &[p[1], p[2]]);
+            (v, vec![dx, dw[0], dw[1]])
+        },
+        |p, d_out, d| {
+            let (mut dx, mut dw) = (d[0], [d[1], d[2]]);
+            let v =
+                array_of_an_untyped_constant_adjoint(p[0], &[p[1], p[2]], d_out, &mut dx, &mut dw);
+            d.copy_from_slice(&[dx, dw[0], dw[1]]);
+            v
+        },
+        &[[2.0, w[0], w[1]], [-0.3, 0.7, 0.1]],
+    );
+}

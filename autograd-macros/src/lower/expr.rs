@@ -550,29 +550,9 @@ impl Lowerer<'_> {
                     // `[SCALE, 1.0]`-like, of a type the macro cannot see:
                     // a local array typed by its elements (`[_; N]`),
                     // which the callee may differentiate.
-                    None => match literal {
-                        Expr::Array(items)
-                            if items
-                                .elems
-                                .iter()
-                                .any(|e| !is_int_or_bool(&e.to_token_stream())) =>
-                        {
-                            let items: Vec<Operand> = items
-                                .elems
-                                .iter()
-                                .map(|e| {
-                                    let (tokens, uses) = self.non_differentiated_tokens(e);
-                                    Operand::Const(ir::Const {
-                                        tokens: parenthesize(tokens),
-                                        uses,
-                                    })
-                                })
-                                .collect();
-                            let len = proc_macro2::Literal::usize_unsuffixed(items.len());
-                            let array = self.new_array_temp(
-                                ir::ArrayInit::List { items, vec: false },
-                                Some(quote!([_; #len])),
-                            );
+                    None => match self.untyped_array(literal) {
+                        Some((init, ty)) => {
+                            let array = self.new_array_temp(init, Some(ty));
                             let ident = &self.vars[array].ident;
                             CallArg::Array {
                                 array,

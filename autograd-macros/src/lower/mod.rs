@@ -240,6 +240,35 @@ impl<'a> Lowerer<'a> {
         array
     }
 
+    /// `[SCALE, 1.0]`-like: an array literal of constants whose type the
+    /// macro cannot see (some not integer or `bool` literals), as a local
+    /// array typed by its elements (`[_; N]`), which may be a float one.
+    fn untyped_array(&mut self, literal: &Expr) -> Option<(ArrayInit, TokenStream)> {
+        let Expr::Array(array) = literal else {
+            return None;
+        };
+        if array
+            .elems
+            .iter()
+            .all(|e| expr::is_int_or_bool(&e.to_token_stream()))
+        {
+            return None;
+        }
+        let items: Vec<Operand> = array
+            .elems
+            .iter()
+            .map(|e| {
+                let (tokens, uses) = self.non_differentiated_tokens(e);
+                Operand::Const(Const {
+                    tokens: expr::parenthesize(tokens),
+                    uses,
+                })
+            })
+            .collect();
+        let len = proc_macro2::Literal::usize_unsuffixed(items.len());
+        Some((ArrayInit::List { items, vec: false }, quote!([_; #len])))
+    }
+
     /// A generated name that is no user's: `__ad_<what><n>`.
     fn generated(&mut self, what: &str) -> Ident {
         let ident = self.names.fresh(&format!("__ad_{what}{}", self.temps));
@@ -614,11 +643,17 @@ impl<'a> Lowerer<'a> {
             // `let s: [f64; 1] = [h(c)];`: a float array by its type, whatever
             // the macro can see of its elements.
             let typed_float = ty.is_some_and(is_float_array_type);
-            if let Some(array) = self.array_constructor(&init.expr, typed_float) {
+            let array = match self.array_constructor(&init.expr, typed_float) {
+                Some(array) => Some((array, None)),
+                None => self
+                    .untyped_array(&init.expr)
+                    .map(|(array, ty)| (array, Some(ty))),
+            };
+            if let Some((array, untyped)) = array {
                 let id = self.new_local(&p.ident, Kind::FloatArray);
                 self.stmts.push(Stmt::Let {
                     var: id,
-                    ty: None,
+                    ty: untyped,
                     init: Some(Rhs::Array(array)),
                 });
                 self.bind(&p.ident, id);
