@@ -352,3 +352,53 @@ fn constants_go_to_differentiated_parameters_or_not() {
         assert_gradient(f, &p, &[da, db]);
     }
 }
+
+#[differentiable]
+fn dot_both(a: &[f64], b: &[f64]) -> f64 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
+
+#[differentiable]
+fn first_of_pair(a: [f64; 2], b: f64) -> f64 {
+    a[0] * b
+}
+
+/// Constant data (parameters outside `wrt`) passed to parameters a helper
+/// differentiates: the helper's slot for it gets a buffer made at the call
+/// (nothing is made where the helper does not differentiate it).
+#[differentiable(wrt(w))]
+fn data_to_a_differentiating_helper(w: &[f64], data: &[f64], pair: [f64; 2]) -> f64 {
+    dot_both(w, data) + dot_both(&data[1..], &w[1..]) + first_of_pair(pair, w[0]) + neuron(w, data)
+}
+
+#[test]
+fn constant_data_to_parameters_a_callee_differentiates() {
+    let (data, pair) = ([0.5, -1.0, 2.0], [1.5, 0.25]);
+    let f = |w: &[f64]| data_to_a_differentiating_helper(w, &data, pair);
+    for w in [[0.3, 0.7, -0.4, 0.2], [1.1, -0.5, 0.6, -0.1]] {
+        let (value, d) = data_to_a_differentiating_helper_grad(&w, &data, pair);
+        assert_eq!(value, f(&w));
+        assert_gradient(f, &w, &d);
+    }
+}
+
+#[differentiable]
+fn sum_slice(v: &[f64], k: f64) -> f64 {
+    v.iter().sum::<f64>() * k
+}
+
+/// An array outside `wrt` passed to a slice parameter the callee
+/// differentiates.
+#[differentiable(wrt(x))]
+fn array_data_to_a_slice_parameter(x: f64, pair: [f64; 2], r: &[f64; 3]) -> f64 {
+    sum_slice(&pair, x) + sum_slice(r, x * x) + first_of_pair(pair, x)
+}
+
+#[test]
+fn array_data_to_slice_and_array_parameters() {
+    let (pair, r) = ([1.5, 0.25], [1.0, 2.0, -0.5]);
+    let f = |p: &[f64]| array_data_to_a_slice_parameter(p[0], pair, &r);
+    let (value, d) = array_data_to_a_slice_parameter_grad(0.7, pair, &r);
+    assert_eq!(value, f(&[0.7]));
+    assert_gradient(f, &[0.7], &[d]);
+}

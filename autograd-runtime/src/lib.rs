@@ -152,6 +152,93 @@ pub mod __private {
         }
     }
 
+    /// Constant data passed to a call (a parameter array outside `wrt`, or
+    /// a subslice of one), when the callee's adjoint has a slot for it: a
+    /// zeroed buffer of its shape, made only by the impl that passes it
+    /// (see the macro's `emit::primal::adjoint_call`). An array's is on the
+    /// stack, a slice's a `Vec`.
+    pub trait Lazy {
+        /// What the callee's slot points at: `[f64; N]` or `[f64]`.
+        type Elem: ?Sized;
+        /// The zeroed buffer, lent to the slot.
+        type Buf: ::core::ops::DerefMut<Target = Self::Elem>;
+        fn zeroed(&self) -> Self::Buf;
+    }
+
+    /// A zeroed array that lends itself as `&mut [f64; N]` (for `Lazy`).
+    pub struct Zeroed<const N: usize>([f64; N]);
+
+    impl<const N: usize> ::core::ops::Deref for Zeroed<N> {
+        type Target = [f64; N];
+        fn deref(&self) -> &[f64; N] {
+            &self.0
+        }
+    }
+
+    impl<const N: usize> ::core::ops::DerefMut for Zeroed<N> {
+        fn deref_mut(&mut self) -> &mut [f64; N] {
+            &mut self.0
+        }
+    }
+
+    /// `Lazy` data that is an array, whose buffer may also be lent as a
+    /// slice (an array passed to a `&[f64]` parameter).
+    pub trait LazyArray: Lazy {
+        fn slice(buf: &mut Self::Buf) -> &mut [f64];
+    }
+
+    impl<const N: usize> LazyArray for [f64; N] {
+        fn slice(buf: &mut Zeroed<N>) -> &mut [f64] {
+            &mut buf.0
+        }
+    }
+
+    impl<const N: usize> LazyArray for &[f64; N] {
+        fn slice(buf: &mut Zeroed<N>) -> &mut [f64] {
+            &mut buf.0
+        }
+    }
+
+    impl<const N: usize> Lazy for [f64; N] {
+        type Elem = [f64; N];
+        type Buf = Zeroed<N>;
+        fn zeroed(&self) -> Zeroed<N> {
+            Zeroed([0.0; N])
+        }
+    }
+
+    impl<const N: usize> Lazy for &[f64; N] {
+        type Elem = [f64; N];
+        type Buf = Zeroed<N>;
+        fn zeroed(&self) -> Zeroed<N> {
+            Zeroed([0.0; N])
+        }
+    }
+
+    impl Lazy for &[f64] {
+        type Elem = [f64];
+        type Buf = ::std::vec::Vec<f64>;
+        fn zeroed(&self) -> ::std::vec::Vec<f64> {
+            ::std::vec![0.0; self.len()]
+        }
+    }
+
+    impl Lazy for &&[f64] {
+        type Elem = [f64];
+        type Buf = ::std::vec::Vec<f64>;
+        fn zeroed(&self) -> ::std::vec::Vec<f64> {
+            ::std::vec![0.0; self.len()]
+        }
+    }
+
+    impl Lazy for &::std::vec::Vec<f64> {
+        type Elem = [f64];
+        type Buf = ::std::vec::Vec<f64>;
+        fn zeroed(&self) -> ::std::vec::Vec<f64> {
+            ::std::vec![0.0; self.len()]
+        }
+    }
+
     /// A zeroed buffer shaped like `array`: the adjoint of a local array.
     #[inline]
     pub fn zeros_like<A: ZerosLike>(array: &A) -> A {

@@ -114,19 +114,22 @@ pub fn operand(func: &Func, op: &Operand) -> TokenStream {
     }
 }
 
-/// A scratch slot for an argument that does not vary, or `None` for one
-/// that never gets a slot: an argument that is not a float, or a parameter
-/// array that is not differentiated (constant data, `xs` or `&xs[1..]`),
-/// which goes to a parameter the callee does not differentiate (a scratch
-/// for it would allocate at every call). A scalar's scratch is a
-/// temporary; a local array's a zeroed twin (on the heap for a `Vec`).
-fn scratch_slot(func: &Func, arg: &CallArg) -> Option<TokenStream> {
+/// What a call passes for an argument that does not vary: a scratch slot
+/// (the candidate is the slot itself), or, for a parameter array that is
+/// not differentiated (constant data, `xs` or `&xs[1..]`), the data itself,
+/// from which the impl that gives it a slot makes a zeroed buffer of its
+/// length (`Candidate::lazy`), so the usual case, data going to a parameter
+/// the callee does not differentiate, allocates nothing. `None` for an
+/// argument that is not a float. A scalar's scratch is a temporary; a local
+/// array's a zeroed twin (on the heap for a `Vec`).
+fn scratch_slot(func: &Func, arg: &CallArg) -> Option<(TokenStream, bool)> {
     match arg {
-        CallArg::Float(_) => Some(quote!(&mut 0.0_f64)),
-        CallArg::Array { array, .. }
+        CallArg::Float(_) => Some((quote!(&mut 0.0_f64), false)),
+        // The argument as written (`pair`, `data`, `&data[1..]`).
+        CallArg::Array { array, tokens, .. }
             if matches!(func.vars[*array].origin, Origin::Param { .. }) =>
         {
-            None
+            Some((tokens.clone(), true))
         }
         CallArg::Array { array, range, .. } => {
             let array = &func.vars[*array].ident;
@@ -134,9 +137,9 @@ fn scratch_slot(func: &Func, arg: &CallArg) -> Option<TokenStream> {
             Some(match range {
                 Some(range) => {
                     let range = &range.tokens;
-                    quote!(&mut #zeros[#range])
+                    (quote!(&mut #zeros[#range]), false)
                 }
-                None => quote!(&mut #zeros),
+                None => (quote!(&mut #zeros), false),
             })
         }
         CallArg::Const(_) => None,
@@ -177,11 +180,21 @@ pub fn adjoint_call(
         .zip(slots)
         .filter_map(|(arg, slot)| {
             let array = matches!(arg, CallArg::Array { .. });
-            let (slot, varied) = match slot {
-                Some(slot) => (slot.clone(), true),
-                None => (scratch_slot(func, arg)?, false),
+            let (slot, varied, lazy) = match slot {
+                Some(slot) => (slot.clone(), true, false),
+                None => {
+                    let (slot, lazy) = scratch_slot(func, arg)?;
+                    (slot, false, lazy)
+                }
             };
-            Some((slot, Candidate { array, varied }))
+            Some((
+                slot,
+                Candidate {
+                    array,
+                    varied,
+                    lazy,
+                },
+            ))
         })
         .collect();
     let varied: Vec<&TokenStream> = slots.iter().flatten().collect();
@@ -224,25 +237,75 @@ pub fn adjoint_call(
     let mut impls = Vec::new();
     // Each impl's marker names its choice: coherence does not look at
     // where-clauses, so two choices with as many slots need two markers.
-    for (choice, kept) in slot_choices(&kinds).into_iter().enumerate() {
-        let choice = proc_macro2::Literal::usize_unsuffixed(choice);
-        let ss: Vec<Ident> = kept.iter().map(|&j| ty("S", j)).collect();
-        let kept_c: Vec<&Ident> = kept.iter().map(|&j| &cs[j]).collect();
-        let kept_v: Vec<&Ident> = kept.iter().map(|&j| &c_vals[j]).collect();
-        impls.push(quote! {
-            impl<F, #(#bs,)* #(#ss,)* #(#as_,)* #(#cs,)*>
-                #call_trait<(fn(#(#bs,)* #(#ss,)*), [(); #choice]), (#(#as_,)*), (#(#cs,)*)> for F
-            where
-                F: FnOnce(#(#bs,)* f64, #(#ss,)*) -> f64,
-                #(#as_: #coerce<#bs>,)*
-                #(#kept_c: #coerce<#ss>,)*
-            {
-                #[inline(always)]
-                fn #method(self, (#(#a_vals,)*): (#(#as_,)*), #d: f64, (#(#c_vals,)*): (#(#cs,)*)) -> f64 {
-                    self(#(#coerce::<#bs>::coerce(#a_vals),)* #d, #(#coerce::<#ss>::coerce(#kept_v),)*)
+    // Lazy data kept gets its buffer's own type, or, for an array passed to
+    // a slice parameter, a slice of it (`Lazy::Elem` or `[f64]`: one impl
+    // each, of which the callee's signature keeps one).
+    let mut marker = 0;
+    for kept in slot_choices(&kinds) {
+        let lazy: Vec<usize> = kept
+            .iter()
+            .copied()
+            .filter(|&j| candidates[j].1.lazy)
+            .collect();
+        for as_slice in 0..1u32 << lazy.len() {
+            let choice = proc_macro2::Literal::usize_unsuffixed(marker);
+            marker += 1;
+            // A kept slot is generic (`S_j`, coerced from the candidate), or,
+            // for lazy data, a reference of any lifetime to a buffer the
+            // method makes.
+            let (mut generics, mut slot_types, mut bounds, mut buffers, mut passed) =
+                (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+            // (The marker names the slot types without the lifetimes.)
+            let mut marker_types = Vec::new();
+            let mut lifetimes = Vec::new();
+            for &j in &kept {
+                let (c, v) = (&cs[j], &c_vals[j]);
+                let Some(k) = lazy.iter().position(|&l| l == j) else {
+                    let s = ty("S", j);
+                    slot_types.push(quote!(#s));
+                    marker_types.push(quote!(#s));
+                    bounds.push(quote!(#c: #coerce<#s>));
+                    passed.push(quote!(#coerce::<#s>::coerce(#v)));
+                    generics.push(s);
+                    continue;
+                };
+                let lifetime =
+                    syn::Lifetime::new(&format!("'l{j}"), proc_macro2::Span::mixed_site());
+                let buffer = ty("z", j);
+                let private = quote!(::autograd::__private);
+                buffers.push(quote! {
+                    let mut #buffer = <#c as #private::Lazy>::zeroed(&#v);
+                });
+                if as_slice & (1 << k) != 0 {
+                    slot_types.push(quote!(&#lifetime mut [f64]));
+                    marker_types.push(quote!(&mut [f64]));
+                    bounds.push(quote!(#c: #private::LazyArray));
+                    passed.push(quote!(<#c as #private::LazyArray>::slice(&mut #buffer)));
+                } else {
+                    slot_types.push(quote!(&#lifetime mut <#c as #private::Lazy>::Elem));
+                    marker_types.push(quote!(&mut <#c as #private::Lazy>::Elem));
+                    bounds.push(quote!(#c: #private::Lazy));
+                    passed.push(quote!(&mut *#buffer));
                 }
+                lifetimes.push(lifetime);
             }
-        });
+            let higher = (!lifetimes.is_empty()).then(|| quote!(for<#(#lifetimes),*>));
+            impls.push(quote! {
+                impl<F, #(#bs,)* #(#generics,)* #(#as_,)* #(#cs,)*>
+                    #call_trait<(fn(#(#bs,)* #(#marker_types,)*), [(); #choice]), (#(#as_,)*), (#(#cs,)*)> for F
+                where
+                    F: #higher FnOnce(#(#bs,)* f64, #(#slot_types,)*) -> f64,
+                    #(#as_: #coerce<#bs>,)*
+                    #(#bounds,)*
+                {
+                    #[inline(always)]
+                    fn #method(self, (#(#a_vals,)*): (#(#as_,)*), #d: f64, (#(#c_vals,)*): (#(#cs,)*)) -> f64 {
+                        #(#buffers)*
+                        self(#(#coerce::<#bs>::coerce(#a_vals),)* #d, #(#passed,)*)
+                    }
+                }
+            });
+        }
     }
     let slot_tokens = candidates.iter().map(|(s, _)| s);
     let callee_name = adjoint.to_string().replace(' ', "");
@@ -272,6 +335,10 @@ pub fn adjoint_call(
 struct Candidate {
     /// An array (its slot is a buffer), not a scalar.
     array: bool,
+    /// Constant data passed as itself (`xs`, `&xs[1..]`): an impl that
+    /// gives it a slot makes a zeroed buffer of its shape
+    /// (`__private::Lazy`).
+    lazy: bool,
     /// It varies: it must take its slot (its adjoint's); a constant's is a
     /// scratch one, taken if the callee has a slot for it.
     varied: bool,
