@@ -421,3 +421,47 @@ fn arrays_of_constants_of_unseen_type() {
         &[[2.0, w[0], w[1]], [-0.3, 0.7, 0.1]],
     );
 }
+
+// seed 665854637 #1046: a parameter's element read before a loop and again
+// in it (one value: parameters do not change) was stored inside the loop;
+// the store's adjoint went to a local declared inside the loop's reverse,
+// out of scope where the first read's reverse needed it.
+#[differentiable]
+fn element_stored_in_a_nested_loop(m: f64, q: &[f64; 3]) -> f64 {
+    let mut r: [f64; 2] = [q[q.len() - 1], q[2] / 2.0];
+    let mut i = 0;
+    while i < 2 {
+        i += 1;
+        for _ in 0..i {
+            r[0] = q[q.len() - 1];
+            if m > 5.0 {
+                return q[0];
+            }
+        }
+    }
+    r[0] * r[1] * m.cos()
+}
+
+#[test]
+fn an_element_stored_in_a_nested_loop() {
+    check_gradient_and_adjoint(
+        |p| element_stored_in_a_nested_loop(p[0], &[p[1], p[2], p[3]]),
+        |p| {
+            let (v, (dm, dq)) = element_stored_in_a_nested_loop_grad(p[0], &[p[1], p[2], p[3]]);
+            (v, vec![dm, dq[0], dq[1], dq[2]])
+        },
+        |p, d_out, d| {
+            let (mut dm, mut dq) = (d[0], [d[1], d[2], d[3]]);
+            let v = element_stored_in_a_nested_loop_adjoint(
+                p[0],
+                &[p[1], p[2], p[3]],
+                d_out,
+                &mut dm,
+                &mut dq,
+            );
+            d.copy_from_slice(&[dm, dq[0], dq[1], dq[2]]);
+            v
+        },
+        &[[0.3, 0.5, -0.7, 1.2], [6.0, 0.4, 0.2, -0.3]],
+    );
+}

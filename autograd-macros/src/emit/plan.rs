@@ -333,6 +333,10 @@ fn scan(
             Stmt::Update {
                 value: Operand::Var(v),
                 ..
+            }
+            | Stmt::Store {
+                value: Operand::Var(v),
+                ..
             } => uses.push((*v, id)),
             Stmt::Return {
                 value: Operand::Var(v),
