@@ -911,6 +911,66 @@ struct Renamer<'l, 'a> {
 }
 
 impl Renamer<'_, '_> {
+    /// `p.0` of a tuple local, `w.len()` of a view: the part (a variable or
+    /// constant tokens), recording what it reads; `None` for anything else.
+    fn compound_part(&mut self, expr: &Expr) -> Option<Expr> {
+        use super::pattern::Bound;
+        let (tokens, uses) = match expr {
+            Expr::Field(field) => {
+                let syn::Member::Unnamed(index) = &field.member else {
+                    return None;
+                };
+                if self.is_block_local(&field.base.to_token_stream().to_string()) {
+                    return None;
+                }
+                let Some(Bound::Tuple(parts)) = self.lowerer.compound_of(&field.base) else {
+                    return None;
+                };
+                match parts.get(index.index as usize)? {
+                    Bound::Value(Value::Var(v)) => {
+                        (self.lowerer.vars[*v].ident.to_token_stream(), vec![*v])
+                    }
+                    Bound::Value(Value::Const(c)) => {
+                        (parenthesize(c.tokens.clone()), c.uses.clone())
+                    }
+                    _ => return None,
+                }
+            }
+            // `w[i]` of a view: the array's element at the view's start + i.
+            Expr::Index(index) => {
+                if self.is_block_local(&index.expr.to_token_stream().to_string()) {
+                    return None;
+                }
+                let Some(Bound::View(view)) = self.lowerer.compound_of(&index.expr) else {
+                    return None;
+                };
+                let mut i = (*index.index).clone();
+                self.visit_expr_mut(&mut i);
+                let array = self.lowerer.vars[view.array].ident.clone();
+                let start = parenthesize(view.start.tokens);
+                let mut uses = view.start.uses;
+                uses.push(view.array);
+                (quote!(#array[#start + (#i)]), uses)
+            }
+            Expr::MethodCall(call) if call.method == "len" && call.args.is_empty() => {
+                if self.is_block_local(&call.receiver.to_token_stream().to_string()) {
+                    return None;
+                }
+                let Some(Bound::View(view)) = self.lowerer.compound_of(&call.receiver) else {
+                    return None;
+                };
+                (parenthesize(view.len.tokens), view.len.uses)
+            }
+            _ => return None,
+        };
+        for u in uses {
+            if !self.uses.contains(&u) {
+                self.uses.push(u);
+            }
+        }
+        syn::parse2(tokens).ok()
+    }
+
     fn is_block_local(&self, name: &str) -> bool {
         self.block_locals.iter().any(|scope| scope.contains(name))
     }
@@ -973,6 +1033,12 @@ impl VisitMut for Renamer<'_, '_> {
                 break;
             }
             *expr = (*unary.expr).clone();
+        }
+        // `p.0` of a tuple local and `w.len()` of a subslice view (inside a
+        // `filter` closure, a condition): what they stand for.
+        if let Some(replacement) = self.compound_part(expr) {
+            *expr = replacement;
+            return;
         }
         match expr {
             Expr::Path(path) if path.qself.is_none() => {

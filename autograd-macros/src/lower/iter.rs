@@ -292,7 +292,7 @@ impl Lowerer<'_> {
                 let (array, start, len) = self.collection(&m.receiver, false)?;
                 let size = self.const_local_of(&m.args[0]);
                 let count: Expr = match name.as_str() {
-                    "windows" => parse_quote!((#len + 1).saturating_sub(#size)),
+                    "windows" => parse_quote!((#len as usize + 1).saturating_sub(#size)),
                     "chunks_exact" => parse_quote!(#len / #size),
                     _ => parse_quote!((#len + #size - 1) / #size),
                 };
@@ -387,8 +387,9 @@ impl Lowerer<'_> {
                         })
                     }
                     ("skip", len, Some(n)) => {
-                        let len = len
-                            .map(|len| self.const_local_of(&parse_quote!(#len.saturating_sub(#n))));
+                        let len = len.map(|len| {
+                            self.const_local_of(&parse_quote!((#len as usize).saturating_sub(#n)))
+                        });
                         Some(Seq {
                             elem: Rc::new(move |k: &Expr| elem(&parse_quote!(#k + #n))),
                             len,
