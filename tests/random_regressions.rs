@@ -421,3 +421,65 @@ fn arrays_of_constants_of_unseen_type() {
         &[[2.0, w[0], w[1]], [-0.3, 0.7, 0.1]],
     );
 }
+
+// ----- issue 15: idiomatic Rust (found by the extended generator) -----------
+//
+// These three do not compile today (errors inside the expansion), so each
+// reproducer sits in a `#[cfg(any())]` module, kept out of the build; the
+// ignored test names the bug. When fixing one, delete the `cfg` and turn the
+// test into a gradient check against the tape like the ones above.
+
+// seed 14 #147 (and #4 #11 #20 #57 #99 #124 #133 #137 #167 of the fixed batch):
+// a `filter` closure that reads a tuple local's field: E0425 cannot find
+// value `p` (the same read in a `map` closure compiles).
+#[cfg(any())]
+mod filter_reads_tuple_field {
+    use super::*;
+    #[differentiable]
+    pub fn f(x: f64, xs: &[f64]) -> f64 {
+        let p = (x, 2.0 * x);
+        xs.iter().filter(|&v| p.0 < *v).sum::<f64>()
+    }
+}
+
+#[test]
+#[ignore = "macro bug: a filter closure reading a tuple field (`p.0`) does not compile (E0425)"]
+fn filter_reads_tuple_field() {
+    panic!("does not compile: see `mod filter_reads_tuple_field` (cfg'd out)");
+}
+
+// seed 14 #178 (and #45 #195 #199): `w.len()` of a window in a `filter`
+// closure: E0425 cannot find value `w` (`w.len()` in a `for` body compiles).
+#[cfg(any())]
+mod filter_reads_window_len {
+    use super::*;
+    #[differentiable]
+    pub fn f(a: &[f64]) -> f64 {
+        a.windows(1).filter(|w| 1 > w.len()).count() as f64 * a[0]
+    }
+}
+
+#[test]
+#[ignore = "macro bug: `w.len()` of a window inside a filter closure does not compile (E0425)"]
+fn filter_reads_window_len() {
+    panic!("does not compile: see `mod filter_reads_window_len` (cfg'd out)");
+}
+
+// seed 14 #84: `.take(..)` before `.zip(2..)` in a `for`: E0689 can't call
+// method `saturating_sub` on ambiguous numeric type `{integer}` (in the
+// expansion; `xs.iter().zip(2..)` and `.skip(1).zip(2..)` compile).
+#[cfg(any())]
+mod take_then_zip_range_from {
+    use super::*;
+    #[differentiable]
+    pub fn f(xs: &[f64]) -> f64 {
+        for (t1, adj) in xs[..2].iter().skip(2).take(1).zip(2..) {}
+        xs[0]
+    }
+}
+
+#[test]
+#[ignore = "macro bug: `.take(k).zip(2..)` in a for loop does not compile (E0689 saturating_sub on {integer})"]
+fn take_then_zip_range_from() {
+    panic!("does not compile: see `mod take_then_zip_range_from` (cfg'd out)");
+}

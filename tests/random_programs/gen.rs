@@ -48,7 +48,12 @@ const CONSTS: &[&str] = &[
 /// `g(&[a, b])`), `clashing-params` (parameters named `d_out`, `d_x`),
 /// `cond-blocks` (blocks with statements inside conditions),
 /// `generated-names` (locals and parameters named like generated ones:
-/// `t0`, `d_x`, `__ad_t3`, ...).
+/// `t0`, `d_x`, `__ad_t3`, ...); and the idiomatic Rust of API.md §1b:
+/// `iterators` (chains, `for` over chains, `iter_mut`), `closures` (closure
+/// locals and the closures of `map`/`filter`/`fold`), `windows` (`windows`,
+/// `chunks`, `chunks_exact` sources), `match`, `destructuring` (`let (a, b)
+/// = ..`, `let [x1, x2] = *x`, `sin_cos`, tuple locals), `get`
+/// (`x.get(i).copied().unwrap_or(v)`).
 fn avoid(feature: &str) -> bool {
     static AVOID: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
     AVOID
