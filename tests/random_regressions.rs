@@ -465,3 +465,66 @@ fn an_element_stored_in_a_nested_loop() {
         &[[0.3, 0.5, -0.7, 1.2], [6.0, 0.4, 0.2, -0.3]],
     );
 }
+
+// ----- issue 15: idiomatic Rust (found by the extended generator) -----------
+
+// seed 14 #147 (and nine more of the fixed batch): a `filter` closure that
+// reads a tuple local's field; seed 14 #178: `w.len()` (and `w[i]`) of a
+// window inside a `filter` closure; seed 14 #84: `.take(..)` before
+// `.zip(2..)` (a length of ambiguous integer type in the expansion).
+#[differentiable]
+fn filter_reads_tuple_field(x: f64, xs: &[f64]) -> f64 {
+    let p = (x, 2.0 * x);
+    xs.iter().filter(|&v| p.0 < *v).sum::<f64>() * p.1
+}
+
+#[differentiable]
+fn filter_reads_windows(a: &[f64]) -> f64 {
+    let none = a.windows(1).filter(|w| 1 > w.len()).count() as f64;
+    let rising = a.windows(2).filter(|w| w[0] < w[1]).count() as f64;
+    none * a[0] + rising * a[1]
+}
+
+#[differentiable]
+fn take_then_zip_range_from(xs: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for (x, k) in xs[..2].iter().skip(0).take(1).zip(2..) {
+        s += x * k as f64;
+    }
+    s + xs[2]
+}
+
+#[test]
+fn idiomatic_chains_found_by_the_generator() {
+    let xs = [0.2, 0.7, 1.5];
+    check_gradient_and_adjoint(
+        |p| filter_reads_tuple_field(p[0], &xs),
+        |p| {
+            let (v, (dx, _)) = filter_reads_tuple_field_grad(p[0], &xs);
+            (v, vec![dx])
+        },
+        |p, d_out, d| {
+            let (mut dx, mut dxs) = (d[0], [0.0; 3]);
+            let v = filter_reads_tuple_field_adjoint(p[0], &xs, d_out, &mut dx, &mut dxs);
+            d[0] = dx;
+            v
+        },
+        &[[0.5], [-0.3]],
+    );
+    assert_eq!(
+        filter_reads_tuple_field_grad(0.5, &xs).1 .1,
+        vec![0.0, 1.0, 1.0]
+    );
+    check_gradient_and_adjoint(
+        filter_reads_windows,
+        filter_reads_windows_grad,
+        filter_reads_windows_adjoint,
+        &[[0.1, 0.3, 0.2], [0.5, 0.4, 0.9]],
+    );
+    check_gradient_and_adjoint(
+        take_then_zip_range_from,
+        take_then_zip_range_from_grad,
+        take_then_zip_range_from_adjoint,
+        &[[0.5, 2.0, 3.0]],
+    );
+}

@@ -131,6 +131,47 @@ pub enum Stmt {
     Break,
     Continue,
     Return(Expr),
+    /// `for pat in chain { body }`
+    ForChain {
+        pat: Pat,
+        chain: Chain,
+        body: Block,
+    },
+    /// `for [(j, )]v in buf.iter_mut()[.pos..][.enumerate()] { *v op value; }`
+    /// (`len` the buffer's length; `index` the enumerate name).
+    IterMut {
+        buf: String,
+        len: usize,
+        pos: Vec<PosOp>,
+        index: Option<String>,
+        var: String,
+        op: AssignOp,
+        value: Expr,
+    },
+    /// `let (a, mut b, _) = init;` / `let [x1, x2] = *x;` (`annotate`:
+    /// `: (f64, f64)` / `: [f64; 2]`)
+    Destructure {
+        names: Vec<(Option<String>, bool)>,
+        init: DInit,
+        annotate: bool,
+    },
+    /// `let p = (e1, e2);` (read as `p.0`)
+    LetTuple {
+        name: String,
+        items: Vec<Expr>,
+        annotate: bool,
+    },
+    /// `let name = |param: f64| body;`
+    LetClosure {
+        name: String,
+        param: String,
+        body: Expr,
+    },
+    /// `match scrut { pat [if guard] => { .. }, .. }`
+    Match {
+        scrut: Scrut,
+        arms: Vec<(MPat, Option<Cond>, Block)>,
+    },
 }
 
 #[derive(Clone, Debug)]
@@ -217,6 +258,19 @@ pub enum Expr {
     If(Vec<(Cond, Block)>, Block),
     /// `{ stmts; tail }` as a value.
     Block(Block),
+    /// `chain.sum::<f64>()`, `.product`, `.fold(..)`
+    Chain(Box<Chain>, Consumer),
+    /// `(chain.count() as f64)`
+    Count(Box<Chain>),
+    /// `p.0`
+    Field(String, usize),
+    /// `sq(arg)` of a closure local
+    CallClosure(String, Box<Expr>),
+    /// `xs.get(i).copied().unwrap_or(v)` (`cloned` when the flag is set)
+    GetOr(String, IntExpr, Box<Expr>, bool),
+    /// `match scrut { .. }` as a value (the last arm is `_` or completes a
+    /// `bool`)
+    Match(Box<Scrut>, Vec<(MPat, Option<Cond>, Block)>),
 }
 
 #[derive(Clone, Debug)]
@@ -281,4 +335,149 @@ pub enum ForIter {
     Plain(String),
     /// `xs.iter()` (also under `.enumerate()`).
     Iter(String),
+}
+
+// ----- idiomatic Rust (API.md §1b, issue 15) --------------------------------
+//
+// Every construct below is printed idiomatically in the plain rendering and,
+// on the tape, as the explicit loop / `if` chain / separate `let`s it stands
+// for. Iterator chains carry the static facts the tape needs (buffer
+// lengths, range values), so the tape's loop runs over a literal list of
+// positions computed by `render.rs` and not by anything the macro does.
+
+/// An iterator chain: a source, positional adaptors (`rev`, `skip`, `take`,
+/// `step_by`), an optional `enumerate` or `zip`, then `map`/`filter` stages.
+#[derive(Clone, Debug)]
+pub struct Chain {
+    pub src: Src,
+    pub pos: Vec<PosOp>,
+    pub pair: Pair,
+    pub stages: Vec<Stage>,
+}
+
+#[derive(Clone, Debug)]
+pub enum Src {
+    /// `xs.iter()` (items `&f64`), `xs.iter().copied()` / `.cloned()`
+    /// (items `f64`), `xs` itself for a slice in `for`/`zip` (items `&f64`);
+    /// over `xs[lo..hi]` when `lo > 0 || hi < len || sliced`.
+    Elems {
+        buf: String,
+        len: usize,
+        lo: usize,
+        hi: usize,
+        sliced: bool,
+        how: How,
+    },
+    /// `(lo..hi)` / `(lo..=hi)` (items `usize`); `start..end` the values
+    /// (end exclusive), known to the generator.
+    Range {
+        lo: IntExpr,
+        hi: IntExpr,
+        inclusive: bool,
+        start: usize,
+        end: usize,
+    },
+    /// `xs.windows(k)`, `xs.chunks(k)`, `xs.chunks_exact(k)` (items `&[f64]`).
+    Slices {
+        buf: String,
+        len: usize,
+        k: usize,
+        kind: SliceKind,
+    },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum How {
+    /// `.iter()`
+    Ref,
+    /// `.iter().copied()`
+    Copied,
+    /// `.iter().cloned()`
+    Cloned,
+    /// the buffer itself (`for v in xs`, `.zip(ys)`): a `&[f64]` / `&[f64; N]`.
+    Plain,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum SliceKind {
+    Windows,
+    Chunks,
+    ChunksExact,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum PosOp {
+    Rev,
+    Skip(usize),
+    Take(usize),
+    StepBy(usize),
+}
+
+#[derive(Clone, Debug)]
+pub enum Pair {
+    None,
+    /// `.enumerate()`: items `(usize, item)`
+    Enumerate,
+    /// `.zip(other)`: items `(item, other's item)`
+    Zip(Box<Src>, Vec<PosOp>),
+    /// `.zip(k..)`
+    ZipFrom(usize),
+}
+
+/// A closure parameter pattern (and a `for` pattern).
+#[derive(Clone, Debug)]
+pub enum Pat {
+    /// `v`
+    Name(String),
+    /// `&v`
+    Amp(Box<Pat>),
+    /// `(a, b)`
+    Pair(Box<Pat>, Box<Pat>),
+}
+
+#[derive(Clone, Debug)]
+pub enum Stage {
+    /// `.map(|pat| body)`
+    Map(Pat, Expr),
+    /// `.filter(|pat| cond)` (`pat` matches `&item`)
+    Filter(Pat, Cond),
+}
+
+#[derive(Clone, Debug)]
+pub enum Consumer {
+    /// `.sum::<f64>()` (from `-0.0`, left to right)
+    Sum,
+    /// `.product::<f64>()` (from `1.0`)
+    Product,
+    /// `.fold(init, |acc, pat| body)`
+    Fold(Box<Expr>, String, Pat, Box<Expr>),
+}
+
+/// Patterns of a `match` arm.
+#[derive(Clone, Debug)]
+pub enum MPat {
+    Int(usize),
+    /// `a..=b`
+    Range(usize, usize),
+    /// `a | b | ..`
+    Or(Vec<MPat>),
+    Bool(bool),
+    Wild,
+}
+
+#[derive(Clone, Debug)]
+pub enum Scrut {
+    Int(IntExpr),
+    Bool(Cond),
+}
+
+/// What a destructuring `let` takes apart.
+#[derive(Clone, Debug)]
+pub enum DInit {
+    /// `(e1, e2, ..)`
+    Tuple(Vec<Expr>),
+    /// `e.sin_cos()` / `f64::sin_cos(e)`
+    SinCos(Expr, Form),
+    /// `*x` (`deref`) or `x`, an array of `len` floats
+    Array { src: String, deref: bool },
 }

@@ -11,7 +11,7 @@
 //! API.md promises that no name a user may choose changes the result.
 
 use super::ast::*;
-use super::render::is_typed;
+use super::render::{chain_positions, is_typed};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
@@ -48,7 +48,12 @@ const CONSTS: &[&str] = &[
 /// `g(&[a, b])`), `clashing-params` (parameters named `d_out`, `d_x`),
 /// `cond-blocks` (blocks with statements inside conditions),
 /// `generated-names` (locals and parameters named like generated ones:
-/// `t0`, `d_x`, `__ad_t3`, ...).
+/// `t0`, `d_x`, `__ad_t3`, ...); and the idiomatic Rust of API.md §1b:
+/// `iterators` (chains, `for` over chains, `iter_mut`), `closures` (closure
+/// locals and the closures of `map`/`filter`/`fold`), `windows` (`windows`,
+/// `chunks`, `chunks_exact` sources), `match`, `destructuring` (`let (a, b)
+/// = ..`, `let [x1, x2] = *x`, `sin_cos`, tuple locals), `get`
+/// (`x.get(i).copied().unwrap_or(v)`).
 fn avoid(feature: &str) -> bool {
     static AVOID: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
     AVOID
@@ -102,6 +107,18 @@ enum Kind {
     },
     /// A scalar parameter not differentiated.
     ConstFloat,
+    /// A name that must not be read here (a mutable local while a closure
+    /// that outlives the statement is written, the buffer of `iter_mut`).
+    Hidden,
+    /// A chunk of `chunks(k)` whose length varies (the last is shorter):
+    /// only indexed below `len`.
+    Chunk {
+        len: usize,
+    },
+    /// `let p = (a, b);`
+    Tuple(usize),
+    /// `let sq = |t: f64| ..;`
+    Closure,
 }
 
 #[derive(Clone, Debug)]
@@ -135,6 +152,11 @@ pub struct Gen {
     in_cond: bool,
     /// `if` and block values nested around the current expression.
     value_depth: usize,
+    /// Iterator chains nested around the current expression.
+    chain_depth: usize,
+    /// Conditions nested around the current expression: no closures
+    /// (chains, closure calls) or `match` there (the macro refuses them).
+    cond_depth: usize,
 }
 
 impl Gen {
@@ -153,6 +175,8 @@ impl Gen {
             consts: Vec::new(),
             in_cond: false,
             value_depth: 0,
+            chain_depth: 0,
+            cond_depth: 0,
         }
     }
 
@@ -379,6 +403,11 @@ impl Gen {
 
     fn stmt(&mut self, depth: usize) -> Stmt {
         let nested = depth < 2;
+        if self.chance(0.3) {
+            if let Some(s) = self.idiom_stmt(depth) {
+                return s;
+            }
+        }
         loop {
             let roll = self.rng.gen_range(0..100);
             match roll {
@@ -837,14 +866,32 @@ impl Gen {
                 Kind::Float { deref, .. } => floats.push((b.name.clone(), deref)),
                 Kind::ConstFloat => floats.push((b.name.clone(), false)),
                 Kind::Buf { len, .. } => bufs.push((b.name.clone(), len)),
+                Kind::Chunk { len } if len > 0 => bufs.push((b.name.clone(), len)),
+                Kind::Tuple(n) => {
+                    let k = self.rng.gen_range(0..n);
+                    floats.push((format!("{}.{k}", b.name), false));
+                }
                 _ => {}
             }
+        }
+        let closures: Vec<String> = vis
+            .iter()
+            .filter(|b| matches!(b.kind, Kind::Closure))
+            .map(|b| b.name.clone())
+            .collect();
+        if !closures.is_empty() && self.cond_depth == 0 && self.chance(0.3) {
+            let n = self.pick(&closures).clone();
+            let arg = self.leaf();
+            return Expr::CallClosure(n, Box::new(arg));
         }
         loop {
             match self.rng.gen_range(0..10) {
                 0..=1 => return self.lit(),
                 2..=5 if !floats.is_empty() => {
                     let (n, deref) = self.pick(&floats).clone();
+                    if let Some((t, k)) = n.split_once('.') {
+                        return Expr::Field(t.to_string(), k.parse().unwrap());
+                    }
                     return if deref {
                         Expr::Deref(n)
                     } else {
@@ -873,6 +920,11 @@ impl Gen {
     pub fn expr(&mut self, depth: usize) -> Expr {
         if depth == 0 {
             return self.leaf();
+        }
+        if self.chance(0.07) {
+            if let Some(e) = self.idiom_expr(depth) {
+                return e;
+            }
         }
         match self.rng.gen_range(0..100) {
             0..=29 => self.leaf(),
@@ -1263,7 +1315,9 @@ impl Gen {
     fn cond(&mut self) -> Cond {
         let outer = self.in_cond;
         self.in_cond = avoid("cond-blocks") || !self.chance(0.05);
+        self.cond_depth += 1;
         let c = self.cond_inner();
+        self.cond_depth -= 1;
         self.in_cond = outer;
         c
     }
@@ -1304,5 +1358,711 @@ fn mentions_len(e: &IntExpr, name: &str) -> bool {
         IntExpr::Add(a, b) | IntExpr::Sub(a, b) | IntExpr::Mul(a, b) => {
             mentions_len(a, name) || mentions_len(b, name)
         }
+    }
+}
+
+// ----- idiomatic Rust (API.md §1b, issue 15) ---------------------------------
+
+/// The type of an iterator chain's items, as the generator tracks it.
+#[derive(Clone, Debug)]
+enum ItemTy {
+    /// `&f64`
+    RefF,
+    /// `f64`
+    F,
+    /// `usize` in `[lo, hi]`
+    Usize(usize, usize),
+    /// `&[f64]` of at least `len` elements (`exact`: all of exactly `len`)
+    Slice {
+        len: usize,
+        exact: bool,
+        inactive: bool,
+    },
+    Pair(Box<ItemTy>, Box<ItemTy>),
+}
+
+impl Gen {
+    fn idiom_stmt(&mut self, depth: usize) -> Option<Stmt> {
+        let nested = depth < 2;
+        match self.rng.gen_range(0..12) {
+            0..=3 if nested && !avoid("iterators") => self.for_chain(depth),
+            4 if !avoid("iterators") => self.iter_mut_stmt(),
+            5..=6 if !avoid("destructuring") => self.destructure(),
+            7 if !avoid("destructuring") => Some(self.let_tuple()),
+            8..=9 if !avoid("closures") => Some(self.let_closure()),
+            10..=11 if nested && !avoid("match") => Some(self.match_stmt(depth)),
+            _ => None,
+        }
+    }
+
+    fn idiom_expr(&mut self, depth: usize) -> Option<Expr> {
+        match self.rng.gen_range(0..10) {
+            0..=4 if self.cond_depth == 0 && self.chain_depth < 2 && !avoid("iterators") => {
+                self.chain_depth += 1;
+                let e = self.chain_value(depth);
+                self.chain_depth -= 1;
+                e
+            }
+            5..=6 if !avoid("get") => {
+                let bufs: Vec<(String, usize)> = self
+                    .visible()
+                    .into_iter()
+                    .filter_map(|b| match b.kind {
+                        Kind::Buf { len, .. } => Some((b.name, len)),
+                        _ => None,
+                    })
+                    .collect();
+                if bufs.is_empty() {
+                    return None;
+                }
+                let (n, len) = self.pick(&bufs).clone();
+                let (i, _, _) = self.int_expr_in(0, len + 1);
+                let v = self.expr(depth - 1);
+                let cloned = self.chance(0.3);
+                Some(Expr::GetOr(n, i, Box::new(v), cloned))
+            }
+            7..=8 if self.cond_depth == 0 && self.value_depth == 0 && !avoid("match") => {
+                self.value_depth += 1;
+                let (scrut, pats) = self.match_head();
+                let arms = pats
+                    .into_iter()
+                    .map(|(p, g)| (p, g, self.value_block(depth - 1)))
+                    .collect();
+                self.value_depth -= 1;
+                Some(Expr::Match(Box::new(scrut), arms))
+            }
+            _ => None,
+        }
+    }
+
+    /// Hides every mutable local and writable buffer (for closures that
+    /// live across statements). Returns the mark to truncate to.
+    fn hide_mutables(&mut self) -> usize {
+        let mark = self.env.len();
+        for b in self.visible() {
+            let hide = match b.kind {
+                Kind::Float { mutable, .. } => mutable,
+                Kind::Buf { writable, .. } => writable,
+                _ => false,
+            };
+            if hide {
+                self.bind(&b.name, Kind::Hidden);
+            }
+        }
+        mark
+    }
+
+    /// A fresh name not in `used` (pattern names must differ).
+    fn fresh_distinct(&mut self, used: &mut Vec<String>) -> String {
+        loop {
+            let n = self.fresh_local();
+            if !used.contains(&n) {
+                used.push(n.clone());
+                return n;
+            }
+        }
+    }
+
+    /// A pattern for `ty`, binding its names.
+    fn pat_for(&mut self, ty: &ItemTy, used: &mut Vec<String>) -> Pat {
+        match ty {
+            ItemTy::RefF => {
+                let v = self.fresh_distinct(used);
+                if self.chance(0.5) {
+                    self.bind(
+                        &v,
+                        Kind::Float {
+                            mutable: false,
+                            deref: true,
+                        },
+                    );
+                    Pat::Name(v)
+                } else {
+                    self.bind(
+                        &v,
+                        Kind::Float {
+                            mutable: false,
+                            deref: false,
+                        },
+                    );
+                    Pat::Amp(Box::new(Pat::Name(v)))
+                }
+            }
+            ItemTy::F => {
+                let v = self.fresh_distinct(used);
+                self.bind(
+                    &v,
+                    Kind::Float {
+                        mutable: false,
+                        deref: false,
+                    },
+                );
+                Pat::Name(v)
+            }
+            ItemTy::Usize(lo, hi) => {
+                let v = self.fresh_distinct(used);
+                self.bind(&v, Kind::Int { lo: *lo, hi: *hi });
+                Pat::Name(v)
+            }
+            ItemTy::Slice {
+                len,
+                exact,
+                inactive,
+            } => {
+                let v = self.fresh_distinct(used);
+                let kind = if *exact {
+                    Kind::Buf {
+                        len: *len,
+                        writable: false,
+                        class: BufClass::Slice,
+                        inactive: *inactive,
+                    }
+                } else {
+                    Kind::Chunk { len: *len }
+                };
+                self.bind(&v, kind);
+                Pat::Name(v)
+            }
+            ItemTy::Pair(a, b) => {
+                let a = self.pat_for(a, used);
+                let b = self.pat_for(b, used);
+                Pat::Pair(Box::new(a), Box::new(b))
+            }
+        }
+    }
+
+    fn pos_ops(&mut self, n: usize, allow_rev: bool) -> Vec<PosOp> {
+        let mut ops = Vec::new();
+        let mut n = n;
+        // `rev` first only: `(a..=b).skip(1).rev()` is not double-ended.
+        if allow_rev && self.chance(0.3) {
+            ops.push(PosOp::Rev);
+        }
+        for _ in 0..self.rng.gen_range(0..=2) {
+            let op = match self.rng.gen_range(0..3) {
+                0 => PosOp::Skip(self.rng.gen_range(0..=n.min(2))),
+                1 => PosOp::Take(self.rng.gen_range(1..=n.max(1))),
+                _ => PosOp::StepBy(self.rng.gen_range(1..=3)),
+            };
+            n = match op {
+                PosOp::Skip(k) => n - k,
+                PosOp::Take(k) => n.min(k),
+                PosOp::StepBy(k) => n.div_ceil(k),
+                PosOp::Rev => n,
+            };
+            ops.push(op);
+        }
+        ops
+    }
+
+    /// A source over a visible buffer or a range; its item type and the
+    /// buffer it borrows.
+    fn chain_src(&mut self, for_plain: bool) -> (Src, Option<usize>, bool) {
+        let bufs: Vec<Binding> = self
+            .visible()
+            .into_iter()
+            .filter(|b| matches!(b.kind, Kind::Buf { .. }))
+            .collect();
+        if bufs.is_empty() || self.chance(0.25) {
+            let a = self.rng.gen_range(0..=2);
+            let b = a + self.rng.gen_range(0..=3);
+            let (lo, _, _) = self.int_expr_in(a, a);
+            let (hi, _, _) = self.int_expr_in(b, b);
+            let inclusive = self.chance(0.4);
+            let end = if inclusive { b + 1 } else { b };
+            return (
+                Src::Range {
+                    lo,
+                    hi,
+                    inclusive,
+                    start: a,
+                    end,
+                },
+                None,
+                false,
+            );
+        }
+        let b = self.pick(&bufs).clone();
+        let Kind::Buf {
+            len,
+            class,
+            inactive,
+            ..
+        } = b.kind
+        else {
+            unreachable!()
+        };
+        if self.chance(0.2) && !avoid("windows") {
+            let kind = *self.pick(&[
+                SliceKind::Windows,
+                SliceKind::Chunks,
+                SliceKind::ChunksExact,
+            ]);
+            let k = self.rng.gen_range(1..=len);
+            return (
+                Src::Slices {
+                    buf: b.name,
+                    len,
+                    k,
+                    kind,
+                },
+                Some(b.id),
+                inactive,
+            );
+        }
+        let (lo, hi, sliced) = if self.chance(0.3) {
+            let lo = self.rng.gen_range(0..len);
+            let hi = self.rng.gen_range(lo + 1..=len);
+            (lo, hi, true)
+        } else {
+            (0, len, false)
+        };
+        let by_ref = matches!(class, BufClass::Slice | BufClass::ArrayRef);
+        let how = if for_plain && (sliced || by_ref) && self.chance(0.3) {
+            How::Plain
+        } else {
+            *self.pick(&[How::Ref, How::Ref, How::Copied, How::Cloned])
+        };
+        (
+            Src::Elems {
+                buf: b.name,
+                len,
+                lo,
+                hi,
+                sliced,
+                how,
+            },
+            Some(b.id),
+            inactive,
+        )
+    }
+
+    fn src_len(src: &Src) -> usize {
+        match src {
+            Src::Elems { lo, hi, .. } => hi - lo,
+            Src::Range { start, end, .. } => end - start,
+            Src::Slices { len, k, .. } => len / k + 1,
+        }
+    }
+
+    fn src_ty(src: &Src, inactive: bool, vals: &[usize]) -> ItemTy {
+        match src {
+            Src::Elems { how, .. } => match how {
+                How::Ref | How::Plain => ItemTy::RefF,
+                _ => ItemTy::F,
+            },
+            Src::Range { .. } => ItemTy::Usize(
+                vals.iter().copied().min().unwrap_or(0),
+                vals.iter().copied().max().unwrap_or(0),
+            ),
+            Src::Slices { len, k, kind, .. } => {
+                let exact = *kind != SliceKind::Chunks || len % k == 0;
+                ItemTy::Slice {
+                    len: if exact { *k } else { len % k },
+                    exact,
+                    inactive,
+                }
+            }
+        }
+    }
+
+    /// A chain without its consumer; the type of its items and the
+    /// buffers it borrows. `in_for`: its closures live while a loop body
+    /// runs, so they read no mutable local.
+    fn chain(&mut self, depth: usize, in_for: bool) -> (Chain, ItemTy, Vec<usize>) {
+        let mut ids = Vec::new();
+        let (src, id, inactive) = self.chain_src(in_for);
+        ids.extend(id);
+        let plain = matches!(
+            src,
+            Src::Elems {
+                how: How::Plain,
+                ..
+            }
+        );
+        let pos = if plain {
+            vec![]
+        } else {
+            self.pos_ops(Self::src_len(&src), true)
+        };
+        let mut second = None;
+        let pair = if plain {
+            Pair::None
+        } else {
+            match self.rng.gen_range(0..10) {
+                0..=1 => Pair::Enumerate,
+                2..=3 => {
+                    let (s2, id2, inactive2) = self.chain_src(true);
+                    ids.extend(id2);
+                    let p2 = if matches!(
+                        s2,
+                        Src::Elems {
+                            how: How::Plain,
+                            ..
+                        }
+                    ) {
+                        vec![]
+                    } else {
+                        self.pos_ops(Self::src_len(&s2), true)
+                    };
+                    second = Some(inactive2);
+                    Pair::Zip(Box::new(s2), p2)
+                }
+                4 => Pair::ZipFrom(self.rng.gen_range(0..=2)),
+                _ => Pair::None,
+            }
+        };
+        let mut chain = Chain {
+            src,
+            pos,
+            pair,
+            stages: vec![],
+        };
+        let positions = chain_positions(&chain);
+        let ps: Vec<usize> = positions.iter().map(|t| t.0).collect();
+        let rs: Vec<usize> = positions.iter().map(|t| t.2).collect();
+        let range = |v: &[usize]| {
+            ItemTy::Usize(
+                v.iter().copied().min().unwrap_or(0),
+                v.iter().copied().max().unwrap_or(0),
+            )
+        };
+        let a = Self::src_ty(&chain.src, inactive, &ps);
+        let mut item = match &chain.pair {
+            Pair::None => a,
+            Pair::Enumerate => ItemTy::Pair(Box::new(range(&rs)), Box::new(a)),
+            Pair::ZipFrom(_) => ItemTy::Pair(Box::new(a), Box::new(range(&rs))),
+            Pair::Zip(s2, _) => {
+                let b = Self::src_ty(s2, second.unwrap_or(false), &rs);
+                ItemTy::Pair(Box::new(a), Box::new(b))
+            }
+        };
+        if !avoid("closures") && !plain {
+            for _ in 0..self.rng.gen_range(0..=2) {
+                let mark = if in_for {
+                    self.hide_mutables()
+                } else {
+                    self.env.len()
+                };
+                self.chain_depth += 1;
+                if self.chance(0.6) {
+                    let p = self.pat_for(&item, &mut Vec::new());
+                    let body = self.typed_expr(depth.saturating_sub(1).max(1));
+                    chain.stages.push(Stage::Map(p, body));
+                    item = ItemTy::F;
+                } else {
+                    let p = self.pat_for(&item, &mut Vec::new());
+                    let c = self.cond();
+                    chain.stages.push(Stage::Filter(Pat::Amp(Box::new(p)), c));
+                }
+                self.chain_depth -= 1;
+                self.env.truncate(mark);
+            }
+        }
+        (chain, item, ids)
+    }
+
+    /// An expression plain Rust knows is an `f64`.
+    fn typed_expr(&mut self, depth: usize) -> Expr {
+        let e = self.expr(depth);
+        if is_typed(&e) {
+            e
+        } else {
+            Expr::Bin(BinOp::Mul, Box::new(e), Box::new(Expr::Lit(1.0, true)))
+        }
+    }
+
+    /// `chain.sum::<f64>()`, `.product`, `.fold`, `.count() as f64`.
+    fn chain_value(&mut self, depth: usize) -> Option<Expr> {
+        let (mut chain, item, _) = self.chain(depth, false);
+        let roll = self.rng.gen_range(0..10);
+        if roll == 9 {
+            return Some(Expr::Count(Box::new(chain)));
+        }
+        if roll >= 7 && !avoid("closures") {
+            let init = if self.chance(0.5) {
+                Expr::Lit(self.lit_value(0.0, 1.5), true)
+            } else {
+                self.typed_expr(1)
+            };
+            let mark = self.env.len();
+            let mut used = Vec::new();
+            let acc = self.fresh_distinct(&mut used);
+            self.bind(
+                &acc,
+                Kind::Float {
+                    mutable: false,
+                    deref: false,
+                },
+            );
+            let p = self.pat_for(&item, &mut used);
+            let e = self.expr(1);
+            let op = *self.pick(&[BinOp::Add, BinOp::Sub, BinOp::Mul]);
+            let e = if op == BinOp::Mul { self.squash(e) } else { e };
+            let body = Expr::Bin(op, Box::new(Expr::Local(acc.clone())), Box::new(e));
+            self.env.truncate(mark);
+            return Some(Expr::Chain(
+                Box::new(chain),
+                Consumer::Fold(Box::new(init), acc, p, Box::new(body)),
+            ));
+        }
+        if !matches!(item, ItemTy::F | ItemTy::RefF) {
+            if avoid("closures") {
+                return Some(Expr::Count(Box::new(chain)));
+            }
+            let mark = self.env.len();
+            let p = self.pat_for(&item, &mut Vec::new());
+            let body = self.typed_expr(depth.saturating_sub(1).max(1));
+            self.env.truncate(mark);
+            chain.stages.push(Stage::Map(p, body));
+        }
+        let cons = if roll < 5 {
+            Consumer::Sum
+        } else {
+            // Products of bounded factors stay small.
+            if !avoid("closures") && self.chance(0.7) {
+                let mark = self.env.len();
+                let p = self.pat_for(&ItemTy::F, &mut Vec::new());
+                let Pat::Name(v) = &p else { unreachable!() };
+                let body = self.m1("tanh", Expr::Local(v.clone()));
+                let body = Expr::Bin(BinOp::Add, Box::new(Expr::Lit(1.0, false)), Box::new(body));
+                self.env.truncate(mark);
+                if matches!(item, ItemTy::RefF) && chain.stages.is_empty() {
+                    // items are `&f64`: `|&v|`
+                    chain.stages.push(Stage::Map(Pat::Amp(Box::new(p)), body));
+                } else {
+                    chain.stages.push(Stage::Map(p, body));
+                }
+            }
+            Consumer::Product
+        };
+        Some(Expr::Chain(Box::new(chain), cons))
+    }
+
+    fn for_chain(&mut self, depth: usize) -> Option<Stmt> {
+        let mark = self.env.len();
+        let frozen_mark = self.frozen.len();
+        let (chain, item, ids) = self.chain(2, true);
+        self.frozen.extend(ids);
+        let pat = self.pat_for(&item, &mut Vec::new());
+        self.loop_depth += 1;
+        let body = self.block(false, depth + 1);
+        self.loop_depth -= 1;
+        self.env.truncate(mark);
+        self.frozen.truncate(frozen_mark);
+        Some(Stmt::ForChain { pat, chain, body })
+    }
+
+    fn iter_mut_stmt(&mut self) -> Option<Stmt> {
+        let targets: Vec<(String, usize)> = self
+            .visible()
+            .into_iter()
+            .filter(|b| !self.frozen.contains(&b.id))
+            .filter_map(|b| match b.kind {
+                Kind::Buf {
+                    len,
+                    writable: true,
+                    ..
+                } => Some((b.name, len)),
+                _ => None,
+            })
+            .collect();
+        if targets.is_empty() {
+            return None;
+        }
+        let (buf, len) = self.pick(&targets).clone();
+        let pos = self.pos_ops(len, true);
+        let mark = self.env.len();
+        self.bind(&buf, Kind::Hidden);
+        let mut used = vec![buf.clone()];
+        let var = self.fresh_distinct(&mut used);
+        self.bind(
+            &var,
+            Kind::Float {
+                mutable: false,
+                deref: true,
+            },
+        );
+        let index = if self.chance(0.4) {
+            let j = self.fresh_distinct(&mut used);
+            self.bind(
+                &j,
+                Kind::Int {
+                    lo: 0,
+                    hi: len.saturating_sub(1),
+                },
+            );
+            Some(j)
+        } else {
+            None
+        };
+        let op = *self.pick(&[
+            AssignOp::Set,
+            AssignOp::Add,
+            AssignOp::Add,
+            AssignOp::Sub,
+            AssignOp::Mul,
+            AssignOp::Div,
+        ]);
+        let value = match op {
+            AssignOp::Mul => self.bounded(),
+            AssignOp::Div => self.denominator(),
+            _ => self.expr(2),
+        };
+        self.env.truncate(mark);
+        Some(Stmt::IterMut {
+            buf,
+            len,
+            pos,
+            index,
+            var,
+            op,
+            value,
+        })
+    }
+
+    fn destructure(&mut self) -> Option<Stmt> {
+        let arrays: Vec<(String, usize, bool)> = self
+            .visible()
+            .into_iter()
+            .filter_map(|b| match b.kind {
+                Kind::Buf {
+                    len,
+                    class: BufClass::Array | BufClass::LocalArray,
+                    ..
+                } => Some((b.name, len, false)),
+                Kind::Buf {
+                    len,
+                    class: BufClass::ArrayRef,
+                    ..
+                } => Some((b.name, len, true)),
+                _ => None,
+            })
+            .collect();
+        let (init, count, mut annotate) = match self.rng.gen_range(0..3) {
+            0 => {
+                let n = self.rng.gen_range(2..=3);
+                let items: Vec<Expr> = (0..n).map(|_| self.expr(2)).collect();
+                let untyped = items.iter().any(|e| !is_typed(e));
+                (DInit::Tuple(items), n, untyped)
+            }
+            1 => {
+                let e = self.expr(2);
+                let form = self.form();
+                (DInit::SinCos(e, form), 2, false)
+            }
+            _ => {
+                if arrays.is_empty() {
+                    return None;
+                }
+                let (src, len, deref) = self.pick(&arrays).clone();
+                (DInit::Array { src, deref }, len, false)
+            }
+        };
+        annotate |= self.chance(0.3);
+        let mut used = Vec::new();
+        let mut names = Vec::new();
+        let mut bound = Vec::new();
+        for _ in 0..count {
+            if self.chance(0.15) {
+                names.push((None, false));
+                continue;
+            }
+            let n = self.fresh_distinct(&mut used);
+            let m = self.chance(0.3);
+            names.push((Some(n.clone()), m));
+            bound.push((n, m));
+        }
+        for (n, m) in bound {
+            self.bind(
+                &n,
+                Kind::Float {
+                    mutable: m,
+                    deref: false,
+                },
+            );
+        }
+        Some(Stmt::Destructure {
+            names,
+            init,
+            annotate,
+        })
+    }
+
+    fn let_tuple(&mut self) -> Stmt {
+        let items: Vec<Expr> = (0..2).map(|_| self.expr(2)).collect();
+        let annotate = items.iter().any(|e| !is_typed(e)) || self.chance(0.3);
+        let name = self.fresh_local();
+        self.bind(&name, Kind::Tuple(2));
+        Stmt::LetTuple {
+            name,
+            items,
+            annotate,
+        }
+    }
+
+    fn let_closure(&mut self) -> Stmt {
+        let name = self.fresh_local();
+        let mark = self.hide_mutables();
+        let param = self.fresh_local();
+        self.bind(
+            &param,
+            Kind::Float {
+                mutable: false,
+                deref: false,
+            },
+        );
+        let body = self.typed_expr(2);
+        self.env.truncate(mark);
+        self.bind(&name, Kind::Closure);
+        Stmt::LetClosure { name, param, body }
+    }
+
+    /// A scrutinee and the arms' patterns and guards (the last arm is
+    /// exhaustive and has no guard).
+    fn match_head(&mut self) -> (Scrut, Vec<(MPat, Option<Cond>)>) {
+        let atoms = self.int_atoms();
+        if atoms.is_empty() || self.chance(0.25) {
+            let c = self.cond();
+            let b = self.chance(0.5);
+            let guard = if self.chance(0.3) {
+                Some(self.cond())
+            } else {
+                None
+            };
+            let last = if guard.is_some() || self.chance(0.3) {
+                MPat::Wild
+            } else {
+                MPat::Bool(!b)
+            };
+            return (Scrut::Bool(c), vec![(MPat::Bool(b), guard), (last, None)]);
+        }
+        let (e, lo, hi) = self.pick(&atoms).clone();
+        let mut pats = Vec::new();
+        for _ in 0..self.rng.gen_range(1..=3) {
+            let v = self.rng.gen_range(lo..=hi + 1);
+            let p = match self.rng.gen_range(0..4) {
+                0..=1 => MPat::Int(v),
+                2 => MPat::Range(v, v + self.rng.gen_range(0..=2)),
+                _ => MPat::Or(vec![MPat::Int(v), MPat::Int(v + 1)]),
+            };
+            let guard = if self.chance(0.2) {
+                Some(self.cond())
+            } else {
+                None
+            };
+            pats.push((p, guard));
+        }
+        pats.push((MPat::Wild, None));
+        (Scrut::Int(e), pats)
+    }
+
+    fn match_stmt(&mut self, depth: usize) -> Stmt {
+        let (scrut, pats) = self.match_head();
+        let arms = pats
+            .into_iter()
+            .map(|(p, g)| (p, g, self.block(false, depth + 1)))
+            .collect();
+        Stmt::Match { scrut, arms }
     }
 }

@@ -486,6 +486,9 @@ fn rename_stmt(s: &mut Stmt, from: &str, to: &str) {
         }
         Stmt::Return(e) => rename_expr(e, from, to),
         Stmt::Break | Stmt::Continue => {}
+        // The idiomatic constructs (issue 15) are not renamed into: a
+        // rename that misses a use there fails differently and is dropped.
+        _ => {}
     }
 }
 
@@ -563,5 +566,6 @@ fn rename_expr(e: &mut Expr, from: &str, to: &str) {
         }
         Expr::Block(b) => rename_block(b, from, to),
         Expr::Lit(..) | Expr::Const(_) => {}
+        _ => {}
     }
 }

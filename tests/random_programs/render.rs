@@ -49,6 +49,9 @@ pub fn is_var(e: &Expr) -> bool {
         Expr::Method { recv, args, .. } => is_var(recv) || args.iter().any(is_var),
         Expr::If(arms, els) => arms.iter().any(|(_, b)| block_is_var(b)) || block_is_var(els),
         Expr::Block(b) => block_is_var(b),
+        Expr::Chain(..) | Expr::Field(..) | Expr::CallClosure(..) | Expr::GetOr(..) => true,
+        Expr::Count(_) => false,
+        Expr::Match(_, arms) => arms.iter().any(|(_, _, b)| block_is_var(b)),
     }
 }
 
@@ -77,6 +80,14 @@ pub fn is_typed(e: &Expr) -> bool {
                 || els.tail.as_deref().is_some_and(is_typed)
         }
         Expr::Block(b) => b.tail.as_deref().is_some_and(is_typed),
+        Expr::Chain(..)
+        | Expr::Count(_)
+        | Expr::Field(..)
+        | Expr::CallClosure(..)
+        | Expr::GetOr(..) => true,
+        Expr::Match(_, arms) => arms
+            .iter()
+            .any(|(_, _, b)| b.tail.as_deref().is_some_and(is_typed)),
     }
 }
 
@@ -86,8 +97,9 @@ fn prec(e: &Expr) -> u8 {
         Expr::Bin(BinOp::Mul | BinOp::Div, ..) => P_MUL,
         Expr::Neg(_) => P_UNARY,
         Expr::Cast(_) => P_CAST,
-        Expr::If(..) | Expr::Block(_) => P_LOWEST,
+        Expr::If(..) | Expr::Block(_) | Expr::Match(..) => P_LOWEST,
         Expr::Deref(_) => P_UNARY,
+        Expr::Count(_) => P_CAST,
         _ => P_POSTFIX,
     }
 }
@@ -419,6 +431,71 @@ impl Printer {
                 self.braced(&format!("while {c} "), body, false);
             }
             Stmt::Loop { body } => self.braced("loop ", body, false),
+            Stmt::ForChain { pat, chain, body } => self.for_chain(pat, chain, body),
+            Stmt::IterMut {
+                buf,
+                len,
+                pos,
+                index,
+                var,
+                op,
+                value,
+            } => self.iter_mut(buf, *len, pos, index.as_deref(), var, *op, value),
+            Stmt::Destructure {
+                names,
+                init,
+                annotate,
+            } => self.destructure(names, init, *annotate),
+            Stmt::LetTuple {
+                name,
+                items,
+                annotate,
+            } => {
+                let items: Vec<String> = items
+                    .iter()
+                    .map(|e| {
+                        if self.tape() {
+                            self.var_expr(e)
+                        } else {
+                            self.expr(e, P_LOWEST)
+                        }
+                    })
+                    .collect();
+                let ann = if *annotate && !self.tape() {
+                    format!(": ({})", vec!["f64"; items.len()].join(", "))
+                } else {
+                    String::new()
+                };
+                self.line(&format!("let {name}{ann} = ({});", items.join(", ")));
+            }
+            Stmt::LetClosure { name, param, body } => {
+                if self.tape() {
+                    let b = self.var_expr(body);
+                    self.line(&format!(
+                        "let {name} = |{param}: Var<'t>| -> Var<'t> {{ {b} }};"
+                    ));
+                } else {
+                    let b = self.expr(body, P_LOWEST);
+                    self.line(&format!("let {name} = |{param}: f64| {b};"));
+                }
+            }
+            Stmt::Match { scrut, arms } => {
+                if self.tape() {
+                    let (arms, otherwise) = match_as_if(scrut, arms);
+                    self.stmt(&Stmt::If { arms, otherwise });
+                } else {
+                    self.line(&format!("match {} {{", self.scrut(scrut)));
+                    self.indent += 1;
+                    for (pat, guard, b) in arms {
+                        let g = guard
+                            .as_ref()
+                            .map_or(String::new(), |g| format!(" if {}", self.cond(g)));
+                        self.braced(&format!("{}{g} => ", mpat(pat)), b, false);
+                    }
+                    self.indent -= 1;
+                    self.line("}");
+                }
+            }
             Stmt::Break => self.line("break;"),
             Stmt::Continue => self.line("continue;"),
             Stmt::Return(e) => {
@@ -556,6 +633,45 @@ impl Printer {
             Expr::Block(b) => {
                 let var = self.tape() && is_var(e);
                 self.inline_block(b, var)
+            }
+            Expr::Chain(c, cons) => self.chain_expr(c, Some(cons)),
+            Expr::Count(c) => self.chain_expr(c, None),
+            Expr::Field(n, k) => format!("{n}.{k}"),
+            Expr::CallClosure(n, a) => format!("{n}({})", self.var_expr(a)),
+            Expr::GetOr(buf, i, v, cloned) => {
+                if self.tape() {
+                    // (`allow`: a literal index past the end is a
+                    // compile error in dead code otherwise)
+                    format!(
+                        "({{ let oracle_g: usize = {}; #[allow(unconditional_panic)] let oracle_v = if oracle_g < {buf}.len() {{ {buf}[oracle_g] }} else {{ {} }}; oracle_v }})",
+                        int(i),
+                        self.var_expr(v)
+                    )
+                } else {
+                    let how = if *cloned { "cloned" } else { "copied" };
+                    format!(
+                        "{buf}.get({}).{how}().unwrap_or({})",
+                        int(i),
+                        self.expr(v, P_LOWEST)
+                    )
+                }
+            }
+            Expr::Match(scrut, arms) => {
+                if self.tape() {
+                    let (arms, otherwise) = match_as_if(scrut, arms);
+                    let els = otherwise.expect("a value match is exhaustive");
+                    self.expr(&Expr::If(arms, els), P_LOWEST)
+                } else {
+                    let mut s = format!("match {} {{ ", self.scrut(scrut));
+                    for (pat, guard, b) in arms {
+                        let g = guard
+                            .as_ref()
+                            .map_or(String::new(), |g| format!(" if {}", self.cond(g)));
+                        write!(s, "{}{g} => {}, ", mpat(pat), self.inline_block(b, false)).unwrap();
+                    }
+                    s.push('}');
+                    s
+                }
             }
         };
         if prec(e) < min {
@@ -696,4 +812,586 @@ pub fn tape_program(prog: &Program) -> String {
         s.push_str(&p.finish());
     }
     s
+}
+
+// ----- idiomatic Rust (API.md §1b) ------------------------------------------
+
+/// The positions a source yields, in order: `(i, i)` for element `i`,
+/// `(v, v)` for range value `v`, `(start, end)` for a window or chunk.
+fn src_positions(src: &Src) -> Vec<(usize, usize)> {
+    match src {
+        Src::Elems { lo, hi, .. } => (*lo..*hi).map(|i| (i, i)).collect(),
+        Src::Range { start, end, .. } => (*start..*end).map(|v| (v, v)).collect(),
+        Src::Slices { len, k, kind, .. } => match kind {
+            SliceKind::Windows => (0..=len.saturating_sub(*k))
+                .filter(|s| s + k <= *len)
+                .map(|s| (s, s + k))
+                .collect(),
+            SliceKind::Chunks => (0..*len)
+                .step_by(*k)
+                .map(|s| (s, (s + k).min(*len)))
+                .collect(),
+            SliceKind::ChunksExact => (0..len / k).map(|c| (c * k, c * k + k)).collect(),
+        },
+    }
+}
+
+/// `rev`, `skip`, `take`, `step_by` applied to a list of positions.
+pub fn apply_pos<T: Clone>(mut v: Vec<T>, ops: &[PosOp]) -> Vec<T> {
+    for op in ops {
+        v = match *op {
+            PosOp::Rev => v.into_iter().rev().collect(),
+            PosOp::Skip(k) => v.into_iter().skip(k).collect(),
+            PosOp::Take(k) => v.into_iter().take(k).collect(),
+            PosOp::StepBy(k) => v.into_iter().step_by(k).collect(),
+        };
+    }
+    v
+}
+
+/// The items of a chain before its `map`/`filter` stages, as
+/// `(p, q, r, s)`: the first component's position `(p, q)` and the
+/// second's `(r, s)` (`enumerate`'s count and `zip(k..)`'s value in `r`).
+pub fn chain_positions(c: &Chain) -> Vec<(usize, usize, usize, usize)> {
+    let first = apply_pos(src_positions(&c.src), &c.pos);
+    match &c.pair {
+        Pair::None => first.into_iter().map(|(p, q)| (p, q, 0, 0)).collect(),
+        Pair::Enumerate => first
+            .into_iter()
+            .enumerate()
+            .map(|(j, (p, q))| (p, q, j, j))
+            .collect(),
+        Pair::ZipFrom(k) => first
+            .into_iter()
+            .enumerate()
+            .map(|(j, (p, q))| (p, q, k + j, k + j))
+            .collect(),
+        Pair::Zip(src, pos) => {
+            let second = apply_pos(src_positions(src), pos);
+            first
+                .into_iter()
+                .zip(second)
+                .map(|((p, q), (r, s))| (p, q, r, s))
+                .collect()
+        }
+    }
+}
+
+/// A tape item: a temporary holding a leaf value (`by_ref`: a `&Var`), or a
+/// pair of them.
+#[derive(Clone)]
+enum Item {
+    Leaf(String, bool),
+    Pair(Box<Item>, Box<Item>),
+}
+
+fn mpat(p: &MPat) -> String {
+    match p {
+        MPat::Int(v) => v.to_string(),
+        MPat::Range(a, b) => format!("{a}..={b}"),
+        MPat::Or(ps) => ps.iter().map(mpat).collect::<Vec<_>>().join(" | "),
+        MPat::Bool(b) => b.to_string(),
+        MPat::Wild => "_".to_string(),
+    }
+}
+
+fn pat_str(p: &Pat) -> String {
+    match p {
+        Pat::Name(n) => n.clone(),
+        Pat::Amp(p) => format!("&{}", pat_str(p)),
+        Pat::Pair(a, b) => format!("({}, {})", pat_str(a), pat_str(b)),
+    }
+}
+
+/// The condition an arm's pattern stands for (`None`: always).
+fn mpat_cond(scrut: &Scrut, p: &MPat) -> Option<Cond> {
+    let s = |op, v| match scrut {
+        Scrut::Int(e) => Cond::IntCmp(op, e.clone(), IntExpr::Lit(v)),
+        Scrut::Bool(_) => unreachable!("integer pattern on a bool"),
+    };
+    match p {
+        MPat::Wild => None,
+        MPat::Int(v) => Some(s(CmpOp::Eq, *v)),
+        MPat::Range(a, b) => Some(Cond::And(
+            Box::new(s(CmpOp::Ge, *a)),
+            Box::new(s(CmpOp::Le, *b)),
+        )),
+        MPat::Or(ps) => ps
+            .iter()
+            .map(|p| mpat_cond(scrut, p).expect("no `_` in an or-pattern"))
+            .reduce(|a, b| Cond::Or(Box::new(a), Box::new(b))),
+        MPat::Bool(b) => {
+            let Scrut::Bool(c) = scrut else {
+                unreachable!("bool pattern on an integer")
+            };
+            Some(if *b {
+                c.clone()
+            } else {
+                Cond::Not(Box::new(c.clone()))
+            })
+        }
+    }
+}
+
+/// A `match` as the `if` chain it stands for: every arm but the last tests
+/// its pattern (and guard); the last (a `_` or the remaining `bool`, with
+/// no guard) is the `else`.
+fn match_as_if(
+    scrut: &Scrut,
+    arms: &[(MPat, Option<Cond>, Block)],
+) -> (Vec<(Cond, Block)>, Option<Block>) {
+    let mut out = Vec::new();
+    let (last, init) = arms.split_last().expect("a match has arms");
+    for (p, guard, b) in init {
+        let c = match (mpat_cond(scrut, p), guard) {
+            (Some(c), Some(g)) => Cond::And(Box::new(c), Box::new(g.clone())),
+            (Some(c), None) => c,
+            (None, Some(g)) => g.clone(),
+            (None, None) => unreachable!("only the last arm is `_` without a guard"),
+        };
+        out.push((c, b.clone()));
+    }
+    if out.is_empty() {
+        // `match s { _ => b }`: `if true`-like; an always-true condition.
+        out.push((
+            Cond::IntCmp(CmpOp::Eq, IntExpr::Lit(0), IntExpr::Lit(0)),
+            last.2.clone(),
+        ));
+        return (out, Some(Block::default()));
+    }
+    (out, Some(last.2.clone()))
+}
+
+impl Printer {
+    fn scrut(&self, s: &Scrut) -> String {
+        match s {
+            Scrut::Int(e) => int(e),
+            Scrut::Bool(c) => self.cond(c),
+        }
+    }
+
+    /// The plain text of a source (with its positional adaptors).
+    fn src_text(&self, src: &Src, pos: &[PosOp]) -> String {
+        let mut s = match src {
+            Src::Elems {
+                buf,
+                len,
+                lo,
+                hi,
+                sliced,
+                how,
+            } => {
+                let base = if *sliced || *lo > 0 || hi < len {
+                    let a = if *lo > 0 {
+                        lo.to_string()
+                    } else {
+                        String::new()
+                    };
+                    let b = if hi < len {
+                        hi.to_string()
+                    } else {
+                        String::new()
+                    };
+                    if *how == How::Plain {
+                        format!("&{buf}[{a}..{b}]")
+                    } else {
+                        format!("{buf}[{a}..{b}]")
+                    }
+                } else {
+                    buf.clone()
+                };
+                match how {
+                    How::Plain => base,
+                    How::Ref => format!("{base}.iter()"),
+                    How::Copied => format!("{base}.iter().copied()"),
+                    How::Cloned => format!("{base}.iter().cloned()"),
+                }
+            }
+            Src::Range {
+                lo, hi, inclusive, ..
+            } => {
+                let dots = if *inclusive { "..=" } else { ".." };
+                format!("({}{dots}{})", int_at(lo, P_ADD + 1), int_at(hi, P_ADD + 1))
+            }
+            Src::Slices { buf, k, kind, .. } => {
+                let m = match kind {
+                    SliceKind::Windows => "windows",
+                    SliceKind::Chunks => "chunks",
+                    SliceKind::ChunksExact => "chunks_exact",
+                };
+                format!("{buf}.{m}({k})")
+            }
+        };
+        for op in pos {
+            match op {
+                PosOp::Rev => s.push_str(".rev()"),
+                PosOp::Skip(k) => write!(s, ".skip({k})").unwrap(),
+                PosOp::Take(k) => write!(s, ".take({k})").unwrap(),
+                PosOp::StepBy(k) => write!(s, ".step_by({k})").unwrap(),
+            }
+        }
+        s
+    }
+
+    /// The plain text of a chain without its consumer.
+    fn chain_text(&self, c: &Chain) -> String {
+        let mut s = self.src_text(&c.src, &c.pos);
+        match &c.pair {
+            Pair::None => {}
+            Pair::Enumerate => s.push_str(".enumerate()"),
+            Pair::ZipFrom(k) => write!(s, ".zip({k}..)").unwrap(),
+            Pair::Zip(src, pos) => write!(s, ".zip({})", self.src_text(src, pos)).unwrap(),
+        }
+        for st in &c.stages {
+            match st {
+                Stage::Map(p, e) => {
+                    write!(s, ".map(|{}| {})", pat_str(p), self.expr(e, P_LOWEST)).unwrap()
+                }
+                Stage::Filter(p, cnd) => {
+                    write!(s, ".filter(|{}| {})", pat_str(p), self.cond(cnd)).unwrap()
+                }
+            }
+        }
+        s
+    }
+
+    /// The tape value of one component at position `(p, q)`.
+    fn src_leaf(&self, src: &Src, p: &str, q: &str) -> (String, bool) {
+        match src {
+            Src::Elems { buf, how, .. } => match how {
+                How::Ref | How::Plain => (format!("&{buf}[{p}]"), true),
+                How::Copied | How::Cloned => (format!("{buf}[{p}]"), false),
+            },
+            Src::Range { .. } => (p.to_string(), false),
+            Src::Slices { buf, .. } => (format!("&{buf}[{p}..{q}]"), false),
+        }
+    }
+
+    /// The tape loop header over a chain's positions, and the lines that
+    /// bind its items to temporaries (the item they form is returned).
+    fn chain_head(&self, c: &Chain) -> (String, Vec<String>, Item) {
+        let positions = chain_positions(c);
+        let list = if positions.is_empty() {
+            "[(0usize, 0usize, 0usize, 0usize); 0]".to_string()
+        } else {
+            let items: Vec<String> = positions
+                .iter()
+                .enumerate()
+                .map(|(k, (p, q, r, s))| {
+                    if k == 0 {
+                        format!("({p}usize, {q}usize, {r}usize, {s}usize)")
+                    } else {
+                        format!("({p}, {q}, {r}, {s})")
+                    }
+                })
+                .collect();
+            format!("[{}]", items.join(", "))
+        };
+        let head = format!("for (oracle_p, oracle_q, oracle_r, oracle_s) in {list} ");
+        let mut lines = Vec::new();
+        let (a, a_ref) = self.src_leaf(&c.src, "oracle_p", "oracle_q");
+        lines.push(format!("let oracle_c0 = {a};"));
+        let first = Item::Leaf("oracle_c0".into(), a_ref);
+        let item = match &c.pair {
+            Pair::None => first,
+            Pair::Enumerate => {
+                lines.push("let oracle_c1: usize = oracle_r;".into());
+                Item::Pair(
+                    Box::new(Item::Leaf("oracle_c1".into(), false)),
+                    Box::new(first),
+                )
+            }
+            Pair::ZipFrom(_) => {
+                lines.push("let oracle_c1: usize = oracle_r;".into());
+                Item::Pair(
+                    Box::new(first),
+                    Box::new(Item::Leaf("oracle_c1".into(), false)),
+                )
+            }
+            Pair::Zip(src, _) => {
+                let (b, b_ref) = self.src_leaf(src, "oracle_r", "oracle_s");
+                lines.push(format!("let oracle_c1 = {b};"));
+                Item::Pair(
+                    Box::new(first),
+                    Box::new(Item::Leaf("oracle_c1".into(), b_ref)),
+                )
+            }
+        };
+        (head, lines, item)
+    }
+
+    /// `let`s binding `pat` to `item` on the tape.
+    fn bind(pat: &Pat, item: &Item, out: &mut Vec<String>) {
+        match (pat, item) {
+            (Pat::Name(n), Item::Leaf(t, _)) => out.push(format!("let {n} = {t};")),
+            (Pat::Amp(p), Item::Leaf(t, true)) => {
+                Self::bind(p, &Item::Leaf(format!("*{t}"), false), out)
+            }
+            (Pat::Pair(a, b), Item::Pair(x, y)) => {
+                Self::bind(a, x, out);
+                Self::bind(b, y, out);
+            }
+            (Pat::Name(n), Item::Pair(..)) => {
+                unreachable!("a pair bound to a name ({n}) is not generated")
+            }
+            _ => unreachable!("pattern and item do not fit"),
+        }
+    }
+
+    /// The `map`/`filter` stages on the tape, inside the loop: each closure
+    /// is a block of its own, so its parameters do not leak.
+    fn stages(&self, c: &Chain, mut item: Item, lines: &mut Vec<String>) -> Item {
+        for (k, st) in c.stages.iter().enumerate() {
+            match st {
+                Stage::Map(p, e) => {
+                    let mut b = Vec::new();
+                    Self::bind(p, &item, &mut b);
+                    let name = format!("oracle_m{k}");
+                    lines.push(format!(
+                        "let {name} = {{ {} {} }};",
+                        b.join(" "),
+                        self.var_expr(e)
+                    ));
+                    item = Item::Leaf(name, false);
+                }
+                Stage::Filter(p, cnd) => {
+                    let Pat::Amp(p) = p else {
+                        unreachable!("a filter's pattern is `&..`")
+                    };
+                    let mut b = Vec::new();
+                    Self::bind(p, &item, &mut b);
+                    lines.push(format!(
+                        "let oracle_keep: bool = {{ {} {} }};",
+                        b.join(" "),
+                        self.cond(cnd)
+                    ));
+                    lines.push("if !oracle_keep { continue; }".to_string());
+                }
+            }
+        }
+        item
+    }
+
+    /// A consumed chain as a value (`None`: `count`).
+    fn chain_expr(&self, c: &Chain, cons: Option<&Consumer>) -> String {
+        if !self.tape() {
+            let chain = self.chain_text(c);
+            return match cons {
+                None => format!("{chain}.count() as f64"),
+                Some(Consumer::Sum) => format!("{chain}.sum::<f64>()"),
+                Some(Consumer::Product) => format!("{chain}.product::<f64>()"),
+                Some(Consumer::Fold(init, acc, p, body)) => format!(
+                    "{chain}.fold({}, |{acc}, {}| {})",
+                    self.expr(init, P_LOWEST),
+                    pat_str(p),
+                    self.expr(body, P_LOWEST)
+                ),
+            };
+        }
+        let (head, mut lines, item) = self.chain_head(c);
+        let item = self.stages(c, item, &mut lines);
+        let value = |item: &Item| match item {
+            Item::Leaf(t, true) => format!("*{t}"),
+            Item::Leaf(t, false) => t.clone(),
+            Item::Pair(..) => unreachable!("a pair is not summed"),
+        };
+        let (init, update, result) = match cons {
+            None => (
+                "let mut oracle_acc = 0usize;".to_string(),
+                "oracle_acc += 1;".to_string(),
+                "oracle_acc as f64".to_string(),
+            ),
+            Some(Consumer::Sum) => (
+                format!("let mut oracle_acc = {TAPE}.var(-0.0);"),
+                format!("oracle_acc = oracle_acc + {};", value(&item)),
+                "oracle_acc".to_string(),
+            ),
+            Some(Consumer::Product) => (
+                format!("let mut oracle_acc = {TAPE}.var(1.0);"),
+                format!("oracle_acc = oracle_acc * {};", value(&item)),
+                "oracle_acc".to_string(),
+            ),
+            Some(Consumer::Fold(init, acc, p, body)) => {
+                let mut b = Vec::new();
+                Self::bind(p, &item, &mut b);
+                (
+                    format!("let mut oracle_acc = {};", self.var_expr(init)),
+                    format!(
+                        "oracle_acc = {{ let {acc} = oracle_acc; {} {} }};",
+                        b.join(" "),
+                        self.var_expr(body)
+                    ),
+                    "oracle_acc".to_string(),
+                )
+            }
+        };
+        format!(
+            "({{ {init} {head}{{ {} {update} }} {result} }})",
+            lines.join(" ")
+        )
+    }
+
+    fn for_chain(&mut self, pat: &Pat, c: &Chain, body: &Block) {
+        if !self.tape() {
+            let text = self.chain_text(c);
+            self.braced(&format!("for {} in {text} ", pat_str(pat)), body, false);
+            return;
+        }
+        let (head, mut lines, item) = self.chain_head(c);
+        let item = self.stages(c, item, &mut lines);
+        Self::bind(pat, &item, &mut lines);
+        self.line(&format!("{head}{{"));
+        self.indent += 1;
+        for l in &lines {
+            self.line(l);
+        }
+        self.block_body(body, false);
+        self.indent -= 1;
+        self.line("}");
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn iter_mut(
+        &mut self,
+        buf: &str,
+        len: usize,
+        pos: &[PosOp],
+        index: Option<&str>,
+        var: &str,
+        op: AssignOp,
+        value: &Expr,
+    ) {
+        let op_s = match op {
+            AssignOp::Set => "=",
+            AssignOp::Add => "+=",
+            AssignOp::Sub => "-=",
+            AssignOp::Mul => "*=",
+            AssignOp::Div => "/=",
+        };
+        if !self.tape() {
+            let mut it = format!("{buf}.iter_mut()");
+            for op in pos {
+                match op {
+                    PosOp::Rev => it.push_str(".rev()"),
+                    PosOp::Skip(k) => write!(it, ".skip({k})").unwrap(),
+                    PosOp::Take(k) => write!(it, ".take({k})").unwrap(),
+                    PosOp::StepBy(k) => write!(it, ".step_by({k})").unwrap(),
+                }
+            }
+            let pat = match index {
+                Some(j) => {
+                    it.push_str(".enumerate()");
+                    format!("({j}, {var})")
+                }
+                None => var.to_string(),
+            };
+            let v = if op == AssignOp::Set {
+                self.var_expr(value)
+            } else {
+                self.expr(value, P_LOWEST)
+            };
+            self.line(&format!("for {pat} in {it} {{"));
+            self.indent += 1;
+            self.line(&format!("*{var} {op_s} {v};"));
+            self.indent -= 1;
+            self.line("}");
+            return;
+        }
+        let chain = Chain {
+            src: Src::Elems {
+                buf: buf.to_string(),
+                len,
+                lo: 0,
+                hi: len,
+                sliced: false,
+                how: How::Copied,
+            },
+            pos: pos.to_vec(),
+            pair: if index.is_some() {
+                Pair::Enumerate
+            } else {
+                Pair::None
+            },
+            stages: vec![],
+        };
+        let (head, _, _) = self.chain_head(&chain);
+        self.line(&format!("{head}{{"));
+        self.indent += 1;
+        self.line(&format!("let oracle_c0 = {buf}[oracle_p];"));
+        self.line(&format!("let {var} = &oracle_c0;"));
+        if let Some(j) = index {
+            self.line(&format!("let {j}: usize = oracle_r;"));
+        }
+        self.line(&format!("let oracle_rhs = {};", self.var_expr(value)));
+        self.line(&format!("{buf}[oracle_p] {op_s} oracle_rhs;"));
+        self.indent -= 1;
+        self.line("}");
+    }
+
+    fn destructure(&mut self, names: &[(Option<String>, bool)], init: &DInit, annotate: bool) {
+        if !self.tape() {
+            let pats: Vec<String> = names
+                .iter()
+                .map(|(n, m)| match n {
+                    None => "_".to_string(),
+                    Some(n) if *m => format!("mut {n}"),
+                    Some(n) => n.clone(),
+                })
+                .collect();
+            let (pat, ann, value) = match init {
+                DInit::Tuple(items) => {
+                    let items: Vec<String> = items.iter().map(|e| self.expr(e, P_LOWEST)).collect();
+                    (
+                        format!("({})", pats.join(", ")),
+                        format!("({})", vec!["f64"; items.len()].join(", ")),
+                        format!("({})", items.join(", ")),
+                    )
+                }
+                DInit::SinCos(e, form) => {
+                    let v = self.plain_method("sin_cos", *form, e, &[]);
+                    (format!("({})", pats.join(", ")), "(f64, f64)".into(), v)
+                }
+                DInit::Array { src, deref } => (
+                    format!("[{}]", pats.join(", ")),
+                    format!("[f64; {}]", names.len()),
+                    if *deref {
+                        format!("*{src}")
+                    } else {
+                        src.clone()
+                    },
+                ),
+            };
+            if annotate {
+                self.line(&format!("let {pat}: {ann} = {value};"));
+            } else {
+                self.line(&format!("let {pat} = {value};"));
+            }
+            return;
+        }
+        // On the tape: every value into a temporary first (a name of the
+        // pattern may shadow what a later value reads), then the names.
+        match init {
+            DInit::Tuple(items) => {
+                for (k, e) in items.iter().enumerate() {
+                    self.line(&format!("let oracle_d{k} = {};", self.var_expr(e)));
+                }
+            }
+            DInit::SinCos(e, _) => {
+                self.line(&format!("let oracle_d = {};", self.var_expr(e)));
+                self.line("let oracle_d0 = oracle_d.sin();");
+                self.line("let oracle_d1 = oracle_d.cos();");
+            }
+            DInit::Array { src, .. } => {
+                for k in 0..names.len() {
+                    self.line(&format!("let oracle_d{k} = {src}[{k}];"));
+                }
+            }
+        }
+        for (k, (n, m)) in names.iter().enumerate() {
+            if let Some(n) = n {
+                let m = if *m { "mut " } else { "" };
+                self.line(&format!("let {m}{n} = oracle_d{k};"));
+            }
+        }
+    }
 }
