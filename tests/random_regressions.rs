@@ -528,3 +528,57 @@ fn idiomatic_chains_found_by_the_generator() {
         &[[0.5, 2.0, 3.0]],
     );
 }
+
+// seed 823623007 #400 (and 13 more): an adaptor's index expression was
+// substituted into another's without parentheses (`rev().skip(2)` read
+// element `n - 1 - k + 2`): a panic, index out of bounds.
+#[differentiable]
+fn rev_then_skip(v: &[f64; 3]) -> f64 {
+    let a: f64 = v.iter().rev().skip(2).map(|x| *x * 2.0).sum();
+    let b: f64 = v
+        .iter()
+        .rev()
+        .step_by(2)
+        .zip(1..)
+        .map(|(x, k)| x * k as f64)
+        .sum();
+    let w = &v[1 + 0..v.len()];
+    a + b + w.iter().product::<f64>() * w.len() as f64
+}
+
+#[test]
+fn adaptor_indices_keep_their_parentheses() {
+    let v = [1.0, 2.0, 3.0];
+    assert_eq!(rev_then_skip(&v), 2.0 + (3.0 + 2.0) + 6.0 * 2.0);
+    check_gradient_and_adjoint(
+        |p| rev_then_skip(&[p[0], p[1], p[2]]),
+        |p| {
+            let (value, d) = rev_then_skip_grad(&[p[0], p[1], p[2]]);
+            (value, d.to_vec())
+        },
+        |p, d_out, d| {
+            let mut dv = [d[0], d[1], d[2]];
+            let value = rev_then_skip_adjoint(&[p[0], p[1], p[2]], d_out, &mut dv);
+            d.copy_from_slice(&dv);
+            value
+        },
+        &[[1.0, 2.0, 3.0], [-0.5, 0.3, 1.2]],
+    );
+}
+
+// seed 823623007 #381 (and 9 more): `f64::sin_cos` of a constant became
+// `(1.5 * 0.75).sin()`, an ambiguous `{float}`.
+#[differentiable]
+fn sin_cos_of_a_constant(x: f64) -> f64 {
+    let (s, c) = f64::sin_cos(1.5 * 0.75);
+    let (t, u) = x.sin_cos();
+    s * t + c * u
+}
+
+#[test]
+fn sin_cos_of_a_constant_is_typed() {
+    let (value, d) = sin_cos_of_a_constant_grad(0.4);
+    assert_eq!(value, sin_cos_of_a_constant(0.4));
+    let (s, c) = (1.125_f64).sin_cos();
+    assert!((d - (s * 0.4_f64.cos() - c * 0.4_f64.sin())).abs() < 1e-15);
+}

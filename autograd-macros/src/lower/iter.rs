@@ -185,7 +185,7 @@ impl Lowerer<'_> {
         let (array, start, len) = self.collection(&get.receiver, false)?;
         let i = self.const_local_of(&get.args[0]);
         let index: Expr = match &start {
-            Some(s) => parse_quote!(#s + #i),
+            Some(s) => parse_quote!(#s + (#i)),
             None => parse_quote!(#i),
         };
         let expr: Expr = parse_quote!(if #i < #len { #array[#index] } else { #default });
@@ -304,12 +304,12 @@ impl Lowerer<'_> {
                 let kind = name.clone();
                 let elem: ElemFn = Rc::new(move |k: &Expr| -> Expr {
                     match kind.as_str() {
-                        "windows" => parse_quote!(&#array[#first + #k..#first + #k + #size]),
+                        "windows" => parse_quote!(&#array[#first + (#k)..#first + (#k) + #size]),
                         "chunks_exact" => {
-                            parse_quote!(&#array[#first + #k * #size..#first + #k * #size + #size])
+                            parse_quote!(&#array[#first + (#k) * #size..#first + (#k) * #size + #size])
                         }
-                        _ => parse_quote!(&#array[#first + #k * #size
-                            ..::core::cmp::min(#first + #k * #size + #size, #first + #len)]),
+                        _ => parse_quote!(&#array[#first + (#k) * #size
+                            ..::core::cmp::min(#first + (#k) * #size + #size, #first + #len)]),
                     }
                 });
                 Some(Seq {
@@ -381,7 +381,7 @@ impl Lowerer<'_> {
                     ("rev", Some(len), None) => {
                         let n = len.clone();
                         Some(Seq {
-                            elem: Rc::new(move |k: &Expr| elem(&parse_quote!(#n - 1 - #k))),
+                            elem: Rc::new(move |k: &Expr| elem(&parse_quote!(#n - 1 - (#k)))),
                             len: Some(len),
                             guards: Vec::new(),
                         })
@@ -391,7 +391,7 @@ impl Lowerer<'_> {
                             self.const_local_of(&parse_quote!((#len as usize).saturating_sub(#n)))
                         });
                         Some(Seq {
-                            elem: Rc::new(move |k: &Expr| elem(&parse_quote!(#k + #n))),
+                            elem: Rc::new(move |k: &Expr| elem(&parse_quote!((#k) + #n))),
                             len,
                             guards: Vec::new(),
                         })
@@ -412,7 +412,7 @@ impl Lowerer<'_> {
                     ("step_by", Some(len), Some(s)) => {
                         let len = self.const_local_of(&parse_quote!((#len + #s - 1) / #s));
                         Some(Seq {
-                            elem: Rc::new(move |k: &Expr| elem(&parse_quote!(#k * #s))),
+                            elem: Rc::new(move |k: &Expr| elem(&parse_quote!((#k) * #s))),
                             len: Some(len),
                             guards: Vec::new(),
                         })
@@ -465,7 +465,7 @@ impl Lowerer<'_> {
         let (array, start, len) = self.collection(expr, mutable)?;
         let elem: ElemFn = Rc::new(move |k: &Expr| {
             let index: Expr = match &start {
-                Some(s) => parse_quote!(#s + #k),
+                Some(s) => parse_quote!(#s + (#k)),
                 None => parse_quote!(#k),
             };
             if mutable {

@@ -190,8 +190,11 @@ impl Lowerer<'_> {
         let (Some(sin), Some(cos)) = (prim::method("sin"), prim::method("cos")) else {
             return Bound::Value(Value::Const(super::expr::placeholder()));
         };
-        let s = self.lower_prim(sin, vec![x.clone()], &none, whole, ir::Syntax::Method);
-        let c = self.lower_prim(cos, vec![x], &none, whole, ir::Syntax::Method);
+        // `f64::sin(x)`, not `x.sin()`: a constant `x` would be an
+        // ambiguous `{float}` (`f64::sin_cos(1.5)`); the values are
+        // `sin_cos`'s, which is `(x.sin(), x.cos())`.
+        let s = self.lower_prim(sin, vec![x.clone()], &none, whole, ir::Syntax::Path);
+        let c = self.lower_prim(cos, vec![x], &none, whole, ir::Syntax::Path);
         Bound::Tuple(vec![Bound::Value(s), Bound::Value(c)])
     }
 
@@ -525,7 +528,7 @@ impl Lowerer<'_> {
         };
         let lo_t = lo.clone().unwrap_or_else(|| quote!(0));
         let hi_t = match (hi, inclusive) {
-            (Some(h), true) => quote!((#h + 1)),
+            (Some(h), true) => quote!(((#h) + 1)),
             (Some(h), false) => h,
             (None, _) => whole_len,
         };
@@ -533,7 +536,7 @@ impl Lowerer<'_> {
             Some(s) => {
                 uses.extend(s.uses.iter().copied());
                 let s = parenthesize(s.tokens.clone());
-                quote!((#s + #lo_t))
+                quote!((#s + (#lo_t)))
             }
             None => lo_t.clone(),
         };
@@ -546,7 +549,7 @@ impl Lowerer<'_> {
                 uses: uses.clone(),
             },
             len: ir::Const {
-                tokens: quote!((#hi_t - #lo_t)),
+                tokens: quote!(((#hi_t) - (#lo_t))),
                 uses,
             },
         })
