@@ -582,3 +582,18 @@ fn sin_cos_of_a_constant_is_typed() {
     let (s, c) = (1.125_f64).sin_cos();
     assert!((d - (s * 0.4_f64.cos() - c * 0.4_f64.sin())).abs() < 1e-15);
 }
+
+// seed 823623007 #559: a method of a constant part of a typed tuple local
+// (`let i: (f64, f64) = (2.25, 1.5); i.0.sin()`) became `2.25.sin()`.
+#[differentiable]
+fn method_of_a_tuple_constant(m: f64) -> f64 {
+    let i: (f64, f64) = (2.25, 1.5);
+    i.0.sin() * m + i.1.powi(2) * m.cos()
+}
+
+#[test]
+fn methods_of_constant_tuple_parts_are_typed() {
+    let (value, d) = method_of_a_tuple_constant_grad(0.3);
+    assert_eq!(value, method_of_a_tuple_constant(0.3));
+    assert!((d - (2.25_f64.sin() - 2.25 * 0.3_f64.sin())).abs() < 1e-15);
+}

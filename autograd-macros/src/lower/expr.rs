@@ -408,8 +408,11 @@ impl Lowerer<'_> {
                 .iter()
                 .map(|c| parenthesize(c.tokens.clone()))
                 .collect();
+            // A float receiver is written `f64::m(recv, ..)`: a literal one
+            // (`2.25` from a tuple local) would be an ambiguous `{float}`.
             let tokens = match syntax {
                 Syntax::Path => quote!(f64::#name(#(#tokens),*)),
+                _ if consts[0].is_float => quote!(f64::#name(#(#tokens),*)),
                 _ => {
                     let (recv, rest) = tokens.split_first().expect("arity >= 1");
                     quote!(#recv.#name(#(#rest),*))
