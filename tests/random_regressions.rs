@@ -597,3 +597,27 @@ fn methods_of_constant_tuple_parts_are_typed() {
     assert_eq!(value, method_of_a_tuple_constant(0.3));
     assert!((d - (2.25_f64.sin() - 2.25 * 0.3_f64.sin())).abs() < 1e-15);
 }
+
+// seed 823623007 #205 (and #434, #993): a `chunks_exact` element (a view)
+// passed to a function was refused; so was a subslice bound to a local.
+#[differentiable]
+fn sum_of(v: &[f64]) -> f64 {
+    v.iter().sum::<f64>() * v[0]
+}
+
+#[differentiable]
+fn views_as_arguments(x: &[f64]) -> f64 {
+    let tail = &x[1..];
+    let chunks: f64 = x.chunks_exact(2).rev().map(|c| sum_of(c)).sum();
+    chunks + sum_of(tail) + x.windows(3).map(sum_of).sum::<f64>()
+}
+
+#[test]
+fn views_passed_to_functions() {
+    check_gradient_and_adjoint(
+        views_as_arguments,
+        views_as_arguments_grad,
+        views_as_arguments_adjoint,
+        &[[0.3, -0.7, 1.1, 0.4], [1.5, 0.2, -0.3, 0.9]],
+    );
+}

@@ -576,6 +576,27 @@ impl Lowerer<'_> {
                 });
                 continue;
             }
+            // `w` (or `&w`) bound to a subslice view (`let w = &x[1..];`, a
+            // `windows`/`chunks` element): that subslice of its array.
+            if let Some(super::pattern::Bound::View(view)) = self.compound_of(literal) {
+                let array = self.vars[view.array].ident.clone();
+                let (start, len) = (
+                    parenthesize(view.start.tokens),
+                    parenthesize(view.len.tokens),
+                );
+                let mut uses = view.start.uses;
+                uses.extend(view.len.uses);
+                let range = quote!(#start..#start + #len);
+                out.push(CallArg::Array {
+                    array: view.array,
+                    tokens: quote!(&#array[#range]),
+                    range: Some(ir::Const {
+                        tokens: range,
+                        uses,
+                    }),
+                });
+                continue;
+            }
             // `&w[a..b]`: a subslice of a float array.
             if let Expr::Reference(r) = strip_parens(arg) {
                 if let Expr::Index(index) = strip_parens(&r.expr) {
