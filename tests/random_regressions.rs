@@ -621,3 +621,34 @@ fn views_passed_to_functions() {
         &[[0.3, -0.7, 1.1, 0.4], [1.5, 0.2, -0.3, 0.9]],
     );
 }
+
+// seed 823623007 #543 (and #56): `*r` of an `iter_mut` element read inside
+// an `if` condition (E0425 in the expansion).
+#[differentiable]
+fn iter_mut_element_in_a_condition(ys: &[f64], q: f64) -> f64 {
+    let mut acc: [f64; 3] = [0.0; 3];
+    for (i, r) in acc.iter_mut().skip(1).enumerate() {
+        *r = 1.75 + i as f64 + (if ys[0] > q && *r < 1.75 { q } else { 0.75 });
+    }
+    acc[1] + acc[2] * q
+}
+
+#[test]
+fn an_iter_mut_element_read_in_a_condition() {
+    let ys = [1.0];
+    assert_eq!(iter_mut_element_in_a_condition(&ys, 0.5), 2.25 + 3.25 * 0.5);
+    check_gradient_and_adjoint(
+        |p| iter_mut_element_in_a_condition(&ys, p[0]),
+        |p| {
+            let (v, (_, dq)) = iter_mut_element_in_a_condition_grad(&ys, p[0]);
+            (v, vec![dq])
+        },
+        |p, d_out, d| {
+            let (mut dys, mut dq) = ([0.0], d[0]);
+            let v = iter_mut_element_in_a_condition_adjoint(&ys, p[0], d_out, &mut dys, &mut dq);
+            d[0] = dq;
+            v
+        },
+        &[[0.5], [2.0]],
+    );
+}

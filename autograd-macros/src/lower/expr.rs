@@ -960,6 +960,21 @@ impl Renamer<'_, '_> {
                     _ => return None,
                 }
             }
+            // `*r` of an `iter_mut` element: the array's element it stands for.
+            Expr::Unary(unary) if matches!(unary.op, UnOp::Deref(_)) => {
+                if self.is_block_local(&unary.expr.to_token_stream().to_string()) {
+                    return None;
+                }
+                let Some(Bound::Place { array, index }) = self.lowerer.compound_of(&unary.expr)
+                else {
+                    return None;
+                };
+                let ident = self.lowerer.vars[array].ident.clone();
+                let i = &index.tokens;
+                let mut uses = index.uses;
+                uses.push(array);
+                (quote!(#ident[#i]), uses)
+            }
             // `w[i]` of a view: the array's element at the view's start + i.
             Expr::Index(index) => {
                 if self.is_block_local(&index.expr.to_token_stream().to_string()) {
