@@ -652,3 +652,160 @@ fn an_iter_mut_element_read_in_a_condition() {
         &[[0.5], [2.0]],
     );
 }
+
+// seed 943645330 #1476: a constant call of unseen type (`h0(1.0, 2.25, q)`,
+// an `f64`) passed to a differentiated parameter got no slot (E0061).
+#[differentiable]
+fn h_three(g: f64, q: f64, e: usize) -> f64 {
+    g * q + e as f64
+}
+
+#[differentiable]
+fn constant_call_argument(q: usize, g: f64) -> f64 {
+    h_three(g, h_three(1.0, 2.25, q), q)
+}
+
+#[test]
+fn a_constant_call_as_an_argument() {
+    let (q, g) = (2, 0.5);
+    assert_eq!(constant_call_argument(q, g), 0.5 * 4.25 + 2.0);
+    check_gradient_and_adjoint(
+        |p| constant_call_argument(q, p[0]),
+        |p| {
+            let (v, dg) = constant_call_argument_grad(q, p[0]);
+            (v, vec![dg])
+        },
+        |p, d_out, d| {
+            let mut dg = d[0];
+            let v = constant_call_argument_adjoint(q, p[0], d_out, &mut dg);
+            d[0] = dg;
+            v
+        },
+        &[[0.5], [-1.5]],
+    );
+    assert_eq!(constant_call_argument_grad(q, g).1, 4.25);
+}
+
+// seed 943645330 #753, #1468: a local (`r`, `n0`) shadowed by a `let mut`
+// in a block inside a loop, which the block assigns, was taken for the
+// outer local changed by the loop (E0425; a closure local lost).
+#[differentiable]
+fn shadowed_in_a_loop(q: &[f64; 3]) -> f64 {
+    let r: (f64, f64) = (-1.75, 2.0);
+    let sq = |t: f64| t * q[1];
+    let mut s = 0.0;
+    for a in q.iter() {
+        {
+            let mut r = 0;
+            let mut sq = 0;
+            while r < 2 {
+                r += 1;
+                sq += r;
+            }
+        }
+        s += sq(sq(*a));
+    }
+    r.1 * q[0] + s
+}
+
+#[test]
+fn a_shadowing_local_assigned_in_a_loop() {
+    let q = [0.5, 1.5, -2.0];
+    let tape = on_tape(
+        |_, v| {
+            let mut s = v[0] * v[1] * v[1];
+            s = s + v[1] * v[1] * v[1];
+            s = s + v[2] * v[1] * v[1];
+            v[0] * 2.0 + s
+        },
+        &q,
+    );
+    let (value, d) = shadowed_in_a_loop_grad(&q);
+    assert_eq!(value, shadowed_in_a_loop(&q));
+    assert!((value - tape.0).abs() < 1e-12);
+    assert_close(&d, &tape.1);
+}
+
+// seed 943645330 #1050, #1250: a float constant part of a tuple local
+// (`seed.1`) read in a condition was a bare `{float}` literal (E0689).
+#[differentiable]
+fn tuple_constant_part_in_a_condition(xs: f64) -> f64 {
+    let seed: (f64, f64) = (0.5, 1.5);
+    let mut e = 0.0;
+    if seed.1.atan() > xs {
+        e = xs * seed.0;
+    }
+    e
+}
+
+#[test]
+fn a_tuple_constant_part_in_a_condition() {
+    assert_eq!(tuple_constant_part_in_a_condition_grad(0.25), (0.125, 0.5));
+    assert_eq!(tuple_constant_part_in_a_condition_grad(1.25), (0.0, 0.0));
+}
+
+// seed 943645330 #947: a closure parameter (an integer range element)
+// named like a float local assigned later in the function (`j`) was taken
+// for a float (E0600 on `-((j + 1) as f64)`).
+#[differentiable]
+fn range_element_named_like_a_float(p: usize, y: f64) -> f64 {
+    let (mut j, k) = (1.0, (0..p).map(|j| -((j + 1) as f64) * y).sum::<f64>());
+    j = y.tanh();
+    j + k
+}
+
+#[test]
+fn a_range_element_named_like_a_float_local() {
+    let y = 0.3;
+    let (value, d) = range_element_named_like_a_float_grad(3, y);
+    assert_eq!(value, range_element_named_like_a_float(3, y));
+    let exact = (1.0 - y.tanh() * y.tanh()) - 6.0;
+    assert!((d - exact).abs() < 1e-12, "{d} vs {exact}");
+}
+
+// seed 943645330 #1162: a `fold` whose accumulator is named like a local
+// the `map` before it reads (`tmp`): the map's closure read the accumulator
+// ("an `f64` cannot be indexed").
+#[differentiable]
+fn fold_accumulator_shadows_a_capture(q: &[f64], a: usize) -> f64 {
+    let mut tmp: [f64; 4] = [0.5; 4];
+    tmp[1] += q
+        .iter()
+        .map(|k| k + tmp[a])
+        .fold(0.0_f64, |tmp, c| tmp - c * c);
+    tmp[1]
+}
+
+#[test]
+fn a_fold_accumulator_named_like_a_capture() {
+    let q = [0.3, 0.7];
+    let (value, d) = fold_accumulator_shadows_a_capture_grad(&q, 1);
+    assert_eq!(value, fold_accumulator_shadows_a_capture(&q, 1));
+    assert_close(&d, &[-2.0 * 0.8, -2.0 * 1.2]);
+}
+
+// seed 943645330 #1266: a subslice view used whole in a condition
+// (`value.get(1)` of a `chunks` element) was not renamed (E0425).
+#[differentiable]
+fn view_used_whole_in_a_condition(y: [f64; 3], w: f64) -> f64 {
+    let mut s = 0.0;
+    for value in y.chunks(2) {
+        for &grad in value {
+            if value.get(1).cloned().unwrap_or(w) > 2.0 {
+                s += grad * w;
+            }
+        }
+    }
+    let v = &y[1..];
+    if v.get(1).cloned().unwrap_or(w) > 2.0 {
+        s += w;
+    }
+    s * w
+}
+
+#[test]
+fn a_view_used_whole_in_a_condition() {
+    let (value, (dy, dw)) = view_used_whole_in_a_condition_grad([1.0, 3.0, 4.0], 1.5);
+    assert_eq!(value, 11.25);
+    assert_eq!((dy, dw), ([2.25, 2.25, 0.0], 15.0));
+}

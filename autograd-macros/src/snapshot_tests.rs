@@ -63,3 +63,15 @@ fn snapshots() {
         failures.join("\n")
     );
 }
+
+/// Prints the expansion of the function in the file named by `EXPAND`
+/// (`EXPAND=/tmp/f.rs cargo test -p autograd-macros expand_file --
+/// --nocapture`): a look at the generated code of any function without
+/// writing a snapshot. Does nothing without `EXPAND`.
+#[test]
+fn expand_file() {
+    if let Some(path) = std::env::var_os("EXPAND") {
+        let source = std::fs::read_to_string(path).expect("EXPAND names a readable file");
+        println!("{}", expand(&source));
+    }
+}

@@ -637,11 +637,14 @@ impl Lowerer<'_> {
                 }
                 Value::Var(v) => out.push(CallArg::Float(Operand::Var(v))),
                 // A float constant (`2.0`, `n as f64`), or a constant whose
-                // type the macro cannot see (`SCALE`, `-SCALE`), may go to a
-                // parameter the callee differentiates: it is offered a
-                // scratch slot (`emit::primal::adjoint_call`).
+                // type the macro cannot see (`SCALE`, `-SCALE`, `h(n)`), may
+                // go to a parameter the callee differentiates: it is offered
+                // a scratch slot (`emit::primal::adjoint_call`; an impl
+                // giving a slot to an integer never matches).
                 Value::Const(c)
-                    if c.is_float || (c.uses.is_empty() && !is_int_or_bool(&c.tokens)) =>
+                    if c.is_float
+                        || (!is_int_or_bool(&c.tokens)
+                            && (c.uses.is_empty() || is_call_of_unknown_type(&c.tokens))) =>
                 {
                     out.push(CallArg::Float(Operand::Const(ir::Const {
                         tokens: parenthesize(c.tokens),
@@ -1000,6 +1003,23 @@ impl Renamer<'_, '_> {
                 };
                 (parenthesize(view.len.tokens), view.len.uses)
             }
+            // Any other use of a view (`w.get(i)`, `w.iter().sum::<f64>()`
+            // in a condition): the subslice it stands for.
+            Expr::Path(path) if path.qself.is_none() && path.path.get_ident().is_some() => {
+                if self.is_block_local(&path.to_token_stream().to_string()) {
+                    return None;
+                }
+                let Some(Bound::View(view)) = self.lowerer.compound_of(expr) else {
+                    return None;
+                };
+                let array = self.lowerer.vars[view.array].ident.clone();
+                let start = parenthesize(view.start.tokens);
+                let len = parenthesize(view.len.tokens);
+                let mut uses = view.start.uses;
+                uses.extend(view.len.uses);
+                uses.push(view.array);
+                (quote!((&#array[#start..#start + #len])), uses)
+            }
             _ => return None,
         };
         for u in uses {
@@ -1333,6 +1353,29 @@ pub(super) fn is_int_or_bool(tokens: &TokenStream) -> bool {
                 })
             )
         }
+        Err(_) => false,
+    }
+}
+
+/// A call of a function whose return type the macro cannot see (`h(n)`,
+/// `m::h(2.0, n)`), not one of an integer type's associated functions
+/// (`usize::min(a, b)`).
+fn is_call_of_unknown_type(tokens: &TokenStream) -> bool {
+    const INTEGERS: [&str; 12] = [
+        "usize", "isize", "u8", "u16", "u32", "u64", "u128", "i8", "i16", "i32", "i64", "i128",
+    ];
+    match syn::parse2::<Expr>(tokens.clone()) {
+        Ok(expr) => match strip_parens(&expr) {
+            Expr::Call(call) => match strip_parens(&call.func) {
+                Expr::Path(path) => !path
+                    .path
+                    .segments
+                    .first()
+                    .is_some_and(|s| INTEGERS.iter().any(|t| s.ident == t)),
+                _ => false,
+            },
+            _ => false,
+        },
         Err(_) => false,
     }
 }

@@ -22,6 +22,7 @@ use super::syntax::strip_parens;
 use super::Lowerer;
 use crate::ir::Kind;
 use quote::{quote, ToTokens};
+use std::collections::HashSet;
 use std::rc::Rc;
 use syn::{parse_quote, Expr, Ident};
 
@@ -522,10 +523,37 @@ impl Lowerer<'_> {
                     return None;
                 }
                 let c = c.clone();
+                // Arguments read the bindings of where the call is: one
+                // that names a parameter bound before it (`fold(.., |tmp,
+                // v| ..)` over `map(|k| k + tmp[i])`) is evaluated into a
+                // temporary before any parameter is bound.
+                let temps: Vec<Ident> = if arity > 1 {
+                    (0..arity).map(|_| self.fresh_ident("arg")).collect()
+                } else {
+                    Vec::new()
+                };
                 Some(Rc::new(move |args: &[Expr]| {
-                    let lets = c.inputs.iter().zip(args).map(|(p, a)| quote!(let #p = #a;));
+                    let mut bound: HashSet<String> = HashSet::new();
+                    let mut captured = false;
+                    for (p, a) in c.inputs.iter().zip(args) {
+                        let mut read = HashSet::new();
+                        crate::names::collect_idents(a.to_token_stream(), &mut read);
+                        captured |= read.iter().any(|name| bound.contains(name));
+                        bound.extend(super::syntax::pattern_names(p));
+                    }
                     let body = &c.body;
-                    parse_quote!({ #(#lets)* #body })
+                    if captured {
+                        let inputs = c.inputs.iter();
+                        let temps = &temps[..args.len()];
+                        parse_quote!({
+                            #(let #temps = #args;)*
+                            #(let #inputs = #temps;)*
+                            #body
+                        })
+                    } else {
+                        let lets = c.inputs.iter().zip(args).map(|(p, a)| quote!(let #p = #a;));
+                        parse_quote!({ #(#lets)* #body })
+                    }
                 }))
             }
             Expr::Path(_) => {

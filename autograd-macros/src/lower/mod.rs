@@ -52,7 +52,6 @@ pub fn lower(cx: &Ctxt, sig: &Signature, item: &syn::ItemFn, names: &Names) -> F
     let mut body = (*item.block).clone();
     syntax::rewrite_returns_in_loops(&mut body, names);
     let mut lowerer = Lowerer::new(cx, names);
-    lowerer.assigned_later = syntax::float_assigned_names(&body);
     lowerer.returns_f64 = sig.returns_f64;
     lowerer.declare_params(sig);
     lowerer.lower_stmts(&body.stmts, Some(Sink::Return), &[]);
@@ -104,8 +103,9 @@ struct Lowerer<'a> {
     loads: Vec<HashMap<(VarId, String), VarId>>,
     /// Gives out every name (`names.rs`).
     names: &'a Names,
-    /// The names the function assigns a float-looking value to anywhere
-    /// (`syntax::float_assigned_names`).
+    /// While the pattern of a `let` is bound: the names it binds that the
+    /// rest of its block assigns a float-looking value
+    /// (`syntax::float_assigned_after`); empty otherwise.
     assigned_later: HashSet<String>,
     /// Numbers the temporaries (`__ad_t3`), for readable listings.
     temps: usize,
@@ -480,7 +480,11 @@ impl<'a> Lowerer<'a> {
         for (i, stmt) in stmts.iter().enumerate() {
             let last = i + 1 == count;
             match stmt {
-                syn::Stmt::Local(local) => self.lower_let(local),
+                syn::Stmt::Local(local) => {
+                    let bound = syntax::pattern_names(&local.pat);
+                    let later = syntax::float_assigned_after(&stmts[i + 1..], &bound);
+                    self.lower_let(local, later)
+                }
                 syn::Stmt::Item(item) => self.lower_item(item),
                 syn::Stmt::Macro(mac) => {
                     self.lower_statement_macro(&mac.mac, mac.to_token_stream())
@@ -621,7 +625,9 @@ impl<'a> Lowerer<'a> {
         }
     }
 
-    fn lower_let(&mut self, local: &syn::Local) {
+    /// `float_later`: the names it binds that a float-looking value is
+    /// assigned later (`syntax::float_assigned_after`).
+    fn lower_let(&mut self, local: &syn::Local, float_later: HashSet<String>) {
         if let Some(init) = &local.init {
             if let Some((else_token, _)) = &init.diverge {
                 self.cx.error_spanned_by(
@@ -691,7 +697,10 @@ impl<'a> Lowerer<'a> {
         if let Pat::Ident(p) = pat {
             self.check_scrutinee(&p.ident.to_string(), &value);
         }
+        // (set here, after the initializer's own `let`s are lowered)
+        self.assigned_later = float_later;
         self.bind_pattern(pat, value, ty);
+        self.assigned_later.clear();
     }
 
     /// Defines a new float local `name` with the value of `source`. When

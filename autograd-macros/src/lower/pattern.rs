@@ -263,7 +263,7 @@ impl Lowerer<'_> {
         }
         let mut own: Vec<String> = Vec::new();
         for input in &closure.inputs {
-            pattern_names(input, &mut own);
+            own.extend(super::syntax::pattern_names(input));
         }
         collect_let_names(&closure.body, &mut own);
         for name in super::syntax::assigned_names(&closure.body) {
@@ -300,6 +300,7 @@ impl Lowerer<'_> {
             Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => match value {
                 Bound::Value(v) => self.bind_value(&p.ident, v, ty, p.mutability.is_some()),
                 other => {
+                    let other = self.typed_float_parts(other, ty);
                     let ident = self.fresh_name(&p.ident);
                     let id = self.push_var(ident, Kind::Other, Origin::Local);
                     self.compound.insert(id, other);
@@ -413,6 +414,42 @@ impl Lowerer<'_> {
     }
 
     /// Binds `name` to `value` (the work of `let name [: ty] = value;`).
+    /// A tuple local's parts, with each float constant part (`1.5` in `let
+    /// p: (f64, f64) = (x, 1.5);`) bound to a local of type `f64` first: a
+    /// read `p.1.atan()` substitutes the part, and a bare literal there
+    /// would be an ambiguous `{float}`.
+    fn typed_float_parts(&mut self, value: Bound, ty: Option<&syn::Type>) -> Bound {
+        let Bound::Tuple(parts) = value else {
+            return value;
+        };
+        let elem_types: Vec<Option<&syn::Type>> = match ty {
+            Some(syn::Type::Tuple(t)) if t.elems.len() == parts.len() => {
+                t.elems.iter().map(Some).collect()
+            }
+            _ => vec![None; parts.len()],
+        };
+        let parts = parts
+            .into_iter()
+            .zip(elem_types)
+            .map(|(part, ty)| match part {
+                Bound::Value(Value::Const(c))
+                    if c.is_float || ty.is_some_and(crate::signature::is_f64) =>
+                {
+                    let name = self.fresh_ident("part");
+                    let f64_type: syn::Type = syn::parse_quote!(f64);
+                    self.bind_value(&name, Value::Const(c), Some(&f64_type), false);
+                    match self.lookup(&name.to_string()) {
+                        Some(id) => Bound::Value(Value::Var(id)),
+                        None => Bound::Tuple(Vec::new()),
+                    }
+                }
+                Bound::Tuple(_) => self.typed_float_parts(part, ty),
+                other => other,
+            })
+            .collect();
+        Bound::Tuple(parts)
+    }
+
     pub(super) fn bind_value(
         &mut self,
         name: &Ident,
@@ -463,7 +500,7 @@ impl Lowerer<'_> {
             Value::Const(c) => {
                 // A constant of a type the macro cannot see (`h(n, 2.0)`,
                 // `SCALE`) that the function later assigns a float-looking
-                // value (`syntax::float_assigned_names`) may become a
+                // value (`syntax::float_assigned_after`) may become a
                 // differentiated float (`r += x * w[i]` makes it an `f64` in
                 // Rust too): it is a float variable, with no annotation
                 // (were it an integer, nothing differentiates it).
@@ -620,18 +657,6 @@ fn is_sin_cos_path(func: &Expr) -> bool {
     matches!(segments.as_slice(), [ty, m] if ty == "f64" && m == "sin_cos")
 }
 
-/// The names a pattern binds.
-pub(super) fn pattern_names(pat: &Pat, out: &mut Vec<String>) {
-    struct Names<'o>(&'o mut Vec<String>);
-    impl<'a> syn::visit::Visit<'a> for Names<'_> {
-        fn visit_pat_ident(&mut self, p: &'a syn::PatIdent) {
-            self.0.push(p.ident.to_string());
-            syn::visit::visit_pat_ident(self, p);
-        }
-    }
-    syn::visit::Visit::visit_pat(&mut Names(out), pat);
-}
-
 /// The identifiers a pattern binds.
 pub(super) fn pattern_idents(pat: &Pat) -> Vec<Ident> {
     struct Idents(Vec<Ident>);
@@ -651,12 +676,12 @@ fn collect_let_names(expr: &Expr, out: &mut Vec<String>) {
     struct Lets<'o>(&'o mut Vec<String>);
     impl<'a> syn::visit::Visit<'a> for Lets<'_> {
         fn visit_local(&mut self, l: &'a syn::Local) {
-            pattern_names(&l.pat, self.0);
+            self.0.extend(super::syntax::pattern_names(&l.pat));
             syn::visit::visit_local(self, l);
         }
         fn visit_expr_closure(&mut self, c: &'a syn::ExprClosure) {
             for input in &c.inputs {
-                pattern_names(input, self.0);
+                self.0.extend(super::syntax::pattern_names(input));
             }
             syn::visit::visit_expr_closure(self, c);
         }

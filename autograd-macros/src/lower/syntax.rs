@@ -242,9 +242,10 @@ fn append_to_block(block: &mut syn::Block, rest: &[Stmt], names: &Names) {
         let Stmt::Local(local) = &mut block.stmts[k] else {
             continue;
         };
-        let mut bound = Vec::new();
-        collect_pattern_names(&local.pat, &mut bound);
-        for name in bound.into_iter().filter(|n| read.contains(n)) {
+        for name in pattern_names(&local.pat)
+            .into_iter()
+            .filter(|n| read.contains(n))
+        {
             let fresh = names.fresh(&name);
             let mut renamer = RenameLocal {
                 from: &name,
@@ -259,18 +260,6 @@ fn append_to_block(block: &mut syn::Block, rest: &[Stmt], names: &Names) {
         }
     }
     block.stmts.extend(rest.iter().cloned());
-}
-
-/// The names a pattern binds.
-fn collect_pattern_names(pat: &syn::Pat, out: &mut Vec<String>) {
-    struct Finder<'a>(&'a mut Vec<String>);
-    impl<'a> Visit<'a> for Finder<'_> {
-        fn visit_pat_ident(&mut self, p: &'a syn::PatIdent) {
-            self.0.push(p.ident.to_string());
-            syn::visit::visit_pat_ident(self, p);
-        }
-    }
-    Finder(out).visit_pat(pat);
 }
 
 /// Renames a local: its bindings and the paths that read it (not fields,
@@ -330,50 +319,138 @@ fn rename_tokens(tokens: TokenStream, from: &str, to: &syn::Ident) -> TokenStrea
         .collect()
 }
 
-/// The names assigned (`x = ..`, `x += ..`) anywhere inside `tokens`' syntax
-/// (closures excluded), in order of first appearance.
-pub fn assigned_names(expr: &Expr) -> Vec<String> {
-    struct Finder(Vec<String>);
-    impl Finder {
-        fn record(&mut self, place: &Expr) {
-            if let Expr::Tuple(t) = strip_parens(place) {
-                // `(a, b) = (b, a + b);`
-                for part in &t.elems {
-                    self.record(part);
-                }
-                return;
-            }
-            if let Expr::Path(path) = strip_parens(place) {
-                if let Some(ident) = path.path.get_ident() {
-                    let name = ident.to_string();
-                    if !self.0.contains(&name) {
-                        self.0.push(name);
-                    }
-                }
-            }
-        }
-    }
-    impl<'a> Visit<'a> for Finder {
-        fn visit_expr(&mut self, expr: &'a Expr) {
-            match expr {
-                Expr::Assign(a) => self.record(&a.left),
-                Expr::Binary(b) if is_compound(&b.op) => self.record(&b.left),
-                Expr::Closure(_) => return,
-                _ => {}
-            }
-            syn::visit::visit_expr(self, expr);
-        }
-    }
-    let mut finder = Finder(Vec::new());
-    finder.visit_expr(expr);
-    finder.0
+/// Walks syntax calling `found(name, value)` for each assignment (`x = v`,
+/// `x += v`, `(a, b) = ..` gives each part with no value) to a local of
+/// the code around it: an assignment to a name that a `let`, a `for`
+/// pattern or a `match` arm inside the walked syntax has bound (shadowing
+/// the outer local) changes that inner binding, and is skipped. Closures
+/// are skipped (they may not assign what they capture).
+struct OuterAssignments<F: FnMut(String, Option<&Expr>)> {
+    found: F,
+    /// The names bound inside the walked syntax where the walk is,
+    /// innermost last.
+    scopes: Vec<Vec<String>>,
 }
 
-/// The names assigned a value that looks like a float (`r += x.ln() * 2.0`:
-/// one with a float literal, an `f64` method or an `as f64` cast in it), in
-/// the whole body: a local set first to a constant of a type the macro
-/// cannot see is a float variable if one of these assigns it.
-pub fn float_assigned_names(block: &syn::Block) -> HashSet<String> {
+impl<F: FnMut(String, Option<&Expr>)> OuterAssignments<F> {
+    fn new(found: F) -> Self {
+        OuterAssignments {
+            found,
+            scopes: vec![Vec::new()],
+        }
+    }
+
+    fn record(&mut self, place: &Expr, value: Option<&Expr>) {
+        if let Expr::Tuple(t) = strip_parens(place) {
+            // `(a, b) = (b, a + b);`
+            for part in &t.elems {
+                self.record(part, None);
+            }
+            return;
+        }
+        if let Expr::Path(path) = strip_parens(place) {
+            if let Some(ident) = path.path.get_ident() {
+                let name = ident.to_string();
+                if !self.scopes.iter().any(|scope| scope.contains(&name)) {
+                    (self.found)(name, value);
+                }
+            }
+        }
+    }
+
+    /// Statements of one block, in order: a `let` binds its names for
+    /// what follows it (its initializer still sees the outer binding).
+    fn visit_stmts(&mut self, stmts: &[Stmt]) {
+        for stmt in stmts {
+            match stmt {
+                Stmt::Local(local) => {
+                    if let Some(init) = &local.init {
+                        self.visit_expr(&init.expr);
+                        if let Some((_, diverge)) = &init.diverge {
+                            self.visit_expr(diverge);
+                        }
+                    }
+                    let names = pattern_names(&local.pat);
+                    if let Some(scope) = self.scopes.last_mut() {
+                        scope.extend(names);
+                    }
+                }
+                other => self.visit_stmt(other),
+            }
+        }
+    }
+}
+
+impl<'a, F: FnMut(String, Option<&Expr>)> Visit<'a> for OuterAssignments<F> {
+    fn visit_expr(&mut self, expr: &'a Expr) {
+        match expr {
+            Expr::Assign(a) => self.record(&a.left, Some(&a.right)),
+            Expr::Binary(b) if is_compound(&b.op) => self.record(&b.left, Some(&b.right)),
+            Expr::Closure(_) => return,
+            Expr::ForLoop(f) => {
+                self.visit_expr(&f.expr);
+                self.scopes.push(pattern_names(&f.pat));
+                self.visit_block(&f.body);
+                self.scopes.pop();
+                return;
+            }
+            _ => {}
+        }
+        syn::visit::visit_expr(self, expr);
+    }
+
+    fn visit_block(&mut self, block: &'a syn::Block) {
+        self.scopes.push(Vec::new());
+        self.visit_stmts(&block.stmts);
+        self.scopes.pop();
+    }
+
+    fn visit_arm(&mut self, arm: &'a syn::Arm) {
+        self.scopes.push(pattern_names(&arm.pat));
+        if let Some((_, guard)) = &arm.guard {
+            self.visit_expr(guard);
+        }
+        self.visit_expr(&arm.body);
+        self.scopes.pop();
+    }
+}
+
+/// The names assigned (`x = ..`, `x += ..`) anywhere inside `expr`'s syntax
+/// (closures excluded), in order of first appearance: the locals of the
+/// code around `expr` that it changes (not those bound inside it:
+/// [`OuterAssignments`]).
+pub fn assigned_names(expr: &Expr) -> Vec<String> {
+    let mut names = Vec::new();
+    OuterAssignments::new(|name, _| {
+        if !names.contains(&name) {
+            names.push(name);
+        }
+    })
+    .visit_expr(expr);
+    names
+}
+
+/// The names a pattern binds (`x`, `(a, mut b)`, `[p, _]`, `n @ 1..=3`).
+pub fn pattern_names(pat: &syn::Pat) -> Vec<String> {
+    struct Names(Vec<String>);
+    impl<'a> Visit<'a> for Names {
+        fn visit_pat_ident(&mut self, pat: &'a syn::PatIdent) {
+            self.0.push(pat.ident.to_string());
+            syn::visit::visit_pat_ident(self, pat);
+        }
+    }
+    let mut names = Names(Vec::new());
+    names.visit_pat(pat);
+    names.0
+}
+
+/// Of the names a `let` just bound, those that the statements after it
+/// (`rest`, the remainder of its block) assign a value that looks like a
+/// float (`r += x.ln() * 2.0`: one with a float literal, an `f64` method
+/// or an `as f64` cast in it) while that binding is in scope: a local set
+/// first to a constant of a type the macro cannot see is a float variable
+/// if one of these assigns it.
+pub fn float_assigned_after(rest: &[Stmt], bound: &[String]) -> HashSet<String> {
     struct LooksFloat(bool);
     impl<'a> Visit<'a> for LooksFloat {
         fn visit_lit_float(&mut self, _: &'a syn::LitFloat) {
@@ -392,31 +469,18 @@ pub fn float_assigned_names(block: &syn::Block) -> HashSet<String> {
             syn::visit::visit_expr_cast(self, cast);
         }
     }
-    struct Finder(HashSet<String>);
-    impl Finder {
-        fn record(&mut self, place: &Expr, value: &Expr) {
+    let mut found = HashSet::new();
+    OuterAssignments::new(|name, value: Option<&Expr>| {
+        if let Some(value) = value {
             let mut looks = LooksFloat(false);
             looks.visit_expr(value);
-            if let (true, Expr::Path(path)) = (looks.0, strip_parens(place)) {
-                if let Some(ident) = path.path.get_ident() {
-                    self.0.insert(ident.to_string());
-                }
+            if looks.0 && bound.contains(&name) {
+                found.insert(name);
             }
         }
-    }
-    impl<'a> Visit<'a> for Finder {
-        fn visit_expr(&mut self, expr: &'a Expr) {
-            match expr {
-                Expr::Assign(a) => self.record(&a.left, &a.right),
-                Expr::Binary(b) if is_compound(&b.op) => self.record(&b.left, &b.right),
-                _ => {}
-            }
-            syn::visit::visit_expr(self, expr);
-        }
-    }
-    let mut finder = Finder(HashSet::new());
-    finder.visit_block(block);
-    finder.0
+    })
+    .visit_stmts(rest);
+    found
 }
 
 /// `expr` without the parentheses (and invisible groups) around it.
@@ -530,5 +594,20 @@ mod tests {
         let expr: Expr =
             syn::parse_str("{ y = 1.0; s += y; for i in 0..3 { y *= 2.0; } }").unwrap();
         assert_eq!(assigned_names(&expr), ["y", "s"]);
+    }
+
+    #[test]
+    fn assigned_names_skip_inner_bindings() {
+        // `r` and `i` are bound inside (a `let` in a nested block, a `for`
+        // pattern, a match arm): assigning them does not change the outer
+        // locals. `s` is assigned before its inner `let` and in its
+        // initializer: both are the outer `s`.
+        let expr: Expr = syn::parse_str(
+            "{ { let mut r = 0; r += 1; } for i in 0..3 { i += 0; } \
+               match k { mut m => { m += 1; } } \
+               s += 1.0; let s = { s = 2.0; s }; s *= 3.0; t = s; }",
+        )
+        .unwrap();
+        assert_eq!(assigned_names(&expr), ["s", "t"]);
     }
 }
