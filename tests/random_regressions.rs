@@ -809,3 +809,42 @@ fn a_view_used_whole_in_a_condition() {
     assert_eq!(value, 11.25);
     assert_eq!((dy, dw), ([2.25, 2.25, 0.0], 15.0));
 }
+
+// seed 823623007 #434: a subslice of a view (`&d_x[0..1]` of a `windows`
+// element) passed to a function was refused.
+#[differentiable]
+fn square_first(e: &[f64]) -> f64 {
+    e[0] * e[0]
+}
+
+#[differentiable]
+fn subslice_of_a_view_to_a_function(v0: &[f64], w: f64) -> f64 {
+    let a = v0
+        .windows(2)
+        .map(|d_x| w * square_first(&d_x[0..1]))
+        .sum::<f64>();
+    let b = v0
+        .windows(2)
+        .filter(|&k| w < 2.0)
+        .map(|d_x| w * square_first(&d_x[1..]))
+        .product::<f64>();
+    a + b
+}
+
+#[test]
+fn a_subslice_of_a_view_passed_to_a_function() {
+    let v0 = [1.0, 2.0, 3.0];
+    let (w0, w) = (1.5, 1.5_f64);
+    let (value, (dv, dw)) = subslice_of_a_view_to_a_function_grad(&v0, w0);
+    // a = w (v0² + v1²), b = w² v1² v2²
+    assert_eq!(value, w * 5.0 + w * w * 36.0);
+    assert_close(
+        &dv,
+        &[
+            2.0 * w,
+            2.0 * w * 2.0 + w * w * 2.0 * 2.0 * 9.0,
+            w * w * 4.0 * 6.0,
+        ],
+    );
+    assert!((dw - (5.0 + 2.0 * w * 36.0)).abs() < 1e-12);
+}

@@ -1827,8 +1827,8 @@ impl Gen {
                 let body = self.m1("tanh", Expr::Local(v.clone()));
                 let body = Expr::Bin(BinOp::Add, Box::new(Expr::Lit(1.0, false)), Box::new(body));
                 self.env.truncate(mark);
-                if matches!(item, ItemTy::RefF) && chain.stages.is_empty() {
-                    // items are `&f64`: `|&v|`
+                if matches!(item, ItemTy::RefF) {
+                    // items are `&f64` (a `filter` keeps them so): `|&v|`
                     chain.stages.push(Stage::Map(Pat::Amp(Box::new(p)), body));
                 } else {
                     chain.stages.push(Stage::Map(p, body));

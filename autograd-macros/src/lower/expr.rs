@@ -577,8 +577,23 @@ impl Lowerer<'_> {
                 continue;
             }
             // `w` (or `&w`) bound to a subslice view (`let w = &x[1..];`, a
-            // `windows`/`chunks` element): that subslice of its array.
-            if let Some(super::pattern::Bound::View(view)) = self.compound_of(literal) {
+            // `windows`/`chunks` element), or `&w[a..b]` of one: that
+            // subslice of its array.
+            let view = match self.compound_of(literal) {
+                Some(super::pattern::Bound::View(view)) => Some(view),
+                _ => match strip_parens(literal) {
+                    Expr::Index(index)
+                        if matches!(
+                            self.compound_of(&index.expr),
+                            Some(super::pattern::Bound::View(_))
+                        ) =>
+                    {
+                        self.view_of_index(index)
+                    }
+                    _ => None,
+                },
+            };
+            if let Some(view) = view {
                 let array = self.vars[view.array].ident.clone();
                 let (start, len) = (
                     parenthesize(view.start.tokens),
