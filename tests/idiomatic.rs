@@ -168,6 +168,66 @@ fn tuple_assignment_in_a_loop() {
     );
 }
 
+/// A mutable tuple local: its parts assigned (`p.0 += ..`), the whole
+/// reassigned (`r = (.., ..)`), a `sin_cos` pair changed in a branch, and a
+/// block's own `p` shadowing it.
+#[differentiable]
+fn tuple_parts_assigned(x: &[f64]) -> f64 {
+    let mut r: (f64, f64) = (-1.75, 2.0);
+    for a in x.iter() {
+        r = (r.1, *a * r.0);
+    }
+    let mut p = (1.0, 2.0);
+    for a in x.iter() {
+        p.0 += *a;
+        p.1 *= a;
+    }
+    let mut sc = x[0].sin_cos();
+    if sc.0 > 0.0 {
+        sc.1 = sc.0 * 2.0;
+    }
+    {
+        let p = 3.0;
+        r.0 += p;
+    }
+    r.0 + r.1 * x[0] + p.0 * p.1 + sc.1
+}
+
+#[differentiable]
+fn tuple_parts_assigned_loop(x: &[f64]) -> f64 {
+    let mut r0 = -1.75;
+    let mut r1 = 2.0;
+    for i in 0..x.len() {
+        let t = r1;
+        r1 = x[i] * r0;
+        r0 = t;
+    }
+    let mut p0 = 1.0;
+    let mut p1 = 2.0;
+    for i in 0..x.len() {
+        p0 += x[i];
+        p1 *= x[i];
+    }
+    let s = x[0].sin();
+    let mut c = x[0].cos();
+    if s > 0.0 {
+        c = s * 2.0;
+    }
+    r0 += 3.0;
+    r0 + r1 * x[0] + p0 * p1 + c
+}
+
+#[test]
+fn tuple_parts_assigned_like_locals() {
+    same_as_loop(
+        tuple_parts_assigned,
+        tuple_parts_assigned_grad,
+        tuple_parts_assigned_adjoint,
+        tuple_parts_assigned_loop_grad,
+        &P3,
+    );
+}
+
 #[differentiable]
 fn array_param(x: [f64; 3], y: &[f64; 2]) -> f64 {
     let [x1, x2, x3] = x;

@@ -476,6 +476,7 @@ impl<'a> Lowerer<'a> {
     fn lower_stmts(&mut self, stmts: &[syn::Stmt], sink: Option<Sink>, exits: &[Exit]) {
         let stmts = self.desugar_match_stmts(stmts);
         let stmts = syntax::nest_jumps(&stmts, self.names);
+        let stmts = syntax::split_tuple_locals(&stmts, self.names);
         let count = stmts.len();
         for (i, stmt) in stmts.iter().enumerate() {
             let last = i + 1 == count;

@@ -483,6 +483,226 @@ pub fn float_assigned_after(rest: &[Stmt], bound: &[String]) -> HashSet<String> 
     found
 }
 
+/// `let mut p = (a, b);` (or `let mut p: (f64, f64) = ..;`, `let mut p =
+/// x.sin_cos();`) followed by `p.0 += v`, `p = (c, d)`, `p.1` →
+/// `let (mut p_0, mut p_1) = (a, b);` followed by `p_0 += v`, `(p_0, p_1) =
+/// (c, d)`, `p_1`: a mutable tuple local is one local per part, which every
+/// later stage already takes (a part assigned in a loop gets a cell like
+/// any local). Uses of `p` where an inner binding shadows it are left alone.
+pub fn split_tuple_locals(stmts: &[Stmt], names: &Names) -> Vec<Stmt> {
+    let mut out: Vec<Stmt> = stmts.to_vec();
+    for k in 0..out.len() {
+        let Stmt::Local(local) = &out[k] else {
+            continue;
+        };
+        let Some((ident, parts, ty)) = mutable_tuple_local(local) else {
+            continue;
+        };
+        let part_names: Vec<syn::Ident> = (0..parts)
+            .map(|i| {
+                let fresh = names.fresh(&format!(
+                    "{}_{i}",
+                    ident.to_string().trim_start_matches("r#")
+                ));
+                syn::Ident::new(&fresh.to_string(), ident.span())
+            })
+            .collect();
+        let init = local.init.clone();
+        let attrs = &local.attrs;
+        let tuple: syn::Pat = syn::parse_quote!((#(mut #part_names,)*));
+        let pat = match ty {
+            Some(ty) => syn::Pat::Type(syn::PatType {
+                attrs: Vec::new(),
+                pat: Box::new(tuple),
+                colon_token: Default::default(),
+                ty: Box::new(ty),
+            }),
+            None => tuple,
+        };
+        let mut split = syn::Local {
+            attrs: attrs.clone(),
+            let_token: local.let_token,
+            pat,
+            init,
+            semi_token: local.semi_token,
+        };
+        if let Some(init) = &mut split.init {
+            init.diverge = None;
+        }
+        out[k] = Stmt::Local(split);
+        let mut splitter = SplitTuple {
+            name: ident.to_string(),
+            parts: part_names,
+        };
+        splitter.visit_stmts(&mut out[k + 1..]);
+    }
+    out
+}
+
+/// `let mut p = <tuple of n>` with a plain name: (p, n, the annotated type).
+fn mutable_tuple_local(local: &syn::Local) -> Option<(syn::Ident, usize, Option<syn::Type>)> {
+    let (pat, ty) = match &local.pat {
+        syn::Pat::Type(t) => (&*t.pat, Some((*t.ty).clone())),
+        other => (other, None),
+    };
+    let syn::Pat::Ident(p) = pat else {
+        return None;
+    };
+    if p.mutability.is_none() || p.by_ref.is_some() || p.subpat.is_some() {
+        return None;
+    }
+    let init = local.init.as_ref().filter(|i| i.diverge.is_none())?;
+    let parts = match (&ty, strip_parens(&init.expr)) {
+        (Some(syn::Type::Tuple(t)), _) if !t.elems.is_empty() => t.elems.len(),
+        (_, Expr::Tuple(t)) if !t.elems.is_empty() => t.elems.len(),
+        (_, Expr::MethodCall(m)) if m.method == "sin_cos" && m.args.is_empty() => 2,
+        (_, Expr::Call(c))
+            if c.args.len() == 1
+                && matches!(strip_parens(&c.func), Expr::Path(f)
+                    if f.path.segments.len() == 2
+                        && f.path.segments[0].ident == "f64"
+                        && f.path.segments[1].ident == "sin_cos") =>
+        {
+            2
+        }
+        _ => return None,
+    };
+    Some((p.ident.clone(), parts, ty))
+}
+
+/// Rewrites the uses of a split tuple local `name` (see
+/// [`split_tuple_locals`]) until something rebinds the name.
+struct SplitTuple {
+    name: String,
+    parts: Vec<syn::Ident>,
+}
+
+impl SplitTuple {
+    fn is_name(&self, expr: &Expr) -> bool {
+        matches!(strip_parens(expr), Expr::Path(p) if p.qself.is_none() && p.path.is_ident(&self.name))
+    }
+
+    fn binds_name(&self, pat: &syn::Pat) -> bool {
+        pattern_names(pat).contains(&self.name)
+    }
+
+    /// The statements of a block in order; stops where a `let` rebinds the
+    /// name (its initializer still sees the tuple).
+    fn visit_stmts(&mut self, stmts: &mut [Stmt]) {
+        for stmt in stmts {
+            if let Stmt::Local(local) = stmt {
+                if let Some(init) = &mut local.init {
+                    self.visit_expr_mut(&mut init.expr);
+                    if let Some((_, diverge)) = &mut init.diverge {
+                        self.visit_expr_mut(diverge);
+                    }
+                }
+                if self.binds_name(&local.pat) {
+                    return;
+                }
+                continue;
+            }
+            self.visit_stmt_mut(stmt);
+        }
+    }
+}
+
+impl VisitMut for SplitTuple {
+    fn visit_expr_mut(&mut self, expr: &mut Expr) {
+        match expr {
+            // `p.0` → `p_0`
+            Expr::Field(field) if self.is_name(&field.base) => {
+                if let syn::Member::Unnamed(index) = &field.member {
+                    if let Some(part) = self.parts.get(index.index as usize) {
+                        *expr = syn::parse_quote!(#part);
+                    }
+                }
+                return;
+            }
+            // `p` used whole → `(p_0, p_1)` (also as an assignment's place)
+            Expr::Path(_) if self.is_name(expr) => {
+                let parts = &self.parts;
+                *expr = syn::parse_quote!((#(#parts,)*));
+                return;
+            }
+            Expr::Closure(closure) if closure.inputs.iter().any(|p| self.binds_name(p)) => {
+                return;
+            }
+            Expr::ForLoop(f) => {
+                self.visit_expr_mut(&mut f.expr);
+                if !self.binds_name(&f.pat) {
+                    self.visit_block_mut(&mut f.body);
+                }
+                return;
+            }
+            _ => {}
+        }
+        syn::visit_mut::visit_expr_mut(self, expr);
+    }
+
+    fn visit_block_mut(&mut self, block: &mut syn::Block) {
+        self.visit_stmts(&mut block.stmts);
+    }
+
+    fn visit_arm_mut(&mut self, arm: &mut syn::Arm) {
+        if self.binds_name(&arm.pat) {
+            return;
+        }
+        syn::visit_mut::visit_arm_mut(self, arm);
+    }
+
+    fn visit_macro_mut(&mut self, mac: &mut syn::Macro) {
+        // `println!("{}", p.0)`: the tokens `p . 0` become `p_0`.
+        mac.tokens = split_in_tokens(mac.tokens.clone(), &self.name, &self.parts);
+    }
+}
+
+/// Inside a macro's tokens: `p . N` → the part, `p` alone → the tuple of parts.
+fn split_in_tokens(tokens: TokenStream, name: &str, parts: &[syn::Ident]) -> TokenStream {
+    let trees: Vec<TokenTree> = tokens.into_iter().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < trees.len() {
+        match &trees[i] {
+            TokenTree::Ident(ident) if ident == name => {
+                let field = match (trees.get(i + 1), trees.get(i + 2)) {
+                    (Some(TokenTree::Punct(dot)), Some(TokenTree::Literal(lit)))
+                        if dot.as_char() == '.' =>
+                    {
+                        lit.to_string()
+                            .parse::<usize>()
+                            .ok()
+                            .and_then(|n| parts.get(n))
+                    }
+                    _ => None,
+                };
+                match field {
+                    Some(part) => {
+                        out.push(TokenTree::Ident(part.clone()));
+                        i += 3;
+                        continue;
+                    }
+                    None => {
+                        let tuple = quote::quote!((#(#parts,)*));
+                        out.extend(tuple);
+                    }
+                }
+            }
+            TokenTree::Group(group) => {
+                let mut inner = proc_macro2::Group::new(
+                    group.delimiter(),
+                    split_in_tokens(group.stream(), name, parts),
+                );
+                inner.set_span(group.span());
+                out.push(TokenTree::Group(inner));
+            }
+            other => out.push(other.clone()),
+        }
+        i += 1;
+    }
+    out.into_iter().collect()
+}
+
 /// `expr` without the parentheses (and invisible groups) around it.
 pub fn strip_parens(expr: &Expr) -> &Expr {
     match expr {
