@@ -460,3 +460,26 @@ fn blocks_with_lets_inside_conditions_and_indices() {
         &[[0.5], [1.0], [-2.0]],
     );
 }
+
+// Random tester, seed 342128111 #262: a parameter named `d_out` read by a
+// loop that only accumulates (fused: its seed was written `d_out`, the
+// parameter, not the `_adjoint`'s own).
+#[differentiable]
+fn d_out_parameter_in_a_fused_loop(d_out: &[f64], scale: f64) -> f64 {
+    let s = d_out[1..3].iter().rev().sum::<f64>();
+    scale * s + d_out.iter().map(|v| v * v).sum::<f64>()
+}
+
+#[test]
+fn a_parameter_named_d_out_read_by_an_accumulating_loop() {
+    let x = [0.5, -1.0, 2.0];
+    let (value, (dx, ds)) = d_out_parameter_in_a_fused_loop_grad(&x, 3.0);
+    assert_eq!(value, 3.0 * 1.0 + 5.25);
+    assert_eq!(dx, vec![1.0, 1.0, 7.0]);
+    assert_eq!(ds, 1.0);
+    let (mut dx, mut ds) = (vec![1.0; 3], 0.5);
+    let v = d_out_parameter_in_a_fused_loop_adjoint(&x, 3.0, 2.0, &mut dx, &mut ds);
+    assert_eq!(v, value);
+    assert_eq!(dx, vec![3.0, 3.0, 15.0]);
+    assert_eq!(ds, 2.5);
+}

@@ -848,3 +848,59 @@ fn a_subslice_of_a_view_passed_to_a_function() {
     );
     assert!((dw - (5.0 + 2.0 * w * 36.0)).abs() < 1e-12);
 }
+
+// seed 342128111 #1795: forward mode (one `f64` input) multiplied the
+// infinite partial of `acosh` at 1 by the zero tangent of a sum over an
+// empty range: NaN, where the reverse sweep, the tape and finite
+// differences give 0. A singular rule's tangent terms keep a zero tangent
+// zero (`__private::tangent_term`).
+#[differentiable]
+fn singular_partial_of_a_constant(ys: f64) -> f64 {
+    let e: f64 = ((0..0).map(|_| ys).sum::<f64>() + 0.5 + 0.5).acosh();
+    let r: f64 = ((1..1).map(|_| ys * 2.0).sum::<f64>()).sqrt();
+    e + r + ys
+}
+
+#[test]
+fn a_singular_partial_of_a_value_that_does_not_depend_on_the_input() {
+    assert_eq!(singular_partial_of_a_constant_grad(1.5), (1.5, 1.0));
+    let mut d = 0.25;
+    assert_eq!(
+        singular_partial_of_a_constant_adjoint(1.5, 2.0, &mut d),
+        1.5
+    );
+    assert_eq!(d, 2.25);
+}
+
+// seed 342128111 #1718 (and #1445, #1825): `v.to_vec()` of a `windows`
+// element, `x[1..3].to_vec()`, `(&x[..2]).to_vec()` and the copy of a local
+// `&x[1..]` were refused ("a subslice cannot be used as a number here").
+#[differentiable]
+fn subslice_copies(tmp: &[f64; 4], x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for (v, result) in tmp.windows(3).zip(tmp.iter().copied().skip(1)) {
+        let mut n0 = v.to_vec();
+        n0[0] *= result;
+        s += n0[0] + n0[2];
+    }
+    let b = x[1..3].to_vec();
+    let c = (&x[..2]).to_vec();
+    let w = &x[1..];
+    let d = w.to_vec();
+    s * b[1] + c[0] * d[0]
+}
+
+#[test]
+fn copies_of_subslices() {
+    let t = [0.5, 1.5, -0.7, 2.0];
+    let x = [0.3, 1.2, -0.4];
+    let (value, (dt, dx)) = subslice_copies_grad(&t, &x);
+    assert_eq!(value, subslice_copies(&t, &x));
+    // s = t0 t1 + t2 + t1 t2 + t3, f = s x2 + x0 x1
+    let s = t[0] * t[1] + t[2] + t[1] * t[2] + t[3];
+    assert_close(
+        &dt,
+        &[t[1] * x[2], (t[0] + t[2]) * x[2], (1.0 + t[1]) * x[2], x[2]],
+    );
+    assert_close(&dx, &[x[1], x[0], s]);
+}

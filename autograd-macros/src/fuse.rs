@@ -43,7 +43,7 @@
 use crate::activity::Activity;
 use crate::ir::{Block, Const, Func, Header, Loop, Operand, Origin, Rhs, Stmt, VarId};
 use crate::prim;
-use proc_macro2::TokenStream;
+use proc_macro2::{Ident, TokenStream};
 use quote::quote;
 use std::collections::{HashMap, HashSet};
 
@@ -58,8 +58,9 @@ pub struct Fused {
     pub seeds: Vec<(VarId, TokenStream)>,
 }
 
-/// The fused loops of `func`, by loop id.
-pub fn fused_loops(func: &Func, activity: &Activity) -> HashMap<usize, Fused> {
+/// The fused loops of `func`, by loop id. `d_out` names the adjoint of the
+/// result (the `_adjoint`'s parameter, from `names.rs`).
+pub fn fused_loops(func: &Func, activity: &Activity, d_out: &Ident) -> HashMap<usize, Fused> {
     let stmts = &func.body.stmts;
     let mut fused = HashMap::new();
     for (position, stmt) in stmts.iter().enumerate() {
@@ -74,7 +75,7 @@ pub fn fused_loops(func: &Func, activity: &Activity) -> HashMap<usize, Fused> {
         let Header::Range { index, range } = &l.header else {
             continue;
         };
-        if let Some(seeds) = exit_adjoints(func, position, &outputs, &cells) {
+        if let Some(seeds) = exit_adjoints(func, position, &outputs, &cells, d_out) {
             fused.insert(
                 l.id,
                 Fused {
@@ -355,6 +356,7 @@ fn exit_adjoints(
     position: usize,
     outputs: &[VarId],
     cells: &[VarId],
+    d_out: &Ident,
 ) -> Option<Vec<(VarId, TokenStream)>> {
     let stmts = &func.body.stmts;
     // Values the code before the loop can read: parameters and the
@@ -505,7 +507,7 @@ fn exit_adjoints(
                 let terms: Vec<TokenStream> = returned
                     .iter()
                     .filter(|(c, _)| *c == cell)
-                    .map(|(_, term)| term_tokens(term))
+                    .map(|(_, term)| term_tokens(term, d_out))
                     .collect();
                 let seed = if terms.is_empty() {
                     quote!(0.0_f64)
@@ -573,8 +575,8 @@ fn scaled(terms: Linear, factor: Factor) -> Linear {
 /// `d_out` times the term, multiplied in the order the reverse sweep
 /// multiplies it (from the output back), each partial as `rules` gives it:
 /// `mul`'s is the other operand, `div`'s `1.0 / divisor`.
-fn term_tokens(term: &Term) -> TokenStream {
-    let mut tokens = quote!(d_out);
+fn term_tokens(term: &Term, d_out: &Ident) -> TokenStream {
+    let mut tokens = quote!(#d_out);
     for factor in term.factors.iter().rev() {
         tokens = match factor {
             Factor::Times(k) => quote!(#tokens * (#k)),

@@ -335,7 +335,8 @@ fn written_then_read_arrays_skip_the_undo_tape() {
 fn fused(src: &str) -> Vec<Vec<String>> {
     let func = lowered(src, "").unwrap_or_else(|e| panic!("errors: {e}"));
     let activity = activity::analyze(&func);
-    let fused = crate::fuse::fused_loops(&func, &activity);
+    let d_out = quote::format_ident!("d_out");
+    let fused = crate::fuse::fused_loops(&func, &activity, &d_out);
     let mut ids: Vec<&usize> = fused.keys().collect();
     ids.sort();
     ids.into_iter()

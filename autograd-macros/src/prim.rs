@@ -49,6 +49,13 @@ pub struct Prim {
     /// result does not depend on the inputs to first order, so activity
     /// analysis treats it as a constant and no rule is called.
     pub zero_derivative: bool,
+    /// A partial is infinite or NaN at some arguments where the value is
+    /// finite (`sqrt` at 0, `acosh` at 1, `powf` at 0): forward mode
+    /// multiplies its partials by a tangent with `tangent_term`, so a
+    /// tangent that is 0 (the operand does not depend on the input after
+    /// all: a sum over an empty range) stays 0 instead of becoming NaN.
+    /// `tests/rules_reads.rs` checks the others give finite partials.
+    pub singular: bool,
 }
 
 const fn prim(name: &'static str, arity: Arity) -> Prim {
@@ -57,6 +64,19 @@ const fn prim(name: &'static str, arity: Arity) -> Prim {
         arity,
         reads: Reads::All,
         zero_derivative: false,
+        singular: false,
+    }
+}
+
+/// A primitive whose partials are infinite or NaN somewhere its value is
+/// finite ([`Prim::singular`]).
+const fn singular(name: &'static str, arity: Arity) -> Prim {
+    Prim {
+        name,
+        arity,
+        reads: Reads::All,
+        zero_derivative: false,
+        singular: true,
     }
 }
 
@@ -66,6 +86,7 @@ const fn linear(name: &'static str, arity: Arity) -> Prim {
         arity,
         reads: Reads::Nothing,
         zero_derivative: false,
+        singular: false,
     }
 }
 
@@ -75,6 +96,7 @@ const fn step(name: &'static str) -> Prim {
         arity: Arity::Unary,
         reads: Reads::Nothing,
         zero_derivative: true,
+        singular: false,
     }
 }
 
@@ -85,6 +107,7 @@ pub static MUL: Prim = Prim {
     arity: Arity::Binary,
     reads: Reads::Others,
     zero_derivative: false,
+    singular: false,
 };
 pub static DIV: Prim = prim("div", Arity::Binary);
 pub static NEG: Prim = linear("neg", Arity::Unary);
@@ -93,30 +116,30 @@ pub static NEG: Prim = linear("neg", Arity::Unary);
 pub static METHODS: &[Prim] = &[
     prim("abs", Arity::Unary),
     step("signum"),
-    prim("sqrt", Arity::Unary),
-    prim("cbrt", Arity::Unary),
+    singular("sqrt", Arity::Unary),
+    singular("cbrt", Arity::Unary),
     prim("powi", Arity::PowI),
-    prim("powf", Arity::Binary),
+    singular("powf", Arity::Binary),
     prim("exp", Arity::Unary),
     prim("exp2", Arity::Unary),
     prim("exp_m1", Arity::Unary),
     prim("ln", Arity::Unary),
-    prim("log", Arity::Binary),
+    singular("log", Arity::Binary),
     prim("log2", Arity::Unary),
     prim("log10", Arity::Unary),
     prim("ln_1p", Arity::Unary),
     prim("sin", Arity::Unary),
     prim("cos", Arity::Unary),
     prim("tan", Arity::Unary),
-    prim("asin", Arity::Unary),
-    prim("acos", Arity::Unary),
+    singular("asin", Arity::Unary),
+    singular("acos", Arity::Unary),
     prim("atan", Arity::Unary),
     prim("atan2", Arity::Binary),
     prim("sinh", Arity::Unary),
     prim("cosh", Arity::Unary),
     prim("tanh", Arity::Unary),
     prim("asinh", Arity::Unary),
-    prim("acosh", Arity::Unary),
+    singular("acosh", Arity::Unary),
     prim("atanh", Arity::Unary),
     prim("hypot", Arity::Binary),
     prim("recip", Arity::Unary),

@@ -33,6 +33,20 @@ pub mod __private {
         ::std::vec![0.0; len]
     }
 
+    /// A term `partial · tangent` of forward mode's tangent sum, 0 when the
+    /// tangent is 0 whatever the partial: a value that turns out not to
+    /// depend on the input (a sum over an empty range of it) contributes
+    /// nothing where its partial is infinite or NaN (`acosh` at 1), as in
+    /// the reverse sweep, where such a value is never reached.
+    #[inline(always)]
+    pub fn tangent_term(partial: f64, tangent: f64) -> f64 {
+        if tangent == 0.0 {
+            0.0
+        } else {
+            partial * tangent
+        }
+    }
+
     /// Takes the last value saved on a tape by the forward sweep.
     #[inline]
     #[track_caller]

@@ -155,11 +155,13 @@ pub enum Stmt {
         init: DInit,
         annotate: bool,
     },
-    /// `let p = (e1, e2);` (read as `p.0`)
+    /// `let [mut] p = (e1, e2);` (read as `p.0`; a `mut` one assigned by
+    /// part, `p.0 += e`)
     LetTuple {
         name: String,
         items: Vec<Expr>,
         annotate: bool,
+        mutable: bool,
     },
     /// `let name = |param: f64| body;`
     LetClosure {
@@ -190,6 +192,8 @@ pub enum BufInit {
 pub enum Place {
     Local(String),
     Elem(String, IntExpr),
+    /// `p.k` of a mutable tuple local
+    Part(String, usize),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]

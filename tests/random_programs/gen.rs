@@ -115,8 +115,11 @@ enum Kind {
     Chunk {
         len: usize,
     },
-    /// `let p = (a, b);`
-    Tuple(usize),
+    /// `let [mut] p = (a, b);`
+    Tuple {
+        parts: usize,
+        mutable: bool,
+    },
     /// `let sq = |t: f64| ..;`
     Closure,
 }
@@ -550,6 +553,13 @@ impl Gen {
             }
             match b.kind {
                 Kind::Float { mutable: true, .. } => targets.push((Place::Local(b.name), 0)),
+                Kind::Tuple {
+                    parts,
+                    mutable: true,
+                } => {
+                    let k = self.rng.gen_range(0..parts);
+                    targets.push((Place::Part(b.name, k), 0));
+                }
                 Kind::Buf {
                     len,
                     writable: true,
@@ -867,8 +877,8 @@ impl Gen {
                 Kind::ConstFloat => floats.push((b.name.clone(), false)),
                 Kind::Buf { len, .. } => bufs.push((b.name.clone(), len)),
                 Kind::Chunk { len } if len > 0 => bufs.push((b.name.clone(), len)),
-                Kind::Tuple(n) => {
-                    let k = self.rng.gen_range(0..n);
+                Kind::Tuple { parts, .. } => {
+                    let k = self.rng.gen_range(0..parts);
                     floats.push((format!("{}.{k}", b.name), false));
                 }
                 _ => {}
@@ -1441,7 +1451,7 @@ impl Gen {
         let mark = self.env.len();
         for b in self.visible() {
             let hide = match b.kind {
-                Kind::Float { mutable, .. } => mutable,
+                Kind::Float { mutable, .. } | Kind::Tuple { mutable, .. } => mutable,
                 Kind::Buf { writable, .. } => writable,
                 _ => false,
             };
@@ -1993,11 +2003,13 @@ impl Gen {
         let items: Vec<Expr> = (0..2).map(|_| self.expr(2)).collect();
         let annotate = items.iter().any(|e| !is_typed(e)) || self.chance(0.3);
         let name = self.fresh_local();
-        self.bind(&name, Kind::Tuple(2));
+        let mutable = self.chance(0.4);
+        self.bind(&name, Kind::Tuple { parts: 2, mutable });
         Stmt::LetTuple {
             name,
             items,
             annotate,
+            mutable,
         }
     }
 

@@ -437,7 +437,7 @@ fn rename_stmt(s: &mut Stmt, from: &str, to: &str) {
         Stmt::LetCounter { name } | Stmt::Incr { name } => ren(name, from, to),
         Stmt::Assign { place, value, .. } => {
             match place {
-                Place::Local(n) => ren(n, from, to),
+                Place::Local(n) | Place::Part(n, _) => ren(n, from, to),
                 Place::Elem(n, i) => {
                     ren(n, from, to);
                     rename_int(i, from, to);

@@ -345,6 +345,7 @@ impl Printer {
                 let place = match place {
                     Place::Local(n) => n.clone(),
                     Place::Elem(n, i) => format!("{n}[{}]", int(i)),
+                    Place::Part(n, k) => format!("{n}.{k}"),
                 };
                 if self.tape() && *op != AssignOp::Set {
                     // `Var`'s `AddAssign` borrows the place before the
@@ -450,6 +451,7 @@ impl Printer {
                 name,
                 items,
                 annotate,
+                mutable,
             } => {
                 let items: Vec<String> = items
                     .iter()
@@ -466,7 +468,11 @@ impl Printer {
                 } else {
                     String::new()
                 };
-                self.line(&format!("let {name}{ann} = ({});", items.join(", ")));
+                let mutable = if *mutable { "mut " } else { "" };
+                self.line(&format!(
+                    "let {mutable}{name}{ann} = ({});",
+                    items.join(", ")
+                ));
             }
             Stmt::LetClosure { name, param, body } => {
                 if self.tape() {

@@ -164,12 +164,17 @@ impl<'a> Tangents<'a> {
     }
 
     /// `Σ partial · tangent`; a term whose tangent is the input's is the
-    /// bare partial.
-    fn sum(&self, terms: Vec<(TokenStream, Tangent)>) -> TokenStream {
+    /// bare partial. `strong_zero`: the partials may be infinite where the
+    /// value is finite (`Prim::singular`), so a zero tangent gives a zero
+    /// term (`__private::tangent_term`), not NaN.
+    fn sum(&self, terms: Vec<(TokenStream, Tangent)>, strong_zero: bool) -> TokenStream {
         let terms: Vec<TokenStream> = terms
             .into_iter()
             .map(|(partial, tangent)| match tangent {
                 Tangent::One => partial,
+                Tangent::Local(t) if strong_zero => {
+                    quote!(::autograd::__private::tangent_term(#partial, #t))
+                }
                 Tangent::Local(t) => quote!(#partial * #t),
             })
             .collect();
@@ -351,7 +356,7 @@ impl<'a> Tangents<'a> {
                     .into_iter()
                     .map(|(target, partial)| Some((partial, self.tangent(target)?)))
                     .collect::<Option<Vec<_>>>()?;
-                self.sum(terms)
+                self.sum(terms, prim.singular)
             }
             Some(Rhs::Load { array, index }) => {
                 if !self.has(*array) {
@@ -444,7 +449,8 @@ impl<'a> Tangents<'a> {
         let call = adjoint_call(self.func, self.names, callee, args, quote!(1.0_f64), &slots);
         let ident = self.ident(var);
         out.push(quote!(let #ident #ty = #call;));
-        let (name, tangent) = (self.local(var)?, self.sum(terms));
+        // (a callee's partials may be infinite anywhere)
+        let (name, tangent) = (self.local(var)?, self.sum(terms, true));
         out.push(quote!(let #name = #tangent;));
         Some(())
     }

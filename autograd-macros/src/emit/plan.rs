@@ -66,7 +66,7 @@ const MAX_SAVED_EXITS: usize = 256;
 
 impl Plan {
     /// Plans the reverse sweep of `func`.
-    pub fn new(func: &Func, activity: &Activity, names: &Names) -> Plan {
+    pub fn new(func: &Func, activity: &Activity, names: &Names, d_out: &Ident) -> Plan {
         let mut plan = Plan {
             eager: HashSet::new(),
             tapes: Vec::new(),
@@ -75,7 +75,7 @@ impl Plan {
             plain_stores: crate::undo::write_before_read(func),
             stores_in: HashMap::new(),
             spread_loads: HashSet::new(),
-            fused: crate::fuse::fused_loops(func, activity),
+            fused: crate::fuse::fused_loops(func, activity, d_out),
             exits: HashMap::new(),
         };
         plan.plan(func, activity, names);

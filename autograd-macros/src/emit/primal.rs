@@ -313,8 +313,9 @@ pub fn adjoint_call(
     let note = "`#[differentiable]` passes a `d_` slot for each argument that depends on a \
                 differentiated input, and a scratch slot for float constants where the \
                 callee's adjoint has room for one; it cannot tell which constants the callee \
-                differentiates when they lie on both sides of a differentiated argument and \
-                the callee differentiates only some of its parameters";
+                differentiates when they lie on both sides of a differentiated argument, or \
+                which of several constant arrays it does, and the callee differentiates only \
+                some of its parameters";
     let help = "pass each differentiated value to a parameter the callee differentiates; bind \
                 the constants it does not differentiate to parameters of the caller outside \
                 `wrt(..)`, or differentiate the callee with respect to all its float parameters";
@@ -345,14 +346,16 @@ struct Candidate {
 }
 
 /// The ways a callee may take its slots, each the candidates kept (by
-/// index, in order): every varied one and some of the constants. Scratch
-/// slots of one kind are interchangeable, but a varied slot must land at
-/// its own place among the callee's slots, and the callee's signature only
-/// tells the kinds of its slots: two choices with the same sequence of kinds
-/// are one impl, kept only if they put the varied slots at the same places
-/// (otherwise that callee is a compile error at the call, never a gradient
-/// in the wrong slot). Beyond `MAX_CONSTANTS` constants, only "none of the
-/// constants" and "all of them" are offered.
+/// index, in order): every varied one and some of the constants. Scalar
+/// scratch slots are interchangeable, but a varied slot must land at its
+/// own place among the callee's slots, and an array's scratch must have
+/// its argument's length (the callee checks it); the callee's signature
+/// only tells the kinds of its slots: two choices with the same sequence of
+/// kinds are one impl, kept only if they put the varied slots at the same
+/// places and the same array constants at the same places (otherwise that
+/// callee is a compile error at the call, never a gradient in the wrong
+/// slot or a scratch of the wrong length). Beyond `MAX_CONSTANTS`
+/// constants, only "none of the constants" and "all of them" are offered.
 fn slot_choices(candidates: &[Candidate]) -> Vec<Vec<usize>> {
     const MAX_CONSTANTS: usize = 6;
     let constants: Vec<usize> = (0..candidates.len())
@@ -384,7 +387,16 @@ fn slot_choices(candidates: &[Candidate]) -> Vec<Vec<usize>> {
         match by_kinds.iter_mut().find(|(k, _)| *k == kinds) {
             None => by_kinds.push((kinds, Some(kept))),
             Some((_, choice)) => {
-                if choice.as_ref().is_some_and(|c| places(c) != places(&kept)) {
+                // (same kinds: an array at the same places in both)
+                let same_arrays = |c: &[usize]| {
+                    c.iter()
+                        .zip(&kept)
+                        .all(|(&a, &b)| a == b || !candidates[a].array)
+                };
+                if choice
+                    .as_ref()
+                    .is_some_and(|c| places(c) != places(&kept) || !same_arrays(c))
+                {
                     *choice = None;
                 }
             }

@@ -94,7 +94,7 @@ impl<'a> Body<'a> {
             declared: HashSet::new(),
             dead_cells: HashSet::new(),
             forward_partials: HashSet::new(),
-            plan: Plan::new(func, activity, names),
+            plan: Plan::new(func, activity, names, &sig.d_out),
         }
     }
 

@@ -647,6 +647,10 @@ impl<'a> Lowerer<'a> {
             _ => false,
         };
         if let (Pat::Ident(p), Some(init), true) = (pat, &local.init, simple) {
+            if let Some(stmts) = self.subslice_copy(&p.ident, &init.expr) {
+                self.lower_stmts(&stmts, None, &[]);
+                return;
+            }
             // `let s: [f64; 1] = [h(c)];`: a float array by its type, whatever
             // the macro can see of its elements.
             let typed_float = ty.is_some_and(is_float_array_type);
@@ -992,6 +996,41 @@ impl<'a> Lowerer<'a> {
             index,
             value,
         });
+    }
+
+    /// `let b = w.to_vec();` of a subslice view (`w` a `windows`/`chunks`
+    /// element or a local `&x[1..]`), or `let b = x[1..3].to_vec();`: the
+    /// loop that copies it into a new buffer, as syntax (`None` for
+    /// anything else).
+    fn subslice_copy(&mut self, name: &Ident, init: &Expr) -> Option<Vec<syn::Stmt>> {
+        let Expr::MethodCall(call) = syntax::strip_parens(init) else {
+            return None;
+        };
+        if !(call.method == "to_vec" || call.method == "to_owned") || !call.args.is_empty() {
+            return None;
+        }
+        let receiver = match syntax::strip_parens(&call.receiver) {
+            Expr::Reference(r) => syntax::strip_parens(&r.expr),
+            other => other,
+        };
+        let mut stmts: Vec<syn::Stmt> = Vec::new();
+        let view: Expr = match receiver {
+            Expr::Path(_)
+                if matches!(self.compound_of(receiver), Some(pattern::Bound::View(_))) =>
+            {
+                receiver.clone()
+            }
+            Expr::Index(index) if matches!(syntax::strip_parens(&index.index), Expr::Range(_)) => {
+                let alias = self.fresh_ident("view");
+                stmts.push(syn::parse_quote!(let #alias = &#index;));
+                syn::parse_quote!(#alias)
+            }
+            _ => return None,
+        };
+        let k = self.fresh_ident("k");
+        stmts.push(syn::parse_quote!(let mut #name = vec![0.0_f64; #view.len()];));
+        stmts.push(syn::parse_quote!(for #k in 0..#view.len() { #name[#k] = #view[#k]; }));
+        Some(stmts)
     }
 
     /// A new local float array: `[v; n]`, `[a, b]`, `vec![..]`, `x.to_vec()`.

@@ -24,7 +24,7 @@ fn loss_grad(w: &[f64], data: &[f64]) -> (f64, ::std::vec::Vec<f64>) {
         let __ad_t1 = {
             #[diagnostic::on_unimplemented(
                 message = "`scale_adjoint` does not take the `d_` slots this call can give it",
-                note = "`#[differentiable]` passes a `d_` slot for each argument that depends on a differentiated input, and a scratch slot for float constants where the callee's adjoint has room for one; it cannot tell which constants the callee differentiates when they lie on both sides of a differentiated argument and the callee differentiates only some of its parameters",
+                note = "`#[differentiable]` passes a `d_` slot for each argument that depends on a differentiated input, and a scratch slot for float constants where the callee's adjoint has room for one; it cannot tell which constants the callee differentiates when they lie on both sides of a differentiated argument, or which of several constant arrays it does, and the callee differentiates only some of its parameters",
                 help = "pass each differentiated value to a parameter the callee differentiates; bind the constants it does not differentiate to parameters of the caller outside `wrt(..)`, or differentiate the callee with respect to all its float parameters"
             )]
             trait __AdCall<M, A, C> {
@@ -111,7 +111,7 @@ fn loss_grad(w: &[f64], data: &[f64]) -> (f64, ::std::vec::Vec<f64>) {
         {
             #[diagnostic::on_unimplemented(
                 message = "`dot_adjoint` does not take the `d_` slots this call can give it",
-                note = "`#[differentiable]` passes a `d_` slot for each argument that depends on a differentiated input, and a scratch slot for float constants where the callee's adjoint has room for one; it cannot tell which constants the callee differentiates when they lie on both sides of a differentiated argument and the callee differentiates only some of its parameters",
+                note = "`#[differentiable]` passes a `d_` slot for each argument that depends on a differentiated input, and a scratch slot for float constants where the callee's adjoint has room for one; it cannot tell which constants the callee differentiates when they lie on both sides of a differentiated argument, or which of several constant arrays it does, and the callee differentiates only some of its parameters",
                 help = "pass each differentiated value to a parameter the callee differentiates; bind the constants it does not differentiate to parameters of the caller outside `wrt(..)`, or differentiate the callee with respect to all its float parameters"
             )]
             trait __AdCall_1<M, A, C> {
@@ -262,7 +262,7 @@ fn loss_adjoint(w: &[f64], data: &[f64], d_out: f64, d_w: &mut [f64]) -> f64 {
     let __ad_t1 = {
         #[diagnostic::on_unimplemented(
             message = "`scale_adjoint` does not take the `d_` slots this call can give it",
-            note = "`#[differentiable]` passes a `d_` slot for each argument that depends on a differentiated input, and a scratch slot for float constants where the callee's adjoint has room for one; it cannot tell which constants the callee differentiates when they lie on both sides of a differentiated argument and the callee differentiates only some of its parameters",
+            note = "`#[differentiable]` passes a `d_` slot for each argument that depends on a differentiated input, and a scratch slot for float constants where the callee's adjoint has room for one; it cannot tell which constants the callee differentiates when they lie on both sides of a differentiated argument, or which of several constant arrays it does, and the callee differentiates only some of its parameters",
             help = "pass each differentiated value to a parameter the callee differentiates; bind the constants it does not differentiate to parameters of the caller outside `wrt(..)`, or differentiate the callee with respect to all its float parameters"
         )]
         trait __AdCall<M, A, C> {
@@ -349,7 +349,7 @@ fn loss_adjoint(w: &[f64], data: &[f64], d_out: f64, d_w: &mut [f64]) -> f64 {
     {
         #[diagnostic::on_unimplemented(
             message = "`dot_adjoint` does not take the `d_` slots this call can give it",
-            note = "`#[differentiable]` passes a `d_` slot for each argument that depends on a differentiated input, and a scratch slot for float constants where the callee's adjoint has room for one; it cannot tell which constants the callee differentiates when they lie on both sides of a differentiated argument and the callee differentiates only some of its parameters",
+            note = "`#[differentiable]` passes a `d_` slot for each argument that depends on a differentiated input, and a scratch slot for float constants where the callee's adjoint has room for one; it cannot tell which constants the callee differentiates when they lie on both sides of a differentiated argument, or which of several constant arrays it does, and the callee differentiates only some of its parameters",
             help = "pass each differentiated value to a parameter the callee differentiates; bind the constants it does not differentiate to parameters of the caller outside `wrt(..)`, or differentiate the callee with respect to all its float parameters"
         )]
         trait __AdCall_1<M, A, C> {
