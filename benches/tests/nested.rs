@@ -1,0 +1,1 @@
+//! Generated vs hand-written gradients of the nested workloads.
