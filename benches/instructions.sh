@@ -5,23 +5,23 @@
 # machine where wall time is not.
 #
 # Usage: benches/instructions.sh [variant...]
-#   default variants: primal hand_written macro_adjoint tape
+#   default variants: primal hand_written macro_adjoint tape tape_fresh
 #   all of them:      benches/instructions.sh all
-# ROWS="mlp:100 newton:30" narrows the rows (default: all eight).
+# ROWS="mlp:100 newton:30" narrows the rows (default: all ten).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 if [ "$#" -eq 0 ]; then
-    set -- macro_adjoint tape
+    set -- macro_adjoint tape tape_fresh
 elif [ "$1" = all ]; then
-    set -- macro_adjoint tape closure_graph reverse num_dual
+    set -- macro_adjoint tape tape_fresh closure_graph reverse num_dual
 fi
 # The ratios need these two, so they are always counted, first.
 variants=(primal hand_written)
 for v in "$@"; do
     case $v in primal | hand_written) ;; *) variants+=("$v") ;; esac
 done
-rows=${ROWS:-"rosenbrock:2 rosenbrock:100 rosenbrock:10000 dot_zip:1000 dot_loop:1000 mlp:100 newton:30 springs:1000"}
+rows=${ROWS:-"rosenbrock:2 rosenbrock:10 rosenbrock:100 rosenbrock:1000 rosenbrock:10000 dot_zip:1000 dot_loop:1000 mlp:100 newton:30 springs:1000"}
 repeats=10 # REPEATS in benches/instructions.rs
 
 binary=$(cargo bench --bench instructions --no-run 2>&1 |

@@ -60,10 +60,16 @@
 //! for its value and 1 for its operation tag (read only by
 //! [`Var::to_dot`]). `backward()` needs 8 more bytes per node (up to the
 //! output), the adjoints, owned by the returned [`Gradients`]. When a
-//! `Gradients` of at most 2^16 adjoints (512 KiB) is dropped, its thread
+//! `Gradients` of at most 2^18 adjoints (2 MiB) is dropped, its thread
 //! keeps the buffer (one, the largest) for the next `backward()`, which
 //! zeroes it instead of allocating: on small graphs an allocation and a free
-//! cost as much as the sweep. Larger buffers are freed. Operations with
+//! cost as much as the sweep. Larger buffers are freed. Likewise a dropped
+//! [`Tape`] of at most 2^18 nodes of capacity (8.25 MiB) leaves its columns
+//! to its thread, emptied, and the next [`Tape::new`] (or
+//! [`Tape::with_capacity`] that fits) records into them: a tape created
+//! per gradient then allocates nothing and grows nothing after the first,
+//! like a tape reused through [`Tape::clear`]. At most one spare tape and
+//! one spare adjoint buffer are kept per thread. Operations with
 //! at most two `Var` operands are one node; `mul_add` and `clamp` with three
 //! `Var` operands, and [`Tape::custom`] with `k > 2` inputs, use `k - 1`
 //! nodes (a chain of helper nodes carries the extra operands).
@@ -250,14 +256,34 @@ struct Cold {
 }
 
 impl Inner {
-    fn with_capacity(capacity: usize) -> Inner {
+    /// Storage for at least `capacity` nodes (and the sentinel): this
+    /// thread's spare storage (see [`SpareStorage`]) when it is large
+    /// enough, else new columns of exactly that size.
+    ///
+    /// `fresh` (at least `capacity`) is the size of new columns: a tape made
+    /// by [`Tape::new`] starts with room for a few hundred nodes rather than
+    /// doubling up from one.
+    fn with_capacity(capacity: usize, fresh: usize) -> Inner {
         let capacity = capacity.saturating_add(1);
+        let (nodes, cold, names) = match SPARE_TAPE.try_with(Cell::take).ok().flatten() {
+            Some(spare) if spare.capacity() >= capacity => spare.into_parts(),
+            // too small (or none): freed here; the new columns may become
+            // the spare when this tape is dropped
+            _ => {
+                let fresh = fresh.saturating_add(1).max(capacity);
+                (
+                    Vec::with_capacity(fresh),
+                    Vec::with_capacity(fresh),
+                    HashMap::new(),
+                )
+            }
+        };
         let mut inner = Inner {
             len: 0,
             limit: 0,
-            nodes: Vec::with_capacity(capacity),
-            cold: Vec::with_capacity(capacity),
-            names: HashMap::new(),
+            nodes,
+            cold,
+            names,
         };
         inner.update_limit();
         inner.push(
@@ -485,8 +511,8 @@ fn operand_after_node(node: usize, arg: usize) -> ! {
 }
 
 /// The most adjoints a dropped [`Gradients`] hands back to its thread for
-/// the next [`Var::backward`] (512 KiB); larger buffers are freed.
-const SPARE_MAX_LEN: usize = 1 << 16;
+/// the next [`Var::backward`] (2 MiB); larger buffers are freed.
+const SPARE_MAX_LEN: usize = 1 << 18;
 
 thread_local! {
     /// The adjoint buffer of the last [`Gradients`] dropped on this thread
@@ -531,8 +557,92 @@ fn give_back(adjoints: Vec<f64>) {
 }
 
 /// Source of the unique id of each tape (for [`Gradients`], which outlive
-/// the borrow of their tape).
+/// the borrow of their tape), handed to threads in blocks of
+/// [`TAPE_ID_BLOCK`] so that creating a tape does not touch a shared counter.
 static NEXT_TAPE_ID: AtomicU64 = AtomicU64::new(0);
+
+/// How many tape ids a thread takes from [`NEXT_TAPE_ID`] at once (with
+/// `u64` ids, `2^64 / 2^16` threads' worth of blocks).
+const TAPE_ID_BLOCK: u64 = 1 << 16;
+
+thread_local! {
+    /// The next id this thread hands out, and the end of its block.
+    static TAPE_IDS: Cell<(u64, u64)> = const { Cell::new((0, 0)) };
+}
+
+/// A tape id no other tape (on any thread) has had.
+#[inline]
+fn new_tape_id() -> u64 {
+    let from_block = TAPE_IDS.try_with(|ids| {
+        let (mut next, mut end) = ids.get();
+        if next == end {
+            next = NEXT_TAPE_ID.fetch_add(TAPE_ID_BLOCK, Ordering::Relaxed);
+            end = next + TAPE_ID_BLOCK;
+        }
+        ids.set((next + 1, end));
+        next
+    });
+    // while the thread is torn down: a block of one
+    from_block.unwrap_or_else(|_| NEXT_TAPE_ID.fetch_add(1, Ordering::Relaxed))
+}
+
+/// Room a [`Tape::new`] gets when its thread has no spare storage (8 KiB).
+const FRESH_TAPE_NODES: usize = 255;
+
+/// The most nodes (sentinel included) of storage a dropped [`Tape`] leaves
+/// to its thread for the next [`Tape::new`]: 2^18 nodes, 8.25 MiB at
+/// [`Tape::BYTES_PER_NODE`]. Larger storage is freed.
+const SPARE_TAPE_MAX_NODES: usize = 1 << 18;
+
+/// The columns (and the name table) of a dropped tape, emptied, kept for the
+/// next tape created on the same thread: a tape per gradient (`let tape =
+/// Tape::new();` in a training step) then records into memory that is
+/// already allocated, sized and paged in, as a reused tape does, instead of
+/// growing two vectors from nothing by doubling.
+struct SpareStorage {
+    nodes: Vec<Node>,
+    cold: Vec<Cold>,
+    names: HashMap<Box<str>, u32>,
+}
+
+impl SpareStorage {
+    /// Nodes it has room for (the sentinel included).
+    fn capacity(&self) -> usize {
+        self.nodes.capacity().min(self.cold.capacity())
+    }
+
+    fn into_parts(self) -> (Vec<Node>, Vec<Cold>, HashMap<Box<str>, u32>) {
+        (self.nodes, self.cold, self.names)
+    }
+}
+
+thread_local! {
+    /// The storage of the last [`Tape`] dropped on this thread (the largest,
+    /// when two were), for the next tape created here.
+    static SPARE_TAPE: Cell<Option<SpareStorage>> = const { Cell::new(None) };
+}
+
+/// Keeps the storage of a dropped tape as this thread's spare if it is the
+/// largest offered so far within [`SPARE_TAPE_MAX_NODES`].
+fn give_back_storage(inner: &mut Inner) {
+    let mut spare = SpareStorage {
+        nodes: std::mem::take(&mut inner.nodes),
+        cold: std::mem::take(&mut inner.cold),
+        names: std::mem::take(&mut inner.names),
+    };
+    if spare.capacity() > SPARE_TAPE_MAX_NODES {
+        return;
+    }
+    // Nothing in them needs dropping but the names, which are forgotten.
+    spare.names.clear();
+    let _ = SPARE_TAPE.try_with(|slot| {
+        let kept = slot.take();
+        slot.set(match kept {
+            Some(kept) if kept.capacity() >= spare.capacity() => Some(kept),
+            _ => Some(spare),
+        });
+    });
+}
 
 // ---------------------------------------------------------------------------
 // Tape
@@ -620,7 +730,10 @@ impl Tape {
     /// ```
     pub const BYTES_PER_NODE: usize = std::mem::size_of::<Node>() + std::mem::size_of::<Cold>();
 
-    /// An empty tape.
+    /// An empty tape. It records into the storage the last tape dropped on
+    /// this thread left behind, when there is one (see the module's *Memory*
+    /// section), so a new tape per gradient costs about what a cleared one
+    /// does; else it starts with room for 255 nodes.
     ///
     /// ```
     /// # extern crate autograd_runtime as autograd;
@@ -629,11 +742,13 @@ impl Tape {
     /// assert!(tape.is_empty());
     /// ```
     pub fn new() -> Tape {
-        Tape::with_capacity(0)
+        Tape::make(Inner::with_capacity(0, FRESH_TAPE_NODES))
     }
 
-    /// An empty tape with room for `nodes` nodes before it reallocates
-    /// (`nodes * Tape::BYTES_PER_NODE` bytes).
+    /// An empty tape with room for at least `nodes` nodes before it
+    /// reallocates: the storage a dropped tape left to this thread if it is
+    /// that large (see the module's *Memory* section), else exactly
+    /// `(nodes + 1) * Tape::BYTES_PER_NODE` bytes (one hidden sentinel node).
     ///
     /// ```
     /// # extern crate autograd_runtime as autograd;
@@ -642,12 +757,16 @@ impl Tape {
     /// assert!(tape.capacity() >= 1_000);
     /// ```
     pub fn with_capacity(nodes: usize) -> Tape {
+        Tape::make(Inner::with_capacity(nodes, nodes))
+    }
+
+    fn make(inner: Inner) -> Tape {
         Tape {
-            inner: UnsafeCell::new(Inner::with_capacity(nodes)),
+            inner: UnsafeCell::new(inner),
             #[cfg(debug_assertions)]
             lent: Cell::new(false),
             generation: Cell::new(0),
-            id: NEXT_TAPE_ID.fetch_add(1, Ordering::Relaxed),
+            id: new_tape_id(),
         }
     }
 
@@ -911,6 +1030,14 @@ impl Tape {
             }
         };
         self.record(op, value, args, partials)
+    }
+}
+
+/// Leaves the tape's storage to its thread for the next tape (see
+/// [`SpareStorage`]), when it holds at most 2^18 nodes.
+impl Drop for Tape {
+    fn drop(&mut self) {
+        give_back_storage(self.inner.get_mut());
     }
 }
 
@@ -2203,6 +2330,47 @@ mod tests {
         let h = g.clone();
         drop(g);
         assert_eq!(h[a].to_bits(), expected[a.index as usize].to_bits());
+    }
+
+    /// A dropped tape's columns go to the next tape of its thread, emptied
+    /// and of a new generation-0 tape with a new id; storage larger than
+    /// `SPARE_TAPE_MAX_NODES` is freed, and a tape that needs more than the
+    /// spare holds gets new columns of exactly its size.
+    #[test]
+    fn a_new_tape_reuses_the_storage_of_a_dropped_one() {
+        SPARE_TAPE.with(Cell::take);
+        let first = Tape::new();
+        let (id, x) = (first.id, first.var_named("x", 1.0));
+        let mut y = x;
+        for _ in 0..1000 {
+            y = y * 0.5 + 1.0;
+        }
+        let g = y.backward();
+        let columns = first.with_inner(|i| (i.nodes.as_ptr(), i.cold.as_ptr(), i.limit));
+        drop(first);
+        let second = Tape::new();
+        assert_ne!(second.id, id);
+        assert!(second.is_empty());
+        assert_eq!(
+            second.with_inner(|i| (i.nodes.as_ptr(), i.cold.as_ptr(), i.limit)),
+            columns
+        );
+        // the old gradients stay readable, and the names were forgotten
+        assert_eq!(g.by_name("x"), Some(0.5f64.powi(1000)));
+        let x2 = second.var_named("x", 3.0);
+        assert_eq!((x2 * x2).backward()[x2], 6.0);
+        // larger than what the spare holds: exact new columns
+        drop(second);
+        let big = Tape::with_capacity(columns.2 + 10);
+        assert_eq!(big.capacity(), columns.2 + 10);
+        assert_ne!(big.with_inner(|i| i.nodes.as_ptr()), columns.0);
+        // too large to keep
+        let huge = Tape::with_capacity(SPARE_TAPE_MAX_NODES);
+        SPARE_TAPE.with(Cell::take);
+        drop(huge);
+        assert!(SPARE_TAPE.with(|s| s.take()).is_none());
+        drop(big);
+        assert!(SPARE_TAPE.with(|s| s.take()).is_some());
     }
 
     /// Buffers larger than `SPARE_MAX_LEN` are freed, not kept; of two

@@ -20,11 +20,12 @@ use std::hint::black_box;
 pub const FORWARD_MODE_MAX_INPUTS: usize = 1_000;
 
 /// The variants, in the order of the table's columns.
-pub const VARIANTS: [&str; 7] = [
+pub const VARIANTS: [&str; 8] = [
     "primal",
     "hand_written",
     "macro_adjoint",
     "tape",
+    "tape_fresh",
     "closure_graph",
     "reverse",
     "num_dual",
@@ -42,9 +43,11 @@ pub struct Row {
 }
 
 /// The rows, in the order they run.
-pub const ROWS: [(&str, usize); 8] = [
+pub const ROWS: [(&str, usize); 10] = [
     ("rosenbrock", 2),
+    ("rosenbrock", 10),
     ("rosenbrock", 100),
+    ("rosenbrock", 1_000),
     ("rosenbrock", 10_000),
     ("dot_zip", 1_000),
     ("dot_loop", 1_000),
@@ -124,6 +127,9 @@ fn rosenbrock(runner: &mut dyn Runner, n: usize) {
         variant("tape", |g| {
             on_tape::gradient(&tape, &mut vars, black_box(&x), g, on_tape::rosenbrock)
         }),
+        variant("tape_fresh", |g| {
+            on_tape::gradient_fresh(black_box(&x), g, on_tape::rosenbrock)
+        }),
         variant("closure_graph", |g| {
             closure_graph::gradient(black_box(&x), g, closure_graph::rosenbrock)
         }),
@@ -197,6 +203,9 @@ fn mlp(runner: &mut dyn Runner, points: usize) {
                 on_tape::mlp_loss(w, xs, ys)
             })
         }),
+        variant("tape_fresh", |g| {
+            on_tape::gradient_fresh(black_box(&w), g, |w| on_tape::mlp_loss(w, xs, ys))
+        }),
         variant("closure_graph", |g| {
             closure_graph::gradient(black_box(&w), g, |w| closure_graph::mlp_loss(w, xs, ys))
         }),
@@ -237,6 +246,9 @@ fn newton(runner: &mut dyn Runner, steps: usize) {
         }),
         variant("tape", |g| {
             on_tape::gradient(&tape, &mut vars, black_box(&a), g, on_tape::newton_sqrt)
+        }),
+        variant("tape_fresh", |g| {
+            on_tape::gradient_fresh(black_box(&a), g, on_tape::newton_sqrt)
         }),
         variant("closure_graph", |g| {
             closure_graph::gradient(black_box(&a), g, closure_graph::newton_sqrt)
@@ -279,6 +291,9 @@ fn springs(runner: &mut dyn Runner, n: usize) {
         }),
         variant("tape", |g| {
             on_tape::gradient(&tape, &mut vars, black_box(&x), g, on_tape::springs)
+        }),
+        variant("tape_fresh", |g| {
+            on_tape::gradient_fresh(black_box(&x), g, on_tape::springs)
         }),
         variant("closure_graph", |g| {
             closure_graph::gradient(black_box(&x), g, closure_graph::springs)
