@@ -166,6 +166,7 @@
 use std::cell::{Cell, UnsafeCell};
 use std::collections::HashMap;
 use std::fmt::{self, Write as _};
+use std::mem::ManuallyDrop;
 use std::ops::{Add, AddAssign, Div, DivAssign, Index, Mul, MulAssign, Neg, Sub, SubAssign};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -257,7 +258,7 @@ struct Cold {
 
 impl Inner {
     /// Storage for at least `capacity` nodes (and the sentinel): this
-    /// thread's spare storage (see [`SpareStorage`]) when it is large
+    /// thread's spare storage (see [`SPARE_TAPE`]) when it is large
     /// enough, else new columns of exactly that size.
     ///
     /// `fresh` (at least `capacity`) is the size of new columns: a tape made
@@ -265,25 +266,20 @@ impl Inner {
     /// doubling up from one.
     fn with_capacity(capacity: usize, fresh: usize) -> Inner {
         let capacity = capacity.saturating_add(1);
-        let (nodes, cold, names) = match SPARE_TAPE.try_with(Cell::take).ok().flatten() {
-            Some(spare) if spare.capacity() >= capacity => spare.into_parts(),
-            // too small (or none): freed here; the new columns may become
-            // the spare when this tape is dropped
-            _ => {
-                let fresh = fresh.saturating_add(1).max(capacity);
-                (
-                    Vec::with_capacity(fresh),
-                    Vec::with_capacity(fresh),
-                    HashMap::new(),
-                )
+        if let Some(spare) = SPARE_TAPE.try_with(Cell::take).ok().flatten() {
+            if spare.limit >= capacity {
+                return spare;
             }
-        };
+            // too small: freed here; the new columns may become the spare
+            // when this tape is dropped
+        }
+        let fresh = fresh.saturating_add(1).max(capacity);
         let mut inner = Inner {
             len: 0,
             limit: 0,
-            nodes,
-            cold,
-            names,
+            nodes: Vec::with_capacity(fresh),
+            cold: Vec::with_capacity(fresh),
+            names: HashMap::new(),
         };
         inner.update_limit();
         inner.push(
@@ -594,52 +590,29 @@ const FRESH_TAPE_NODES: usize = 255;
 /// [`Tape::BYTES_PER_NODE`]. Larger storage is freed.
 const SPARE_TAPE_MAX_NODES: usize = 1 << 18;
 
-/// The columns (and the name table) of a dropped tape, emptied, kept for the
-/// next tape created on the same thread: a tape per gradient (`let tape =
-/// Tape::new();` in a training step) then records into memory that is
-/// already allocated, sized and paged in, as a reused tape does, instead of
-/// growing two vectors from nothing by doubling.
-struct SpareStorage {
-    nodes: Vec<Node>,
-    cold: Vec<Cold>,
-    names: HashMap<Box<str>, u32>,
-}
-
-impl SpareStorage {
-    /// Nodes it has room for (the sentinel included).
-    fn capacity(&self) -> usize {
-        self.nodes.capacity().min(self.cold.capacity())
-    }
-
-    fn into_parts(self) -> (Vec<Node>, Vec<Cold>, HashMap<Box<str>, u32>) {
-        (self.nodes, self.cold, self.names)
-    }
-}
-
 thread_local! {
-    /// The storage of the last [`Tape`] dropped on this thread (the largest,
-    /// when two were), for the next tape created here.
-    static SPARE_TAPE: Cell<Option<SpareStorage>> = const { Cell::new(None) };
+    /// The storage (columns and name table) of the last [`Tape`] dropped on
+    /// this thread (the largest, when two were), emptied, for the next tape
+    /// created here: a tape per gradient (`let tape = Tape::new();` in a
+    /// training step) then records into memory that is already allocated,
+    /// sized and paged in, as a reused tape does, instead of growing two
+    /// vectors from nothing by doubling. It is kept as it was cleared (the
+    /// sentinel in place), so taking it is all a new tape does.
+    static SPARE_TAPE: Cell<Option<Inner>> = const { Cell::new(None) };
 }
 
 /// Keeps the storage of a dropped tape as this thread's spare if it is the
 /// largest offered so far within [`SPARE_TAPE_MAX_NODES`].
-fn give_back_storage(inner: &mut Inner) {
-    let mut spare = SpareStorage {
-        nodes: std::mem::take(&mut inner.nodes),
-        cold: std::mem::take(&mut inner.cold),
-        names: std::mem::take(&mut inner.names),
-    };
-    if spare.capacity() > SPARE_TAPE_MAX_NODES {
+fn give_back_storage(mut inner: Inner) {
+    if inner.limit > SPARE_TAPE_MAX_NODES {
         return;
     }
-    // Nothing in them needs dropping but the names, which are forgotten.
-    spare.names.clear();
+    inner.truncate_to_sentinel();
     let _ = SPARE_TAPE.try_with(|slot| {
         let kept = slot.take();
         slot.set(match kept {
-            Some(kept) if kept.capacity() >= spare.capacity() => Some(kept),
-            _ => Some(spare),
+            Some(kept) if kept.limit >= inner.limit => Some(kept),
+            _ => Some(inner),
         });
     });
 }
@@ -666,7 +639,7 @@ fn give_back_storage(inner: &mut Inner) {
 /// ```
 pub struct Tape {
     /// The nodes and names, reached only through [`Tape::with_inner`].
-    inner: UnsafeCell<Inner>,
+    inner: UnsafeCell<ManuallyDrop<Inner>>,
     /// Debug builds only: set while `with_inner` lends out `inner`, to
     /// catch a re-entrant call.
     #[cfg(debug_assertions)]
@@ -715,7 +688,8 @@ impl Tape {
         };
         // SAFETY: see above: no other reference to `Inner` exists while `f`
         // runs, and none outlives it.
-        f(unsafe { &mut *self.inner.get() })
+        let inner: &mut ManuallyDrop<Inner> = unsafe { &mut *self.inner.get() };
+        f(inner)
     }
 
     /// Bytes one recorded node costs: 24 for the node (two `u32` operand
@@ -762,7 +736,7 @@ impl Tape {
 
     fn make(inner: Inner) -> Tape {
         Tape {
-            inner: UnsafeCell::new(inner),
+            inner: UnsafeCell::new(ManuallyDrop::new(inner)),
             #[cfg(debug_assertions)]
             lent: Cell::new(false),
             generation: Cell::new(0),
@@ -1034,10 +1008,11 @@ impl Tape {
 }
 
 /// Leaves the tape's storage to its thread for the next tape (see
-/// [`SpareStorage`]), when it holds at most 2^18 nodes.
+/// [`SPARE_TAPE`]), when it holds at most 2^18 nodes.
 impl Drop for Tape {
     fn drop(&mut self) {
-        give_back_storage(self.inner.get_mut());
+        // SAFETY: `inner` is not used again: this is the tape's drop.
+        give_back_storage(unsafe { ManuallyDrop::take(self.inner.get_mut()) });
     }
 }
 
