@@ -13,15 +13,23 @@ mod common;
 use common::suite::{self, Row, Run, Runner, Variant};
 use std::hint::black_box;
 
-/// Calls measured per run; the script divides by this.
+/// Calls measured per run unless `INSTRUCTIONS_REPEATS` says otherwise; the
+/// script divides by the same number.
 const REPEATS: usize = 10;
+
+fn repeats() -> usize {
+    std::env::var("INSTRUCTIONS_REPEATS")
+        .ok()
+        .and_then(|r| r.parse().ok())
+        .unwrap_or(REPEATS)
+}
 
 /// The measured region: callgrind counts this function's instructions
 /// (`--toggle-collect=instructions::measured`).
 #[inline(never)]
-fn measured(run: &mut Run<'_>, grad: &mut [f64]) -> f64 {
+fn measured(run: &mut Run<'_>, grad: &mut [f64], repeats: usize) -> f64 {
     let mut sum = 0.0;
-    for _ in 0..REPEATS {
+    for _ in 0..repeats {
         sum += black_box(run(black_box(&mut *grad)));
     }
     sum
@@ -45,7 +53,7 @@ impl Runner for Counted {
         };
         self.found = true;
         let mut grad = vec![0.0; row.inputs];
-        println!("{}", measured(&mut *v.run, &mut grad));
+        println!("{}", measured(&mut *v.run, &mut grad, repeats()));
     }
 }
 

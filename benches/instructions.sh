@@ -5,24 +5,37 @@
 # machine where wall time is not.
 #
 # Usage: benches/instructions.sh [variant...]
-#   default variants: primal hand_written macro_adjoint tape
+#   default variants: primal hand_written macro_adjoint tape tape_fresh
 #   all of them:      benches/instructions.sh all
-# ROWS="mlp:100 newton:30" narrows the rows (default: all eight).
+#   nested workloads: benches/instructions.sh nested   (primal, hand_written,
+#                     macro_adjoint on the nested rows, one call per count)
+# ROWS="mlp:100 newton:30" narrows the rows (default: the ten rows of the
+# flat workloads; with `nested`, the 19 nested rows).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+nested_rows="gmm_d2_k5:1000 gmm_d2_k50:1000 gmm_d2_k200:1000 gmm_d10_k5:1000 gmm_d10_k50:100 gmm_d10_k200:100 gmm_d20_k5:1000 gmm_d20_k50:100 gmm_d20_k200:10 gmm_d64_k5:100 gmm_d64_k50:10 gmm_d64_k200:10 lstm_b8:16 lstm_b32:64 heat_n100:100 heat_n1000:100 trisolve:10 trisolve:100 trisolve:500"
+if [ "${1:-}" = nested ]; then
+    # the nested workloads (benches/nested.rs): one call per count
+    ROWS=${ROWS:-$nested_rows}
+    INSTRUCTIONS_REPEATS=${INSTRUCTIONS_REPEATS:-1}
+    set -- macro_adjoint
+fi
 if [ "$#" -eq 0 ]; then
-    set -- macro_adjoint tape
+    set -- macro_adjoint tape tape_fresh
 elif [ "$1" = all ]; then
-    set -- macro_adjoint tape closure_graph reverse num_dual
+    set -- macro_adjoint tape tape_fresh closure_graph reverse num_dual
 fi
 # The ratios need these two, so they are always counted, first.
 variants=(primal hand_written)
 for v in "$@"; do
     case $v in primal | hand_written) ;; *) variants+=("$v") ;; esac
 done
-rows=${ROWS:-"rosenbrock:2 rosenbrock:100 rosenbrock:10000 dot_zip:1000 dot_loop:1000 mlp:100 newton:30 springs:1000"}
-repeats=10 # REPEATS in benches/instructions.rs
+rows=${ROWS:-"rosenbrock:2 rosenbrock:10 rosenbrock:100 rosenbrock:1000 rosenbrock:10000 dot_zip:1000 dot_loop:1000 mlp:100 newton:30 springs:1000"}
+# Calls per count (REPEATS in benches/instructions.rs, 10 unless
+# INSTRUCTIONS_REPEATS says otherwise: 1 for the big nested rows).
+repeats=${INSTRUCTIONS_REPEATS:-10}
+export INSTRUCTIONS_REPEATS=$repeats
 
 binary=$(cargo bench --bench instructions --no-run 2>&1 |
     grep -o '[^ (]*/release/deps/instructions-[0-9a-f]*' | head -n 1)

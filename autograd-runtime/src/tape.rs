@@ -60,10 +60,16 @@
 //! for its value and 1 for its operation tag (read only by
 //! [`Var::to_dot`]). `backward()` needs 8 more bytes per node (up to the
 //! output), the adjoints, owned by the returned [`Gradients`]. When a
-//! `Gradients` of at most 2^16 adjoints (512 KiB) is dropped, its thread
+//! `Gradients` of at most 2^18 adjoints (2 MiB) is dropped, its thread
 //! keeps the buffer (one, the largest) for the next `backward()`, which
 //! zeroes it instead of allocating: on small graphs an allocation and a free
-//! cost as much as the sweep. Larger buffers are freed. Operations with
+//! cost as much as the sweep. Larger buffers are freed. Likewise a dropped
+//! [`Tape`] of at most 2^18 nodes of capacity (8.25 MiB) leaves its columns
+//! to its thread, emptied, and the next [`Tape::new`] (or
+//! [`Tape::with_capacity`] that fits) records into them: a tape created
+//! per gradient then allocates nothing and grows nothing after the first,
+//! like a tape reused through [`Tape::clear`]. At most one spare tape and
+//! one spare adjoint buffer are kept per thread. Operations with
 //! at most two `Var` operands are one node; `mul_add` and `clamp` with three
 //! `Var` operands, and [`Tape::custom`] with `k > 2` inputs, use `k - 1`
 //! nodes (a chain of helper nodes carries the extra operands).
@@ -160,6 +166,7 @@
 use std::cell::{Cell, UnsafeCell};
 use std::collections::HashMap;
 use std::fmt::{self, Write as _};
+use std::mem::ManuallyDrop;
 use std::ops::{Add, AddAssign, Div, DivAssign, Index, Mul, MulAssign, Neg, Sub, SubAssign};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -250,13 +257,28 @@ struct Cold {
 }
 
 impl Inner {
-    fn with_capacity(capacity: usize) -> Inner {
+    /// Storage for at least `capacity` nodes (and the sentinel): this
+    /// thread's spare storage (see [`SPARE_TAPE`]) when it is large
+    /// enough, else new columns of exactly that size.
+    ///
+    /// `fresh` (at least `capacity`) is the size of new columns: a tape made
+    /// by [`Tape::new`] starts with room for a few hundred nodes rather than
+    /// doubling up from one.
+    fn with_capacity(capacity: usize, fresh: usize) -> Inner {
         let capacity = capacity.saturating_add(1);
+        if let Some(spare) = SPARE_TAPE.try_with(Cell::take).ok().flatten() {
+            if spare.limit >= capacity {
+                return spare;
+            }
+            // too small: freed here; the new columns may become the spare
+            // when this tape is dropped
+        }
+        let fresh = fresh.saturating_add(1).max(capacity);
         let mut inner = Inner {
             len: 0,
             limit: 0,
-            nodes: Vec::with_capacity(capacity),
-            cold: Vec::with_capacity(capacity),
+            nodes: Vec::with_capacity(fresh),
+            cold: Vec::with_capacity(fresh),
             names: HashMap::new(),
         };
         inner.update_limit();
@@ -485,8 +507,8 @@ fn operand_after_node(node: usize, arg: usize) -> ! {
 }
 
 /// The most adjoints a dropped [`Gradients`] hands back to its thread for
-/// the next [`Var::backward`] (512 KiB); larger buffers are freed.
-const SPARE_MAX_LEN: usize = 1 << 16;
+/// the next [`Var::backward`] (2 MiB); larger buffers are freed.
+const SPARE_MAX_LEN: usize = 1 << 18;
 
 thread_local! {
     /// The adjoint buffer of the last [`Gradients`] dropped on this thread
@@ -531,8 +553,69 @@ fn give_back(adjoints: Vec<f64>) {
 }
 
 /// Source of the unique id of each tape (for [`Gradients`], which outlive
-/// the borrow of their tape).
+/// the borrow of their tape), handed to threads in blocks of
+/// [`TAPE_ID_BLOCK`] so that creating a tape does not touch a shared counter.
 static NEXT_TAPE_ID: AtomicU64 = AtomicU64::new(0);
+
+/// How many tape ids a thread takes from [`NEXT_TAPE_ID`] at once (with
+/// `u64` ids, `2^64 / 2^16` threads' worth of blocks).
+const TAPE_ID_BLOCK: u64 = 1 << 16;
+
+thread_local! {
+    /// The next id this thread hands out, and the end of its block.
+    static TAPE_IDS: Cell<(u64, u64)> = const { Cell::new((0, 0)) };
+}
+
+/// A tape id no other tape (on any thread) has had.
+#[inline]
+fn new_tape_id() -> u64 {
+    let from_block = TAPE_IDS.try_with(|ids| {
+        let (mut next, mut end) = ids.get();
+        if next == end {
+            next = NEXT_TAPE_ID.fetch_add(TAPE_ID_BLOCK, Ordering::Relaxed);
+            end = next + TAPE_ID_BLOCK;
+        }
+        ids.set((next + 1, end));
+        next
+    });
+    // while the thread is torn down: a block of one
+    from_block.unwrap_or_else(|_| NEXT_TAPE_ID.fetch_add(1, Ordering::Relaxed))
+}
+
+/// Room a [`Tape::new`] gets when its thread has no spare storage (8 KiB).
+const FRESH_TAPE_NODES: usize = 255;
+
+/// The most nodes (sentinel included) of storage a dropped [`Tape`] leaves
+/// to its thread for the next [`Tape::new`]: 2^18 nodes, 8.25 MiB at
+/// [`Tape::BYTES_PER_NODE`]. Larger storage is freed.
+const SPARE_TAPE_MAX_NODES: usize = 1 << 18;
+
+thread_local! {
+    /// The storage (columns and name table) of the last [`Tape`] dropped on
+    /// this thread (the largest, when two were), emptied, for the next tape
+    /// created here: a tape per gradient (`let tape = Tape::new();` in a
+    /// training step) then records into memory that is already allocated,
+    /// sized and paged in, as a reused tape does, instead of growing two
+    /// vectors from nothing by doubling. It is kept as it was cleared (the
+    /// sentinel in place), so taking it is all a new tape does.
+    static SPARE_TAPE: Cell<Option<Inner>> = const { Cell::new(None) };
+}
+
+/// Keeps the storage of a dropped tape as this thread's spare if it is the
+/// largest offered so far within [`SPARE_TAPE_MAX_NODES`].
+fn give_back_storage(mut inner: Inner) {
+    if inner.limit > SPARE_TAPE_MAX_NODES {
+        return;
+    }
+    inner.truncate_to_sentinel();
+    let _ = SPARE_TAPE.try_with(|slot| {
+        let kept = slot.take();
+        slot.set(match kept {
+            Some(kept) if kept.limit >= inner.limit => Some(kept),
+            _ => Some(inner),
+        });
+    });
+}
 
 // ---------------------------------------------------------------------------
 // Tape
@@ -556,7 +639,7 @@ static NEXT_TAPE_ID: AtomicU64 = AtomicU64::new(0);
 /// ```
 pub struct Tape {
     /// The nodes and names, reached only through [`Tape::with_inner`].
-    inner: UnsafeCell<Inner>,
+    inner: UnsafeCell<ManuallyDrop<Inner>>,
     /// Debug builds only: set while `with_inner` lends out `inner`, to
     /// catch a re-entrant call.
     #[cfg(debug_assertions)]
@@ -605,7 +688,8 @@ impl Tape {
         };
         // SAFETY: see above: no other reference to `Inner` exists while `f`
         // runs, and none outlives it.
-        f(unsafe { &mut *self.inner.get() })
+        let inner: &mut ManuallyDrop<Inner> = unsafe { &mut *self.inner.get() };
+        f(inner)
     }
 
     /// Bytes one recorded node costs: 24 for the node (two `u32` operand
@@ -620,7 +704,10 @@ impl Tape {
     /// ```
     pub const BYTES_PER_NODE: usize = std::mem::size_of::<Node>() + std::mem::size_of::<Cold>();
 
-    /// An empty tape.
+    /// An empty tape. It records into the storage the last tape dropped on
+    /// this thread left behind, when there is one (see the module's *Memory*
+    /// section), so a new tape per gradient costs about what a cleared one
+    /// does; else it starts with room for 255 nodes.
     ///
     /// ```
     /// # extern crate autograd_runtime as autograd;
@@ -629,11 +716,13 @@ impl Tape {
     /// assert!(tape.is_empty());
     /// ```
     pub fn new() -> Tape {
-        Tape::with_capacity(0)
+        Tape::make(Inner::with_capacity(0, FRESH_TAPE_NODES))
     }
 
-    /// An empty tape with room for `nodes` nodes before it reallocates
-    /// (`nodes * Tape::BYTES_PER_NODE` bytes).
+    /// An empty tape with room for at least `nodes` nodes before it
+    /// reallocates: the storage a dropped tape left to this thread if it is
+    /// that large (see the module's *Memory* section), else exactly
+    /// `(nodes + 1) * Tape::BYTES_PER_NODE` bytes (one hidden sentinel node).
     ///
     /// ```
     /// # extern crate autograd_runtime as autograd;
@@ -642,12 +731,16 @@ impl Tape {
     /// assert!(tape.capacity() >= 1_000);
     /// ```
     pub fn with_capacity(nodes: usize) -> Tape {
+        Tape::make(Inner::with_capacity(nodes, nodes))
+    }
+
+    fn make(inner: Inner) -> Tape {
         Tape {
-            inner: UnsafeCell::new(Inner::with_capacity(nodes)),
+            inner: UnsafeCell::new(ManuallyDrop::new(inner)),
             #[cfg(debug_assertions)]
             lent: Cell::new(false),
             generation: Cell::new(0),
-            id: NEXT_TAPE_ID.fetch_add(1, Ordering::Relaxed),
+            id: new_tape_id(),
         }
     }
 
@@ -911,6 +1004,15 @@ impl Tape {
             }
         };
         self.record(op, value, args, partials)
+    }
+}
+
+/// Leaves the tape's storage to its thread for the next tape (see
+/// [`SPARE_TAPE`]), when it holds at most 2^18 nodes.
+impl Drop for Tape {
+    fn drop(&mut self) {
+        // SAFETY: `inner` is not used again: this is the tape's drop.
+        give_back_storage(unsafe { ManuallyDrop::take(self.inner.get_mut()) });
     }
 }
 
@@ -2203,6 +2305,47 @@ mod tests {
         let h = g.clone();
         drop(g);
         assert_eq!(h[a].to_bits(), expected[a.index as usize].to_bits());
+    }
+
+    /// A dropped tape's columns go to the next tape of its thread, emptied
+    /// and of a new generation-0 tape with a new id; storage larger than
+    /// `SPARE_TAPE_MAX_NODES` is freed, and a tape that needs more than the
+    /// spare holds gets new columns of exactly its size.
+    #[test]
+    fn a_new_tape_reuses_the_storage_of_a_dropped_one() {
+        SPARE_TAPE.with(Cell::take);
+        let first = Tape::new();
+        let (id, x) = (first.id, first.var_named("x", 1.0));
+        let mut y = x;
+        for _ in 0..1000 {
+            y = y * 0.5 + 1.0;
+        }
+        let g = y.backward();
+        let columns = first.with_inner(|i| (i.nodes.as_ptr(), i.cold.as_ptr(), i.limit));
+        drop(first);
+        let second = Tape::new();
+        assert_ne!(second.id, id);
+        assert!(second.is_empty());
+        assert_eq!(
+            second.with_inner(|i| (i.nodes.as_ptr(), i.cold.as_ptr(), i.limit)),
+            columns
+        );
+        // the old gradients stay readable, and the names were forgotten
+        assert_eq!(g.by_name("x"), Some(0.5f64.powi(1000)));
+        let x2 = second.var_named("x", 3.0);
+        assert_eq!((x2 * x2).backward()[x2], 6.0);
+        // larger than what the spare holds: exact new columns
+        drop(second);
+        let big = Tape::with_capacity(columns.2 + 10);
+        assert_eq!(big.capacity(), columns.2 + 10);
+        assert_ne!(big.with_inner(|i| i.nodes.as_ptr()), columns.0);
+        // too large to keep
+        let huge = Tape::with_capacity(SPARE_TAPE_MAX_NODES);
+        SPARE_TAPE.with(Cell::take);
+        drop(huge);
+        assert!(SPARE_TAPE.with(|s| s.take()).is_none());
+        drop(big);
+        assert!(SPARE_TAPE.with(|s| s.take()).is_some());
     }
 
     /// Buffers larger than `SPARE_MAX_LEN` are freed, not kept; of two

@@ -20,7 +20,7 @@ use std::time::SystemTime;
 pub fn mean_ns(group: &str, bench: &str, param: &str, since: SystemTime) -> Option<f64> {
     let target = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target"));
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target"));
     let path = target
         .join("criterion")
         .join(group)

@@ -4,7 +4,8 @@
 //!
 //! [`gradient`] records the whole graph on every call (inputs included), as
 //! a training step would: the tape is cleared, not reallocated, and the
-//! input `Var`s go into a reused `Vec`.
+//! input `Var`s go into a reused `Vec`. [`gradient_fresh`] makes a new tape
+//! per gradient instead, as a first use of the tape would.
 
 use super::workloads::{REST, SOFTNESS};
 use autograd::tape::{Tape, Var};
@@ -22,6 +23,24 @@ pub fn gradient<'t>(
     vars.clear();
     vars.extend(x.iter().map(|&v| tape.var(v)));
     let y = f(vars);
+    let g = y.backward();
+    for (d, &v) in grad.iter_mut().zip(vars.iter()) {
+        *d = g[v];
+    }
+    y.value()
+}
+
+/// The way users first use the tape: a fresh [`Tape::new`] and a fresh
+/// `Vec` of input `Var`s per gradient, both dropped at the end; otherwise
+/// as [`gradient`].
+pub fn gradient_fresh(
+    x: &[f64],
+    grad: &mut [f64],
+    f: impl for<'t> FnOnce(&[Var<'t>]) -> Var<'t>,
+) -> f64 {
+    let tape = Tape::new();
+    let vars: Vec<Var> = x.iter().map(|&v| tape.var(v)).collect();
+    let y = f(&vars);
     let g = y.backward();
     for (d, &v) in grad.iter_mut().zip(vars.iter()) {
         *d = g[v];

@@ -14,17 +14,19 @@
 use super::workloads::{self, model};
 use super::{closure_graph, on_tape, with_num_dual, with_reverse};
 use autograd::tape::Tape;
+use autograd_benches::nested;
 use std::hint::black_box;
 
 /// Forward-mode peers make one pass per input: only up to this many inputs.
 pub const FORWARD_MODE_MAX_INPUTS: usize = 1_000;
 
 /// The variants, in the order of the table's columns.
-pub const VARIANTS: [&str; 7] = [
+pub const VARIANTS: [&str; 8] = [
     "primal",
     "hand_written",
     "macro_adjoint",
     "tape",
+    "tape_fresh",
     "closure_graph",
     "reverse",
     "num_dual",
@@ -42,15 +44,43 @@ pub struct Row {
 }
 
 /// The rows, in the order they run.
-pub const ROWS: [(&str, usize); 8] = [
+pub const ROWS: [(&str, usize); 29] = [
     ("rosenbrock", 2),
+    ("rosenbrock", 10),
     ("rosenbrock", 100),
+    ("rosenbrock", 1_000),
     ("rosenbrock", 10_000),
     ("dot_zip", 1_000),
     ("dot_loop", 1_000),
     ("mlp", 100),
     ("newton", 30),
     ("springs", 1_000),
+    // The nested workloads (`benches/nested.rs`, issue 16). Gaussian
+    // mixtures: `gmm_d<d>_k<K>` with N points as the parameter, N chosen so
+    // that N·K·d(d+1)/2 stays near 10^6 or below (N = 10 at d = 64, K = 200:
+    // 4·10^6).
+    ("gmm_d2_k5", 1_000),
+    ("gmm_d2_k50", 1_000),
+    ("gmm_d2_k200", 1_000),
+    ("gmm_d10_k5", 1_000),
+    ("gmm_d10_k50", 100),
+    ("gmm_d10_k200", 100),
+    ("gmm_d20_k5", 1_000),
+    ("gmm_d20_k50", 100),
+    ("gmm_d20_k200", 10),
+    ("gmm_d64_k5", 100),
+    ("gmm_d64_k50", 10),
+    ("gmm_d64_k200", 10),
+    // LSTM of width b over a sequence of the parameter's length
+    ("lstm_b8", 16),
+    ("lstm_b32", 64),
+    // heat stencil on n points, the parameter's number of steps
+    ("heat_n100", 100),
+    ("heat_n1000", 100),
+    // forward substitution, n × n
+    ("trisolve", 10),
+    ("trisolve", 100),
+    ("trisolve", 500),
 ];
 
 /// Computes the value, and writes the gradient into the slice.
@@ -91,6 +121,10 @@ pub fn run_all(runner: &mut dyn Runner) {
             "mlp" => mlp(runner, param),
             "newton" => newton(runner, param),
             "springs" => springs(runner, param),
+            "trisolve" => trisolve(runner, param),
+            _ if workload.starts_with("gmm_") => gmm(runner, workload, param),
+            _ if workload.starts_with("lstm_b") => lstm(runner, workload, param),
+            _ if workload.starts_with("heat_n") => heat(runner, workload, param),
             _ => unreachable!("no workload {workload}"),
         }
     }
@@ -123,6 +157,9 @@ fn rosenbrock(runner: &mut dyn Runner, n: usize) {
         }),
         variant("tape", |g| {
             on_tape::gradient(&tape, &mut vars, black_box(&x), g, on_tape::rosenbrock)
+        }),
+        variant("tape_fresh", |g| {
+            on_tape::gradient_fresh(black_box(&x), g, on_tape::rosenbrock)
         }),
         variant("closure_graph", |g| {
             closure_graph::gradient(black_box(&x), g, closure_graph::rosenbrock)
@@ -197,6 +234,9 @@ fn mlp(runner: &mut dyn Runner, points: usize) {
                 on_tape::mlp_loss(w, xs, ys)
             })
         }),
+        variant("tape_fresh", |g| {
+            on_tape::gradient_fresh(black_box(&w), g, |w| on_tape::mlp_loss(w, xs, ys))
+        }),
         variant("closure_graph", |g| {
             closure_graph::gradient(black_box(&w), g, |w| closure_graph::mlp_loss(w, xs, ys))
         }),
@@ -237,6 +277,9 @@ fn newton(runner: &mut dyn Runner, steps: usize) {
         }),
         variant("tape", |g| {
             on_tape::gradient(&tape, &mut vars, black_box(&a), g, on_tape::newton_sqrt)
+        }),
+        variant("tape_fresh", |g| {
+            on_tape::gradient_fresh(black_box(&a), g, on_tape::newton_sqrt)
         }),
         variant("closure_graph", |g| {
             closure_graph::gradient(black_box(&a), g, closure_graph::newton_sqrt)
@@ -280,6 +323,9 @@ fn springs(runner: &mut dyn Runner, n: usize) {
         variant("tape", |g| {
             on_tape::gradient(&tape, &mut vars, black_box(&x), g, on_tape::springs)
         }),
+        variant("tape_fresh", |g| {
+            on_tape::gradient_fresh(black_box(&x), g, on_tape::springs)
+        }),
         variant("closure_graph", |g| {
             closure_graph::gradient(black_box(&x), g, closure_graph::springs)
         }),
@@ -294,6 +340,122 @@ fn springs(runner: &mut dyn Runner, n: usize) {
         }));
     }
     check_and_run(runner, "springs", n, n, &mut variants);
+}
+
+// ----- the nested workloads (benches/nested.rs) ----------------------------------
+
+/// The number after `prefix` in a row name (`gmm_d10_k50`: `d` → 10).
+fn size_in(workload: &str, prefix: char) -> usize {
+    workload
+        .split('_')
+        .find_map(|part| part.strip_prefix(prefix)?.parse().ok())
+        .unwrap_or_else(|| panic!("no {prefix}<number> in {workload}"))
+}
+
+fn gmm(runner: &mut dyn Runner, workload: &'static str, n: usize) {
+    let (d, k) = (size_in(workload, 'd'), size_in(workload, 'k'));
+    let g = nested::Gmm::new(n, k, d, 42);
+    let (ka, km) = (k, k * d);
+    let mut variants = vec![
+        variant("primal", |_| {
+            nested::gmm_objective(black_box(&g.alphas), &g.means, &g.icf, &g.x, n, k, d)
+        }),
+        variant("hand_written", |grad| {
+            grad.fill(0.0);
+            let (da, rest) = grad.split_at_mut(ka);
+            let (dm, di) = rest.split_at_mut(km);
+            nested::gmm_by_hand(
+                black_box(&g.alphas),
+                &g.means,
+                &g.icf,
+                &g.x,
+                n,
+                k,
+                d,
+                da,
+                dm,
+                di,
+            )
+        }),
+        variant("macro_adjoint", |grad| {
+            grad.fill(0.0);
+            let (da, rest) = grad.split_at_mut(ka);
+            let (dm, di) = rest.split_at_mut(km);
+            nested::gmm_objective_adjoint(
+                black_box(&g.alphas),
+                &g.means,
+                &g.icf,
+                &g.x,
+                n,
+                k,
+                d,
+                1.0,
+                da,
+                dm,
+                di,
+            )
+        }),
+    ];
+    check_and_run(runner, workload, n, g.inputs(), &mut variants);
+}
+
+fn lstm(runner: &mut dyn Runner, workload: &'static str, t: usize) {
+    let b = size_in(workload, 'b');
+    let (w, bias, seq) = nested::lstm_data(b, t, 42);
+    let nw = w.len();
+    let mut variants = vec![
+        variant("primal", |_| {
+            nested::lstm_objective(black_box(&w), &bias, &seq, b, t)
+        }),
+        variant("hand_written", |grad| {
+            grad.fill(0.0);
+            let (dw, db) = grad.split_at_mut(nw);
+            nested::lstm_by_hand(black_box(&w), &bias, &seq, b, t, dw, db)
+        }),
+        variant("macro_adjoint", |grad| {
+            grad.fill(0.0);
+            let (dw, db) = grad.split_at_mut(nw);
+            nested::lstm_objective_adjoint(black_box(&w), &bias, &seq, b, t, 1.0, dw, db)
+        }),
+    ];
+    check_and_run(runner, workload, t, nw + bias.len(), &mut variants);
+}
+
+fn heat(runner: &mut dyn Runner, workload: &'static str, steps: usize) {
+    let n = size_in(workload, 'n');
+    let (u0, target) = nested::heat_data(n, 42);
+    let mut variants = vec![
+        variant("primal", |_| {
+            nested::heat_objective(black_box(&u0), &target, steps)
+        }),
+        variant("hand_written", |grad| {
+            grad.fill(0.0);
+            nested::heat_by_hand(black_box(&u0), &target, steps, grad)
+        }),
+        variant("macro_adjoint", |grad| {
+            grad.fill(0.0);
+            nested::heat_objective_adjoint(black_box(&u0), &target, steps, 1.0, grad)
+        }),
+    ];
+    check_and_run(runner, workload, steps, n, &mut variants);
+}
+
+fn trisolve(runner: &mut dyn Runner, n: usize) {
+    let (l, b) = nested::trisolve_data(n, 42);
+    let mut variants = vec![
+        variant("primal", |_| nested::trisolve_objective(black_box(&l), &b)),
+        variant("hand_written", |grad| {
+            grad.fill(0.0);
+            let (dl, db) = grad.split_at_mut(n * n);
+            nested::trisolve_by_hand(black_box(&l), &b, dl, db)
+        }),
+        variant("macro_adjoint", |grad| {
+            grad.fill(0.0);
+            let (dl, db) = grad.split_at_mut(n * n);
+            nested::trisolve_objective_adjoint(black_box(&l), &b, 1.0, dl, db)
+        }),
+    ];
+    check_and_run(runner, "trisolve", n, n * n + n, &mut variants);
 }
 
 // ----- the check ---------------------------------------------------------------

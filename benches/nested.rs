@@ -1,0 +1,573 @@
+//! Nested workloads (issue 16, item 2): objectives with loop nests and
+//! per-iteration buffers, each written as a user would write it under
+//! `#[differentiable]` (plain loops over slices, local buffers overwritten
+//! every iteration), with a gradient written by hand next to it.
+//!
+//! - [`gmm_objective`]: the Gaussian-mixture log-likelihood of ADBench
+//!   (N points × K components × d dimensions; per point and component a
+//!   lower-triangular matrix–vector product with the inverse-Cholesky factor
+//!   `Q_k` in a log-diagonal parametrisation, into a buffer every iteration
+//!   overwrites; a log-sum-exp over the components with a running max; the
+//!   Wishart prior).
+//! - [`lstm_objective`]: an LSTM cell unrolled over a sequence, predicting
+//!   the next element; its state and gate buffers are overwritten each step.
+//! - [`heat_objective`]: an explicit time-stepping stencil (1-D heat
+//!   equation with a logistic reaction term) that overwrites its state array
+//!   every step.
+//! - [`trisolve_objective`]: forward substitution `L y = b`, then `½‖y‖²`.
+//!
+//! Each `_by_hand` function adds the gradient into its output slices (like
+//! an `_adjoint` with `d_out = 1`) and returns the value. `benches/tests/
+//! nested.rs` checks them against the generated adjoints; the bench suite
+//! (`benches/common/suite.rs`) times both.
+
+// Written as a user would write them for the macro: indexed loops, and a
+// copy loop where `copy_from_slice` is not in the supported subset.
+#![allow(
+    clippy::needless_range_loop,
+    clippy::too_many_arguments,
+    clippy::manual_memcpy
+)]
+
+use autograd::differentiable;
+
+/// A small deterministic generator (xorshift), so that every run sees the
+/// same data.
+pub struct Rng(pub u64);
+
+impl Rng {
+    /// Uniform in `[0, 1)`.
+    pub fn unit(&mut self) -> f64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    /// Uniform in `[lo, hi)`.
+    pub fn uniform(&mut self, lo: f64, hi: f64) -> f64 {
+        lo + (hi - lo) * self.unit()
+    }
+
+    pub fn vec(&mut self, n: usize, lo: f64, hi: f64) -> Vec<f64> {
+        (0..n).map(|_| self.uniform(lo, hi)).collect()
+    }
+}
+
+// ----- (a) Gaussian mixture ----------------------------------------------------
+
+/// Length of one component's `icf` block: `d` log-diagonal entries, then
+/// the `d(d-1)/2` entries below the diagonal, column by column (ADBench's
+/// layout).
+pub fn icf_len(d: usize) -> usize {
+    d * (d + 1) / 2
+}
+
+/// The mixture's data and parameters at one size.
+pub struct Gmm {
+    pub n: usize,
+    pub k: usize,
+    pub d: usize,
+    pub alphas: Vec<f64>,
+    pub means: Vec<f64>,
+    pub icf: Vec<f64>,
+    pub x: Vec<f64>,
+}
+
+impl Gmm {
+    pub fn new(n: usize, k: usize, d: usize, seed: u64) -> Gmm {
+        let mut rng = Rng(seed | 1);
+        Gmm {
+            n,
+            k,
+            d,
+            alphas: rng.vec(k, -1.0, 1.0),
+            means: rng.vec(k * d, -1.0, 1.0),
+            // small entries: Q_k near exp(diag), well conditioned
+            icf: rng.vec(k * icf_len(d), -0.3, 0.3),
+            x: rng.vec(n * d, -1.0, 1.0),
+        }
+    }
+
+    /// Number of parameters (the gradient's length): alphas, means, icf.
+    pub fn inputs(&self) -> usize {
+        self.k + self.k * self.d + self.k * icf_len(self.d)
+    }
+}
+
+/// Wishart prior parameters (ADBench's defaults: γ = 1, m = 0).
+pub const WISHART_GAMMA: f64 = 1.0;
+pub const WISHART_M: f64 = 0.0;
+
+/// ADBench's GMM objective (the log-likelihood and the prior), up to its
+/// constant: `Σ_i lse_k(α_k + Σ_j q_kj − ½‖Q_k (x_i − μ_k)‖²) −
+/// N lse(α) + Σ_k (½γ²(‖exp(q_k)‖² + ‖l_k‖²) − m Σ_j q_kj)`.
+#[differentiable(wrt(alphas, means, icf))]
+pub fn gmm_objective(
+    alphas: &[f64],
+    means: &[f64],
+    icf: &[f64],
+    x: &[f64],
+    n: usize,
+    k: usize,
+    d: usize,
+) -> f64 {
+    let icf_sz = d * (d + 1) / 2;
+    let mut sum_qs = vec![0.0; k];
+    for c in 0..k {
+        let mut s = 0.0;
+        for j in 0..d {
+            s += icf[c * icf_sz + j];
+        }
+        sum_qs[c] = s;
+    }
+    let mut xcentered = vec![0.0; d];
+    let mut qxcentered = vec![0.0; d];
+    let mut main_term = vec![0.0; k];
+    let mut slse = 0.0;
+    for i in 0..n {
+        for c in 0..k {
+            for j in 0..d {
+                xcentered[j] = x[i * d + j] - means[c * d + j];
+            }
+            // Q_k (x_i − μ_k): the diagonal, then the strictly lower part
+            for j in 0..d {
+                qxcentered[j] = icf[c * icf_sz + j].exp() * xcentered[j];
+            }
+            let mut l = d;
+            for col in 0..d {
+                for row in col + 1..d {
+                    qxcentered[row] += icf[c * icf_sz + l] * xcentered[col];
+                    l += 1;
+                }
+            }
+            let mut sq = 0.0;
+            for j in 0..d {
+                sq += qxcentered[j] * qxcentered[j];
+            }
+            main_term[c] = alphas[c] + sum_qs[c] - 0.5 * sq;
+        }
+        // log-sum-exp over the components, with a running max
+        let mut mx = main_term[0];
+        for c in 1..k {
+            if main_term[c] > mx {
+                mx = main_term[c];
+            }
+        }
+        let mut se = 0.0;
+        for c in 0..k {
+            se += (main_term[c] - mx).exp();
+        }
+        slse += se.ln() + mx;
+    }
+    let mut amx = alphas[0];
+    for c in 1..k {
+        if alphas[c] > amx {
+            amx = alphas[c];
+        }
+    }
+    let mut ase = 0.0;
+    for c in 0..k {
+        ase += (alphas[c] - amx).exp();
+    }
+    let lse_alphas = ase.ln() + amx;
+    let mut prior = 0.0;
+    for c in 0..k {
+        let mut frob = 0.0;
+        for j in 0..d {
+            let q = icf[c * icf_sz + j].exp();
+            frob += q * q;
+        }
+        for j in d..icf_sz {
+            frob += icf[c * icf_sz + j] * icf[c * icf_sz + j];
+        }
+        prior += 0.5 * WISHART_GAMMA * WISHART_GAMMA * frob - WISHART_M * sum_qs[c];
+    }
+    slse - n as f64 * lse_alphas + prior
+}
+
+/// [`gmm_objective`] and its gradient, by hand: per point, the forward pass
+/// keeps each component's `x − μ` and `Q (x − μ)` (K × d each), the
+/// log-sum-exp gives the components' weights, and the backward pass of the
+/// triangular product runs once per component.
+pub fn gmm_by_hand(
+    alphas: &[f64],
+    means: &[f64],
+    icf: &[f64],
+    x: &[f64],
+    n: usize,
+    k: usize,
+    d: usize,
+    d_alphas: &mut [f64],
+    d_means: &mut [f64],
+    d_icf: &mut [f64],
+) -> f64 {
+    let icf_sz = icf_len(d);
+    let mut sum_qs = vec![0.0; k];
+    let mut diag_exp = vec![0.0; k * d];
+    for c in 0..k {
+        for j in 0..d {
+            sum_qs[c] += icf[c * icf_sz + j];
+            diag_exp[c * d + j] = icf[c * icf_sz + j].exp();
+        }
+    }
+    let mut xc = vec![0.0; k * d];
+    let mut qxc = vec![0.0; k * d];
+    let mut main_term = vec![0.0; k];
+    let mut dq = vec![0.0; d];
+    let mut slse = 0.0;
+    for i in 0..n {
+        let xi = &x[i * d..(i + 1) * d];
+        for c in 0..k {
+            let (xc, qxc) = (&mut xc[c * d..(c + 1) * d], &mut qxc[c * d..(c + 1) * d]);
+            let q = &icf[c * icf_sz..(c + 1) * icf_sz];
+            for j in 0..d {
+                xc[j] = xi[j] - means[c * d + j];
+                qxc[j] = diag_exp[c * d + j] * xc[j];
+            }
+            let mut l = d;
+            for col in 0..d {
+                for row in col + 1..d {
+                    qxc[row] += q[l] * xc[col];
+                    l += 1;
+                }
+            }
+            let sq: f64 = qxc.iter().map(|v| v * v).sum();
+            main_term[c] = alphas[c] + sum_qs[c] - 0.5 * sq;
+        }
+        let mx = main_term.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let se: f64 = main_term.iter().map(|&t| (t - mx).exp()).sum();
+        let lse = se.ln() + mx;
+        slse += lse;
+        for c in 0..k {
+            // d slse / d main_term[c]: the component's weight
+            let w = (main_term[c] - lse).exp();
+            d_alphas[c] += w;
+            let (xc, qxc) = (&xc[c * d..(c + 1) * d], &qxc[c * d..(c + 1) * d]);
+            let q = &icf[c * icf_sz..(c + 1) * icf_sz];
+            let dqc = &mut d_icf[c * icf_sz..(c + 1) * icf_sz];
+            for j in 0..d {
+                dq[j] = -w * qxc[j];
+                // sum_qs, and the diagonal of Q
+                dqc[j] += w + dq[j] * diag_exp[c * d + j] * xc[j];
+            }
+            // d xc[j] = Qᵀ dq: the diagonal, then the lower part by column
+            let dm = &mut d_means[c * d..(c + 1) * d];
+            let mut l = d;
+            for col in 0..d {
+                let mut dx = dq[col] * diag_exp[c * d + col];
+                for row in col + 1..d {
+                    dqc[l] += dq[row] * xc[col];
+                    dx += dq[row] * q[l];
+                    l += 1;
+                }
+                dm[col] -= dx;
+            }
+        }
+    }
+    let amx = alphas.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let ase: f64 = alphas.iter().map(|&a| (a - amx).exp()).sum();
+    let lse_alphas = ase.ln() + amx;
+    let mut prior = 0.0;
+    let g2 = WISHART_GAMMA * WISHART_GAMMA;
+    for c in 0..k {
+        d_alphas[c] -= n as f64 * (alphas[c] - lse_alphas).exp();
+        let mut frob = 0.0;
+        for j in 0..d {
+            let q = diag_exp[c * d + j];
+            frob += q * q;
+            d_icf[c * icf_sz + j] += g2 * q * q - WISHART_M;
+        }
+        for j in d..icf_sz {
+            let l = icf[c * icf_sz + j];
+            frob += l * l;
+            d_icf[c * icf_sz + j] += g2 * l;
+        }
+        prior += 0.5 * g2 * frob - WISHART_M * sum_qs[c];
+    }
+    slse - n as f64 * lse_alphas + prior
+}
+
+// ----- (b) LSTM over a sequence --------------------------------------------------
+
+/// An LSTM cell of width `b` (input = hidden = `b`) run over `seq`
+/// (`t × b`, row-major), predicting each next element from the hidden
+/// state: returns `Σ_t ‖h_t − seq_{t+1}‖²`. Parameters: `weight`, `4b × 2b`
+/// row-major (the gates' rows in the order input, forget, output, cell;
+/// columns: the input, then the hidden state), and `bias`, `4b`.
+#[differentiable(wrt(weight, bias))]
+pub fn lstm_objective(weight: &[f64], bias: &[f64], seq: &[f64], b: usize, t: usize) -> f64 {
+    let mut h = vec![0.0; b];
+    let mut c = vec![0.0; b];
+    let mut z = vec![0.0; 4 * b];
+    let mut loss = 0.0;
+    for s in 0..t - 1 {
+        for r in 0..4 * b {
+            let mut a = bias[r];
+            for j in 0..b {
+                a += weight[r * 2 * b + j] * seq[s * b + j];
+            }
+            for j in 0..b {
+                a += weight[r * 2 * b + b + j] * h[j];
+            }
+            z[r] = a;
+        }
+        for j in 0..b {
+            let ig = 1.0 / (1.0 + (-z[j]).exp());
+            let fg = 1.0 / (1.0 + (-z[b + j]).exp());
+            let og = 1.0 / (1.0 + (-z[2 * b + j]).exp());
+            let g = z[3 * b + j].tanh();
+            c[j] = fg * c[j] + ig * g;
+            h[j] = og * c[j].tanh();
+        }
+        for j in 0..b {
+            let e = h[j] - seq[(s + 1) * b + j];
+            loss += e * e;
+        }
+    }
+    loss
+}
+
+/// [`lstm_objective`] and its gradient, by hand: the forward pass keeps
+/// every step's gates, cell state and hidden state; backpropagation through
+/// time walks the steps backwards.
+pub fn lstm_by_hand(
+    weight: &[f64],
+    bias: &[f64],
+    seq: &[f64],
+    b: usize,
+    t: usize,
+    d_weight: &mut [f64],
+    d_bias: &mut [f64],
+) -> f64 {
+    let steps = t - 1;
+    let sigmoid = |v: f64| 1.0 / (1.0 + (-v).exp());
+    // per step: gates (i, f, o, g), then c and h after the step
+    let mut gates = vec![0.0; steps * 4 * b];
+    let mut cs = vec![0.0; (steps + 1) * b];
+    let mut hs = vec![0.0; (steps + 1) * b];
+    let mut loss = 0.0;
+    for s in 0..steps {
+        let (xs, hprev) = (&seq[s * b..(s + 1) * b], &hs[s * b..(s + 1) * b]);
+        let mut z = vec![0.0; 4 * b];
+        for r in 0..4 * b {
+            let row = &weight[r * 2 * b..(r + 1) * 2 * b];
+            let mut a = bias[r];
+            for j in 0..b {
+                a += row[j] * xs[j];
+            }
+            for j in 0..b {
+                a += row[b + j] * hprev[j];
+            }
+            z[r] = a;
+        }
+        for j in 0..b {
+            let (ig, fg, og, g) = (
+                sigmoid(z[j]),
+                sigmoid(z[b + j]),
+                sigmoid(z[2 * b + j]),
+                z[3 * b + j].tanh(),
+            );
+            let gate = &mut gates[s * 4 * b..(s + 1) * 4 * b];
+            gate[j] = ig;
+            gate[b + j] = fg;
+            gate[2 * b + j] = og;
+            gate[3 * b + j] = g;
+            let c = fg * cs[s * b + j] + ig * g;
+            cs[(s + 1) * b + j] = c;
+            hs[(s + 1) * b + j] = og * c.tanh();
+            let e = hs[(s + 1) * b + j] - seq[(s + 1) * b + j];
+            loss += e * e;
+        }
+    }
+    let mut dh = vec![0.0; b];
+    let mut dc = vec![0.0; b];
+    let mut dz = vec![0.0; 4 * b];
+    for s in (0..steps).rev() {
+        let gate = &gates[s * 4 * b..(s + 1) * 4 * b];
+        for j in 0..b {
+            let h = hs[(s + 1) * b + j];
+            dh[j] += 2.0 * (h - seq[(s + 1) * b + j]);
+            let (ig, fg, og, g) = (gate[j], gate[b + j], gate[2 * b + j], gate[3 * b + j]);
+            let tc = cs[(s + 1) * b + j].tanh();
+            let dcj = dc[j] + dh[j] * og * (1.0 - tc * tc);
+            dz[j] = dcj * g * ig * (1.0 - ig);
+            dz[b + j] = dcj * cs[s * b + j] * fg * (1.0 - fg);
+            dz[2 * b + j] = dh[j] * tc * og * (1.0 - og);
+            dz[3 * b + j] = dcj * ig * (1.0 - g * g);
+            dc[j] = dcj * fg;
+        }
+        let (xs, hprev) = (&seq[s * b..(s + 1) * b], &hs[s * b..(s + 1) * b]);
+        dh.iter_mut().for_each(|v| *v = 0.0);
+        for r in 0..4 * b {
+            let dr = dz[r];
+            d_bias[r] += dr;
+            let row = &weight[r * 2 * b..(r + 1) * 2 * b];
+            let drow = &mut d_weight[r * 2 * b..(r + 1) * 2 * b];
+            for j in 0..b {
+                drow[j] += dr * xs[j];
+                drow[b + j] += dr * hprev[j];
+                dh[j] += dr * row[b + j];
+            }
+        }
+    }
+    loss
+}
+
+/// Parameters and data of an LSTM row: `(weight, bias, seq)`.
+pub fn lstm_data(b: usize, t: usize, seed: u64) -> (Vec<f64>, Vec<f64>, Vec<f64>) {
+    let mut rng = Rng(seed | 1);
+    let scale = 1.0 / (2.0 * b as f64).sqrt();
+    (
+        rng.vec(4 * b * 2 * b, -scale, scale),
+        rng.vec(4 * b, -0.1, 0.1),
+        rng.vec(t * b, -1.0, 1.0),
+    )
+}
+
+// ----- (c) explicit time-stepping stencil ---------------------------------------
+
+/// Diffusion number of the heat stencil (stable below ½).
+pub const HEAT_NU: f64 = 0.25;
+/// Time step of the logistic reaction term.
+pub const HEAT_DT: f64 = 0.01;
+
+/// `steps` explicit steps of `u_t = u_xx + u(1 − u)` on `u0` (the ends held
+/// fixed), each computing the next state into `next` and copying it back
+/// into `u`; returns `½‖u_end − target‖²`.
+#[differentiable(wrt(u0))]
+pub fn heat_objective(u0: &[f64], target: &[f64], steps: usize) -> f64 {
+    let n = u0.len();
+    let mut u = u0.to_vec();
+    let mut next = u0.to_vec();
+    for _ in 0..steps {
+        for i in 1..n - 1 {
+            next[i] =
+                u[i] + HEAT_NU * (u[i - 1] - 2.0 * u[i] + u[i + 1]) + HEAT_DT * u[i] * (1.0 - u[i]);
+        }
+        for i in 1..n - 1 {
+            u[i] = next[i];
+        }
+    }
+    let mut loss = 0.0;
+    for i in 0..n {
+        let e = u[i] - target[i];
+        loss += 0.5 * e * e;
+    }
+    loss
+}
+
+/// [`heat_objective`] and its gradient, by hand: the forward pass keeps
+/// every state (`steps + 1` × n); the adjoint state walks back through the
+/// transposed stencil.
+pub fn heat_by_hand(u0: &[f64], target: &[f64], steps: usize, d_u0: &mut [f64]) -> f64 {
+    let n = u0.len();
+    let mut states = vec![0.0; (steps + 1) * n];
+    states[..n].copy_from_slice(u0);
+    for s in 0..steps {
+        let (done, rest) = states.split_at_mut((s + 1) * n);
+        let (u, next) = (&done[s * n..], &mut rest[..n]);
+        next[0] = u[0];
+        next[n - 1] = u[n - 1];
+        for i in 1..n - 1 {
+            next[i] =
+                u[i] + HEAT_NU * (u[i - 1] - 2.0 * u[i] + u[i + 1]) + HEAT_DT * u[i] * (1.0 - u[i]);
+        }
+    }
+    let last = &states[steps * n..];
+    let mut lam: Vec<f64> = (0..n).map(|i| last[i] - target[i]).collect();
+    let loss = lam.iter().map(|e| 0.5 * e * e).sum();
+    let mut prev = vec![0.0; n];
+    for s in (0..steps).rev() {
+        let u = &states[s * n..(s + 1) * n];
+        prev[0] = lam[0];
+        prev[n - 1] = lam[n - 1];
+        for i in 1..n - 1 {
+            prev[i] = 0.0;
+        }
+        for i in 1..n - 1 {
+            let l = lam[i];
+            prev[i] += l * (1.0 - 2.0 * HEAT_NU + HEAT_DT * (1.0 - 2.0 * u[i]));
+            prev[i - 1] += l * HEAT_NU;
+            prev[i + 1] += l * HEAT_NU;
+        }
+        std::mem::swap(&mut lam, &mut prev);
+    }
+    for i in 0..n {
+        d_u0[i] += lam[i];
+    }
+    loss
+}
+
+/// Initial state and target of a heat row.
+pub fn heat_data(n: usize, seed: u64) -> (Vec<f64>, Vec<f64>) {
+    let mut rng = Rng(seed | 1);
+    (rng.vec(n, 0.0, 1.0), rng.vec(n, 0.0, 1.0))
+}
+
+// ----- (d) triangular solve --------------------------------------------------------
+
+/// Solves `L y = b` by forward substitution (`l` is `n × n` row-major, only
+/// its lower triangle read) and returns `½‖y‖²`.
+#[differentiable]
+pub fn trisolve_objective(l: &[f64], b: &[f64]) -> f64 {
+    let n = b.len();
+    let mut y = vec![0.0; n];
+    for i in 0..n {
+        let mut s = b[i];
+        for j in 0..i {
+            s -= l[i * n + j] * y[j];
+        }
+        y[i] = s / l[i * n + i];
+    }
+    let mut out = 0.0;
+    for i in 0..n {
+        out += 0.5 * y[i] * y[i];
+    }
+    out
+}
+
+/// [`trisolve_objective`] and its gradient, by hand: `λ = L⁻ᵀ y` by back
+/// substitution, then `∂/∂b = λ` and `∂/∂L = −λ yᵀ` on the lower triangle.
+pub fn trisolve_by_hand(l: &[f64], b: &[f64], d_l: &mut [f64], d_b: &mut [f64]) -> f64 {
+    let n = b.len();
+    let mut y = vec![0.0; n];
+    for i in 0..n {
+        let mut s = b[i];
+        for j in 0..i {
+            s -= l[i * n + j] * y[j];
+        }
+        y[i] = s / l[i * n + i];
+    }
+    let out = y.iter().map(|v| 0.5 * v * v).sum();
+    // Lᵀ λ = y, from the last row up
+    let mut lam = y.clone();
+    for i in (0..n).rev() {
+        lam[i] /= l[i * n + i];
+        let li = lam[i];
+        for j in 0..i {
+            lam[j] -= l[i * n + j] * li;
+        }
+    }
+    for i in 0..n {
+        d_b[i] += lam[i];
+        for j in 0..=i {
+            d_l[i * n + j] -= lam[i] * y[j];
+        }
+    }
+    out
+}
+
+/// A well-conditioned lower-triangular `L` (diagonal in [1, 2], small
+/// entries below it; zeros above) and a right-hand side.
+pub fn trisolve_data(n: usize, seed: u64) -> (Vec<f64>, Vec<f64>) {
+    let mut rng = Rng(seed | 1);
+    let mut l = vec![0.0; n * n];
+    for i in 0..n {
+        for j in 0..i {
+            l[i * n + j] = rng.uniform(-1.0, 1.0) / n as f64;
+        }
+        l[i * n + i] = rng.uniform(1.0, 2.0);
+    }
+    (l, rng.vec(n, -1.0, 1.0))
+}

@@ -1,0 +1,132 @@
+//! The nested workloads' generated gradients (`_adjoint`, `_grad`) against
+//! their hand-written gradients (`benches/nested.rs`), at small sizes: the
+//! value to 1e-12 and every partial to 1e-9, relative. The benches check the
+//! same at every size they time, before timing.
+
+use autograd_benches::nested::*;
+
+/// `|a - b|` relative to `max(|b|, 1)`.
+fn close(what: &str, got: &[f64], want: &[f64], tolerance: f64) {
+    assert_eq!(got.len(), want.len(), "{what}: lengths");
+    for (i, (&a, &b)) in got.iter().zip(want).enumerate() {
+        let error = (a - b).abs() / b.abs().max(1.0);
+        assert!(
+            error <= tolerance,
+            "{what}[{i}]: generated {a}, hand-written {b} (relative error {error:e})"
+        );
+    }
+}
+
+#[test]
+fn gmm_gradients_agree() {
+    for (n, k, d) in [(3, 1, 1), (4, 2, 2), (5, 3, 4), (6, 5, 7)] {
+        let g = Gmm::new(n, k, d, 7 + (n * k * d) as u64);
+        let (ka, km, ki) = (k, k * d, k * icf_len(d));
+        let (mut ha, mut hm, mut hi) = (vec![0.0; ka], vec![0.0; km], vec![0.0; ki]);
+        let hand = gmm_by_hand(
+            &g.alphas, &g.means, &g.icf, &g.x, n, k, d, &mut ha, &mut hm, &mut hi,
+        );
+        // accumulates into pre-filled buffers, with d_out
+        let (mut ga, mut gm, mut gi) = (vec![1.0; ka], vec![1.0; km], vec![1.0; ki]);
+        let value = gmm_objective_adjoint(
+            &g.alphas, &g.means, &g.icf, &g.x, n, k, d, 2.0, &mut ga, &mut gm, &mut gi,
+        );
+        close("gmm value", &[value], &[hand], 1e-12);
+        let twice = |v: &[f64]| v.iter().map(|x| 1.0 + 2.0 * x).collect::<Vec<_>>();
+        close("gmm d_alphas", &ga, &twice(&ha), 1e-9);
+        close("gmm d_means", &gm, &twice(&hm), 1e-9);
+        close("gmm d_icf", &gi, &twice(&hi), 1e-9);
+        let (value, (ga, gm, gi)) = gmm_objective_grad(&g.alphas, &g.means, &g.icf, &g.x, n, k, d);
+        assert_eq!(
+            value,
+            gmm_objective(&g.alphas, &g.means, &g.icf, &g.x, n, k, d)
+        );
+        close(
+            "gmm_grad",
+            &[ga, gm, gi].concat(),
+            &[ha, hm, hi].concat(),
+            1e-9,
+        );
+    }
+}
+
+#[test]
+fn lstm_gradients_agree() {
+    for (b, t) in [(1, 2), (2, 5), (4, 9)] {
+        let (w, bias, seq) = lstm_data(b, t, 11 + b as u64);
+        let (mut hw, mut hb) = (vec![0.0; w.len()], vec![0.0; bias.len()]);
+        let hand = lstm_by_hand(&w, &bias, &seq, b, t, &mut hw, &mut hb);
+        let (value, (gw, gb)) = lstm_objective_grad(&w, &bias, &seq, b, t);
+        close("lstm value", &[value], &[hand], 1e-12);
+        close("lstm d_weight", &gw, &hw, 1e-9);
+        close("lstm d_bias", &gb, &hb, 1e-9);
+    }
+}
+
+#[test]
+fn heat_gradients_agree() {
+    for (n, steps) in [(3, 1), (5, 4), (12, 30)] {
+        let (u0, target) = heat_data(n, 5 + n as u64);
+        let mut hand_grad = vec![0.0; n];
+        let hand = heat_by_hand(&u0, &target, steps, &mut hand_grad);
+        let (value, grad) = heat_objective_grad(&u0, &target, steps);
+        close("heat value", &[value], &[hand], 1e-12);
+        close("heat d_u0", &grad, &hand_grad, 1e-9);
+    }
+}
+
+#[test]
+fn trisolve_gradients_agree() {
+    for n in [1, 2, 5, 17] {
+        let (l, b) = trisolve_data(n, 3 + n as u64);
+        let (mut hl, mut hb) = (vec![0.0; l.len()], vec![0.0; n]);
+        let hand = trisolve_by_hand(&l, &b, &mut hl, &mut hb);
+        let (value, (gl, gb)) = trisolve_objective_grad(&l, &b);
+        close("trisolve value", &[value], &[hand], 1e-12);
+        close("trisolve d_l", &gl, &hl, 1e-9);
+        close("trisolve d_b", &gb, &hb, 1e-9);
+    }
+}
+
+/// The hand-written gradients are right, not only equal to the generated
+/// ones: central differences on a few partials of each.
+#[test]
+fn hand_written_gradients_match_finite_differences() {
+    let fd = |f: &dyn Fn(&[f64]) -> f64, x: &[f64], i: usize| {
+        let h = 1e-6 * x[i].abs().max(1.0);
+        let (mut p, mut m) = (x.to_vec(), x.to_vec());
+        p[i] += h;
+        m[i] -= h;
+        (f(&p) - f(&m)) / (2.0 * h)
+    };
+    let g = Gmm::new(4, 3, 3, 99);
+    let (mut ha, mut hm, mut hi) = (vec![0.0; 3], vec![0.0; 9], vec![0.0; 18]);
+    gmm_by_hand(
+        &g.alphas, &g.means, &g.icf, &g.x, 4, 3, 3, &mut ha, &mut hm, &mut hi,
+    );
+    for i in [0, 5, 17] {
+        let f = |icf: &[f64]| gmm_objective(&g.alphas, &g.means, icf, &g.x, 4, 3, 3);
+        assert!((fd(&f, &g.icf, i) - hi[i]).abs() < 1e-6, "gmm d_icf[{i}]");
+    }
+    let (w, bias, seq) = lstm_data(3, 6, 4);
+    let (mut hw, mut hb) = (vec![0.0; w.len()], vec![0.0; bias.len()]);
+    lstm_by_hand(&w, &bias, &seq, 3, 6, &mut hw, &mut hb);
+    for i in [0, 7, w.len() - 1] {
+        let f = |w: &[f64]| lstm_objective(w, &bias, &seq, 3, 6);
+        assert!((fd(&f, &w, i) - hw[i]).abs() < 1e-6, "lstm d_weight[{i}]");
+    }
+    let (u0, target) = heat_data(9, 2);
+    let mut hu = vec![0.0; 9];
+    heat_by_hand(&u0, &target, 7, &mut hu);
+    for i in [0, 4, 8] {
+        let f = |u: &[f64]| heat_objective(u, &target, 7);
+        assert!((fd(&f, &u0, i) - hu[i]).abs() < 1e-6, "heat d_u0[{i}]");
+    }
+    let (l, b) = trisolve_data(6, 8);
+    let (mut hl, mut hb) = (vec![0.0; 36], vec![0.0; 6]);
+    trisolve_by_hand(&l, &b, &mut hl, &mut hb);
+    for i in [0, 13, 35] {
+        let f = |l: &[f64]| trisolve_objective(l, &b);
+        assert!((fd(&f, &l, i) - hl[i]).abs() < 1e-6, "trisolve d_l[{i}]");
+    }
+}
