@@ -314,6 +314,8 @@
 /// ```
 #[doc(inline)]
 pub use autograd_macros::differentiable;
+#[cfg(feature = "argmin")]
+pub use autograd_runtime::argmin;
 pub use autograd_runtime::{check, loss, nn, optim, rules, tape};
 
 #[doc(hidden)]

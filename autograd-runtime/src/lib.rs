@@ -14,6 +14,8 @@
 // resolve to the crate itself, so `#[differentiable]` works here too.
 extern crate self as autograd;
 
+#[cfg(feature = "argmin")]
+pub mod argmin;
 pub mod check;
 pub mod loss;
 pub mod nn;
