@@ -19,6 +19,10 @@ pub fn differentiable(attr: TokenStream, item: TokenStream) -> TokenStream {
             return quote::quote!(#errors #item);
         }
     };
+    if let Some(returned) = crate::vector::returned_vector(&item.sig) {
+        let returned = returned.clone();
+        return crate::vector::expand(attr, item, returned);
+    }
     let cx = Ctxt::new();
     let names = Names::new(&item);
     let args = syn::parse2::<Args>(attr).unwrap_or_else(|err| {
