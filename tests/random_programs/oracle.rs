@@ -139,8 +139,9 @@ pub fn check(index: usize, seed: u64, s: &Subject) -> Vec<String> {
             }
         }
 
-        // Finite differences over the active coordinates, at two steps:
-        // `autograd::check`'s own, and four times it (by rescaling).
+        // Finite differences over the active coordinates, at three steps:
+        // `autograd::check`'s own, four times it (by rescaling), and a wide
+        // fourth-order one; trusted where the three agree.
         let embed = |q: &[f64]| {
             let mut full = p.clone();
             for (k, &i) in active.iter().enumerate() {
@@ -166,11 +167,27 @@ pub fn check(index: usize, seed: u64, s: &Subject) -> Vec<String> {
             let h = 1e-6 * a[k].abs().max(1.0);
             f64::EPSILON * value.abs() / h
         };
+        // A third estimate, with a much wider step and a fourth-order
+        // stencil: rounding in an intermediate value (f = sin(x + 1.8e8),
+        // seed 271073781 #142, where |f| ≤ 1 says nothing) or a step
+        // straddling a branch makes the three disagree.
+        let fd_wide: Vec<f64> = (0..a.len())
+            .map(|k| {
+                let h = 1e-3 * a[k].abs().max(1.0);
+                let at = |t: f64| {
+                    let mut q = a.clone();
+                    q[k] = a[k] + t;
+                    embed(&q)
+                };
+                (8.0 * (at(h) - at(-h)) - (at(2.0 * h) - at(-2.0 * h))) / (12.0 * h)
+            })
+            .collect();
         let fd_ok: Vec<bool> = (0..active.len())
             .map(|k| {
                 fd1[k].is_finite()
                     && fd4[k].is_finite()
                     && close(fd1[k], fd4[k], FD_TOL)
+                    && close(fd1[k], fd_wide[k], FD_TOL)
                     && rounding(k) <= 0.1 * FD_TOL * fd1[k].abs().max(1.0)
             })
             .collect();
