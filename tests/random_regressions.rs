@@ -904,3 +904,67 @@ fn copies_of_subslices() {
     );
     assert_close(&dx, &[x[1], x[0], s]);
 }
+
+// seed 95835372 #1629: a local first set by a call with constant arguments
+// (`h0(1.0)`, type unseen) and accumulated in a loop with values that do
+// not look like floats (`e += y[i]`): the loop's first read of it was a
+// constant, so the accumulation kept only the last iteration (dy = 1, not
+// 4). The function is lowered again with it a float from its `let`.
+#[differentiable]
+fn one_of(p: f64) -> f64 {
+    p / p
+}
+
+#[differentiable]
+fn accumulated_from_a_constant_call(h: &[f64], l: usize, y: &[f64]) -> f64 {
+    let mut e = one_of(1.0);
+    for &g in h {
+        e += y[4 - 1 - l];
+    }
+    e
+}
+
+#[test]
+fn a_constant_call_accumulated_with_plain_loads() {
+    let (h, y) = ([0.1, 0.2, 0.3, 0.4], [1.0, 2.0, 3.0, 4.0]);
+    let (value, (dh, dy)) = accumulated_from_a_constant_call_grad(&h, 1, &y);
+    assert_eq!(value, 13.0);
+    assert_eq!(dh, vec![0.0; 4]);
+    assert_eq!(dy, vec![0.0, 0.0, 4.0, 0.0]);
+}
+
+// seed 95835372 #2419: an `if` used as a value whose branch reads a
+// loop-carried local (`h / (if c { 1.5 } else { u })`): the value given to
+// the `if`'s cell was not marked as read by the reverse sweep, so the loop
+// saved no entry values of `u` and replayed each iteration from its last
+// value (a silent wrong gradient).
+#[differentiable]
+fn value_if_reads_a_carried_local(h: f64, a: &[f64]) -> f64 {
+    let mut u: f64 = 1.0;
+    for &e in a {
+        u -= h / (if 1.0 > e { 1.5 } else { u });
+    }
+    u
+}
+
+#[test]
+fn a_value_if_reading_a_loop_carried_local() {
+    let a = [0.0, 2.0, 0.5, 1.5];
+    check_gradient_and_adjoint(
+        |p| value_if_reads_a_carried_local(p[0], &a),
+        |p| {
+            let (v, (dh, _)) = value_if_reads_a_carried_local_grad(p[0], &a);
+            (v, vec![dh])
+        },
+        |p, d_out, d| {
+            let (mut dh, mut da) = (d[0], [0.0; 4]);
+            let v = value_if_reads_a_carried_local_adjoint(p[0], &a, d_out, &mut dh, &mut da);
+            d[0] = dh;
+            v
+        },
+        &[[0.3], [-0.45], [0.1]],
+    );
+    // u1 = 1 − h/1.5, u2 = u1 − h/u1: with h = 0.3, du2/dh = −2.2291666…
+    let (_, (dh, _)) = value_if_reads_a_carried_local_grad(0.3, &a[..2]);
+    assert!((dh + 2.2291666666666665).abs() < 1e-15);
+}

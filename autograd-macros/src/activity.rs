@@ -13,6 +13,7 @@
 
 use crate::ir::{Block, CallArg, Callee, Func, Header, Kind, Operand, Origin, Rhs, Stmt, VarId};
 use crate::prim::Reads;
+use std::collections::HashSet;
 
 /// The result of the analyses, indexed by [`VarId`].
 pub struct Activity {
@@ -180,10 +181,44 @@ fn needed(func: &Func, defs: &[Option<&Rhs>], activity: &Activity) -> Vec<bool> 
             stored.push((*array, value));
         }
     });
+    // The cell of an `if` holds what its branches give it (`if c { 1.5 }
+    // else { u }` as a value): the values given to a needed one are needed
+    // too (a replay of the `if` reads them). A loop's cells are not: what
+    // reads a loop cell after the loop gets its exit value (saved, or the
+    // replay of the loop), and its values inside come through the entry
+    // versions the body reads.
+    let mut loop_cells: HashSet<VarId> = HashSet::new();
+    func.body.walk(0, &mut |stmt, _| {
+        if let Stmt::Loop(l) = stmt {
+            loop_cells.extend(l.carried.iter().map(|c| c.cell));
+        }
+    });
+    let mut updates: Vec<(VarId, &Operand)> = Vec::new();
+    func.body.walk(0, &mut |stmt, _| {
+        if let Stmt::Update { cell, value } = stmt {
+            if !loop_cells.contains(cell) {
+                updates.push((*cell, value));
+            }
+        }
+    });
     let mut needed_arrays = vec![false; n];
     // A needed value is recomputed from its operands: they are needed too.
     loop {
         let mut changed = false;
+        for (cell, value) in &updates {
+            if needed[*cell] {
+                let reads: Vec<VarId> = match value {
+                    Operand::Var(v) => vec![*v],
+                    Operand::Const(c) => c.uses.clone(),
+                };
+                for v in reads {
+                    if !needed[v] {
+                        needed[v] = true;
+                        changed = true;
+                    }
+                }
+            }
+        }
         for id in 0..n {
             // An array read whole (a call's argument) is needed like one read by a load.
             if needed[id] && func.vars[id].kind == Kind::FloatArray && !needed_arrays[id] {

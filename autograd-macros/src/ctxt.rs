@@ -39,6 +39,12 @@ impl Ctxt {
         self.errors.borrow().len()
     }
 
+    /// Forgets the errors recorded after the first `count` (a stage that
+    /// runs again reports its errors again).
+    pub fn truncate(&self, count: usize) {
+        self.errors.borrow_mut().truncate(count);
+    }
+
     /// All recorded errors folded into one, or `Ok` when there were none.
     pub fn check(self) -> syn::Result<()> {
         let mut errors = self.errors.into_inner().into_iter();

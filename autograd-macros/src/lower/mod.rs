@@ -48,18 +48,40 @@ const STATEMENT_MACROS: &[&str] = &[
 ];
 
 /// Lowers the body of `item`, whose signature has been analysed into `sig`.
+///
+/// A local first set to a constant whose type the macro cannot see, then
+/// given a float in a loop (`let mut e = h(1.0); for .. { e += y[i]; }`), is
+/// only found to be a float once the loop's body is lowered, after the
+/// body's first read of it was taken for a constant: the body is lowered
+/// again with that local a float from its `let` (`Lowerer::force_float`),
+/// until nothing changes.
 pub fn lower(cx: &Ctxt, sig: &Signature, item: &syn::ItemFn, names: &Names) -> Func {
     let mut body = (*item.block).clone();
     syntax::rewrite_returns_in_loops(&mut body, names);
-    let mut lowerer = Lowerer::new(cx, names);
-    lowerer.returns_f64 = sig.returns_f64;
-    lowerer.declare_params(sig);
-    lowerer.lower_stmts(&body.stmts, Some(Sink::Return), &[]);
-    Func {
-        vars: lowerer.vars,
-        body: Block {
-            stmts: lowerer.stmts,
-        },
+    let errors = cx.error_count();
+    let mut force_float = HashSet::new();
+    loop {
+        let mut lowerer = Lowerer::new(cx, names);
+        lowerer.returns_f64 = sig.returns_f64;
+        lowerer.force_float = force_float.clone();
+        lowerer.declare_params(sig);
+        lowerer.lower_stmts(&body.stmts, Some(Sink::Return), &[]);
+        let new: Vec<String> = lowerer
+            .became_float
+            .iter()
+            .filter(|name| !force_float.contains(*name))
+            .cloned()
+            .collect();
+        if new.is_empty() || force_float.len() > 64 {
+            return Func {
+                vars: lowerer.vars,
+                body: Block {
+                    stmts: lowerer.stmts,
+                },
+            };
+        }
+        cx.truncate(errors);
+        force_float.extend(new);
     }
 }
 
@@ -103,6 +125,12 @@ struct Lowerer<'a> {
     loads: Vec<HashMap<(VarId, String), VarId>>,
     /// Gives out every name (`names.rs`).
     names: &'a Names,
+    /// Names of locals to take for floats where their `let` gives them a
+    /// constant of a type the macro cannot see (see [`lower`]).
+    force_float: HashSet<String>,
+    /// Names of locals whose loop cell was a constant when the loop began
+    /// and a float when it ended (see [`lower`]).
+    became_float: HashSet<String>,
     /// While the pattern of a `let` is bound: the names it binds that the
     /// rest of its block assigns a float-looking value
     /// (`syntax::float_assigned_after`); empty otherwise.
@@ -140,6 +168,8 @@ impl<'a> Lowerer<'a> {
             loads: vec![HashMap::new()],
             names,
             assigned_later: HashSet::new(),
+            force_float: HashSet::new(),
+            became_float: HashSet::new(),
             temps: 0,
             loop_ids: 0,
             stmts: Vec::new(),
@@ -1443,6 +1473,16 @@ impl<'a> Lowerer<'a> {
             breaks = this.loops.pop().is_some_and(|ctx| ctx.breaks);
         });
         let breaks = breaks || matches!(header, Header::Infinite);
+        // A cell that entered the loop a constant and left it a float: its
+        // reads at the top of the body were constants (see [`lower`]).
+        for (name, cell) in &cells {
+            let entered_float = carried
+                .iter()
+                .any(|c| c.cell == *cell && self.vars[c.entry].kind == Kind::Float);
+            if self.vars[*cell].kind == Kind::Float && !entered_float {
+                self.became_float.insert(name.clone());
+            }
+        }
         self.stmts.push(Stmt::Loop(Loop {
             id,
             header,

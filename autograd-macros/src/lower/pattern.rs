@@ -505,7 +505,8 @@ impl Lowerer<'_> {
                 // Rust too): it is a float variable, with no annotation
                 // (were it an integer, nothing differentiates it).
                 let may_be_float = !c.is_float
-                    && self.assigned_later.contains(&name.to_string())
+                    && (self.assigned_later.contains(&name.to_string())
+                        || self.force_float.contains(&name.to_string()))
                     && !super::expr::is_int_or_bool(&c.tokens);
                 let kind = declared_kind.unwrap_or(if c.is_float || may_be_float {
                     Kind::Float
