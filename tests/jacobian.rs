@@ -148,3 +148,56 @@ fn a_d_out_of_the_wrong_length_panics() {
     let mut d = [0.0; 2];
     field_adjoint(1.0, [1.0, 2.0], &[1.0, 1.0], &mut 0.0, &mut d);
 }
+
+// ----- a scalar function calling a vector-valued one -------------------------
+
+/// ½‖r‖², from the residuals above: its gradient is Jᵀr.
+#[differentiable(wrt(p))]
+fn half_squared_norm(p: &[f64], t: &[f64], y: &[f64]) -> f64 {
+    let r = residuals(p, t, y);
+    let mut s = 0.0;
+    for i in 0..r.len() {
+        s += 0.5 * r[i] * r[i];
+    }
+    s
+}
+
+#[test]
+fn a_scalar_function_indexes_the_result_of_a_vector_valued_one() {
+    let (t, y) = ([0.0, 0.5, 1.0, 2.0], [2.1, 1.6, 1.1, 0.7]);
+    for p in [[2.0, -0.5], [1.0, 0.3]] {
+        let (value, gradient) = half_squared_norm_grad(&p, &t, &y);
+        let (r, jacobian) = residuals_jacobian(&p, &t, &y);
+        assert_eq!(value, half_squared_norm(&p, &t, &y));
+        let jtr: Vec<f64> = (0..2)
+            .map(|k| (0..4).map(|i| r[i] * jacobian[2 * i + k]).sum())
+            .collect();
+        assert_close(&gradient, &jtr, 1e-14);
+    }
+}
+
+/// Typed, mutable, with a constant array argument (the callee
+/// differentiates it: a scratch slot), and iterated.
+#[differentiable]
+fn uses_a_field(x: f64, z: f64) -> f64 {
+    let v: [f64; 3] = field(x, [z, 2.0]);
+    let mut w = field(z, [x, x]);
+    w[0] += 1.0;
+    let c = field(x, [0.5, 1.5]);
+    let mut total = 0.0;
+    for &e in c.iter() {
+        total += e * z;
+    }
+    v[0] * v[2] + w[1] - 3.0 * w[0] + total
+}
+
+#[test]
+fn vector_results_typed_copied_and_with_constant_arguments() {
+    let f = |q: &[f64]| uses_a_field(q[0], q[1]);
+    for q in [[0.7, -1.2], [-0.3, 0.4]] {
+        let (value, (dx, dz)) = uses_a_field_grad(q[0], q[1]);
+        assert_eq!(value, f(&q));
+        let numeric = numeric_jacobian(|p| vec![f(p)], &q);
+        assert_close(&[dx, dz], &numeric, 1e-7);
+    }
+}

@@ -311,6 +311,11 @@ impl<'a> Tangents<'a> {
         let mutability = (is_cell || is_array).then(|| quote!(mut));
         let ty = let_type(ty, init);
         let has = self.has(var);
+        if kind == Kind::FloatArray && matches!(init, Some(Rhs::Call { .. })) {
+            // A vector-valued callee: its tangent would take a sweep per
+            // output; the reverse sweep takes one.
+            return None;
+        }
         if has {
             if let Some(Rhs::Call { callee, args }) = init {
                 return self.call(out, var, ty, callee, args);

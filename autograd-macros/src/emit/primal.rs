@@ -233,6 +233,9 @@ pub fn adjoint_call(
     );
     let coerce = quote!(::autograd::__private::Coerce);
     let d = names::scoped("d_out");
+    // (the type of `d_out` and of the value: `f64` and `f64`, or `&[f64]`
+    // and the vector of a vector-valued callee)
+    let (dt, rt) = (names::scoped("D"), names::scoped("R"));
     let kinds: Vec<Candidate> = candidates.iter().map(|(_, c)| *c).collect();
     let mut impls = Vec::new();
     // Each impl's marker names its choice: coherence does not look at
@@ -291,15 +294,15 @@ pub fn adjoint_call(
             }
             let higher = (!lifetimes.is_empty()).then(|| quote!(for<#(#lifetimes),*>));
             impls.push(quote! {
-                impl<F, #(#bs,)* #(#generics,)* #(#as_,)* #(#cs,)*>
-                    #call_trait<(fn(#(#bs,)* #(#marker_types,)*), [(); #choice]), (#(#as_,)*), (#(#cs,)*)> for F
+                impl<F, #dt, #rt, #(#bs,)* #(#generics,)* #(#as_,)* #(#cs,)*>
+                    #call_trait<(fn(#(#bs,)* #(#marker_types,)*), [(); #choice]), (#(#as_,)*), (#(#cs,)*), #dt, #rt> for F
                 where
-                    F: #higher FnOnce(#(#bs,)* f64, #(#slot_types,)*) -> f64,
+                    F: #higher FnOnce(#(#bs,)* #dt, #(#slot_types,)*) -> #rt,
                     #(#as_: #coerce<#bs>,)*
                     #(#bounds,)*
                 {
                     #[inline(always)]
-                    fn #method(self, (#(#a_vals,)*): (#(#as_,)*), #d: f64, (#(#c_vals,)*): (#(#cs,)*)) -> f64 {
+                    fn #method(self, (#(#a_vals,)*): (#(#as_,)*), #d: #dt, (#(#c_vals,)*): (#(#cs,)*)) -> #rt {
                         #(#buffers)*
                         self(#(#coerce::<#bs>::coerce(#a_vals),)* #d, #(#passed,)*)
                     }
@@ -322,8 +325,8 @@ pub fn adjoint_call(
     quote! {
         {
             #[diagnostic::on_unimplemented(message = #message, note = #note, help = #help)]
-            trait #call_trait<M, A, C> {
-                fn #method(self, args: A, d_out: f64, slots: C) -> f64;
+            trait #call_trait<M, A, C, D, R> {
+                fn #method(self, args: A, d_out: D, slots: C) -> R;
             }
             #(#impls)*
             #call_trait::#method(#adjoint, (#(#arg_tokens,)*), #d_out, (#(#slot_tokens,)*))

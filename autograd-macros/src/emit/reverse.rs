@@ -704,7 +704,8 @@ impl<'a> Body<'a> {
     /// caller checks), when the result needs an adjoint and only scalar
     /// arguments vary (an array's partials would need a buffer).
     fn partials_in_forward(&self, var: VarId, args: &[CallArg]) -> bool {
-        self.activity.needs_adjoint(var)
+        self.func.vars[var].kind == Kind::Float
+            && self.activity.needs_adjoint(var)
             && args.iter().all(|arg| match arg {
                 CallArg::Array { array, .. } => !self.activity.needs_adjoint(*array),
                 _ => true,
@@ -844,7 +845,14 @@ impl<'a> Body<'a> {
             }
         }
         out.extend(before);
-        let call = self.adjoint_call(callee, args, quote!(#d_var), &slots);
+        // A vector-valued callee's `d_out` is the adjoint of the array it
+        // returned.
+        let d_out = if self.func.vars[var].kind == Kind::FloatArray {
+            quote!(&#d_var[..])
+        } else {
+            quote!(#d_var)
+        };
+        let call = self.adjoint_call(callee, args, d_out, &slots);
         out.push(quote!(#call;));
         out.extend(after);
     }

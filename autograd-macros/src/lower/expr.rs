@@ -672,6 +672,44 @@ impl Lowerer<'_> {
         out
     }
 
+    /// `let r = g(args);` of a function returning a vector (API.md §4; the
+    /// caller knows it from `r`'s type or its uses as an array): a new
+    /// local float array holding the call's value, whose reverse calls
+    /// `g_adjoint` with the array's adjoint as `d_out`. `None` when `init`
+    /// is not a call of a function path; a constant when no argument
+    /// varies.
+    pub(super) fn vector_call(&mut self, init: &Expr) -> Option<Value> {
+        let Expr::Call(call) = strip_parens(init) else {
+            return None;
+        };
+        let Expr::Path(func) = strip_parens(&call.func) else {
+            return None;
+        };
+        if func.qself.is_some()
+            || f64_associated_fn(&func.path).is_some()
+            || self.lookup_call_target(&func.path).is_some()
+        {
+            return None;
+        }
+        let args = self.call_args(&call.args);
+        if !args.iter().any(CallArg::may_vary) {
+            return Some(self.const_call(call.func.to_token_stream(), args));
+        }
+        let callee = Callee::Path {
+            path: func.path.to_token_stream(),
+            adjoint: adjoint_path(&func.path),
+        };
+        let temp = self.new_temp(Kind::FloatArray);
+        // a local array (its adjoint buffer is declared up front)
+        self.vars[temp].origin = Origin::Local;
+        self.stmts.push(Stmt::Let {
+            var: temp,
+            ty: None,
+            init: Some(Rhs::Call { callee, args }),
+        });
+        Some(Value::Array(temp))
+    }
+
     /// `temp = callee(args)`.
     fn apply_call(&mut self, callee: Callee, args: Vec<CallArg>) -> Value {
         let temp = self.new_temp(Kind::Float);

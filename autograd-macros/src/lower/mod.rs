@@ -514,7 +514,8 @@ impl<'a> Lowerer<'a> {
                 syn::Stmt::Local(local) => {
                     let bound = syntax::pattern_names(&local.pat);
                     let later = syntax::float_assigned_after(&stmts[i + 1..], &bound);
-                    self.lower_let(local, later)
+                    let array_later = syntax::used_as_array_after(&stmts[i + 1..], &bound);
+                    self.lower_let(local, later, array_later)
                 }
                 syn::Stmt::Item(item) => self.lower_item(item),
                 syn::Stmt::Macro(mac) => {
@@ -658,7 +659,9 @@ impl<'a> Lowerer<'a> {
 
     /// `float_later`: the names it binds that a float-looking value is
     /// assigned later (`syntax::float_assigned_after`).
-    fn lower_let(&mut self, local: &syn::Local, float_later: HashSet<String>) {
+    /// `array_later`: the rest of its block uses what it binds as an array
+    /// (`r[i]`, `r.len()`, `for v in r`: `syntax::used_as_array_after`).
+    fn lower_let(&mut self, local: &syn::Local, float_later: HashSet<String>, array_later: bool) {
         if let Some(init) = &local.init {
             if let Some((else_token, _)) = &init.diverge {
                 self.cx.error_spanned_by(
@@ -680,6 +683,40 @@ impl<'a> Lowerer<'a> {
             if let Some(stmts) = self.subslice_copy(&p.ident, &init.expr) {
                 self.lower_stmts(&stmts, None, &[]);
                 return;
+            }
+            // `let r = residuals(x, ..);` of a function returning a vector.
+            let typed_array = ty.is_some_and(is_float_array_type);
+            if typed_array || array_later {
+                let errors = self.cx.error_count();
+                if let Some(value) = self.vector_call(&init.expr) {
+                    match value {
+                        expr::Value::Array(temp) if p.mutability.is_some() => {
+                            // a copy the function may change
+                            let id = self.new_local(&p.ident, Kind::FloatArray);
+                            self.stmts.push(Stmt::Let {
+                                var: id,
+                                ty: None,
+                                init: Some(Rhs::Array(ArrayInit::Copy {
+                                    source: temp,
+                                    vec: false,
+                                })),
+                            });
+                            self.bind(&p.ident, id);
+                        }
+                        expr::Value::Array(temp) => {
+                            let ident = self.fresh_name(&p.ident);
+                            let var = &mut self.vars[temp];
+                            var.ident = ident;
+                            var.origin = Origin::Local;
+                            self.bind(&p.ident, temp);
+                        }
+                        other if self.cx.error_count() == errors => {
+                            self.bind_value(&p.ident, other, ty, p.mutability.is_some())
+                        }
+                        _ => {}
+                    }
+                    return;
+                }
             }
             // `let s: [f64; 1] = [h(c)];`: a float array by its type, whatever
             // the macro can see of its elements.

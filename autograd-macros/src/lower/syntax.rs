@@ -703,6 +703,61 @@ fn split_in_tokens(tokens: TokenStream, name: &str, parts: &[syn::Ident]) -> Tok
     out.into_iter().collect()
 }
 
+/// Whether the statements after a `let` (`rest`, the remainder of its
+/// block) use one of the names it bound as an array while that binding is
+/// in scope: indexed (`r[i]`), a method called on it (`r.len()`,
+/// `r.iter()`), iterated (`for v in r`, `for v in &r`) or borrowed whole.
+pub fn used_as_array_after(rest: &[Stmt], bound: &[String]) -> bool {
+    struct Finder<'b> {
+        bound: &'b [String],
+        found: bool,
+    }
+    impl Finder<'_> {
+        fn is_bound(&self, expr: &Expr) -> bool {
+            let expr = match strip_parens(expr) {
+                Expr::Reference(r) => strip_parens(&r.expr),
+                other => other,
+            };
+            matches!(expr, Expr::Path(p) if p.qself.is_none()
+                && p.path.get_ident().is_some_and(|i| self.bound.contains(&i.to_string())))
+        }
+    }
+    impl<'a> Visit<'a> for Finder<'_> {
+        fn visit_expr(&mut self, expr: &'a Expr) {
+            match expr {
+                Expr::Index(index) if self.is_bound(&index.expr) => self.found = true,
+                Expr::MethodCall(call) if self.is_bound(&call.receiver) => {
+                    let method = call.method.to_string();
+                    if crate::prim::method(&method).is_none() {
+                        self.found = true;
+                    }
+                }
+                Expr::ForLoop(f) if self.is_bound(&f.expr) => self.found = true,
+                _ => {}
+            }
+            syn::visit::visit_expr(self, expr);
+        }
+    }
+    let mut finder = Finder {
+        bound,
+        found: false,
+    };
+    for stmt in rest {
+        if let Stmt::Local(local) = stmt {
+            if let Some(init) = &local.init {
+                finder.visit_expr(&init.expr);
+            }
+            // (shadowed from here on)
+            if pattern_names(&local.pat).iter().any(|n| bound.contains(n)) {
+                break;
+            }
+            continue;
+        }
+        finder.visit_stmt(stmt);
+    }
+    finder.found
+}
+
 /// `expr` without the parentheses (and invisible groups) around it.
 pub fn strip_parens(expr: &Expr) -> &Expr {
     match expr {

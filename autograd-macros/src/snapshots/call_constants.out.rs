@@ -27,11 +27,13 @@ fn loss_grad(w: &[f64], data: &[f64]) -> (f64, ::std::vec::Vec<f64>) {
                 note = "`#[differentiable]` passes a `d_` slot for each argument that depends on a differentiated input, and a scratch slot for float constants where the callee's adjoint has room for one; it cannot tell which constants the callee differentiates when they lie on both sides of a differentiated argument, or which of several constant arrays it does, and the callee differentiates only some of its parameters",
                 help = "pass each differentiated value to a parameter the callee differentiates; bind the constants it does not differentiate to parameters of the caller outside `wrt(..)`, or differentiate the callee with respect to all its float parameters"
             )]
-            trait __AdCall<M, A, C> {
-                fn __ad_call(self, args: A, d_out: f64, slots: C) -> f64;
+            trait __AdCall<M, A, C, D, R> {
+                fn __ad_call(self, args: A, d_out: D, slots: C) -> R;
             }
             impl<
                 F,
+                D,
+                R,
                 B0,
                 B1,
                 S0,
@@ -39,9 +41,9 @@ fn loss_grad(w: &[f64], data: &[f64]) -> (f64, ::std::vec::Vec<f64>) {
                 A1,
                 C0,
                 C1,
-            > __AdCall<(fn(B0, B1, S0), [(); 0]), (A0, A1), (C0, C1)> for F
+            > __AdCall<(fn(B0, B1, S0), [(); 0]), (A0, A1), (C0, C1), D, R> for F
             where
-                F: FnOnce(B0, B1, f64, S0) -> f64,
+                F: FnOnce(B0, B1, D, S0) -> R,
                 A0: ::autograd::__private::Coerce<B0>,
                 A1: ::autograd::__private::Coerce<B1>,
                 C0: ::autograd::__private::Coerce<S0>,
@@ -50,9 +52,9 @@ fn loss_grad(w: &[f64], data: &[f64]) -> (f64, ::std::vec::Vec<f64>) {
                 fn __ad_call(
                     self,
                     (a0, a1): (A0, A1),
-                    d_out: f64,
+                    d_out: D,
                     (c0, c1): (C0, C1),
-                ) -> f64 {
+                ) -> R {
                     self(
                         ::autograd::__private::Coerce::<B0>::coerce(a0),
                         ::autograd::__private::Coerce::<B1>::coerce(a1),
@@ -63,6 +65,8 @@ fn loss_grad(w: &[f64], data: &[f64]) -> (f64, ::std::vec::Vec<f64>) {
             }
             impl<
                 F,
+                D,
+                R,
                 B0,
                 B1,
                 S0,
@@ -71,9 +75,9 @@ fn loss_grad(w: &[f64], data: &[f64]) -> (f64, ::std::vec::Vec<f64>) {
                 A1,
                 C0,
                 C1,
-            > __AdCall<(fn(B0, B1, S0, S1), [(); 1]), (A0, A1), (C0, C1)> for F
+            > __AdCall<(fn(B0, B1, S0, S1), [(); 1]), (A0, A1), (C0, C1), D, R> for F
             where
-                F: FnOnce(B0, B1, f64, S0, S1) -> f64,
+                F: FnOnce(B0, B1, D, S0, S1) -> R,
                 A0: ::autograd::__private::Coerce<B0>,
                 A1: ::autograd::__private::Coerce<B1>,
                 C0: ::autograd::__private::Coerce<S0>,
@@ -83,9 +87,9 @@ fn loss_grad(w: &[f64], data: &[f64]) -> (f64, ::std::vec::Vec<f64>) {
                 fn __ad_call(
                     self,
                     (a0, a1): (A0, A1),
-                    d_out: f64,
+                    d_out: D,
                     (c0, c1): (C0, C1),
-                ) -> f64 {
+                ) -> R {
                     self(
                         ::autograd::__private::Coerce::<B0>::coerce(a0),
                         ::autograd::__private::Coerce::<B1>::coerce(a1),
@@ -114,11 +118,13 @@ fn loss_grad(w: &[f64], data: &[f64]) -> (f64, ::std::vec::Vec<f64>) {
                 note = "`#[differentiable]` passes a `d_` slot for each argument that depends on a differentiated input, and a scratch slot for float constants where the callee's adjoint has room for one; it cannot tell which constants the callee differentiates when they lie on both sides of a differentiated argument, or which of several constant arrays it does, and the callee differentiates only some of its parameters",
                 help = "pass each differentiated value to a parameter the callee differentiates; bind the constants it does not differentiate to parameters of the caller outside `wrt(..)`, or differentiate the callee with respect to all its float parameters"
             )]
-            trait __AdCall_1<M, A, C> {
-                fn __ad_call_1(self, args: A, d_out: f64, slots: C) -> f64;
+            trait __AdCall_1<M, A, C, D, R> {
+                fn __ad_call_1(self, args: A, d_out: D, slots: C) -> R;
             }
             impl<
                 F,
+                D,
+                R,
                 B0,
                 B1,
                 S0,
@@ -126,9 +132,9 @@ fn loss_grad(w: &[f64], data: &[f64]) -> (f64, ::std::vec::Vec<f64>) {
                 A1,
                 C0,
                 C1,
-            > __AdCall_1<(fn(B0, B1, S0), [(); 0]), (A0, A1), (C0, C1)> for F
+            > __AdCall_1<(fn(B0, B1, S0), [(); 0]), (A0, A1), (C0, C1), D, R> for F
             where
-                F: FnOnce(B0, B1, f64, S0) -> f64,
+                F: FnOnce(B0, B1, D, S0) -> R,
                 A0: ::autograd::__private::Coerce<B0>,
                 A1: ::autograd::__private::Coerce<B1>,
                 C0: ::autograd::__private::Coerce<S0>,
@@ -137,9 +143,9 @@ fn loss_grad(w: &[f64], data: &[f64]) -> (f64, ::std::vec::Vec<f64>) {
                 fn __ad_call_1(
                     self,
                     (a0, a1): (A0, A1),
-                    d_out: f64,
+                    d_out: D,
                     (c0, c1): (C0, C1),
-                ) -> f64 {
+                ) -> R {
                     self(
                         ::autograd::__private::Coerce::<B0>::coerce(a0),
                         ::autograd::__private::Coerce::<B1>::coerce(a1),
@@ -150,6 +156,8 @@ fn loss_grad(w: &[f64], data: &[f64]) -> (f64, ::std::vec::Vec<f64>) {
             }
             impl<
                 F,
+                D,
+                R,
                 B0,
                 B1,
                 S0,
@@ -164,15 +172,17 @@ fn loss_grad(w: &[f64], data: &[f64]) -> (f64, ::std::vec::Vec<f64>) {
                 ),
                 (A0, A1),
                 (C0, C1),
+                D,
+                R,
             > for F
             where
                 F: for<'l1> FnOnce(
                     B0,
                     B1,
-                    f64,
+                    D,
                     S0,
                     &'l1 mut <C1 as ::autograd::__private::Lazy>::Elem,
-                ) -> f64,
+                ) -> R,
                 A0: ::autograd::__private::Coerce<B0>,
                 A1: ::autograd::__private::Coerce<B1>,
                 C0: ::autograd::__private::Coerce<S0>,
@@ -182,9 +192,9 @@ fn loss_grad(w: &[f64], data: &[f64]) -> (f64, ::std::vec::Vec<f64>) {
                 fn __ad_call_1(
                     self,
                     (a0, a1): (A0, A1),
-                    d_out: f64,
+                    d_out: D,
                     (c0, c1): (C0, C1),
-                ) -> f64 {
+                ) -> R {
                     let mut z1 = <C1 as ::autograd::__private::Lazy>::zeroed(&c1);
                     self(
                         ::autograd::__private::Coerce::<B0>::coerce(a0),
@@ -197,6 +207,8 @@ fn loss_grad(w: &[f64], data: &[f64]) -> (f64, ::std::vec::Vec<f64>) {
             }
             impl<
                 F,
+                D,
+                R,
                 B0,
                 B1,
                 S0,
@@ -204,9 +216,10 @@ fn loss_grad(w: &[f64], data: &[f64]) -> (f64, ::std::vec::Vec<f64>) {
                 A1,
                 C0,
                 C1,
-            > __AdCall_1<(fn(B0, B1, S0, &mut [f64]), [(); 2]), (A0, A1), (C0, C1)> for F
+            > __AdCall_1<(fn(B0, B1, S0, &mut [f64]), [(); 2]), (A0, A1), (C0, C1), D, R>
+            for F
             where
-                F: for<'l1> FnOnce(B0, B1, f64, S0, &'l1 mut [f64]) -> f64,
+                F: for<'l1> FnOnce(B0, B1, D, S0, &'l1 mut [f64]) -> R,
                 A0: ::autograd::__private::Coerce<B0>,
                 A1: ::autograd::__private::Coerce<B1>,
                 C0: ::autograd::__private::Coerce<S0>,
@@ -216,9 +229,9 @@ fn loss_grad(w: &[f64], data: &[f64]) -> (f64, ::std::vec::Vec<f64>) {
                 fn __ad_call_1(
                     self,
                     (a0, a1): (A0, A1),
-                    d_out: f64,
+                    d_out: D,
                     (c0, c1): (C0, C1),
-                ) -> f64 {
+                ) -> R {
                     let mut z1 = <C1 as ::autograd::__private::Lazy>::zeroed(&c1);
                     self(
                         ::autograd::__private::Coerce::<B0>::coerce(a0),
@@ -265,11 +278,13 @@ fn loss_adjoint(w: &[f64], data: &[f64], d_out: f64, d_w: &mut [f64]) -> f64 {
             note = "`#[differentiable]` passes a `d_` slot for each argument that depends on a differentiated input, and a scratch slot for float constants where the callee's adjoint has room for one; it cannot tell which constants the callee differentiates when they lie on both sides of a differentiated argument, or which of several constant arrays it does, and the callee differentiates only some of its parameters",
             help = "pass each differentiated value to a parameter the callee differentiates; bind the constants it does not differentiate to parameters of the caller outside `wrt(..)`, or differentiate the callee with respect to all its float parameters"
         )]
-        trait __AdCall<M, A, C> {
-            fn __ad_call(self, args: A, d_out: f64, slots: C) -> f64;
+        trait __AdCall<M, A, C, D, R> {
+            fn __ad_call(self, args: A, d_out: D, slots: C) -> R;
         }
         impl<
             F,
+            D,
+            R,
             B0,
             B1,
             S0,
@@ -277,20 +292,15 @@ fn loss_adjoint(w: &[f64], data: &[f64], d_out: f64, d_w: &mut [f64]) -> f64 {
             A1,
             C0,
             C1,
-        > __AdCall<(fn(B0, B1, S0), [(); 0]), (A0, A1), (C0, C1)> for F
+        > __AdCall<(fn(B0, B1, S0), [(); 0]), (A0, A1), (C0, C1), D, R> for F
         where
-            F: FnOnce(B0, B1, f64, S0) -> f64,
+            F: FnOnce(B0, B1, D, S0) -> R,
             A0: ::autograd::__private::Coerce<B0>,
             A1: ::autograd::__private::Coerce<B1>,
             C0: ::autograd::__private::Coerce<S0>,
         {
             #[inline(always)]
-            fn __ad_call(
-                self,
-                (a0, a1): (A0, A1),
-                d_out: f64,
-                (c0, c1): (C0, C1),
-            ) -> f64 {
+            fn __ad_call(self, (a0, a1): (A0, A1), d_out: D, (c0, c1): (C0, C1)) -> R {
                 self(
                     ::autograd::__private::Coerce::<B0>::coerce(a0),
                     ::autograd::__private::Coerce::<B1>::coerce(a1),
@@ -301,6 +311,8 @@ fn loss_adjoint(w: &[f64], data: &[f64], d_out: f64, d_w: &mut [f64]) -> f64 {
         }
         impl<
             F,
+            D,
+            R,
             B0,
             B1,
             S0,
@@ -309,21 +321,16 @@ fn loss_adjoint(w: &[f64], data: &[f64], d_out: f64, d_w: &mut [f64]) -> f64 {
             A1,
             C0,
             C1,
-        > __AdCall<(fn(B0, B1, S0, S1), [(); 1]), (A0, A1), (C0, C1)> for F
+        > __AdCall<(fn(B0, B1, S0, S1), [(); 1]), (A0, A1), (C0, C1), D, R> for F
         where
-            F: FnOnce(B0, B1, f64, S0, S1) -> f64,
+            F: FnOnce(B0, B1, D, S0, S1) -> R,
             A0: ::autograd::__private::Coerce<B0>,
             A1: ::autograd::__private::Coerce<B1>,
             C0: ::autograd::__private::Coerce<S0>,
             C1: ::autograd::__private::Coerce<S1>,
         {
             #[inline(always)]
-            fn __ad_call(
-                self,
-                (a0, a1): (A0, A1),
-                d_out: f64,
-                (c0, c1): (C0, C1),
-            ) -> f64 {
+            fn __ad_call(self, (a0, a1): (A0, A1), d_out: D, (c0, c1): (C0, C1)) -> R {
                 self(
                     ::autograd::__private::Coerce::<B0>::coerce(a0),
                     ::autograd::__private::Coerce::<B1>::coerce(a1),
@@ -352,11 +359,13 @@ fn loss_adjoint(w: &[f64], data: &[f64], d_out: f64, d_w: &mut [f64]) -> f64 {
             note = "`#[differentiable]` passes a `d_` slot for each argument that depends on a differentiated input, and a scratch slot for float constants where the callee's adjoint has room for one; it cannot tell which constants the callee differentiates when they lie on both sides of a differentiated argument, or which of several constant arrays it does, and the callee differentiates only some of its parameters",
             help = "pass each differentiated value to a parameter the callee differentiates; bind the constants it does not differentiate to parameters of the caller outside `wrt(..)`, or differentiate the callee with respect to all its float parameters"
         )]
-        trait __AdCall_1<M, A, C> {
-            fn __ad_call_1(self, args: A, d_out: f64, slots: C) -> f64;
+        trait __AdCall_1<M, A, C, D, R> {
+            fn __ad_call_1(self, args: A, d_out: D, slots: C) -> R;
         }
         impl<
             F,
+            D,
+            R,
             B0,
             B1,
             S0,
@@ -364,20 +373,15 @@ fn loss_adjoint(w: &[f64], data: &[f64], d_out: f64, d_w: &mut [f64]) -> f64 {
             A1,
             C0,
             C1,
-        > __AdCall_1<(fn(B0, B1, S0), [(); 0]), (A0, A1), (C0, C1)> for F
+        > __AdCall_1<(fn(B0, B1, S0), [(); 0]), (A0, A1), (C0, C1), D, R> for F
         where
-            F: FnOnce(B0, B1, f64, S0) -> f64,
+            F: FnOnce(B0, B1, D, S0) -> R,
             A0: ::autograd::__private::Coerce<B0>,
             A1: ::autograd::__private::Coerce<B1>,
             C0: ::autograd::__private::Coerce<S0>,
         {
             #[inline(always)]
-            fn __ad_call_1(
-                self,
-                (a0, a1): (A0, A1),
-                d_out: f64,
-                (c0, c1): (C0, C1),
-            ) -> f64 {
+            fn __ad_call_1(self, (a0, a1): (A0, A1), d_out: D, (c0, c1): (C0, C1)) -> R {
                 self(
                     ::autograd::__private::Coerce::<B0>::coerce(a0),
                     ::autograd::__private::Coerce::<B1>::coerce(a1),
@@ -388,6 +392,8 @@ fn loss_adjoint(w: &[f64], data: &[f64], d_out: f64, d_w: &mut [f64]) -> f64 {
         }
         impl<
             F,
+            D,
+            R,
             B0,
             B1,
             S0,
@@ -399,27 +405,24 @@ fn loss_adjoint(w: &[f64], data: &[f64], d_out: f64, d_w: &mut [f64]) -> f64 {
             (fn(B0, B1, S0, &mut <C1 as ::autograd::__private::Lazy>::Elem), [(); 1]),
             (A0, A1),
             (C0, C1),
+            D,
+            R,
         > for F
         where
             F: for<'l1> FnOnce(
                 B0,
                 B1,
-                f64,
+                D,
                 S0,
                 &'l1 mut <C1 as ::autograd::__private::Lazy>::Elem,
-            ) -> f64,
+            ) -> R,
             A0: ::autograd::__private::Coerce<B0>,
             A1: ::autograd::__private::Coerce<B1>,
             C0: ::autograd::__private::Coerce<S0>,
             C1: ::autograd::__private::Lazy,
         {
             #[inline(always)]
-            fn __ad_call_1(
-                self,
-                (a0, a1): (A0, A1),
-                d_out: f64,
-                (c0, c1): (C0, C1),
-            ) -> f64 {
+            fn __ad_call_1(self, (a0, a1): (A0, A1), d_out: D, (c0, c1): (C0, C1)) -> R {
                 let mut z1 = <C1 as ::autograd::__private::Lazy>::zeroed(&c1);
                 self(
                     ::autograd::__private::Coerce::<B0>::coerce(a0),
@@ -432,6 +435,8 @@ fn loss_adjoint(w: &[f64], data: &[f64], d_out: f64, d_w: &mut [f64]) -> f64 {
         }
         impl<
             F,
+            D,
+            R,
             B0,
             B1,
             S0,
@@ -439,21 +444,17 @@ fn loss_adjoint(w: &[f64], data: &[f64], d_out: f64, d_w: &mut [f64]) -> f64 {
             A1,
             C0,
             C1,
-        > __AdCall_1<(fn(B0, B1, S0, &mut [f64]), [(); 2]), (A0, A1), (C0, C1)> for F
+        > __AdCall_1<(fn(B0, B1, S0, &mut [f64]), [(); 2]), (A0, A1), (C0, C1), D, R>
+        for F
         where
-            F: for<'l1> FnOnce(B0, B1, f64, S0, &'l1 mut [f64]) -> f64,
+            F: for<'l1> FnOnce(B0, B1, D, S0, &'l1 mut [f64]) -> R,
             A0: ::autograd::__private::Coerce<B0>,
             A1: ::autograd::__private::Coerce<B1>,
             C0: ::autograd::__private::Coerce<S0>,
             C1: ::autograd::__private::LazyArray,
         {
             #[inline(always)]
-            fn __ad_call_1(
-                self,
-                (a0, a1): (A0, A1),
-                d_out: f64,
-                (c0, c1): (C0, C1),
-            ) -> f64 {
+            fn __ad_call_1(self, (a0, a1): (A0, A1), d_out: D, (c0, c1): (C0, C1)) -> R {
                 let mut z1 = <C1 as ::autograd::__private::Lazy>::zeroed(&c1);
                 self(
                     ::autograd::__private::Coerce::<B0>::coerce(a0),
