@@ -968,3 +968,35 @@ fn a_value_if_reading_a_loop_carried_local() {
     let (_, (dh, _)) = value_if_reads_a_carried_local_grad(0.3, &a[..2]);
     assert!((dh + 2.2291666666666665).abs() < 1e-15);
 }
+
+// seed 502221499 #1236: a subslice of a view inside a condition
+// (`h0(&cell[1..])` in a `filter` over `chunks`) was offset as an element
+// (`array[start + (1..)]`, E0277); also #661 (a constant `h(n).sin()`
+// passed to a differentiated parameter got no slot, E0061) and #2371 (a
+// call result read by `sin_cos` taken for a vector).
+#[differentiable]
+fn tail_sum(b: &[f64]) -> f64 {
+    b.iter().sum::<f64>()
+}
+
+#[differentiable]
+fn subslices_of_views_in_conditions(b: &[f64], x: [f64; 2]) -> f64 {
+    let d_x: [f64; 6] = [0.5, 1.5, 0.2, 0.9, 3.0, 0.1];
+    let kept = d_x
+        .chunks(3)
+        .filter(|&cell| tail_sum(&cell[1..]) < b[0] && tail_sum(&cell[..=1]) > 0.3)
+        .count() as f64;
+    let (s, c) = tail_sum(&[0.25, 0.5]).sin_cos();
+    kept * x[0] + three(x[1], 2.0, tail_sum(&[1.0]).sin()) * s * c
+}
+
+#[test]
+fn subslices_of_views_in_conditions_and_constant_methods() {
+    // kept: [0.5, 1.5, 0.2] (1.7 < 2, 2.0 > 0.3); not [0.9, 3.0, 0.1]
+    let (s, c) = 0.75_f64.sin_cos();
+    let k = 1.0_f64.sin();
+    let (value, (db, dx)) = subslices_of_views_in_conditions_grad(&[2.0], [2.0, 0.5]);
+    assert_eq!(value, 2.0 + (0.5 * 2.0 - k * 2.0) * s * c);
+    assert_eq!(db, vec![0.0]);
+    assert_eq!(dx, [1.0, 2.0 * s * c]);
+}

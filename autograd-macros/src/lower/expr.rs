@@ -1045,7 +1045,23 @@ impl Renamer<'_, '_> {
                 let start = parenthesize(view.start.tokens);
                 let mut uses = view.start.uses;
                 uses.push(view.array);
-                (quote!(#array[#start + (#i)]), uses)
+                if let Expr::Range(range) = strip_parens(&i) {
+                    // `w[a..b]` of a view: the subslice of its array.
+                    let len = parenthesize(view.len.tokens);
+                    uses.extend(view.len.uses);
+                    let lo = match &range.start {
+                        Some(a) => quote!(#start + (#a)),
+                        None => quote!(#start),
+                    };
+                    let hi = match (&range.end, &range.limits) {
+                        (Some(b), syn::RangeLimits::HalfOpen(_)) => quote!(#start + (#b)),
+                        (Some(b), syn::RangeLimits::Closed(_)) => quote!(#start + (#b) + 1),
+                        (None, _) => quote!(#start + #len),
+                    };
+                    (quote!(#array[#lo..#hi]), uses)
+                } else {
+                    (quote!(#array[#start + (#i)]), uses)
+                }
             }
             Expr::MethodCall(call) if call.method == "len" && call.args.is_empty() => {
                 if self.is_block_local(&call.receiver.to_token_stream().to_string()) {
@@ -1412,13 +1428,21 @@ pub(super) fn is_int_or_bool(tokens: &TokenStream) -> bool {
 
 /// A call of a function whose return type the macro cannot see (`h(n)`,
 /// `m::h(2.0, n)`), not one of an integer type's associated functions
-/// (`usize::min(a, b)`).
+/// (`usize::min(a, b)`), or an `f64`-only method of a constant
+/// (`h(n).sin()`).
 fn is_call_of_unknown_type(tokens: &TokenStream) -> bool {
     const INTEGERS: [&str; 12] = [
         "usize", "isize", "u8", "u16", "u32", "u64", "u128", "i8", "i16", "i32", "i64", "i128",
     ];
+    // Methods integers have too: their receiver's type decides.
+    const SHARED: [&str; 5] = ["abs", "max", "min", "signum", "clamp"];
     match syn::parse2::<Expr>(tokens.clone()) {
         Ok(expr) => match strip_parens(&expr) {
+            // `h(n).sin()`: only floats have it.
+            Expr::MethodCall(call) => {
+                let name = call.method.to_string();
+                prim::method(&name).is_some() && !SHARED.contains(&name.as_str())
+            }
             Expr::Call(call) => match strip_parens(&call.func) {
                 Expr::Path(path) => !path
                     .path

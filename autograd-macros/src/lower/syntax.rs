@@ -705,8 +705,8 @@ fn split_in_tokens(tokens: TokenStream, name: &str, parts: &[syn::Ident]) -> Tok
 
 /// Whether the statements after a `let` (`rest`, the remainder of its
 /// block) use one of the names it bound as an array while that binding is
-/// in scope: indexed (`r[i]`), a method called on it (`r.len()`,
-/// `r.iter()`), iterated (`for v in r`, `for v in &r`) or borrowed whole.
+/// in scope: indexed (`r[i]`), a slice's method called on it (`r.len()`,
+/// `r.iter()`), iterated (`for v in r`, `for v in &r`).
 pub fn used_as_array_after(rest: &[Stmt], bound: &[String]) -> bool {
     struct Finder<'b> {
         bound: &'b [String],
@@ -727,8 +727,20 @@ pub fn used_as_array_after(rest: &[Stmt], bound: &[String]) -> bool {
             match expr {
                 Expr::Index(index) if self.is_bound(&index.expr) => self.found = true,
                 Expr::MethodCall(call) if self.is_bound(&call.receiver) => {
-                    let method = call.method.to_string();
-                    if crate::prim::method(&method).is_none() {
+                    const ARRAY_METHODS: [&str; 11] = [
+                        "len",
+                        "iter",
+                        "into_iter",
+                        "to_vec",
+                        "get",
+                        "windows",
+                        "chunks",
+                        "chunks_exact",
+                        "first",
+                        "last",
+                        "as_slice",
+                    ];
+                    if ARRAY_METHODS.contains(&call.method.to_string().as_str()) {
                         self.found = true;
                     }
                 }
