@@ -15,6 +15,7 @@
 extern crate self as autograd;
 
 pub mod check;
+mod dual;
 pub mod loss;
 pub mod nn;
 pub mod optim;
@@ -25,7 +26,12 @@ pub mod tape;
 /// `::autograd::__private`. Not a public API: it may change at any time.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::dual::Dual;
     pub use crate::rules;
+    /// Forward-over-reverse support (`#[differentiable(hessian)]`).
+    pub mod dual {
+        pub use crate::dual::*;
+    }
 
     /// A zeroed gradient buffer of `len` elements (for `f_grad` of a slice).
     #[inline]
