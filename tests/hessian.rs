@@ -854,3 +854,38 @@ fn hessian_returns_an_n_by_n_buffer() {
     // The unit directions lived in the buffer's spare capacity.
     assert_eq!(h.capacity(), 12);
 }
+
+// ----- values that read varied floats without depending on them --------------------
+
+/// A step function, a cast to an integer and a condition of varied values:
+/// computed on values, as in `f`.
+#[differentiable(hessian)]
+fn steps_and_casts(x: f64, y: f64) -> f64 {
+    let k = (x * 2.0).floor() as usize;
+    let f = x.floor();
+    let mut s = 0.0;
+    for i in 0..k {
+        s += y * (i as f64) * x * x;
+    }
+    let g = if (y * 3.0) as i32 > 1 { y * y } else { y };
+    s + f * y * y + x.signum() * x * x * g
+}
+
+/// Returns a value that does not depend on the parameters (a step).
+#[differentiable(hessian)]
+fn flat(x: f64) -> f64 {
+    x.floor()
+}
+
+#[test]
+fn steps_casts_and_flat_functions() {
+    case2!(
+        steps_and_casts,
+        steps_and_casts_grad,
+        steps_and_casts_hessian,
+        steps_and_casts_hvp,
+        [[1.7, 0.2], [2.3, 0.9], [-0.7, 1.3]]
+    );
+    assert_eq!(flat_hessian(2.5), (2.0, 0.0, vec![0.0]));
+    assert_eq!(flat_hvp(2.5, 1.0), (2.0, 0.0, 0.0));
+}

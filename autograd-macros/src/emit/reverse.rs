@@ -135,6 +135,28 @@ impl<'a> Body<'a> {
         self.second && self.activity.varied(var)
     }
 
+    /// `tokens`, which read `uses`, with every `Dual` scalar among them
+    /// rebound to its value first (`{ let x = x.v; tokens }`): a value
+    /// that does not depend on an active parameter though it reads one (a
+    /// step function, a condition, `(x * 4.0) as usize`) is computed on
+    /// `f64`s as in `f`. The tokens themselves outside a second-order body.
+    fn values_of_duals(&self, uses: Vec<VarId>, tokens: TokenStream) -> TokenStream {
+        if !self.second {
+            return tokens;
+        }
+        let mut duals: Vec<&Ident> = Vec::new();
+        for var in uses {
+            let info = &self.func.vars[var];
+            if info.kind == Kind::Float && self.is_dual(var) && !duals.contains(&&info.ident) {
+                duals.push(&info.ident);
+            }
+        }
+        if duals.is_empty() {
+            return tokens;
+        }
+        quote!({ #(let #duals: f64 = #duals.v;)* #tokens })
+    }
+
     /// The element type of a local float array or cell `var`.
     fn elem(&self, var: VarId) -> TokenStream {
         if self.is_dual(var) {
@@ -198,6 +220,12 @@ impl<'a> Body<'a> {
             return quote!(#(#tapes)* #(#forward)*);
         };
         let (mut setup, value_tokens) = match value {
+            // (A second-order body returns a `Dual`, also for a value that
+            // does not depend on an active parameter.)
+            Operand::Var(v) if self.second && !self.is_dual(*v) => (
+                Vec::new(),
+                super::second::lift(&self.ident(*v).to_token_stream()),
+            ),
             Operand::Var(v) => (Vec::new(), self.ident(*v).to_token_stream()),
             Operand::Const(c) => {
                 let tokens = &c.tokens;
@@ -304,6 +332,7 @@ impl<'a> Body<'a> {
                     let ty = let_type(ty.as_ref(), init.as_ref());
                     let init = init.as_ref().map(|rhs| {
                         let value = self.forward_rhs(rhs);
+                        let value = self.values_of_duals(rhs_reads(rhs), value);
                         quote!(= #value)
                     });
                     out.push(quote!(let #mutability #ident #ty #init;));
@@ -372,7 +401,7 @@ impl<'a> Body<'a> {
                     };
                     let then_code = self.forward(then_, branch);
                     let else_code = self.forward(else_, branch);
-                    let cond = &cond.tokens;
+                    let cond = &self.values_of_duals(cond.uses.clone(), cond.tokens.clone());
                     let marks = self
                         .plan
                         .construct_stores(&decision.to_string())
@@ -1166,6 +1195,22 @@ impl<'a> Body<'a> {
                 }
             }
         }
+    }
+}
+
+/// The variables `rhs` reads as scalars: a primitive's operands, a
+/// constant expression's variables.
+fn rhs_reads(rhs: &Rhs) -> Vec<VarId> {
+    match rhs {
+        Rhs::Prim { args, .. } => args
+            .iter()
+            .flat_map(|a| match a {
+                Operand::Var(v) => vec![*v],
+                Operand::Const(c) => c.uses.clone(),
+            })
+            .collect(),
+        Rhs::Use(Operand::Const(c)) => c.uses.clone(),
+        _ => Vec::new(),
     }
 }
 
