@@ -157,6 +157,15 @@ impl<'a> Body<'a> {
         quote!({ #(let #duals: f64 = #duals.v;)* #tokens })
     }
 
+    /// An operand where a `Dual` is expected: itself if it is one, else
+    /// lifted (`Dual::from(2.0)`).
+    fn dual_operand(&self, op: &Operand) -> TokenStream {
+        match op {
+            Operand::Var(v) if self.is_dual(*v) => self.ident(*v).to_token_stream(),
+            _ => super::second::lift(&self.operand(op)),
+        }
+    }
+
     /// The element type of a local float array or cell `var`.
     fn elem(&self, var: VarId) -> TokenStream {
         if self.is_dual(var) {
@@ -341,11 +350,11 @@ impl<'a> Body<'a> {
                     if mode.replay && self.dead_cells.contains(cell) {
                         continue;
                     }
-                    let dual = self.is_dual(*cell);
-                    let (cell, mut value) = (self.ident(*cell), self.operand(value));
-                    if dual {
-                        value = super::second::lift(&value);
-                    }
+                    let value = match self.is_dual(*cell) {
+                        true => self.dual_operand(value),
+                        false => self.operand(value),
+                    };
+                    let cell = self.ident(*cell);
                     out.push(quote!(#cell = #value;));
                 }
                 Stmt::Store {
@@ -353,12 +362,11 @@ impl<'a> Body<'a> {
                     index,
                     value,
                 } if self.plan.plain_stores.contains(array) => {
-                    let dual = self.is_dual(*array);
-                    let (array, index, mut value) =
-                        (self.ident(*array), &index.tokens, self.operand(value));
-                    if dual {
-                        value = super::second::lift(&value);
-                    }
+                    let value = match self.is_dual(*array) {
+                        true => self.dual_operand(value),
+                        false => self.operand(value),
+                    };
+                    let (array, index) = (self.ident(*array), &index.tokens);
                     out.push(quote!(#array[#index] = #value;));
                 }
                 Stmt::Store {
@@ -368,12 +376,11 @@ impl<'a> Body<'a> {
                 } => {
                     // The store saves what it overwrites, for the reverse sweep.
                     let undo = &self.plan.undo[array];
-                    let dual = self.is_dual(*array);
-                    let (array, index, mut value) =
-                        (self.ident(*array), &index.tokens, self.operand(value));
-                    if dual {
-                        value = super::second::lift(&value);
-                    }
+                    let value = match self.is_dual(*array) {
+                        true => self.dual_operand(value),
+                        false => self.operand(value),
+                    };
+                    let (array, index) = (self.ident(*array), &index.tokens);
                     let i = self.names.fresh("__ad_i");
                     out.push(quote! {
                         {
@@ -604,7 +611,12 @@ impl<'a> Body<'a> {
             Kind::Float => (
                 Some(quote!(: #dual)),
                 value.map(|v| {
-                    let v = super::second::lift(&v);
+                    // (Only a copy may be an `f64`: anything else that
+                    // depends on an active parameter is a `Dual` already.)
+                    let v = match init {
+                        Some(Rhs::Use(op)) => self.dual_operand(op),
+                        _ => v,
+                    };
                     quote!(= #v)
                 }),
             ),
