@@ -839,9 +839,36 @@ fn one(x: f64) -> f64 {
     t * x.exp()
 }
 
+/// Forward mode with a local array, a cell that starts from a constant, a
+/// branch and a call.
+#[differentiable(hessian)]
+fn one_more(x: f64) -> f64 {
+    let mut buf = [0.0; 3];
+    for i in 0..3 {
+        buf[i] = x * (i as f64 + 1.0);
+    }
+    let mut s = 0.0;
+    for i in 0..3 {
+        if buf[i] > 1.0 {
+            s += buf[i].ln() * x;
+        } else {
+            s += inner(buf[i], x);
+        }
+    }
+    let copy = buf.to_vec();
+    s * x + copy[2] * copy[1]
+}
+
 #[test]
 fn forward_mode_functions() {
     case1!(one, one_grad, one_hessian, one_hvp, [0.3, -0.8, 1.4]);
+    case1!(
+        one_more,
+        one_more_grad,
+        one_more_hessian,
+        one_more_hvp,
+        [0.3, 0.45, 0.8, 1.4, -0.6]
+    );
 }
 
 // ----- no allocation beyond the returned buffers -----------------------------------
