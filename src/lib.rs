@@ -201,6 +201,45 @@
 /// assert!((d_w - (1.0 / (1.0 + (-2.0_f64).exp()) - 0.5)).abs() < 1e-15);
 /// ```
 ///
+/// # Second order: `#[differentiable(hessian)]`
+///
+/// `hessian` adds two items (API.md §4), computed by forward mode over the
+/// generated adjoint (every value and adjoint of `f_adjoint` carries its
+/// derivative along a direction `v`, as a [`dual::Dual`]; second
+/// derivatives come from [`rules::second`]):
+///
+/// | item | signature |
+/// | --- | --- |
+/// | `f_hvp` | `fn f_hvp(<f's params>, v_<p>: T_p, ...) -> (f64, G, G)`: the value, the gradient and the Hessian times `v` (one `v_<p>` per active parameter, typed like it) |
+/// | `f_hessian` | `fn f_hessian(<f's params>) -> (f64, G, Vec<f64>)`: the value, the gradient and the dense `n × n` Hessian, row-major over the active floats flattened in parameter order |
+///
+/// ```
+/// use autograd::differentiable;
+///
+/// #[differentiable(hessian)]
+/// fn f(x: f64, w: &[f64]) -> f64 {
+///     x * x * w[0] + w[1].sin()
+/// }
+///
+/// let (value, (dx, dw), h) = f_hessian(3.0, &[2.0, 0.0]);
+/// assert_eq!((value, dx, dw), (18.0, 12.0, vec![9.0, 1.0]));
+/// // rows and columns: x, w[0], w[1]
+/// assert_eq!(h, [4.0, 6.0, 0.0, 6.0, 0.0, 0.0, 0.0, 0.0, 0.0]);
+/// let (_, _, (hv_x, hv_w)) = f_hvp(3.0, &[2.0, 0.0], 1.0, &[0.0, 0.0]);
+/// assert_eq!((hv_x, hv_w), (4.0, vec![6.0, 0.0]));
+/// ```
+///
+/// `f_hvp` costs about 3–3.6× `f_adjoint` (instructions,
+/// `benches/hvp_instructions.sh`), `f_hessian` `n` of them, allocating only
+/// the returned buffers. `wrt(..)` combines with `hessian` in either order.
+/// A `hessian` function calling another `#[differentiable]` function calls
+/// its hidden second-order adjoint `g_hvp_adjoint`, so the callee must be
+/// `hessian` too (else: ``cannot find function `g_hvp_adjoint` ``); a
+/// function the macro cannot see gets a hand-written one (README, "Second
+/// order"). Passing a local array that depends on an active input to a call
+/// is refused under `hessian` (pass a parameter array, a subslice of one, or
+/// the elements).
+///
 /// # How: source transformation
 ///
 /// The body is lowered to three-address form, and the adjoint runs it
@@ -314,7 +353,7 @@
 /// ```
 #[doc(inline)]
 pub use autograd_macros::differentiable;
-pub use autograd_runtime::{check, loss, nn, optim, rules, tape};
+pub use autograd_runtime::{check, dual, loss, nn, optim, rules, tape};
 
 #[doc(hidden)]
 pub use autograd_runtime::__private;

@@ -916,3 +916,50 @@ fn steps_casts_and_flat_functions() {
     assert_eq!(flat_hessian(2.5), (2.0, 0.0, vec![0.0]));
     assert_eq!(flat_hvp(2.5, 1.0), (2.0, 0.0, 0.0));
 }
+
+// ----- idiomatic Rust --------------------------------------------------------------
+
+/// Iterator chains, a closure, `match`, destructuring and `sin_cos`.
+#[differentiable(hessian)]
+fn idiomatic(w: &[f64], x: f64) -> f64 {
+    let sq = |t: f64| t * t;
+    let dot: f64 = w.iter().zip(w.iter().skip(1)).map(|(a, b)| a * b).sum();
+    let norm: f64 = w.iter().map(|&v| sq(v)).sum();
+    let (s, c) = x.sin_cos();
+    let scale = match w.len() {
+        0 => 1.0,
+        1 | 2 => 2.0,
+        _ => 0.5,
+    };
+    let prod = w.iter().fold(1.0, |acc, &v| acc * (1.0 + v * x));
+    scale * dot * s + norm * c + prod
+}
+
+#[test]
+fn idiomatic_rust() {
+    for (w, x) in [(vec![0.3, -0.8, 1.1], 0.4), (vec![0.9, 0.2], -1.2)] {
+        let n = w.len() + 1;
+        let (value, (gw, gx), h) = idiomatic_hessian(&w, x);
+        assert_eq!(value, idiomatic(&w, x));
+        let (_, (gw2, gx2)) = idiomatic_grad(&w, x);
+        assert!(close(gx, gx2, 1e-12));
+        for (a, b) in gw.iter().zip(&gw2) {
+            assert!(close(*a, *b, 1e-12));
+        }
+        let flat = |p: &[f64]| {
+            let (_, (gw, gx)) = idiomatic_grad(&p[..n - 1], p[n - 1]);
+            gw.into_iter()
+                .chain(std::iter::once(gx))
+                .collect::<Vec<f64>>()
+        };
+        let point: Vec<f64> = w.iter().copied().chain(std::iter::once(x)).collect();
+        check::hessian(flat, &point, &h).assert_ok(1e-6);
+        let v = direction(n);
+        let (_, _, (hw, hx)) = idiomatic_hvp(&w, x, &v[..n - 1], v[n - 1]);
+        let hv: Vec<f64> = hw.into_iter().chain(std::iter::once(hx)).collect();
+        for i in 0..n {
+            let want: f64 = (0..n).map(|j| h[i * n + j] * v[j]).sum();
+            assert!(close(hv[i], want, 1e-12));
+        }
+    }
+}

@@ -15,8 +15,13 @@
 //! [`crate::rules::second`]. Comparisons look at the value only, so branch
 //! decisions are those of `f`.
 //!
+//! Public for hand-written second-order rules (a function the macro cannot
+//! see into, called from a `#[differentiable(hessian)]` one, gets a
+//! hand-written `g_hvp_adjoint` over `Dual`s: see the README, "Second
+//! order").
+//!
 //! ```
-//! use autograd_runtime::__private::Dual;
+//! use autograd_runtime::dual::Dual;
 //! let x = Dual::new(2.0, 1.0);
 //! let y = x * x + x.sin();
 //! assert_eq!(y.v, 4.0 + 2.0_f64.sin());

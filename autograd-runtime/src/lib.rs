@@ -15,7 +15,7 @@
 extern crate self as autograd;
 
 pub mod check;
-mod dual;
+pub mod dual;
 pub mod loss;
 pub mod nn;
 pub mod optim;
