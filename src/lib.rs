@@ -236,9 +236,7 @@
 /// its hidden second-order adjoint `g_hvp_adjoint`, so the callee must be
 /// `hessian` too (else: ``cannot find function `g_hvp_adjoint` ``); a
 /// function the macro cannot see gets a hand-written one (README, "Second
-/// order"). Passing a local array that depends on an active input to a call
-/// is refused under `hessian` (pass a parameter array, a subslice of one, or
-/// the elements).
+/// order").
 ///
 /// # How: source transformation
 ///

@@ -963,3 +963,83 @@ fn idiomatic_rust() {
         }
     }
 }
+
+// ----- calls with local arrays ----------------------------------------------------
+
+#[differentiable(hessian)]
+fn norm2(v: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..v.len() {
+        s += v[i] * v[i] * v[i].cos();
+    }
+    s
+}
+
+#[differentiable(hessian)]
+fn pair(p: [f64; 2], k: f64) -> f64 {
+    p[0] * p[1] * k + p[0].exp()
+}
+
+#[differentiable(hessian)]
+fn dot2(a: &[f64], b: &[f64]) -> f64 {
+    a[0] * b[0] + a[1] * b[1] * a[1]
+}
+
+/// Local buffers (whole, subslices, array literals) and a parameter passed
+/// twice, at the top level and in a loop.
+#[differentiable(hessian)]
+fn array_calls(x: f64, w: &[f64]) -> f64 {
+    let mut buf = vec![0.0; w.len()];
+    for i in 0..w.len() {
+        buf[i] = w[i] * x;
+    }
+    let mut s = norm2(&buf) + norm2(&buf[1..]) + pair([x, w[0]], 0.5);
+    for i in 0..w.len() - 1 {
+        s += dot2(&buf[i..i + 2], &w[i..i + 2]) * 0.25 + pair([w[i], x * w[i + 1]], x);
+    }
+    s + dot2(w, w) + norm2(&[x, w[1] * w[1]])
+}
+
+/// One `f64` input passing a local array (the reverse sweep, not forward).
+#[differentiable(hessian)]
+fn one_array_call(x: f64) -> f64 {
+    let a = [x, x * x, x.sin()];
+    norm2(&a) * x
+}
+
+#[test]
+fn calls_with_local_arrays() {
+    for (x, w) in [
+        (0.4, vec![0.3, -0.8, 1.1]),
+        (-1.2, vec![0.9, 0.2, -0.4, 0.6]),
+    ] {
+        let n = w.len() + 1;
+        let (value, (gx, gw), h) = array_calls_hessian(x, &w);
+        assert_eq!(value, array_calls(x, &w));
+        let (_, (gx2, gw2)) = array_calls_grad(x, &w);
+        assert!(close(gx, gx2, 1e-12), "{gx} vs {gx2}");
+        for (a, b) in gw.iter().zip(&gw2) {
+            assert!(close(*a, *b, 1e-12), "{a} vs {b}");
+        }
+        let flat = |p: &[f64]| {
+            let (_, (gx, gw)) = array_calls_grad(p[0], &p[1..]);
+            std::iter::once(gx).chain(gw).collect::<Vec<f64>>()
+        };
+        let point: Vec<f64> = std::iter::once(x).chain(w.iter().copied()).collect();
+        check::hessian(flat, &point, &h).assert_ok(1e-6);
+        let v = direction(n);
+        let (_, _, (hx, hw)) = array_calls_hvp(x, &w, v[0], &v[1..]);
+        let hv: Vec<f64> = std::iter::once(hx).chain(hw).collect();
+        for i in 0..n {
+            let want: f64 = (0..n).map(|j| h[i * n + j] * v[j]).sum();
+            assert!(close(hv[i], want, 1e-12));
+        }
+    }
+    case1!(
+        one_array_call,
+        one_array_call_grad,
+        one_array_call_hessian,
+        one_array_call_hvp,
+        [0.3, -0.8, 1.4]
+    );
+}

@@ -508,3 +508,89 @@ pub fn check_direction_len(
         );
     }
 }
+
+/// Local arrays of `Dual`s passed to a callee's `_hvp_adjoint`, which
+/// takes their values and tangents as two `f64` arrays of the same shape,
+/// and adds into two `f64` buffers merged back into the array's adjoint.
+pub trait DualArray {
+    /// The `f64` array of the same shape (`[f64; N]` or `Vec<f64>`).
+    type Values;
+    /// The values.
+    fn values(&self) -> Self::Values;
+    /// The tangents.
+    fn tangents(&self) -> Self::Values;
+    /// Zeros of the same shape (a callee's slots).
+    fn zeros(&self) -> Self::Values;
+    /// Adds `Dual::new(g[k], h[k])` into element `k`.
+    fn merge(&mut self, g: &[f64], h: &[f64]);
+}
+
+impl<const N: usize> DualArray for [Dual; N] {
+    type Values = [f64; N];
+    fn values(&self) -> [f64; N] {
+        self.map(|d| d.v)
+    }
+    fn tangents(&self) -> [f64; N] {
+        self.map(|d| d.t)
+    }
+    fn zeros(&self) -> [f64; N] {
+        [0.0; N]
+    }
+    fn merge(&mut self, g: &[f64], h: &[f64]) {
+        for ((d, g), h) in self.iter_mut().zip(g).zip(h) {
+            *d += Dual::new(*g, *h);
+        }
+    }
+}
+
+impl DualArray for Vec<Dual> {
+    type Values = Vec<f64>;
+    fn values(&self) -> Vec<f64> {
+        self.iter().map(|d| d.v).collect()
+    }
+    fn tangents(&self) -> Vec<f64> {
+        self.iter().map(|d| d.t).collect()
+    }
+    fn zeros(&self) -> Vec<f64> {
+        vec![0.0; self.len()]
+    }
+    fn merge(&mut self, g: &[f64], h: &[f64]) {
+        for ((d, g), h) in self.iter_mut().zip(g).zip(h) {
+            *d += Dual::new(*g, *h);
+        }
+    }
+}
+
+/// The values of a local `Dual` array ([`DualArray::values`]).
+#[inline]
+pub fn values<A: DualArray>(a: &A) -> A::Values {
+    a.values()
+}
+
+/// The tangents of a local `Dual` array ([`DualArray::tangents`]).
+#[inline]
+pub fn tangents<A: DualArray>(a: &A) -> A::Values {
+    a.tangents()
+}
+
+/// Zeros shaped like a local `Dual` array's values ([`DualArray::zeros`]).
+#[inline]
+pub fn zeros<A: DualArray>(a: &A) -> A::Values {
+    a.zeros()
+}
+
+/// Merges a callee's `f64` slots back into a local array's `Dual` adjoint.
+#[inline]
+pub fn merge<A: DualArray>(adjoint: &mut A, g: &[f64], h: &[f64]) {
+    adjoint.merge(g, h);
+}
+
+/// Adds a callee's scratch slots into a parameter's gradient and H·v
+/// buffers (a parameter array passed twice to one call).
+#[inline]
+pub fn merge_split(d: &mut [f64], hv: &mut [f64], g: &[f64], h: &[f64]) {
+    for (k, (g, h)) in g.iter().zip(h).enumerate() {
+        d[k] += *g;
+        hv[k] += *h;
+    }
+}

@@ -211,7 +211,7 @@ impl<'a> Tangents<'a> {
         if duals.is_empty() {
             return tokens;
         }
-        quote!({ #(let #duals: f64 = #duals.v;)* #tokens })
+        quote!({ #(let #duals: f64 = #duals.v;)* (#tokens) })
     }
 
     /// Does `var` carry a (possibly) nonzero tangent the result depends on?
@@ -416,7 +416,7 @@ impl<'a> Tangents<'a> {
         }
         let primal = init.map(|rhs| {
             let value = if self.is_dual(var) {
-                super::second::dual_rhs(self.func, self.sig, self.activity, rhs)
+                super::second::dual_rhs(self.func, self.sig, self.activity, self.names, rhs)
             } else {
                 self.values_of_duals(rhs_reads(rhs), primal_rhs(self.func, rhs))
             };
@@ -586,6 +586,7 @@ impl<'a> Tangents<'a> {
                 self.func,
                 self.sig,
                 self.activity,
+                self.names,
                 callee,
                 args,
                 one,

@@ -154,7 +154,7 @@ impl<'a> Body<'a> {
         if duals.is_empty() {
             return tokens;
         }
-        quote!({ #(let #duals: f64 = #duals.v;)* #tokens })
+        quote!({ #(let #duals: f64 = #duals.v;)* (#tokens) })
     }
 
     /// An operand where a `Dual` is expected: itself if it is one, else
@@ -605,8 +605,9 @@ impl<'a> Body<'a> {
         init: Option<&Rhs>,
     ) -> (Option<TokenStream>, Option<TokenStream>) {
         let dual = quote!(::autograd::__private::Dual);
-        let value =
-            init.map(|rhs| super::second::dual_rhs(self.func, self.sig, self.activity, rhs));
+        let value = init.map(|rhs| {
+            super::second::dual_rhs(self.func, self.sig, self.activity, self.names, rhs)
+        });
         match self.func.vars[var].kind {
             Kind::Float => (
                 Some(quote!(: #dual)),
@@ -974,18 +975,11 @@ impl<'a> Body<'a> {
                         slots.push(Some(quote!(&mut #adjoint)));
                     }
                 }
-                CallArg::Array { array, range, .. }
+                CallArg::Array { array, .. }
                     if self.second && self.activity.needs_adjoint(*array) =>
                 {
-                    // (`second::refusals` let only parameter arrays through.)
-                    let index = match self.func.vars[*array].origin {
-                        Origin::Param { index, .. } => index,
-                        _ => 0,
-                    };
-                    slots.push(Some(super::second::param_array_slots(
-                        &self.sig.params[index],
-                        range.as_ref(),
-                    )));
+                    // (`second::hvp_call` makes the slots of an array.)
+                    slots.push(Some(self.array_adjoint(*array).to_token_stream()));
                 }
                 CallArg::Array { array, range, .. } if self.activity.needs_adjoint(*array) => {
                     let buffer = self.array_adjoint(*array);
@@ -1047,6 +1041,7 @@ impl<'a> Body<'a> {
                 self.func,
                 self.sig,
                 self.activity,
+                self.names,
                 callee,
                 args,
                 d_out,

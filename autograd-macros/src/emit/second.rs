@@ -37,7 +37,7 @@ use super::primal::{operand, primal_rhs};
 use super::reverse::Body;
 use super::{active_list, allow_lints, gradient_type, inherited_attrs};
 use crate::activity::Activity;
-use crate::ir::{ArrayInit, CallArg, Callee, Func, Origin, Rhs, Stmt, Syntax, VarId};
+use crate::ir::{ArrayInit, CallArg, Callee, Func, Origin, Rhs, Syntax, VarId};
 use crate::names::Names;
 use crate::prim::Arity;
 use crate::signature::{Param, ParamClass, Signature};
@@ -81,9 +81,8 @@ fn rename(tokens: &TokenStream, from: &Ident, to: &Ident) -> TokenStream {
         .clone()
         .into_iter()
         .map(|tree| match tree {
-            TokenTree::Ident(ident) if ident == *from => {
-                TokenTree::Ident(Ident::new(&to.to_string(), ident.span()))
-            }
+            // (`to`'s own span: it is bound by generated code.)
+            TokenTree::Ident(ident) if ident == *from => TokenTree::Ident(to.clone()),
             TokenTree::Group(group) => {
                 let mut new = Group::new(group.delimiter(), rename(&group.stream(), from, to));
                 new.set_span(group.span());
@@ -137,7 +136,13 @@ pub fn param_array_slots(param: &Param, range: Option<&crate::ir::Const>) -> Tok
 }
 
 /// The value of `rhs` defining a `Dual` (or an array of them).
-pub fn dual_rhs(func: &Func, sig: &Signature, activity: &Activity, rhs: &Rhs) -> TokenStream {
+pub fn dual_rhs(
+    func: &Func,
+    sig: &Signature,
+    activity: &Activity,
+    names: &Names,
+    rhs: &Rhs,
+) -> TokenStream {
     match rhs {
         Rhs::Array(ArrayInit::Fill { value, len, vec }) => {
             let value = lift(&value.tokens);
@@ -181,18 +186,9 @@ pub fn dual_rhs(func: &Func, sig: &Signature, activity: &Activity, rhs: &Rhs) ->
             None => primal_rhs(func, rhs),
         },
         Rhs::Call { callee, args } => {
-            let slots: Vec<Option<TokenStream>> = args
-                .iter()
-                .map(|arg| match arg {
-                    CallArg::Array { array, range, .. } if activity.varied(*array) => {
-                        active_param(func, sig, *array)
-                            .map(|param| param_array_slots(param, range.as_ref()))
-                    }
-                    _ => None,
-                })
-                .collect();
+            let slots: Vec<Option<TokenStream>> = args.iter().map(|_| None).collect();
             let zero = quote!(::autograd::__private::Dual::constant(0.0));
-            hvp_call(func, sig, activity, callee, args, zero, &slots)
+            hvp_call(func, sig, activity, names, callee, args, zero, &slots)
         }
         Rhs::Prim {
             prim,
@@ -227,19 +223,36 @@ fn hvp_path(path: &TokenStream) -> TokenStream {
 
 /// `callee_hvp_adjoint(args.., d_out, slots..)` with the convention in the
 /// module docs. `slots` has one entry per argument: a float's adjoint slot
-/// (`&mut Dual`; `None` for a scratch one), an active parameter array's two
-/// buffers.
+/// (`&mut Dual`; `None` for a scratch one); for an array that varies,
+/// `Some` in the reverse sweep (for a local array, its adjoint buffer),
+/// `None` where the callee's derivatives are not wanted.
+///
+/// A parameter array passes itself and its direction, and its two
+/// buffers (scratch ones, added in after the call, when it is passed
+/// twice); a local array of `Dual`s passes its values and tangents as two
+/// `f64` arrays of its shape, and scratch buffers merged into its adjoint
+/// after the call (`__private::dual::DualArray`).
+#[allow(clippy::too_many_arguments)]
 pub fn hvp_call(
     func: &Func,
     sig: &Signature,
     activity: &Activity,
+    names: &Names,
     callee: &Callee,
     args: &[CallArg],
     d_out: TokenStream,
     slots: &[Option<TokenStream>],
 ) -> TokenStream {
+    let dual = quote!(::autograd::__private::dual);
+    let mut prelude = Vec::new();
+    let mut after = Vec::new();
     let mut values = Vec::new();
     let mut adjoints = Vec::new();
+    let passed = |var: VarId| {
+        args.iter()
+            .filter(|a| matches!(a, CallArg::Array { array, .. } if *array == var))
+            .count()
+    };
     for (arg, slot) in args.iter().zip(slots) {
         match arg {
             CallArg::Float(op) => {
@@ -249,22 +262,74 @@ pub fn hvp_call(
                         quote!(&mut ::autograd::__private::Dual::constant(0.0))
                     }));
             }
-            CallArg::Array { array, tokens, .. } => {
-                values.push(tokens.clone());
-                if let (Some(param), true) =
-                    (active_param(func, sig, *array), activity.varied(*array))
-                {
-                    let (v, _) = second_names(param);
-                    values.push(rename(tokens, &func.vars[*array].ident, &v));
-                    if let Some(slot) = slot {
-                        adjoints.push(slot.clone());
+            CallArg::Array {
+                array,
+                tokens,
+                range,
+            } if activity.varied(*array) => {
+                let ident = &func.vars[*array].ident;
+                let part = |buffer: &Ident| match range {
+                    Some(range) => {
+                        let range = &range.tokens;
+                        quote!(#buffer[#range])
                     }
+                    None => quote!(#buffer[..]),
+                };
+                if let Some(param) = active_param(func, sig, *array) {
+                    let (v, hv) = second_names(param);
+                    let d = param.adjoint_ident().unwrap_or_else(|| format_ident!("d_"));
+                    values.push(tokens.clone());
+                    values.push(rename(tokens, ident, &v));
+                    if slot.is_some() && passed(*array) == 1 {
+                        adjoints.push(param_array_slots(param, range.as_ref()));
+                        continue;
+                    }
+                    let (g, h) = (names.fresh("__ad_slot_g"), names.fresh("__ad_slot_h"));
+                    let (d_part, hv_part) = (part(&d), part(&hv));
+                    let like = match range {
+                        Some(_) => quote!(&#d_part),
+                        None => quote!(&*#d),
+                    };
+                    prelude.push(quote! {
+                        let mut #g = ::autograd::__private::scratch_like(#like);
+                        let mut #h = ::autograd::__private::scratch_like(#like);
+                    });
+                    adjoints.push(quote!(&mut #g, &mut #h));
+                    if slot.is_some() {
+                        after.push(
+                            quote!(#dual::merge_split(&mut #d_part, &mut #hv_part, &#g, &#h);),
+                        );
+                    }
+                    continue;
+                }
+                // A local array of `Dual`s.
+                let (vals, tans) = (
+                    names.fresh_for("__ad_values_", ident),
+                    names.fresh_for("__ad_tangents_", ident),
+                );
+                let (g, h) = (names.fresh("__ad_slot_g"), names.fresh("__ad_slot_h"));
+                prelude.push(quote! {
+                    let #vals = #dual::values(&#ident);
+                    let #tans = #dual::tangents(&#ident);
+                    let mut #g = #dual::zeros(&#ident);
+                    let mut #h = #dual::zeros(&#ident);
+                });
+                values.push(rename(tokens, ident, &vals));
+                values.push(rename(tokens, ident, &tans));
+                let (g_part, h_part) = (part(&g), part(&h));
+                match range {
+                    Some(_) => adjoints.push(quote!(&mut #g_part, &mut #h_part)),
+                    None => adjoints.push(quote!(&mut #g, &mut #h)),
+                }
+                if let Some(buffer) = slot {
+                    after.push(quote!(#dual::merge(&mut #buffer, &#g, &#h);));
                 }
             }
+            CallArg::Array { tokens, .. } => values.push(tokens.clone()),
             CallArg::Const(c) => values.push(c.tokens.clone()),
         }
     }
-    match callee {
+    let call = match callee {
         Callee::Path { path, .. } => {
             let path = hvp_path(path);
             quote!(#path(#(#values,)* #d_out, #(#adjoints),*))
@@ -274,45 +339,17 @@ pub fn hvp_call(
             let name = format_ident!("{}_hvp_adjoint", method, span = method.span());
             quote!(#receiver.#name(#(#values,)* #d_out, #(#adjoints),*))
         }
+    };
+    if prelude.is_empty() && after.is_empty() {
+        return call;
     }
-}
-
-/// What the second-order body cannot do, each a spanned error: a call
-/// passing a local float array that depends on an active parameter (its
-/// elements are `Dual`s, which no callee's `_hvp_adjoint` takes).
-pub fn refusals(func: &Func, activity: &Activity) -> Option<syn::Error> {
-    let mut errors: Option<syn::Error> = None;
-    func.body.walk(0, &mut |stmt, _| {
-        let Stmt::Let {
-            init: Some(Rhs::Call { args, .. }),
-            ..
-        } = stmt
-        else {
-            return;
-        };
-        for arg in args {
-            let CallArg::Array { array, tokens, .. } = arg else {
-                continue;
-            };
-            if !activity.varied(*array) || matches!(func.vars[*array].origin, Origin::Param { .. })
-            {
-                continue;
-            }
-            let error = syn::Error::new_spanned(
-                tokens,
-                "`#[differentiable(hessian)]` does not support passing a local array that \
-                 depends on a differentiated input to a function: its second-order adjoint \
-                 would need the array's tangents. Pass a parameter array (or a subslice of \
-                 one), pass the elements as `f64` arguments, or write the callee's \
-                 computation inline",
-            );
-            match &mut errors {
-                Some(all) => all.combine(error),
-                None => errors = Some(error),
-            }
-        }
-    });
-    errors
+    let result = names.fresh("__ad_call_value");
+    quote!({
+        #(#prelude)*
+        let #result = #call;
+        #(#after)*
+        #result
+    })
 }
 
 /// The signature of `f_hvp`: `f`'s inputs, then one `v_<p>` per active
