@@ -1043,3 +1043,117 @@ fn calls_with_local_arrays() {
         [0.3, -0.8, 1.4]
     );
 }
+
+// ----- constant data to callees ------------------------------------------------------
+
+/// Differentiates both arrays.
+#[differentiable(hessian)]
+fn weighted(w: &[f64], data: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..w.len() {
+        s += w[i] * w[i] * data[i] + data[i] * w[i].sin();
+    }
+    s
+}
+
+/// Differentiates only `w`.
+#[differentiable(hessian, wrt(w))]
+fn weighted_wrt(w: &[f64], data: [f64; 3]) -> f64 {
+    w[0] * data[0] * w[1] + w[2].exp() * data[2]
+}
+
+/// Constant data (a parameter outside `wrt`, a literal, a local constant
+/// buffer) passed to parameters the callees differentiate or not.
+#[differentiable(hessian, wrt(w))]
+fn data_to_callees(w: &[f64], data: &[f64]) -> f64 {
+    let fixed = [0.5, -1.0, 2.0];
+    weighted(w, data)
+        + weighted(&data[..3], w)
+        + weighted_wrt(w, fixed)
+        + weighted(&[1.0, 2.0, 3.0], &w[..3])
+}
+
+#[test]
+fn constant_data_to_callees() {
+    let data = [0.7, -0.3, 1.2, 0.4];
+    for w in [[0.3, -0.8, 1.1, 0.5], [0.9, 0.2, -0.4, 0.6]] {
+        let (value, g, h) = data_to_callees_hessian(&w, &data);
+        assert_eq!(value, data_to_callees(&w, &data));
+        let (_, g2) = data_to_callees_grad(&w, &data);
+        for (a, b) in g.iter().zip(&g2) {
+            assert!(close(*a, *b, 1e-12));
+        }
+        check::hessian(|p| data_to_callees_grad(p, &data).1, &w, &h).assert_ok(1e-6);
+    }
+}
+
+// ----- parameter arrays written in the body, value-ifs in conditions ---------------
+
+/// A `mut` parameter array outside `wrt` written with varied values, and
+/// conditions holding value-`if`s over a varied local array.
+#[differentiable(hessian, wrt(m))]
+fn written_param(m: f64, mut w: [f64; 3]) -> f64 {
+    w[0] = m * m;
+    w[1] += m.sin() * w[2];
+    let local = [m, m * 2.0, w[0]];
+    let mut s = 0.0;
+    for i in 0..3 {
+        if (if local[i] > 0.5 { local[i] } else { m }) > 0.1 {
+            s += w[i] * local[i];
+        } else {
+            s -= w[i];
+        }
+    }
+    s * m
+}
+
+#[test]
+fn written_parameter_arrays_and_value_ifs_in_conditions() {
+    let w = [0.5, -1.0, 2.0];
+    case1!(
+        written_param_fn,
+        written_param_grad_fn,
+        written_param_hessian_fn,
+        written_param_hvp_fn,
+        [0.3, 0.8, -0.6]
+    );
+    fn written_param_fn(m: f64) -> f64 {
+        written_param(m, [0.5, -1.0, 2.0])
+    }
+    fn written_param_grad_fn(m: f64) -> (f64, f64) {
+        written_param_grad(m, [0.5, -1.0, 2.0])
+    }
+    fn written_param_hessian_fn(m: f64) -> (f64, f64, Vec<f64>) {
+        written_param_hessian(m, [0.5, -1.0, 2.0])
+    }
+    fn written_param_hvp_fn(m: f64, v: f64) -> (f64, f64, f64) {
+        written_param_hvp(m, [0.5, -1.0, 2.0], v)
+    }
+    let _ = w;
+}
+
+/// A differentiated `mut` parameter array written in the body.
+#[differentiable(hessian)]
+fn written_active(x: f64, mut w: [f64; 2]) -> f64 {
+    w[0] = x * w[1];
+    w[1] += w[0].sin();
+    w[0] * w[1] * x
+}
+
+#[test]
+fn written_differentiated_parameter_array() {
+    for (x, w) in [(0.4, [1.0, 2.0]), (-0.7, [0.3, -1.1])] {
+        let (value, (gx, gw), h) = written_active_hessian(x, w);
+        assert_eq!(value, written_active(x, w));
+        let (_, (gx2, gw2)) = written_active_grad(x, w);
+        assert!(close(gx, gx2, 1e-12));
+        for (a, b) in gw.iter().zip(&gw2) {
+            assert!(close(*a, *b, 1e-12));
+        }
+        let flat = |p: &[f64]| {
+            let (_, (gx, gw)) = written_active_grad(p[0], [p[1], p[2]]);
+            vec![gx, gw[0], gw[1]]
+        };
+        check::hessian(flat, &[x, w[0], w[1]], &h).assert_ok(1e-6);
+    }
+}

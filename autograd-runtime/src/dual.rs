@@ -427,27 +427,46 @@ pub mod rules {
 }
 
 /// A parameter slice's elements with their tangents, as a `Vec` of duals
-/// (`x.to_vec()` of an active parameter in a Hessian-vector product).
+/// (`x.to_vec()` of an active parameter in a Hessian-vector product). An
+/// empty `t` is the zero direction (a constant passed by a caller).
 #[inline]
 pub fn zip_vec(v: &[f64], t: &[f64]) -> Vec<Dual> {
-    v.iter().zip(t).map(|(&v, &t)| Dual::new(v, t)).collect()
+    (0..v.len())
+        .map(|k| Dual::new(v[k], tangent(t, k)))
+        .collect()
 }
 
-/// A parameter array's elements with their tangents (`x.clone()`).
+/// A parameter array's elements with their tangents (`x.clone()`); an
+/// empty `t` is the zero direction.
 #[inline]
-pub fn zip_array<const N: usize>(v: &[f64; N], t: &[f64; N]) -> [Dual; N] {
+pub fn zip_array<const N: usize>(v: &[f64; N], t: &[f64]) -> [Dual; N] {
     let mut out = [Dual::default(); N];
     for k in 0..N {
-        out[k] = Dual::new(v[k], t[k]);
+        out[k] = Dual::new(v[k], tangent(t, k));
     }
     out
 }
 
-/// Adds a dual adjoint into a gradient element and an H·v element.
+/// Element `k` of a parameter array's direction, `0` if the direction is
+/// empty (a caller passing constant data to a parameter the callee
+/// differentiates gives `&[]`).
 #[inline(always)]
-pub fn accumulate(grad: &mut f64, hv: &mut f64, d: Dual) {
-    *grad += d.v;
-    *hv += d.t;
+pub fn tangent(t: &[f64], k: usize) -> f64 {
+    if t.is_empty() {
+        0.0
+    } else {
+        t[k]
+    }
+}
+
+/// Adds a dual adjoint into element `k` of a parameter array's gradient
+/// and H·v buffers; nothing if they are empty (a constant's).
+#[inline(always)]
+pub fn accumulate(grad: &mut [f64], hv: &mut [f64], k: usize, d: Dual) {
+    if !grad.is_empty() {
+        grad[k] += d.v;
+        hv[k] += d.t;
+    }
 }
 
 /// `__private::undo_to` for arrays of any element type.
@@ -589,8 +608,78 @@ pub fn merge<A: DualArray>(adjoint: &mut A, g: &[f64], h: &[f64]) {
 /// buffers (a parameter array passed twice to one call).
 #[inline]
 pub fn merge_split(d: &mut [f64], hv: &mut [f64], g: &[f64], h: &[f64]) {
+    if d.is_empty() {
+        return;
+    }
     for (k, (g, h)) in g.iter().zip(h).enumerate() {
         d[k] += *g;
         hv[k] += *h;
+    }
+}
+
+/// Float arrays made into arrays of constant `Dual`s (a copy of constant
+/// data into an array that will hold values depending on the inputs, or a
+/// `mut` parameter array outside `wrt(..)` written with such values).
+pub trait LiftArray {
+    /// The `Dual` array of the same shape.
+    type Duals;
+    /// Each element as a constant.
+    fn lift(&self) -> Self::Duals;
+}
+
+impl<const N: usize> LiftArray for [f64; N] {
+    type Duals = [Dual; N];
+    fn lift(&self) -> [Dual; N] {
+        self.map(Dual::constant)
+    }
+}
+
+impl<const N: usize> LiftArray for &[f64; N] {
+    type Duals = [Dual; N];
+    fn lift(&self) -> [Dual; N] {
+        self.map(Dual::constant)
+    }
+}
+
+impl LiftArray for Vec<f64> {
+    type Duals = Vec<Dual>;
+    fn lift(&self) -> Vec<Dual> {
+        self.iter().map(|&v| Dual::constant(v)).collect()
+    }
+}
+
+impl LiftArray for &[f64] {
+    type Duals = Vec<Dual>;
+    fn lift(&self) -> Vec<Dual> {
+        self.iter().map(|&v| Dual::constant(v)).collect()
+    }
+}
+
+/// [`LiftArray::lift`].
+#[inline]
+pub fn lift_array<A: LiftArray>(a: &A) -> A::Duals {
+    a.lift()
+}
+
+/// The values of a `Dual` array, or an `f64` array itself (what a
+/// condition reading an array computes on: `f`'s values).
+pub trait ValuesOf {
+    /// The `f64` array of the same shape.
+    type Values;
+    /// The values.
+    fn values_of(&self) -> Self::Values;
+}
+
+impl<const N: usize> ValuesOf for [Dual; N] {
+    type Values = [f64; N];
+    fn values_of(&self) -> [f64; N] {
+        self.map(|d| d.v)
+    }
+}
+
+impl ValuesOf for Vec<Dual> {
+    type Values = Vec<f64>;
+    fn values_of(&self) -> Vec<f64> {
+        self.iter().map(|d| d.v).collect()
     }
 }

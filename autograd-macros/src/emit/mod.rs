@@ -77,6 +77,9 @@ pub fn emit(
     let adjoint = emit_adjoint(item, sig, &body, strategy);
     let grad = emit_grad(item, sig, &body, names);
     let second_order = if sig.hessian {
+        if let Some(error) = second::refusals(sig, func, activity) {
+            return crate::fallback::emit(item, sig, error);
+        }
         second::emit(item, sig, func, activity, names)
     } else {
         TokenStream::new()

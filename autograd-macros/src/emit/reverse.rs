@@ -144,17 +144,29 @@ impl<'a> Body<'a> {
         if !self.second {
             return tokens;
         }
-        let mut duals: Vec<&Ident> = Vec::new();
+        let (mut duals, mut arrays): (Vec<&Ident>, Vec<&Ident>) = (Vec::new(), Vec::new());
         for var in uses {
             let info = &self.func.vars[var];
-            if info.kind == Kind::Float && self.is_dual(var) && !duals.contains(&&info.ident) {
-                duals.push(&info.ident);
+            if !self.is_dual(var) || duals.contains(&&info.ident) || arrays.contains(&&info.ident) {
+                continue;
+            }
+            match (info.kind, info.origin) {
+                (Kind::Float, _) => duals.push(&info.ident),
+                // (a parameter array holds `f64`s)
+                (Kind::FloatArray, Origin::Param { .. }) => {}
+                (Kind::FloatArray, _) => arrays.push(&info.ident),
+                _ => {}
             }
         }
-        if duals.is_empty() {
+        if duals.is_empty() && arrays.is_empty() {
             return tokens;
         }
-        quote!({ #(let #duals: f64 = #duals.v;)* (#tokens) })
+        let values = quote!(::autograd::__private::dual::ValuesOf::values_of);
+        quote!({
+            #(let #duals: f64 = #duals.v;)*
+            #(let #arrays = #values(&#arrays);)*
+            (#tokens)
+        })
     }
 
     /// An operand where a `Dual` is expected: itself if it is one, else
@@ -1130,7 +1142,7 @@ impl<'a> Body<'a> {
                 let i = self.names.fresh("__ad_i");
                 out.push(quote! {
                     let #i: usize = #index;
-                    ::autograd::__private::dual::accumulate(&mut #buffer[#i], &mut #hv[#i], #d_var);
+                    ::autograd::__private::dual::accumulate(&mut #buffer[..], &mut #hv[..], #i, #d_var);
                 });
             }
             Rhs::Load { array, index } => {
@@ -1166,7 +1178,7 @@ impl<'a> Body<'a> {
                     let (k, d) = (self.names.fresh("__ad_k"), self.names.fresh("__ad_d"));
                     out.push(quote! {
                         for (#k, #d) in #d_var.iter().enumerate() {
-                            ::autograd::__private::dual::accumulate(&mut #d_source[#k], &mut #hv[#k], *#d);
+                            ::autograd::__private::dual::accumulate(&mut #d_source[..], &mut #hv[..], #k, *#d);
                         }
                     });
                 } else if self.activity.needs_adjoint(*source) {

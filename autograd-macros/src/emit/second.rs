@@ -23,15 +23,21 @@
 //!
 //! ```text
 //! fn g_hvp_adjoint(
-//!     <g's parameters, in order: every `f64` one as `Dual`; an active array
-//!      `p: T` followed by its direction `v_p: T`; anything else unchanged>,
+//!     <g's parameters, in order: every `f64` one as `Dual`; every float
+//!      array `p: T` followed by its direction `v_p: &[f64]`; anything else
+//!      unchanged>,
 //!     d_out: Dual,
 //!     <one slot per `f64` parameter: `&mut Dual`, adding `d_out · ∂g/∂p`
-//!      (value and tangent); per active array `d_p: &mut T'` then
-//!      `hv_p: &mut T'` (T' as in `g_adjoint`), adding the value and the
-//!      tangent parts>,
+//!      (value and tangent); per float array `d_p: &mut [f64]` then
+//!      `hv_p: &mut [f64]`, adding the value and the tangent parts>,
 //! ) -> Dual
 //! ```
+//!
+//! Every float parameter has its direction and slots whether or not `g`
+//! differentiates it (`wrt(..)`), because a caller cannot tell: a caller
+//! passes constant data with the empty direction `&[]` (read as zero) and
+//! empty slots `&mut []` (not written), and `g` ignores those of the
+//! parameters it does not differentiate.
 
 use super::primal::{operand, primal_rhs};
 use super::reverse::Body;
@@ -131,7 +137,7 @@ pub fn param_array_slots(param: &Param, range: Option<&crate::ir::Const>) -> Tok
             let range = &range.tokens;
             quote!(&mut #d[#range], &mut #hv[#range])
         }
-        None => quote!(&mut *#d, &mut *#hv),
+        None => quote!(&mut #d[..], &mut #hv[..]),
     }
 }
 
@@ -169,9 +175,18 @@ pub fn dual_rhs(
                         quote!(::autograd::__private::dual::zip_vec(&#x[..], &#v[..]))
                     }
                     (ParamClass::Array { by_value: true, .. }, false) => {
-                        quote!(::autograd::__private::dual::zip_array(&#x, &#v))
+                        quote!(::autograd::__private::dual::zip_array(&#x, &#v[..]))
                     }
-                    _ => quote!(::autograd::__private::dual::zip_array(#x, #v)),
+                    _ => quote!(::autograd::__private::dual::zip_array(#x, &#v[..])),
+                }
+            }
+            // A copy of constant data: constant `Dual`s.
+            None if !activity.varied(*source) => {
+                let x = &func.vars[*source].ident;
+                if *vec {
+                    quote!(::autograd::__private::dual::lift_array(&#x[..].to_vec()))
+                } else {
+                    quote!(::autograd::__private::dual::lift_array(&#x))
                 }
             }
             None => primal_rhs(func, rhs),
@@ -181,7 +196,14 @@ pub fn dual_rhs(
                 let x = &func.vars[*array].ident;
                 let (v, _) = second_names(param);
                 let index = &index.tokens;
-                quote!(::autograd::__private::Dual::new(#x[#index], #v[#index]))
+                let k = names.fresh("__ad_k");
+                quote! {{
+                    let #k: usize = #index;
+                    ::autograd::__private::Dual::new(
+                        #x[#k],
+                        ::autograd::__private::dual::tangent(&#v[..], #k),
+                    )
+                }}
             }
             None => primal_rhs(func, rhs),
         },
@@ -275,21 +297,25 @@ pub fn hvp_call(
                     }
                     None => quote!(#buffer[..]),
                 };
+                let direction = |v: &Ident| match range {
+                    Some(range) => {
+                        let range = &range.tokens;
+                        quote!(&#v[#range])
+                    }
+                    None => quote!(&#v[..]),
+                };
                 if let Some(param) = active_param(func, sig, *array) {
                     let (v, hv) = second_names(param);
                     let d = param.adjoint_ident().unwrap_or_else(|| format_ident!("d_"));
                     values.push(tokens.clone());
-                    values.push(rename(tokens, ident, &v));
+                    values.push(direction(&v));
                     if slot.is_some() && passed(*array) == 1 {
                         adjoints.push(param_array_slots(param, range.as_ref()));
                         continue;
                     }
                     let (g, h) = (names.fresh("__ad_slot_g"), names.fresh("__ad_slot_h"));
                     let (d_part, hv_part) = (part(&d), part(&hv));
-                    let like = match range {
-                        Some(_) => quote!(&#d_part),
-                        None => quote!(&*#d),
-                    };
+                    let like = quote!(&#d_part);
                     prelude.push(quote! {
                         let mut #g = ::autograd::__private::scratch_like(#like);
                         let mut #h = ::autograd::__private::scratch_like(#like);
@@ -315,17 +341,20 @@ pub fn hvp_call(
                     let mut #h = #dual::zeros(&#ident);
                 });
                 values.push(rename(tokens, ident, &vals));
-                values.push(rename(tokens, ident, &tans));
+                values.push(direction(&tans));
                 let (g_part, h_part) = (part(&g), part(&h));
-                match range {
-                    Some(_) => adjoints.push(quote!(&mut #g_part, &mut #h_part)),
-                    None => adjoints.push(quote!(&mut #g, &mut #h)),
-                }
+                adjoints.push(quote!(&mut #g_part, &mut #h_part));
                 if let Some(buffer) = slot {
                     after.push(quote!(#dual::merge(&mut #buffer, &#g, &#h);));
                 }
             }
-            CallArg::Array { tokens, .. } => values.push(tokens.clone()),
+            // Constant data: the zero direction and no slots (`&[]`), which
+            // a callee that does not differentiate that parameter ignores.
+            CallArg::Array { tokens, .. } => {
+                values.push(tokens.clone());
+                values.push(quote!(&[]));
+                adjoints.push(quote!(&mut [], &mut []));
+            }
             CallArg::Const(c) => values.push(c.tokens.clone()),
         }
     }
@@ -350,6 +379,64 @@ pub fn hvp_call(
         #(#after)*
         #result
     })
+}
+
+/// Parameter arrays the body writes into (`mut w: [f64; N]`), with whether
+/// they hold values that depend on an active parameter.
+fn written_params(func: &Func, activity: &Activity) -> Vec<(VarId, bool)> {
+    let mut out: Vec<(VarId, bool)> = Vec::new();
+    func.body.walk(0, &mut |stmt, _| {
+        if let crate::ir::Stmt::Store { array, .. } = stmt {
+            if matches!(func.vars[*array].origin, Origin::Param { .. })
+                && !out.iter().any(|(v, _)| v == array)
+            {
+                out.push((*array, activity.varied(*array)));
+            }
+        }
+    });
+    out
+}
+
+/// What the second-order body cannot do, as one spanned error: writing
+/// into a parameter array that is differentiated (its element reads carry
+/// the direction `v_<p>` and its adjoint is the caller's buffer).
+pub fn refusals(sig: &Signature, func: &Func, activity: &Activity) -> Option<syn::Error> {
+    let mut errors: Option<syn::Error> = None;
+    for (var, _) in written_params(func, activity) {
+        let Some(param) = active_param(func, sig, var) else {
+            continue;
+        };
+        let Some(name) = &param.name else { continue };
+        let error = syn::Error::new(
+            name.span(),
+            format!(
+                "`#[differentiable(hessian)]` does not support writing into the differentiated \
+                 parameter array `{name}`; copy it into a local buffer first \
+                 (`let mut {name} = {name}.to_vec();` or `.clone()` of an array) and write into that"
+            ),
+        );
+        match &mut errors {
+            Some(all) => all.combine(error),
+            None => errors = Some(error),
+        }
+    }
+    errors
+}
+
+/// `let mut w = lift_array(&w);` for each parameter array outside `wrt(..)`
+/// that the body writes values depending on the inputs into: it becomes a
+/// local array of `Dual`s (anew for each Hessian-vector product).
+fn lifted_params(func: &Func, activity: &Activity) -> Vec<TokenStream> {
+    written_params(func, activity)
+        .into_iter()
+        .filter(|(var, varied)| {
+            *varied && matches!(func.vars[*var].origin, Origin::Param { active: false, .. })
+        })
+        .map(|(var, _)| {
+            let ident = &func.vars[var].ident;
+            quote!(let mut #ident = ::autograd::__private::dual::lift_array(&#ident);)
+        })
+        .collect()
 }
 
 /// The signature of `f_hvp`: `f`'s inputs, then one `v_<p>` per active
@@ -414,6 +501,7 @@ pub fn emit(
     let d_out = &sig.d_out;
     let f = &item.sig.ident;
     let value = names.fresh("__ad_value");
+    let lifted = lifted_params(func, activity);
 
     // ----- f_hvp ---------------------------------------------------------
     let mut setup = Vec::new();
@@ -490,6 +578,7 @@ pub fn emit(
         #allow
         #hvp_sig {
             #(#setup)*
+            #(#lifted)*
             let #d_out = #dual::constant(1.0);
             let #value: #dual = { #body };
             (#value.v, #grad, #hvp)
@@ -607,6 +696,7 @@ pub fn emit(
                     let #rest = #row;
                     let #dir_rest: &[f64] = &*#dir;
                     #(#per_row)*
+                    #(#lifted)*
                     let #d_out = #dual::constant(1.0);
                     let #result: #dual = { #body };
                     #value = #result.v;
@@ -642,10 +732,21 @@ pub fn emit(
             }
             (ParamClass::Slice | ParamClass::Array { .. }, Some(_), Some((v, hv))) => {
                 inputs.push(quote!(#pat: #ty));
-                inputs.push(quote!(#v: #ty));
-                let (d, adjoint_ty) = (param.adjoint_ident(), param.adjoint_type());
-                slots.push(quote!(#d: #adjoint_ty));
-                slots.push(quote!(#hv: #adjoint_ty));
+                inputs.push(quote!(#v: &[f64]));
+                let d = param.adjoint_ident();
+                slots.push(quote!(#d: &mut [f64]));
+                slots.push(quote!(#hv: &mut [f64]));
+            }
+            // A float array outside `wrt(..)`: its direction and slots are
+            // taken and ignored (callers cannot tell which arrays a callee
+            // differentiates).
+            (ParamClass::Slice | ParamClass::Array { .. }, Some(_), None) => {
+                inputs.push(quote!(#pat: #ty));
+                let unused = names.fresh("__ad_unused");
+                inputs.push(quote!(#unused: &[f64]));
+                let (d, hv) = (names.fresh("__ad_unused"), names.fresh("__ad_unused"));
+                slots.push(quote!(#d: &mut [f64]));
+                slots.push(quote!(#hv: &mut [f64]));
             }
             _ => inputs.push(quote!(#pat: #ty)),
         }
@@ -658,6 +759,7 @@ pub fn emit(
         #allow
         #vis fn #adjoint_name(#(#inputs,)* #d_out: #dual, #(#slots),*) -> #dual {
             #(#prologue)*
+            #(#lifted)*
             #body
         }
     };

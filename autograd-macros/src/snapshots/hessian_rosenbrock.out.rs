@@ -220,14 +220,20 @@ pub fn extended_rosenbrock_hvp(
             let mut __ad_d_cell_sum_0: ::autograd::__private::Dual;
             for i in 0..x.len() - 1 {
                 let sum__1: ::autograd::__private::Dual = __ad_cell_sum_0;
-                let __ad_t1: ::autograd::__private::Dual = ::autograd::__private::Dual::new(
-                    x[i + 1],
-                    v_x[i + 1],
-                );
-                let __ad_t2: ::autograd::__private::Dual = ::autograd::__private::Dual::new(
-                    x[i],
-                    v_x[i],
-                );
+                let __ad_t1: ::autograd::__private::Dual = {
+                    let __ad_k: usize = i + 1;
+                    ::autograd::__private::Dual::new(
+                        x[__ad_k],
+                        ::autograd::__private::dual::tangent(&v_x[..], __ad_k),
+                    )
+                };
+                let __ad_t2: ::autograd::__private::Dual = {
+                    let __ad_k_1: usize = i;
+                    ::autograd::__private::Dual::new(
+                        x[__ad_k_1],
+                        ::autograd::__private::dual::tangent(&v_x[..], __ad_k_1),
+                    )
+                };
                 let __ad_t3: ::autograd::__private::Dual = __ad_t2 * __ad_t2;
                 let t: ::autograd::__private::Dual = __ad_t1 - __ad_t3;
                 let u: ::autograd::__private::Dual = 1.0 - __ad_t2;
@@ -287,14 +293,16 @@ pub fn extended_rosenbrock_hvp(
                 __ad_d_t2 += __ad_d_t3 * __ad_p_t3.1;
                 let __ad_i: usize = i;
                 ::autograd::__private::dual::accumulate(
-                    &mut d_x[__ad_i],
-                    &mut hv_x[__ad_i],
+                    &mut d_x[..],
+                    &mut hv_x[..],
+                    __ad_i,
                     __ad_d_t2,
                 );
                 let __ad_i_1: usize = i + 1;
                 ::autograd::__private::dual::accumulate(
-                    &mut d_x[__ad_i_1],
-                    &mut hv_x[__ad_i_1],
+                    &mut d_x[..],
+                    &mut hv_x[..],
+                    __ad_i_1,
                     __ad_d_t1,
                 );
                 __ad_d_cell_sum_0 += __ad_d_sum__1;
@@ -333,9 +341,9 @@ pub fn extended_rosenbrock_hessian(
     let mut __ad_value_1 = 0.0_f64;
     {
         let (__ad_rows, __ad_dir) = __ad_h.split_at_mut(__ad_n * __ad_n);
-        for __ad_k in 0..__ad_n.max(1) {
-            ::autograd::__private::dual::unit(__ad_dir, __ad_k);
-            let __ad_row = &mut __ad_rows[__ad_k * __ad_n..(__ad_k + 1) * __ad_n];
+        for __ad_k_2 in 0..__ad_n.max(1) {
+            ::autograd::__private::dual::unit(__ad_dir, __ad_k_2);
+            let __ad_row = &mut __ad_rows[__ad_k_2 * __ad_n..(__ad_k_2 + 1) * __ad_n];
             let __ad_rest = __ad_row;
             let __ad_dir_rest: &[f64] = &*__ad_dir;
             let (hv_x, __ad_rest) = __ad_rest.split_at_mut(x.len());
@@ -355,14 +363,20 @@ pub fn extended_rosenbrock_hessian(
                     let mut __ad_d_cell_sum_0: ::autograd::__private::Dual;
                     for i in 0..x.len() - 1 {
                         let sum__1: ::autograd::__private::Dual = __ad_cell_sum_0;
-                        let __ad_t1: ::autograd::__private::Dual = ::autograd::__private::Dual::new(
-                            x[i + 1],
-                            v_x[i + 1],
-                        );
-                        let __ad_t2: ::autograd::__private::Dual = ::autograd::__private::Dual::new(
-                            x[i],
-                            v_x[i],
-                        );
+                        let __ad_t1: ::autograd::__private::Dual = {
+                            let __ad_k: usize = i + 1;
+                            ::autograd::__private::Dual::new(
+                                x[__ad_k],
+                                ::autograd::__private::dual::tangent(&v_x[..], __ad_k),
+                            )
+                        };
+                        let __ad_t2: ::autograd::__private::Dual = {
+                            let __ad_k_1: usize = i;
+                            ::autograd::__private::Dual::new(
+                                x[__ad_k_1],
+                                ::autograd::__private::dual::tangent(&v_x[..], __ad_k_1),
+                            )
+                        };
                         let __ad_t3: ::autograd::__private::Dual = __ad_t2 * __ad_t2;
                         let t: ::autograd::__private::Dual = __ad_t1 - __ad_t3;
                         let u: ::autograd::__private::Dual = 1.0 - __ad_t2;
@@ -434,14 +448,16 @@ pub fn extended_rosenbrock_hessian(
                         __ad_d_t2 += __ad_d_t3 * __ad_p_t3.1;
                         let __ad_i: usize = i;
                         ::autograd::__private::dual::accumulate(
-                            &mut d_x[__ad_i],
-                            &mut hv_x[__ad_i],
+                            &mut d_x[..],
+                            &mut hv_x[..],
+                            __ad_i,
                             __ad_d_t2,
                         );
                         let __ad_i_1: usize = i + 1;
                         ::autograd::__private::dual::accumulate(
-                            &mut d_x[__ad_i_1],
-                            &mut hv_x[__ad_i_1],
+                            &mut d_x[..],
+                            &mut hv_x[..],
+                            __ad_i_1,
                             __ad_d_t1,
                         );
                         __ad_d_cell_sum_0 += __ad_d_sum__1;
@@ -491,14 +507,20 @@ pub fn extended_rosenbrock_hvp_adjoint(
         let mut __ad_d_cell_sum_0: ::autograd::__private::Dual;
         for i in 0..x.len() - 1 {
             let sum__1: ::autograd::__private::Dual = __ad_cell_sum_0;
-            let __ad_t1: ::autograd::__private::Dual = ::autograd::__private::Dual::new(
-                x[i + 1],
-                v_x[i + 1],
-            );
-            let __ad_t2: ::autograd::__private::Dual = ::autograd::__private::Dual::new(
-                x[i],
-                v_x[i],
-            );
+            let __ad_t1: ::autograd::__private::Dual = {
+                let __ad_k: usize = i + 1;
+                ::autograd::__private::Dual::new(
+                    x[__ad_k],
+                    ::autograd::__private::dual::tangent(&v_x[..], __ad_k),
+                )
+            };
+            let __ad_t2: ::autograd::__private::Dual = {
+                let __ad_k_1: usize = i;
+                ::autograd::__private::Dual::new(
+                    x[__ad_k_1],
+                    ::autograd::__private::dual::tangent(&v_x[..], __ad_k_1),
+                )
+            };
             let __ad_t3: ::autograd::__private::Dual = __ad_t2 * __ad_t2;
             let t: ::autograd::__private::Dual = __ad_t1 - __ad_t3;
             let u: ::autograd::__private::Dual = 1.0 - __ad_t2;
@@ -550,14 +572,16 @@ pub fn extended_rosenbrock_hvp_adjoint(
             __ad_d_t2 += __ad_d_t3 * __ad_p_t3.1;
             let __ad_i: usize = i;
             ::autograd::__private::dual::accumulate(
-                &mut d_x[__ad_i],
-                &mut hv_x[__ad_i],
+                &mut d_x[..],
+                &mut hv_x[..],
+                __ad_i,
                 __ad_d_t2,
             );
             let __ad_i_1: usize = i + 1;
             ::autograd::__private::dual::accumulate(
-                &mut d_x[__ad_i_1],
-                &mut hv_x[__ad_i_1],
+                &mut d_x[..],
+                &mut hv_x[..],
+                __ad_i_1,
                 __ad_d_t1,
             );
             __ad_d_cell_sum_0 += __ad_d_sum__1;
