@@ -19,6 +19,11 @@ pub fn differentiable(attr: TokenStream, item: TokenStream) -> TokenStream {
             return quote::quote!(#errors #item);
         }
     };
+    // `-> [f64; M]` / `-> Vec<f64>`: `f_jacobian` and a vector-Jacobian
+    // `f_adjoint`, through the scalar function `w · f` (`vector.rs`).
+    if let Some(expansion) = crate::vector::expand(&attr, &item) {
+        return expansion;
+    }
     let cx = Ctxt::new();
     let names = Names::new(&item);
     let args = syn::parse2::<Args>(attr).unwrap_or_else(|err| {

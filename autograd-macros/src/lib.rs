@@ -29,6 +29,7 @@ mod prim;
 mod signature;
 
 mod undo;
+mod vector;
 
 #[cfg(test)]
 mod compile_cost_tests;

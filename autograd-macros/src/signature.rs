@@ -200,8 +200,8 @@ fn check_return_type(cx: &Ctxt, sig: &syn::Signature) -> bool {
         ReturnType::Type(_, ty) if !is_f64(ty) => {
             cx.error_spanned_by(
                 ty,
-                "a `#[differentiable]` function must return a single `f64`; for several \
-                 outputs, write one function per output",
+                "a `#[differentiable]` function must return `f64`, or `[f64; M]` or \
+                 `Vec<f64>` for several outputs (it then gets `f_jacobian`)",
             );
             false
         }

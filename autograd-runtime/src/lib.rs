@@ -271,6 +271,19 @@ pub mod __private {
         }
     }
 
+    /// Panics unless `d_out` of a vector-valued function's `f_adjoint` has
+    /// one entry per output.
+    #[inline]
+    #[track_caller]
+    pub fn check_output_len(function: &str, d_out: &str, d_out_len: usize, outputs: usize) {
+        if d_out_len != outputs {
+            panic!(
+                "{function}: `{d_out}` has length {d_out_len}, but the function has \
+                 {outputs} outputs; they must be equal"
+            );
+        }
+    }
+
     /// Panics unless the adjoint buffer `adjoint` has the length of the
     /// parameter `param` it belongs to.
     #[inline]

@@ -93,6 +93,19 @@ pub fn emit(
     }
 }
 
+/// The body of `f_adjoint` alone (forward mode when it applies, else the
+/// reverse sweep): for the scalar function a vector-valued one is
+/// rewritten into (`vector.rs`).
+pub(crate) fn adjoint_body(
+    sig: &Signature,
+    func: &Func,
+    activity: &Activity,
+    names: &Names,
+) -> TokenStream {
+    forward::emit(sig, func, activity, names)
+        .unwrap_or_else(|| reverse::Body::new(sig, func, activity, names).emit())
+}
+
 /// The signature of `f_adjoint`: `f`'s inputs, `d_out`, then one `d_<p>`
 /// per active parameter.
 pub fn adjoint_signature(item: &syn::ItemFn, sig: &Signature) -> TokenStream {
