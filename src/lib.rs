@@ -238,6 +238,38 @@
 /// function the macro cannot see gets a hand-written one (README, "Second
 /// order").
 ///
+/// # Vector-valued functions
+///
+/// A function returning `[f64; M]` or `Vec<f64>` gets `f_jacobian` and a
+/// vector-Jacobian `f_adjoint` instead of `f_grad` and the scalar
+/// `f_adjoint` (API.md §4):
+///
+/// | item | signature |
+/// | --- | --- |
+/// | `f_jacobian` | `fn f_jacobian(<f's params>) -> (R, Vec<f64>)`: the value and the `m × n` Jacobian, row-major over the active floats flattened in parameter order |
+/// | `f_adjoint` | `fn f_adjoint(<f's params>, d_out: &[f64], d_<p>: &mut T_p, ...) -> R`: the value, adding `d_outᵀ · ∂f/∂p` into each `d_<p>` |
+///
+/// ```
+/// use autograd::differentiable;
+///
+/// #[differentiable]
+/// fn field(x: f64, y: f64) -> [f64; 2] {
+///     [x * y, x - y]
+/// }
+///
+/// let (value, jac) = field_jacobian(3.0, 4.0);
+/// assert_eq!((value, jac), ([12.0, -1.0], vec![4.0, 3.0, 1.0, -1.0]));
+/// let (mut dx, mut dy) = (0.0, 0.0);
+/// field_adjoint(3.0, 4.0, &[1.0, 2.0], &mut dx, &mut dy);
+/// assert_eq!((dx, dy), (6.0, 1.0));
+/// ```
+///
+/// The Jacobian is computed by rows, in reverse mode: one adjoint sweep of
+/// `w · f` per output `w = eᵢ` (the function is rewritten into that scalar
+/// and differentiated like any other). The result must be written last (an
+/// array literal, `vec![..]` or a local array); `return` inside and
+/// `hessian` are compile errors.
+///
 /// # How: source transformation
 ///
 /// The body is lowered to three-address form, and the adjoint runs it
@@ -335,8 +367,8 @@
 /// `x` inside the closed range and to the bound outside it.
 ///
 /// Anything else — closures, `match`, `if let`/`while let`, `unsafe`,
-/// macros in expressions, generics, `&mut` or tuple parameters, a non-`f64`
-/// return, unknown methods, `%` on differentiated values, `break` to an
+/// macros in expressions, generics, `&mut` or tuple parameters, a return
+/// other than `f64`, `[f64; M]` or `Vec<f64>`, unknown methods, `%` on differentiated values, `break` to an
 /// outer loop's label — is a compile error pointing at the construct, saying
 /// what to write instead. All errors of a function are reported at once:
 ///

@@ -147,7 +147,7 @@ pub fn expand(attr: &TokenStream, item: &syn::ItemFn) -> Option<TokenStream> {
             ),
         ));
     }
-    let scalar_body: syn::Block = syn::parse_quote!({
+    let scalar_body = quote!({
         #(#stmts)*
         #result_binding
         let mut #s = 0.0;
@@ -156,6 +156,12 @@ pub fn expand(attr: &TokenStream, item: &syn::ItemFn) -> Option<TokenStream> {
         }
         #s
     });
+    // (It parses: the user's statements and tail, in a frame of ours. The
+    // macro never panics, so a failure is reported, not unwrapped.)
+    let scalar_body: syn::Block = match syn::parse2(scalar_body) {
+        Ok(block) => block,
+        Err(err) => return Some(refuse(item, err)),
+    };
     let mut scalar = item.clone();
     scalar.sig.output = syn::parse_quote!(-> f64);
     scalar.sig.inputs.push(syn::parse_quote!(#w: &[f64]));
