@@ -358,6 +358,19 @@ pub mod rules {
     use crate::rules as first;
     use crate::rules::second;
 
+    /// `h · t`, except that a second derivative of exactly `0` contributes
+    /// nothing (not `0 · inf = NaN`): the zero is `-0.0`, the identity of
+    /// `+`, so where `h` is a constant of the rule (`add`, `mul`, ...) the
+    /// term folds away after inlining.
+    #[inline(always)]
+    fn term(h: f64, t: f64) -> f64 {
+        if h == 0.0 {
+            -0.0
+        } else {
+            h * t
+        }
+    }
+
     macro_rules! unary {
         ($($name:ident)*) => {
             $(
@@ -365,7 +378,7 @@ pub mod rules {
                 #[inline]
                 pub fn $name(x: impl Into<Dual>, y: impl Into<Dual>) -> Dual {
                     let (x, y) = (x.into(), y.into());
-                    Dual::new(first::$name(x.v, y.v), second::$name(x.v, y.v) * x.t)
+                    Dual::new(first::$name(x.v, y.v), term(second::$name(x.v, y.v), x.t))
                 }
             )*
         };
@@ -379,7 +392,10 @@ pub mod rules {
     #[inline]
     pub fn powi(x: impl Into<Dual>, n: i32, y: impl Into<Dual>) -> Dual {
         let (x, y) = (x.into(), y.into());
-        Dual::new(first::powi(x.v, n, y.v), second::powi(x.v, n, y.v) * x.t)
+        Dual::new(
+            first::powi(x.v, n, y.v),
+            term(second::powi(x.v, n, y.v), x.t),
+        )
     }
 
     macro_rules! binary {
@@ -391,7 +407,10 @@ pub mod rules {
                     let (a, b, y) = (a.into(), b.into(), y.into());
                     let (pa, pb) = first::$name(a.v, b.v, y.v);
                     let (aa, ab, bb) = second::$name(a.v, b.v, y.v);
-                    (Dual::new(pa, aa * a.t + ab * b.t), Dual::new(pb, ab * a.t + bb * b.t))
+                    (
+                        Dual::new(pa, term(aa, a.t) + term(ab, b.t)),
+                        Dual::new(pb, term(ab, a.t) + term(bb, b.t)),
+                    )
                 }
             )*
         };
@@ -414,9 +433,9 @@ pub mod rules {
                     let (pa, pb, pc) = first::$name(a.v, b.v, c.v, y.v);
                     let [aa, ab, ac, bb, bc, cc] = second::$name(a.v, b.v, c.v, y.v);
                     (
-                        Dual::new(pa, aa * a.t + ab * b.t + ac * c.t),
-                        Dual::new(pb, ab * a.t + bb * b.t + bc * c.t),
-                        Dual::new(pc, ac * a.t + bc * b.t + cc * c.t),
+                        Dual::new(pa, term(aa, a.t) + term(ab, b.t) + term(ac, c.t)),
+                        Dual::new(pb, term(ab, a.t) + term(bb, b.t) + term(bc, c.t)),
+                        Dual::new(pc, term(ac, a.t) + term(bc, b.t) + term(cc, c.t)),
                     )
                 }
             )*
