@@ -1157,3 +1157,16 @@ fn written_differentiated_parameter_array() {
         check::hessian(flat, &[x, w[0], w[1]], &h).assert_ok(1e-6);
     }
 }
+
+/// No differentiated parameter: an empty Hessian.
+#[differentiable(hessian)]
+fn constant_only(n: usize) -> f64 {
+    (n as f64).sqrt()
+}
+
+#[test]
+fn no_active_parameter() {
+    let (value, (), h) = constant_only_hessian(4);
+    assert_eq!((value, h), (2.0, vec![]));
+    assert_eq!(constant_only_hvp(9), (3.0, (), ()));
+}
