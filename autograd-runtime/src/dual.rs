@@ -702,3 +702,41 @@ impl ValuesOf for Vec<Dual> {
         self.iter().map(|d| d.v).collect()
     }
 }
+
+/// The first-order rules whose partials are constants (their second
+/// derivatives in [`crate::rules::second`] are identically `0`: `add`,
+/// `sub`, `neg`, `to_degrees`, `to_radians` and the step functions), taking
+/// `Dual` or `f64` operands and returning the `f64` partials: a
+/// Hessian-vector product multiplies adjoints by them as plain numbers.
+pub mod constant_partials {
+    use super::Dual;
+    use crate::rules as first;
+
+    macro_rules! unary {
+        ($($name:ident)*) => {
+            $(
+                #[doc = concat!("`rules::", stringify!($name), "` of the values.")]
+                #[inline(always)]
+                pub fn $name(x: impl Into<Dual>, y: impl Into<Dual>) -> f64 {
+                    first::$name(x.into().v, y.into().v)
+                }
+            )*
+        };
+    }
+
+    unary!(neg signum to_degrees to_radians floor ceil round trunc);
+
+    macro_rules! binary {
+        ($($name:ident)*) => {
+            $(
+                #[doc = concat!("`rules::", stringify!($name), "` of the values.")]
+                #[inline(always)]
+                pub fn $name(a: impl Into<Dual>, b: impl Into<Dual>, y: impl Into<Dual>) -> (f64, f64) {
+                    first::$name(a.into().v, b.into().v, y.into().v)
+                }
+            )*
+        };
+    }
+
+    binary!(add sub);
+}

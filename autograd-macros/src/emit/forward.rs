@@ -487,7 +487,7 @@ impl<'a> Tangents<'a> {
                         prim,
                         args,
                         &has,
-                        quote!(::autograd::__private::dual::rules),
+                        super::second::rules_path(prim),
                     )
                 } else {
                     rule_partials(self.func, self.names, out, var, prim, args, &has)

@@ -1202,7 +1202,7 @@ impl<'a> Body<'a> {
                         prim,
                         args,
                         &|v| activity.needs_adjoint(v),
-                        quote!(::autograd::__private::dual::rules),
+                        super::second::rules_path(prim),
                     )
                 } else {
                     rule_partials(self.func, self.names, out, var, prim, args, &|v| {

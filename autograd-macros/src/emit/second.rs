@@ -55,6 +55,18 @@ fn dual_ty() -> TokenStream {
     quote!(::autograd::__private::Dual)
 }
 
+/// Where a second-order body takes `prim`'s partials from: the `Dual`
+/// rules, or, for a rule whose partials are constants (second derivatives
+/// identically 0: `reads` nothing), its `f64` partials
+/// (`dual::constant_partials`), which adjoints multiply as plain numbers.
+pub fn rules_path(prim: &crate::prim::Prim) -> TokenStream {
+    if prim.reads == crate::prim::Reads::Nothing {
+        quote!(::autograd::__private::dual::constant_partials)
+    } else {
+        quote!(::autograd::__private::dual::rules)
+    }
+}
+
 /// `Dual::from(tokens)`: a value that may be an `f64` constant, as a `Dual`
 /// (the identity on a `Dual`).
 pub fn lift(tokens: &TokenStream) -> TokenStream {

@@ -116,9 +116,14 @@ fn spring_hvp(a: f64, b: f64, v_a: f64, v_b: f64) -> (f64, (f64, f64), (f64, f64
         let mut __ad_d_stretch: ::autograd::__private::Dual = __ad_d_t3 * __ad_p_t3.0;
         __ad_d_stretch += __ad_d_t3 * __ad_p_t3.1;
         let mut __ad_d_t1: ::autograd::__private::Dual = __ad_d_stretch
-            * ::autograd::__private::dual::rules::sub(__ad_t1, REST, stretch).0;
+            * ::autograd::__private::dual::constant_partials::sub(__ad_t1, REST, stretch)
+                .0;
         let mut __ad_d_t0: ::autograd::__private::Dual = __ad_d_t1 * __ad_dp_t1_0;
-        let __ad_p_t0 = ::autograd::__private::dual::rules::sub(b, a, __ad_t0);
+        let __ad_p_t0 = ::autograd::__private::dual::constant_partials::sub(
+            b,
+            a,
+            __ad_t0,
+        );
         let mut __ad_d_b: ::autograd::__private::Dual = __ad_d_t0 * __ad_p_t0.0;
         let mut __ad_d_a: ::autograd::__private::Dual = __ad_d_t0 * __ad_p_t0.1;
         *d_a += __ad_d_a;
@@ -189,10 +194,19 @@ fn spring_hessian(a: f64, b: f64) -> (f64, (f64, f64), ::std::vec::Vec<f64>) {
                     * __ad_p_t3.0;
                 __ad_d_stretch += __ad_d_t3 * __ad_p_t3.1;
                 let mut __ad_d_t1: ::autograd::__private::Dual = __ad_d_stretch
-                    * ::autograd::__private::dual::rules::sub(__ad_t1, REST, stretch).0;
+                    * ::autograd::__private::dual::constant_partials::sub(
+                            __ad_t1,
+                            REST,
+                            stretch,
+                        )
+                        .0;
                 let mut __ad_d_t0: ::autograd::__private::Dual = __ad_d_t1
                     * __ad_dp_t1_0;
-                let __ad_p_t0 = ::autograd::__private::dual::rules::sub(b, a, __ad_t0);
+                let __ad_p_t0 = ::autograd::__private::dual::constant_partials::sub(
+                    b,
+                    a,
+                    __ad_t0,
+                );
                 let mut __ad_d_b: ::autograd::__private::Dual = __ad_d_t0 * __ad_p_t0.0;
                 let mut __ad_d_a: ::autograd::__private::Dual = __ad_d_t0 * __ad_p_t0.1;
                 *d_a += __ad_d_a;
@@ -244,9 +258,9 @@ fn spring_hvp_adjoint(
     let mut __ad_d_stretch: ::autograd::__private::Dual = __ad_d_t3 * __ad_p_t3.0;
     __ad_d_stretch += __ad_d_t3 * __ad_p_t3.1;
     let mut __ad_d_t1: ::autograd::__private::Dual = __ad_d_stretch
-        * ::autograd::__private::dual::rules::sub(__ad_t1, REST, stretch).0;
+        * ::autograd::__private::dual::constant_partials::sub(__ad_t1, REST, stretch).0;
     let mut __ad_d_t0: ::autograd::__private::Dual = __ad_d_t1 * __ad_dp_t1_0;
-    let __ad_p_t0 = ::autograd::__private::dual::rules::sub(b, a, __ad_t0);
+    let __ad_p_t0 = ::autograd::__private::dual::constant_partials::sub(b, a, __ad_t0);
     let mut __ad_d_b: ::autograd::__private::Dual = __ad_d_t0 * __ad_p_t0.0;
     let mut __ad_d_a: ::autograd::__private::Dual = __ad_d_t0 * __ad_p_t0.1;
     *d_a += __ad_d_a;

@@ -246,7 +246,7 @@ pub fn extended_rosenbrock_hvp(
                 __ad_d_cell_sum_0 = __ad_seed_cell_sum_0;
                 let mut __ad_d_sum__2: ::autograd::__private::Dual = __ad_d_cell_sum_0;
                 __ad_d_cell_sum_0 = ::autograd::__private::Dual::constant(0.0);
-                let __ad_p_sum__2 = ::autograd::__private::dual::rules::add(
+                let __ad_p_sum__2 = ::autograd::__private::dual::constant_partials::add(
                     sum__1,
                     __ad_t9,
                     sum__2,
@@ -255,7 +255,7 @@ pub fn extended_rosenbrock_hvp(
                     * __ad_p_sum__2.0;
                 let mut __ad_d_t9: ::autograd::__private::Dual = __ad_d_sum__2
                     * __ad_p_sum__2.1;
-                let __ad_p_t9 = ::autograd::__private::dual::rules::add(
+                let __ad_p_t9 = ::autograd::__private::dual::constant_partials::add(
                     __ad_t7,
                     __ad_t8,
                     __ad_t9,
@@ -276,8 +276,13 @@ pub fn extended_rosenbrock_hvp(
                     += __ad_d_t6
                         * ::autograd::__private::dual::rules::mul(100.0, t, __ad_t6).1;
                 let mut __ad_d_t2: ::autograd::__private::Dual = __ad_d_u
-                    * ::autograd::__private::dual::rules::sub(1.0, __ad_t2, u).1;
-                let __ad_p_t = ::autograd::__private::dual::rules::sub(
+                    * ::autograd::__private::dual::constant_partials::sub(
+                            1.0,
+                            __ad_t2,
+                            u,
+                        )
+                        .1;
+                let __ad_p_t = ::autograd::__private::dual::constant_partials::sub(
                     __ad_t1,
                     __ad_t3,
                     t,
@@ -389,7 +394,7 @@ pub fn extended_rosenbrock_hessian(
                         __ad_d_cell_sum_0 = __ad_seed_cell_sum_0;
                         let mut __ad_d_sum__2: ::autograd::__private::Dual = __ad_d_cell_sum_0;
                         __ad_d_cell_sum_0 = ::autograd::__private::Dual::constant(0.0);
-                        let __ad_p_sum__2 = ::autograd::__private::dual::rules::add(
+                        let __ad_p_sum__2 = ::autograd::__private::dual::constant_partials::add(
                             sum__1,
                             __ad_t9,
                             sum__2,
@@ -398,7 +403,7 @@ pub fn extended_rosenbrock_hessian(
                             * __ad_p_sum__2.0;
                         let mut __ad_d_t9: ::autograd::__private::Dual = __ad_d_sum__2
                             * __ad_p_sum__2.1;
-                        let __ad_p_t9 = ::autograd::__private::dual::rules::add(
+                        let __ad_p_t9 = ::autograd::__private::dual::constant_partials::add(
                             __ad_t7,
                             __ad_t8,
                             __ad_t9,
@@ -429,8 +434,13 @@ pub fn extended_rosenbrock_hessian(
                                 * ::autograd::__private::dual::rules::mul(100.0, t, __ad_t6)
                                     .1;
                         let mut __ad_d_t2: ::autograd::__private::Dual = __ad_d_u
-                            * ::autograd::__private::dual::rules::sub(1.0, __ad_t2, u).1;
-                        let __ad_p_t = ::autograd::__private::dual::rules::sub(
+                            * ::autograd::__private::dual::constant_partials::sub(
+                                    1.0,
+                                    __ad_t2,
+                                    u,
+                                )
+                                .1;
+                        let __ad_p_t = ::autograd::__private::dual::constant_partials::sub(
                             __ad_t1,
                             __ad_t3,
                             t,
@@ -533,7 +543,7 @@ pub fn extended_rosenbrock_hvp_adjoint(
             __ad_d_cell_sum_0 = __ad_seed_cell_sum_0;
             let mut __ad_d_sum__2: ::autograd::__private::Dual = __ad_d_cell_sum_0;
             __ad_d_cell_sum_0 = ::autograd::__private::Dual::constant(0.0);
-            let __ad_p_sum__2 = ::autograd::__private::dual::rules::add(
+            let __ad_p_sum__2 = ::autograd::__private::dual::constant_partials::add(
                 sum__1,
                 __ad_t9,
                 sum__2,
@@ -542,7 +552,7 @@ pub fn extended_rosenbrock_hvp_adjoint(
                 * __ad_p_sum__2.0;
             let mut __ad_d_t9: ::autograd::__private::Dual = __ad_d_sum__2
                 * __ad_p_sum__2.1;
-            let __ad_p_t9 = ::autograd::__private::dual::rules::add(
+            let __ad_p_t9 = ::autograd::__private::dual::constant_partials::add(
                 __ad_t7,
                 __ad_t8,
                 __ad_t9,
@@ -559,8 +569,12 @@ pub fn extended_rosenbrock_hvp_adjoint(
                 += __ad_d_t6
                     * ::autograd::__private::dual::rules::mul(100.0, t, __ad_t6).1;
             let mut __ad_d_t2: ::autograd::__private::Dual = __ad_d_u
-                * ::autograd::__private::dual::rules::sub(1.0, __ad_t2, u).1;
-            let __ad_p_t = ::autograd::__private::dual::rules::sub(__ad_t1, __ad_t3, t);
+                * ::autograd::__private::dual::constant_partials::sub(1.0, __ad_t2, u).1;
+            let __ad_p_t = ::autograd::__private::dual::constant_partials::sub(
+                __ad_t1,
+                __ad_t3,
+                t,
+            );
             let mut __ad_d_t1: ::autograd::__private::Dual = __ad_d_t * __ad_p_t.0;
             let mut __ad_d_t3: ::autograd::__private::Dual = __ad_d_t * __ad_p_t.1;
             let __ad_p_t3 = ::autograd::__private::dual::rules::mul(
