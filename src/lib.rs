@@ -201,6 +201,80 @@
 /// assert!((d_w - (1.0 / (1.0 + (-2.0_f64).exp()) - 0.5)).abs() < 1e-15);
 /// ```
 ///
+/// # Second order: `#[differentiable(hessian)]`
+///
+/// `hessian` adds two items (API.md §4), computed by forward mode over the
+/// generated adjoint (every value and adjoint of `f_adjoint` carries its
+/// derivative along a direction `v`, as a [`dual::Dual`]; second
+/// derivatives come from [`rules::second`]):
+///
+/// | item | signature |
+/// | --- | --- |
+/// | `f_hvp` | `fn f_hvp(<f's params>, v_<p>: T_p, ...) -> (f64, G, G)`: the value, the gradient and the Hessian times `v` (one `v_<p>` per active parameter, typed like it) |
+/// | `f_hessian` | `fn f_hessian(<f's params>) -> (f64, G, Vec<f64>)`: the value, the gradient and the dense `n × n` Hessian, row-major over the active floats flattened in parameter order |
+///
+/// ```
+/// use autograd::differentiable;
+///
+/// #[differentiable(hessian)]
+/// fn f(x: f64, w: &[f64]) -> f64 {
+///     x * x * w[0] + w[1].sin()
+/// }
+///
+/// let (value, (dx, dw), h) = f_hessian(3.0, &[2.0, 0.0]);
+/// assert_eq!((value, dx, dw), (18.0, 12.0, vec![9.0, 1.0]));
+/// // rows and columns: x, w[0], w[1]
+/// assert_eq!(h, [4.0, 6.0, 0.0, 6.0, 0.0, 0.0, 0.0, 0.0, 0.0]);
+/// let (_, _, (hv_x, hv_w)) = f_hvp(3.0, &[2.0, 0.0], 1.0, &[0.0, 0.0]);
+/// assert_eq!((hv_x, hv_w), (4.0, vec![6.0, 0.0]));
+/// ```
+///
+/// `f_hvp` costs about 2.0–2.9× `f_adjoint` (instructions,
+/// `benches/hvp_instructions.sh`), `f_hessian` `n` of them, allocating only
+/// the returned buffers. `wrt(..)` combines with `hessian` in either order.
+/// A `hessian` function calling another `#[differentiable]` function calls
+/// its hidden second-order adjoint `g_hvp_adjoint`, so the callee must be
+/// `hessian` too (else: ``cannot find function `g_hvp_adjoint` ``); a
+/// function the macro cannot see gets a hand-written one (README, "Second
+/// order").
+///
+/// # Vector-valued functions
+///
+/// A function returning `[f64; M]` or `Vec<f64>` gets `f_jacobian` and a
+/// vector-Jacobian `f_adjoint` instead of `f_grad` and the scalar
+/// `f_adjoint` (API.md §4):
+///
+/// | item | signature |
+/// | --- | --- |
+/// | `f_jacobian` | `fn f_jacobian(<f's params>) -> (R, Vec<f64>)`: the value and the `m × n` Jacobian, row-major over the active floats flattened in parameter order |
+/// | `f_adjoint` | `fn f_adjoint(<f's params>, d_out: &[f64], d_<p>: &mut T_p, ...) -> R`: the value, adding `d_outᵀ · ∂f/∂p` into each `d_<p>` |
+///
+/// ```
+/// use autograd::differentiable;
+///
+/// #[differentiable]
+/// fn field(x: f64, y: f64) -> [f64; 2] {
+///     [x * y, x - y]
+/// }
+///
+/// let (value, jac) = field_jacobian(3.0, 4.0);
+/// assert_eq!((value, jac), ([12.0, -1.0], vec![4.0, 3.0, 1.0, -1.0]));
+/// let (mut dx, mut dy) = (0.0, 0.0);
+/// field_adjoint(3.0, 4.0, &[1.0, 2.0], &mut dx, &mut dy);
+/// assert_eq!((dx, dy), (6.0, 1.0));
+/// ```
+///
+/// The Jacobian is computed by rows, in reverse mode: one adjoint sweep of
+/// `dᵀ f` per output `d = eᵢ` (the function is rewritten into that scalar,
+/// each returned vector — the tail, through `if`/`match`/blocks, and every
+/// `return` — becoming `Σ dᵢ vᵢ`, and differentiated like any other).
+/// `hessian` on it, and methods (`&self`) returning vectors, are compile
+/// errors. A `#[differentiable]` function may call a vector-valued one and
+/// use the result as an array (`let r = residuals(p, t, y);` then `r[i]`,
+/// `r.len()`, `for v in r.iter()`, or a `[f64; M]`/`Vec<f64>` annotation):
+/// its reverse calls `residuals_adjoint` with the array's adjoint as
+/// `d_out`.
+///
 /// # How: source transformation
 ///
 /// The body is lowered to three-address form, and the adjoint runs it
@@ -298,8 +372,8 @@
 /// `x` inside the closed range and to the bound outside it.
 ///
 /// Anything else — closures, `match`, `if let`/`while let`, `unsafe`,
-/// macros in expressions, generics, `&mut` or tuple parameters, a non-`f64`
-/// return, unknown methods, `%` on differentiated values, `break` to an
+/// macros in expressions, generics, `&mut` or tuple parameters, a return
+/// other than `f64`, `[f64; M]` or `Vec<f64>`, unknown methods, `%` on differentiated values, `break` to an
 /// outer loop's label — is a compile error pointing at the construct, saying
 /// what to write instead. All errors of a function are reported at once:
 ///
@@ -316,7 +390,7 @@
 pub use autograd_macros::differentiable;
 #[cfg(feature = "argmin")]
 pub use autograd_runtime::argmin;
-pub use autograd_runtime::{check, loss, nn, optim, rules, tape};
+pub use autograd_runtime::{check, dual, loss, nn, optim, rules, tape};
 
 #[doc(hidden)]
 pub use autograd_runtime::__private;

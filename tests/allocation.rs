@@ -145,3 +145,68 @@ fn forward_mode_loops_allocate_nothing() {
 fn the_counter_sees_allocations() {
     assert!(allocations(|| drop(vec![1.0_f64; 8])) >= 1);
 }
+
+// ----- second order: only the returned buffers -------------------------------------
+
+#[differentiable(hessian)]
+fn rosenbrock_hessian_case(x: &[f64]) -> f64 {
+    let mut sum = 0.0;
+    for i in 0..x.len() - 1 {
+        let t = x[i + 1] - x[i] * x[i];
+        let u = 1.0 - x[i];
+        sum += 100.0 * t * t + u * u;
+    }
+    sum
+}
+
+#[differentiable(hessian)]
+fn straight_line_second(x: f64, y: f64, w: [f64; 3]) -> f64 {
+    let a = (x * y).sin() + w[0] * x.exp();
+    let b = a.max(w[1]) / (1.0 + y * y).sqrt();
+    b.powi(3) - w[2].tanh() * a
+}
+
+/// `f_hvp` allocates its two returned `Vec`s (gradient and H·v of a slice)
+/// and `f_hessian` its gradient and its Hessian (whose spare capacity holds
+/// the unit directions): nothing else, whatever `n`.
+#[test]
+fn hvp_and_hessian_allocate_only_what_they_return() {
+    for n in [2, 10, 100] {
+        let x: Vec<f64> = (0..n).map(|i| 0.5 + 0.1 * i as f64).collect();
+        let v: Vec<f64> = (0..n).map(|i| 1.0 - 0.05 * i as f64).collect();
+        assert_eq!(
+            allocations(|| {
+                std::hint::black_box(rosenbrock_hessian_case_hvp(&x, &v));
+            }),
+            2,
+            "f_hvp, n = {n}"
+        );
+        assert_eq!(
+            allocations(|| {
+                std::hint::black_box(rosenbrock_hessian_case_hessian(&x));
+            }),
+            2,
+            "f_hessian, n = {n}"
+        );
+    }
+    // Scalars and arrays: the Hessian only.
+    assert_eq!(
+        allocations(|| {
+            std::hint::black_box(straight_line_second_hvp(
+                0.3,
+                0.7,
+                [1.0, 0.2, -0.5],
+                1.0,
+                0.5,
+                [0.1, 0.2, 0.3],
+            ));
+        }),
+        0
+    );
+    assert_eq!(
+        allocations(|| {
+            std::hint::black_box(straight_line_second_hessian(0.3, 0.7, [1.0, 0.2, -0.5]));
+        }),
+        1
+    );
+}

@@ -38,3 +38,16 @@ fn gauss_newton_fits_an_exponential_with_the_generated_jacobian() {
         assert!(g.abs() < 1e-9, "gradient component {j} = {g}");
     }
 }
+
+#[allow(dead_code)]
+#[path = "../examples/argmin_trust_region.rs"]
+mod trust_region;
+
+#[test]
+fn a_trust_region_method_with_generated_hessian_vector_products() {
+    let r = trust_region::run(1_000, false);
+    assert!(r.converged, "stopped after {} iterations", r.iterations);
+    assert!(r.iterations < 100, "{} iterations", r.iterations);
+    assert!(r.value < 1e-18, "f = {}", r.value);
+    assert!(r.max_error < 1e-8, "max |x_i - 1| = {}", r.max_error);
+}

@@ -17,6 +17,9 @@
 //! RANDOM_PROGRAMS_SHOW=<seed>:<index> cargo test --test random_programs show -- --nocapture
 //! # shrink one example of each cause of failure (slower):
 //! RANDOM_PROGRAMS_MINIMIZE=1 cargo test --test random_programs -- --nocapture
+//! # every function `#[differentiable(hessian)]`, and f_hessian checked
+//! # against finite differences of f_grad too:
+//! RANDOM_PROGRAMS_HESSIAN=1 RANDOM_PROGRAMS_COUNT=1000 cargo test --release --test random_programs -- --nocapture
 //! # leave out constructs (see `gen::avoid` for the list), e.g. a known bug:
 //! RANDOM_PROGRAMS_AVOID=literal-args,generated-names cargo test --test random_programs -- --nocapture
 //! # re-check (and with the above, shrink) only some programs of a batch:

@@ -28,6 +28,13 @@ impl Activity {
         self.varied[var] && self.useful[var]
     }
 
+    /// Does `var` depend on an active parameter (whether or not it reaches
+    /// the output)? In a Hessian-vector product such a value carries a
+    /// tangent.
+    pub fn varied(&self, var: VarId) -> bool {
+        self.varied[var]
+    }
+
     /// Does the reverse sweep read the value of `var`?
     pub fn needed(&self, var: VarId) -> bool {
         self.needed[var]

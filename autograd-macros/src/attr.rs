@@ -14,13 +14,35 @@ pub const WRT: &str = "wrt";
 pub struct Args {
     /// `wrt(a, b)`: the parameters to differentiate, with the span of `wrt`.
     pub wrt: Option<(Span, Vec<Ident>)>,
+    /// `hessian`: also generate `f_hvp` and `f_hessian` (API.md §4).
+    pub hessian: bool,
 }
+
+/// The flag that adds second-order items.
+pub const HESSIAN: &str = "hessian";
 
 impl Parse for Args {
     fn parse(input: ParseStream) -> syn::Result<Self> {
         let mut args = Args::default();
         while !input.is_empty() {
             let key: Ident = input.parse()?;
+            if key == HESSIAN {
+                if args.hessian {
+                    return Err(syn::Error::new(key.span(), "`hessian` is given twice"));
+                }
+                if input.peek(syn::token::Paren) {
+                    return Err(syn::Error::new(
+                        key.span(),
+                        "`hessian` takes no arguments: write `#[differentiable(hessian)]` \
+                         or `#[differentiable(hessian, wrt(x))]`",
+                    ));
+                }
+                args.hessian = true;
+                if !input.is_empty() {
+                    input.parse::<Token![,]>()?;
+                }
+                continue;
+            }
             if key != WRT {
                 let message = if looks_like_wrt(&key.to_string()) {
                     format!(
@@ -29,8 +51,9 @@ impl Parse for Args {
                     )
                 } else {
                     format!(
-                        "unknown `#[differentiable]` argument `{key}`: the only argument is \
-                         `wrt(param, ...)`, listing the parameters to differentiate"
+                        "unknown `#[differentiable]` argument `{key}`: the arguments are \
+                         `wrt(param, ...)`, listing the parameters to differentiate, and \
+                         `hessian`, adding `f_hvp` and `f_hessian`"
                     )
                 };
                 return Err(syn::Error::new(key.span(), message));
@@ -81,6 +104,18 @@ mod tests {
 
     fn parse(src: &str) -> syn::Result<Args> {
         syn::parse_str(src)
+    }
+
+    #[test]
+    fn hessian_in_either_order() {
+        assert!(parse("hessian").unwrap().hessian);
+        let args = parse("hessian, wrt(a)").unwrap();
+        assert!(args.hessian && args.wrt.is_some());
+        let args = parse("wrt(a), hessian").unwrap();
+        assert!(args.hessian && args.wrt.is_some());
+        assert!(!parse("wrt(a)").unwrap().hessian);
+        assert!(parse("hessian, hessian").is_err());
+        assert!(parse("hessian(2)").is_err());
     }
 
     #[test]

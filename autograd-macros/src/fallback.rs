@@ -13,6 +13,7 @@ pub fn emit(item: &syn::ItemFn, sig: &Signature, error: syn::Error) -> TokenStre
     let (grad, adjoint) = (grad_signature(item, sig), adjoint_signature(item, sig));
     let attrs = inherited_attrs(item);
     let allow = allow_lints();
+    let second_order = crate::emit::second::fallback(item, sig);
     quote! {
         #errors
         #item
@@ -24,5 +25,6 @@ pub fn emit(item: &syn::ItemFn, sig: &Signature, error: syn::Error) -> TokenStre
         #(#attrs)*
         #allow
         #adjoint { ::core::unreachable!() }
+        #second_order
     }
 }

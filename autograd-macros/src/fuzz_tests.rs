@@ -50,6 +50,8 @@ const FUZZ_CORPUS: &[(&str, &str)] = &[
     ("", "fn f(x: f64, k: usize) -> f64 { match k { 0 => x, 1 | 2 => x * x, _ => -x } }"),
     ("hessian", "fn f(x: f64, y: f64) -> f64 { x * y * y }"),
     ("", "fn f(x: f64, y: f64) -> [f64; 2] { [x * y, x + y] }"),
+    ("hessian, wrt(w)", "fn f(x: f64, w: &[f64]) -> f64 { let mut b = vec![0.0; 2]; for i in 0..2 { b[i] = w[i] * x; } g(&b, x) + b[1].sin() }"),
+    ("", "fn f(x: f64, w: &[f64]) -> Vec<f64> { let mut out = vec![0.0; w.len()]; for i in 0..w.len() { out[i] = w[i] * x; } out }"),
 ];
 
 /// Tokens spliced in by the `replace` and `insert` mutations: keywords and

@@ -39,6 +39,10 @@ pub struct Param {
     /// The name of its adjoint argument in `f_adjoint` (`d_<name>`, from
     /// [`Names::argument`]): set for active parameters.
     pub adjoint: Option<Ident>,
+    /// With `hessian`, for an active parameter: the names of its direction
+    /// in `f_hvp` (`v_<name>`) and of its H·v buffer in the generated
+    /// bodies (`hv_<name>`), from [`Names::argument`].
+    pub second: Option<(Ident, Ident)>,
 }
 
 impl Param {
@@ -76,6 +80,8 @@ pub struct Signature {
     /// The name of the output's adjoint argument in `f_adjoint` (`d_out`
     /// unless a parameter of `f` has that name).
     pub d_out: Ident,
+    /// `#[differentiable(hessian)]`.
+    pub hessian: bool,
 }
 
 impl Signature {
@@ -121,10 +127,23 @@ pub fn analyze(cx: &Ctxt, sig: &syn::Signature, args: &Args, names: &Names) -> S
             names.argument(&format!("d_{}", name.to_string().trim_start_matches("r#")))
         });
     }
+    if args.hessian {
+        for param in params.iter_mut().filter(|p| p.active) {
+            param.second = param.name.as_ref().map(|name| {
+                let plain = name.to_string();
+                let plain = plain.trim_start_matches("r#");
+                (
+                    names.argument(&format!("v_{plain}")),
+                    names.argument(&format!("hv_{plain}")),
+                )
+            });
+        }
+    }
     Signature {
         params,
         returns_f64,
         d_out,
+        hessian: args.hessian,
     }
 }
 
@@ -181,8 +200,8 @@ fn check_return_type(cx: &Ctxt, sig: &syn::Signature) -> bool {
         ReturnType::Type(_, ty) if !is_f64(ty) => {
             cx.error_spanned_by(
                 ty,
-                "a `#[differentiable]` function must return a single `f64`; for several \
-                 outputs, write one function per output",
+                "a `#[differentiable]` function must return `f64`, or `[f64; M]` or \
+                 `Vec<f64>` for several outputs (it then gets `f_jacobian`)",
             );
             false
         }
@@ -226,6 +245,7 @@ fn classify_param(cx: &Ctxt, pat_type: &syn::PatType) -> Param {
         class,
         active: false,
         adjoint: None,
+        second: None,
     }
 }
 

@@ -264,11 +264,10 @@ pub fn expand(attr: TokenStream, item: syn::ItemFn, returned: Type) -> TokenStre
         #vis fn #adjoint_name(#params, #d_out: &[f64], #(#slots),*) -> #returned {
             #nested
             let #value = #primal(#(#arg_names),*);
-            ::autograd::__private::check_adjoint_len(
+            ::autograd::__private::check_output_len(
                 #adjoint_name_str,
                 stringify!(#d_out),
                 #d_out.len(),
-                "the value",
                 #value.len(),
             );
             #sum_adjoint(#(#arg_names,)* #d_out, 1.0_f64, #(#slot_names),*);

@@ -1,4 +1,5 @@
-//! Finite-difference gradient checking: compare a gradient (from
+//! Finite-difference checking of gradients (and of Hessians and Jacobians:
+//! [`hessian`], [`hessian_of`], [`jacobian`]): compare a gradient (from
 //! `#[differentiable]`, the tape, or your own hand-written adjoint) with
 //! central differences of the function, and get a [`Report`] to assert on
 //! or print.
@@ -308,4 +309,190 @@ pub fn gradient_of<F: Fn(&[f64]) -> (f64, Vec<f64>)>(f: F, x: &[f64]) -> Report 
     }
     let numeric = numeric_gradient(|p| f(p).0, x);
     Report::new(grad, numeric)
+}
+
+/// Central-difference estimate of the Hessian at `x` from a gradient
+/// `grad` (a generated `_grad` function's gradient, or any other): the
+/// `n × n` matrix, row-major, whose entry `(i, j)` is
+/// `(gradᵢ(x + h·eⱼ) − gradᵢ(x − h·eⱼ)) / (x₊ − x₋)`, with the step of
+/// [`numeric_gradient`]. Not symmetrised: a gradient whose Jacobian is not
+/// symmetric shows it.
+///
+/// # Panics
+///
+/// If `grad` returns a gradient whose length is not `x.len()`.
+///
+/// ```
+/// # extern crate autograd_runtime as autograd;
+/// use autograd::check;
+///
+/// // f = x₀² x₁: ∇f = (2 x₀ x₁, x₀²), H = [[2 x₁, 2 x₀], [2 x₀, 0]]
+/// let grad = |x: &[f64]| vec![2.0 * x[0] * x[1], x[0] * x[0]];
+/// let h = check::numeric_hessian(grad, &[1.5, 2.0]);
+/// for (e, want) in h.iter().zip([4.0, 3.0, 3.0, 0.0]) {
+///     assert!((e - want).abs() < 1e-8);
+/// }
+/// ```
+#[track_caller]
+pub fn numeric_hessian<G: Fn(&[f64]) -> Vec<f64>>(grad: G, x: &[f64]) -> Vec<f64> {
+    let n = x.len();
+    let mut point = x.to_vec();
+    let mut estimate = vec![0.0; n * n];
+    for j in 0..n {
+        let xj = x[j];
+        let h = 1e-6 * xj.abs().max(1.0);
+        let (plus, minus) = (xj + h, xj - h);
+        point[j] = plus;
+        let g_plus = grad(&point);
+        point[j] = minus;
+        let g_minus = grad(&point);
+        point[j] = xj;
+        if g_plus.len() != n || g_minus.len() != n {
+            panic!(
+                "check::numeric_hessian: x has length {n} but the gradient has length {}; \
+                 they must be equal",
+                g_plus.len()
+            );
+        }
+        for i in 0..n {
+            estimate[i * n + j] = (g_plus[i] - g_minus[i]) / (plus - minus);
+        }
+    }
+    estimate
+}
+
+/// Checks `hessian`, a claimed dense Hessian at `x` (`n × n`, row-major, as
+/// `f_hessian` returns it), against central differences of the gradient
+/// `grad` ([`numeric_hessian`]). The [`Report`]'s coordinates are the
+/// entries: index `k` is row `k / n`, column `k % n`.
+///
+/// # Panics
+///
+/// If `hessian.len()` is not `x.len()²`.
+///
+/// ```
+/// # extern crate autograd_runtime as autograd;
+/// use autograd::check;
+///
+/// // f = Σ xᵢ³: ∇f = 3xᵢ², H = diag(6xᵢ)
+/// let grad = |x: &[f64]| x.iter().map(|v| 3.0 * v * v).collect::<Vec<f64>>();
+/// let x = [1.0, -2.0];
+/// let report = check::hessian(grad, &x, &[6.0, 0.0, 0.0, -12.0]);
+/// report.assert_ok(1e-6);
+///
+/// let wrong = check::hessian(grad, &x, &[6.0, 0.0, 0.0, 12.0]);
+/// assert_eq!(wrong.worst_index, Some(3)); // row 1, column 1
+/// ```
+#[track_caller]
+pub fn hessian<G: Fn(&[f64]) -> Vec<f64>>(grad: G, x: &[f64], hessian: &[f64]) -> Report {
+    let n = x.len();
+    if hessian.len() != n * n {
+        panic!(
+            "check::hessian: x has length {n} but the Hessian has length {} (not {n}² = {})",
+            hessian.len(),
+            n * n
+        );
+    }
+    Report::new(hessian.to_vec(), numeric_hessian(grad, x))
+}
+
+/// Checks a function that returns its value, gradient and Hessian together
+/// — a generated `_hessian` function, or a closure around one — at `x`:
+/// the Hessian it returns at `x` against central differences of the
+/// gradient it returns near `x`. (Check the gradient too, with
+/// [`gradient_of`] on `|x| { let (v, g, _) = f(x); (v, g) }`.)
+///
+/// ```
+/// # extern crate autograd_runtime as autograd;
+/// use autograd::check;
+///
+/// // f = x₀² x₁ with its value, gradient and Hessian
+/// let f = |x: &[f64]| {
+///     let value = x[0] * x[0] * x[1];
+///     let gradient = vec![2.0 * x[0] * x[1], x[0] * x[0]];
+///     let hessian = vec![2.0 * x[1], 2.0 * x[0], 2.0 * x[0], 0.0];
+///     (value, gradient, hessian)
+/// };
+/// check::hessian_of(f, &[1.5, 2.0]).assert_ok(1e-6);
+/// ```
+#[track_caller]
+pub fn hessian_of<F: Fn(&[f64]) -> (f64, Vec<f64>, Vec<f64>)>(f: F, x: &[f64]) -> Report {
+    let (_, _, claimed) = f(x);
+    hessian(|p| f(p).1, x, &claimed)
+}
+
+/// Central-difference estimate of the Jacobian of a vector-valued `f` at
+/// `x`: `m × n`, row-major (row `i` is output `i`), with the step of
+/// [`numeric_gradient`].
+///
+/// # Panics
+///
+/// If `f` returns outputs of different lengths at two points.
+///
+/// ```
+/// # extern crate autograd_runtime as autograd;
+/// use autograd::check;
+///
+/// let f = |x: &[f64]| vec![x[0] * x[1], x[0] + 2.0 * x[1], x[1].sin()];
+/// let j = check::numeric_jacobian(f, &[2.0, 0.5]);
+/// let want = [0.5, 2.0, 1.0, 2.0, 0.0, 0.5_f64.cos()];
+/// for (e, w) in j.iter().zip(want) {
+///     assert!((e - w).abs() < 1e-8);
+/// }
+/// ```
+#[track_caller]
+pub fn numeric_jacobian<F: Fn(&[f64]) -> Vec<f64>>(f: F, x: &[f64]) -> Vec<f64> {
+    let n = x.len();
+    let m = f(x).len();
+    let mut point = x.to_vec();
+    let mut estimate = vec![0.0; m * n];
+    for j in 0..n {
+        let xj = x[j];
+        let h = 1e-6 * xj.abs().max(1.0);
+        let (plus, minus) = (xj + h, xj - h);
+        point[j] = plus;
+        let f_plus = f(&point);
+        point[j] = minus;
+        let f_minus = f(&point);
+        point[j] = xj;
+        if f_plus.len() != m || f_minus.len() != m {
+            panic!("check::numeric_jacobian: f returned outputs of different lengths");
+        }
+        for i in 0..m {
+            estimate[i * n + j] = (f_plus[i] - f_minus[i]) / (plus - minus);
+        }
+    }
+    estimate
+}
+
+/// Checks `jacobian`, a claimed Jacobian of the vector-valued `f` at `x`
+/// (`m × n`, row-major, as `f_jacobian` returns it), against central
+/// differences of `f` ([`numeric_jacobian`]). The [`Report`]'s index `k`
+/// is row `k / n`, column `k % n`.
+///
+/// # Panics
+///
+/// If `jacobian.len()` is not `m · n`.
+///
+/// ```
+/// # extern crate autograd_runtime as autograd;
+/// use autograd::check;
+///
+/// let f = |x: &[f64]| vec![x[0] * x[1], x[0] - x[1]];
+/// check::jacobian(f, &[3.0, 4.0], &[4.0, 3.0, 1.0, -1.0]).assert_ok(1e-6);
+/// ```
+#[track_caller]
+pub fn jacobian<F: Fn(&[f64]) -> Vec<f64>>(f: F, x: &[f64], jacobian: &[f64]) -> Report {
+    let numeric = numeric_jacobian(&f, x);
+    if jacobian.len() != numeric.len() {
+        panic!(
+            "check::jacobian: the Jacobian has length {} but f has {} outputs and x {} \
+             coordinates ({} entries)",
+            jacobian.len(),
+            numeric.len() / x.len().max(1),
+            x.len(),
+            numeric.len()
+        );
+    }
+    Report::new(jacobian.to_vec(), numeric)
 }

@@ -17,6 +17,7 @@ extern crate self as autograd;
 #[cfg(feature = "argmin")]
 pub mod argmin;
 pub mod check;
+pub mod dual;
 pub mod loss;
 pub mod nn;
 pub mod optim;
@@ -27,7 +28,12 @@ pub mod tape;
 /// `::autograd::__private`. Not a public API: it may change at any time.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::dual::Dual;
     pub use crate::rules;
+    /// Forward-over-reverse support (`#[differentiable(hessian)]`).
+    pub mod dual {
+        pub use crate::dual::*;
+    }
 
     /// A zeroed gradient buffer of `len` elements (for `f_grad` of a slice).
     #[inline]
@@ -41,11 +47,32 @@ pub mod __private {
     /// nothing where its partial is infinite or NaN (`acosh` at 1), as in
     /// the reverse sweep, where such a value is never reached.
     #[inline(always)]
-    pub fn tangent_term(partial: f64, tangent: f64) -> f64 {
-        if tangent == 0.0 {
-            0.0
+    pub fn tangent_term<T: Tangent>(partial: T, tangent: T) -> T {
+        if tangent.is_zero() {
+            tangent
         } else {
             partial * tangent
+        }
+    }
+
+    /// What forward mode carries as a tangent: an `f64`, or a
+    /// [`Dual`](crate::dual::Dual) in the forward-over-forward `f_hvp` of a
+    /// function of one `f64` (zero when both parts are).
+    pub trait Tangent: Copy + ::core::ops::Mul<Output = Self> {
+        fn is_zero(&self) -> bool;
+    }
+
+    impl Tangent for f64 {
+        #[inline(always)]
+        fn is_zero(&self) -> bool {
+            *self == 0.0
+        }
+    }
+
+    impl Tangent for crate::dual::Dual {
+        #[inline(always)]
+        fn is_zero(&self) -> bool {
+            self.v == 0.0 && self.t == 0.0
         }
     }
 
@@ -278,6 +305,19 @@ pub mod __private {
     impl<T: Clone + Default> ZerosLike for ::std::vec::Vec<T> {
         fn zeros_like(&self) -> Self {
             ::std::vec![T::default(); self.len()]
+        }
+    }
+
+    /// Panics unless `d_out` of a vector-valued function's `f_adjoint` has
+    /// one entry per output.
+    #[inline]
+    #[track_caller]
+    pub fn check_output_len(function: &str, d_out: &str, d_out_len: usize, outputs: usize) {
+        if d_out_len != outputs {
+            panic!(
+                "{function}: `{d_out}` has length {d_out_len}, but the function has \
+                 {outputs} outputs; they must be equal"
+            );
         }
     }
 

@@ -757,6 +757,8 @@ pub struct UnaryRule {
     pub value: fn(f64) -> f64,
     /// The derivative rule `(x, y) -> dy/dx`.
     pub partial: fn(f64, f64) -> f64,
+    /// The second derivative `(x, y) -> d²y/dx²` ([`second`]).
+    pub second: fn(f64, f64) -> f64,
     /// Open interval on which the rule is smooth at generic points.
     pub domain: (f64, f64),
 }
@@ -770,6 +772,9 @@ pub struct BinaryRule {
     pub value: fn(f64, f64) -> f64,
     /// The derivative rule `(a, b, y) -> (∂y/∂a, ∂y/∂b)`.
     pub partial: fn(f64, f64, f64) -> (f64, f64),
+    /// The second derivatives `(a, b, y) -> (∂²y/∂a², ∂²y/∂a∂b, ∂²y/∂b²)`
+    /// ([`second`]).
+    pub second: fn(f64, f64, f64) -> (f64, f64, f64),
     /// Open interval (applied to every argument) on which the rule is smooth
     /// at generic points.
     pub domain: (f64, f64),
@@ -784,6 +789,9 @@ pub struct TernaryRule {
     pub value: fn(f64, f64, f64) -> f64,
     /// The derivative rule `(a, b, c, y) -> (∂y/∂a, ∂y/∂b, ∂y/∂c)`.
     pub partial: fn(f64, f64, f64, f64) -> (f64, f64, f64),
+    /// The second derivatives, the upper triangle of the Hessian row by row
+    /// `(aa, ab, ac, bb, bc, cc)` ([`second`]).
+    pub second: fn(f64, f64, f64, f64) -> [f64; 6],
     /// Open interval (applied to every argument) on which the rule is smooth
     /// at generic points.
     pub domain: (f64, f64),
@@ -798,6 +806,7 @@ macro_rules! unary {
             name: stringify!($name),
             value: $value,
             partial: $name,
+            second: second::$name,
             domain: $domain,
         }
     };
@@ -809,6 +818,7 @@ macro_rules! binary {
             name: stringify!($name),
             value: $value,
             partial: $name,
+            second: second::$name,
             domain: $domain,
         }
     };
@@ -820,6 +830,7 @@ macro_rules! ternary {
             name: stringify!($name),
             value: $value,
             partial: $name,
+            second: second::$name,
             domain: $domain,
         }
     };
@@ -903,6 +914,362 @@ pub const TERNARY: &[TernaryRule] = &[
     ternary!(clamp, f64::clamp, WIDE),
     ternary!(mul_add, f64::mul_add, WIDE),
 ];
+
+// ---------------------------------------------------------------------------
+// Second derivatives
+// ---------------------------------------------------------------------------
+
+/// Second derivatives of every rule above, under the same names and with the
+/// same arguments (the operands and the primal result `y`), for
+/// forward-over-reverse (`#[differentiable(hessian)]`, [`crate::__private::Dual`]).
+///
+/// | shape    | signature                                              | returns |
+/// |----------|--------------------------------------------------------|---------|
+/// | unary    | `fn(x, y) -> f64`                                      | `d²y/dx²` |
+/// | `powi`   | `fn(x, n: i32, y) -> f64`                              | `d²y/dx²` |
+/// | binary   | `fn(a, b, y) -> (f64, f64, f64)`                       | `(∂²y/∂a², ∂²y/∂a∂b, ∂²y/∂b²)` |
+/// | ternary  | `fn(a, b, c, y) -> [f64; 6]`                           | `[aa, ab, ac, bb, bc, cc]` |
+///
+/// Each is the derivative of the first-order rule of the same name along
+/// the curve `y = f(x)`, with the same conventions: where the first rule is
+/// piecewise constant (kinks, steps, `max`/`min`, `clamp`, `relu`), the
+/// second derivative is `0`; at the special points where the first rule
+/// returns a fixed value (the origin for `atan2`/`hypot`, `y = 0` for
+/// `powf`'s `∂b`), so does this one (`0`). Tested against central finite
+/// differences of the first-order rules at several points.
+///
+/// ```
+/// use autograd_runtime::rules::{second, sin};
+/// let x = 0.5_f64;
+/// // d/dx of the rule sin'(x) = cos(x) is -sin(x)
+/// assert_eq!(second::sin(x, x.sin()), -x.sin());
+/// assert_eq!(second::mul(2.0, 3.0, 6.0), (0.0, 1.0, 0.0));
+/// # let _ = sin;
+/// ```
+pub mod second {
+    use std::f64::consts::{LN_10, LN_2};
+
+    /// `y = -x`: `0`.
+    #[inline]
+    pub fn neg(_x: f64, _y: f64) -> f64 {
+        0.0
+    }
+
+    /// `y = |x|`: `0` (also at the kink).
+    #[inline]
+    pub fn abs(_x: f64, _y: f64) -> f64 {
+        0.0
+    }
+
+    /// `y = signum(x)`: `0`.
+    #[inline]
+    pub fn signum(_x: f64, _y: f64) -> f64 {
+        0.0
+    }
+
+    /// `y = √x`: `-1 / (4 y³)`.
+    #[inline]
+    pub fn sqrt(_x: f64, y: f64) -> f64 {
+        let y = y + 0.0;
+        -0.25 / (y * y * y)
+    }
+
+    /// `y = ∛x`: `-2 / (9 y⁵)`.
+    #[inline]
+    pub fn cbrt(_x: f64, y: f64) -> f64 {
+        let y2 = y * y;
+        -2.0 / (9.0 * y2 * y2 * y)
+    }
+
+    /// `y = eˣ`: `y`.
+    #[inline]
+    pub fn exp(_x: f64, y: f64) -> f64 {
+        y
+    }
+
+    /// `y = 2ˣ`: `y · ln² 2`.
+    #[inline]
+    pub fn exp2(_x: f64, y: f64) -> f64 {
+        y * LN_2 * LN_2
+    }
+
+    /// `y = eˣ - 1`: `y + 1`.
+    #[inline]
+    pub fn exp_m1(_x: f64, y: f64) -> f64 {
+        y + 1.0
+    }
+
+    /// `y = ln x`: `-1 / x²`.
+    #[inline]
+    pub fn ln(x: f64, _y: f64) -> f64 {
+        -1.0 / (x * x)
+    }
+
+    /// `y = log₂ x`: `-1 / (x² ln 2)`.
+    #[inline]
+    pub fn log2(x: f64, _y: f64) -> f64 {
+        -1.0 / (x * x * LN_2)
+    }
+
+    /// `y = log₁₀ x`: `-1 / (x² ln 10)`.
+    #[inline]
+    pub fn log10(x: f64, _y: f64) -> f64 {
+        -1.0 / (x * x * LN_10)
+    }
+
+    /// `y = ln(1 + x)`: `-1 / (1 + x)²`.
+    #[inline]
+    pub fn ln_1p(x: f64, _y: f64) -> f64 {
+        let u = 1.0 + x;
+        -1.0 / (u * u)
+    }
+
+    /// `y = sin x`: `-sin x = -y`.
+    #[inline]
+    pub fn sin(_x: f64, y: f64) -> f64 {
+        -y
+    }
+
+    /// `y = cos x`: `-cos x = -y`.
+    #[inline]
+    pub fn cos(_x: f64, y: f64) -> f64 {
+        -y
+    }
+
+    /// `y = tan x`: `2 y (1 + y²)`.
+    #[inline]
+    pub fn tan(_x: f64, y: f64) -> f64 {
+        2.0 * y * (1.0 + y * y)
+    }
+
+    /// `y = asin x`: `x / (1 - x²)^(3/2)`.
+    #[inline]
+    pub fn asin(x: f64, _y: f64) -> f64 {
+        let u = (1.0 - x) * (1.0 + x);
+        x / (u * u.sqrt())
+    }
+
+    /// `y = acos x`: `-x / (1 - x²)^(3/2)`.
+    #[inline]
+    pub fn acos(x: f64, _y: f64) -> f64 {
+        let u = (1.0 - x) * (1.0 + x);
+        -x / (u * u.sqrt())
+    }
+
+    /// `y = atan x`: `-2x / (1 + x²)²`.
+    #[inline]
+    pub fn atan(x: f64, _y: f64) -> f64 {
+        let u = 1.0 + x * x;
+        -2.0 * x / (u * u)
+    }
+
+    /// `y = sinh x`: `sinh x = y`.
+    #[inline]
+    pub fn sinh(_x: f64, y: f64) -> f64 {
+        y
+    }
+
+    /// `y = cosh x`: `cosh x = y`.
+    #[inline]
+    pub fn cosh(_x: f64, y: f64) -> f64 {
+        y
+    }
+
+    /// `y = tanh x`: `-2 y (1 - y²)`.
+    #[inline]
+    pub fn tanh(_x: f64, y: f64) -> f64 {
+        -2.0 * y * (1.0 - y * y)
+    }
+
+    /// `y = asinh x`: `-x / (x² + 1)^(3/2)`.
+    #[inline]
+    pub fn asinh(x: f64, _y: f64) -> f64 {
+        let h = x.hypot(1.0);
+        -x / (h * h * h)
+    }
+
+    /// `y = acosh x`: `-x / (x² - 1)^(3/2)`.
+    #[inline]
+    pub fn acosh(x: f64, _y: f64) -> f64 {
+        let u = (x - 1.0) * (x + 1.0);
+        -x / (u * u.sqrt())
+    }
+
+    /// `y = atanh x`: `2x / (1 - x²)²`.
+    #[inline]
+    pub fn atanh(x: f64, _y: f64) -> f64 {
+        let u = (1.0 - x) * (1.0 + x);
+        2.0 * x / (u * u)
+    }
+
+    /// `y = 1 / x`: `2 / x³ = 2 y³`.
+    #[inline]
+    pub fn recip(_x: f64, y: f64) -> f64 {
+        2.0 * y * y * y
+    }
+
+    /// `y = x.to_degrees()`: `0` (linear).
+    #[inline]
+    pub fn to_degrees(_x: f64, _y: f64) -> f64 {
+        0.0
+    }
+
+    /// `y = x.to_radians()`: `0` (linear).
+    #[inline]
+    pub fn to_radians(_x: f64, _y: f64) -> f64 {
+        0.0
+    }
+
+    /// `y = floor x`: `0`.
+    #[inline]
+    pub fn floor(_x: f64, _y: f64) -> f64 {
+        0.0
+    }
+
+    /// `y = ceil x`: `0`.
+    #[inline]
+    pub fn ceil(_x: f64, _y: f64) -> f64 {
+        0.0
+    }
+
+    /// `y = round x`: `0`.
+    #[inline]
+    pub fn round(_x: f64, _y: f64) -> f64 {
+        0.0
+    }
+
+    /// `y = trunc x`: `0`.
+    #[inline]
+    pub fn trunc(_x: f64, _y: f64) -> f64 {
+        0.0
+    }
+
+    /// `y = relu x`: `0` (also at the kink).
+    #[inline]
+    pub fn relu(_x: f64, _y: f64) -> f64 {
+        0.0
+    }
+
+    /// `y = sigmoid x`: `y (1 - y) (1 - 2y)`.
+    #[inline]
+    pub fn sigmoid(_x: f64, y: f64) -> f64 {
+        y * (1.0 - y) * (1.0 - 2.0 * y)
+    }
+
+    /// `y = xⁿ`: `n (n - 1) xⁿ⁻²`; `0` for `n` in `{0, 1}`.
+    #[inline]
+    pub fn powi(x: f64, n: i32, _y: f64) -> f64 {
+        if n == 0 || n == 1 {
+            return 0.0;
+        }
+        let nf = f64::from(n);
+        let x_pow = match n.checked_sub(2) {
+            Some(m) => x.powi(m),
+            None => x.powf(nf - 2.0),
+        };
+        nf * (nf - 1.0) * x_pow
+    }
+
+    /// `y = a + b`: `(0, 0, 0)`.
+    #[inline]
+    pub fn add(_a: f64, _b: f64, _y: f64) -> (f64, f64, f64) {
+        (0.0, 0.0, 0.0)
+    }
+
+    /// `y = a - b`: `(0, 0, 0)`.
+    #[inline]
+    pub fn sub(_a: f64, _b: f64, _y: f64) -> (f64, f64, f64) {
+        (0.0, 0.0, 0.0)
+    }
+
+    /// `y = a b`: `(0, 1, 0)`.
+    #[inline]
+    pub fn mul(_a: f64, _b: f64, _y: f64) -> (f64, f64, f64) {
+        (0.0, 1.0, 0.0)
+    }
+
+    /// `y = a / b`: `(0, -1 / b², 2y / b²)`.
+    #[inline]
+    pub fn div(_a: f64, b: f64, y: f64) -> (f64, f64, f64) {
+        let b2 = b * b;
+        (0.0, -1.0 / b2, 2.0 * y / b2)
+    }
+
+    /// `y = aᵇ`: `(b (b - 1) aᵇ⁻², aᵇ⁻¹ (1 + b ln a), y ln² a)`, with the
+    /// first rule's conventions: `∂²/∂a² = 0` when `b == 0`, and the two
+    /// terms holding `ln a` are `0` when `y == 0`.
+    #[inline]
+    pub fn powf(a: f64, b: f64, y: f64) -> (f64, f64, f64) {
+        let aa = if b == 0.0 {
+            0.0
+        } else {
+            b * (b - 1.0) * a.powf(b - 2.0)
+        };
+        if y == 0.0 {
+            return (aa, 0.0, 0.0);
+        }
+        let ln_a = a.ln();
+        (aa, a.powf(b - 1.0) * (1.0 + b * ln_a), y * ln_a * ln_a)
+    }
+
+    /// `y = ln a / ln b`: `(-1 / (a² ln b), -1 / (a b ln² b), y (ln b + 2) / (b² ln² b))`.
+    #[inline]
+    pub fn log(a: f64, b: f64, y: f64) -> (f64, f64, f64) {
+        let ln_b = b.ln();
+        (
+            -1.0 / (a * a * ln_b),
+            -1.0 / (a * b * ln_b * ln_b),
+            y * (ln_b + 2.0) / (b * b * ln_b * ln_b),
+        )
+    }
+
+    /// `y = atan2(a, b)`, `r = a² + b²`: `(-2ab / r², (a² - b²) / r², 2ab / r²)`;
+    /// `(0, 0, 0)` at the origin.
+    #[inline]
+    pub fn atan2(a: f64, b: f64, _y: f64) -> (f64, f64, f64) {
+        let h = a.hypot(b);
+        if h == 0.0 {
+            return (0.0, 0.0, 0.0);
+        }
+        let (s, c) = (a / h, b / h);
+        let h2 = h * h;
+        (-2.0 * s * c / h2, (s - c) * (s + c) / h2, 2.0 * s * c / h2)
+    }
+
+    /// `y = √(a² + b²)`: `(b² / y³, -ab / y³, a² / y³)`; `(0, 0, 0)` at the origin.
+    #[inline]
+    pub fn hypot(a: f64, b: f64, y: f64) -> (f64, f64, f64) {
+        if y == 0.0 {
+            return (0.0, 0.0, 0.0);
+        }
+        let (s, c) = (a / y, b / y);
+        (c * c / y, -s * c / y, s * s / y)
+    }
+
+    /// `y = max(a, b)`: `(0, 0, 0)`.
+    #[inline]
+    pub fn max(_a: f64, _b: f64, _y: f64) -> (f64, f64, f64) {
+        (0.0, 0.0, 0.0)
+    }
+
+    /// `y = min(a, b)`: `(0, 0, 0)`.
+    #[inline]
+    pub fn min(_a: f64, _b: f64, _y: f64) -> (f64, f64, f64) {
+        (0.0, 0.0, 0.0)
+    }
+
+    /// `y = clamp(a, b, c)`: all `0`.
+    #[inline]
+    pub fn clamp(_a: f64, _b: f64, _c: f64, _y: f64) -> [f64; 6] {
+        [0.0; 6]
+    }
+
+    /// `y = a b + c`: `∂²y/∂a∂b = 1`, the others `0`.
+    #[inline]
+    pub fn mul_add(_a: f64, _b: f64, _c: f64, _y: f64) -> [f64; 6] {
+        [0.0, 1.0, 0.0, 0.0, 0.0, 0.0]
+    }
+}
 
 #[cfg(test)]
 mod tests {
@@ -1336,5 +1703,109 @@ mod tests {
         assert_eq!(add(1.0, 2.0, 3.0), (1.0, 1.0));
         assert_eq!(sub(1.0, 2.0, -1.0), (1.0, -1.0));
         assert_eq!(mul_add(2.0, 3.0, 4.0, 10.0), (3.0, 2.0, 1.0));
+    }
+
+    /// A second derivative against the central finite difference of the
+    /// first-order rule (`partial(x + h, f(x + h))`, ...).
+    fn close2(name: &str, at: &str, exact: f64, fd: f64) {
+        let tol = 1e-4 * (1.0 + exact.abs());
+        assert!(
+            exact.is_finite() && (exact - fd).abs() <= tol,
+            "{name} at {at}: second-derivative rule {exact}, finite difference of the first {fd}"
+        );
+    }
+
+    #[test]
+    fn unary_second_derivatives_match_finite_differences_of_the_first() {
+        for r in UNARY {
+            let mut checked = 0;
+            for &x in &points(r.domain) {
+                let kinked = matches!(
+                    r.name,
+                    "abs" | "relu" | "signum" | "floor" | "ceil" | "round" | "trunc"
+                );
+                if kinked && (near(x, x.round()) || near(x, x.floor() + 0.5)) {
+                    continue;
+                }
+                let exact = (r.second)(x, (r.value)(x));
+                let fd = fd1(|t| (r.partial)(t, (r.value)(t)), x);
+                close2(r.name, &format!("x = {x}"), exact, fd);
+                checked += 1;
+            }
+            assert!(checked >= 3, "{}: only {checked} points", r.name);
+        }
+    }
+
+    #[test]
+    fn binary_second_derivatives_match_finite_differences_of_the_first() {
+        for r in BINARY {
+            let mut checked = 0;
+            for &a in &points(r.domain) {
+                for &b in &points(r.domain) {
+                    if matches!(r.name, "max" | "min") && near(a, b) {
+                        continue;
+                    }
+                    let (aa, ab, bb) = (r.second)(a, b, (r.value)(a, b));
+                    let pa = |a: f64, b: f64| (r.partial)(a, b, (r.value)(a, b));
+                    let at = format!("(a, b) = ({a}, {b})");
+                    close2(r.name, &format!("{at}, aa"), aa, fd1(|t| pa(t, b).0, a));
+                    close2(r.name, &format!("{at}, ab"), ab, fd1(|t| pa(a, t).0, b));
+                    close2(r.name, &format!("{at}, ba"), ab, fd1(|t| pa(t, b).1, a));
+                    close2(r.name, &format!("{at}, bb"), bb, fd1(|t| pa(a, t).1, b));
+                    checked += 1;
+                }
+            }
+            assert!(checked >= 3, "{}: only {checked} points", r.name);
+        }
+    }
+
+    #[test]
+    fn ternary_second_derivatives_match_finite_differences_of_the_first() {
+        for r in TERNARY {
+            let mut checked = 0;
+            let pts = points(r.domain);
+            for &a in &pts {
+                for &b in &pts {
+                    for &c in &pts {
+                        if r.name == "clamp" && (b >= c || near(a, b) || near(a, c)) {
+                            continue;
+                        }
+                        let h = (r.second)(a, b, c, (r.value)(a, b, c));
+                        let p = |x: [f64; 3]| {
+                            let (da, db, dc) =
+                                (r.partial)(x[0], x[1], x[2], (r.value)(x[0], x[1], x[2]));
+                            [da, db, dc]
+                        };
+                        let full = [[h[0], h[1], h[2]], [h[1], h[3], h[4]], [h[2], h[4], h[5]]];
+                        for (i, full_row) in full.iter().enumerate() {
+                            for (j, &exact) in full_row.iter().enumerate() {
+                                let fd = fd1(
+                                    |t| {
+                                        let mut x = [a, b, c];
+                                        x[j] = t;
+                                        p(x)[i]
+                                    },
+                                    [a, b, c][j],
+                                );
+                                close2(r.name, &format!("({a}, {b}, {c}) [{i}][{j}]"), exact, fd);
+                            }
+                        }
+                        checked += 1;
+                    }
+                }
+            }
+            assert!(checked >= 3, "{}: only {checked} points", r.name);
+        }
+    }
+
+    #[test]
+    fn powi_second_derivative_matches_finite_differences_of_the_first() {
+        for n in [-3, -1, 0, 1, 2, 3, 5] {
+            for x in [-2.3, -0.7, -0.31, 0.4, 1.9, 3.1] {
+                let exact = second::powi(x, n, x.powi(n));
+                let fd = fd1(|t| powi(t, n, t.powi(n)), x);
+                close2("powi", &format!("x = {x}, n = {n}"), exact, fd);
+            }
+        }
     }
 }

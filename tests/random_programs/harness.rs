@@ -181,6 +181,30 @@ fn glue(prog: &Program) -> String {
         }
     }
     s.push_str("    (value, flat)\n}\n");
+    // f_hessian (RANDOM_PROGRAMS_HESSIAN): the same flattening of G.
+    if render::hessian_mode() {
+        writeln!(
+            s,
+            "pub fn call_hessian(p: &[f64]) -> Option<(f64, Vec<f64>, Vec<f64>)> {{\n    let (value, g, h) = f_hessian({args});\n    let mut flat: Vec<f64> = Vec::new();"
+        )
+        .unwrap();
+        for (k, p) in act.iter().enumerate() {
+            let g = if act.len() == 1 {
+                "g".to_string()
+            } else {
+                format!("g.{k}")
+            };
+            match p.ty {
+                Ty::F64 => writeln!(s, "    flat.push({g});").unwrap(),
+                _ => writeln!(s, "    flat.extend_from_slice(&{g});").unwrap(),
+            }
+        }
+        s.push_str("    Some((value, flat, h))\n}\n");
+    } else {
+        s.push_str(
+            "pub fn call_hessian(_: &[f64]) -> Option<(f64, Vec<f64>, Vec<f64>)> {\n    None\n}\n",
+        );
+    }
     // f_adjoint: one buffer per active parameter, copied in and out of `d`.
     s.push_str("pub fn call_adjoint(p: &[f64], d_out: f64, d: &mut [f64]) -> f64 {\n");
     let mut o = 0;
@@ -217,7 +241,8 @@ fn glue(prog: &Program) -> String {
         "pub fn run(index: usize, seed: u64) -> Vec<String> {{\n    \
          crate::oracle::check(index, seed, &crate::oracle::Subject {{\n        \
          active: &ACTIVE,\n        f: &call_f,\n        grad: &call_grad,\n        \
-         adjoint: &call_adjoint,\n        tape: &super::p{}_tape::call_tape,\n    }})\n}}",
+         adjoint: &call_adjoint,\n        tape: &super::p{}_tape::call_tape,\n        \
+         hessian: &call_hessian,\n    }})\n}}",
         prog.index
     )
     .unwrap();

@@ -33,7 +33,13 @@ pub struct Subject<'a> {
     pub adjoint: Adjoint<'a>,
     /// The tape oracle: value and gradient over *all* coordinates.
     pub tape: ValueAndGradient<'a>,
+    /// `f_hessian` (value, gradient and Hessian over the active
+    /// coordinates), when the run generates `hessian` functions.
+    pub hessian: Hessian<'a>,
 }
+
+/// `p ↦ Some((value, gradient, Hessian))`, or `None` when not generated.
+pub type Hessian<'a> = &'a dyn Fn(&[f64]) -> Option<(f64, Vec<f64>, Vec<f64>)>;
 
 /// Points per function.
 const POINTS: usize = 3;
@@ -217,6 +223,11 @@ pub fn check(index: usize, seed: u64, s: &Subject) -> Vec<String> {
                 );
             }
         }
+        // f_hessian: value bit for bit, gradient as f_grad's, Hessian
+        // against central differences of f_grad (where two steps agree).
+        if let Some((hv, hgrad, h)) = (s.hessian)(&p) {
+            check_hessian(&p, &active, s, value, &grad, hv, &hgrad, &h, &mut fail);
+        }
         for (k, &i) in active.iter().enumerate() {
             if !fd_ok[k] {
                 fd_skipped += 1;
@@ -242,5 +253,81 @@ pub fn check(index: usize, seed: u64, s: &Subject) -> Vec<String> {
         )]
     } else {
         fails
+    }
+}
+
+/// The `f_hessian` checks at `p` (see [`check`]).
+#[allow(clippy::too_many_arguments)]
+fn check_hessian(
+    p: &[f64],
+    active: &[usize],
+    s: &Subject,
+    value: f64,
+    grad: &[f64],
+    hv: f64,
+    hgrad: &[f64],
+    h: &[f64],
+    fail: &mut dyn FnMut(&str, String),
+) {
+    let m = active.len();
+    if !same_bits(hv, value) {
+        fail(
+            "hessian_value",
+            format!("at {p:?}: f = {value:e}, f_hessian = {hv:e}"),
+        );
+    }
+    if hgrad.len() != m || h.len() != m * m {
+        fail(
+            "hessian_shape",
+            format!(
+                "gradient {} and Hessian {} entries, {m} active",
+                hgrad.len(),
+                h.len()
+            ),
+        );
+        return;
+    }
+    for k in 0..m {
+        if !close(hgrad[k], grad[k], TAPE_TOL) {
+            fail(
+                "hessian_gradient",
+                format!(
+                    "at {p:?}, coordinate {}: f_hessian's gradient {:e}, f_grad {:e}",
+                    active[k], hgrad[k], grad[k]
+                ),
+            );
+        }
+    }
+    let grad_at = |q: &[f64]| {
+        let mut full = p.to_vec();
+        for (k, &i) in active.iter().enumerate() {
+            full[i] = q[k];
+        }
+        (s.grad)(&full).1
+    };
+    let a: Vec<f64> = active.iter().map(|&i| p[i]).collect();
+    let fd1 = check::numeric_hessian(grad_at, &a);
+    let quarter: Vec<f64> = a.iter().map(|v| v / 4.0).collect();
+    let fd4: Vec<f64> = check::numeric_hessian(
+        |q: &[f64]| grad_at(&q.iter().map(|v| v * 4.0).collect::<Vec<_>>()),
+        &quarter,
+    )
+    .iter()
+    .map(|d| d / 4.0)
+    .collect();
+    for e in 0..m * m {
+        let reliable = fd1[e].is_finite() && fd4[e].is_finite() && close(fd1[e], fd4[e], FD_TOL);
+        if reliable && !close(h[e], fd1[e], FD_TOL) {
+            fail(
+                "hessian_vs_fd",
+                format!(
+                    "at {p:?}, entry ({}, {}): f_hessian {:e}, finite differences of f_grad {:e}",
+                    active[e / m],
+                    active[e % m],
+                    h[e],
+                    fd1[e]
+                ),
+            );
+        }
     }
 }

@@ -229,7 +229,13 @@ impl Printer {
                     .filter(|p| p.active)
                     .map(|p| p.name.as_str())
                     .collect();
-                self.line(&format!("#[differentiable(wrt({}))]", active.join(", ")));
+                let hessian = if hessian_mode() { "hessian, " } else { "" };
+                self.line(&format!(
+                    "#[differentiable({hessian}wrt({}))]",
+                    active.join(", ")
+                ));
+            } else if hessian_mode() {
+                self.line("#[differentiable(hessian)]");
             } else {
                 self.line("#[differentiable]");
             }
@@ -1400,4 +1406,11 @@ impl Printer {
             }
         }
     }
+}
+
+/// `RANDOM_PROGRAMS_HESSIAN=1`: every function is `#[differentiable(hessian)]`
+/// and the checker also checks `f_hessian` (against finite differences of
+/// `f_grad`) and `f_hvp` (against `f_hessian`).
+pub fn hessian_mode() -> bool {
+    std::env::var_os("RANDOM_PROGRAMS_HESSIAN").is_some()
 }

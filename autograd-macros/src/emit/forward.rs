@@ -75,6 +75,37 @@ pub fn emit(
         names,
         input,
         aliases: HashMap::new(),
+        second: false,
+    };
+    emitter.emit(&d_param)
+}
+
+/// The same body on `Dual`s, for `f_hvp` of a function of one `f64`
+/// (`second.rs`): forward over forward. Values that depend on the input
+/// and tangents are `Dual`s (their tangents along the direction `v`), so
+/// `*d_<p>` receives the derivative and its derivative along `v`, `f''·v`.
+/// `None` where [`emit`] gives `None`.
+pub fn emit_second(
+    sig: &Signature,
+    func: &Func,
+    activity: &Activity,
+    names: &Names,
+) -> Option<TokenStream> {
+    let mut active = sig.active();
+    let param = active.next()?;
+    if active.next().is_some() || !matches!(param.class, ParamClass::Scalar) {
+        return None;
+    }
+    let d_param = param.adjoint_ident()?;
+    let input = single_input(func)?;
+    let emitter = Tangents {
+        sig,
+        func,
+        activity,
+        names,
+        input,
+        aliases: HashMap::new(),
+        second: true,
     };
     emitter.emit(&d_param)
 }
@@ -118,9 +149,83 @@ struct Tangents<'a> {
     /// Copies (`let y = x;` of a variable that is not a cell) share the
     /// tangent of what they copy rather than getting a local.
     aliases: HashMap<VarId, Tangent>,
+    /// Forward over forward (`emit_second`): varied values and tangents
+    /// are `Dual`s.
+    second: bool,
 }
 
 impl<'a> Tangents<'a> {
+    /// Holds a `Dual` (second order only).
+    fn is_dual(&self, var: VarId) -> bool {
+        self.second && self.activity.varied(var)
+    }
+
+    /// The type of tangents.
+    fn scalar(&self) -> TokenStream {
+        if self.second {
+            quote!(::autograd::__private::Dual)
+        } else {
+            quote!(f64)
+        }
+    }
+
+    /// A zero tangent.
+    fn zero(&self) -> TokenStream {
+        if self.second {
+            quote!(::autograd::__private::Dual::constant(0.0))
+        } else {
+            quote!(0.0_f64)
+        }
+    }
+
+    /// A tangent where a `Dual` may be needed (the input's is `1.0_f64`).
+    fn lift(&self, tokens: TokenStream) -> TokenStream {
+        if self.second {
+            super::second::lift(&tokens)
+        } else {
+            tokens
+        }
+    }
+
+    /// An operand's primal value, a `Dual` where `dual` says so.
+    fn primal_operand(&self, op: &Operand, dual: bool) -> TokenStream {
+        match op {
+            Operand::Var(v) if self.is_dual(*v) => self.ident(*v).to_token_stream(),
+            _ if dual => super::second::lift(&operand(self.func, op)),
+            _ => operand(self.func, op),
+        }
+    }
+
+    /// `tokens` reading `uses`, on values (`reverse::Body::values_of_duals`).
+    fn values_of_duals(&self, uses: Vec<VarId>, tokens: TokenStream) -> TokenStream {
+        if !self.second {
+            return tokens;
+        }
+        let (mut duals, mut arrays): (Vec<&Ident>, Vec<&Ident>) = (Vec::new(), Vec::new());
+        for var in uses {
+            let info = &self.func.vars[var];
+            if !self.is_dual(var) || duals.contains(&&info.ident) || arrays.contains(&&info.ident) {
+                continue;
+            }
+            match (info.kind, info.origin) {
+                (Kind::Float, _) => duals.push(&info.ident),
+                // (a parameter array holds `f64`s)
+                (Kind::FloatArray, Origin::Param { .. }) => {}
+                (Kind::FloatArray, _) => arrays.push(&info.ident),
+                _ => {}
+            }
+        }
+        if duals.is_empty() && arrays.is_empty() {
+            return tokens;
+        }
+        let values = quote!(::autograd::__private::dual::ValuesOf::values_of);
+        quote!({
+            #(let #duals: f64 = #duals.v;)*
+            #(let #arrays = #values(&#arrays);)*
+            (#tokens)
+        })
+    }
+
     /// Does `var` carry a (possibly) nonzero tangent the result depends on?
     fn has(&self, var: VarId) -> bool {
         self.activity.needs_adjoint(var)
@@ -158,8 +263,8 @@ impl<'a> Tangents<'a> {
     /// The tangent of an operand as an expression, `0.0` when it is zero.
     fn operand_tangent_or_zero(&self, op: &Operand) -> TokenStream {
         match self.operand_tangent(op) {
-            Some(t) => t.to_token_stream(),
-            None => quote!(0.0_f64),
+            Some(t) => self.lift(t.to_token_stream()),
+            None => self.zero(),
         }
     }
 
@@ -179,7 +284,7 @@ impl<'a> Tangents<'a> {
             })
             .collect();
         if terms.is_empty() {
-            quote!(0.0_f64)
+            self.zero()
         } else {
             quote!(#(#terms)+*)
         }
@@ -199,11 +304,20 @@ impl<'a> Tangents<'a> {
             return Some(quote!(#(#out)*));
         };
         let value_tokens = match value {
+            Operand::Var(v) if self.second && !self.is_dual(*v) => {
+                super::second::lift(&self.ident(*v).to_token_stream())
+            }
             Operand::Var(v) => self.ident(*v).to_token_stream(),
             Operand::Const(c) => {
                 let tokens = &c.tokens;
                 let value = self.names.fresh("__ad_value");
-                out.push(quote_spanned!(span=> let #value: f64 = #tokens;));
+                if self.second {
+                    let tokens = super::second::lift(tokens);
+                    let scalar = self.scalar();
+                    out.push(quote_spanned!(span=> let #value: #scalar = #tokens;));
+                } else {
+                    out.push(quote_spanned!(span=> let #value: f64 = #tokens;));
+                }
                 quote!(#value)
             }
         };
@@ -224,7 +338,8 @@ impl<'a> Tangents<'a> {
             match stmt {
                 Stmt::Let { var, ty, init } => self.let_(out, *var, ty.as_ref(), init.as_ref())?,
                 Stmt::Update { cell, value } => {
-                    let (ident, primal) = (self.ident(*cell), operand(self.func, value));
+                    let primal = self.primal_operand(value, self.is_dual(*cell));
+                    let ident = self.ident(*cell);
                     out.push(quote!(#ident = #primal;));
                     if self.has(*cell) {
                         if self.func.vars[*cell].kind != Kind::Float {
@@ -240,8 +355,8 @@ impl<'a> Tangents<'a> {
                     index,
                     value,
                 } => {
-                    let (ident, index, primal) =
-                        (self.ident(*array), &index.tokens, operand(self.func, value));
+                    let primal = self.primal_operand(value, self.is_dual(*array));
+                    let (ident, index) = (self.ident(*array), &index.tokens);
                     if self.has(*array) {
                         let tangent = self.local(*array)?;
                         let value = self.operand_tangent_or_zero(value);
@@ -267,7 +382,7 @@ impl<'a> Tangents<'a> {
                     let (mut then_code, mut else_code) = (Vec::new(), Vec::new());
                     self.block(then_, &mut then_code, false)?;
                     self.block(else_, &mut else_code, false)?;
-                    let cond = &cond.tokens;
+                    let cond = &self.values_of_duals(cond.uses.clone(), cond.tokens.clone());
                     out.push(quote! {
                         let #decision: bool = #cond;
                         if #decision { #(#then_code)* } else { #(#else_code)* }
@@ -322,9 +437,25 @@ impl<'a> Tangents<'a> {
             }
         }
         let primal = init.map(|rhs| {
-            let value = primal_rhs(self.func, rhs);
+            let value = if self.is_dual(var) {
+                super::second::dual_rhs(self.func, self.sig, self.activity, self.names, rhs)
+            } else {
+                self.values_of_duals(rhs_reads(rhs), primal_rhs(self.func, rhs))
+            };
             quote!(= #value)
         });
+        let ty = match (self.is_dual(var), kind) {
+            (true, Kind::Float) => Some(quote!(: ::autograd::__private::Dual)),
+            (true, _) => ty.map(super::second::f64_to_dual),
+            (false, _) => ty,
+        };
+        let primal = match (self.is_dual(var), kind, init) {
+            (true, Kind::Float, Some(Rhs::Use(op))) => {
+                let value = self.primal_operand(op, true);
+                Some(quote!(= #value))
+            }
+            _ => primal,
+        };
         out.push(quote!(let #mutability #ident #ty #primal;));
         if !has {
             return Some(());
@@ -333,7 +464,7 @@ impl<'a> Tangents<'a> {
             return self.array_tangent(out, var, init);
         }
         let tangent = match init {
-            None if is_cell => quote!(0.0_f64),
+            None if is_cell => self.zero(),
             None => return None,
             Some(Rhs::Use(Operand::Var(source))) => {
                 let source_is_cell = self.func.vars[*source].is_cell();
@@ -343,7 +474,8 @@ impl<'a> Tangents<'a> {
                         return None;
                     }
                     let name = self.local(var)?;
-                    out.push(quote!(let mut #name: f64 = 0.0_f64;));
+                    let (scalar, zero) = (self.scalar(), self.zero());
+                    out.push(quote!(let mut #name: #scalar = #zero;));
                     return Some(());
                 };
                 if !is_cell && !source_is_cell {
@@ -351,12 +483,25 @@ impl<'a> Tangents<'a> {
                     self.aliases.insert(var, tangent);
                     return Some(());
                 }
-                tangent.to_token_stream()
+                self.lift(tangent.to_token_stream())
             }
-            Some(Rhs::Use(Operand::Const(_))) => quote!(0.0_f64),
+            Some(Rhs::Use(Operand::Const(_))) => self.zero(),
             Some(Rhs::Prim { prim, args, .. }) => {
                 let has = |v: VarId| self.has(v);
-                let partials = rule_partials(self.func, self.names, out, var, prim, args, &has);
+                let partials = if self.second {
+                    super::primal::rule_partials_from(
+                        self.func,
+                        self.names,
+                        out,
+                        var,
+                        prim,
+                        args,
+                        &has,
+                        super::second::rules_path(prim),
+                    )
+                } else {
+                    rule_partials(self.func, self.names, out, var, prim, args, &has)
+                };
                 let terms = partials
                     .into_iter()
                     .map(|(target, partial)| Some((partial, self.tangent(target)?)))
@@ -365,7 +510,7 @@ impl<'a> Tangents<'a> {
             }
             Some(Rhs::Load { array, index }) => {
                 if !self.has(*array) {
-                    quote!(0.0_f64)
+                    self.zero()
                 } else {
                     let (array, index) = (self.local(*array)?, &index.tokens);
                     quote!(#array[#index])
@@ -375,7 +520,8 @@ impl<'a> Tangents<'a> {
         };
         let name = self.local(var)?;
         if is_cell {
-            out.push(quote!(let mut #name: f64 = #tangent;));
+            let scalar = self.scalar();
+            out.push(quote!(let mut #name: #scalar = #tangent;));
         } else {
             out.push(quote!(let #name = #tangent;));
         }
@@ -441,7 +587,12 @@ impl<'a> Tangents<'a> {
                     let slot = self.names.fresh("__ad_slot");
                     // -0.0: `-0.0 + p` is `p`, so an inlined `*d_x += p`
                     // folds (as in `reverse::call_with_partials`)
-                    out.push(quote!(let mut #slot: f64 = -0.0;));
+                    if self.second {
+                        let scalar = self.scalar();
+                        out.push(quote!(let mut #slot: #scalar = #scalar::constant(-0.0);));
+                    } else {
+                        out.push(quote!(let mut #slot: f64 = -0.0;));
+                    }
                     terms.push((slot.to_token_stream(), self.tangent(*v)?));
                     Some(quote!(&mut #slot))
                 }
@@ -451,12 +602,46 @@ impl<'a> Tangents<'a> {
                 _ => None,
             });
         }
-        let call = adjoint_call(self.func, self.names, callee, args, quote!(1.0_f64), &slots);
+        let call = if self.second {
+            let one = quote!(::autograd::__private::Dual::constant(1.0));
+            super::second::hvp_call(
+                self.func,
+                self.sig,
+                self.activity,
+                self.names,
+                callee,
+                args,
+                one,
+                &slots,
+            )
+        } else {
+            adjoint_call(self.func, self.names, callee, args, quote!(1.0_f64), &slots)
+        };
         let ident = self.ident(var);
+        let ty = match self.second {
+            true => Some(quote!(: ::autograd::__private::Dual)),
+            false => ty,
+        };
         out.push(quote!(let #ident #ty = #call;));
         // (a callee's partials may be infinite anywhere)
         let (name, tangent) = (self.local(var)?, self.sum(terms, true));
         out.push(quote!(let #name = #tangent;));
         Some(())
+    }
+}
+
+/// The variables `rhs` reads as scalars: a primitive's operands, a
+/// constant expression's variables.
+fn rhs_reads(rhs: &Rhs) -> Vec<VarId> {
+    match rhs {
+        Rhs::Prim { args, .. } => args
+            .iter()
+            .flat_map(|a| match a {
+                Operand::Var(v) => vec![*v],
+                Operand::Const(c) => c.uses.clone(),
+            })
+            .collect(),
+        Rhs::Use(Operand::Const(c)) => c.uses.clone(),
+        _ => Vec::new(),
     }
 }

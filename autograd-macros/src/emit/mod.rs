@@ -15,6 +15,7 @@ pub(crate) mod forward;
 mod plan;
 mod primal;
 mod reverse;
+pub(crate) mod second;
 
 use crate::activity::Activity;
 use crate::ir::Func;
@@ -75,11 +76,20 @@ pub fn emit(
     };
     let adjoint = emit_adjoint(item, sig, &body, strategy);
     let grad = emit_grad(item, sig, &body, names);
+    let second_order = if sig.hessian {
+        if let Some(error) = second::refusals(sig, func, activity) {
+            return crate::fallback::emit(item, sig, error);
+        }
+        second::emit(item, sig, func, activity, names)
+    } else {
+        TokenStream::new()
+    };
     quote! {
         #[allow(dead_code)]
         #item
         #grad
         #adjoint
+        #second_order
     }
 }
 

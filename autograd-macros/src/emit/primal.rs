@@ -437,10 +437,35 @@ pub fn rule_partials(
     args: &[Operand],
     active: &dyn Fn(VarId) -> bool,
 ) -> Vec<(VarId, TokenStream)> {
+    rule_partials_from(
+        func,
+        names,
+        out,
+        var,
+        prim,
+        args,
+        active,
+        quote!(::autograd::__private::rules),
+    )
+}
+
+/// [`rule_partials`] from the rules module at `rules` (the second-order
+/// body reads `__private::dual::rules`, the same names on `Dual`s).
+#[allow(clippy::too_many_arguments)]
+pub fn rule_partials_from(
+    func: &Func,
+    names: &Names,
+    out: &mut Vec<TokenStream>,
+    var: VarId,
+    prim: &prim::Prim,
+    args: &[Operand],
+    active: &dyn Fn(VarId) -> bool,
+    rules: TokenStream,
+) -> Vec<(VarId, TokenStream)> {
     let rule = Ident::new(prim.name, Span::call_site());
     let operands: Vec<TokenStream> = args.iter().map(|a| operand(func, a)).collect();
     let result = func.vars[var].ident.clone();
-    let call = quote!(::autograd::__private::rules::#rule(#(#operands,)* #result));
+    let call = quote!(#rules::#rule(#(#operands,)* #result));
     let targets: Vec<(usize, VarId)> = args
         .iter()
         .enumerate()

@@ -77,6 +77,12 @@ pub(super) struct Body<'a> {
     forward_partials: HashSet<VarId>,
     /// What was decided before emitting (`plan.rs`).
     plan: Plan,
+    /// Forward-over-reverse (`#[differentiable(hessian)]`, `second.rs`):
+    /// the same sweep on `Dual`s. Every varied value and every adjoint is
+    /// a `Dual`; parameter arrays are read with their directions `v_<p>`
+    /// and their adjoints split into `d_<p>` and `hv_<p>`; rules come
+    /// from `__private::dual::rules`; calls go to `g_hvp_adjoint`.
+    second: bool,
 }
 
 impl<'a> Body<'a> {
@@ -95,6 +101,89 @@ impl<'a> Body<'a> {
             dead_cells: HashSet::new(),
             forward_partials: HashSet::new(),
             plan: Plan::new(func, activity, names, &sig.d_out),
+            second: false,
+        }
+    }
+
+    /// The same body on `Dual`s (forward over reverse).
+    pub(super) fn second_order(mut self) -> Self {
+        self.second = true;
+        self
+    }
+
+    /// The type of adjoints: `f64`, or `Dual` in a second-order body.
+    fn scalar(&self) -> TokenStream {
+        if self.second {
+            quote!(::autograd::__private::Dual)
+        } else {
+            quote!(f64)
+        }
+    }
+
+    /// The zero adjoint.
+    fn zero(&self) -> TokenStream {
+        if self.second {
+            quote!(::autograd::__private::Dual::constant(0.0))
+        } else {
+            quote!(0.0)
+        }
+    }
+
+    /// Holds a `Dual` in a second-order body (it depends on an active
+    /// parameter); everything else keeps its `f64` type.
+    fn is_dual(&self, var: VarId) -> bool {
+        self.second && self.activity.varied(var)
+    }
+
+    /// `tokens`, which read `uses`, with every `Dual` scalar among them
+    /// rebound to its value first (`{ let x = x.v; tokens }`): a value
+    /// that does not depend on an active parameter though it reads one (a
+    /// step function, a condition, `(x * 4.0) as usize`) is computed on
+    /// `f64`s as in `f`. The tokens themselves outside a second-order body.
+    fn values_of_duals(&self, uses: Vec<VarId>, tokens: TokenStream) -> TokenStream {
+        if !self.second {
+            return tokens;
+        }
+        let (mut duals, mut arrays): (Vec<&Ident>, Vec<&Ident>) = (Vec::new(), Vec::new());
+        for var in uses {
+            let info = &self.func.vars[var];
+            if !self.is_dual(var) || duals.contains(&&info.ident) || arrays.contains(&&info.ident) {
+                continue;
+            }
+            match (info.kind, info.origin) {
+                (Kind::Float, _) => duals.push(&info.ident),
+                // (a parameter array holds `f64`s)
+                (Kind::FloatArray, Origin::Param { .. }) => {}
+                (Kind::FloatArray, _) => arrays.push(&info.ident),
+                _ => {}
+            }
+        }
+        if duals.is_empty() && arrays.is_empty() {
+            return tokens;
+        }
+        let values = quote!(::autograd::__private::dual::ValuesOf::values_of);
+        quote!({
+            #(let #duals: f64 = #duals.v;)*
+            #(let #arrays = #values(&#arrays);)*
+            (#tokens)
+        })
+    }
+
+    /// An operand where a `Dual` is expected: itself if it is one, else
+    /// lifted (`Dual::from(2.0)`).
+    fn dual_operand(&self, op: &Operand) -> TokenStream {
+        match op {
+            Operand::Var(v) if self.is_dual(*v) => self.ident(*v).to_token_stream(),
+            _ => super::second::lift(&self.operand(op)),
+        }
+    }
+
+    /// The element type of a local float array or cell `var`.
+    fn elem(&self, var: VarId) -> TokenStream {
+        if self.is_dual(var) {
+            quote!(::autograd::__private::Dual)
+        } else {
+            quote!(f64)
         }
     }
 
@@ -113,9 +202,10 @@ impl<'a> Body<'a> {
             .collect();
         let mut undo: Vec<(&VarId, &Ident)> = self.plan.undo.iter().collect();
         undo.sort();
-        for (_, tape) in undo {
+        for (array, tape) in undo {
+            let elem = self.elem(*array);
             tapes.push(
-                quote!(let mut #tape: ::std::vec::Vec<(usize, f64)> = ::std::vec::Vec::new();),
+                quote!(let mut #tape: ::std::vec::Vec<(usize, #elem)> = ::std::vec::Vec::new();),
             );
         }
         let loops: Vec<usize> = self.func.loops().iter().map(|l| l.id).collect();
@@ -129,8 +219,13 @@ impl<'a> Body<'a> {
         exits.sort_by_key(|e| e.cells[0].0);
         for saved in exits {
             let len = proc_macro2::Literal::usize_unsuffixed(saved.len);
-            for (_, array) in &saved.cells {
-                tapes.push(quote!(let mut #array: [f64; #len] = [0.0; #len];));
+            for (cell, array) in &saved.cells {
+                let (elem, zero) = if self.is_dual(*cell) {
+                    (self.scalar(), self.zero())
+                } else {
+                    (quote!(f64), quote!(0.0))
+                };
+                tapes.push(quote!(let mut #array: [#elem; #len] = [#zero; #len];));
             }
         }
         let top = Mode {
@@ -146,12 +241,22 @@ impl<'a> Body<'a> {
             return quote!(#(#tapes)* #(#forward)*);
         };
         let (mut setup, value_tokens) = match value {
+            // (A second-order body returns a `Dual`, also for a value that
+            // does not depend on an active parameter.)
+            Operand::Var(v) if self.second && !self.is_dual(*v) => (
+                Vec::new(),
+                super::second::lift(&self.ident(*v).to_token_stream()),
+            ),
             Operand::Var(v) => (Vec::new(), self.ident(*v).to_token_stream()),
             Operand::Const(c) => {
                 let tokens = &c.tokens;
                 let value = self.names.fresh("__ad_value");
+                let (scalar, tokens) = match self.second {
+                    true => (self.scalar(), super::second::lift(tokens)),
+                    false => (quote!(f64), tokens.clone()),
+                };
                 (
-                    vec![quote_spanned!(span=> let #value: f64 = #tokens;)],
+                    vec![quote_spanned!(span=> let #value: #scalar = #tokens;)],
                     quote!(#value),
                 )
             }
@@ -169,7 +274,8 @@ impl<'a> Body<'a> {
             // (A fused loop may have declared it already.)
             if self.plan.eager.contains(&p) && self.declared.insert(p) {
                 let adjoint = self.adjoint(p);
-                setup.push(quote!(let mut #adjoint: f64 = 0.0;));
+                let (scalar, zero) = (self.scalar(), self.zero());
+                setup.push(quote!(let mut #adjoint: #scalar = #zero;));
             }
         }
         // Reverse sweep: seed the output's adjoint with `d_out`, then walk
@@ -239,9 +345,15 @@ impl<'a> Body<'a> {
                     let var_info = &self.func.vars[*var];
                     let is_array = matches!(init, Some(Rhs::Array(_)));
                     let mutability = (var_info.is_cell() || is_array).then(|| quote!(mut));
+                    if self.is_dual(*var) && var_info.kind != Kind::Other {
+                        let (ty, init) = self.dual_let(*var, ty.as_ref(), init.as_ref());
+                        out.push(quote!(let #mutability #ident #ty #init;));
+                        continue;
+                    }
                     let ty = let_type(ty.as_ref(), init.as_ref());
                     let init = init.as_ref().map(|rhs| {
                         let value = self.forward_rhs(rhs);
+                        let value = self.values_of_duals(rhs_reads(rhs), value);
                         quote!(= #value)
                     });
                     out.push(quote!(let #mutability #ident #ty #init;));
@@ -250,7 +362,11 @@ impl<'a> Body<'a> {
                     if mode.replay && self.dead_cells.contains(cell) {
                         continue;
                     }
-                    let (cell, value) = (self.ident(*cell), self.operand(value));
+                    let value = match self.is_dual(*cell) {
+                        true => self.dual_operand(value),
+                        false => self.operand(value),
+                    };
+                    let cell = self.ident(*cell);
                     out.push(quote!(#cell = #value;));
                 }
                 Stmt::Store {
@@ -258,8 +374,11 @@ impl<'a> Body<'a> {
                     index,
                     value,
                 } if self.plan.plain_stores.contains(array) => {
-                    let (array, index, value) =
-                        (self.ident(*array), &index.tokens, self.operand(value));
+                    let value = match self.is_dual(*array) {
+                        true => self.dual_operand(value),
+                        false => self.operand(value),
+                    };
+                    let (array, index) = (self.ident(*array), &index.tokens);
                     out.push(quote!(#array[#index] = #value;));
                 }
                 Stmt::Store {
@@ -269,8 +388,11 @@ impl<'a> Body<'a> {
                 } => {
                     // The store saves what it overwrites, for the reverse sweep.
                     let undo = &self.plan.undo[array];
-                    let (array, index, value) =
-                        (self.ident(*array), &index.tokens, self.operand(value));
+                    let value = match self.is_dual(*array) {
+                        true => self.dual_operand(value),
+                        false => self.operand(value),
+                    };
+                    let (array, index) = (self.ident(*array), &index.tokens);
                     let i = self.names.fresh("__ad_i");
                     out.push(quote! {
                         {
@@ -298,7 +420,7 @@ impl<'a> Body<'a> {
                     };
                     let then_code = self.forward(then_, branch);
                     let else_code = self.forward(else_, branch);
-                    let cond = &cond.tokens;
+                    let cond = &self.values_of_duals(cond.uses.clone(), cond.tokens.clone());
                     let marks = self
                         .plan
                         .construct_stores(&decision.to_string())
@@ -419,7 +541,12 @@ impl<'a> Body<'a> {
         let mut seed_names = Vec::new();
         for (cell, expr) in &seeds {
             let seed = self.seed(*cell);
-            out.push(quote!(let #seed: f64 = #expr;));
+            if self.second {
+                let (scalar, expr) = (self.scalar(), super::second::lift(expr));
+                out.push(quote!(let #seed: #scalar = #expr;));
+            } else {
+                out.push(quote!(let #seed: f64 = #expr;));
+            }
             seed_names.push((self.adjoint(*cell), seed));
         }
         // The adjoints of earlier values that the body adds into, declared
@@ -431,7 +558,10 @@ impl<'a> Body<'a> {
             let info = &self.func.vars[var];
             let adjoint = self.adjoint(var);
             match (info.kind, info.origin) {
-                (Kind::Float, _) => out.push(quote!(let mut #adjoint: f64 = 0.0;)),
+                (Kind::Float, _) => {
+                    let (scalar, zero) = (self.scalar(), self.zero());
+                    out.push(quote!(let mut #adjoint: #scalar = #zero;));
+                }
                 (Kind::FloatArray, Origin::Local) => {
                     let array = self.ident(var);
                     out.push(
@@ -457,9 +587,10 @@ impl<'a> Body<'a> {
         self.declared = outer_declared;
         let (d_cells, seeds): (Vec<Ident>, Vec<Ident>) = seed_names.into_iter().unzip();
         let (index, range) = (self.ident(index), &range.tokens);
+        let scalar = self.scalar();
         out.push(quote! {
             {
-                #(let mut #d_cells: f64;)*
+                #(let mut #d_cells: #scalar;)*
                 for #index in #range {
                     #(#body)*
                     #(#d_cells = #seeds;)*
@@ -473,6 +604,40 @@ impl<'a> Body<'a> {
     /// The value of `rhs`, written as the user would.
     fn forward_rhs(&self, rhs: &Rhs) -> TokenStream {
         primal_rhs(self.func, rhs)
+    }
+
+    /// The type annotation and initializer of `let var [: ty] [= init];`
+    /// in a second-order body, where `var` holds a `Dual` (or an array of
+    /// them): `: Dual = Dual::from(value)` for a scalar (its value may be a
+    /// constant), the user's array type with `Dual` elements for an array.
+    fn dual_let(
+        &self,
+        var: VarId,
+        ty: Option<&TokenStream>,
+        init: Option<&Rhs>,
+    ) -> (Option<TokenStream>, Option<TokenStream>) {
+        let dual = quote!(::autograd::__private::Dual);
+        let value = init.map(|rhs| {
+            super::second::dual_rhs(self.func, self.sig, self.activity, self.names, rhs)
+        });
+        match self.func.vars[var].kind {
+            Kind::Float => (
+                Some(quote!(: #dual)),
+                value.map(|v| {
+                    // (Only a copy may be an `f64`: anything else that
+                    // depends on an active parameter is a `Dual` already.)
+                    let v = match init {
+                        Some(Rhs::Use(op)) => self.dual_operand(op),
+                        _ => v,
+                    };
+                    quote!(= #v)
+                }),
+            ),
+            _ => (
+                let_type(ty, init).map(super::second::f64_to_dual),
+                value.map(|v| quote!(= #v)),
+            ),
+        }
     }
 
     // ----- reverse sweep ---------------------------------------------------
@@ -489,7 +654,8 @@ impl<'a> Body<'a> {
                 let adjoint = self.adjoint(var);
                 let kind = self.func.vars[var].kind;
                 if kind == Kind::Float && self.declared.insert(var) {
-                    out.push(quote!(let mut #adjoint: f64 = 0.0;));
+                    let (scalar, zero) = (self.scalar(), self.zero());
+                    out.push(quote!(let mut #adjoint: #scalar = #zero;));
                 } else if kind == Kind::FloatArray && self.declared.insert(var) {
                     let array = self.ident(var);
                     out.push(
@@ -512,7 +678,8 @@ impl<'a> Body<'a> {
                             self.contribute(&mut out, *v, quote!(#d_cell));
                         }
                     }
-                    out.push(quote!(#d_cell = 0.0;));
+                    let zero = self.zero();
+                    out.push(quote!(#d_cell = #zero;));
                 }
                 Stmt::Store {
                     array,
@@ -551,14 +718,16 @@ impl<'a> Body<'a> {
                     // Undo the branch's stores, so a replay starts where the
                     // branch started.
                     let undo: Vec<TokenStream> = self
-                        .plan.construct_stores(&decision.to_string())
+                        .plan
+                        .construct_stores(&decision.to_string())
                         .into_iter()
                         .map(|(array, tape, inside, mark)| {
                             if inside {
                                 quote!(#tape.truncate(#mark);)
                             } else {
+                                let undo_to = self.undo_to();
                                 let array = self.ident(array);
-                                quote!(::autograd::__private::undo_to(&mut #array, &mut #tape, #mark);)
+                                quote!(#undo_to(&mut #array, &mut #tape, #mark);)
                             }
                         })
                         .collect();
@@ -617,9 +786,10 @@ impl<'a> Body<'a> {
                 } else {
                     let array = self.ident(*array);
                     let mark = self.names.fresh("__ad_mark");
+                    let undo_to = self.undo_to();
                     quote! {
                         let #mark = ::autograd::__private::pop(&mut #marks);
-                        ::autograd::__private::undo_to(&mut #array, &mut #tape, #mark);
+                        #undo_to(&mut #array, &mut #tape, #mark);
                     }
                 }
             })
@@ -662,9 +832,10 @@ impl<'a> Body<'a> {
                 // `spread_loads` put fences in it).
                 let d_cells: Vec<Ident> = cells.iter().map(|c| self.adjoint(*c)).collect();
                 let seeds: Vec<Ident> = cells.iter().map(|c| self.seed(*c)).collect();
+                let scalar = self.scalar();
                 let (index, range) = (self.ident(*index), &range.tokens);
                 return Some(quote! {
-                    #(let #seeds: f64 = #d_cells;)*
+                    #(let #seeds: #scalar = #d_cells;)*
                     for #index in #range {
                         #(#d_cells = #seeds;)*
                         #(#body)*
@@ -740,15 +911,27 @@ impl<'a> Body<'a> {
                     let slot = self.call_partial(var, k);
                     // -0.0, not 0.0: `-0.0 + p` is `p` for every `p`, so once
                     // the callee is inlined its `*d_x += p` folds to a move.
-                    out.push(quote!(let mut #slot: f64 = -0.0;));
+                    if self.second {
+                        let scalar = self.scalar();
+                        out.push(quote!(let mut #slot: #scalar = #scalar::constant(-0.0);));
+                    } else {
+                        out.push(quote!(let mut #slot: f64 = -0.0;));
+                    }
                     Some(quote!(&mut #slot))
                 }
                 _ => None,
             });
         }
-        let call = self.adjoint_call(callee, args, quote!(1.0_f64), &slots);
+        let one = match self.second {
+            true => quote!(::autograd::__private::Dual::constant(1.0)),
+            false => quote!(1.0_f64),
+        };
+        let call = self.adjoint_call(callee, args, one, &slots);
         let ident = self.ident(var);
-        let ty = ty.map(|ty| quote!(: #ty));
+        let ty = match self.second {
+            true => Some(quote!(: ::autograd::__private::Dual)),
+            false => ty.map(|ty| quote!(: #ty)),
+        };
         out.push(quote!(let #ident #ty = #call;));
         self.forward_partials.insert(var);
         out
@@ -790,19 +973,26 @@ impl<'a> Body<'a> {
         for arg in args {
             match arg {
                 CallArg::Float(Operand::Var(v)) if self.activity.needs_adjoint(*v) => {
+                    let (scalar, zero) = (self.scalar(), self.zero());
                     if self.declared.insert(*v) {
                         let adjoint = self.adjoint(*v);
-                        out.push(quote!(let mut #adjoint: f64 = 0.0;));
+                        out.push(quote!(let mut #adjoint: #scalar = #zero;));
                     }
                     let adjoint = self.adjoint(*v);
                     if shared(v) {
                         let scratch = self.names.fresh("__ad_slot");
-                        before.push(quote!(let mut #scratch: f64 = 0.0;));
+                        before.push(quote!(let mut #scratch: #scalar = #zero;));
                         after.push(quote!(#adjoint += #scratch;));
                         slots.push(Some(quote!(&mut #scratch)));
                     } else {
                         slots.push(Some(quote!(&mut #adjoint)));
                     }
+                }
+                CallArg::Array { array, .. }
+                    if self.second && self.activity.needs_adjoint(*array) =>
+                {
+                    // (`second::hvp_call` makes the slots of an array.)
+                    slots.push(Some(self.array_adjoint(*array).to_token_stream()));
                 }
                 CallArg::Array { array, range, .. } if self.activity.needs_adjoint(*array) => {
                     let buffer = self.array_adjoint(*array);
@@ -857,7 +1047,8 @@ impl<'a> Body<'a> {
         out.extend(after);
     }
 
-    /// `callee_adjoint(args.., d_out, slots..)` (`primal::adjoint_call`).
+    /// `callee_adjoint(args.., d_out, slots..)` (`primal::adjoint_call`),
+    /// or in a second-order body `callee_hvp_adjoint(..)` (`second::hvp_call`).
     fn adjoint_call(
         &self,
         callee: &Callee,
@@ -865,7 +1056,28 @@ impl<'a> Body<'a> {
         d_out: TokenStream,
         slots: &[Option<TokenStream>],
     ) -> TokenStream {
+        if self.second {
+            return super::second::hvp_call(
+                self.func,
+                self.sig,
+                self.activity,
+                self.names,
+                callee,
+                args,
+                d_out,
+                slots,
+            );
+        }
         adjoint_call(self.func, self.names, callee, args, d_out, slots)
+    }
+
+    /// `__private::undo_to`, or its generic twin for arrays of `Dual`s.
+    fn undo_to(&self) -> TokenStream {
+        if self.second {
+            quote!(::autograd::__private::dual::undo_to)
+        } else {
+            quote!(::autograd::__private::undo_to)
+        }
     }
 
     /// The adjoint of `array[i] = value`: the element's adjoint flows into
@@ -883,7 +1095,8 @@ impl<'a> Body<'a> {
                 self.contribute(out, *v, quote!(#d_array[#i]));
             }
         }
-        out.push(quote!(#d_array[#i] = 0.0;));
+        let zero = self.zero();
+        out.push(quote!(#d_array[#i] = #zero;));
     }
 
     /// The adjoint buffer of a float array: the caller's `d_<p>` for a
@@ -898,6 +1111,11 @@ impl<'a> Body<'a> {
         }
     }
 
+    /// A parameter of `f` (its adjoint buffer is the caller's).
+    fn is_param(&self, var: VarId) -> bool {
+        matches!(self.func.vars[var].origin, Origin::Param { .. })
+    }
+
     /// The trip counter of loop `id` (a loop that may `break`).
     fn counter(&self, id: usize) -> Ident {
         let of = Ident::new("n", Span::call_site());
@@ -908,7 +1126,8 @@ impl<'a> Body<'a> {
     fn contribute(&mut self, out: &mut Vec<TokenStream>, var: VarId, amount: TokenStream) {
         let adjoint = self.adjoint(var);
         if self.declared.insert(var) {
-            out.push(quote!(let mut #adjoint: f64 = #amount;));
+            let scalar = self.scalar();
+            out.push(quote!(let mut #adjoint: #scalar = #amount;));
         } else {
             out.push(quote!(#adjoint += #amount;));
         }
@@ -924,6 +1143,16 @@ impl<'a> Body<'a> {
                 }
             }
             Rhs::Use(Operand::Const(_)) => {}
+            Rhs::Load { array, index } if self.second && self.is_param(*array) => {
+                let buffer = self.array_adjoint(*array);
+                let hv = super::second::hv_buffer(self.func, self.sig, *array);
+                let index = &index.tokens;
+                let i = self.names.fresh("__ad_i");
+                out.push(quote! {
+                    let #i: usize = #index;
+                    ::autograd::__private::dual::accumulate(&mut #buffer[..], &mut #hv[..], #i, #d_var);
+                });
+            }
             Rhs::Load { array, index } => {
                 let buffer = self.array_adjoint(*array);
                 let index = &index.tokens;
@@ -951,7 +1180,16 @@ impl<'a> Body<'a> {
                 }
             }
             Rhs::Array(ArrayInit::Copy { source, .. }) => {
-                if self.activity.needs_adjoint(*source) {
+                if self.activity.needs_adjoint(*source) && self.second && self.is_param(*source) {
+                    let d_source = self.array_adjoint(*source);
+                    let hv = super::second::hv_buffer(self.func, self.sig, *source);
+                    let (k, d) = (self.names.fresh("__ad_k"), self.names.fresh("__ad_d"));
+                    out.push(quote! {
+                        for (#k, #d) in #d_var.iter().enumerate() {
+                            ::autograd::__private::dual::accumulate(&mut #d_source[..], &mut #hv[..], #k, *#d);
+                        }
+                    });
+                } else if self.activity.needs_adjoint(*source) {
                     let d_source = self.array_adjoint(*source);
                     let (k, d) = (self.names.fresh("__ad_k"), self.names.fresh("__ad_d"));
                     out.push(quote! {
@@ -963,14 +1201,43 @@ impl<'a> Body<'a> {
             }
             Rhs::Prim { prim, args, .. } => {
                 let activity = self.activity;
-                let partials = rule_partials(self.func, self.names, out, var, prim, args, &|v| {
-                    activity.needs_adjoint(v)
-                });
+                let partials = if self.second {
+                    super::primal::rule_partials_from(
+                        self.func,
+                        self.names,
+                        out,
+                        var,
+                        prim,
+                        args,
+                        &|v| activity.needs_adjoint(v),
+                        super::second::rules_path(prim),
+                    )
+                } else {
+                    rule_partials(self.func, self.names, out, var, prim, args, &|v| {
+                        activity.needs_adjoint(v)
+                    })
+                };
                 for (target, partial) in partials {
                     self.contribute(out, target, quote!(#d_var * #partial));
                 }
             }
         }
+    }
+}
+
+/// The variables `rhs` reads as scalars: a primitive's operands, a
+/// constant expression's variables.
+fn rhs_reads(rhs: &Rhs) -> Vec<VarId> {
+    match rhs {
+        Rhs::Prim { args, .. } => args
+            .iter()
+            .flat_map(|a| match a {
+                Operand::Var(v) => vec![*v],
+                Operand::Const(c) => c.uses.clone(),
+            })
+            .collect(),
+        Rhs::Use(Operand::Const(c)) => c.uses.clone(),
+        _ => Vec::new(),
     }
 }
 

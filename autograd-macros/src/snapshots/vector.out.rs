@@ -266,11 +266,10 @@ fn residuals_adjoint(
         __ad_s__3
     }
     let __ad_value = __ad_value_of(p, t, y);
-    ::autograd::__private::check_adjoint_len(
+    ::autograd::__private::check_output_len(
         "residuals_adjoint",
         stringify!(d_out),
         d_out.len(),
-        "the value",
         __ad_value.len(),
     );
     __ad_weighted_adjoint(p, t, y, d_out, 1.0_f64, d_p);

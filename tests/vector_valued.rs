@@ -1,0 +1,87 @@
+//! Vector-valued functions (API.md §4): `f_jacobian` and the
+//! vector-Jacobian `f_adjoint`, against central differences of `f`
+//! (`autograd::check::jacobian`) and exact Jacobians.
+
+#![allow(clippy::needless_range_loop)]
+
+use autograd::{check, differentiable};
+
+/// Residuals of a model `a·exp(b·t)` at fixed data (curve fitting).
+#[differentiable(wrt(p))]
+fn residuals(p: &[f64], t: &[f64], y: &[f64]) -> Vec<f64> {
+    let mut r = vec![0.0; t.len()];
+    for i in 0..t.len() {
+        r[i] = p[0] * (p[1] * t[i]).exp() - y[i];
+    }
+    r
+}
+
+/// A fixed-size vector field of two scalars.
+#[differentiable]
+fn field(x: f64, y: f64) -> [f64; 3] {
+    let s = x * y;
+    [s.sin(), x - y * y, s * x]
+}
+
+/// An array parameter and a loop carrying a value.
+#[differentiable]
+fn chain(v: [f64; 2], k: usize) -> Vec<f64> {
+    let mut out = vec![0.0; 3];
+    let mut c = v[0];
+    for i in 0..3 {
+        c = c * v[1] + (i as f64) * c.cos();
+        out[i] = c * (k as f64);
+    }
+    out
+}
+
+#[test]
+fn jacobian_of_residuals() {
+    let (t, y) = ([0.0, 0.5, 1.0, 1.5], [1.0, 1.7, 2.6, 4.4]);
+    for p in [[1.0, 0.9], [0.5, -0.3]] {
+        let (value, jac) = residuals_jacobian(&p, &t, &y);
+        assert_eq!(value, residuals(&p, &t, &y));
+        assert_eq!(jac.len(), 8);
+        check::jacobian(|q| residuals(q, &t, &y), &p, &jac).assert_ok(1e-6);
+        // Exact: ∂r/∂a = exp(b t), ∂r/∂b = a t exp(b t).
+        for i in 0..4 {
+            let e = (p[1] * t[i]).exp();
+            assert!((jac[2 * i] - e).abs() < 1e-14);
+            assert!((jac[2 * i + 1] - p[0] * t[i] * e).abs() < 1e-14);
+        }
+        // The vector-Jacobian product adds d_outᵀ J into the buffer.
+        let d_out = [0.5, -1.0, 2.0, 0.25];
+        let mut d_p = vec![1.0, -1.0];
+        let v = residuals_adjoint(&p, &t, &y, &d_out, &mut d_p);
+        assert_eq!(v, value);
+        for j in 0..2 {
+            let want: f64 = (0..4).map(|i| d_out[i] * jac[2 * i + j]).sum::<f64>() + [1.0, -1.0][j];
+            assert!((d_p[j] - want).abs() < 1e-12, "{j}: {} vs {want}", d_p[j]);
+        }
+    }
+}
+
+#[test]
+fn jacobian_of_a_field_and_of_a_loop() {
+    for (x, y) in [(0.4, 1.3), (-1.1, 0.7)] {
+        let (value, jac) = field_jacobian(x, y);
+        assert_eq!(value, field(x, y));
+        check::jacobian(|p| field(p[0], p[1]).to_vec(), &[x, y], &jac).assert_ok(1e-6);
+        let (mut dx, mut dy) = (0.0, 0.0);
+        field_adjoint(x, y, &[1.0, 0.0, 2.0], &mut dx, &mut dy);
+        assert!((dx - (jac[0] + 2.0 * jac[4])).abs() < 1e-12);
+        assert!((dy - (jac[1] + 2.0 * jac[5])).abs() < 1e-12);
+    }
+    for v in [[0.3, 0.9], [1.2, -0.4]] {
+        let (value, jac) = chain_jacobian(v, 2);
+        assert_eq!(value, chain(v, 2));
+        check::jacobian(|p| chain([p[0], p[1]], 2), &v, &jac).assert_ok(1e-6);
+    }
+}
+
+#[test]
+#[should_panic(expected = "`d_out` has length 2, but the function has 3 outputs")]
+fn d_out_of_the_wrong_length_panics() {
+    let (mut dx, mut dy) = (0.0, 0.0);
+    field_adjoint(0.1, 0.2, &[1.0, 2.0], &mut dx, &mut dy);
+}
