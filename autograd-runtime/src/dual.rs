@@ -703,11 +703,13 @@ impl ValuesOf for Vec<Dual> {
     }
 }
 
-/// The first-order rules whose partials are constants (their second
-/// derivatives in [`crate::rules::second`] are identically `0`: `add`,
-/// `sub`, `neg`, `to_degrees`, `to_radians` and the step functions), taking
-/// `Dual` or `f64` operands and returning the `f64` partials: a
-/// Hessian-vector product multiplies adjoints by them as plain numbers.
+/// The first-order rules whose partials are constants along the direction
+/// (their second derivatives in [`crate::rules::second`] are identically
+/// `0`: `add`, `sub`, `neg`, `to_degrees`, `to_radians` and the step
+/// functions; and `mul` when only one operand varies, since `∂(ab)/∂a = b`
+/// reads only the other), taking `Dual` or `f64` operands and returning the
+/// `f64` partials: a Hessian-vector product multiplies adjoints by them as
+/// plain numbers.
 pub mod constant_partials {
     use super::Dual;
     use crate::rules as first;
@@ -738,5 +740,5 @@ pub mod constant_partials {
         };
     }
 
-    binary!(add sub);
+    binary!(add sub mul);
 }

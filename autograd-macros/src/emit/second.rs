@@ -56,11 +56,19 @@ fn dual_ty() -> TokenStream {
 }
 
 /// Where a second-order body takes `prim`'s partials from: the `Dual`
-/// rules, or, for a rule whose partials are constants (second derivatives
-/// identically 0: `reads` nothing), its `f64` partials
-/// (`dual::constant_partials`), which adjoints multiply as plain numbers.
-pub fn rules_path(prim: &crate::prim::Prim) -> TokenStream {
-    if prim.reads == crate::prim::Reads::Nothing {
+/// rules, or, where the partials are constant along the direction, the
+/// `f64` ones (`dual::constant_partials`), which adjoints multiply as plain
+/// numbers: a rule that `reads` nothing (second derivatives identically 0),
+/// or one whose partial for an operand reads only the others (`mul`) with
+/// at most one operand varying (`dual_operands`).
+pub fn rules_path(prim: &crate::prim::Prim, dual_operands: usize) -> TokenStream {
+    use crate::prim::Reads;
+    let constant = match prim.reads {
+        Reads::Nothing => true,
+        Reads::Others => dual_operands <= 1,
+        Reads::All => false,
+    };
+    if constant {
         quote!(::autograd::__private::dual::constant_partials)
     } else {
         quote!(::autograd::__private::dual::rules)

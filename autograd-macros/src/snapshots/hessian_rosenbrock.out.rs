@@ -274,7 +274,12 @@ pub fn extended_rosenbrock_hvp(
                 let mut __ad_d_t: ::autograd::__private::Dual = __ad_d_t7 * __ad_p_t7.1;
                 __ad_d_t
                     += __ad_d_t6
-                        * ::autograd::__private::dual::rules::mul(100.0, t, __ad_t6).1;
+                        * ::autograd::__private::dual::constant_partials::mul(
+                                100.0,
+                                t,
+                                __ad_t6,
+                            )
+                            .1;
                 let mut __ad_d_t2: ::autograd::__private::Dual = __ad_d_u
                     * ::autograd::__private::dual::constant_partials::sub(
                             1.0,
@@ -431,7 +436,11 @@ pub fn extended_rosenbrock_hessian(
                             * __ad_p_t7.1;
                         __ad_d_t
                             += __ad_d_t6
-                                * ::autograd::__private::dual::rules::mul(100.0, t, __ad_t6)
+                                * ::autograd::__private::dual::constant_partials::mul(
+                                        100.0,
+                                        t,
+                                        __ad_t6,
+                                    )
                                     .1;
                         let mut __ad_d_t2: ::autograd::__private::Dual = __ad_d_u
                             * ::autograd::__private::dual::constant_partials::sub(
@@ -567,7 +576,12 @@ pub fn extended_rosenbrock_hvp_adjoint(
             let mut __ad_d_t: ::autograd::__private::Dual = __ad_d_t7 * __ad_p_t7.1;
             __ad_d_t
                 += __ad_d_t6
-                    * ::autograd::__private::dual::rules::mul(100.0, t, __ad_t6).1;
+                    * ::autograd::__private::dual::constant_partials::mul(
+                            100.0,
+                            t,
+                            __ad_t6,
+                        )
+                        .1;
             let mut __ad_d_t2: ::autograd::__private::Dual = __ad_d_u
                 * ::autograd::__private::dual::constant_partials::sub(1.0, __ad_t2, u).1;
             let __ad_p_t = ::autograd::__private::dual::constant_partials::sub(
