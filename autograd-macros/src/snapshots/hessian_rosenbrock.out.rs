@@ -508,13 +508,11 @@ pub fn extended_rosenbrock_hessian(
     clippy::all,
     clippy::pedantic
 )]
-pub fn extended_rosenbrock_hvp_adjoint(
-    x: &[f64],
-    v_x: &[f64],
-    d_out: ::autograd::__private::Dual,
-    d_x: &mut [f64],
-    hv_x: &mut [f64],
-) -> ::autograd::__private::Dual {
+pub fn extended_rosenbrock_hvp_adjoint<
+    '__ad_a,
+    __AdP0: ::autograd::__private::dual::ArrayArg<'__ad_a, &'__ad_a [f64]>,
+>(x: __AdP0, d_out: ::autograd::__private::Dual) -> ::autograd::__private::Dual {
+    let (x, v_x, d_x, hv_x) = ::autograd::__private::dual::ArrayArg::split(x);
     let sum: f64 = 0.0;
     let mut __ad_cell_sum_0: ::autograd::__private::Dual = ::autograd::__private::Dual::from(
         sum,
