@@ -229,7 +229,7 @@
 /// assert_eq!((hv_x, hv_w), (4.0, vec![6.0, 0.0]));
 /// ```
 ///
-/// `f_hvp` costs about 2.0–2.9× `f_adjoint` (instructions,
+/// `f_hvp` costs about 1.9–2.9× `f_adjoint` (instructions,
 /// `benches/hvp_instructions.sh`), `f_hessian` `n` of them, allocating only
 /// the returned buffers. `wrt(..)` combines with `hessian` in either order.
 /// A `hessian` function calling another `#[differentiable]` function calls

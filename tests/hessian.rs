@@ -1170,3 +1170,31 @@ fn no_active_parameter() {
     assert_eq!((value, h), (2.0, vec![]));
     assert_eq!(constant_only_hvp(9), (3.0, (), ()));
 }
+
+// ----- constants of any type to callees -----------------------------------------------
+
+const N: usize = 3;
+const SCALE: f64 = 2.0;
+
+#[differentiable(hessian)]
+fn with_count(x: f64, n: usize, s: f64) -> f64 {
+    x * x * (n as f64) * s + x.sin() * s * s
+}
+
+/// An integer constant and a float constant the macro cannot tell apart,
+/// and literals: the callee's parameter types decide.
+#[differentiable(hessian)]
+fn constants_to_callee(x: f64, y: f64) -> f64 {
+    with_count(x, N, SCALE) + with_count(x * y, 2, 1.5) + with_count(2.0, N, y)
+}
+
+#[test]
+fn constants_of_any_type_to_callees() {
+    case2!(
+        constants_to_callee,
+        constants_to_callee_grad,
+        constants_to_callee_hessian,
+        constants_to_callee_hvp,
+        [[0.4, 1.3], [-1.1, 0.7]]
+    );
+}

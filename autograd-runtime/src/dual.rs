@@ -703,11 +703,13 @@ impl ValuesOf for Vec<Dual> {
     }
 }
 
-/// The first-order rules whose partials are constants (their second
-/// derivatives in [`crate::rules::second`] are identically `0`: `add`,
-/// `sub`, `neg`, `to_degrees`, `to_radians` and the step functions), taking
-/// `Dual` or `f64` operands and returning the `f64` partials: a
-/// Hessian-vector product multiplies adjoints by them as plain numbers.
+/// The first-order rules whose partials are constants along the direction
+/// (their second derivatives in [`crate::rules::second`] are identically
+/// `0`: `add`, `sub`, `neg`, `to_degrees`, `to_radians` and the step
+/// functions; and `mul` when only one operand varies, since `∂(ab)/∂a = b`
+/// reads only the other), taking `Dual` or `f64` operands and returning the
+/// `f64` partials: a Hessian-vector product multiplies adjoints by them as
+/// plain numbers.
 pub mod constant_partials {
     use super::Dual;
     use crate::rules as first;
@@ -738,5 +740,114 @@ pub mod constant_partials {
         };
     }
 
-    binary!(add sub);
+    binary!(add sub mul);
+}
+
+/// An `f64` argument of a `g_hvp_adjoint` (the hidden second-order adjoint
+/// of a `#[differentiable(hessian)]` function, or a hand-written one): a
+/// constant (`f64`), a value with its tangent (`Dual`), or a value with the
+/// slot its adjoint is added into (`(Dual, &mut Dual)`). The caller passes
+/// what it has; the callee takes every `f64` parameter as `impl
+/// ScalarArg<'a>` and splits it.
+pub trait ScalarArg<'a> {
+    /// The value with its tangent, and the adjoint slot if any.
+    fn split(self) -> (Dual, Option<&'a mut Dual>);
+}
+
+impl<'a> ScalarArg<'a> for f64 {
+    #[inline(always)]
+    fn split(self) -> (Dual, Option<&'a mut Dual>) {
+        (Dual::constant(self), None)
+    }
+}
+
+impl<'a> ScalarArg<'a> for Dual {
+    #[inline(always)]
+    fn split(self) -> (Dual, Option<&'a mut Dual>) {
+        (self, None)
+    }
+}
+
+impl<'a> ScalarArg<'a> for (Dual, &'a mut Dual) {
+    #[inline(always)]
+    fn split(self) -> (Dual, Option<&'a mut Dual>) {
+        (self.0, Some(self.1))
+    }
+}
+
+/// A float-array argument of a `g_hvp_adjoint` for a parameter of type
+/// `T` (`&[f64]`, `[f64; N]`, `&[f64; N]`): constant data (the array
+/// itself, as a direct call would coerce it), or the array with its
+/// direction and its gradient and H·v slots
+/// (`(array, &[f64], &mut [f64], &mut [f64])`). Constant data splits into
+/// an empty direction (read as zero, [`tangent`]) and empty slots (not
+/// written, [`accumulate`]).
+pub trait ArrayArg<'a, T> {
+    /// The array, its direction, its gradient slot and its H·v slot.
+    fn split(self) -> (T, &'a [f64], &'a mut [f64], &'a mut [f64]);
+}
+
+impl<'a> ArrayArg<'a, &'a [f64]> for &'a [f64] {
+    #[inline(always)]
+    fn split(self) -> (&'a [f64], &'a [f64], &'a mut [f64], &'a mut [f64]) {
+        (self, &[], &mut [], &mut [])
+    }
+}
+
+impl<'a> ArrayArg<'a, &'a [f64]> for &'a Vec<f64> {
+    #[inline(always)]
+    fn split(self) -> (&'a [f64], &'a [f64], &'a mut [f64], &'a mut [f64]) {
+        (self, &[], &mut [], &mut [])
+    }
+}
+
+impl<'a, const N: usize> ArrayArg<'a, &'a [f64]> for &'a [f64; N] {
+    #[inline(always)]
+    fn split(self) -> (&'a [f64], &'a [f64], &'a mut [f64], &'a mut [f64]) {
+        (self, &[], &mut [], &mut [])
+    }
+}
+
+impl<'a, const N: usize> ArrayArg<'a, &'a [f64; N]> for &'a [f64; N] {
+    #[inline(always)]
+    fn split(self) -> (&'a [f64; N], &'a [f64], &'a mut [f64], &'a mut [f64]) {
+        (self, &[], &mut [], &mut [])
+    }
+}
+
+impl<'a, const N: usize> ArrayArg<'a, [f64; N]> for [f64; N] {
+    #[inline(always)]
+    fn split(self) -> ([f64; N], &'a [f64], &'a mut [f64], &'a mut [f64]) {
+        (self, &[], &mut [], &mut [])
+    }
+}
+
+impl<'a, T> ArrayArg<'a, T> for (T, &'a [f64], &'a mut [f64], &'a mut [f64]) {
+    #[inline(always)]
+    fn split(self) -> (T, &'a [f64], &'a mut [f64], &'a mut [f64]) {
+        self
+    }
+}
+
+impl<'a> ArrayArg<'a, &'a [f64]> for (&'a Vec<f64>, &'a [f64], &'a mut [f64], &'a mut [f64]) {
+    #[inline(always)]
+    fn split(self) -> (&'a [f64], &'a [f64], &'a mut [f64], &'a mut [f64]) {
+        (self.0, self.1, self.2, self.3)
+    }
+}
+
+impl<'a, const N: usize> ArrayArg<'a, &'a [f64]>
+    for (&'a [f64; N], &'a [f64], &'a mut [f64], &'a mut [f64])
+{
+    #[inline(always)]
+    fn split(self) -> (&'a [f64], &'a [f64], &'a mut [f64], &'a mut [f64]) {
+        (self.0, self.1, self.2, self.3)
+    }
+}
+
+/// No slot: an empty buffer (for a call whose callee's derivatives are not
+/// wanted).
+#[inline(always)]
+pub fn no_slot<'a>() -> &'a mut [f64] {
+    &mut []
 }

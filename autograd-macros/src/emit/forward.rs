@@ -497,7 +497,12 @@ impl<'a> Tangents<'a> {
                         prim,
                         args,
                         &has,
-                        super::second::rules_path(prim),
+                        super::second::rules_path(
+                            prim,
+                            args.iter()
+                                .filter(|a| matches!(a, Operand::Var(v) if self.is_dual(*v)))
+                                .count(),
+                        ),
                     )
                 } else {
                     rule_partials(self.func, self.names, out, var, prim, args, &has)

@@ -1210,7 +1210,12 @@ impl<'a> Body<'a> {
                         prim,
                         args,
                         &|v| activity.needs_adjoint(v),
-                        super::second::rules_path(prim),
+                        super::second::rules_path(
+                            prim,
+                            args.iter()
+                                .filter(|a| matches!(a, Operand::Var(v) if self.is_dual(*v)))
+                                .count(),
+                        ),
                     )
                 } else {
                     rule_partials(self.func, self.names, out, var, prim, args, &|v| {

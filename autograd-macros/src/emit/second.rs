@@ -22,28 +22,29 @@
 //! hand-written second-order rule follows (README, "Second order"):
 //!
 //! ```text
-//! fn g_hvp_adjoint(
-//!     <g's parameters, in order: every `f64` one as `Dual`; every float
-//!      array `p: T` followed by its direction `v_p: &[f64]`; anything else
+//! fn g_hvp_adjoint<'a, ..>(
+//!     <g's parameters, in order: every `f64` one as `impl ScalarArg<'a>`
+//!      (a constant `f64`, a `Dual`, or `(Dual, &mut Dual)`: a value with
+//!      the slot its adjoint `d_out · ∂g/∂p` is added into); every float
+//!      array `p: T` as `impl ArrayArg<'a, T>` (the array itself, or
+//!      `(array, direction, gradient slot, H·v slot)`); anything else
 //!      unchanged>,
 //!     d_out: Dual,
-//!     <one slot per `f64` parameter: `&mut Dual`, adding `d_out · ∂g/∂p`
-//!      (value and tangent); per float array `d_p: &mut [f64]` then
-//!      `hv_p: &mut [f64]`, adding the value and the tangent parts>,
 //! ) -> Dual
 //! ```
 //!
-//! Every float parameter has its direction and slots whether or not `g`
-//! differentiates it (`wrt(..)`), because a caller cannot tell: a caller
-//! passes constant data with the empty direction `&[]` (read as zero) and
-//! empty slots `&mut []` (not written), and `g` ignores those of the
-//! parameters it does not differentiate.
+//! The caller passes what it has — a constant as it is (its type, not the
+//! macro, decides whether it goes to an `f64` parameter: `g(x, N)` with
+//! `const N: usize` works), a varied value with its slot — and the callee's
+//! prologue splits each argument (`__private::dual::{ScalarArg,
+//! ArrayArg}`); constant data has an empty direction (read as zero) and
+//! empty slots (not written).
 
 use super::primal::{operand, primal_rhs};
 use super::reverse::Body;
 use super::{active_list, allow_lints, gradient_type, inherited_attrs};
 use crate::activity::Activity;
-use crate::ir::{ArrayInit, CallArg, Callee, Func, Origin, Rhs, Syntax, VarId};
+use crate::ir::{ArrayInit, CallArg, Callee, Func, Operand, Origin, Rhs, Syntax, VarId};
 use crate::names::Names;
 use crate::prim::Arity;
 use crate::signature::{Param, ParamClass, Signature};
@@ -56,11 +57,19 @@ fn dual_ty() -> TokenStream {
 }
 
 /// Where a second-order body takes `prim`'s partials from: the `Dual`
-/// rules, or, for a rule whose partials are constants (second derivatives
-/// identically 0: `reads` nothing), its `f64` partials
-/// (`dual::constant_partials`), which adjoints multiply as plain numbers.
-pub fn rules_path(prim: &crate::prim::Prim) -> TokenStream {
-    if prim.reads == crate::prim::Reads::Nothing {
+/// rules, or, where the partials are constant along the direction, the
+/// `f64` ones (`dual::constant_partials`), which adjoints multiply as plain
+/// numbers: a rule that `reads` nothing (second derivatives identically 0),
+/// or one whose partial for an operand reads only the others (`mul`) with
+/// at most one operand varying (`dual_operands`).
+pub fn rules_path(prim: &crate::prim::Prim, dual_operands: usize) -> TokenStream {
+    use crate::prim::Reads;
+    let constant = match prim.reads {
+        Reads::Nothing => true,
+        Reads::Others => dual_operands <= 1,
+        Reads::All => false,
+    };
+    if constant {
         quote!(::autograd::__private::dual::constant_partials)
     } else {
         quote!(::autograd::__private::dual::rules)
@@ -136,20 +145,6 @@ pub fn hv_buffer(func: &Func, sig: &Signature, var: VarId) -> Ident {
     match active_param(func, sig, var) {
         Some(param) => second_names(param).1,
         None => format_ident!("hv_"),
-    }
-}
-
-/// The slots a callee's `_hvp_adjoint` gets for an active parameter array
-/// passed whole or as a subslice: its gradient buffer and its H·v buffer.
-pub fn param_array_slots(param: &Param, range: Option<&crate::ir::Const>) -> TokenStream {
-    let d = param.adjoint_ident().unwrap_or_else(|| format_ident!("d_"));
-    let (_, hv) = second_names(param);
-    match range {
-        Some(range) => {
-            let range = &range.tokens;
-            quote!(&mut #d[#range], &mut #hv[#range])
-        }
-        None => quote!(&mut #d[..], &mut #hv[..]),
     }
 }
 
@@ -281,7 +276,6 @@ pub fn hvp_call(
     let mut prelude = Vec::new();
     let mut after = Vec::new();
     let mut values = Vec::new();
-    let mut adjoints = Vec::new();
     let passed = |var: VarId| {
         args.iter()
             .filter(|a| matches!(a, CallArg::Array { array, .. } if *array == var))
@@ -289,13 +283,19 @@ pub fn hvp_call(
     };
     for (arg, slot) in args.iter().zip(slots) {
         match arg {
-            CallArg::Float(op) => {
-                values.push(lift(&operand(func, op)));
-                adjoints
-                    .push(slot.clone().unwrap_or_else(|| {
-                        quote!(&mut ::autograd::__private::Dual::constant(0.0))
-                    }));
+            // A value that varies: with its slot (or alone, where the
+            // callee's derivatives are not wanted).
+            CallArg::Float(op @ Operand::Var(v)) if activity.varied(*v) => {
+                let value = lift(&operand(func, op));
+                values.push(match slot {
+                    Some(slot) => quote!((#value, #slot)),
+                    None => value,
+                });
             }
+            // A constant as it is (`2.0`, `SCALE`, or an integer constant
+            // the macro cannot tell from a float: the callee's parameter
+            // type decides).
+            CallArg::Float(op) => values.push(operand(func, op)),
             CallArg::Array {
                 array,
                 tokens,
@@ -319,66 +319,68 @@ pub fn hvp_call(
                 if let Some(param) = active_param(func, sig, *array) {
                     let (v, hv) = second_names(param);
                     let d = param.adjoint_ident().unwrap_or_else(|| format_ident!("d_"));
-                    values.push(tokens.clone());
-                    values.push(direction(&v));
-                    if slot.is_some() && passed(*array) == 1 {
-                        adjoints.push(param_array_slots(param, range.as_ref()));
+                    let dir = direction(&v);
+                    if slot.is_none() {
+                        values.push(quote!((#tokens, #dir, #dual::no_slot(), #dual::no_slot())));
                         continue;
                     }
+                    if passed(*array) == 1 {
+                        let (d_part, hv_part) = (part(&d), part(&hv));
+                        values.push(quote!((#tokens, #dir, &mut #d_part, &mut #hv_part)));
+                        continue;
+                    }
+                    // Passed twice: scratch slots, added in after the call.
                     let (g, h) = (names.fresh("__ad_slot_g"), names.fresh("__ad_slot_h"));
                     let (d_part, hv_part) = (part(&d), part(&hv));
-                    let like = quote!(&#d_part);
                     prelude.push(quote! {
-                        let mut #g = ::autograd::__private::scratch_like(#like);
-                        let mut #h = ::autograd::__private::scratch_like(#like);
+                        let mut #g = ::autograd::__private::scratch_like(&#d_part);
+                        let mut #h = ::autograd::__private::scratch_like(&#d_part);
                     });
-                    adjoints.push(quote!(&mut #g, &mut #h));
-                    if slot.is_some() {
-                        after.push(
-                            quote!(#dual::merge_split(&mut #d_part, &mut #hv_part, &#g, &#h);),
-                        );
-                    }
+                    values.push(quote!((#tokens, #dir, &mut #g[..], &mut #h[..])));
+                    after.push(quote!(#dual::merge_split(&mut #d_part, &mut #hv_part, &#g, &#h);));
                     continue;
                 }
-                // A local array of `Dual`s.
+                // A local array of `Dual`s: its values and tangents as two
+                // `f64` arrays of its shape, scratch slots merged after.
                 let (vals, tans) = (
                     names.fresh_for("__ad_values_", ident),
                     names.fresh_for("__ad_tangents_", ident),
                 );
-                let (g, h) = (names.fresh("__ad_slot_g"), names.fresh("__ad_slot_h"));
                 prelude.push(quote! {
                     let #vals = #dual::values(&#ident);
                     let #tans = #dual::tangents(&#ident);
-                    let mut #g = #dual::zeros(&#ident);
-                    let mut #h = #dual::zeros(&#ident);
                 });
-                values.push(rename(tokens, ident, &vals));
-                values.push(direction(&tans));
-                let (g_part, h_part) = (part(&g), part(&h));
-                adjoints.push(quote!(&mut #g_part, &mut #h_part));
-                if let Some(buffer) = slot {
-                    after.push(quote!(#dual::merge(&mut #buffer, &#g, &#h);));
+                let value_tokens = rename(tokens, ident, &vals);
+                let dir = direction(&tans);
+                match slot {
+                    None => values
+                        .push(quote!((#value_tokens, #dir, #dual::no_slot(), #dual::no_slot()))),
+                    Some(buffer) => {
+                        let (g, h) = (names.fresh("__ad_slot_g"), names.fresh("__ad_slot_h"));
+                        prelude.push(quote! {
+                            let mut #g = #dual::zeros(&#ident);
+                            let mut #h = #dual::zeros(&#ident);
+                        });
+                        let (g_part, h_part) = (part(&g), part(&h));
+                        values.push(quote!((#value_tokens, #dir, &mut #g_part, &mut #h_part)));
+                        after.push(quote!(#dual::merge(&mut #buffer, &#g, &#h);));
+                    }
                 }
             }
-            // Constant data: the zero direction and no slots (`&[]`), which
-            // a callee that does not differentiate that parameter ignores.
-            CallArg::Array { tokens, .. } => {
-                values.push(tokens.clone());
-                values.push(quote!(&[]));
-                adjoints.push(quote!(&mut [], &mut []));
-            }
+            // Constant data: as it is.
+            CallArg::Array { tokens, .. } => values.push(tokens.clone()),
             CallArg::Const(c) => values.push(c.tokens.clone()),
         }
     }
     let call = match callee {
         Callee::Path { path, .. } => {
             let path = hvp_path(path);
-            quote!(#path(#(#values,)* #d_out, #(#adjoints),*))
+            quote!(#path(#(#values,)* #d_out))
         }
         Callee::Method { receiver, method } => {
             let receiver = &receiver.tokens;
             let name = format_ident!("{}_hvp_adjoint", method, span = method.span());
-            quote!(#receiver.#name(#(#values,)* #d_out, #(#adjoints),*))
+            quote!(#receiver.#name(#(#values,)* #d_out))
         }
     };
     if prelude.is_empty() && after.is_empty() {
@@ -721,46 +723,75 @@ pub fn emit(
     };
 
     // ----- f_hvp_adjoint (hidden) ----------------------------------------
+    // Every float parameter is generic (`dual::ScalarArg` / `ArrayArg`):
+    // the caller passes what it has (a constant, a `Dual`, a value with its
+    // slots), and the prologue splits it into the bindings the body reads.
+    let lifetime = syn::Lifetime::new("'__ad_a", Span::call_site());
+    let mut generics = Vec::new();
     let mut inputs = Vec::new();
     let mut prologue = Vec::new();
-    let mut slots = Vec::new();
     if let Some(receiver) = item.sig.receiver() {
         inputs.push(receiver.to_token_stream());
     }
-    for (pat_type, param) in typed_inputs(item).zip(&sig.params) {
+    let private = quote!(::autograd::__private::dual);
+    for (k, (pat_type, param)) in typed_inputs(item).zip(&sig.params).enumerate() {
         let pat = &pat_type.pat;
         let ty = &pat_type.ty;
-        match (&param.class, &param.name, param.second.clone()) {
-            (ParamClass::Scalar, Some(name), second) => {
-                inputs.push(quote!(#pat: #dual));
-                match (second, param.adjoint_ident()) {
-                    (Some(_), Some(d)) => slots.push(quote!(#d: &mut #dual)),
-                    _ => {
-                        let unused = names.fresh("__ad_unused");
-                        slots.push(quote!(#unused: &mut #dual));
-                        prologue.push(quote!(let #name: f64 = #name.v;));
+        let generic = format_ident!("__AdP{}", k);
+        let Some(name) = &param.name else {
+            inputs.push(quote!(#pat: #ty));
+            continue;
+        };
+        let mutability = match &**pat {
+            syn::Pat::Ident(p) if p.mutability.is_some() => quote!(mut),
+            _ => quote!(),
+        };
+        match &param.class {
+            ParamClass::Scalar => {
+                generics.push(quote!(#generic: #private::ScalarArg<#lifetime>));
+                inputs.push(quote!(#name: #generic));
+                let slot = names.fresh_for("__ad_slot_", name);
+                match (param.second.is_some(), param.adjoint_ident()) {
+                    (true, Some(d)) => {
+                        let scratch = names.fresh_for("__ad_scratch_", name);
+                        prologue.push(quote! {
+                            let (#mutability #name, #slot) = #private::ScalarArg::split(#name);
+                            let mut #scratch = #dual::constant(0.0);
+                            let #d: &mut #dual = match #slot {
+                                ::core::option::Option::Some(slot) => slot,
+                                ::core::option::Option::None => &mut #scratch,
+                            };
+                        });
                     }
+                    // Outside `wrt(..)`: a constant of the body.
+                    _ => prologue.push(quote! {
+                        let (#name, _) = #private::ScalarArg::split(#name);
+                        let #mutability #name: f64 = #name.v;
+                    }),
                 }
             }
-            (ParamClass::Slice | ParamClass::Array { .. }, Some(_), Some((v, hv))) => {
-                inputs.push(quote!(#pat: #ty));
-                inputs.push(quote!(#v: &[f64]));
-                let d = param.adjoint_ident();
-                slots.push(quote!(#d: &mut [f64]));
-                slots.push(quote!(#hv: &mut [f64]));
+            ParamClass::Slice | ParamClass::Array { .. } => {
+                let elem = match &param.class {
+                    ParamClass::Slice => quote!(&#lifetime [f64]),
+                    ParamClass::Array {
+                        len,
+                        by_value: false,
+                    } => quote!(&#lifetime [f64; #len]),
+                    ParamClass::Array { len, .. } => quote!([f64; #len]),
+                    _ => quote!(()),
+                };
+                generics.push(quote!(#generic: #private::ArrayArg<#lifetime, #elem>));
+                inputs.push(quote!(#name: #generic));
+                match (param.second.clone(), param.adjoint_ident()) {
+                    (Some((v, hv)), Some(d)) => prologue.push(quote! {
+                        let (#mutability #name, #v, #d, #hv) = #private::ArrayArg::split(#name);
+                    }),
+                    _ => prologue.push(quote! {
+                        let (#mutability #name, _, _, _) = #private::ArrayArg::split(#name);
+                    }),
+                }
             }
-            // A float array outside `wrt(..)`: its direction and slots are
-            // taken and ignored (callers cannot tell which arrays a callee
-            // differentiates).
-            (ParamClass::Slice | ParamClass::Array { .. }, Some(_), None) => {
-                inputs.push(quote!(#pat: #ty));
-                let unused = names.fresh("__ad_unused");
-                inputs.push(quote!(#unused: &[f64]));
-                let (d, hv) = (names.fresh("__ad_unused"), names.fresh("__ad_unused"));
-                slots.push(quote!(#d: &mut [f64]));
-                slots.push(quote!(#hv: &mut [f64]));
-            }
-            _ => inputs.push(quote!(#pat: #ty)),
+            ParamClass::Constant => inputs.push(quote!(#pat: #ty)),
         }
     }
     let adjoint_name = format_ident!("{}_hvp_adjoint", f, span = f.span());
@@ -769,7 +800,7 @@ pub fn emit(
         #[doc(hidden)]
         #(#attrs)*
         #allow
-        #vis fn #adjoint_name(#(#inputs,)* #d_out: #dual, #(#slots),*) -> #dual {
+        #vis fn #adjoint_name<#lifetime, #(#generics),*>(#(#inputs,)* #d_out: #dual) -> #dual {
             #(#prologue)*
             #(#lifted)*
             #body

@@ -101,9 +101,8 @@ fn spring_hvp(a: f64, b: f64, v_a: f64, v_b: f64) -> (f64, (f64, f64), (f64, f64
             -0.0,
         );
         let __ad_t1: ::autograd::__private::Dual = smooth_abs_hvp_adjoint(
-            ::autograd::__private::Dual::from(__ad_t0),
+            (::autograd::__private::Dual::from(__ad_t0), &mut __ad_dp_t1_0),
             ::autograd::__private::Dual::constant(1.0),
-            &mut __ad_dp_t1_0,
         );
         let stretch: ::autograd::__private::Dual = __ad_t1 - REST;
         let __ad_t3: ::autograd::__private::Dual = stretch * stretch;
@@ -178,9 +177,8 @@ fn spring_hessian(a: f64, b: f64) -> (f64, (f64, f64), ::std::vec::Vec<f64>) {
                     -0.0,
                 );
                 let __ad_t1: ::autograd::__private::Dual = smooth_abs_hvp_adjoint(
-                    ::autograd::__private::Dual::from(__ad_t0),
+                    (::autograd::__private::Dual::from(__ad_t0), &mut __ad_dp_t1_0),
                     ::autograd::__private::Dual::constant(1.0),
-                    &mut __ad_dp_t1_0,
                 );
                 let stretch: ::autograd::__private::Dual = __ad_t1 - REST;
                 let __ad_t3: ::autograd::__private::Dual = stretch * stretch;
@@ -235,21 +233,34 @@ fn spring_hessian(a: f64, b: f64) -> (f64, (f64, f64), ::std::vec::Vec<f64>) {
     clippy::all,
     clippy::pedantic
 )]
-fn spring_hvp_adjoint(
-    a: ::autograd::__private::Dual,
-    b: ::autograd::__private::Dual,
+fn spring_hvp_adjoint<
+    '__ad_a,
+    __AdP0: ::autograd::__private::dual::ScalarArg<'__ad_a>,
+    __AdP1: ::autograd::__private::dual::ScalarArg<'__ad_a>,
+>(
+    a: __AdP0,
+    b: __AdP1,
     d_out: ::autograd::__private::Dual,
-    d_a: &mut ::autograd::__private::Dual,
-    d_b: &mut ::autograd::__private::Dual,
 ) -> ::autograd::__private::Dual {
+    let (a, __ad_slot_a_2) = ::autograd::__private::dual::ScalarArg::split(a);
+    let mut __ad_scratch_a = ::autograd::__private::Dual::constant(0.0);
+    let d_a: &mut ::autograd::__private::Dual = match __ad_slot_a_2 {
+        ::core::option::Option::Some(slot) => slot,
+        ::core::option::Option::None => &mut __ad_scratch_a,
+    };
+    let (b, __ad_slot_b_2) = ::autograd::__private::dual::ScalarArg::split(b);
+    let mut __ad_scratch_b = ::autograd::__private::Dual::constant(0.0);
+    let d_b: &mut ::autograd::__private::Dual = match __ad_slot_b_2 {
+        ::core::option::Option::Some(slot) => slot,
+        ::core::option::Option::None => &mut __ad_scratch_b,
+    };
     let __ad_t0: ::autograd::__private::Dual = b - a;
     let mut __ad_dp_t1_0: ::autograd::__private::Dual = ::autograd::__private::Dual::constant(
         -0.0,
     );
     let __ad_t1: ::autograd::__private::Dual = smooth_abs_hvp_adjoint(
-        ::autograd::__private::Dual::from(__ad_t0),
+        (::autograd::__private::Dual::from(__ad_t0), &mut __ad_dp_t1_0),
         ::autograd::__private::Dual::constant(1.0),
-        &mut __ad_dp_t1_0,
     );
     let stretch: ::autograd::__private::Dual = __ad_t1 - REST;
     let __ad_t3: ::autograd::__private::Dual = stretch * stretch;

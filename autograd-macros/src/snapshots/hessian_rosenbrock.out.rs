@@ -274,7 +274,12 @@ pub fn extended_rosenbrock_hvp(
                 let mut __ad_d_t: ::autograd::__private::Dual = __ad_d_t7 * __ad_p_t7.1;
                 __ad_d_t
                     += __ad_d_t6
-                        * ::autograd::__private::dual::rules::mul(100.0, t, __ad_t6).1;
+                        * ::autograd::__private::dual::constant_partials::mul(
+                                100.0,
+                                t,
+                                __ad_t6,
+                            )
+                            .1;
                 let mut __ad_d_t2: ::autograd::__private::Dual = __ad_d_u
                     * ::autograd::__private::dual::constant_partials::sub(
                             1.0,
@@ -431,7 +436,11 @@ pub fn extended_rosenbrock_hessian(
                             * __ad_p_t7.1;
                         __ad_d_t
                             += __ad_d_t6
-                                * ::autograd::__private::dual::rules::mul(100.0, t, __ad_t6)
+                                * ::autograd::__private::dual::constant_partials::mul(
+                                        100.0,
+                                        t,
+                                        __ad_t6,
+                                    )
                                     .1;
                         let mut __ad_d_t2: ::autograd::__private::Dual = __ad_d_u
                             * ::autograd::__private::dual::constant_partials::sub(
@@ -499,13 +508,11 @@ pub fn extended_rosenbrock_hessian(
     clippy::all,
     clippy::pedantic
 )]
-pub fn extended_rosenbrock_hvp_adjoint(
-    x: &[f64],
-    v_x: &[f64],
-    d_out: ::autograd::__private::Dual,
-    d_x: &mut [f64],
-    hv_x: &mut [f64],
-) -> ::autograd::__private::Dual {
+pub fn extended_rosenbrock_hvp_adjoint<
+    '__ad_a,
+    __AdP0: ::autograd::__private::dual::ArrayArg<'__ad_a, &'__ad_a [f64]>,
+>(x: __AdP0, d_out: ::autograd::__private::Dual) -> ::autograd::__private::Dual {
+    let (x, v_x, d_x, hv_x) = ::autograd::__private::dual::ArrayArg::split(x);
     let sum: f64 = 0.0;
     let mut __ad_cell_sum_0: ::autograd::__private::Dual = ::autograd::__private::Dual::from(
         sum,
@@ -567,7 +574,12 @@ pub fn extended_rosenbrock_hvp_adjoint(
             let mut __ad_d_t: ::autograd::__private::Dual = __ad_d_t7 * __ad_p_t7.1;
             __ad_d_t
                 += __ad_d_t6
-                    * ::autograd::__private::dual::rules::mul(100.0, t, __ad_t6).1;
+                    * ::autograd::__private::dual::constant_partials::mul(
+                            100.0,
+                            t,
+                            __ad_t6,
+                        )
+                        .1;
             let mut __ad_d_t2: ::autograd::__private::Dual = __ad_d_u
                 * ::autograd::__private::dual::constant_partials::sub(1.0, __ad_t2, u).1;
             let __ad_p_t = ::autograd::__private::dual::constant_partials::sub(
