@@ -1000,3 +1000,26 @@ fn subslices_of_views_in_conditions_and_constant_methods() {
     assert_eq!(db, vec![0.0]);
     assert_eq!(dx, [1.0, 2.0 * s * c]);
 }
+
+// seed 59005831 #138: a call result (`h0(..)`, an f64) whose name a
+// block-local array inside a later loop shadows (`let mut result = [0.0;
+// 2]; result[i] /= ..`) was taken for a vector-valued call's result.
+#[differentiable]
+fn product3(e: &[f64; 3]) -> f64 {
+    e[0] * e[1] * e[2]
+}
+
+#[differentiable]
+fn shadowed_by_a_local_array(v0: f64, tmp: f64) -> f64 {
+    let result = product3(&[2.0, v0, tmp]);
+    for k in 0..2 {
+        let mut result: [f64; 2] = [1.0; 2];
+        result[k] /= tmp;
+    }
+    result
+}
+
+#[test]
+fn a_scalar_call_result_shadowed_by_an_array_later() {
+    assert_eq!(shadowed_by_a_local_array_grad(1.5, 3.0), (9.0, (6.0, 3.0)));
+}

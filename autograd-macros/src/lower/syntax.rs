@@ -711,6 +711,9 @@ pub fn used_as_array_after(rest: &[Stmt], bound: &[String]) -> bool {
     struct Finder<'b> {
         bound: &'b [String],
         found: bool,
+        /// Names bound inside the walked code where the walk is (an inner
+        /// `let r` shadows the `r` asked about).
+        scopes: Vec<Vec<String>>,
     }
     impl Finder<'_> {
         fn is_bound(&self, expr: &Expr) -> bool {
@@ -718,8 +721,33 @@ pub fn used_as_array_after(rest: &[Stmt], bound: &[String]) -> bool {
                 Expr::Reference(r) => strip_parens(&r.expr),
                 other => other,
             };
-            matches!(expr, Expr::Path(p) if p.qself.is_none()
-                && p.path.get_ident().is_some_and(|i| self.bound.contains(&i.to_string())))
+            let Expr::Path(p) = expr else { return false };
+            let Some(ident) = p.path.get_ident() else {
+                return false;
+            };
+            let name = ident.to_string();
+            p.qself.is_none()
+                && self.bound.contains(&name)
+                && !self.scopes.iter().any(|scope| scope.contains(&name))
+        }
+
+        fn stmts(&mut self, stmts: &[Stmt]) {
+            self.scopes.push(Vec::new());
+            for stmt in stmts {
+                match stmt {
+                    Stmt::Local(local) => {
+                        if let Some(init) = &local.init {
+                            self.visit_expr(&init.expr);
+                        }
+                        let names = pattern_names(&local.pat);
+                        if let Some(scope) = self.scopes.last_mut() {
+                            scope.extend(names);
+                        }
+                    }
+                    other => self.visit_stmt(other),
+                }
+            }
+            self.scopes.pop();
         }
     }
     impl<'a> Visit<'a> for Finder<'_> {
@@ -744,22 +772,49 @@ pub fn used_as_array_after(rest: &[Stmt], bound: &[String]) -> bool {
                         self.found = true;
                     }
                 }
-                Expr::ForLoop(f) if self.is_bound(&f.expr) => self.found = true,
+                Expr::ForLoop(f) => {
+                    if self.is_bound(&f.expr) {
+                        self.found = true;
+                    }
+                    self.visit_expr(&f.expr);
+                    self.scopes.push(pattern_names(&f.pat));
+                    self.visit_block(&f.body);
+                    self.scopes.pop();
+                    return;
+                }
+                Expr::Closure(c) => {
+                    let names = c.inputs.iter().flat_map(pattern_names).collect();
+                    self.scopes.push(names);
+                    self.visit_expr(&c.body);
+                    self.scopes.pop();
+                    return;
+                }
                 _ => {}
             }
             syn::visit::visit_expr(self, expr);
+        }
+
+        fn visit_block(&mut self, block: &'a syn::Block) {
+            self.stmts(&block.stmts);
+        }
+
+        fn visit_arm(&mut self, arm: &'a syn::Arm) {
+            self.scopes.push(pattern_names(&arm.pat));
+            syn::visit::visit_arm(self, arm);
+            self.scopes.pop();
         }
     }
     let mut finder = Finder {
         bound,
         found: false,
+        scopes: Vec::new(),
     };
+    // The rest of the block: a `let` rebinding the name ends the search.
     for stmt in rest {
         if let Stmt::Local(local) = stmt {
             if let Some(init) = &local.init {
                 finder.visit_expr(&init.expr);
             }
-            // (shadowed from here on)
             if pattern_names(&local.pat).iter().any(|n| bound.contains(n)) {
                 break;
             }
