@@ -1023,3 +1023,24 @@ fn shadowed_by_a_local_array(v0: f64, tmp: f64) -> f64 {
 fn a_scalar_call_result_shadowed_by_an_array_later() {
     assert_eq!(shadowed_by_a_local_array_grad(1.5, 3.0), (9.0, (6.0, 3.0)));
 }
+
+// seed 747317450 #2421: a local bound to a constant path of unseen type
+// (`let i = SCALE;`, an f64) passed to a differentiated parameter got no
+// slot (E0061); a constant call in a block (`{ h(..) }`) likewise.
+#[differentiable]
+fn scale_then_add(m: f64, e: f64, w: &[f64; 1]) -> f64 {
+    m * e + w[0]
+}
+
+#[differentiable]
+fn constant_local_of_unseen_type(e: f64, g: f64) -> f64 {
+    let i = SCALE;
+    scale_then_add(e, i, &[g]) + scale_then_add({ three(1.0, 2.0, 0.5) }, e, &[g])
+}
+
+#[test]
+fn a_constant_local_of_unseen_type_as_an_argument() {
+    let (value, (de, dg)) = constant_local_of_unseen_type_grad(2.0, 3.0);
+    assert_eq!(value, 2.0 * SCALE + 3.0 + 1.0 * 2.0 + 3.0);
+    assert_eq!((de, dg), (SCALE + 1.0, 2.0));
+}

@@ -659,7 +659,8 @@ impl Lowerer<'_> {
                 Value::Const(c)
                     if c.is_float
                         || (!is_int_or_bool(&c.tokens)
-                            && (c.uses.is_empty() || is_call_of_unknown_type(&c.tokens))) =>
+                            && (c.uses.is_empty() || is_call_of_unknown_type(&c.tokens)))
+                        || self.is_maybe_float_local(&c) =>
                 {
                     out.push(CallArg::Float(Operand::Const(ir::Const {
                         tokens: parenthesize(c.tokens),
@@ -708,6 +709,18 @@ impl Lowerer<'_> {
             init: Some(Rhs::Call { callee, args }),
         });
         Some(Value::Array(temp))
+    }
+
+    /// `c` is a read of a constant local that may be a float
+    /// (`Lowerer::maybe_float`).
+    fn is_maybe_float_local(&self, c: &ConstValue) -> bool {
+        match c.uses.as_slice() {
+            [v] => {
+                self.maybe_float.contains(v)
+                    && c.tokens.to_string() == self.vars[*v].ident.to_string()
+            }
+            _ => false,
+        }
     }
 
     /// `temp = callee(args)`.
@@ -1430,7 +1443,7 @@ pub(super) fn is_int_or_bool(tokens: &TokenStream) -> bool {
 /// `m::h(2.0, n)`), not one of an integer type's associated functions
 /// (`usize::min(a, b)`), or an `f64`-only method of a constant
 /// (`h(n).sin()`).
-fn is_call_of_unknown_type(tokens: &TokenStream) -> bool {
+pub(super) fn is_call_of_unknown_type(tokens: &TokenStream) -> bool {
     const INTEGERS: [&str; 12] = [
         "usize", "isize", "u8", "u16", "u32", "u64", "u128", "i8", "i16", "i32", "i64", "i128",
     ];
@@ -1438,6 +1451,11 @@ fn is_call_of_unknown_type(tokens: &TokenStream) -> bool {
     const SHARED: [&str; 5] = ["abs", "max", "min", "signum", "clamp"];
     match syn::parse2::<Expr>(tokens.clone()) {
         Ok(expr) => match strip_parens(&expr) {
+            // `{ h(n) }`: what the block gives.
+            Expr::Block(b) if b.block.stmts.len() == 1 => match &b.block.stmts[0] {
+                syn::Stmt::Expr(inner, None) => is_call_of_unknown_type(&inner.to_token_stream()),
+                _ => false,
+            },
             // `h(n).sin()`: only floats have it.
             Expr::MethodCall(call) => {
                 let name = call.method.to_string();

@@ -125,6 +125,9 @@ struct Lowerer<'a> {
     loads: Vec<HashMap<(VarId, String), VarId>>,
     /// Gives out every name (`names.rs`).
     names: &'a Names,
+    /// Constant locals whose value may be a float (`let i = SCALE;`): a
+    /// call may offer them a slot.
+    maybe_float: HashSet<VarId>,
     /// Names of locals to take for floats where their `let` gives them a
     /// constant of a type the macro cannot see (see [`lower`]).
     force_float: HashSet<String>,
@@ -169,6 +172,7 @@ impl<'a> Lowerer<'a> {
             names,
             assigned_later: HashSet::new(),
             force_float: HashSet::new(),
+            maybe_float: HashSet::new(),
             became_float: HashSet::new(),
             temps: 0,
             loop_ids: 0,

@@ -514,6 +514,16 @@ impl Lowerer<'_> {
                     Kind::Other
                 });
                 let id = self.new_local(name, kind);
+                // `let i = SCALE;`, `let r = h(n);`: a constant local that may
+                // be a float, which a call may pass to a parameter its callee
+                // differentiates (`expr::call_args`).
+                if kind == Kind::Other
+                    && ty.is_none()
+                    && !super::expr::is_int_or_bool(&c.tokens)
+                    && (c.uses.is_empty() || super::expr::is_call_of_unknown_type(&c.tokens))
+                {
+                    self.maybe_float.insert(id);
+                }
                 let ty = if kind == Kind::Float && !may_be_float {
                     Some(quote!(f64))
                 } else {
