@@ -715,10 +715,7 @@ impl Lowerer<'_> {
     /// (`Lowerer::maybe_float`).
     fn is_maybe_float_local(&self, c: &ConstValue) -> bool {
         match c.uses.as_slice() {
-            [v] => {
-                self.maybe_float.contains(v)
-                    && c.tokens.to_string() == self.vars[*v].ident.to_string()
-            }
+            [v] => self.maybe_float.contains(v) && self.vars[*v].ident == c.tokens.to_string(),
             _ => false,
         }
     }
