@@ -1044,3 +1044,34 @@ fn a_constant_local_of_unseen_type_as_an_argument() {
     assert_eq!(value, 2.0 * SCALE + 3.0 + 1.0 * 2.0 + 3.0);
     assert_eq!((de, dg), (SCALE + 1.0, 2.0));
 }
+
+// seed 622450539 #198: a `let` inside an `if` branch inside a condition
+// (`{ let mut e: f64 = 1.0; e }`) shadowing a local `e`: the branch's `e`
+// was renamed to the outer integer (E0308).
+#[differentiable]
+fn let_in_a_branch_of_a_condition(h: &[f64]) -> f64 {
+    let mut e = 0;
+    while e < 2
+        && (if h[0] <= 2.0 {
+            h[0]
+        } else {
+            let e: f64 = 1.0;
+            e
+        }) < 1.0
+    {
+        e += 1;
+    }
+    h[0] * e as f64
+}
+
+#[test]
+fn a_let_in_a_branch_of_a_condition_keeps_its_own_name() {
+    assert_eq!(
+        let_in_a_branch_of_a_condition_grad(&[0.5]),
+        (1.0, vec![2.0])
+    );
+    assert_eq!(
+        let_in_a_branch_of_a_condition_grad(&[3.0]),
+        (0.0, vec![0.0])
+    );
+}

@@ -1150,6 +1150,11 @@ impl Renamer<'_, '_> {
 }
 
 impl VisitMut for Renamer<'_, '_> {
+    // Every block (an `if`'s branches too) has lets of its own.
+    fn visit_block_mut(&mut self, block: &mut syn::Block) {
+        self.visit_block(block);
+    }
+
     fn visit_expr_mut(&mut self, expr: &mut Expr) {
         // `*v` of a loop element: in `f` `v` is `&f64`, in the generated code
         // it is the `f64` itself.
