@@ -402,3 +402,34 @@ fn array_data_to_slice_and_array_parameters() {
     assert_eq!(value, f(&[0.7]));
     assert_gradient(f, &[0.7], &[d]);
 }
+
+// ----- constants on both sides of a differentiated argument --------------------
+
+/// `g` differentiates `b` and `c`, `g2` `a` and `b`: from the adjoints'
+/// signatures alone (two `&mut f64` slots each), a call `g(1.0, x, 2.0)`
+/// cannot tell which constant has the other slot; the hidden `__g_active`
+/// beside each adjoint tells it.
+#[differentiable(wrt(b, c))]
+fn slots_bc(a: f64, b: f64, c: f64) -> f64 {
+    a * b * c + b * b
+}
+
+#[differentiable(wrt(a, b))]
+fn slots_ab(a: f64, b: f64, c: f64) -> f64 {
+    a * b * c + b * b
+}
+
+#[differentiable]
+fn constants_around_a_varied_argument(x: f64, y: f64) -> f64 {
+    slots_bc(1.0, x, 2.0) + 3.0 * slots_ab(1.5, x * y, 2.5)
+}
+
+#[test]
+fn constants_on_both_sides_of_a_varied_argument() {
+    let f = |x: f64, y: f64| (2.0 * x + x * x) + 3.0 * (3.75 * x * y + (x * y) * (x * y));
+    let (value, (dx, dy)) = constants_around_a_varied_argument_grad(0.7, -1.3);
+    assert!((value - f(0.7, -1.3)).abs() < 1e-12);
+    let (x, y) = (0.7, -1.3);
+    assert!((dx - (2.0 + 2.0 * x + 3.0 * (3.75 * y + 2.0 * x * y * y))).abs() < 1e-12);
+    assert!((dy - 3.0 * (3.75 * x + 2.0 * x * x * y)).abs() < 1e-12);
+}

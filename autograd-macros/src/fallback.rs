@@ -3,7 +3,7 @@
 //! type-check), and stand-ins for `f_grad` and `f_adjoint` (refused
 //! parameters taken as constants) so calls to them add no second error.
 
-use crate::emit::{adjoint_signature, allow_lints, grad_signature, inherited_attrs};
+use crate::emit::{active_const, adjoint_signature, allow_lints, grad_signature, inherited_attrs};
 use crate::signature::Signature;
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -14,6 +14,7 @@ pub fn emit(item: &syn::ItemFn, sig: &Signature, error: syn::Error) -> TokenStre
     let attrs = inherited_attrs(item);
     let allow = allow_lints();
     let second_order = crate::emit::second::fallback(item, sig);
+    let active = active_const(item, sig);
     quote! {
         #errors
         #item
@@ -26,5 +27,6 @@ pub fn emit(item: &syn::ItemFn, sig: &Signature, error: syn::Error) -> TokenStre
         #allow
         #adjoint { ::core::unreachable!() }
         #second_order
+        #active
     }
 }

@@ -168,6 +168,16 @@ pub fn adjoint_fn(f: &Ident) -> Ident {
     quote::format_ident!("{}_adjoint", f, span = f.span())
 }
 
+/// `__f_active`, the hidden constant beside `f_adjoint` that says which of
+/// `f`'s parameters it differentiates (one `bool` each, the receiver
+/// excluded): what a call needs to tell its constants' slots apart when
+/// the adjoint's signature cannot (`emit::primal::adjoint_call`).
+pub fn active_const(f: &Ident) -> Ident {
+    let plain = f.to_string();
+    let plain = plain.trim_start_matches("r#");
+    quote::format_ident!("__{}_active", plain, span = f.span())
+}
+
 /// `f_grad`, the name API.md gives the gradient of `f` (spanned like `f`).
 pub fn grad_fn(f: &Ident) -> Ident {
     quote::format_ident!("{}_grad", f, span = f.span())

@@ -236,10 +236,12 @@ pub fn expand(attr: TokenStream, item: syn::ItemFn, returned: Type) -> TokenStre
     );
     if let Some(errors) = errors {
         // Stand-ins, so that calls to them add no second error.
+        let active = emit::active_const(&item, &sig);
         return quote! {
             #errors
             #[allow(dead_code)]
             #item
+            #active
             #[doc(hidden)]
             #(#inherited)*
             #lints
@@ -254,9 +256,11 @@ pub fn expand(attr: TokenStream, item: syn::ItemFn, returned: Type) -> TokenStre
             }
         };
     }
+    let active = emit::active_const(&item, &sig);
     quote! {
         #[allow(dead_code)]
         #item
+        #active
 
         #[doc = #adjoint_doc]
         #(#inherited)*

@@ -84,12 +84,31 @@ pub fn emit(
     } else {
         TokenStream::new()
     };
+    let active = active_const(item, sig);
     quote! {
         #[allow(dead_code)]
         #item
         #grad
         #adjoint
         #second_order
+        #active
+    }
+}
+
+/// The hidden `const __f_active: &[bool]` beside `f_adjoint`
+/// ([`names::active_const`]).
+pub fn active_const(item: &syn::ItemFn, sig: &Signature) -> TokenStream {
+    let name = names::active_const(&item.sig.ident);
+    let flags = sig.params.iter().map(|p| p.active);
+    let vis = &item.vis;
+    let attrs = inherited_attrs(item)
+        .into_iter()
+        .filter(|a| a.path().is_ident("cfg") || a.path().is_ident("cfg_attr"));
+    quote! {
+        #[doc(hidden)]
+        #(#attrs)*
+        #[allow(non_upper_case_globals, dead_code)]
+        #vis const #name: &[bool] = &[#(#flags),*];
     }
 }
 

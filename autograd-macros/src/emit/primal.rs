@@ -175,10 +175,12 @@ pub fn adjoint_call(
     let mut arg_tokens: Vec<TokenStream> = args.iter().map(|a| call_arg(func, a)).collect();
     // Every argument that may take a slot, in order: its slot (its
     // adjoint's if it varies, else a scratch one) and what it is.
+    let mut positions: Vec<usize> = Vec::new();
     let candidates: Vec<(TokenStream, Candidate)> = args
         .iter()
         .zip(slots)
-        .filter_map(|(arg, slot)| {
+        .enumerate()
+        .filter_map(|(position, (arg, slot))| {
             let array = matches!(arg, CallArg::Array { .. });
             let (slot, varied, lazy) = match slot {
                 Some(slot) => (slot.clone(), true, false),
@@ -187,6 +189,7 @@ pub fn adjoint_call(
                     (slot, false, lazy)
                 }
             };
+            positions.push(position);
             Some((
                 slot,
                 Candidate {
@@ -199,6 +202,20 @@ pub fn adjoint_call(
         .collect();
     let varied: Vec<&TokenStream> = slots.iter().flatten().collect();
     let constants = candidates.len() > varied.len();
+    // The callee's `__g_active` (only named when a call needs it: a
+    // hand-written adjoint may not have one).
+    let active_const = match callee {
+        Callee::Path { path, .. } => syn::parse2::<syn::Path>(path.clone()).ok().map(|mut p| {
+            if let Some(last) = p.segments.last_mut() {
+                last.ident = names::active_const(&last.ident);
+            }
+            p.to_token_stream()
+        }),
+        Callee::Method { method, .. } => {
+            let name = names::active_const(method);
+            Some(quote!(Self::#name))
+        }
+    };
     let adjoint = match callee {
         Callee::Path { adjoint, .. } if constants => adjoint.clone(),
         Callee::Path { adjoint, .. } => {
@@ -244,7 +261,72 @@ pub fn adjoint_call(
     // a slice parameter, a slice of it (`Lazy::Elem` or `[f64]`: one impl
     // each, of which the callee's signature keeps one).
     let mut marker = 0;
-    for kept in slot_choices(&kinds) {
+    let (choices, switches) = slot_choices(&kinds);
+    let has_switch = !switches.is_empty() && active_const.is_some();
+    let active_param = has_switch.then(|| quote!(, __ad_active: &[bool]));
+    let active_arg = if has_switch {
+        quote!(, __ad_active)
+    } else {
+        quote!()
+    };
+    for group in switches.iter().filter(|_| has_switch) {
+        // One impl for choices that give the same kinds of slots to
+        // different constants: the callee's `__g_active` says which.
+        let choice = proc_macro2::Literal::usize_unsuffixed(marker);
+        marker += 1;
+        let k = group[0].len();
+        let slot_types: Vec<Ident> = (0..k).map(|i| ty("S", i)).collect();
+        let mut bounds = Vec::new();
+        let mut branches = Vec::new();
+        let union: Vec<usize> = {
+            let mut u: Vec<usize> = group.iter().flatten().copied().collect();
+            u.sort_unstable();
+            u.dedup();
+            u
+        };
+        for kept in group {
+            let mut passed = Vec::new();
+            for (i, &j) in kept.iter().enumerate() {
+                let (c, v, s) = (&cs[j], &c_vals[j], &slot_types[i]);
+                bounds.push(quote!(#c: #coerce<#s>));
+                passed.push(quote!(#coerce::<#s>::coerce(#v)));
+            }
+            let tests = union.iter().map(|&j| {
+                let p = proc_macro2::Literal::usize_unsuffixed(positions[j]);
+                let want = kept.contains(&j);
+                quote!(__ad_active.get(#p).copied() == ::core::option::Option::Some(#want))
+            });
+            branches.push(quote! {
+                if #(#tests)&&* {
+                    return self(#(#coerce::<#bs>::coerce(#a_vals),)* #d, #(#passed,)*);
+                }
+            });
+        }
+        let unused: Vec<TokenStream> = (0..m)
+            .filter(|j| !union.contains(j))
+            .map(|j| {
+                let v = &c_vals[j];
+                quote!(let _ = #v;)
+            })
+            .collect();
+        impls.push(quote! {
+            impl<F, #dt, #rt, #(#bs,)* #(#slot_types,)* #(#as_,)* #(#cs,)*>
+                #call_trait<(fn(#(#bs,)* #(#slot_types,)*), [(); #choice]), (#(#as_,)*), (#(#cs,)*), #dt, #rt> for F
+            where
+                F: FnOnce(#(#bs,)* #dt, #(#slot_types,)*) -> #rt,
+                #(#as_: #coerce<#bs>,)*
+                #(#bounds,)*
+            {
+                #[inline(always)]
+                fn #method(self, (#(#a_vals,)*): (#(#as_,)*), #d: #dt, (#(#c_vals,)*): (#(#cs,)*) #active_param) -> #rt {
+                    #(#unused)*
+                    #(#branches)*
+                    ::core::panic!("autograd: the callee's `__*_active` matches none of the ways this call can give it slots (a bug in autograd)")
+                }
+            }
+        });
+    }
+    for kept in choices {
         let lazy: Vec<usize> = kept
             .iter()
             .copied()
@@ -302,7 +384,7 @@ pub fn adjoint_call(
                     #(#bounds,)*
                 {
                     #[inline(always)]
-                    fn #method(self, (#(#a_vals,)*): (#(#as_,)*), #d: #dt, (#(#c_vals,)*): (#(#cs,)*)) -> #rt {
+                    fn #method(self, (#(#a_vals,)*): (#(#as_,)*), #d: #dt, (#(#c_vals,)*): (#(#cs,)*) #active_param) -> #rt {
                         #(#buffers)*
                         self(#(#coerce::<#bs>::coerce(#a_vals),)* #d, #(#passed,)*)
                     }
@@ -311,6 +393,11 @@ pub fn adjoint_call(
         }
     }
     let slot_tokens = candidates.iter().map(|(s, _)| s);
+    let active_arg_call = match (&active_const, has_switch) {
+        (Some(path), true) => quote!(, #path),
+        _ => quote!(),
+    };
+    let _ = active_arg;
     let callee_name = adjoint.to_string().replace(' ', "");
     let message = format!("`{callee_name}` does not take the `d_` slots this call can give it");
     let note = "`#[differentiable]` passes a `d_` slot for each argument that depends on a \
@@ -326,10 +413,10 @@ pub fn adjoint_call(
         {
             #[diagnostic::on_unimplemented(message = #message, note = #note, help = #help)]
             trait #call_trait<M, A, C, D, R> {
-                fn #method(self, args: A, d_out: D, slots: C) -> R;
+                fn #method(self, args: A, d_out: D, slots: C #active_param) -> R;
             }
             #(#impls)*
-            #call_trait::#method(#adjoint, (#(#arg_tokens,)*), #d_out, (#(#slot_tokens,)*))
+            #call_trait::#method(#adjoint, (#(#arg_tokens,)*), #d_out, (#(#slot_tokens,)*) #active_arg_call)
         }
     }
 }
@@ -348,7 +435,9 @@ struct Candidate {
     varied: bool,
 }
 
-/// The ways a callee may take its slots, each the candidates kept (by
+/// The ways a callee may take its slots (and, second, groups of ways that
+/// give the same kinds of slots to different scalar constants, which the
+/// call tells apart with the callee's `__g_active`), each the candidates kept (by
 /// index, in order): every varied one and some of the constants. Scalar
 /// scratch slots are interchangeable, but a varied slot must land at its
 /// own place among the callee's slots, and an array's scratch must have
@@ -359,7 +448,7 @@ struct Candidate {
 /// callee is a compile error at the call, never a gradient in the wrong
 /// slot or a scratch of the wrong length). Beyond `MAX_CONSTANTS`
 /// constants, only "none of the constants" and "all of them" are offered.
-fn slot_choices(candidates: &[Candidate]) -> Vec<Vec<usize>> {
+fn slot_choices(candidates: &[Candidate]) -> (Vec<Vec<usize>>, Vec<Vec<Vec<usize>>>) {
     const MAX_CONSTANTS: usize = 6;
     let constants: Vec<usize> = (0..candidates.len())
         .filter(|&j| !candidates[j].varied)
@@ -369,8 +458,8 @@ fn slot_choices(candidates: &[Candidate]) -> Vec<Vec<usize>> {
     } else {
         (0..1 << constants.len()).collect()
     };
-    // Kinds of the kept slots → the choice, or `None` once two disagree.
-    let mut by_kinds: Vec<(Vec<bool>, Option<Vec<usize>>)> = Vec::new();
+    // Kinds of the kept slots → every choice with them.
+    let mut by_kinds: Vec<(Vec<bool>, Vec<Vec<usize>>)> = Vec::new();
     for mask in masks {
         let kept: Vec<usize> = (0..candidates.len())
             .filter(|&j| {
@@ -382,33 +471,39 @@ fn slot_choices(candidates: &[Candidate]) -> Vec<Vec<usize>> {
             })
             .collect();
         let kinds: Vec<bool> = kept.iter().map(|&j| candidates[j].array).collect();
-        let places = |kept: &[usize]| -> Vec<usize> {
-            (0..kept.len())
-                .filter(|&i| candidates[kept[i]].varied)
-                .collect()
-        };
         match by_kinds.iter_mut().find(|(k, _)| *k == kinds) {
-            None => by_kinds.push((kinds, Some(kept))),
-            Some((_, choice)) => {
-                // (same kinds: an array at the same places in both)
-                let same_arrays = |c: &[usize]| {
-                    c.iter()
-                        .zip(&kept)
-                        .all(|(&a, &b)| a == b || !candidates[a].array)
-                };
-                if choice
-                    .as_ref()
-                    .is_some_and(|c| places(c) != places(&kept) || !same_arrays(c))
-                {
-                    *choice = None;
-                }
-            }
+            None => by_kinds.push((kinds, vec![kept])),
+            Some((_, choices)) => choices.push(kept),
         }
     }
-    by_kinds
-        .into_iter()
-        .filter_map(|(_, choice)| choice)
-        .collect()
+    let places = |kept: &[usize]| -> Vec<usize> {
+        (0..kept.len())
+            .filter(|&i| candidates[kept[i]].varied)
+            .collect()
+    };
+    // (same kinds: an array at the same places in both)
+    let same_arrays = |a: &[usize], b: &[usize]| {
+        a.iter()
+            .zip(b)
+            .all(|(&x, &y)| x == y || !candidates[x].array)
+    };
+    let (mut single, mut switches) = (Vec::new(), Vec::new());
+    for (_, choices) in by_kinds {
+        let first = &choices[0];
+        let equivalent = choices
+            .iter()
+            .all(|c| places(c) == places(first) && same_arrays(c, first));
+        if equivalent {
+            single.push(first.clone());
+        } else if choices.iter().all(|c| same_arrays(c, first))
+            && choices.iter().flatten().all(|&j| !candidates[j].lazy)
+        {
+            // Only which scalar constants get a slot differs: the callee's
+            // `__g_active` tells at the call.
+            switches.push(choices);
+        }
+    }
+    (single, switches)
 }
 
 /// An argument of a call, as the user wrote it.

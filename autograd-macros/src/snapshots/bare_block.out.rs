@@ -114,3 +114,6 @@ fn blk_adjoint(x: f64, w: f64, d_out: f64, d_x: &mut f64, d_w: &mut f64) -> f64 
     *d_w += __ad_d_w;
     t__3
 }
+#[doc(hidden)]
+#[allow(non_upper_case_globals, dead_code)]
+const __blk_active: &[bool] = &[true, true];

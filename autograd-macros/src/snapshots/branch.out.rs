@@ -128,3 +128,6 @@ fn piecewise_adjoint(x: f64, y: f64, d_out: f64, d_x: &mut f64, d_y: &mut f64) -
     *d_y += __ad_d_y;
     __ad_t5
 }
+#[doc(hidden)]
+#[allow(non_upper_case_globals, dead_code)]
+const __piecewise_active: &[bool] = &[true, true];

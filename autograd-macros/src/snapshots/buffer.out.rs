@@ -137,3 +137,6 @@ fn prefix_products_adjoint(x: &[f64], d_out: f64, d_x: &mut [f64]) -> f64 {
     }
     __ad_t3
 }
+#[doc(hidden)]
+#[allow(non_upper_case_globals, dead_code)]
+const __prefix_products_active: &[bool] = &[true];

@@ -69,3 +69,6 @@ fn distance_adjoint(p: &[f64], d_out: f64, d_p: &mut [f64]) -> f64 {
     norm_adjoint(&p[0..2], __ad_d_t0, &mut d_p[0..2]);
     __ad_t3
 }
+#[doc(hidden)]
+#[allow(non_upper_case_globals, dead_code)]
+const __distance_active: &[bool] = &[true];

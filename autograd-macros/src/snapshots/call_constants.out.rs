@@ -471,3 +471,6 @@ fn loss_adjoint(w: &[f64], data: &[f64], d_out: f64, d_w: &mut [f64]) -> f64 {
     d_w[0] += __ad_d_t0;
     __ad_t3
 }
+#[doc(hidden)]
+#[allow(non_upper_case_globals, dead_code)]
+const __loss_active: &[bool] = &[true, false];

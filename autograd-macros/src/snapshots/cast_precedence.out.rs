@@ -61,3 +61,6 @@ fn h_adjoint(x: f64, n: usize, d_out: f64, d_x: &mut f64) -> f64 {
     *d_x += d_out * __ad_dot_t2;
     __ad_t2
 }
+#[doc(hidden)]
+#[allow(non_upper_case_globals, dead_code)]
+const __h_active: &[bool] = &[true, false];

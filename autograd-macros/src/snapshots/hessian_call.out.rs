@@ -278,3 +278,6 @@ fn spring_hvp_adjoint<
     *d_b += __ad_d_b;
     __ad_t3
 }
+#[doc(hidden)]
+#[allow(non_upper_case_globals, dead_code)]
+const __spring_active: &[bool] = &[true, true];

@@ -621,3 +621,6 @@ pub fn extended_rosenbrock_hvp_adjoint<
     __ad_d_cell_sum_0 += __ad_d_sum__3;
     sum__3
 }
+#[doc(hidden)]
+#[allow(non_upper_case_globals, dead_code)]
+pub const __extended_rosenbrock_active: &[bool] = &[true];

@@ -584,3 +584,6 @@ fn mlp_loss_adjoint(
     __ad_d_cell_total_0 += __ad_d_total__3;
     __ad_t25
 }
+#[doc(hidden)]
+#[allow(non_upper_case_globals, dead_code)]
+const __mlp_loss_active: &[bool] = &[true, false, false];

@@ -84,3 +84,6 @@ fn newton_sqrt_adjoint(a: f64, d_out: f64, d_a: &mut f64) -> f64 {
     *d_a += d_out * __ad_dot_x__3;
     x__3
 }
+#[doc(hidden)]
+#[allow(non_upper_case_globals, dead_code)]
+const __newton_sqrt_active: &[bool] = &[true];

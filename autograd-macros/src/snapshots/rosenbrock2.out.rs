@@ -119,3 +119,6 @@ pub fn rosenbrock_adjoint(
     *d_a += __ad_d_a;
     __ad_t8
 }
+#[doc(hidden)]
+#[allow(non_upper_case_globals, dead_code)]
+pub const __rosenbrock_active: &[bool] = &[true, true];

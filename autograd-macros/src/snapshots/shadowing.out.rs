@@ -101,3 +101,6 @@ fn g_adjoint(x: f64, c: f64, n: usize, d_out: f64, d_x: &mut f64) -> f64 {
     *d_x += d_out * __ad_dot_t5;
     __ad_t5
 }
+#[doc(hidden)]
+#[allow(non_upper_case_globals, dead_code)]
+const __g_active: &[bool] = &[true, false, false];

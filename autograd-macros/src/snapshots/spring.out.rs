@@ -75,3 +75,6 @@ fn spring_adjoint(a: f64, b: f64, d_out: f64, d_a: &mut f64, d_b: &mut f64) -> f
     *d_b += __ad_d_b;
     __ad_t3
 }
+#[doc(hidden)]
+#[allow(non_upper_case_globals, dead_code)]
+const __spring_active: &[bool] = &[true, true];

@@ -139,3 +139,6 @@ fn springs_adjoint(x: &[f64], d_out: f64, d_x: &mut [f64]) -> f64 {
     __ad_d_cell_energy_0 += __ad_d_energy__3;
     energy__3
 }
+#[doc(hidden)]
+#[allow(non_upper_case_globals, dead_code)]
+const __springs_active: &[bool] = &[true];

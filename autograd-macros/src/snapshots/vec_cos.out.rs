@@ -158,3 +158,6 @@ fn k_adjoint(
     *d_x1 += __ad_d_x1;
     __ad_t6
 }
+#[doc(hidden)]
+#[allow(non_upper_case_globals, dead_code)]
+const __k_active: &[bool] = &[true, true];

@@ -67,3 +67,6 @@ fn f_adjoint(x: f64, y: f64, d_out: f64, d_x: &mut f64, d_y: &mut f64) -> f64 {
     *d_y += __ad_d_y;
     __ad_t2
 }
+#[doc(hidden)]
+#[allow(non_upper_case_globals, dead_code)]
+const __f_active: &[bool] = &[true, true];
