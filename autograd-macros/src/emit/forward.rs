@@ -201,29 +201,7 @@ impl<'a> Tangents<'a> {
         if !self.second {
             return tokens;
         }
-        let (mut duals, mut arrays): (Vec<&Ident>, Vec<&Ident>) = (Vec::new(), Vec::new());
-        for var in uses {
-            let info = &self.func.vars[var];
-            if !self.is_dual(var) || duals.contains(&&info.ident) || arrays.contains(&&info.ident) {
-                continue;
-            }
-            match (info.kind, info.origin) {
-                (Kind::Float, _) => duals.push(&info.ident),
-                // (a parameter array holds `f64`s)
-                (Kind::FloatArray, Origin::Param { .. }) => {}
-                (Kind::FloatArray, _) => arrays.push(&info.ident),
-                _ => {}
-            }
-        }
-        if duals.is_empty() && arrays.is_empty() {
-            return tokens;
-        }
-        let values = quote!(::autograd::__private::dual::ValuesOf::values_of);
-        quote!({
-            #(let #duals: f64 = #duals.v;)*
-            #(let #arrays = #values(&#arrays);)*
-            (#tokens)
-        })
+        super::primal::values_of_duals(self.func, uses, tokens, &|v| self.is_dual(v))
     }
 
     /// Does `var` carry a (possibly) nonzero tangent the result depends on?

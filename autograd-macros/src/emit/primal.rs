@@ -590,3 +590,39 @@ pub fn rule_partials_from(
         }
     }
 }
+
+/// `tokens`, which read `uses`, with every `Dual` among them (`is_dual`)
+/// rebound to its value first (`{ let x: f64 = x.v; tokens }`): a value of a
+/// second-order body that does not depend on an active parameter though it
+/// reads one (a step function, a condition, `(x * 4.0) as usize`) is
+/// computed on `f64`s as in `f`. Shared by forward and reverse mode.
+pub fn values_of_duals(
+    func: &Func,
+    uses: Vec<VarId>,
+    tokens: TokenStream,
+    is_dual: &dyn Fn(VarId) -> bool,
+) -> TokenStream {
+    let (mut duals, mut arrays): (Vec<&Ident>, Vec<&Ident>) = (Vec::new(), Vec::new());
+    for var in uses {
+        let info = &func.vars[var];
+        if !is_dual(var) || duals.contains(&&info.ident) || arrays.contains(&&info.ident) {
+            continue;
+        }
+        match (info.kind, info.origin) {
+            (crate::ir::Kind::Float, _) => duals.push(&info.ident),
+            // (a parameter array holds `f64`s)
+            (crate::ir::Kind::FloatArray, Origin::Param { .. }) => {}
+            (crate::ir::Kind::FloatArray, _) => arrays.push(&info.ident),
+            _ => {}
+        }
+    }
+    if duals.is_empty() && arrays.is_empty() {
+        return tokens;
+    }
+    let values = quote!(::autograd::__private::dual::ValuesOf::values_of);
+    quote!({
+        #(let #duals: f64 = #duals.v;)*
+        #(let #arrays = #values(&#arrays);)*
+        (#tokens)
+    })
+}
