@@ -166,35 +166,44 @@ where
     }
 }
 
+/// `CostFunction` and `Gradient` of an objective with second order: those
+/// of the [`Objective`] it holds.
+macro_rules! delegate_first_order {
+    ($wrapper:ident<F, G, $extra:ident>) => {
+        impl<F, G, $extra> CostFunction for $wrapper<F, G, $extra>
+        where
+            F: Fn(&[f64]) -> f64,
+        {
+            type Param = Vec<f64>;
+            type Output = f64;
+
+            fn cost(&self, param: &Vec<f64>) -> Result<f64, Error> {
+                self.objective.cost(param)
+            }
+        }
+
+        impl<F, G, $extra> Gradient for $wrapper<F, G, $extra>
+        where
+            G: Fn(&[f64]) -> (f64, Vec<f64>),
+        {
+            type Param = Vec<f64>;
+            type Gradient = Vec<f64>;
+
+            fn gradient(&self, param: &Vec<f64>) -> Result<Vec<f64>, Error> {
+                self.objective.gradient(param)
+            }
+        }
+    };
+}
+
+delegate_first_order!(WithHessian<F, G, H>);
+delegate_first_order!(WithHvp<F, G, V>);
+
 /// An [`Objective`] with a dense Hessian ([`Objective::with_hessian`]).
 #[derive(Clone)]
 pub struct WithHessian<F, G, H> {
     objective: Objective<F, G>,
     hessian: H,
-}
-
-impl<F, G, H> CostFunction for WithHessian<F, G, H>
-where
-    F: Fn(&[f64]) -> f64,
-{
-    type Param = Vec<f64>;
-    type Output = f64;
-
-    fn cost(&self, param: &Vec<f64>) -> Result<f64, Error> {
-        self.objective.cost(param)
-    }
-}
-
-impl<F, G, H> Gradient for WithHessian<F, G, H>
-where
-    G: Fn(&[f64]) -> (f64, Vec<f64>),
-{
-    type Param = Vec<f64>;
-    type Gradient = Vec<f64>;
-
-    fn gradient(&self, param: &Vec<f64>) -> Result<Vec<f64>, Error> {
-        self.objective.gradient(param)
-    }
 }
 
 impl<F, G, H> Hessian for WithHessian<F, G, H>
@@ -215,30 +224,6 @@ where
 pub struct WithHvp<F, G, V> {
     objective: Objective<F, G>,
     hvp: Arc<V>,
-}
-
-impl<F, G, V> CostFunction for WithHvp<F, G, V>
-where
-    F: Fn(&[f64]) -> f64,
-{
-    type Param = Vec<f64>;
-    type Output = f64;
-
-    fn cost(&self, param: &Vec<f64>) -> Result<f64, Error> {
-        self.objective.cost(param)
-    }
-}
-
-impl<F, G, V> Gradient for WithHvp<F, G, V>
-where
-    G: Fn(&[f64]) -> (f64, Vec<f64>),
-{
-    type Param = Vec<f64>;
-    type Gradient = Vec<f64>;
-
-    fn gradient(&self, param: &Vec<f64>) -> Result<Vec<f64>, Error> {
-        self.objective.gradient(param)
-    }
 }
 
 impl<F, G, V> Hessian for WithHvp<F, G, V>
