@@ -208,10 +208,27 @@ fn needed(func: &Func, defs: &[Option<&Rhs>], activity: &Activity) -> Vec<bool> 
             }
         }
     });
+    // But a loop nested in a construct runs again in that construct's
+    // replay, and what it computes there (the values its own reverse saves
+    // and replays, its exit values) must be what the forward sweep
+    // computed: when one of its cells is needed, so is every value from
+    // outside the loop that its updates are computed from (the entry of an
+    // outer loop's cell `s` in `t = g(t) + 0.25 * s`).
+    let nested_inputs = nested_loop_inputs(func, defs);
     let mut needed_arrays = vec![false; n];
     // A needed value is recomputed from its operands: they are needed too.
     loop {
         let mut changed = false;
+        for (cell, inputs) in &nested_inputs {
+            if needed[*cell] {
+                for &v in inputs {
+                    if !needed[v] {
+                        needed[v] = true;
+                        changed = true;
+                    }
+                }
+            }
+        }
         for (cell, value) in &updates {
             if needed[*cell] {
                 let reads: Vec<VarId> = match value {
@@ -302,6 +319,89 @@ fn needed(func: &Func, defs: &[Option<&Rhs>], activity: &Activity) -> Vec<bool> 
         }
     }
     needed
+}
+
+/// For each cell of a loop nested in a construct: the variables from
+/// outside the loop that the values its updates write are computed from,
+/// through the definitions inside the loop (its entry versions and the
+/// cells of loops inside it included).
+fn nested_loop_inputs(func: &Func, defs: &[Option<&Rhs>]) -> Vec<(VarId, Vec<VarId>)> {
+    // (depth 0: a statement of the function body)
+    let mut nested: Vec<&crate::ir::Loop> = Vec::new();
+    func.body.walk(0, &mut |stmt, depth| {
+        if let (Stmt::Loop(l), 1..) = (stmt, depth) {
+            nested.push(l);
+        }
+    });
+    let mut result = Vec::new();
+    for l in nested {
+        let mut inside: HashSet<VarId> = l.carried.iter().map(|c| c.cell).collect();
+        inside.extend(l.carried.iter().map(|c| c.entry));
+        let mut cell_updates: Vec<(VarId, &Operand)> = Vec::new();
+        if let Header::Range { index, .. } = &l.header {
+            inside.insert(*index);
+        }
+        l.body.walk(0, &mut |s, _| match s {
+            Stmt::Let { var, .. } => {
+                inside.insert(*var);
+            }
+            Stmt::Update { cell, value } => cell_updates.push((*cell, value)),
+            Stmt::Loop(inner) => {
+                if let Header::Range { index, .. } = &inner.header {
+                    inside.insert(*index);
+                }
+            }
+            _ => {}
+        });
+        for carried in &l.carried {
+            let mut inputs: Vec<VarId> = Vec::new();
+            let mut seen: HashSet<VarId> = HashSet::new();
+            let mut work: Vec<VarId> = cell_updates
+                .iter()
+                .filter(|(c, _)| *c == carried.cell)
+                .flat_map(|(_, value)| operand_reads(value))
+                .collect();
+            while let Some(v) = work.pop() {
+                if !seen.insert(v) {
+                    continue;
+                }
+                if !inside.contains(&v) {
+                    inputs.push(v);
+                    continue;
+                }
+                if let Some(rhs) = defs[v] {
+                    for op in rhs.operands() {
+                        work.extend(operand_reads(op));
+                    }
+                    work.extend(rhs.arrays());
+                    match rhs {
+                        Rhs::Load { array, index } => {
+                            work.push(*array);
+                            work.extend(index.uses.iter().copied());
+                        }
+                        Rhs::Call { callee, args } => work.extend(call_reads(callee, args)),
+                        _ => {}
+                    }
+                }
+                // a cell inside: what its updates write
+                work.extend(
+                    cell_updates
+                        .iter()
+                        .filter(|(c, _)| *c == v)
+                        .flat_map(|(_, value)| operand_reads(value)),
+                );
+            }
+            result.push((carried.cell, inputs));
+        }
+    }
+    result
+}
+
+fn operand_reads(op: &Operand) -> Vec<VarId> {
+    match op {
+        Operand::Var(v) => vec![*v],
+        Operand::Const(c) => c.uses.clone(),
+    }
 }
 
 fn seed(

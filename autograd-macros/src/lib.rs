@@ -26,6 +26,7 @@ mod ir;
 mod lower;
 mod names;
 mod prim;
+mod record;
 mod signature;
 
 mod undo;

@@ -86,6 +86,20 @@ pub mod __private {
         }
     }
 
+    /// Takes the last `N` values a block of a recorded loop nest saved
+    /// (`extend_from_slice(&[a, b, c])`), in the order they were saved.
+    #[inline]
+    #[track_caller]
+    pub fn pop_n<T: Copy, const N: usize>(tape: &mut ::std::vec::Vec<T>) -> [T; N] {
+        let Some(start) = tape.len().checked_sub(N) else {
+            panic!("autograd: generated adjoint read past its tape (a bug in autograd)")
+        };
+        let mut values = [tape[start]; N];
+        values.copy_from_slice(&tape[start..]);
+        tape.truncate(start);
+        values
+    }
+
     /// The `n`-th item of `iter` (an index of a loop, replayed backwards).
     #[inline]
     #[track_caller]

@@ -70,7 +70,7 @@ pub fn emit(
     let (body, strategy) = match forward::emit(sig, func, activity, names) {
         Some(body) => (body, Strategy::Forward),
         None => (
-            reverse::Body::new(sig, func, activity, names).emit(),
+            reverse::Body::new(sig, func, activity, names, false).emit(),
             Strategy::Reverse,
         ),
     };

@@ -9,6 +9,7 @@ use crate::activity::Activity;
 use crate::fuse::Fused;
 use crate::ir::{Block, Func, Header, Kind, Operand, Origin, Rhs, Stmt, VarId};
 use crate::names::{Names, Role};
+use crate::record::Recording;
 use proc_macro2::TokenStream;
 use std::collections::{HashMap, HashSet};
 use syn::Ident;
@@ -47,6 +48,9 @@ pub struct Plan {
     pub fused: HashMap<usize, Fused>,
     /// Loops whose exit values are saved (`plan_exits`), by id.
     pub exits: HashMap<usize, SavedExits>,
+    /// Loop nests recorded instead of replayed, and what each value their
+    /// reverse reads comes from (`record.rs`).
+    pub recording: Recording,
 }
 
 /// Where a loop nested in another loop's body saves its exit values, so
@@ -66,17 +70,32 @@ const MAX_SAVED_EXITS: usize = 256;
 
 impl Plan {
     /// Plans the reverse sweep of `func`.
-    pub fn new(func: &Func, activity: &Activity, names: &Names, d_out: &Ident) -> Plan {
+    /// `second`: a second-order body, which replays every nest.
+    pub fn new(
+        func: &Func,
+        activity: &Activity,
+        names: &Names,
+        d_out: &Ident,
+        second: bool,
+    ) -> Plan {
+        let mut plain_stores = crate::undo::write_before_read(func);
+        let fused = crate::fuse::fused_loops(func, activity, d_out);
+        let recording = match second {
+            true => Recording::default(),
+            false => crate::record::plan(func, activity, names, &fused, &plain_stores),
+        };
+        plain_stores.extend(recording.plain.iter().copied());
         let mut plan = Plan {
             eager: HashSet::new(),
             tapes: Vec::new(),
             loop_tapes: HashMap::new(),
             undo: HashMap::new(),
-            plain_stores: crate::undo::write_before_read(func),
+            plain_stores,
             stores_in: HashMap::new(),
             spread_loads: HashSet::new(),
-            fused: crate::fuse::fused_loops(func, activity, d_out),
+            fused,
             exits: HashMap::new(),
+            recording,
         };
         plan.plan(func, activity, names);
         plan.plan_spread_loads(func);
@@ -116,6 +135,24 @@ impl Plan {
             let undo = names.derived(Role::Undo, array, &func.vars[array].ident);
             self.undo.entry(array).or_insert(undo);
         }
+        // Constructs inside recorded nests are never replayed: no marks.
+        let mut recorded = HashSet::new();
+        func.body.walk(0, &mut |stmt, _| {
+            if let Stmt::Loop(l) = stmt {
+                if self.recording.nests.contains_key(&l.id) {
+                    recorded.insert(loop_key(l.id));
+                    l.body.walk(0, &mut |inner, _| match inner {
+                        Stmt::If { decision, .. } => {
+                            recorded.insert(decision.to_string());
+                        }
+                        Stmt::Loop(inner) => {
+                            recorded.insert(loop_key(inner.id));
+                        }
+                        _ => {}
+                    });
+                }
+            }
+        });
         let mut constructs = Vec::new();
         func.body.walk(0, &mut |stmt, _| match stmt {
             Stmt::If {
@@ -128,6 +165,9 @@ impl Plan {
             _ => {}
         });
         for (key, blocks) in constructs {
+            if recorded.contains(&key) {
+                continue;
+            }
             let (mut stores, mut declared) = (Vec::new(), Vec::new());
             for block in blocks {
                 block.walk(0, &mut |stmt, _| match stmt {
@@ -159,8 +199,9 @@ impl Plan {
             self.stores_in.insert(key, entry);
         }
         for l in func.loops() {
-            if self.fused.contains_key(&l.id) {
-                // Each iteration is reversed right after it runs: nothing to save.
+            if self.fused.contains_key(&l.id) || self.recording.nest_of(l.id).is_some() {
+                // Each iteration is reversed right after it runs, or its
+                // values are recorded: no cell to save.
                 continue;
             }
             let mut saved = Vec::new();
@@ -229,7 +270,7 @@ impl Plan {
             let Header::Range { index, range } = &outer.header else {
                 continue;
             };
-            if self.fused.contains_key(&outer.id) {
+            if self.fused.contains_key(&outer.id) || self.recording.nest_of(outer.id).is_some() {
                 continue; // never replayed
             }
             let Some((start, end)) = constant_range(&range.tokens) else {

@@ -4,7 +4,7 @@
 
 use crate::ir::{ArrayInit, CallArg, Callee, Func, Operand, Origin, Rhs, Syntax, VarId};
 use crate::names::{self, Names, Role};
-use crate::prim::{self, Arity};
+use crate::prim::{self, Arity, Reads};
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, ToTokens};
 use syn::Ident;
@@ -522,7 +522,9 @@ pub fn call_arg(func: &Func, arg: &CallArg) -> TokenStream {
 /// more than one is needed, the rule's tuple is bound first to
 /// `__ad_p_<var>` (pushed on `out`). `powi`'s exponent is never a target.
 /// Shared by the reverse sweep (`d_arg += d_var * partial`) and forward
-/// mode (`dot_var = Σ partial * dot_arg`).
+/// mode (`dot_var = Σ partial * dot_arg`). Arguments the partials do not
+/// read (`prim::Reads`; `record::read_operands`) are passed as `0.0`, so
+/// the reverse sweep of a recorded nest need not keep them.
 pub fn rule_partials(
     func: &Func,
     names: &Names,
@@ -532,7 +534,20 @@ pub fn rule_partials(
     args: &[Operand],
     active: &dyn Fn(VarId) -> bool,
 ) -> Vec<(VarId, TokenStream)> {
-    rule_partials_from(
+    let read = crate::record::read_operands(prim, args, active);
+    let operands: Vec<TokenStream> = args
+        .iter()
+        .enumerate()
+        .map(|(i, a)| match read.contains(&i) {
+            true => operand(func, a),
+            false => quote!(0.0),
+        })
+        .collect();
+    let result = match prim.reads {
+        Reads::All => func.vars[var].ident.to_token_stream(),
+        _ => quote!(0.0),
+    };
+    partials_of_call(
         func,
         names,
         out,
@@ -541,6 +556,8 @@ pub fn rule_partials(
         args,
         active,
         quote!(::autograd::__private::rules),
+        operands,
+        result,
     )
 }
 
@@ -557,9 +574,29 @@ pub fn rule_partials_from(
     active: &dyn Fn(VarId) -> bool,
     rules: TokenStream,
 ) -> Vec<(VarId, TokenStream)> {
-    let rule = Ident::new(prim.name, Span::call_site());
     let operands: Vec<TokenStream> = args.iter().map(|a| operand(func, a)).collect();
-    let result = func.vars[var].ident.clone();
+    let result = func.vars[var].ident.to_token_stream();
+    partials_of_call(
+        func, names, out, var, prim, args, active, rules, operands, result,
+    )
+}
+
+/// [`rule_partials_from`] with the rule's arguments given (`operands`, then
+/// `result`).
+#[allow(clippy::too_many_arguments)]
+fn partials_of_call(
+    func: &Func,
+    names: &Names,
+    out: &mut Vec<TokenStream>,
+    var: VarId,
+    prim: &prim::Prim,
+    args: &[Operand],
+    active: &dyn Fn(VarId) -> bool,
+    rules: TokenStream,
+    operands: Vec<TokenStream>,
+    result: TokenStream,
+) -> Vec<(VarId, TokenStream)> {
+    let rule = Ident::new(prim.name, Span::call_site());
     let call = quote!(#rules::#rule(#(#operands,)* #result));
     let targets: Vec<(usize, VarId)> = args
         .iter()
@@ -579,7 +616,7 @@ pub fn rule_partials_from(
             vec![(*target, quote!(#call.#field))]
         }
         many => {
-            let partials = names.derived(Role::Partials, var, &result);
+            let partials = names.derived(Role::Partials, var, &func.vars[var].ident);
             out.push(quote!(let #partials = #call;));
             many.iter()
                 .map(|&(i, target)| {

@@ -23,6 +23,7 @@ use crate::ir::{
     ArrayInit, Block, CallArg, Callee, Func, Header, Jump, Kind, Operand, Origin, Rhs, Stmt, VarId,
 };
 use crate::names::{Names, Role};
+use crate::record::{Keep, Nest};
 use crate::signature::Signature;
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned, ToTokens};
@@ -45,6 +46,9 @@ struct Mode {
     native_loop: bool,
     /// What loops with saved exit values (`Plan::exits`) do here.
     exits: Exits,
+    /// Inside a recorded nest (`record.rs`): each block ends by recording
+    /// the values its reverse takes back.
+    store: bool,
 }
 
 /// What a loop whose exit values are saved (`Plan::exits`) does where it is
@@ -83,14 +87,18 @@ pub(super) struct Body<'a> {
     /// and their adjoints split into `d_<p>` and `hv_<p>`; rules come
     /// from `__private::dual::rules`; calls go to `g_hvp_adjoint`.
     second: bool,
+    /// While a recorded nest (`record.rs`) is emitted: its top loop's id.
+    nest: Option<usize>,
 }
 
 impl<'a> Body<'a> {
+    /// `second`: the same body on `Dual`s (forward over reverse).
     pub(super) fn new(
         sig: &'a Signature,
         func: &'a Func,
         activity: &'a Activity,
         names: &'a Names,
+        second: bool,
     ) -> Self {
         Body {
             sig,
@@ -100,15 +108,10 @@ impl<'a> Body<'a> {
             declared: HashSet::new(),
             dead_cells: HashSet::new(),
             forward_partials: HashSet::new(),
-            plan: Plan::new(func, activity, names, &sig.d_out),
-            second: false,
+            plan: Plan::new(func, activity, names, &sig.d_out, second),
+            second,
+            nest: None,
         }
-    }
-
-    /// The same body on `Dual`s (forward over reverse).
-    pub(super) fn second_order(mut self) -> Self {
-        self.second = true;
-        self
     }
 
     /// The type of adjoints: `f64`, or `Dual` in a second-order body.
@@ -193,6 +196,29 @@ impl<'a> Body<'a> {
                     .push(quote!(let mut #marks: ::std::vec::Vec<usize> = ::std::vec::Vec::new();));
             }
         }
+        let mut nests: Vec<(&usize, &Nest)> = self.plan.recording.nests.iter().collect();
+        nests.sort_by_key(|(id, _)| **id);
+        for (_, nest) in nests {
+            let (floats, decisions) = (&nest.floats, &nest.decisions);
+            tapes.push(quote! {
+                let mut #floats: ::std::vec::Vec<f64> = ::std::vec::Vec::new();
+                let mut #decisions: ::std::vec::Vec<bool> = ::std::vec::Vec::new();
+            });
+        }
+        let mut own: Vec<(&VarId, &Ident)> = self
+            .plan
+            .recording
+            .keep
+            .iter()
+            .filter_map(|(var, keep)| match keep {
+                Keep::Own(tape) => Some((var, tape)),
+                _ => None,
+            })
+            .collect();
+        own.sort();
+        for (_, tape) in own {
+            tapes.push(quote!(let mut #tape = ::std::vec::Vec::new();));
+        }
         let mut exits: Vec<&SavedExits> = self.plan.exits.values().collect();
         exits.sort_by_key(|e| e.cells[0].0);
         for saved in exits {
@@ -211,6 +237,7 @@ impl<'a> Body<'a> {
             replay: false,
             native_loop: false,
             exits: Exits::Run,
+            store: false,
         };
         let forward = self.forward(&self.func.body, top);
         let Some(value) = value else {
@@ -319,22 +346,7 @@ impl<'a> Body<'a> {
                     out.extend(self.call_with_partials(*var, ty.as_ref(), callee, args));
                 }
                 Stmt::Let { var, ty, init } => {
-                    let ident = self.ident(*var);
-                    let var_info = &self.func.vars[*var];
-                    let is_array = matches!(init, Some(Rhs::Array(_)));
-                    let mutability = (var_info.is_cell() || is_array).then(|| quote!(mut));
-                    if self.is_dual(*var) && var_info.kind != Kind::Other {
-                        let (ty, init) = self.dual_let(*var, ty.as_ref(), init.as_ref());
-                        out.push(quote!(let #mutability #ident #ty #init;));
-                        continue;
-                    }
-                    let ty = let_type(ty.as_ref(), init.as_ref());
-                    let init = init.as_ref().map(|rhs| {
-                        let value = self.forward_rhs(rhs);
-                        let value = self.values_of_duals(rhs_reads(rhs), value);
-                        quote!(= #value)
-                    });
-                    out.push(quote!(let #mutability #ident #ty #init;));
+                    out.push(self.let_stmt(*var, ty.as_ref(), init.as_ref()));
                 }
                 Stmt::Update { cell, value } => {
                     if mode.replay && self.dead_cells.contains(cell) {
@@ -411,6 +423,24 @@ impl<'a> Body<'a> {
                         if #decision { #(#then_code)* } else { #(#else_code)* }
                     });
                 }
+                // A recorded nest is a loop of the function body, whose
+                // forward code is emitted once.
+                Stmt::Loop(l)
+                    if self.plan.recording.nests.contains_key(&l.id)
+                        && mode.record
+                        && !mode.replay =>
+                {
+                    let outer = self.nest.replace(l.id);
+                    let recorded = Mode {
+                        record: false,
+                        replay: false,
+                        native_loop: false,
+                        exits: Exits::Run,
+                        store: true,
+                    };
+                    out.push(self.forward_loop(l, recorded));
+                    self.nest = outer;
+                }
                 // Only loops in the function body are fused, and its forward
                 // code is emitted once, recording (the guard is that).
                 Stmt::Loop(l)
@@ -458,7 +488,127 @@ impl<'a> Body<'a> {
                 Stmt::Return { .. } => {}
             }
         }
+        if mode.store {
+            out.extend(self.record(block));
+        }
         out
+    }
+
+    /// `let var [: ty] [= init];` as the forward sweep computes it.
+    fn let_stmt(&self, var: VarId, ty: Option<&TokenStream>, init: Option<&Rhs>) -> TokenStream {
+        let ident = self.ident(var);
+        let var_info = &self.func.vars[var];
+        let is_array = matches!(init, Some(Rhs::Array(_)));
+        let mutability = (var_info.is_cell() || is_array).then(|| quote!(mut));
+        if self.is_dual(var) && var_info.kind != Kind::Other {
+            let (ty, init) = self.dual_let(var, ty, init);
+            return quote!(let #mutability #ident #ty #init;);
+        }
+        let ty = let_type(ty, init);
+        let init = init.map(|rhs| {
+            let value = self.forward_rhs(rhs);
+            let value = self.values_of_duals(rhs_reads(rhs), value);
+            quote!(= #value)
+        });
+        quote!(let #mutability #ident #ty #init;)
+    }
+
+    /// The end of `block` in a recorded nest: its values that the reverse
+    /// takes back (`record.rs`), in order, and its recorded decisions.
+    fn record(&self, block: &Block) -> Vec<TokenStream> {
+        let nest = &self.plan.recording.nests[&self.nest.expect("inside a recorded nest")];
+        let (floats, own, decisions) = self.recorded_in(block);
+        let mut out = Vec::new();
+        let record = &nest.floats;
+        match floats.as_slice() {
+            [] => {}
+            [one] => out.push(quote!(#record.push(#one);)),
+            many => out.push(quote!(#record.extend_from_slice(&[#(#many),*]);)),
+        }
+        for (var, tape) in own {
+            out.push(quote!(#tape.push(#var.clone());));
+        }
+        let record = &nest.decisions;
+        match decisions.as_slice() {
+            [] => {}
+            [one] => out.push(quote!(#record.push(#one);)),
+            many => out.push(quote!(#record.extend_from_slice(&[#(#many),*]);)),
+        }
+        out
+    }
+
+    /// What `block` records (not its nested blocks): its floats, its
+    /// values with a tape of their own, its decisions.
+    fn recorded_in(&self, block: &Block) -> (Vec<Ident>, Vec<(Ident, Ident)>, Vec<Ident>) {
+        let (mut floats, mut own, mut decisions) = (Vec::new(), Vec::new(), Vec::new());
+        let recording = &self.plan.recording;
+        for stmt in &block.stmts {
+            match stmt {
+                Stmt::Let { var, .. } => match recording.keep.get(var) {
+                    Some(Keep::Float) => floats.push(self.ident(*var).clone()),
+                    Some(Keep::Own(tape)) => own.push((self.ident(*var).clone(), tape.clone())),
+                    _ => {}
+                },
+                Stmt::If { decision, .. }
+                    if recording.decisions.contains(&decision.to_string()) =>
+                {
+                    decisions.push(decision.clone())
+                }
+                _ => {}
+            }
+        }
+        (floats, own, decisions)
+    }
+
+    /// The reverse of `block` in a recorded nest: its recorded values taken
+    /// back, the values it recomputes, then its reverse (nothing when it
+    /// has no reverse work).
+    fn reverse_recorded_block(&mut self, block: &Block) -> Vec<TokenStream> {
+        let reverse = self.reverse(block);
+        let nest = &self.plan.recording.nests[&self.nest.expect("inside a recorded nest")];
+        let (floats, own, decisions) = self.recorded_in(block);
+        let mut out = Vec::new();
+        let take = |record: &Ident, names: &[Ident], ty: TokenStream| match names {
+            [] => None,
+            [one] => Some(quote!(let #one: #ty = ::autograd::__private::pop(&mut #record);)),
+            many => {
+                let n = proc_macro2::Literal::usize_unsuffixed(many.len());
+                Some(quote! {
+                    let [#(#many),*]: [#ty; #n] = ::autograd::__private::pop_n(&mut #record);
+                })
+            }
+        };
+        out.extend(take(&nest.floats, &floats, quote!(f64)));
+        out.extend(take(&nest.decisions, &decisions, quote!(bool)));
+        for (var, tape) in own {
+            out.push(quote!(let #var = ::autograd::__private::pop(&mut #tape);));
+        }
+        if reverse.is_empty() && out.is_empty() {
+            return reverse;
+        }
+        for stmt in &block.stmts {
+            if let Stmt::Let { var, ty, init } = stmt {
+                if self.plan.recording.keep.get(var) == Some(&Keep::Recompute) {
+                    out.push(self.let_stmt(*var, ty.as_ref(), init.as_ref()));
+                }
+            }
+        }
+        out.extend(reverse);
+        out
+    }
+
+    /// The reverse of a loop of a recorded nest: its iterations backwards,
+    /// each taking its values back.
+    fn reverse_recorded_loop(&mut self, l: &crate::ir::Loop) -> Option<TokenStream> {
+        let Header::Range { index, range } = &l.header else {
+            unreachable!("a recorded nest's loops have ranges (record::recordable)")
+        };
+        let inner = self.reverse_recorded_block(&l.body);
+        if inner.is_empty() {
+            return None;
+        }
+        let (index, range) = (self.ident(*index), &range.tokens);
+        Some(quote!(for #index in (#range).rev() { #(#inner)* }))
     }
 
     fn forward_loop(&mut self, l: &crate::ir::Loop, mode: Mode) -> TokenStream {
@@ -468,6 +618,7 @@ impl<'a> Body<'a> {
             replay: mode.replay,
             native_loop: true,
             exits: if mode.record { Exits::Save } else { Exits::Run },
+            store: mode.store,
         };
         let body = self.forward(&l.body, body_mode);
         let count = l.breaks.then(|| quote!(#counter += 1;));
@@ -558,6 +709,7 @@ impl<'a> Body<'a> {
             replay: false,
             native_loop: false,
             exits: Exits::Run,
+            store: false,
         };
         let body = self.forward(&l.body, mode);
         let reverse = self.reverse(&l.body);
@@ -690,6 +842,26 @@ impl<'a> Body<'a> {
                     then_,
                     else_,
                     ..
+                } if self.nest.is_some() => {
+                    if !self
+                        .plan
+                        .recording
+                        .decisions
+                        .contains(&decision.to_string())
+                    {
+                        continue;
+                    }
+                    let then_code = self.reverse_recorded_block(then_);
+                    let else_code = self.reverse_recorded_block(else_);
+                    out.push(quote! {
+                        if #decision { #(#then_code)* } else { #(#else_code)* }
+                    });
+                }
+                Stmt::If {
+                    decision,
+                    then_,
+                    else_,
+                    ..
                 } => {
                     let then_code = self.reverse_branch(then_);
                     let else_code = self.reverse_branch(else_);
@@ -718,6 +890,16 @@ impl<'a> Body<'a> {
                 }
                 // reversed inside its forward code (`fused_loop`)
                 Stmt::Loop(l) if self.plan.fused.contains_key(&l.id) => {}
+                Stmt::Loop(l)
+                    if self.nest.is_some() || self.plan.recording.nests.contains_key(&l.id) =>
+                {
+                    let outer = self.nest;
+                    self.nest = self.nest.or(Some(l.id));
+                    if let Some(code) = self.reverse_recorded_loop(l) {
+                        out.push(code);
+                    }
+                    self.nest = outer;
+                }
                 Stmt::Loop(l) => {
                     if let Some(code) = self.reverse_loop(l) {
                         out.push(code);
@@ -741,6 +923,7 @@ impl<'a> Body<'a> {
             replay: true,
             native_loop: false,
             exits: Exits::Run,
+            store: false,
         };
         let mut out = self.forward(block, replay);
         out.extend(reverse);
@@ -777,6 +960,7 @@ impl<'a> Body<'a> {
             replay: true,
             native_loop: false,
             exits: Exits::Restore,
+            store: false,
         };
         let saved_cells: HashSet<VarId> = saved.iter().map(|(_, cell)| *cell).collect();
         let dead: HashSet<VarId> = l

@@ -508,7 +508,7 @@ pub fn emit(
     // One `f64` input: forward over forward (no tape), else forward over
     // the reverse sweep.
     let body = super::forward::emit_second(sig, func, activity, names)
-        .unwrap_or_else(|| Body::new(sig, func, activity, names).second_order().emit());
+        .unwrap_or_else(|| Body::new(sig, func, activity, names, true).emit());
     let attrs = inherited_attrs(item);
     let allow = allow_lints();
     let dual = dual_ty();

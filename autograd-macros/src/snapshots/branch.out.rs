@@ -43,7 +43,7 @@ fn piecewise_grad(x: f64, y: f64) -> (f64, (f64, f64)) {
         let mut __ad_d_t5: f64 = d_out;
         let mut __ad_d_z: f64 = 0.0;
         let mut __ad_d_cell_z_2: f64 = 0.0;
-        let __ad_p_t5 = ::autograd::__private::rules::add(z__3, y, __ad_t5);
+        let __ad_p_t5 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
         let mut __ad_d_z__3: f64 = __ad_d_t5 * __ad_p_t5.0;
         let mut __ad_d_y: f64 = __ad_d_t5 * __ad_p_t5.1;
         __ad_d_cell_z_2 += __ad_d_z__3;
@@ -52,7 +52,7 @@ fn piecewise_grad(x: f64, y: f64) -> (f64, (f64, f64)) {
             __ad_cell_z_2 = z__1;
             let mut __ad_d_z__1: f64 = __ad_d_cell_z_2;
             __ad_d_cell_z_2 = 0.0;
-            let __ad_p_z__1 = ::autograd::__private::rules::mul(z, x, z__1);
+            let __ad_p_z__1 = ::autograd::__private::rules::mul(z, x, 0.0);
             __ad_d_z += __ad_d_z__1 * __ad_p_z__1.0;
             __ad_d_x += __ad_d_z__1 * __ad_p_z__1.1;
         } else {
@@ -63,7 +63,7 @@ fn piecewise_grad(x: f64, y: f64) -> (f64, (f64, f64)) {
             __ad_d_z += __ad_d_z__2 * ::autograd::__private::rules::sin(z, z__2);
         }
         __ad_d_z += __ad_d_cell_z_2;
-        let __ad_p_z = ::autograd::__private::rules::mul(x, y, z);
+        let __ad_p_z = ::autograd::__private::rules::mul(x, y, 0.0);
         __ad_d_x += __ad_d_z * __ad_p_z.0;
         __ad_d_y += __ad_d_z * __ad_p_z.1;
         *d_x += __ad_d_x;
@@ -101,7 +101,7 @@ fn piecewise_adjoint(x: f64, y: f64, d_out: f64, d_x: &mut f64, d_y: &mut f64) -
     let mut __ad_d_t5: f64 = d_out;
     let mut __ad_d_z: f64 = 0.0;
     let mut __ad_d_cell_z_2: f64 = 0.0;
-    let __ad_p_t5 = ::autograd::__private::rules::add(z__3, y, __ad_t5);
+    let __ad_p_t5 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
     let mut __ad_d_z__3: f64 = __ad_d_t5 * __ad_p_t5.0;
     let mut __ad_d_y: f64 = __ad_d_t5 * __ad_p_t5.1;
     __ad_d_cell_z_2 += __ad_d_z__3;
@@ -110,7 +110,7 @@ fn piecewise_adjoint(x: f64, y: f64, d_out: f64, d_x: &mut f64, d_y: &mut f64) -
         __ad_cell_z_2 = z__1;
         let mut __ad_d_z__1: f64 = __ad_d_cell_z_2;
         __ad_d_cell_z_2 = 0.0;
-        let __ad_p_z__1 = ::autograd::__private::rules::mul(z, x, z__1);
+        let __ad_p_z__1 = ::autograd::__private::rules::mul(z, x, 0.0);
         __ad_d_z += __ad_d_z__1 * __ad_p_z__1.0;
         __ad_d_x += __ad_d_z__1 * __ad_p_z__1.1;
     } else {
@@ -121,7 +121,7 @@ fn piecewise_adjoint(x: f64, y: f64, d_out: f64, d_x: &mut f64, d_y: &mut f64) -
         __ad_d_z += __ad_d_z__2 * ::autograd::__private::rules::sin(z, z__2);
     }
     __ad_d_z += __ad_d_cell_z_2;
-    let __ad_p_z = ::autograd::__private::rules::mul(x, y, z);
+    let __ad_p_z = ::autograd::__private::rules::mul(x, y, 0.0);
     __ad_d_x += __ad_d_z * __ad_p_z.0;
     __ad_d_y += __ad_d_z * __ad_p_z.1;
     *d_x += __ad_d_x;

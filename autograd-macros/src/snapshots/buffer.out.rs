@@ -56,7 +56,7 @@ fn prefix_products_grad(x: &[f64]) -> (f64, ::std::vec::Vec<f64>) {
             p[__ad_i_1] = __ad_old;
             let mut __ad_d_t2: f64 = __ad_d_p[__ad_i_1];
             __ad_d_p[__ad_i_1] = 0.0;
-            let __ad_p_t2 = ::autograd::__private::rules::mul(__ad_t1, __ad_t0, __ad_t2);
+            let __ad_p_t2 = ::autograd::__private::rules::mul(__ad_t1, __ad_t0, 0.0);
             let mut __ad_d_t1: f64 = __ad_d_t2 * __ad_p_t2.0;
             let mut __ad_d_t0: f64 = __ad_d_t2 * __ad_p_t2.1;
             __ad_d_p[i] += __ad_d_t1;
@@ -124,7 +124,7 @@ fn prefix_products_adjoint(x: &[f64], d_out: f64, d_x: &mut [f64]) -> f64 {
         p[__ad_i_1] = __ad_old;
         let mut __ad_d_t2: f64 = __ad_d_p[__ad_i_1];
         __ad_d_p[__ad_i_1] = 0.0;
-        let __ad_p_t2 = ::autograd::__private::rules::mul(__ad_t1, __ad_t0, __ad_t2);
+        let __ad_p_t2 = ::autograd::__private::rules::mul(__ad_t1, __ad_t0, 0.0);
         let mut __ad_d_t1: f64 = __ad_d_t2 * __ad_p_t2.0;
         let mut __ad_d_t0: f64 = __ad_d_t2 * __ad_p_t2.1;
         __ad_d_p[i] += __ad_d_t1;

@@ -25,7 +25,7 @@ fn distance_grad(p: &[f64]) -> (f64, ::std::vec::Vec<f64>) {
         let __ad_t2 = square_adjoint(__ad_t1, 1.0_f64, &mut __ad_dp_t2_0);
         let __ad_t3 = __ad_t0 + __ad_t2;
         let mut __ad_d_t3: f64 = d_out;
-        let __ad_p_t3 = ::autograd::__private::rules::add(__ad_t0, __ad_t2, __ad_t3);
+        let __ad_p_t3 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
         let mut __ad_d_t0: f64 = __ad_d_t3 * __ad_p_t3.0;
         let mut __ad_d_t2: f64 = __ad_d_t3 * __ad_p_t3.1;
         let mut __ad_d_t1: f64 = __ad_d_t2 * __ad_dp_t2_0;
@@ -61,7 +61,7 @@ fn distance_adjoint(p: &[f64], d_out: f64, d_p: &mut [f64]) -> f64 {
     let __ad_t2 = square_adjoint(__ad_t1, 1.0_f64, &mut __ad_dp_t2_0);
     let __ad_t3 = __ad_t0 + __ad_t2;
     let mut __ad_d_t3: f64 = d_out;
-    let __ad_p_t3 = ::autograd::__private::rules::add(__ad_t0, __ad_t2, __ad_t3);
+    let __ad_p_t3 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
     let mut __ad_d_t0: f64 = __ad_d_t3 * __ad_p_t3.0;
     let mut __ad_d_t2: f64 = __ad_d_t3 * __ad_p_t3.1;
     let mut __ad_d_t1: f64 = __ad_d_t2 * __ad_dp_t2_0;

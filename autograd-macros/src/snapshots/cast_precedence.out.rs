@@ -20,7 +20,7 @@ fn h_grad(x: f64, n: usize) -> (f64, f64) {
     let d_out = 1.0_f64;
     let __ad_value = {
         let __ad_t0 = (-(n as f64)) * x;
-        let __ad_dot_t0 = ::autograd::__private::rules::mul((-(n as f64)), x, __ad_t0).1;
+        let __ad_dot_t0 = ::autograd::__private::rules::mul((-(n as f64)), 0.0, 0.0).1;
         let __ad_t1 = (n as f64).mul_add(1.5, x);
         let __ad_dot_t1 = ::autograd::__private::rules::mul_add(
                 (n as f64),
@@ -30,7 +30,7 @@ fn h_grad(x: f64, n: usize) -> (f64, f64) {
             )
             .2;
         let __ad_t2 = __ad_t0 + __ad_t1;
-        let __ad_p_t2 = ::autograd::__private::rules::add(__ad_t0, __ad_t1, __ad_t2);
+        let __ad_p_t2 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
         let __ad_dot_t2 = __ad_p_t2.0 * __ad_dot_t0 + __ad_p_t2.1 * __ad_dot_t1;
         *d_x += d_out * __ad_dot_t2;
         __ad_t2
@@ -51,12 +51,12 @@ fn h_grad(x: f64, n: usize) -> (f64, f64) {
 )]
 fn h_adjoint(x: f64, n: usize, d_out: f64, d_x: &mut f64) -> f64 {
     let __ad_t0 = (-(n as f64)) * x;
-    let __ad_dot_t0 = ::autograd::__private::rules::mul((-(n as f64)), x, __ad_t0).1;
+    let __ad_dot_t0 = ::autograd::__private::rules::mul((-(n as f64)), 0.0, 0.0).1;
     let __ad_t1 = (n as f64).mul_add(1.5, x);
     let __ad_dot_t1 = ::autograd::__private::rules::mul_add((n as f64), 1.5, x, __ad_t1)
         .2;
     let __ad_t2 = __ad_t0 + __ad_t1;
-    let __ad_p_t2 = ::autograd::__private::rules::add(__ad_t0, __ad_t1, __ad_t2);
+    let __ad_p_t2 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
     let __ad_dot_t2 = __ad_p_t2.0 * __ad_dot_t0 + __ad_p_t2.1 * __ad_dot_t1;
     *d_x += d_out * __ad_dot_t2;
     __ad_t2

@@ -28,13 +28,13 @@ fn spring_grad(a: f64, b: f64) -> (f64, (f64, f64)) {
         let stretch = __ad_t1 - REST;
         let __ad_t3 = stretch * stretch;
         let mut __ad_d_t3: f64 = d_out;
-        let __ad_p_t3 = ::autograd::__private::rules::mul(stretch, stretch, __ad_t3);
+        let __ad_p_t3 = ::autograd::__private::rules::mul(stretch, stretch, 0.0);
         let mut __ad_d_stretch: f64 = __ad_d_t3 * __ad_p_t3.0;
         __ad_d_stretch += __ad_d_t3 * __ad_p_t3.1;
         let mut __ad_d_t1: f64 = __ad_d_stretch
-            * ::autograd::__private::rules::sub(__ad_t1, REST, stretch).0;
+            * ::autograd::__private::rules::sub(0.0, 0.0, 0.0).0;
         let mut __ad_d_t0: f64 = __ad_d_t1 * __ad_dp_t1_0;
-        let __ad_p_t0 = ::autograd::__private::rules::sub(b, a, __ad_t0);
+        let __ad_p_t0 = ::autograd::__private::rules::sub(0.0, 0.0, 0.0);
         let mut __ad_d_b: f64 = __ad_d_t0 * __ad_p_t0.0;
         let mut __ad_d_a: f64 = __ad_d_t0 * __ad_p_t0.1;
         *d_a += __ad_d_a;
@@ -62,13 +62,13 @@ fn spring_adjoint(a: f64, b: f64, d_out: f64, d_a: &mut f64, d_b: &mut f64) -> f
     let stretch = __ad_t1 - REST;
     let __ad_t3 = stretch * stretch;
     let mut __ad_d_t3: f64 = d_out;
-    let __ad_p_t3 = ::autograd::__private::rules::mul(stretch, stretch, __ad_t3);
+    let __ad_p_t3 = ::autograd::__private::rules::mul(stretch, stretch, 0.0);
     let mut __ad_d_stretch: f64 = __ad_d_t3 * __ad_p_t3.0;
     __ad_d_stretch += __ad_d_t3 * __ad_p_t3.1;
     let mut __ad_d_t1: f64 = __ad_d_stretch
-        * ::autograd::__private::rules::sub(__ad_t1, REST, stretch).0;
+        * ::autograd::__private::rules::sub(0.0, 0.0, 0.0).0;
     let mut __ad_d_t0: f64 = __ad_d_t1 * __ad_dp_t1_0;
-    let __ad_p_t0 = ::autograd::__private::rules::sub(b, a, __ad_t0);
+    let __ad_p_t0 = ::autograd::__private::rules::sub(0.0, 0.0, 0.0);
     let mut __ad_d_b: f64 = __ad_d_t0 * __ad_p_t0.0;
     let mut __ad_d_a: f64 = __ad_d_t0 * __ad_p_t0.1;
     *d_a += __ad_d_a;

@@ -46,39 +46,26 @@ pub fn extended_rosenbrock_grad(x: &[f64]) -> (f64, ::std::vec::Vec<f64>) {
                 __ad_d_cell_sum_0 = __ad_seed_cell_sum_0;
                 let mut __ad_d_sum__2: f64 = __ad_d_cell_sum_0;
                 __ad_d_cell_sum_0 = 0.0;
-                let __ad_p_sum__2 = ::autograd::__private::rules::add(
-                    sum__1,
-                    __ad_t9,
-                    sum__2,
-                );
+                let __ad_p_sum__2 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
                 let mut __ad_d_sum__1: f64 = __ad_d_sum__2 * __ad_p_sum__2.0;
                 let mut __ad_d_t9: f64 = __ad_d_sum__2 * __ad_p_sum__2.1;
-                let __ad_p_t9 = ::autograd::__private::rules::add(
-                    __ad_t7,
-                    __ad_t8,
-                    __ad_t9,
-                );
+                let __ad_p_t9 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
                 let mut __ad_d_t7: f64 = __ad_d_t9 * __ad_p_t9.0;
                 let mut __ad_d_t8: f64 = __ad_d_t9 * __ad_p_t9.1;
-                let __ad_p_t8 = ::autograd::__private::rules::mul(u, u, __ad_t8);
+                let __ad_p_t8 = ::autograd::__private::rules::mul(u, u, 0.0);
                 let mut __ad_d_u: f64 = __ad_d_t8 * __ad_p_t8.0;
                 __ad_d_u += __ad_d_t8 * __ad_p_t8.1;
-                let __ad_p_t7 = ::autograd::__private::rules::mul(__ad_t6, t, __ad_t7);
+                let __ad_p_t7 = ::autograd::__private::rules::mul(__ad_t6, t, 0.0);
                 let mut __ad_d_t6: f64 = __ad_d_t7 * __ad_p_t7.0;
                 let mut __ad_d_t: f64 = __ad_d_t7 * __ad_p_t7.1;
                 __ad_d_t
-                    += __ad_d_t6
-                        * ::autograd::__private::rules::mul(100.0, t, __ad_t6).1;
+                    += __ad_d_t6 * ::autograd::__private::rules::mul(100.0, 0.0, 0.0).1;
                 let mut __ad_d_t2: f64 = __ad_d_u
-                    * ::autograd::__private::rules::sub(1.0, __ad_t2, u).1;
-                let __ad_p_t = ::autograd::__private::rules::sub(__ad_t1, __ad_t3, t);
+                    * ::autograd::__private::rules::sub(0.0, 0.0, 0.0).1;
+                let __ad_p_t = ::autograd::__private::rules::sub(0.0, 0.0, 0.0);
                 let mut __ad_d_t1: f64 = __ad_d_t * __ad_p_t.0;
                 let mut __ad_d_t3: f64 = __ad_d_t * __ad_p_t.1;
-                let __ad_p_t3 = ::autograd::__private::rules::mul(
-                    __ad_t2,
-                    __ad_t2,
-                    __ad_t3,
-                );
+                let __ad_p_t3 = ::autograd::__private::rules::mul(__ad_t2, __ad_t2, 0.0);
                 __ad_d_t2 += __ad_d_t3 * __ad_p_t3.0;
                 __ad_d_t2 += __ad_d_t3 * __ad_p_t3.1;
                 d_x[i] += __ad_d_t2;
@@ -141,30 +128,25 @@ pub fn extended_rosenbrock_adjoint(x: &[f64], d_out: f64, d_x: &mut [f64]) -> f6
             __ad_d_cell_sum_0 = __ad_seed_cell_sum_0;
             let mut __ad_d_sum__2: f64 = __ad_d_cell_sum_0;
             __ad_d_cell_sum_0 = 0.0;
-            let __ad_p_sum__2 = ::autograd::__private::rules::add(
-                sum__1,
-                __ad_t9,
-                sum__2,
-            );
+            let __ad_p_sum__2 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
             let mut __ad_d_sum__1: f64 = __ad_d_sum__2 * __ad_p_sum__2.0;
             let mut __ad_d_t9: f64 = __ad_d_sum__2 * __ad_p_sum__2.1;
-            let __ad_p_t9 = ::autograd::__private::rules::add(__ad_t7, __ad_t8, __ad_t9);
+            let __ad_p_t9 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
             let mut __ad_d_t7: f64 = __ad_d_t9 * __ad_p_t9.0;
             let mut __ad_d_t8: f64 = __ad_d_t9 * __ad_p_t9.1;
-            let __ad_p_t8 = ::autograd::__private::rules::mul(u, u, __ad_t8);
+            let __ad_p_t8 = ::autograd::__private::rules::mul(u, u, 0.0);
             let mut __ad_d_u: f64 = __ad_d_t8 * __ad_p_t8.0;
             __ad_d_u += __ad_d_t8 * __ad_p_t8.1;
-            let __ad_p_t7 = ::autograd::__private::rules::mul(__ad_t6, t, __ad_t7);
+            let __ad_p_t7 = ::autograd::__private::rules::mul(__ad_t6, t, 0.0);
             let mut __ad_d_t6: f64 = __ad_d_t7 * __ad_p_t7.0;
             let mut __ad_d_t: f64 = __ad_d_t7 * __ad_p_t7.1;
-            __ad_d_t
-                += __ad_d_t6 * ::autograd::__private::rules::mul(100.0, t, __ad_t6).1;
+            __ad_d_t += __ad_d_t6 * ::autograd::__private::rules::mul(100.0, 0.0, 0.0).1;
             let mut __ad_d_t2: f64 = __ad_d_u
-                * ::autograd::__private::rules::sub(1.0, __ad_t2, u).1;
-            let __ad_p_t = ::autograd::__private::rules::sub(__ad_t1, __ad_t3, t);
+                * ::autograd::__private::rules::sub(0.0, 0.0, 0.0).1;
+            let __ad_p_t = ::autograd::__private::rules::sub(0.0, 0.0, 0.0);
             let mut __ad_d_t1: f64 = __ad_d_t * __ad_p_t.0;
             let mut __ad_d_t3: f64 = __ad_d_t * __ad_p_t.1;
-            let __ad_p_t3 = ::autograd::__private::rules::mul(__ad_t2, __ad_t2, __ad_t3);
+            let __ad_p_t3 = ::autograd::__private::rules::mul(__ad_t2, __ad_t2, 0.0);
             __ad_d_t2 += __ad_d_t3 * __ad_p_t3.0;
             __ad_d_t2 += __ad_d_t3 * __ad_p_t3.1;
             d_x[i] += __ad_d_t2;

@@ -113,19 +113,15 @@ fn mlp_loss_grad(w: &[f64], xs: &[f64], ys: &[f64]) -> (f64, ::std::vec::Vec<f64
                 let mut __ad_d_cell_out_13: f64 = 0.0;
                 let mut __ad_d_total__2: f64 = __ad_d_cell_total_0;
                 __ad_d_cell_total_0 = 0.0;
-                let __ad_p_total__2 = ::autograd::__private::rules::add(
-                    total__1,
-                    __ad_t19,
-                    total__2,
-                );
+                let __ad_p_total__2 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
                 let mut __ad_d_total__1: f64 = __ad_d_total__2 * __ad_p_total__2.0;
                 let mut __ad_d_t19: f64 = __ad_d_total__2 * __ad_p_total__2.1;
                 let mut __ad_d_t18: f64 = __ad_d_t19
                     * ::autograd::__private::rules::max(__ad_t18, 0.0, __ad_t19).0;
                 let mut __ad_d_t17: f64 = __ad_d_t18
-                    * ::autograd::__private::rules::sub(1.0, __ad_t17, __ad_t18).1;
+                    * ::autograd::__private::rules::sub(0.0, 0.0, 0.0).1;
                 let mut __ad_d_out__3: f64 = __ad_d_t17
-                    * ::autograd::__private::rules::mul((ys[s]), out__3, __ad_t17).1;
+                    * ::autograd::__private::rules::mul((ys[s]), 0.0, 0.0).1;
                 __ad_d_cell_out_13 += __ad_d_out__3;
                 let __ad_seed_cell_out_13: f64 = __ad_d_cell_out_13;
                 for k__2 in 0..16 {
@@ -137,17 +133,13 @@ fn mlp_loss_grad(w: &[f64], xs: &[f64], ys: &[f64]) -> (f64, ::std::vec::Vec<f64
                     let out__2 = out__1 + __ad_t16;
                     let mut __ad_d_out__2: f64 = __ad_d_cell_out_13;
                     __ad_d_cell_out_13 = 0.0;
-                    let __ad_p_out__2 = ::autograd::__private::rules::add(
-                        out__1,
-                        __ad_t16,
-                        out__2,
-                    );
+                    let __ad_p_out__2 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
                     let mut __ad_d_out__1: f64 = __ad_d_out__2 * __ad_p_out__2.0;
                     let mut __ad_d_t16: f64 = __ad_d_out__2 * __ad_p_out__2.1;
                     let __ad_p_t16 = ::autograd::__private::rules::mul(
                         __ad_t14,
                         __ad_t15,
-                        __ad_t16,
+                        0.0,
                     );
                     let mut __ad_d_t14: f64 = __ad_d_t16 * __ad_p_t16.0;
                     let mut __ad_d_t15: f64 = __ad_d_t16 * __ad_p_t16.1;
@@ -183,16 +175,16 @@ fn mlp_loss_grad(w: &[f64], xs: &[f64], ys: &[f64]) -> (f64, ::std::vec::Vec<f64
                         let mut __ad_d_a__6: f64 = __ad_d_cell_a_7;
                         __ad_d_cell_a_7 = 0.0;
                         let __ad_p_a__6 = ::autograd::__private::rules::add(
-                            a__5,
-                            __ad_t10,
-                            a__6,
+                            0.0,
+                            0.0,
+                            0.0,
                         );
                         let mut __ad_d_a__5: f64 = __ad_d_a__6 * __ad_p_a__6.0;
                         let mut __ad_d_t10: f64 = __ad_d_a__6 * __ad_p_a__6.1;
                         let __ad_p_t10 = ::autograd::__private::rules::mul(
                             __ad_t8,
                             __ad_t9,
-                            __ad_t10,
+                            0.0,
                         );
                         let mut __ad_d_t8: f64 = __ad_d_t10 * __ad_p_t10.0;
                         let mut __ad_d_t9: f64 = __ad_d_t10 * __ad_p_t10.1;
@@ -228,17 +220,17 @@ fn mlp_loss_grad(w: &[f64], xs: &[f64], ys: &[f64]) -> (f64, ::std::vec::Vec<f64
                         let mut __ad_d_a__2: f64 = __ad_d_cell_a_2;
                         __ad_d_cell_a_2 = 0.0;
                         let __ad_p_a__2 = ::autograd::__private::rules::add(
-                            a__1,
-                            __ad_t4,
-                            a__2,
+                            0.0,
+                            0.0,
+                            0.0,
                         );
                         let mut __ad_d_a__1: f64 = __ad_d_a__2 * __ad_p_a__2.0;
                         let mut __ad_d_t4: f64 = __ad_d_a__2 * __ad_p_a__2.1;
                         let mut __ad_d_t3: f64 = __ad_d_t4
                             * ::autograd::__private::rules::mul(
-                                    __ad_t3,
+                                    0.0,
                                     (xs[2 * s + k]),
-                                    __ad_t4,
+                                    0.0,
                                 )
                                 .0;
                         d_w[j * 2 + k] += __ad_d_t3;
@@ -266,17 +258,13 @@ fn mlp_loss_grad(w: &[f64], xs: &[f64], ys: &[f64]) -> (f64, ::std::vec::Vec<f64
                 __ad_d_cell_reg_20 = __ad_seed_cell_reg_20;
                 let mut __ad_d_reg__2: f64 = __ad_d_cell_reg_20;
                 __ad_d_cell_reg_20 = 0.0;
-                let __ad_p_reg__2 = ::autograd::__private::rules::add(
-                    reg__1,
-                    __ad_t22,
-                    reg__2,
-                );
+                let __ad_p_reg__2 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
                 let mut __ad_d_reg__1: f64 = __ad_d_reg__2 * __ad_p_reg__2.0;
                 let mut __ad_d_t22: f64 = __ad_d_reg__2 * __ad_p_reg__2.1;
                 let __ad_p_t22 = ::autograd::__private::rules::mul(
                     __ad_t21,
                     __ad_t21,
-                    __ad_t22,
+                    0.0,
                 );
                 let mut __ad_d_t21: f64 = __ad_d_t22 * __ad_p_t22.0;
                 __ad_d_t21 += __ad_d_t22 * __ad_p_t22.1;
@@ -291,11 +279,11 @@ fn mlp_loss_grad(w: &[f64], xs: &[f64], ys: &[f64]) -> (f64, ::std::vec::Vec<f64
         let mut __ad_d_t25: f64 = d_out;
         let mut __ad_d_cell_total_0: f64 = 0.0;
         let mut __ad_d_cell_reg_20: f64 = 0.0;
-        let __ad_p_t25 = ::autograd::__private::rules::add(__ad_t23, __ad_t24, __ad_t25);
+        let __ad_p_t25 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
         let mut __ad_d_t23: f64 = __ad_d_t25 * __ad_p_t25.0;
         let mut __ad_d_t24: f64 = __ad_d_t25 * __ad_p_t25.1;
         let mut __ad_d_reg__3: f64 = __ad_d_t24
-            * ::autograd::__private::rules::mul(1e-4, reg__3, __ad_t24).1;
+            * ::autograd::__private::rules::mul(1e-4, 0.0, 0.0).1;
         let mut __ad_d_total__3: f64 = __ad_d_t23
             * ::autograd::__private::rules::div(total__3, (n as f64), __ad_t23).0;
         __ad_d_cell_reg_20 += __ad_d_reg__3;
@@ -395,19 +383,15 @@ fn mlp_loss_adjoint(
             let mut __ad_d_cell_out_13: f64 = 0.0;
             let mut __ad_d_total__2: f64 = __ad_d_cell_total_0;
             __ad_d_cell_total_0 = 0.0;
-            let __ad_p_total__2 = ::autograd::__private::rules::add(
-                total__1,
-                __ad_t19,
-                total__2,
-            );
+            let __ad_p_total__2 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
             let mut __ad_d_total__1: f64 = __ad_d_total__2 * __ad_p_total__2.0;
             let mut __ad_d_t19: f64 = __ad_d_total__2 * __ad_p_total__2.1;
             let mut __ad_d_t18: f64 = __ad_d_t19
                 * ::autograd::__private::rules::max(__ad_t18, 0.0, __ad_t19).0;
             let mut __ad_d_t17: f64 = __ad_d_t18
-                * ::autograd::__private::rules::sub(1.0, __ad_t17, __ad_t18).1;
+                * ::autograd::__private::rules::sub(0.0, 0.0, 0.0).1;
             let mut __ad_d_out__3: f64 = __ad_d_t17
-                * ::autograd::__private::rules::mul((ys[s]), out__3, __ad_t17).1;
+                * ::autograd::__private::rules::mul((ys[s]), 0.0, 0.0).1;
             __ad_d_cell_out_13 += __ad_d_out__3;
             let __ad_seed_cell_out_13: f64 = __ad_d_cell_out_13;
             for k__2 in 0..16 {
@@ -419,17 +403,13 @@ fn mlp_loss_adjoint(
                 let out__2 = out__1 + __ad_t16;
                 let mut __ad_d_out__2: f64 = __ad_d_cell_out_13;
                 __ad_d_cell_out_13 = 0.0;
-                let __ad_p_out__2 = ::autograd::__private::rules::add(
-                    out__1,
-                    __ad_t16,
-                    out__2,
-                );
+                let __ad_p_out__2 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
                 let mut __ad_d_out__1: f64 = __ad_d_out__2 * __ad_p_out__2.0;
                 let mut __ad_d_t16: f64 = __ad_d_out__2 * __ad_p_out__2.1;
                 let __ad_p_t16 = ::autograd::__private::rules::mul(
                     __ad_t14,
                     __ad_t15,
-                    __ad_t16,
+                    0.0,
                 );
                 let mut __ad_d_t14: f64 = __ad_d_t16 * __ad_p_t16.0;
                 let mut __ad_d_t15: f64 = __ad_d_t16 * __ad_p_t16.1;
@@ -464,17 +444,13 @@ fn mlp_loss_adjoint(
                     let a__6 = a__5 + __ad_t10;
                     let mut __ad_d_a__6: f64 = __ad_d_cell_a_7;
                     __ad_d_cell_a_7 = 0.0;
-                    let __ad_p_a__6 = ::autograd::__private::rules::add(
-                        a__5,
-                        __ad_t10,
-                        a__6,
-                    );
+                    let __ad_p_a__6 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
                     let mut __ad_d_a__5: f64 = __ad_d_a__6 * __ad_p_a__6.0;
                     let mut __ad_d_t10: f64 = __ad_d_a__6 * __ad_p_a__6.1;
                     let __ad_p_t10 = ::autograd::__private::rules::mul(
                         __ad_t8,
                         __ad_t9,
-                        __ad_t10,
+                        0.0,
                     );
                     let mut __ad_d_t8: f64 = __ad_d_t10 * __ad_p_t10.0;
                     let mut __ad_d_t9: f64 = __ad_d_t10 * __ad_p_t10.1;
@@ -509,20 +485,11 @@ fn mlp_loss_adjoint(
                     let a__2 = a__1 + __ad_t4;
                     let mut __ad_d_a__2: f64 = __ad_d_cell_a_2;
                     __ad_d_cell_a_2 = 0.0;
-                    let __ad_p_a__2 = ::autograd::__private::rules::add(
-                        a__1,
-                        __ad_t4,
-                        a__2,
-                    );
+                    let __ad_p_a__2 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
                     let mut __ad_d_a__1: f64 = __ad_d_a__2 * __ad_p_a__2.0;
                     let mut __ad_d_t4: f64 = __ad_d_a__2 * __ad_p_a__2.1;
                     let mut __ad_d_t3: f64 = __ad_d_t4
-                        * ::autograd::__private::rules::mul(
-                                __ad_t3,
-                                (xs[2 * s + k]),
-                                __ad_t4,
-                            )
-                            .0;
+                        * ::autograd::__private::rules::mul(0.0, (xs[2 * s + k]), 0.0).0;
                     d_w[j * 2 + k] += __ad_d_t3;
                     __ad_d_cell_a_2 += __ad_d_a__1;
                 }
@@ -548,18 +515,10 @@ fn mlp_loss_adjoint(
             __ad_d_cell_reg_20 = __ad_seed_cell_reg_20;
             let mut __ad_d_reg__2: f64 = __ad_d_cell_reg_20;
             __ad_d_cell_reg_20 = 0.0;
-            let __ad_p_reg__2 = ::autograd::__private::rules::add(
-                reg__1,
-                __ad_t22,
-                reg__2,
-            );
+            let __ad_p_reg__2 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
             let mut __ad_d_reg__1: f64 = __ad_d_reg__2 * __ad_p_reg__2.0;
             let mut __ad_d_t22: f64 = __ad_d_reg__2 * __ad_p_reg__2.1;
-            let __ad_p_t22 = ::autograd::__private::rules::mul(
-                __ad_t21,
-                __ad_t21,
-                __ad_t22,
-            );
+            let __ad_p_t22 = ::autograd::__private::rules::mul(__ad_t21, __ad_t21, 0.0);
             let mut __ad_d_t21: f64 = __ad_d_t22 * __ad_p_t22.0;
             __ad_d_t21 += __ad_d_t22 * __ad_p_t22.1;
             d_w[i] += __ad_d_t21;
@@ -573,11 +532,11 @@ fn mlp_loss_adjoint(
     let mut __ad_d_t25: f64 = d_out;
     let mut __ad_d_cell_total_0: f64 = 0.0;
     let mut __ad_d_cell_reg_20: f64 = 0.0;
-    let __ad_p_t25 = ::autograd::__private::rules::add(__ad_t23, __ad_t24, __ad_t25);
+    let __ad_p_t25 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
     let mut __ad_d_t23: f64 = __ad_d_t25 * __ad_p_t25.0;
     let mut __ad_d_t24: f64 = __ad_d_t25 * __ad_p_t25.1;
     let mut __ad_d_reg__3: f64 = __ad_d_t24
-        * ::autograd::__private::rules::mul(1e-4, reg__3, __ad_t24).1;
+        * ::autograd::__private::rules::mul(1e-4, 0.0, 0.0).1;
     let mut __ad_d_total__3: f64 = __ad_d_t23
         * ::autograd::__private::rules::div(total__3, (n as f64), __ad_t23).0;
     __ad_d_cell_reg_20 += __ad_d_reg__3;

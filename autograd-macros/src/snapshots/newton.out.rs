@@ -33,10 +33,10 @@ fn newton_sqrt_grad(a: f64) -> (f64, f64) {
             let __ad_p_t2 = ::autograd::__private::rules::div(a, x__1, __ad_t2);
             let __ad_dot_t2 = __ad_p_t2.0 + __ad_p_t2.1 * __ad_dot_x__1;
             let __ad_t3 = x__1 + __ad_t2;
-            let __ad_p_t3 = ::autograd::__private::rules::add(x__1, __ad_t2, __ad_t3);
+            let __ad_p_t3 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
             let __ad_dot_t3 = __ad_p_t3.0 * __ad_dot_x__1 + __ad_p_t3.1 * __ad_dot_t2;
             let x__2 = 0.5 * __ad_t3;
-            let __ad_dot_x__2 = ::autograd::__private::rules::mul(0.5, __ad_t3, x__2).1
+            let __ad_dot_x__2 = ::autograd::__private::rules::mul(0.5, 0.0, 0.0).1
                 * __ad_dot_t3;
             __ad_cell_x_1 = x__2;
             __ad_dot_cell_x_1 = __ad_dot_x__2;
@@ -71,10 +71,10 @@ fn newton_sqrt_adjoint(a: f64, d_out: f64, d_a: &mut f64) -> f64 {
         let __ad_p_t2 = ::autograd::__private::rules::div(a, x__1, __ad_t2);
         let __ad_dot_t2 = __ad_p_t2.0 + __ad_p_t2.1 * __ad_dot_x__1;
         let __ad_t3 = x__1 + __ad_t2;
-        let __ad_p_t3 = ::autograd::__private::rules::add(x__1, __ad_t2, __ad_t3);
+        let __ad_p_t3 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
         let __ad_dot_t3 = __ad_p_t3.0 * __ad_dot_x__1 + __ad_p_t3.1 * __ad_dot_t2;
         let x__2 = 0.5 * __ad_t3;
-        let __ad_dot_x__2 = ::autograd::__private::rules::mul(0.5, __ad_t3, x__2).1
+        let __ad_dot_x__2 = ::autograd::__private::rules::mul(0.5, 0.0, 0.0).1
             * __ad_dot_t3;
         __ad_cell_x_1 = x__2;
         __ad_dot_cell_x_1 = __ad_dot_x__2;

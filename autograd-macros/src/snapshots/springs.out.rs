@@ -46,11 +46,7 @@ fn springs_grad(x: &[f64]) -> (f64, ::std::vec::Vec<f64>) {
                 __ad_d_cell_energy_0 = __ad_seed_cell_energy_0;
                 let mut __ad_d_energy__2: f64 = __ad_d_cell_energy_0;
                 __ad_d_cell_energy_0 = 0.0;
-                let __ad_p_energy__2 = ::autograd::__private::rules::add(
-                    energy__1,
-                    __ad_t3,
-                    energy__2,
-                );
+                let __ad_p_energy__2 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
                 let mut __ad_d_energy__1: f64 = __ad_d_energy__2 * __ad_p_energy__2.0;
                 let mut __ad_d_t3: f64 = __ad_d_energy__2 * __ad_p_energy__2.1;
                 let mut __ad_d_t1: f64 = __ad_d_t3 * __ad_dp_t3_0;
@@ -117,11 +113,7 @@ fn springs_adjoint(x: &[f64], d_out: f64, d_x: &mut [f64]) -> f64 {
             __ad_d_cell_energy_0 = __ad_seed_cell_energy_0;
             let mut __ad_d_energy__2: f64 = __ad_d_cell_energy_0;
             __ad_d_cell_energy_0 = 0.0;
-            let __ad_p_energy__2 = ::autograd::__private::rules::add(
-                energy__1,
-                __ad_t3,
-                energy__2,
-            );
+            let __ad_p_energy__2 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
             let mut __ad_d_energy__1: f64 = __ad_d_energy__2 * __ad_p_energy__2.0;
             let mut __ad_d_t3: f64 = __ad_d_energy__2 * __ad_p_energy__2.1;
             let mut __ad_d_t1: f64 = __ad_d_t3 * __ad_dp_t3_0;

@@ -65,11 +65,11 @@ fn k_grad(a0: [f64; 1], x1: f64) -> (f64, ([f64; 1], f64)) {
             b4[__ad_i_1] = __ad_old;
             let mut __ad_d_t5: f64 = __ad_d_b4[__ad_i_1];
             __ad_d_b4[__ad_i_1] = 0.0;
-            let __ad_p_t5 = ::autograd::__private::rules::add(__ad_t4, __ad_t3, __ad_t5);
+            let __ad_p_t5 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
             let mut __ad_d_t4: f64 = __ad_d_t5 * __ad_p_t5.0;
             let mut __ad_d_t3: f64 = __ad_d_t5 * __ad_p_t5.1;
             __ad_d_b4[i] += __ad_d_t4;
-            let __ad_p_t3 = ::autograd::__private::rules::mul(__ad_t2, x1, __ad_t3);
+            let __ad_p_t3 = ::autograd::__private::rules::mul(__ad_t2, x1, 0.0);
             let mut __ad_d_t2: f64 = __ad_d_t3 * __ad_p_t3.0;
             __ad_d_x1 += __ad_d_t3 * __ad_p_t3.1;
             let mut __ad_d_t1: f64 = 0.0;
@@ -142,11 +142,11 @@ fn k_adjoint(
         b4[__ad_i_1] = __ad_old;
         let mut __ad_d_t5: f64 = __ad_d_b4[__ad_i_1];
         __ad_d_b4[__ad_i_1] = 0.0;
-        let __ad_p_t5 = ::autograd::__private::rules::add(__ad_t4, __ad_t3, __ad_t5);
+        let __ad_p_t5 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
         let mut __ad_d_t4: f64 = __ad_d_t5 * __ad_p_t5.0;
         let mut __ad_d_t3: f64 = __ad_d_t5 * __ad_p_t5.1;
         __ad_d_b4[i] += __ad_d_t4;
-        let __ad_p_t3 = ::autograd::__private::rules::mul(__ad_t2, x1, __ad_t3);
+        let __ad_p_t3 = ::autograd::__private::rules::mul(__ad_t2, x1, 0.0);
         let mut __ad_d_t2: f64 = __ad_d_t3 * __ad_p_t3.0;
         __ad_d_x1 += __ad_d_t3 * __ad_p_t3.1;
         let mut __ad_d_t1: f64 = 0.0;

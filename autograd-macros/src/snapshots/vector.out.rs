@@ -99,19 +99,11 @@ fn residuals_adjoint(
                     __ad_d_cell___ad_s_6 = __ad_seed_cell___ad_s_6;
                     let mut __ad_d_s__2: f64 = __ad_d_cell___ad_s_6;
                     __ad_d_cell___ad_s_6 = 0.0;
-                    let __ad_p_s__2 = ::autograd::__private::rules::add(
-                        __ad_s__1,
-                        __ad_t8,
-                        __ad_s__2,
-                    );
+                    let __ad_p_s__2 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
                     let mut __ad_d_s__1: f64 = __ad_d_s__2 * __ad_p_s__2.0;
                     let mut __ad_d_t8: f64 = __ad_d_s__2 * __ad_p_s__2.1;
                     let mut __ad_d_t7: f64 = __ad_d_t8
-                        * ::autograd::__private::rules::mul(
-                                (__ad_d[__ad_k]),
-                                __ad_t7,
-                                __ad_t8,
-                            )
+                        * ::autograd::__private::rules::mul((__ad_d[__ad_k]), 0.0, 0.0)
                             .1;
                     __ad_d_out[__ad_k] += __ad_d_t7;
                     __ad_d_cell___ad_s_6 += __ad_d_s__1;
@@ -137,18 +129,14 @@ fn residuals_adjoint(
                 let mut __ad_d_t5: f64 = __ad_d_r[__ad_i];
                 __ad_d_r[__ad_i] = 0.0;
                 let mut __ad_d_t4: f64 = __ad_d_t5
-                    * ::autograd::__private::rules::sub(__ad_t4, (y[i]), __ad_t5).0;
-                let __ad_p_t4 = ::autograd::__private::rules::mul(
-                    __ad_t0,
-                    __ad_t3,
-                    __ad_t4,
-                );
+                    * ::autograd::__private::rules::sub(0.0, 0.0, 0.0).0;
+                let __ad_p_t4 = ::autograd::__private::rules::mul(__ad_t0, __ad_t3, 0.0);
                 let mut __ad_d_t0: f64 = __ad_d_t4 * __ad_p_t4.0;
                 let mut __ad_d_t3: f64 = __ad_d_t4 * __ad_p_t4.1;
                 let mut __ad_d_t2: f64 = __ad_d_t3
                     * ::autograd::__private::rules::exp(__ad_t2, __ad_t3);
                 let mut __ad_d_t1: f64 = __ad_d_t2
-                    * ::autograd::__private::rules::mul(__ad_t1, (t[i]), __ad_t2).0;
+                    * ::autograd::__private::rules::mul(0.0, (t[i]), 0.0).0;
                 d_p[1] += __ad_d_t1;
                 ::std::sync::atomic::compiler_fence(
                     ::std::sync::atomic::Ordering::SeqCst,
@@ -215,20 +203,11 @@ fn residuals_adjoint(
                 __ad_d_cell___ad_s_6 = __ad_seed_cell___ad_s_6;
                 let mut __ad_d_s__2: f64 = __ad_d_cell___ad_s_6;
                 __ad_d_cell___ad_s_6 = 0.0;
-                let __ad_p_s__2 = ::autograd::__private::rules::add(
-                    __ad_s__1,
-                    __ad_t8,
-                    __ad_s__2,
-                );
+                let __ad_p_s__2 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
                 let mut __ad_d_s__1: f64 = __ad_d_s__2 * __ad_p_s__2.0;
                 let mut __ad_d_t8: f64 = __ad_d_s__2 * __ad_p_s__2.1;
                 let mut __ad_d_t7: f64 = __ad_d_t8
-                    * ::autograd::__private::rules::mul(
-                            (__ad_d[__ad_k]),
-                            __ad_t7,
-                            __ad_t8,
-                        )
-                        .1;
+                    * ::autograd::__private::rules::mul((__ad_d[__ad_k]), 0.0, 0.0).1;
                 __ad_d_out[__ad_k] += __ad_d_t7;
                 __ad_d_cell___ad_s_6 += __ad_d_s__1;
             }
@@ -253,14 +232,14 @@ fn residuals_adjoint(
             let mut __ad_d_t5: f64 = __ad_d_r[__ad_i];
             __ad_d_r[__ad_i] = 0.0;
             let mut __ad_d_t4: f64 = __ad_d_t5
-                * ::autograd::__private::rules::sub(__ad_t4, (y[i]), __ad_t5).0;
-            let __ad_p_t4 = ::autograd::__private::rules::mul(__ad_t0, __ad_t3, __ad_t4);
+                * ::autograd::__private::rules::sub(0.0, 0.0, 0.0).0;
+            let __ad_p_t4 = ::autograd::__private::rules::mul(__ad_t0, __ad_t3, 0.0);
             let mut __ad_d_t0: f64 = __ad_d_t4 * __ad_p_t4.0;
             let mut __ad_d_t3: f64 = __ad_d_t4 * __ad_p_t4.1;
             let mut __ad_d_t2: f64 = __ad_d_t3
                 * ::autograd::__private::rules::exp(__ad_t2, __ad_t3);
             let mut __ad_d_t1: f64 = __ad_d_t2
-                * ::autograd::__private::rules::mul(__ad_t1, (t[i]), __ad_t2).0;
+                * ::autograd::__private::rules::mul(0.0, (t[i]), 0.0).0;
             d_p[1] += __ad_d_t1;
             ::std::sync::atomic::compiler_fence(::std::sync::atomic::Ordering::SeqCst);
             d_p[0] += __ad_d_t0;
@@ -369,19 +348,11 @@ fn residuals_jacobian(
                     __ad_d_cell___ad_s_6 = __ad_seed_cell___ad_s_6;
                     let mut __ad_d_s__2: f64 = __ad_d_cell___ad_s_6;
                     __ad_d_cell___ad_s_6 = 0.0;
-                    let __ad_p_s__2 = ::autograd::__private::rules::add(
-                        __ad_s__1,
-                        __ad_t8,
-                        __ad_s__2,
-                    );
+                    let __ad_p_s__2 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
                     let mut __ad_d_s__1: f64 = __ad_d_s__2 * __ad_p_s__2.0;
                     let mut __ad_d_t8: f64 = __ad_d_s__2 * __ad_p_s__2.1;
                     let mut __ad_d_t7: f64 = __ad_d_t8
-                        * ::autograd::__private::rules::mul(
-                                (__ad_d[__ad_k]),
-                                __ad_t7,
-                                __ad_t8,
-                            )
+                        * ::autograd::__private::rules::mul((__ad_d[__ad_k]), 0.0, 0.0)
                             .1;
                     __ad_d_out[__ad_k] += __ad_d_t7;
                     __ad_d_cell___ad_s_6 += __ad_d_s__1;
@@ -407,18 +378,14 @@ fn residuals_jacobian(
                 let mut __ad_d_t5: f64 = __ad_d_r[__ad_i];
                 __ad_d_r[__ad_i] = 0.0;
                 let mut __ad_d_t4: f64 = __ad_d_t5
-                    * ::autograd::__private::rules::sub(__ad_t4, (y[i]), __ad_t5).0;
-                let __ad_p_t4 = ::autograd::__private::rules::mul(
-                    __ad_t0,
-                    __ad_t3,
-                    __ad_t4,
-                );
+                    * ::autograd::__private::rules::sub(0.0, 0.0, 0.0).0;
+                let __ad_p_t4 = ::autograd::__private::rules::mul(__ad_t0, __ad_t3, 0.0);
                 let mut __ad_d_t0: f64 = __ad_d_t4 * __ad_p_t4.0;
                 let mut __ad_d_t3: f64 = __ad_d_t4 * __ad_p_t4.1;
                 let mut __ad_d_t2: f64 = __ad_d_t3
                     * ::autograd::__private::rules::exp(__ad_t2, __ad_t3);
                 let mut __ad_d_t1: f64 = __ad_d_t2
-                    * ::autograd::__private::rules::mul(__ad_t1, (t[i]), __ad_t2).0;
+                    * ::autograd::__private::rules::mul(0.0, (t[i]), 0.0).0;
                 d_p[1] += __ad_d_t1;
                 ::std::sync::atomic::compiler_fence(
                     ::std::sync::atomic::Ordering::SeqCst,
@@ -485,20 +452,11 @@ fn residuals_jacobian(
                 __ad_d_cell___ad_s_6 = __ad_seed_cell___ad_s_6;
                 let mut __ad_d_s__2: f64 = __ad_d_cell___ad_s_6;
                 __ad_d_cell___ad_s_6 = 0.0;
-                let __ad_p_s__2 = ::autograd::__private::rules::add(
-                    __ad_s__1,
-                    __ad_t8,
-                    __ad_s__2,
-                );
+                let __ad_p_s__2 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
                 let mut __ad_d_s__1: f64 = __ad_d_s__2 * __ad_p_s__2.0;
                 let mut __ad_d_t8: f64 = __ad_d_s__2 * __ad_p_s__2.1;
                 let mut __ad_d_t7: f64 = __ad_d_t8
-                    * ::autograd::__private::rules::mul(
-                            (__ad_d[__ad_k]),
-                            __ad_t7,
-                            __ad_t8,
-                        )
-                        .1;
+                    * ::autograd::__private::rules::mul((__ad_d[__ad_k]), 0.0, 0.0).1;
                 __ad_d_out[__ad_k] += __ad_d_t7;
                 __ad_d_cell___ad_s_6 += __ad_d_s__1;
             }
@@ -523,14 +481,14 @@ fn residuals_jacobian(
             let mut __ad_d_t5: f64 = __ad_d_r[__ad_i];
             __ad_d_r[__ad_i] = 0.0;
             let mut __ad_d_t4: f64 = __ad_d_t5
-                * ::autograd::__private::rules::sub(__ad_t4, (y[i]), __ad_t5).0;
-            let __ad_p_t4 = ::autograd::__private::rules::mul(__ad_t0, __ad_t3, __ad_t4);
+                * ::autograd::__private::rules::sub(0.0, 0.0, 0.0).0;
+            let __ad_p_t4 = ::autograd::__private::rules::mul(__ad_t0, __ad_t3, 0.0);
             let mut __ad_d_t0: f64 = __ad_d_t4 * __ad_p_t4.0;
             let mut __ad_d_t3: f64 = __ad_d_t4 * __ad_p_t4.1;
             let mut __ad_d_t2: f64 = __ad_d_t3
                 * ::autograd::__private::rules::exp(__ad_t2, __ad_t3);
             let mut __ad_d_t1: f64 = __ad_d_t2
-                * ::autograd::__private::rules::mul(__ad_t1, (t[i]), __ad_t2).0;
+                * ::autograd::__private::rules::mul(0.0, (t[i]), 0.0).0;
             d_p[1] += __ad_d_t1;
             ::std::sync::atomic::compiler_fence(::std::sync::atomic::Ordering::SeqCst);
             d_p[0] += __ad_d_t0;

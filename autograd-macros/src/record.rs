@@ -1,0 +1,598 @@
+//! The recording policy of loop nests: which values the reverse sweep of a
+//! loop nest reads, and whether each is recorded in the forward sweep or
+//! recomputed in the reverse one.
+//!
+//! The reverse sweep's default for control flow is *replay* (`emit/
+//! reverse.rs`): the reverse of a loop iteration runs the iteration again,
+//! then reverses it. One level deep that is what a hand-written gradient
+//! does too, but in a nest every level replays the levels inside it: a
+//! statement `k` loops deep runs `k + 1` times, and every store into a
+//! local array pushes on an undo tape at every run. For a top-level loop
+//! that holds other loops, this module chooses *recording* instead (what
+//! Tapenade calls to-be-recorded analysis): the forward sweep runs the nest
+//! once and, at the end of each block it runs (an iteration's body, a
+//! branch), records the values of that block which the reverse sweep reads
+//! and cannot recompute; the reverse sweep walks the nest backwards,
+//! takes each block's values back (last recorded, first taken) and
+//! reverses it, running nothing of the primal again.
+//!
+//! Per value the reverse sweep reads (`reverse_reads`, which mirrors what
+//! `emit/reverse.rs` writes: a rule's operands as `prim::Reads` says, load
+//! and store indices, call arguments, nested ranges):
+//!
+//! - defined outside the nest, or a loop index of the nest: there already
+//!   (a reversed range gives its indices back);
+//! - a constant expression or copy of available values, or a load from a
+//!   parameter slice (never written) at an available index: recomputed,
+//!   which costs a load or a little integer arithmetic where recording
+//!   would cost a write and a read;
+//! - any other float: recorded on the nest's `f64` record;
+//! - any other value (an integer carried by a loop, `l += 1`): on a tape of
+//!   its own (its type is not known to the macro);
+//! - each `if`'s decision whose reverse has work: on the nest's `bool`
+//!   record.
+//!
+//! Stores into local arrays keep their undo tapes (their reverse takes the
+//! index from it and restores the element) unless nothing outside the nest
+//! reads the array before the nest's reverse: then the reverse sweep never
+//! reads the array again, the store is a plain assignment and its reverse
+//! recomputes the index (`Recording::plain`).
+//!
+//! A nest is recorded only when its whole reverse can work this way: every
+//! loop has a range and no `break`, no local array is declared inside it,
+//! no call takes or returns an array, no item or expression statement
+//! needs to be in scope again, and nothing read is a loop's cell. Other
+//! nests, single loops and second-order bodies keep replay.
+
+use crate::activity::Activity;
+use crate::fuse::Fused;
+use crate::ir::{Block, CallArg, Callee, Func, Header, Kind, Operand, Origin, Rhs, Stmt, VarId};
+use crate::names::{Names, Role};
+use crate::prim::{Arity, Reads};
+use std::collections::{HashMap, HashSet};
+use syn::Ident;
+
+/// How the reverse sweep of a recorded nest gets a value the nest defines.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Keep {
+    /// Recorded on the nest's `f64` record.
+    Float,
+    /// Recorded on a tape of its own.
+    Own(Ident),
+    /// Recomputed at the start of its block's reverse.
+    Recompute,
+}
+
+/// A recorded nest: a top-level loop and the loops and `if`s inside it.
+pub struct Nest {
+    /// Its records: floats, and decisions.
+    pub floats: Ident,
+    pub decisions: Ident,
+    /// Every loop of the nest, itself included.
+    pub loops: HashSet<usize>,
+}
+
+/// The recording policy of a function.
+#[derive(Default)]
+pub struct Recording {
+    /// Recorded nests by the id of their top-level loop.
+    pub nests: HashMap<usize, Nest>,
+    /// What happens to each value a nest's reverse reads.
+    pub keep: HashMap<VarId, Keep>,
+    /// Decisions (by name) whose `if` has reverse work: recorded.
+    pub decisions: HashSet<String>,
+    /// Local arrays stored into only inside recorded nests and read outside
+    /// them only after: plain stores, no undo tape.
+    pub plain: HashSet<VarId>,
+}
+
+impl Recording {
+    /// The loop nest recorded loop `id` belongs to, by the id of its top.
+    pub fn nest_of(&self, id: usize) -> Option<usize> {
+        self.nests
+            .iter()
+            .find(|(_, nest)| nest.loops.contains(&id))
+            .map(|(top, _)| *top)
+    }
+}
+
+/// Chooses the recorded nests of `func` (none in a second-order body) and
+/// what each keeps. `plain_stores` are the arrays whose stores already
+/// need no undo tape (`undo.rs`).
+pub fn plan(
+    func: &Func,
+    activity: &Activity,
+    names: &Names,
+    fused: &HashMap<usize, Fused>,
+    plain_stores: &HashSet<VarId>,
+) -> Recording {
+    // Candidates, by position in the body; a nest whose reverse cannot get
+    // what it reads is dropped, which may give arrays back their undo
+    // tapes (and so fewer reads to the others): until nothing changes.
+    let mut candidates: Vec<(usize, &crate::ir::Loop)> = func
+        .body
+        .stmts
+        .iter()
+        .enumerate()
+        .filter_map(|(i, stmt)| match stmt {
+            Stmt::Loop(l)
+                if !fused.contains_key(&l.id)
+                    && recordable(l)
+                    && replay_saves(func, activity, l, plain_stores) =>
+            {
+                Some((i, l))
+            }
+            _ => None,
+        })
+        .collect();
+    loop {
+        if candidates.is_empty() {
+            return Recording::default();
+        }
+        let positions: HashSet<usize> = candidates.iter().map(|(i, _)| *i).collect();
+        let mut plain = plain_arrays(func, &positions);
+        plain.retain(|a| !plain_stores.contains(a) && !keeps_undo(func, activity, &candidates, *a));
+        let with_undo_free: HashSet<VarId> = plain.union(plain_stores).copied().collect();
+        let keeps: Vec<Option<HashMap<VarId, Keep>>> = candidates
+            .iter()
+            .map(|&(position, l)| keep_of(func, activity, names, (position, l), &with_undo_free))
+            .collect();
+        if keeps.iter().any(Option::is_none) {
+            candidates = candidates
+                .into_iter()
+                .zip(&keeps)
+                .filter(|(_, keep)| keep.is_some())
+                .map(|(c, _)| c)
+                .collect();
+            continue;
+        }
+        let mut recording = Recording {
+            plain,
+            ..Recording::default()
+        };
+        for ((_, l), keep) in candidates.into_iter().zip(keeps) {
+            let keep = keep.expect("checked above");
+            let mut loops = HashSet::new();
+            loops.insert(l.id);
+            l.body.walk(0, &mut |stmt, _| match stmt {
+                Stmt::Loop(inner) => {
+                    loops.insert(inner.id);
+                }
+                Stmt::If {
+                    decision,
+                    then_,
+                    else_,
+                    ..
+                } if has_reverse(then_, activity, &with_undo_free, &keep)
+                    || has_reverse(else_, activity, &with_undo_free, &keep) =>
+                {
+                    recording.decisions.insert(decision.to_string());
+                }
+                _ => {}
+            });
+            recording.keep.extend(keep);
+            recording.nests.insert(
+                l.id,
+                Nest {
+                    floats: names.fresh("__ad_record"),
+                    decisions: names.fresh("__ad_decisions"),
+                    loops,
+                },
+            );
+        }
+        return recording;
+    }
+}
+
+/// A top-level loop whose reverse can take recorded values: it holds
+/// another loop, every loop has a range and no `break`, and nothing in it
+/// needs the replay.
+fn recordable(l: &crate::ir::Loop) -> bool {
+    if !matches!(l.header, Header::Range { .. }) || l.breaks {
+        return false;
+    }
+    let mut nested = false;
+    let mut ok = true;
+    l.body.walk(0, &mut |stmt, _| match stmt {
+        Stmt::Loop(inner) => {
+            nested = true;
+            ok &= matches!(inner.header, Header::Range { .. }) && !inner.breaks;
+        }
+        Stmt::Jump(_) | Stmt::Return { .. } => ok = false,
+        Stmt::Opaque { replay: true, .. } => ok = false,
+        Stmt::Let {
+            init: Some(Rhs::Array(_)),
+            ..
+        } => ok = false,
+        Stmt::Let {
+            init: Some(Rhs::Call { args, .. }),
+            ..
+        } => ok &= args.iter().all(|a| !matches!(a, CallArg::Array { .. })),
+        _ => {}
+    });
+    nested && ok
+}
+
+/// Whether replaying nest `l` would save anything (an undo tape, a loop's
+/// carried values): a nest whose replay saves nothing allocates nothing,
+/// and stays so (recording would allocate its records).
+fn replay_saves(
+    func: &Func,
+    activity: &Activity,
+    l: &crate::ir::Loop,
+    plain_stores: &HashSet<VarId>,
+) -> bool {
+    let saves_cells = |l: &crate::ir::Loop| l.carried.iter().any(|c| activity.needed(c.entry));
+    let mut saves = saves_cells(l);
+    l.body.walk(0, &mut |stmt, _| match stmt {
+        Stmt::Store { array, .. } => saves |= !plain_stores.contains(array),
+        Stmt::Loop(inner) => saves |= saves_cells(inner),
+        _ => {}
+    });
+    let _ = func;
+    saves
+}
+
+/// Local arrays stored into only inside the top-level statements at
+/// `nests`, and read by other statements only after the last of those: the
+/// reverse sweep of those nests need not restore them.
+fn plain_arrays(func: &Func, nests: &HashSet<usize>) -> HashSet<VarId> {
+    let mut last_nest: HashMap<VarId, usize> = HashMap::new();
+    let mut stored_elsewhere: HashSet<VarId> = HashSet::new();
+    for (i, stmt) in func.body.stmts.iter().enumerate() {
+        let inside = nests.contains(&i);
+        walk_stmt(stmt, &mut |s| {
+            if let Stmt::Store { array, .. } = s {
+                if inside {
+                    last_nest.insert(*array, i);
+                } else {
+                    stored_elsewhere.insert(*array);
+                }
+            }
+        });
+    }
+    let mut plain: HashSet<VarId> = last_nest
+        .keys()
+        .copied()
+        .filter(|a| !stored_elsewhere.contains(a))
+        .collect();
+    for (i, stmt) in func.body.stmts.iter().enumerate() {
+        if nests.contains(&i) {
+            continue;
+        }
+        walk_stmt(stmt, &mut |s| {
+            let mut read = Vec::new();
+            if let Stmt::Let {
+                init: Some(rhs), ..
+            } = s
+            {
+                if let Rhs::Load { array, .. } = rhs {
+                    read.push(*array);
+                }
+                read.extend(rhs.arrays());
+            }
+            for array in read {
+                if last_nest.get(&array).is_some_and(|&last| i < last) {
+                    plain.remove(&array);
+                }
+            }
+        });
+    }
+    plain
+}
+
+/// Calls `f` on `stmt` and every statement nested in it.
+fn walk_stmt<'a>(stmt: &'a Stmt, f: &mut dyn FnMut(&'a Stmt)) {
+    f(stmt);
+    match stmt {
+        Stmt::If { then_, else_, .. } => {
+            then_.walk(0, &mut |s, _| f(s));
+            else_.walk(0, &mut |s, _| f(s));
+        }
+        Stmt::Loop(l) => l.body.walk(0, &mut |s, _| f(s)),
+        _ => {}
+    }
+}
+
+/// What the reverse of nest `l` reads and where each value comes from, or
+/// `None` when it reads something it cannot get (a cell, an array).
+fn keep_of(
+    func: &Func,
+    activity: &Activity,
+    names: &Names,
+    (position, l): (usize, &crate::ir::Loop),
+    plain: &HashSet<VarId>,
+) -> Option<HashMap<VarId, Keep>> {
+    let stable = stable_loads(&l.body);
+    let settled = settled_arrays(func, position);
+    // Definitions inside the nest; its loop indices are available.
+    let mut defs: HashMap<VarId, Option<&Rhs>> = HashMap::new();
+    let mut indices: HashSet<VarId> = HashSet::new();
+    if let Header::Range { index, .. } = &l.header {
+        indices.insert(*index);
+    }
+    l.body.walk(0, &mut |stmt, _| match stmt {
+        Stmt::Let { var, init, .. } => {
+            defs.insert(*var, init.as_ref());
+        }
+        Stmt::Loop(inner) => {
+            if let Header::Range { index, .. } = &inner.header {
+                indices.insert(*index);
+            }
+        }
+        _ => {}
+    });
+    let mut work: Vec<VarId> = reverse_reads(activity, &l.body, plain);
+    let mut keep: HashMap<VarId, Keep> = HashMap::new();
+    while let Some(var) = work.pop() {
+        if keep.contains_key(&var) || indices.contains(&var) {
+            continue;
+        }
+        let info = &func.vars[var];
+        let Some(init) = defs.get(&var) else {
+            // Defined before the nest (a cell of the function body is read
+            // through its versions, never directly).
+            if info.is_cell() {
+                return None;
+            }
+            continue;
+        };
+        if info.is_cell() || info.kind == Kind::FloatArray {
+            return None;
+        }
+        let deps: Option<Vec<VarId>> = match init {
+            Some(Rhs::Use(Operand::Const(c))) => Some(c.uses.clone()),
+            Some(Rhs::Use(Operand::Var(v))) if !func.vars[*v].is_cell() => Some(vec![*v]),
+            Some(Rhs::Load { array, index })
+                if rereadable(func, *array, var, plain, &stable, &settled) =>
+            {
+                Some(index.uses.clone())
+            }
+            _ => None,
+        };
+        match deps {
+            Some(deps) if deps.iter().all(|d| !func.vars[*d].is_cell()) => {
+                keep.insert(var, Keep::Recompute);
+                work.extend(deps);
+            }
+            _ if info.kind == Kind::Float => {
+                keep.insert(var, Keep::Float);
+            }
+            _ => {
+                let tape = names.derived(Role::Tape, var, &info.ident);
+                keep.insert(var, Keep::Own(tape));
+            }
+        }
+    }
+    Some(keep)
+}
+
+/// Whether the reverse sweep, at the start of the reverse of the block
+/// defining `load` (a load from `array`), finds in `array` what the load
+/// read: a parameter; a local array no statement from the nest on stores
+/// into (`settled`); or one with an undo tape (not `plain`: by then the
+/// reverse has undone every store after the block) that its block does not
+/// store into after the load (`stable`).
+fn rereadable(
+    func: &Func,
+    array: VarId,
+    load: VarId,
+    plain: &HashSet<VarId>,
+    stable: &HashSet<VarId>,
+    settled: &HashSet<VarId>,
+) -> bool {
+    matches!(func.vars[array].origin, Origin::Param { .. })
+        || settled.contains(&array)
+        || (!plain.contains(&array) && stable.contains(&load))
+}
+
+/// Loads in `block` and the blocks nested in it after which their block
+/// does not store into their array.
+fn stable_loads(block: &Block) -> HashSet<VarId> {
+    let mut stable = HashSet::new();
+    collect_stable(block, &mut stable);
+    stable
+}
+
+fn collect_stable(block: &Block, stable: &mut HashSet<VarId>) {
+    for (p, stmt) in block.stmts.iter().enumerate() {
+        match stmt {
+            Stmt::Let {
+                var,
+                init: Some(Rhs::Load { array, .. }),
+                ..
+            } => {
+                let mut stored = false;
+                for later in &block.stmts[p + 1..] {
+                    walk_stmt(later, &mut |s| {
+                        stored |= matches!(s, Stmt::Store { array: a, .. } if a == array);
+                    });
+                }
+                if !stored {
+                    stable.insert(*var);
+                }
+            }
+            Stmt::If { then_, else_, .. } => {
+                collect_stable(then_, stable);
+                collect_stable(else_, stable);
+            }
+            Stmt::Loop(l) => collect_stable(&l.body, stable),
+            _ => {}
+        }
+    }
+}
+
+/// Local arrays that no statement of the function body from `position` on
+/// stores into: what the nest there reads of them is there all through its
+/// reverse.
+fn settled_arrays(func: &Func, position: usize) -> HashSet<VarId> {
+    let mut stored = HashSet::new();
+    for stmt in &func.body.stmts[position..] {
+        walk_stmt(stmt, &mut |s| {
+            if let Stmt::Store { array, .. } = s {
+                stored.insert(*array);
+            }
+        });
+    }
+    func.vars
+        .iter()
+        .enumerate()
+        .filter(|(id, var)| {
+            var.kind == Kind::FloatArray && var.origin == Origin::Local && !stored.contains(id)
+        })
+        .map(|(id, _)| id)
+        .collect()
+}
+
+/// Whether local array `array`, stored into in the nests at `positions`,
+/// should keep its undo tape there although nothing outside needs it
+/// restored: the undo tape lets the reverse read its loads again
+/// (`rereadable`) instead of recording them. Per execution, weighted by
+/// loop depth (`WEIGHT` iterations a loop, a guess): each store costs two
+/// words of undo tape, each load the reverse reads but could re-read one
+/// word of record.
+fn keeps_undo(
+    func: &Func,
+    activity: &Activity,
+    nests: &[(usize, &crate::ir::Loop)],
+    array: VarId,
+) -> bool {
+    const WEIGHT: u64 = 16;
+    let (mut stores, mut loads) = (0u64, 0u64);
+    for (position, l) in nests {
+        let stable = stable_loads(&l.body);
+        if settled_arrays(func, *position).contains(&array) {
+            continue;
+        }
+        let reads: HashSet<VarId> = reverse_reads(activity, &l.body, &HashSet::new())
+            .into_iter()
+            .collect();
+        l.body.walk(1, &mut |stmt, depth| {
+            let weight = WEIGHT.saturating_pow(depth as u32);
+            match stmt {
+                Stmt::Store { array: a, .. } if *a == array => {
+                    stores = stores.saturating_add(2 * weight)
+                }
+                Stmt::Let {
+                    var,
+                    init: Some(Rhs::Load { array: a, .. }),
+                    ..
+                } if *a == array && reads.contains(var) && stable.contains(var) => {
+                    loads = loads.saturating_add(weight)
+                }
+                _ => {}
+            }
+        });
+    }
+    loads > stores
+}
+
+/// The variables the reverse sweep of `block` reads when nothing of it is
+/// replayed: what `emit/reverse.rs` writes for each statement.
+fn reverse_reads(activity: &Activity, block: &Block, plain: &HashSet<VarId>) -> Vec<VarId> {
+    let mut reads = Vec::new();
+    let operand = |op: &Operand, reads: &mut Vec<VarId>| match op {
+        Operand::Var(v) => reads.push(*v),
+        Operand::Const(c) => reads.extend(&c.uses),
+    };
+    block.walk(0, &mut |stmt, _| match stmt {
+        Stmt::Let {
+            var,
+            init: Some(rhs),
+            ..
+        } if activity.needs_adjoint(*var) => match rhs {
+            Rhs::Prim { prim, args, .. } => {
+                for i in read_operands(prim, args, &|v| activity.needs_adjoint(v)) {
+                    operand(&args[i], &mut reads);
+                }
+                if prim.reads == Reads::All && active_operands(args, activity) > 0 {
+                    reads.push(*var);
+                }
+            }
+            Rhs::Load { index, .. } => reads.extend(&index.uses),
+            Rhs::Call { callee, args } => {
+                if let Callee::Method { receiver, .. } = callee {
+                    reads.extend(&receiver.uses);
+                }
+                for arg in args {
+                    match arg {
+                        CallArg::Float(op) => operand(op, &mut reads),
+                        CallArg::Const(c) => reads.extend(&c.uses),
+                        CallArg::Array { array, .. } => reads.push(*array),
+                    }
+                }
+            }
+            _ => {}
+        },
+        Stmt::Store { array, index, .. }
+            if plain.contains(array) && activity.needs_adjoint(*array) =>
+        {
+            reads.extend(&index.uses)
+        }
+        Stmt::Loop(inner) => {
+            if let Header::Range { range, .. } = &inner.header {
+                reads.extend(&range.uses);
+            }
+        }
+        _ => {}
+    });
+    reads
+}
+
+fn active_operands(args: &[Operand], activity: &Activity) -> usize {
+    args.iter()
+        .filter(|a| matches!(a, Operand::Var(v) if activity.needs_adjoint(*v)))
+        .count()
+}
+
+/// The operands (by position) a rule's partials read, given which operands
+/// get a partial (`active`): none for a linear rule, the other operand of
+/// each active one for `mul`, every one otherwise. A rule call passes the
+/// others as `0.0` (`primal::rule_partials_from`).
+pub fn read_operands(
+    prim: &crate::prim::Prim,
+    args: &[Operand],
+    active: &dyn Fn(VarId) -> bool,
+) -> Vec<usize> {
+    let is_active =
+        |i: usize| matches!(args[i], Operand::Var(v) if active(v)) && !powi_exponent(prim, i);
+    let any = (0..args.len()).any(is_active);
+    if !any {
+        return Vec::new();
+    }
+    match prim.reads {
+        Reads::Nothing => Vec::new(),
+        Reads::Others => (0..args.len())
+            .filter(|&i| (0..args.len()).any(|j| j != i && is_active(j)))
+            .collect(),
+        Reads::All => (0..args.len()).collect(),
+    }
+}
+
+fn powi_exponent(prim: &crate::prim::Prim, i: usize) -> bool {
+    prim.arity == Arity::PowI && i == 1
+}
+
+/// Whether the reverse of `block`, in a recorded nest, does anything: an
+/// adjoint to propagate, an undo tape to pop, a value to take back.
+fn has_reverse(
+    block: &Block,
+    activity: &Activity,
+    plain: &HashSet<VarId>,
+    keep: &HashMap<VarId, Keep>,
+) -> bool {
+    let mut any = false;
+    block.walk(0, &mut |stmt, _| match stmt {
+        Stmt::Let { var, .. } => {
+            any |= activity.needs_adjoint(*var)
+                || matches!(keep.get(var), Some(Keep::Float | Keep::Own(_)))
+        }
+        Stmt::Update { cell, .. } => any |= activity.needs_adjoint(*cell),
+        Stmt::Store { array, .. } => {
+            any |= !plain.contains(array) || activity.needs_adjoint(*array)
+        }
+        Stmt::If { .. } => {}
+        _ => {}
+    });
+    any
+}
