@@ -210,3 +210,41 @@ fn hvp_and_hessian_allocate_only_what_they_return() {
         1
     );
 }
+
+// ----- calls whose constant arrays compete for one slot ----------------------------
+
+#[differentiable(wrt(m, x))]
+fn slots_mx(value: [f64; 2], m: &[f64], x: f64) -> f64 {
+    value[0] * m[0] * x + m[1] * x * x * value[1]
+}
+
+#[differentiable(wrt(value, x))]
+fn slots_vx(value: [f64; 2], m: &[f64], x: f64) -> f64 {
+    value[0] * m[0] * x + m[1] * x * x * value[1]
+}
+
+/// Fixed-size constants only (literals, a local array and its subslices,
+/// parameter arrays outside `wrt`): the call picks the callee's slots at
+/// run time and makes each scratch buffer on the stack.
+#[differentiable(wrt(x, y))]
+fn competing_fixed_size_constants(x: f64, y: f64, pair: [f64; 2], triple: &[f64; 3]) -> f64 {
+    let buf = [0.5, 1.5, 2.5];
+    slots_mx([0.5, 0.75], &buf[1..], x * y)
+        + slots_vx([0.5, 0.75], &buf, y)
+        + slots_mx(pair, triple, x)
+        + slots_vx(pair, &buf[..2], x)
+}
+
+#[test]
+fn competing_fixed_size_constants_allocate_nothing() {
+    let (pair, triple) = ([1.5, -0.5], [0.25, 2.0, -1.0]);
+    let (mut d_x, mut d_y) = (0.0, 0.0);
+    let n = allocations(|| {
+        competing_fixed_size_constants_adjoint(0.3, -0.7, pair, &triple, 1.0, &mut d_x, &mut d_y);
+    });
+    assert_eq!(
+        n, 0,
+        "a call with competing constant arrays allocated {n} times"
+    );
+    assert!(d_x != 0.0 && d_y != 0.0);
+}

@@ -1,7 +1,8 @@
 //! Calls between differentiable functions, and hand-written adjoints as
 //! custom derivatives.
 
-#![allow(clippy::needless_range_loop)]
+// (`vec![..]` locals on purpose: their scratch is a `Vec`.)
+#![allow(clippy::needless_range_loop, clippy::useless_vec)]
 
 mod common;
 
@@ -432,4 +433,326 @@ fn constants_on_both_sides_of_a_varied_argument() {
     let (x, y) = (0.7, -1.3);
     assert!((dx - (2.0 + 2.0 * x + 3.0 * (3.75 * y + 2.0 * x * y * y))).abs() < 1e-12);
     assert!((dy - 3.0 * (3.75 * x + 2.0 * x * x * y)).abs() < 1e-12);
+}
+
+// ----- several constant arrays that could take one slot ----------------------------
+
+/// The same body under several `wrt(..)` lists: the callers below cannot
+/// see which, so they cannot tell from the adjoint's signature alone which
+/// of their constant arrays (or scalars) the callee has slots for.
+macro_rules! variants {
+    ($(#[wrt($($w:ident),*)] fn $name:ident)*; $params:tt -> $body:block) => {
+        $(variants!(@one $name, ($($w),*), $params, $body);)*
+    };
+    (@one $name:ident, ($($w:ident),*), ($($p:ident: $t:ty),*), $body:block) => {
+        #[differentiable(wrt($($w),*))]
+        fn $name($($p: $t),*) -> f64 $body
+    };
+}
+
+// The example: `h_mp` differentiates `m` and `p`, `h_vp` `value`
+// and `p`; both adjoints take two array slots after `d_out`.
+variants! {
+    #[wrt(m, p)] fn h_mp
+    #[wrt(value, p)] fn h_vp
+    #[wrt(value, m, p)] fn h_vmp;
+    (value: [f64; 2], m: &[f64], p: &[f64]) -> {
+        value[0] * m[0] * p[0] + value[1] * m[1].sin() * p[0] * p[0]
+    }
+}
+
+#[differentiable]
+fn two_constant_arrays(q: &[f64]) -> f64 {
+    let e = vec![0.5; 3];
+    h_mp([0.5, 0.75], &e[1..], &q[1..2])
+        + h_vp([0.5, 0.75], &e[1..], &q[..1])
+        + h_vmp([1.5, -0.5], &e[..2], &q[1..])
+}
+
+#[test]
+fn constant_arrays_competing_for_one_slot() {
+    for q in [[0.3, 0.7], [-1.2, 0.4]] {
+        let (value, d) = two_constant_arrays_grad(&q);
+        assert_eq!(value, two_constant_arrays(&q));
+        assert_gradient(two_constant_arrays, &q, &d);
+        let mut buffer = [0.5, -1.0];
+        assert_eq!(two_constant_arrays_adjoint(&q, 2.0, &mut buffer), value);
+        assert!((buffer[0] - (0.5 + 2.0 * d[0])).abs() < 1e-12 * (1.0 + d[0].abs()));
+        assert!((buffer[1] - (-1.0 + 2.0 * d[1])).abs() < 1e-12 * (1.0 + d[1].abs()));
+    }
+}
+
+// Literal arrays, local arrays and subslices of local `Vec`s, of three
+// different lengths, to slice parameters, each callee differentiating
+// another of them (or two).
+variants! {
+    #[wrt(a, x)] fn lengths_a
+    #[wrt(b, x)] fn lengths_b
+    #[wrt(c, x)] fn lengths_c
+    #[wrt(a, c, x)] fn lengths_ac
+    #[wrt(b, c, x)] fn lengths_bc
+    #[wrt(x)] fn lengths_x;
+    (a: &[f64], b: &[f64], c: &[f64], x: &[f64]) -> {
+        let mut s = 0.0;
+        for i in 0..a.len() {
+            s += a[i] * x[i % x.len()];
+        }
+        for i in 0..b.len() {
+            s += b[i] * b[i] * x[0] * (i + 1) as f64;
+        }
+        for i in 0..c.len() {
+            s += (c[i] * x[1]).sin();
+        }
+        s * x[0]
+    }
+}
+
+#[differentiable]
+fn arrays_of_three_lengths(x: &[f64]) -> f64 {
+    let buf = [0.25, -0.5, 1.0, 2.0];
+    let v = vec![1.5, -1.0, 0.5];
+    let mut s = lengths_a(&[1.0, 2.0, 3.0], &buf, &v[1..], x);
+    s += lengths_b(&[1.0, 2.0, 3.0], &buf, &v[1..], x);
+    s += lengths_c(&[1.0, 2.0, 3.0], &buf, &v[1..], x);
+    s += lengths_ac(&[1.0, 2.0, 3.0], &buf, &v[1..], x);
+    s += lengths_bc(&[1.0, 2.0, 3.0], &buf, &v[1..], x);
+    s += lengths_x(&[1.0, 2.0, 3.0], &buf, &v[1..], x);
+    // (a local `Vec` whole, and a subslice of the local array)
+    s += lengths_a(&v, &buf[1..], &[0.5, 0.5], &x[1..]);
+    s + lengths_c(&v, &buf[1..], &[0.5, 0.5], &x[1..])
+}
+
+#[test]
+fn literal_arrays_buffers_and_subslices_of_different_lengths() {
+    for x in [[0.3, 0.7, -0.4], [-1.2, 0.4, 0.9]] {
+        let (value, d) = arrays_of_three_lengths_grad(&x);
+        assert_eq!(value, arrays_of_three_lengths(&x));
+        assert_gradient(arrays_of_three_lengths, &x, &d);
+    }
+}
+
+// `&[f64; N]` parameters and `&[f64]` parameters competing: the array
+// slot of one callee is the slice slot of the other.
+variants! {
+    #[wrt(a, x)] fn fixed_or_slice_a
+    #[wrt(b, x)] fn fixed_or_slice_b;
+    (a: &[f64; 3], b: &[f64], x: f64) -> {
+        (a[0] + a[1] * x).sin() * b[0] + a[2] * b[b.len() - 1] * x * x
+    }
+}
+
+/// Local constants (a literal, a `Vec` and its subslice) and parameter
+/// data outside `wrt` (an array, a slice and a subslice of it).
+#[differentiable(wrt(x, y))]
+fn fixed_size_and_slices(x: f64, y: f64, pair: [f64; 3], data: &[f64]) -> f64 {
+    let buf = vec![0.5, 1.5, -2.0, 1.0];
+    fixed_or_slice_a(&[0.5, 1.0, 1.5], &buf, x * y)
+        + fixed_or_slice_b(&[0.5, 1.0, 1.5], &buf[..2], y)
+        + fixed_or_slice_a(&pair, data, x)
+        + fixed_or_slice_b(&pair, &data[1..], x + y)
+}
+
+#[test]
+fn array_parameters_against_slice_parameters() {
+    let (pair, data) = ([0.25, -1.0, 2.0], [1.5, -0.5, 0.75]);
+    let f = |p: &[f64]| fixed_size_and_slices(p[0], p[1], pair, &data);
+    for p in [[0.3, 0.7], [-1.2, 0.4]] {
+        let (value, (dx, dy)) = fixed_size_and_slices_grad(p[0], p[1], pair, &data);
+        assert_eq!(value, f(&p));
+        assert_gradient(f, &p, &[dx, dy]);
+    }
+}
+
+// Scalar and array constants on both sides of the varied argument, both
+// competing: `mixed_akx` keeps the first array, the first scalar and `x`,
+// `mixed_bxt` the second array, `x` and the last scalar: the same slot
+// kinds (array, scalar, scalar), every slot filled by a different argument.
+variants! {
+    #[wrt(a, k, x)] fn mixed_akx
+    #[wrt(b, x, t)] fn mixed_bxt
+    #[wrt(a, x, t)] fn mixed_axt
+    #[wrt(k, b, x)] fn mixed_kbx;
+    (a: &[f64], k: f64, b: &[f64], x: f64, t: f64) -> {
+        a[0] * k * x + b[b.len() - 1] * (x * t).cos() + a[a.len() - 1] * b[0] * t * k
+    }
+}
+
+#[differentiable]
+fn scalar_and_array_constants(x: f64, y: f64) -> f64 {
+    let buf = vec![0.5, 1.5, -2.0];
+    let mut s = mixed_akx(&[0.5, 1.0], 2.0, &buf[1..], x * y, 0.75);
+    s += mixed_bxt(&[0.5, 1.0], 2.0, &buf[1..], x * y, 0.75);
+    s += mixed_axt(&[0.5, 1.0], 2.0, &buf, y, 0.75);
+    s + mixed_kbx(&[0.5, 1.0, -1.0], SCALE, &buf, x, 1.25)
+}
+
+#[test]
+fn scalar_and_array_constants_competing() {
+    let f = |p: &[f64]| scalar_and_array_constants(p[0], p[1]);
+    for p in [[0.3, 0.7], [-1.2, 0.4]] {
+        let (value, (dx, dy)) = scalar_and_array_constants_grad(p[0], p[1]);
+        assert_eq!(value, f(&p));
+        assert_gradient(f, &p, &[dx, dy]);
+    }
+}
+
+// A varied array between two constant arrays: its slot is the first for
+// `around_ax`, the second for `around_xb`.
+variants! {
+    #[wrt(a, x)] fn around_ax
+    #[wrt(x, b)] fn around_xb;
+    (a: &[f64], x: &[f64], b: &[f64]) -> {
+        a[0] * x[0] * x[1] + b[b.len() - 1] * x[x.len() - 1].sin()
+    }
+}
+
+#[differentiable]
+fn varied_array_between_constant_arrays(q: &[f64]) -> f64 {
+    let buf = [1.0, -0.5, 2.0];
+    around_ax(&[0.5, 1.5], q, &buf) + around_xb(&[0.5, 1.5], &q[1..], &buf[1..])
+}
+
+#[test]
+fn varied_array_between_constant_arrays_of_another_length() {
+    for q in [[0.3, 0.7, -0.4], [-1.2, 0.4, 0.9]] {
+        let (value, d) = varied_array_between_constant_arrays_grad(&q);
+        assert_eq!(value, varied_array_between_constant_arrays(&q));
+        assert_gradient(varied_array_between_constant_arrays, &q, &d);
+    }
+}
+
+// Forward mode (`f_grad` of a function of one `f64`) calls the same way.
+variants! {
+    #[wrt(m, p)] fn hs_mp
+    #[wrt(value, p)] fn hs_vp;
+    (value: [f64; 2], m: &[f64], p: f64) -> {
+        value[0] * m[0] * p + value[1] * m[1].sin() * p * p
+    }
+}
+
+#[differentiable]
+fn forward_mode_caller(t: f64) -> f64 {
+    let e = vec![0.5, 1.5, 2.5];
+    let mut s = hs_mp([0.5, 0.75], &e[1..], t * t) + hs_vp([0.5, 0.75], &e[1..], t.sin());
+    for i in 0..2 {
+        s += hs_mp([0.5, i as f64], &e[i..i + 2], t) * hs_vp([1.0, 2.0], &e[..2], t);
+    }
+    s
+}
+
+#[test]
+fn forward_mode_with_competing_constant_arrays() {
+    let f = |p: &[f64]| forward_mode_caller(p[0]);
+    for t in [0.3, -1.2] {
+        let (value, d) = forward_mode_caller_grad(t);
+        assert_eq!(value, f(&[t]));
+        assert_gradient(f, &[t], &[d]);
+        let mut d_t = 0.5;
+        assert_eq!(forward_mode_caller_adjoint(t, 2.0, &mut d_t), value);
+        assert!((d_t - (0.5 + 2.0 * d)).abs() < 1e-12 * (1.0 + d.abs()));
+    }
+}
+
+// Methods called on `self` go through the same trait.
+struct Weights {
+    scale: f64,
+}
+
+impl Weights {
+    #[differentiable(wrt(m, p))]
+    fn m_mp(&self, value: [f64; 2], m: &[f64], p: f64) -> f64 {
+        self.scale * (value[0] * m[0] * p + value[1] * m[1] * p * p)
+    }
+
+    #[differentiable(wrt(value, p))]
+    fn m_vp(&self, value: [f64; 2], m: &[f64], p: f64) -> f64 {
+        self.scale * (value[0] * m[0] * p + value[1] * m[1] * p * p)
+    }
+
+    #[differentiable]
+    fn both(&self, x: f64, y: f64) -> f64 {
+        let e = vec![0.5, 1.5, 2.5];
+        self.m_mp([0.5, 0.75], &e[1..], x * y) + self.m_vp([0.5, 0.75], &e[..2], y)
+    }
+}
+
+#[test]
+fn methods_with_competing_constant_arrays() {
+    let w = Weights { scale: 1.5 };
+    let f = |p: &[f64]| w.both(p[0], p[1]);
+    let (value, (dx, dy)) = w.both_grad(0.3, -0.7);
+    assert_eq!(value, f(&[0.3, -0.7]));
+    assert_gradient(f, &[0.3, -0.7], &[dx, dy]);
+}
+
+// A `hessian` caller: its gradient and adjoint call the same way, and its
+// second-order code passes the constants as they are.
+#[differentiable(hessian, wrt(m, p))]
+fn hh_mp(value: [f64; 2], m: &[f64], p: &[f64]) -> f64 {
+    value[0] * m[0] * p[0] + value[1] * m[1].sin() * p[0] * p[0]
+}
+
+#[differentiable(hessian, wrt(value, p))]
+fn hh_vp(value: [f64; 2], m: &[f64], p: &[f64]) -> f64 {
+    value[0] * m[0] * p[0] + value[1] * m[1].sin() * p[0] * p[0]
+}
+
+#[differentiable(hessian)]
+fn hessian_caller(q: &[f64]) -> f64 {
+    let e = vec![0.5; 3];
+    hh_mp([0.5, 0.75], &e[1..], &q[1..2]) * hh_vp([0.5, 0.75], &e[1..], &q[..1])
+}
+
+#[test]
+fn hessian_caller_with_competing_constant_arrays() {
+    for q in [[0.3, 0.7], [-1.2, 0.4]] {
+        let (value, d) = hessian_caller_grad(&q);
+        assert_eq!(value, hessian_caller(&q));
+        assert_gradient(hessian_caller, &q, &d);
+        let (value2, d2, h) = hessian_caller_hessian(&q);
+        assert_eq!(value2, value);
+        for (a, b) in d.iter().zip(&d2) {
+            assert!((a - b).abs() < 1e-12 * (1.0 + a.abs()));
+        }
+        autograd::check::hessian(|p| hessian_caller_grad(p).1, &q, &h).assert_ok(1e-6);
+    }
+}
+
+// A hand-written adjoint called with competing constant arrays: the call
+// needs `__g_active`, which the author defines beside it (one `bool` per
+// parameter, in order: whether the adjoint has a slot for it).
+fn by_hand(value: [f64; 2], m: &[f64], p: &[f64]) -> f64 {
+    value[0] * m[0] * p[0] + m[1] * p[0] * p[0]
+}
+
+fn by_hand_adjoint(
+    value: [f64; 2],
+    m: &[f64],
+    p: &[f64],
+    d_out: f64,
+    d_m: &mut [f64],
+    d_p: &mut [f64],
+) -> f64 {
+    d_m[0] += d_out * value[0] * p[0];
+    d_m[1] += d_out * p[0] * p[0];
+    d_p[0] += d_out * (value[0] * m[0] + 2.0 * m[1] * p[0]);
+    by_hand(value, m, p)
+}
+
+#[allow(non_upper_case_globals)]
+const __by_hand_active: &[bool] = &[false, true, true];
+
+#[differentiable]
+fn calls_by_hand(q: &[f64]) -> f64 {
+    let e = vec![0.5, 1.5, 2.5];
+    by_hand([0.5, 0.75], &e[1..], &q[1..2]) * by_hand([2.0, 1.0], &[0.25, 4.0], q)
+}
+
+#[test]
+fn hand_written_adjoint_with_its_active_flags() {
+    for q in [[0.3, 0.7], [-1.2, 0.4]] {
+        let (value, d) = calls_by_hand_grad(&q);
+        assert_eq!(value, calls_by_hand(&q));
+        assert_gradient(calls_by_hand, &q, &d);
+    }
 }

@@ -209,91 +209,126 @@ pub mod __private {
         }
     }
 
-    /// Constant data passed to a call (a parameter array outside `wrt`, or
-    /// a subslice of one), when the callee's adjoint has a slot for it: a
-    /// zeroed buffer of its shape, made only by the impl that passes it
-    /// (see the macro's `emit::primal::adjoint_call`). An array's is on the
-    /// stack, a slice's a `Vec`.
-    pub trait Lazy {
-        /// What the callee's slot points at: `[f64; N]` or `[f64]`.
-        type Elem: ?Sized;
-        /// The zeroed buffer, lent to the slot.
-        type Buf: ::core::ops::DerefMut<Target = Self::Elem>;
-        fn zeroed(&self) -> Self::Buf;
+    /// What fills a callee's array slot `&mut E` (`E` is `[f64; N]` or
+    /// `[f64]`, as the callee's adjoint takes it) in a call that cannot see
+    /// that signature (see the macro's `emit::primal::adjoint_call`):
+    /// constant data passed as itself (a parameter array outside `wrt`, or
+    /// a subslice of one), whose zeroed buffer of its own length is made
+    /// only by the code that passes it, on the stack for an array, a `Vec`
+    /// for a slice; or a buffer that exists already (a scratch made at the
+    /// call, an adjoint's part), lent as it is.
+    ///
+    /// The call gives one slot to one of several such candidates, decided
+    /// at run time by the callee's `__g_active`, and every branch is
+    /// compiled for every candidate: `slot` is `None` when this one cannot
+    /// fill an `E` slot (an array of another length), which happens only
+    /// in a branch the callee's `__g_active` rules out.
+    pub trait Lazy<E: ?Sized> {
+        /// The buffer (or the existing one, reborrowed or reshaped).
+        type Buf;
+        /// The zeroed buffer for the slot, `None` if it cannot be one.
+        fn slot(self) -> Option<Self::Buf>;
+        /// The buffer, lent to the slot.
+        fn lend(buf: &mut Self::Buf) -> &mut E;
     }
 
-    /// A zeroed array that lends itself as `&mut [f64; N]` (for `Lazy`).
-    pub struct Zeroed<const N: usize>([f64; N]);
+    /// Constant data of fixed length `M`: a zeroed `[f64; M]` on the stack
+    /// (no allocation), lent as a slice or as an array of the same length.
+    macro_rules! lazy_array {
+        ($($ty:ty),*) => {$(
+            impl<const M: usize> Lazy<[f64]> for $ty {
+                type Buf = [f64; M];
+                #[inline(always)]
+                fn slot(self) -> Option<[f64; M]> {
+                    Some([0.0; M])
+                }
+                #[inline(always)]
+                fn lend(buf: &mut [f64; M]) -> &mut [f64] {
+                    buf
+                }
+            }
 
-    impl<const N: usize> ::core::ops::Deref for Zeroed<N> {
-        type Target = [f64; N];
-        fn deref(&self) -> &[f64; N] {
-            &self.0
-        }
+            impl<const M: usize, const N: usize> Lazy<[f64; N]> for $ty {
+                type Buf = [f64; N];
+                #[inline(always)]
+                fn slot(self) -> Option<[f64; N]> {
+                    (M == N).then_some([0.0; N])
+                }
+                #[inline(always)]
+                fn lend(buf: &mut [f64; N]) -> &mut [f64; N] {
+                    buf
+                }
+            }
+        )*};
     }
+    lazy_array!([f64; M], &[f64; M]);
 
-    impl<const N: usize> ::core::ops::DerefMut for Zeroed<N> {
-        fn deref_mut(&mut self) -> &mut [f64; N] {
-            &mut self.0
-        }
+    /// Constant data whose length is known at run time: a zeroed `Vec` of
+    /// it for a slice slot, a zeroed `[f64; N]` for an array slot of the
+    /// same length.
+    macro_rules! lazy_slice {
+        ($($ty:ty),*) => {$(
+            impl Lazy<[f64]> for $ty {
+                type Buf = ::std::vec::Vec<f64>;
+                #[inline(always)]
+                fn slot(self) -> Option<::std::vec::Vec<f64>> {
+                    Some(::std::vec![0.0; self.len()])
+                }
+                #[inline(always)]
+                fn lend(buf: &mut ::std::vec::Vec<f64>) -> &mut [f64] {
+                    buf
+                }
+            }
+
+            impl<const N: usize> Lazy<[f64; N]> for $ty {
+                type Buf = [f64; N];
+                #[inline(always)]
+                fn slot(self) -> Option<[f64; N]> {
+                    (self.len() == N).then_some([0.0; N])
+                }
+                #[inline(always)]
+                fn lend(buf: &mut [f64; N]) -> &mut [f64; N] {
+                    buf
+                }
+            }
+        )*};
     }
+    lazy_slice!(&[f64], &&[f64], &::std::vec::Vec<f64>);
 
-    /// `Lazy` data that is an array, whose buffer may also be lent as a
-    /// slice (an array passed to a `&[f64]` parameter).
-    pub trait LazyArray: Lazy {
-        fn slice(buf: &mut Self::Buf) -> &mut [f64];
+    /// A buffer that exists already (a scratch made at the call, or the
+    /// part of an adjoint a varied argument passes): itself, reborrowed as
+    /// a slice, or as an array when its length is that array's.
+    macro_rules! lazy_existing {
+        ($(impl<$($m:ident)?> for $ty:ty;)*) => {$(
+            impl<'a, $(const $m: usize)?> Lazy<[f64]> for &'a mut $ty {
+                type Buf = &'a mut $ty;
+                #[inline(always)]
+                fn slot(self) -> Option<&'a mut $ty> {
+                    Some(self)
+                }
+                #[inline(always)]
+                fn lend<'b>(buf: &'b mut &'a mut $ty) -> &'b mut [f64] {
+                    &mut buf[..]
+                }
+            }
+
+            impl<'a, $(const $m: usize,)? const N: usize> Lazy<[f64; N]> for &'a mut $ty {
+                type Buf = &'a mut [f64; N];
+                #[inline(always)]
+                fn slot(self) -> Option<&'a mut [f64; N]> {
+                    <&mut [f64; N]>::try_from(&mut self[..]).ok()
+                }
+                #[inline(always)]
+                fn lend<'b>(buf: &'b mut &'a mut [f64; N]) -> &'b mut [f64; N] {
+                    buf
+                }
+            }
+        )*};
     }
-
-    impl<const N: usize> LazyArray for [f64; N] {
-        fn slice(buf: &mut Zeroed<N>) -> &mut [f64] {
-            &mut buf.0
-        }
-    }
-
-    impl<const N: usize> LazyArray for &[f64; N] {
-        fn slice(buf: &mut Zeroed<N>) -> &mut [f64] {
-            &mut buf.0
-        }
-    }
-
-    impl<const N: usize> Lazy for [f64; N] {
-        type Elem = [f64; N];
-        type Buf = Zeroed<N>;
-        fn zeroed(&self) -> Zeroed<N> {
-            Zeroed([0.0; N])
-        }
-    }
-
-    impl<const N: usize> Lazy for &[f64; N] {
-        type Elem = [f64; N];
-        type Buf = Zeroed<N>;
-        fn zeroed(&self) -> Zeroed<N> {
-            Zeroed([0.0; N])
-        }
-    }
-
-    impl Lazy for &[f64] {
-        type Elem = [f64];
-        type Buf = ::std::vec::Vec<f64>;
-        fn zeroed(&self) -> ::std::vec::Vec<f64> {
-            ::std::vec![0.0; self.len()]
-        }
-    }
-
-    impl Lazy for &&[f64] {
-        type Elem = [f64];
-        type Buf = ::std::vec::Vec<f64>;
-        fn zeroed(&self) -> ::std::vec::Vec<f64> {
-            ::std::vec![0.0; self.len()]
-        }
-    }
-
-    impl Lazy for &::std::vec::Vec<f64> {
-        type Elem = [f64];
-        type Buf = ::std::vec::Vec<f64>;
-        fn zeroed(&self) -> ::std::vec::Vec<f64> {
-            ::std::vec![0.0; self.len()]
-        }
+    lazy_existing! {
+        impl<M> for [f64; M];
+        impl<> for [f64];
+        impl<> for ::std::vec::Vec<f64>;
     }
 
     /// A zeroed buffer shaped like `array`: the adjoint of a local array.
@@ -351,6 +386,41 @@ pub mod __private {
                 "{function}: the adjoint buffer `{adjoint}` has length {adjoint_len}, \
                  but the parameter `{param}` has length {param_len}; they must be equal"
             );
+        }
+    }
+
+    #[cfg(test)]
+    mod lazy_tests {
+        use super::Lazy;
+
+        fn lent<E: ?Sized + AsRef<[f64]>, C: Lazy<E>>(candidate: C) -> Option<usize> {
+            let mut buf = candidate.slot()?;
+            let slot = C::lend(&mut buf);
+            assert!(slot.as_ref().iter().all(|&x| x == 0.0));
+            Some(slot.as_ref().len())
+        }
+
+        /// Each candidate fills slots of its own length, as an array or a
+        /// slice, and no other: `None` is what a branch `__g_active` rules
+        /// out would meet.
+        #[test]
+        fn candidates_fill_slots_of_their_length_only() {
+            let (pair, triple) = ([1.0, 2.0], vec![1.0, 2.0, 3.0]);
+            assert_eq!(lent::<[f64], _>(pair), Some(2));
+            assert_eq!(lent::<[f64; 2], _>(&pair), Some(2));
+            assert_eq!(lent::<[f64; 3], _>(pair), None);
+            assert_eq!(lent::<[f64], _>(&triple[1..]), Some(2));
+            assert_eq!(lent::<[f64; 2], _>(&triple[1..]), Some(2));
+            assert_eq!(lent::<[f64; 3], _>(&triple[1..]), None);
+            assert_eq!(lent::<[f64; 3], _>(&triple), Some(3));
+            let (mut scratch, mut twin) = ([0.0; 3], vec![0.0; 4]);
+            assert_eq!(lent::<[f64], _>(&mut scratch), Some(3));
+            assert_eq!(lent::<[f64; 3], _>(&mut scratch), Some(3));
+            assert_eq!(lent::<[f64; 2], _>(&mut scratch), None);
+            assert_eq!(lent::<[f64; 2], _>(&mut scratch[1..]), Some(2));
+            assert_eq!(lent::<[f64; 4], _>(&mut twin), Some(4));
+            assert_eq!(lent::<[f64], _>(&mut twin), Some(4));
+            assert_eq!(lent::<[f64; 3], _>(&mut twin), None);
         }
     }
 }

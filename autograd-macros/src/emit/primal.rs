@@ -154,16 +154,21 @@ fn scratch_slot(func: &Func, arg: &CallArg) -> Option<(TokenStream, bool)> {
 ///
 /// API.md gives the callee's adjoint a slot per parameter it differentiates
 /// (every float parameter, or those of its `wrt(..)`), which the caller
-/// cannot see. An argument that varies must go to such a parameter; a
-/// parameter array that is not differentiated to one that is not; any
-/// other float that does not vary (`2.0`, `labels[i]`, a literal array, a
-/// local buffer) may go to either. When a call has such constants, the
-/// adjoint is called through a small local trait with one impl per way the
-/// callee may take its slots (`slot_choices`): rustc picks the one impl
-/// whose `FnOnce` signature the callee's adjoint has, and the constants it
-/// gives a slot get a scratch one. Arguments and slots pass through `__private::Coerce`, which
-/// does the coercions a direct call would (`&[f64; N]` to `&[f64]`). A
-/// method (`self.g(x)`) is called directly, with the varied slots only.
+/// cannot see. An argument that varies must go to such a parameter; a float
+/// that does not vary (`2.0`, `labels[i]`, a literal array, a local buffer,
+/// a parameter array outside `wrt`) may go to either. When a call has such
+/// constants, the adjoint is called through a small local trait with one
+/// impl per way the callee may take its slots (`slot_choices`): rustc picks
+/// the one impl whose `FnOnce` signature the callee's adjoint has, and the
+/// constants it gives a slot get a scratch one. Where that signature (the
+/// kinds of its slots) fits several ways, which differ in the constants
+/// they give slots (`g(1.0, x, 2.0)`, `h([0.5, 0.75], &buf[1..], &w[..2])`),
+/// the impl reads the callee's hidden `__g_active` at run time and takes
+/// the one way it says, each array's scratch made there from that argument
+/// (`__private::Lazy`). Arguments and slots pass through
+/// `__private::Coerce`, which does the coercions a direct call would
+/// (`&[f64; N]` to `&[f64]`). A method on another receiver than `self`
+/// (`other.g(x)`) is called directly, with the varied slots only.
 pub fn adjoint_call(
     func: &Func,
     names: &Names,
@@ -254,158 +259,169 @@ pub fn adjoint_call(
     // and the vector of a vector-valued callee)
     let (dt, rt) = (names::scoped("D"), names::scoped("R"));
     let kinds: Vec<Candidate> = candidates.iter().map(|(_, c)| *c).collect();
+    let private = quote!(::autograd::__private);
+    // One impl per group of choices that give the callee the same kinds of
+    // slots (`slot_choices`); a group of several is told apart at run time
+    // by the callee's `__g_active`, which a call can name only for a path
+    // or `self` callee (always the case here).
+    let groups: Vec<Vec<Vec<usize>>> = slot_choices(&kinds)
+        .into_iter()
+        .filter(|group| group.len() == 1 || active_const.is_some())
+        .collect();
+    let has_switch = groups.iter().any(|group| group.len() > 1);
+    let active = names::scoped("active");
+    let active_param = has_switch.then(|| quote!(, #active: &[bool]));
     let mut impls = Vec::new();
     // Each impl's marker names its choice: coherence does not look at
     // where-clauses, so two choices with as many slots need two markers.
-    // Lazy data kept gets its buffer's own type, or, for an array passed to
-    // a slice parameter, a slice of it (`Lazy::Elem` or `[f64]`: one impl
-    // each, of which the callee's signature keeps one).
-    let mut marker = 0;
-    let (choices, switches) = slot_choices(&kinds);
-    let has_switch = !switches.is_empty() && active_const.is_some();
-    let active_param = has_switch.then(|| quote!(, __ad_active: &[bool]));
-    let active_arg = if has_switch {
-        quote!(, __ad_active)
-    } else {
-        quote!()
-    };
-    for group in switches.iter().filter(|_| has_switch) {
-        // One impl for choices that give the same kinds of slots to
-        // different constants: the callee's `__g_active` says which.
+    for (marker, group) in groups.iter().enumerate() {
         let choice = proc_macro2::Literal::usize_unsuffixed(marker);
-        marker += 1;
-        let k = group[0].len();
-        let slot_types: Vec<Ident> = (0..k).map(|i| ty("S", i)).collect();
-        let mut bounds = Vec::new();
-        let mut branches = Vec::new();
-        let union: Vec<usize> = {
-            let mut u: Vec<usize> = group.iter().flatten().copied().collect();
-            u.sort_unstable();
-            u.dedup();
-            u
-        };
-        for kept in group {
-            let mut passed = Vec::new();
-            for (i, &j) in kept.iter().enumerate() {
-                let (c, v, s) = (&cs[j], &c_vals[j], &slot_types[i]);
+        // Per slot of the callee: its type in the `FnOnce` bound, its type
+        // in the marker (without lifetimes), and how a branch fills it.
+        let (mut generics, mut lifetimes, mut bounds) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut slot_types, mut marker_types, mut fills) = (Vec::new(), Vec::new(), Vec::new());
+        for i in 0..group[0].len() {
+            let mut at: Vec<usize> = group.iter().map(|kept| kept[i]).collect();
+            at.sort_unstable();
+            at.dedup();
+            let first = at[0];
+            if at.len() == 1 && !kinds[first].lazy {
+                // The same candidate in every branch (a varied argument's
+                // slot, a scratch made at the call): coerced to the
+                // callee's slot type, as a direct call would.
+                let (s, c) = (ty("S", first), &cs[first]);
                 bounds.push(quote!(#c: #coerce<#s>));
-                passed.push(quote!(#coerce::<#s>::coerce(#v)));
+                slot_types.push(quote!(#s));
+                marker_types.push(quote!(#s));
+                generics.push(quote!(#s));
+                fills.push(Fill::Coerce(s));
+            } else if kinds[first].array {
+                // Constant data, or arrays that differ between branches
+                // (`h([0.5, 0.75], &e[1..], &q[..])` to an `h` that
+                // differentiates the first or the second): the callee's
+                // slot is `&mut E` (`[f64; N]` or `[f64]`), and a branch
+                // fills it from its own candidate, a zeroed buffer of its
+                // own length made there for data (`__private::Lazy`), or
+                // the scratch or adjoint part passed, reshaped. A
+                // candidate that cannot fill an `E` (another length) makes
+                // `Lazy::slot` `None`, only in a branch `__g_active` rules
+                // out. The slot is a reference of any lifetime, as the
+                // buffer lives in the method.
+                let e = ty("E", i);
+                let lifetime =
+                    syn::Lifetime::new(&format!("'l{i}"), proc_macro2::Span::mixed_site());
+                for &j in &at {
+                    let c = &cs[j];
+                    bounds.push(quote!(#c: #private::Lazy<#e>));
+                }
+                slot_types.push(quote!(&#lifetime mut #e));
+                marker_types.push(quote!(&mut #e));
+                generics.push(quote!(#e: ?::core::marker::Sized));
+                lifetimes.push(lifetime);
+                fills.push(Fill::Lazy(e, ty("z", i)));
+            } else {
+                // Scalar scratch slots and varied scalars that differ
+                // between branches: all `&mut f64`.
+                let t = ty("T", i);
+                for &j in &at {
+                    let c = &cs[j];
+                    bounds.push(quote!(#c: #coerce<#t>));
+                }
+                slot_types.push(quote!(#t));
+                marker_types.push(quote!(#t));
+                generics.push(quote!(#t));
+                fills.push(Fill::Coerce(t));
             }
-            let tests = union.iter().map(|&j| {
-                let p = proc_macro2::Literal::usize_unsuffixed(positions[j]);
-                let want = kept.contains(&j);
-                quote!(__ad_active.get(#p).copied() == ::core::option::Option::Some(#want))
-            });
-            branches.push(quote! {
-                if #(#tests)&&* {
-                    return self(#(#coerce::<#bs>::coerce(#a_vals),)* #d, #(#passed,)*);
+        }
+        // The call of the callee with the candidates of `kept`.
+        let call = |kept: &[usize]| {
+            let mut buffers = Vec::new();
+            let mut passed = Vec::new();
+            for (fill, &j) in fills.iter().zip(kept) {
+                let (c, v) = (&cs[j], &c_vals[j]);
+                match fill {
+                    Fill::Coerce(s) => passed.push(quote!(#coerce::<#s>::coerce(#v))),
+                    Fill::Lazy(e, z) => {
+                        let lazy = quote!(<#c as #private::Lazy<#e>>);
+                        buffers.push(quote! {
+                            let ::core::option::Option::Some(mut #z) = #lazy::slot(#v) else {
+                                ::core::panic!("autograd: a scratch buffer does not fit the callee's slot (a bug in autograd)")
+                            };
+                        });
+                        passed.push(quote!(#lazy::lend(&mut #z)));
+                    }
+                }
+            }
+            quote! {
+                #(#buffers)*
+                self(#(#coerce::<#bs>::coerce(#a_vals),)* #d, #(#passed,)*)
+            }
+        };
+        let body = if let [kept] = group.as_slice() {
+            call(kept)
+        } else {
+            // The constants some branches keep and others do not: the
+            // callee's `__g_active` (indexed by argument, the receiver
+            // excluded) says which it differentiates.
+            let differing: Vec<usize> = (0..m)
+                .filter(|j| {
+                    let kept = group.iter().filter(|kept| kept.contains(j)).count();
+                    kept > 0 && kept < group.len()
+                })
+                .collect();
+            let branches = group.iter().map(|kept| {
+                let tests = differing.iter().map(|&j| {
+                    let p = proc_macro2::Literal::usize_unsuffixed(positions[j]);
+                    let want = kept.contains(&j);
+                    quote!(#active.get(#p).copied() == ::core::option::Option::Some(#want))
+                });
+                let call = call(kept);
+                quote! {
+                    if #(#tests)&&* {
+                        return { #call };
+                    }
                 }
             });
-        }
-        let unused: Vec<TokenStream> = (0..m)
-            .filter(|j| !union.contains(j))
-            .map(|j| {
-                let v = &c_vals[j];
-                quote!(let _ = #v;)
-            })
-            .collect();
+            quote! {
+                #(#branches)*
+                ::core::panic!("autograd: the callee's `__*_active` matches none of the ways this call can give it slots (a bug in autograd)")
+            }
+        };
+        let higher = (!lifetimes.is_empty()).then(|| quote!(for<#(#lifetimes),*>));
         impls.push(quote! {
-            impl<F, #dt, #rt, #(#bs,)* #(#slot_types,)* #(#as_,)* #(#cs,)*>
-                #call_trait<(fn(#(#bs,)* #(#slot_types,)*), [(); #choice]), (#(#as_,)*), (#(#cs,)*), #dt, #rt> for F
+            impl<F, #dt, #rt, #(#bs,)* #(#generics,)* #(#as_,)* #(#cs,)*>
+                #call_trait<(fn(#(#bs,)* #(#marker_types,)*), [(); #choice]), (#(#as_,)*), (#(#cs,)*), #dt, #rt> for F
             where
-                F: FnOnce(#(#bs,)* #dt, #(#slot_types,)*) -> #rt,
+                F: #higher FnOnce(#(#bs,)* #dt, #(#slot_types,)*) -> #rt,
                 #(#as_: #coerce<#bs>,)*
                 #(#bounds,)*
             {
                 #[inline(always)]
                 fn #method(self, (#(#a_vals,)*): (#(#as_,)*), #d: #dt, (#(#c_vals,)*): (#(#cs,)*) #active_param) -> #rt {
-                    #(#unused)*
-                    #(#branches)*
-                    ::core::panic!("autograd: the callee's `__*_active` matches none of the ways this call can give it slots (a bug in autograd)")
+                    #body
                 }
             }
         });
-    }
-    for kept in choices {
-        let lazy: Vec<usize> = kept
-            .iter()
-            .copied()
-            .filter(|&j| candidates[j].1.lazy)
-            .collect();
-        for as_slice in 0..1u32 << lazy.len() {
-            let choice = proc_macro2::Literal::usize_unsuffixed(marker);
-            marker += 1;
-            // A kept slot is generic (`S_j`, coerced from the candidate), or,
-            // for lazy data, a reference of any lifetime to a buffer the
-            // method makes.
-            let (mut generics, mut slot_types, mut bounds, mut buffers, mut passed) =
-                (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
-            // (The marker names the slot types without the lifetimes.)
-            let mut marker_types = Vec::new();
-            let mut lifetimes = Vec::new();
-            for &j in &kept {
-                let (c, v) = (&cs[j], &c_vals[j]);
-                let Some(k) = lazy.iter().position(|&l| l == j) else {
-                    let s = ty("S", j);
-                    slot_types.push(quote!(#s));
-                    marker_types.push(quote!(#s));
-                    bounds.push(quote!(#c: #coerce<#s>));
-                    passed.push(quote!(#coerce::<#s>::coerce(#v)));
-                    generics.push(s);
-                    continue;
-                };
-                let lifetime =
-                    syn::Lifetime::new(&format!("'l{j}"), proc_macro2::Span::mixed_site());
-                let buffer = ty("z", j);
-                let private = quote!(::autograd::__private);
-                buffers.push(quote! {
-                    let mut #buffer = <#c as #private::Lazy>::zeroed(&#v);
-                });
-                if as_slice & (1 << k) != 0 {
-                    slot_types.push(quote!(&#lifetime mut [f64]));
-                    marker_types.push(quote!(&mut [f64]));
-                    bounds.push(quote!(#c: #private::LazyArray));
-                    passed.push(quote!(<#c as #private::LazyArray>::slice(&mut #buffer)));
-                } else {
-                    slot_types.push(quote!(&#lifetime mut <#c as #private::Lazy>::Elem));
-                    marker_types.push(quote!(&mut <#c as #private::Lazy>::Elem));
-                    bounds.push(quote!(#c: #private::Lazy));
-                    passed.push(quote!(&mut *#buffer));
-                }
-                lifetimes.push(lifetime);
-            }
-            let higher = (!lifetimes.is_empty()).then(|| quote!(for<#(#lifetimes),*>));
-            impls.push(quote! {
-                impl<F, #dt, #rt, #(#bs,)* #(#generics,)* #(#as_,)* #(#cs,)*>
-                    #call_trait<(fn(#(#bs,)* #(#marker_types,)*), [(); #choice]), (#(#as_,)*), (#(#cs,)*), #dt, #rt> for F
-                where
-                    F: #higher FnOnce(#(#bs,)* #dt, #(#slot_types,)*) -> #rt,
-                    #(#as_: #coerce<#bs>,)*
-                    #(#bounds,)*
-                {
-                    #[inline(always)]
-                    fn #method(self, (#(#a_vals,)*): (#(#as_,)*), #d: #dt, (#(#c_vals,)*): (#(#cs,)*) #active_param) -> #rt {
-                        #(#buffers)*
-                        self(#(#coerce::<#bs>::coerce(#a_vals),)* #d, #(#passed,)*)
-                    }
-                }
-            });
-        }
     }
     let slot_tokens = candidates.iter().map(|(s, _)| s);
     let active_arg_call = match (&active_const, has_switch) {
         (Some(path), true) => quote!(, #path),
         _ => quote!(),
     };
-    let _ = active_arg;
     let callee_name = adjoint.to_string().replace(' ', "");
     let message = format!("`{callee_name}` does not take the `d_` slots this call can give it");
-    let note = "`#[differentiable]` passes a `d_` slot for each argument that depends on a \
-                differentiated input, and a scratch slot for float constants where the \
-                callee's adjoint has room for one; it cannot tell which constants the callee \
-                differentiates when they lie on both sides of a differentiated argument, or \
-                which of several constant arrays it does, and the callee differentiates only \
-                some of its parameters";
+    // (Every way this call can give slots is offered, told apart at run
+    // time where needed: what is left is a callee whose adjoint takes slots
+    // no way gives, or, beyond `MAX_CONSTANTS` constants, a subset of them.)
+    let note = format!(
+        "`#[differentiable]` passes a `d_` slot for each argument that depends on a \
+         differentiated input, and a scratch slot for each float constant that goes to a \
+         parameter the callee differentiates; no way of doing so fits this adjoint's \
+         parameters: a differentiated value goes to a parameter it does not differentiate, \
+         the adjoint does not follow the `f_adjoint` convention, or the call passes more \
+         than {MAX_CONSTANTS} float constants and the callee differentiates some of them \
+         but not all"
+    );
     let help = "pass each differentiated value to a parameter the callee differentiates; bind \
                 the constants it does not differentiate to parameters of the caller outside \
                 `wrt(..)`, or differentiate the callee with respect to all its float parameters";
@@ -421,13 +437,26 @@ pub fn adjoint_call(
     }
 }
 
+/// How a branch of an impl fills one of the callee's slots.
+enum Fill {
+    /// The candidate, coerced to the slot's type (`S_j` or `T_i`).
+    Coerce(Ident),
+    /// A buffer made from the candidate (`__private::Lazy<E_i>`), bound to
+    /// `z_i`.
+    Lazy(Ident, Ident),
+}
+
+/// Beyond this many float constants in a call, `slot_choices` offers only
+/// "none of them" and "all of them" (the impls would grow as `2^n`).
+const MAX_CONSTANTS: usize = 6;
+
 /// An argument that may take a slot in a callee's adjoint.
 #[derive(Clone, Copy, PartialEq, Eq)]
 struct Candidate {
     /// An array (its slot is a buffer), not a scalar.
     array: bool,
     /// Constant data passed as itself (`xs`, `&xs[1..]`): an impl that
-    /// gives it a slot makes a zeroed buffer of its shape
+    /// gives it a slot makes a zeroed buffer of its length
     /// (`__private::Lazy`).
     lazy: bool,
     /// It varies: it must take its slot (its adjoint's); a constant's is a
@@ -435,21 +464,21 @@ struct Candidate {
     varied: bool,
 }
 
-/// The ways a callee may take its slots (and, second, groups of ways that
-/// give the same kinds of slots to different scalar constants, which the
-/// call tells apart with the callee's `__g_active`), each the candidates kept (by
-/// index, in order): every varied one and some of the constants. Scalar
-/// scratch slots are interchangeable, but a varied slot must land at its
-/// own place among the callee's slots, and an array's scratch must have
-/// its argument's length (the callee checks it); the callee's signature
-/// only tells the kinds of its slots: two choices with the same sequence of
-/// kinds are one impl, kept only if they put the varied slots at the same
-/// places and the same array constants at the same places (otherwise that
-/// callee is a compile error at the call, never a gradient in the wrong
-/// slot or a scratch of the wrong length). Beyond `MAX_CONSTANTS`
+/// The ways a callee may take its slots, in groups that give the same
+/// sequence of slot kinds (scalar or array), which is all the callee's
+/// signature tells: one impl per group. Each way is the candidates kept
+/// (by index, in order): every varied one and some of the constants.
+///
+/// Choices of a group that put the varied slots at the same places and the
+/// same arrays at the same places are interchangeable (scalar scratch
+/// slots are all alike): the group is its first. Otherwise (constants on
+/// both sides of a varied argument, several constant arrays that could
+/// take one slot) the group keeps every choice, and the impl picks one at
+/// run time from the callee's `__g_active`, each branch making its own
+/// arrays' buffers (their own lengths: the callee checks them), so a
+/// gradient never lands in the wrong slot. Beyond `MAX_CONSTANTS`
 /// constants, only "none of the constants" and "all of them" are offered.
-fn slot_choices(candidates: &[Candidate]) -> (Vec<Vec<usize>>, Vec<Vec<Vec<usize>>>) {
-    const MAX_CONSTANTS: usize = 6;
+fn slot_choices(candidates: &[Candidate]) -> Vec<Vec<Vec<usize>>> {
     let constants: Vec<usize> = (0..candidates.len())
         .filter(|&j| !candidates[j].varied)
         .collect();
@@ -487,23 +516,19 @@ fn slot_choices(candidates: &[Candidate]) -> (Vec<Vec<usize>>, Vec<Vec<Vec<usize
             .zip(b)
             .all(|(&x, &y)| x == y || !candidates[x].array)
     };
-    let (mut single, mut switches) = (Vec::new(), Vec::new());
-    for (_, choices) in by_kinds {
-        let first = &choices[0];
-        let equivalent = choices
-            .iter()
-            .all(|c| places(c) == places(first) && same_arrays(c, first));
-        if equivalent {
-            single.push(first.clone());
-        } else if choices.iter().all(|c| same_arrays(c, first))
-            && choices.iter().flatten().all(|&j| !candidates[j].lazy)
-        {
-            // Only which scalar constants get a slot differs: the callee's
-            // `__g_active` tells at the call.
-            switches.push(choices);
-        }
-    }
-    (single, switches)
+    by_kinds
+        .into_iter()
+        .map(|(_, mut choices)| {
+            let first = &choices[0];
+            let equivalent = choices
+                .iter()
+                .all(|c| places(c) == places(first) && same_arrays(c, first));
+            if equivalent {
+                choices.truncate(1);
+            }
+            choices
+        })
+        .collect()
 }
 
 /// An argument of a call, as the user wrote it.

@@ -24,7 +24,7 @@ fn loss_grad(w: &[f64], data: &[f64]) -> (f64, ::std::vec::Vec<f64>) {
         let __ad_t1 = {
             #[diagnostic::on_unimplemented(
                 message = "`scale_adjoint` does not take the `d_` slots this call can give it",
-                note = "`#[differentiable]` passes a `d_` slot for each argument that depends on a differentiated input, and a scratch slot for float constants where the callee's adjoint has room for one; it cannot tell which constants the callee differentiates when they lie on both sides of a differentiated argument, or which of several constant arrays it does, and the callee differentiates only some of its parameters",
+                note = "`#[differentiable]` passes a `d_` slot for each argument that depends on a differentiated input, and a scratch slot for each float constant that goes to a parameter the callee differentiates; no way of doing so fits this adjoint's parameters: a differentiated value goes to a parameter it does not differentiate, the adjoint does not follow the `f_adjoint` convention, or the call passes more than 6 float constants and the callee differentiates some of them but not all",
                 help = "pass each differentiated value to a parameter the callee differentiates; bind the constants it does not differentiate to parameters of the caller outside `wrt(..)`, or differentiate the callee with respect to all its float parameters"
             )]
             trait __AdCall<M, A, C, D, R> {
@@ -115,7 +115,7 @@ fn loss_grad(w: &[f64], data: &[f64]) -> (f64, ::std::vec::Vec<f64>) {
         {
             #[diagnostic::on_unimplemented(
                 message = "`dot_adjoint` does not take the `d_` slots this call can give it",
-                note = "`#[differentiable]` passes a `d_` slot for each argument that depends on a differentiated input, and a scratch slot for float constants where the callee's adjoint has room for one; it cannot tell which constants the callee differentiates when they lie on both sides of a differentiated argument, or which of several constant arrays it does, and the callee differentiates only some of its parameters",
+                note = "`#[differentiable]` passes a `d_` slot for each argument that depends on a differentiated input, and a scratch slot for each float constant that goes to a parameter the callee differentiates; no way of doing so fits this adjoint's parameters: a differentiated value goes to a parameter it does not differentiate, the adjoint does not follow the `f_adjoint` convention, or the call passes more than 6 float constants and the callee differentiates some of them but not all",
                 help = "pass each differentiated value to a parameter the callee differentiates; bind the constants it does not differentiate to parameters of the caller outside `wrt(..)`, or differentiate the callee with respect to all its float parameters"
             )]
             trait __AdCall_1<M, A, C, D, R> {
@@ -161,69 +161,19 @@ fn loss_grad(w: &[f64], data: &[f64]) -> (f64, ::std::vec::Vec<f64>) {
                 B0,
                 B1,
                 S0,
+                E1: ?::core::marker::Sized,
                 A0,
                 A1,
                 C0,
                 C1,
-            > __AdCall_1<
-                (
-                    fn(B0, B1, S0, &mut <C1 as ::autograd::__private::Lazy>::Elem),
-                    [(); 1],
-                ),
-                (A0, A1),
-                (C0, C1),
-                D,
-                R,
-            > for F
-            where
-                F: for<'l1> FnOnce(
-                    B0,
-                    B1,
-                    D,
-                    S0,
-                    &'l1 mut <C1 as ::autograd::__private::Lazy>::Elem,
-                ) -> R,
-                A0: ::autograd::__private::Coerce<B0>,
-                A1: ::autograd::__private::Coerce<B1>,
-                C0: ::autograd::__private::Coerce<S0>,
-                C1: ::autograd::__private::Lazy,
-            {
-                #[inline(always)]
-                fn __ad_call_1(
-                    self,
-                    (a0, a1): (A0, A1),
-                    d_out: D,
-                    (c0, c1): (C0, C1),
-                ) -> R {
-                    let mut z1 = <C1 as ::autograd::__private::Lazy>::zeroed(&c1);
-                    self(
-                        ::autograd::__private::Coerce::<B0>::coerce(a0),
-                        ::autograd::__private::Coerce::<B1>::coerce(a1),
-                        d_out,
-                        ::autograd::__private::Coerce::<S0>::coerce(c0),
-                        &mut *z1,
-                    )
-                }
-            }
-            impl<
-                F,
-                D,
-                R,
-                B0,
-                B1,
-                S0,
-                A0,
-                A1,
-                C0,
-                C1,
-            > __AdCall_1<(fn(B0, B1, S0, &mut [f64]), [(); 2]), (A0, A1), (C0, C1), D, R>
+            > __AdCall_1<(fn(B0, B1, S0, &mut E1), [(); 1]), (A0, A1), (C0, C1), D, R>
             for F
             where
-                F: for<'l1> FnOnce(B0, B1, D, S0, &'l1 mut [f64]) -> R,
+                F: for<'l1> FnOnce(B0, B1, D, S0, &'l1 mut E1) -> R,
                 A0: ::autograd::__private::Coerce<B0>,
                 A1: ::autograd::__private::Coerce<B1>,
                 C0: ::autograd::__private::Coerce<S0>,
-                C1: ::autograd::__private::LazyArray,
+                C1: ::autograd::__private::Lazy<E1>,
             {
                 #[inline(always)]
                 fn __ad_call_1(
@@ -232,13 +182,19 @@ fn loss_grad(w: &[f64], data: &[f64]) -> (f64, ::std::vec::Vec<f64>) {
                     d_out: D,
                     (c0, c1): (C0, C1),
                 ) -> R {
-                    let mut z1 = <C1 as ::autograd::__private::Lazy>::zeroed(&c1);
+                    let ::core::option::Option::Some(mut z1) = <C1 as ::autograd::__private::Lazy<
+                        E1,
+                    >>::slot(c1) else {
+                        ::core::panic!(
+                            "autograd: a scratch buffer does not fit the callee's slot (a bug in autograd)"
+                        )
+                    };
                     self(
                         ::autograd::__private::Coerce::<B0>::coerce(a0),
                         ::autograd::__private::Coerce::<B1>::coerce(a1),
                         d_out,
                         ::autograd::__private::Coerce::<S0>::coerce(c0),
-                        <C1 as ::autograd::__private::LazyArray>::slice(&mut z1),
+                        <C1 as ::autograd::__private::Lazy<E1>>::lend(&mut z1),
                     )
                 }
             }
@@ -275,7 +231,7 @@ fn loss_adjoint(w: &[f64], data: &[f64], d_out: f64, d_w: &mut [f64]) -> f64 {
     let __ad_t1 = {
         #[diagnostic::on_unimplemented(
             message = "`scale_adjoint` does not take the `d_` slots this call can give it",
-            note = "`#[differentiable]` passes a `d_` slot for each argument that depends on a differentiated input, and a scratch slot for float constants where the callee's adjoint has room for one; it cannot tell which constants the callee differentiates when they lie on both sides of a differentiated argument, or which of several constant arrays it does, and the callee differentiates only some of its parameters",
+            note = "`#[differentiable]` passes a `d_` slot for each argument that depends on a differentiated input, and a scratch slot for each float constant that goes to a parameter the callee differentiates; no way of doing so fits this adjoint's parameters: a differentiated value goes to a parameter it does not differentiate, the adjoint does not follow the `f_adjoint` convention, or the call passes more than 6 float constants and the callee differentiates some of them but not all",
             help = "pass each differentiated value to a parameter the callee differentiates; bind the constants it does not differentiate to parameters of the caller outside `wrt(..)`, or differentiate the callee with respect to all its float parameters"
         )]
         trait __AdCall<M, A, C, D, R> {
@@ -356,7 +312,7 @@ fn loss_adjoint(w: &[f64], data: &[f64], d_out: f64, d_w: &mut [f64]) -> f64 {
     {
         #[diagnostic::on_unimplemented(
             message = "`dot_adjoint` does not take the `d_` slots this call can give it",
-            note = "`#[differentiable]` passes a `d_` slot for each argument that depends on a differentiated input, and a scratch slot for float constants where the callee's adjoint has room for one; it cannot tell which constants the callee differentiates when they lie on both sides of a differentiated argument, or which of several constant arrays it does, and the callee differentiates only some of its parameters",
+            note = "`#[differentiable]` passes a `d_` slot for each argument that depends on a differentiated input, and a scratch slot for each float constant that goes to a parameter the callee differentiates; no way of doing so fits this adjoint's parameters: a differentiated value goes to a parameter it does not differentiate, the adjoint does not follow the `f_adjoint` convention, or the call passes more than 6 float constants and the callee differentiates some of them but not all",
             help = "pass each differentiated value to a parameter the callee differentiates; bind the constants it does not differentiate to parameters of the caller outside `wrt(..)`, or differentiate the callee with respect to all its float parameters"
         )]
         trait __AdCall_1<M, A, C, D, R> {
@@ -397,71 +353,34 @@ fn loss_adjoint(w: &[f64], data: &[f64], d_out: f64, d_w: &mut [f64]) -> f64 {
             B0,
             B1,
             S0,
+            E1: ?::core::marker::Sized,
             A0,
             A1,
             C0,
             C1,
-        > __AdCall_1<
-            (fn(B0, B1, S0, &mut <C1 as ::autograd::__private::Lazy>::Elem), [(); 1]),
-            (A0, A1),
-            (C0, C1),
-            D,
-            R,
-        > for F
+        > __AdCall_1<(fn(B0, B1, S0, &mut E1), [(); 1]), (A0, A1), (C0, C1), D, R> for F
         where
-            F: for<'l1> FnOnce(
-                B0,
-                B1,
-                D,
-                S0,
-                &'l1 mut <C1 as ::autograd::__private::Lazy>::Elem,
-            ) -> R,
+            F: for<'l1> FnOnce(B0, B1, D, S0, &'l1 mut E1) -> R,
             A0: ::autograd::__private::Coerce<B0>,
             A1: ::autograd::__private::Coerce<B1>,
             C0: ::autograd::__private::Coerce<S0>,
-            C1: ::autograd::__private::Lazy,
+            C1: ::autograd::__private::Lazy<E1>,
         {
             #[inline(always)]
             fn __ad_call_1(self, (a0, a1): (A0, A1), d_out: D, (c0, c1): (C0, C1)) -> R {
-                let mut z1 = <C1 as ::autograd::__private::Lazy>::zeroed(&c1);
+                let ::core::option::Option::Some(mut z1) = <C1 as ::autograd::__private::Lazy<
+                    E1,
+                >>::slot(c1) else {
+                    ::core::panic!(
+                        "autograd: a scratch buffer does not fit the callee's slot (a bug in autograd)"
+                    )
+                };
                 self(
                     ::autograd::__private::Coerce::<B0>::coerce(a0),
                     ::autograd::__private::Coerce::<B1>::coerce(a1),
                     d_out,
                     ::autograd::__private::Coerce::<S0>::coerce(c0),
-                    &mut *z1,
-                )
-            }
-        }
-        impl<
-            F,
-            D,
-            R,
-            B0,
-            B1,
-            S0,
-            A0,
-            A1,
-            C0,
-            C1,
-        > __AdCall_1<(fn(B0, B1, S0, &mut [f64]), [(); 2]), (A0, A1), (C0, C1), D, R>
-        for F
-        where
-            F: for<'l1> FnOnce(B0, B1, D, S0, &'l1 mut [f64]) -> R,
-            A0: ::autograd::__private::Coerce<B0>,
-            A1: ::autograd::__private::Coerce<B1>,
-            C0: ::autograd::__private::Coerce<S0>,
-            C1: ::autograd::__private::LazyArray,
-        {
-            #[inline(always)]
-            fn __ad_call_1(self, (a0, a1): (A0, A1), d_out: D, (c0, c1): (C0, C1)) -> R {
-                let mut z1 = <C1 as ::autograd::__private::Lazy>::zeroed(&c1);
-                self(
-                    ::autograd::__private::Coerce::<B0>::coerce(a0),
-                    ::autograd::__private::Coerce::<B1>::coerce(a1),
-                    d_out,
-                    ::autograd::__private::Coerce::<S0>::coerce(c0),
-                    <C1 as ::autograd::__private::LazyArray>::slice(&mut z1),
+                    <C1 as ::autograd::__private::Lazy<E1>>::lend(&mut z1),
                 )
             }
         }
