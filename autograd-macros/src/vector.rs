@@ -3,18 +3,28 @@
 //! instead of `r_grad`.
 //!
 //! Both are built on the scalar function `dᵀ r(..)`: the body with each
-//! returned vector `v` replaced by `Σ_i d[i] · v[i]` (a new constant
-//! parameter `d`), which goes through the ordinary pipeline. Its adjoint at
+//! returned vector `v` bound to a local (`let __ad_out = v;`) and replaced
+//! by `Σ_i d[i] · __ad_out[i]` (a new constant parameter `d`), which is
+//! lowered once and goes through the ordinary pipeline. Its adjoint at
 //! `d_out = 1` adds `dᵀ ∂r/∂p` into each `d_<p>`: with `d` the caller's
 //! `d_out` that is `r_adjoint`; with `d` the `i`-th unit vector, row `i` of
-//! the Jacobian. So the Jacobian is computed by rows, in reverse mode: `m`
-//! adjoint sweeps for `m` outputs, whatever the number of inputs (columns
-//! by forward mode would take `n` sweeps; the generated forward mode only
-//! covers one `f64` input, where `m` sweeps are still exact).
+//! the Jacobian (rows by reverse mode: `m` adjoint sweeps).
 //!
-//! The scalar function and a copy of `r` (for the value) are items nested
-//! in `r_adjoint` and `r_jacobian`, so nothing new is visible in the user's
-//! scope; hence methods (`self`) are not supported here yet.
+//! Columns by forward mode: `forward::emit_jvp` runs over the same lowered
+//! function with a direction for every active parameter, and at each
+//! `__ad_out` hands that vector's tangent `J·dir` to the caller and returns
+//! (what follows, `dᵀ r`, is never run). With `dir = e_j` that is column
+//! `j`: `n` forward sweeps. `r_jacobian` takes columns when `n ≤ m` (a
+//! forward sweep costs no more than a reverse one: no tape, no replay),
+//! rows otherwise; at compile time when the types say both counts (scalars,
+//! `[f64; N]` and a `[f64; M]` result with literal lengths), else at run
+//! time, both ways emitted. Where forward mode does not apply to the body
+//! (`emit_jvp` gives `None`), rows. The rustdoc of `r_jacobian` says which.
+//!
+//! The scalar function's adjoint, the forward-mode item and a copy of `r`
+//! (for the value) are items nested in `r_adjoint` and `r_jacobian`, so
+//! nothing new is visible in the user's scope; hence methods (`self`) are
+//! not supported here yet.
 
 use crate::attr::Args;
 use crate::ctxt::Ctxt;
@@ -22,7 +32,7 @@ use crate::emit;
 use crate::names::Names;
 use crate::signature::{self, ParamClass};
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote, ToTokens};
+use quote::{format_ident, quote};
 use syn::spanned::Spanned;
 use syn::visit_mut::VisitMut;
 use syn::{Expr, FnArg, Pat, ReturnType, Type};
@@ -131,6 +141,7 @@ pub fn expand(attr: TokenStream, item: syn::ItemFn, returned: Type) -> TokenStre
     let mut dot = Dot {
         weights: &weights,
         names: &names,
+        outputs: Vec::new(),
     };
     let tail = weighted.block.stmts.pop();
     match tail {
@@ -149,23 +160,8 @@ pub fn expand(attr: TokenStream, item: syn::ItemFn, returned: Type) -> TokenStre
             }
         }
     }
-    let wrt: Vec<&syn::Ident> = active.iter().filter_map(|p| p.name.as_ref()).collect();
-    let wrt_args = quote!(wrt(#(#wrt),*));
-    // The body's errors, reported once (the scalar function is expanded
-    // twice, in `r_adjoint` and `r_jacobian`).
-    let errors = body_errors(&weighted, &wrt_args);
-    let weighted_items = crate::expand::differentiable(wrt_args, weighted.to_token_stream());
-    let sum_adjoint = format_ident!("{}_adjoint", sum);
-
-    let mut value_of = item.clone();
-    value_of.attrs.clear();
-    value_of.vis = syn::Visibility::Inherited;
-    value_of.sig.ident = primal.clone();
-    let nested = quote! {
-        #[allow(clippy::all, clippy::pedantic)]
-        #value_of
-        #weighted_items
-    };
+    let outputs = dot.outputs;
+    let wrt: Vec<syn::Ident> = active.iter().filter_map(|p| p.name.clone()).collect();
 
     let vis = &item.vis;
     let inherited = emit::inherited_attrs(&item);
@@ -182,6 +178,51 @@ pub fn expand(attr: TokenStream, item: syn::ItemFn, returned: Type) -> TokenStre
     let slot_names: Vec<_> = active.iter().filter_map(|p| p.adjoint_ident()).collect();
     let adjoint_name = format_ident!("{}_adjoint", f);
     let jacobian_name = format_ident!("{}_jacobian", f);
+
+    // The scalar function, lowered once: its errors are the body's.
+    let first = match Lowered::new(&weighted, &wrt, false) {
+        Ok(lowered) => lowered,
+        Err(errors) => {
+            // Stand-ins, so that calls to them add no second error.
+            let active = emit::active_const(&item, &sig);
+            return quote! {
+                #errors
+                #[allow(dead_code)]
+                #item
+                #active
+                #[doc(hidden)]
+                #(#inherited)*
+                #lints
+                #vis fn #adjoint_name(#params, #d_out: &[f64], #(#slots),*) -> #returned {
+                    ::core::unreachable!()
+                }
+                #[doc(hidden)]
+                #(#inherited)*
+                #lints
+                #vis fn #jacobian_name(#params) -> (#returned, ::std::vec::Vec<f64>) {
+                    ::core::unreachable!()
+                }
+            };
+        }
+    };
+    let sum_adjoint = format_ident!("{}_adjoint", sum);
+    let weighted_adjoint = emit::adjoint_item(
+        &weighted,
+        &first.sig,
+        &first.func,
+        &first.activity,
+        &first.names,
+    );
+
+    let mut value_of = item.clone();
+    value_of.attrs.clear();
+    value_of.vis = syn::Visibility::Inherited;
+    value_of.sig.ident = primal.clone();
+    let value_of = quote! {
+        #[allow(clippy::all, clippy::pedantic)]
+        #value_of
+    };
+
     let fn_name = f.to_string();
     let adjoint_name_str = adjoint_name.to_string();
     let active_list = active
@@ -192,81 +233,194 @@ pub fn expand(attr: TokenStream, item: syn::ItemFn, returned: Type) -> TokenStre
     let adjoint_doc = format!(
         "Vector-Jacobian product of `{fn_name}`, generated by `#[differentiable]`: returns \
          the value of `{fn_name}` and adds `{d_out}ᵀ · ∂{fn_name}/∂p` into the `d_` argument of \
-         each of {active_list} (`{d_out}` has one entry per output; another length panics)."
-    );
-    let jacobian_doc = format!(
-        "The value of `{fn_name}` and its Jacobian, generated by `#[differentiable]`: \
-         row-major `m × n`, one row per output, one column per active float ({active_list}, \
-         flattened in parameter order). Computed by rows in reverse mode: one adjoint sweep \
-         per output."
+         each of {active_list} (`{d_out}` has one entry per output; another length panics). \
+         One reverse sweep."
     );
 
-    // r_jacobian: one weighted adjoint per row, its `d_` slots the row's parts.
-    let mut lengths = Vec::new();
-    let mut splits = Vec::new();
-    let mut row_slots = Vec::new();
-    let row = names.fresh("__ad_row");
-    for p in &active {
-        let name = p.name.as_ref().expect("active parameters are named");
-        let part = format_ident!("{}", names.fresh(&format!("__ad_part_{name}")));
-        // (an active parameter is never a constant)
-        let len = match &p.class {
-            ParamClass::Scalar | ParamClass::Constant => quote!(1usize),
-            ParamClass::Slice => quote!(#name.len()),
-            ParamClass::Array { len, .. } => quote!(#len),
-        };
-        lengths.push(len.clone());
-        splits.push(quote! {
-            let (#part, #row) = #row.split_at_mut(#len);
-        });
-        row_slots.push(match &p.class {
-            ParamClass::Scalar | ParamClass::Constant => quote!(&mut #part[0]),
-            ParamClass::Slice => quote!(#part),
-            ParamClass::Array { .. } => quote! {
-                ::core::convert::TryInto::try_into(#part).expect("a row part of the array's length")
-            },
-        });
-    }
-    let (jacobian, unit, i, n, m) = (
+    // ----- the Jacobian by columns: forward mode along unit directions ----
+    let columns = Columns::new(&weighted, &first, &outputs);
+    let shapes = (active_len(&active), returned_len(&returned));
+    let mode = match (&columns, shapes) {
+        (None, _) => Mode::Rows,
+        (Some(_), (Some(n), Some(m))) if n <= m => Mode::Columns,
+        (Some(_), (Some(_), Some(_))) => Mode::Rows,
+        (Some(_), _) => Mode::Either,
+    };
+
+    let (jacobian, i, n, m) = (
         names.fresh("__ad_jacobian"),
-        names.fresh("__ad_unit"),
         names.fresh("__ad_i"),
         names.fresh("__ad_n"),
         names.fresh("__ad_m"),
     );
-    if let Some(errors) = errors {
-        // Stand-ins, so that calls to them add no second error.
-        let active = emit::active_const(&item, &sig);
-        return quote! {
-            #errors
-            #[allow(dead_code)]
-            #item
-            #active
-            #[doc(hidden)]
-            #(#inherited)*
-            #lints
-            #vis fn #adjoint_name(#params, #d_out: &[f64], #(#slots),*) -> #returned {
-                ::core::unreachable!()
+    let lengths: Vec<TokenStream> = active.iter().map(|p| param_len(p)).collect();
+
+    // By rows: one weighted adjoint per row along the unit vector `e_i`
+    // (kept in the result's spare capacity), its `d_` slots the row's parts.
+    let rows_code = || {
+        let (rows, unit, row) = (
+            names.fresh("__ad_rows"),
+            names.fresh("__ad_unit"),
+            names.fresh("__ad_row"),
+        );
+        let mut splits = Vec::new();
+        let mut row_slots = Vec::new();
+        for p in &active {
+            let name = p.name.as_ref().expect("active parameters are named");
+            let part = format_ident!("{}", names.fresh(&format!("__ad_part_{name}")));
+            let len = param_len(p);
+            splits.push(quote! {
+                let (#part, #row) = #row.split_at_mut(#len);
+            });
+            row_slots.push(match &p.class {
+                ParamClass::Scalar | ParamClass::Constant => quote!(&mut #part[0]),
+                ParamClass::Slice => quote!(#part),
+                ParamClass::Array { .. } => quote! {
+                    ::autograd::__private::dual::as_array_mut(#part)
+                },
+            });
+        }
+        quote! {
+            let mut #jacobian = ::autograd::__private::zeros(#m * #n + #m);
+            {
+                let (#rows, #unit) = #jacobian.split_at_mut(#m * #n);
+                for #i in 0..#m {
+                    #unit[#i] = 1.0;
+                    let #row = &mut #rows[#i * #n..(#i + 1) * #n];
+                    #(#splits)*
+                    #sum_adjoint(#(#arg_names,)* &*#unit, 1.0_f64, #(#row_slots),*);
+                    #unit[#i] = 0.0;
+                }
             }
-            #[doc(hidden)]
-            #(#inherited)*
-            #lints
-            #vis fn #jacobian_name(#params) -> (#returned, ::std::vec::Vec<f64>) {
-                ::core::unreachable!()
+            #jacobian.truncate(#m * #n);
+        }
+    };
+    let columns_code = |columns: &Columns| {
+        let (cols, dir, rest, scratch) = (
+            names.fresh("__ad_columns"),
+            names.fresh("__ad_dir"),
+            names.fresh("__ad_rest"),
+            names.fresh("__ad_scratch"),
+        );
+        let mut splits = Vec::new();
+        let mut directions = Vec::new();
+        for p in &active {
+            let name = p.name.as_ref().expect("active parameters are named");
+            let part = format_ident!("{}", names.fresh(&format!("__ad_dir_{name}")));
+            splits.push(match &p.class {
+                ParamClass::Scalar | ParamClass::Constant => quote! {
+                    let #part: f64 = #rest[0];
+                    let #rest = &#rest[1..];
+                },
+                ParamClass::Slice => quote! {
+                    let (#part, #rest) = #rest.split_at(#name.len());
+                },
+                ParamClass::Array { len, by_value } => {
+                    let conversion = if *by_value {
+                        quote!(let #part: [f64; #len] = *::autograd::__private::dual::as_array(#part);)
+                    } else {
+                        quote!(let #part: &[f64; #len] = ::autograd::__private::dual::as_array(#part);)
+                    };
+                    quote! {
+                        let (#part, #rest) = #rest.split_at(#len);
+                        #conversion
+                    }
+                }
+            });
+            directions.push(part);
+        }
+        let jvp = &columns.name;
+        quote! {
+            // The directions and the callees' gradient slots live in the
+            // result's spare capacity.
+            let mut #jacobian = ::autograd::__private::zeros(#m * #n + 2 * #n);
+            {
+                let (#cols, #dir) = #jacobian.split_at_mut(#m * #n);
+                let (#dir, #scratch) = #dir.split_at_mut(#n);
+                for #i in 0..#n {
+                    #dir[#i] = 1.0;
+                    {
+                        let #rest: &[f64] = &*#dir;
+                        #(#splits)*
+                        #jvp(
+                            #(#arg_names,)*
+                            &#value[..],
+                            #(#directions,)*
+                            &mut *#cols,
+                            #n,
+                            #i,
+                            &mut *#scratch,
+                        );
+                    }
+                    #dir[#i] = 0.0;
+                }
             }
-        };
-    }
-    let active = emit::active_const(&item, &sig);
+            #jacobian.truncate(#m * #n);
+        }
+    };
+    let (strategy_doc, nested, body) = match (&mode, &columns) {
+        (Mode::Columns, Some(columns)) => (
+            "Computed by columns in forward mode (one forward sweep per active float: \
+             there are no more of them than outputs)"
+                .to_string(),
+            columns.item.clone(),
+            columns_code(columns),
+        ),
+        (Mode::Either, Some(columns)) => {
+            let (by_rows, by_columns) = (rows_code(), columns_code(columns));
+            let jvp_item = &columns.item;
+            (
+                "Computed by columns in forward mode (one forward sweep per active float) \
+                 when there are no more active floats than outputs, `n ≤ m` (a tall \
+                 Jacobian: residuals of many data points in few parameters), else by rows \
+                 in reverse mode (one adjoint sweep per output); the choice is made at run \
+                 time"
+                    .to_string(),
+                quote!(#weighted_adjoint #jvp_item),
+                quote! {
+                    let #jacobian = if #n <= #m {
+                        #by_columns
+                        #jacobian
+                    } else {
+                        #by_rows
+                        #jacobian
+                    };
+                },
+            )
+        }
+        _ => (
+            if columns.is_some() {
+                "Computed by rows in reverse mode (one adjoint sweep per output: there are \
+                 fewer outputs than active floats)"
+                    .to_string()
+            } else {
+                "Computed by rows in reverse mode (one adjoint sweep per output; columns \
+                 in forward mode do not apply to this body: it passes a varying array to a \
+                 call, calls a vector-valued function, or writes into a parameter array)"
+                    .to_string()
+            },
+            weighted_adjoint.clone(),
+            rows_code(),
+        ),
+    };
+    let jacobian_doc = format!(
+        "The value of `{fn_name}` and its Jacobian, generated by `#[differentiable]`: \
+         row-major `m × n`, one row per output, one column per active float ({active_list}, \
+         flattened in parameter order). {strategy_doc}. Allocates only the returned \
+         buffers and what `{fn_name}` itself allocates."
+    );
+    let active_items = emit::active_const(&item, &sig);
     quote! {
         #[allow(dead_code)]
         #item
-        #active
+        #active_items
 
         #[doc = #adjoint_doc]
         #(#inherited)*
         #lints
         #vis fn #adjoint_name(#params, #d_out: &[f64], #(#slots),*) -> #returned {
-            #nested
+            #value_of
+            #weighted_adjoint
             let #value = #primal(#(#arg_names),*);
             ::autograd::__private::check_output_len(
                 #adjoint_name_str,
@@ -282,32 +436,174 @@ pub fn expand(attr: TokenStream, item: syn::ItemFn, returned: Type) -> TokenStre
         #(#inherited)*
         #lints
         #vis fn #jacobian_name(#params) -> (#returned, ::std::vec::Vec<f64>) {
+            #value_of
             #nested
             let #value = #primal(#(#arg_names),*);
             let #m = #value.len();
             let #n: usize = 0 #(+ #lengths)*;
-            let mut #jacobian = ::std::vec![0.0_f64; #m * #n];
-            let mut #unit = ::std::vec![0.0_f64; #m];
-            for #i in 0..#m {
-                #unit[#i] = 1.0;
-                let #row = &mut #jacobian[#i * #n..(#i + 1) * #n];
-                #(#splits)*
-                #sum_adjoint(#(#arg_names,)* &#unit, 1.0_f64, #(#row_slots),*);
-                #unit[#i] = 0.0;
-            }
+            #body
             (#value, #jacobian)
         }
     }
 }
 
-/// The errors of the scalar function `weighted` (its lowering's), if any.
-fn body_errors(weighted: &syn::ItemFn, wrt: &TokenStream) -> Option<TokenStream> {
-    let cx = Ctxt::new();
-    let names = Names::new(weighted);
-    let args = syn::parse2::<Args>(wrt.clone()).unwrap_or_default();
-    let sig = signature::analyze(&cx, &weighted.sig, &args, &names);
-    crate::lower::lower(&cx, &sig, weighted, &names);
-    cx.check().err().map(syn::Error::into_compile_error)
+/// How `f_jacobian` is computed.
+enum Mode {
+    /// One reverse sweep per output.
+    Rows,
+    /// One forward sweep per active float.
+    Columns,
+    /// Whichever is cheaper, at run time.
+    Either,
+}
+
+/// The number of floats of an active parameter, as an expression.
+fn param_len(p: &signature::Param) -> TokenStream {
+    let name = p.name.as_ref();
+    match &p.class {
+        ParamClass::Scalar | ParamClass::Constant => quote!(1usize),
+        ParamClass::Slice => quote!(#name.len()),
+        ParamClass::Array { len, .. } => quote!((#len)),
+    }
+}
+
+/// An integer literal's value.
+fn literal(expr: &syn::Expr) -> Option<u128> {
+    match expr {
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(int),
+            ..
+        }) => int.base10_parse().ok(),
+        syn::Expr::Paren(p) => literal(&p.expr),
+        syn::Expr::Group(g) => literal(&g.expr),
+        _ => None,
+    }
+}
+
+/// The number of active floats, when the signature says it (scalars and
+/// arrays of literal length).
+fn active_len(active: &[&signature::Param]) -> Option<u128> {
+    active.iter().try_fold(0u128, |n, p| match &p.class {
+        ParamClass::Scalar => Some(n + 1),
+        ParamClass::Array { len, .. } => Some(n + literal(len)?),
+        _ => None,
+    })
+}
+
+/// The number of outputs, when the return type says it (`[f64; 3]`).
+fn returned_len(returned: &Type) -> Option<u128> {
+    match returned {
+        Type::Array(array) => literal(&array.len),
+        Type::Group(g) => returned_len(&g.elem),
+        Type::Paren(p) => returned_len(&p.elem),
+        _ => None,
+    }
+}
+
+/// The scalar function `dᵀ f`, lowered and analysed.
+struct Lowered {
+    sig: signature::Signature,
+    func: crate::ir::Func,
+    activity: crate::activity::Activity,
+    names: Names,
+}
+
+impl Lowered {
+    /// Lowers `weighted` with `wrt` active (and `hessian`); its errors, if
+    /// any, as tokens.
+    fn new(
+        weighted: &syn::ItemFn,
+        wrt: &[syn::Ident],
+        hessian: bool,
+    ) -> Result<Lowered, TokenStream> {
+        let cx = Ctxt::new();
+        let names = Names::new(weighted);
+        let args = Args {
+            wrt: Some((proc_macro2::Span::call_site(), wrt.to_vec())),
+            hessian,
+        };
+        let sig = signature::analyze(&cx, &weighted.sig, &args, &names);
+        let func = crate::lower::lower(&cx, &sig, weighted, &names);
+        cx.check().map_err(syn::Error::into_compile_error)?;
+        let activity = crate::activity::analyze(&func);
+        Ok(Lowered {
+            sig,
+            func,
+            activity,
+            names,
+        })
+    }
+}
+
+/// The Jacobian-vector product `__ad_jvp(<f's params>, d, <directions>,
+/// columns, n, j)`, a nested item that writes `J·dir` into column `j` of
+/// `columns` (forward mode over `dᵀ f`, returning where `f` returns:
+/// `d` is never read), if forward mode applies to the body.
+struct Columns {
+    name: syn::Ident,
+    item: TokenStream,
+}
+
+impl Columns {
+    fn new(weighted: &syn::ItemFn, lowered: &Lowered, outputs: &[syn::Ident]) -> Option<Columns> {
+        let names = &lowered.names;
+        let (cols, n, j, scratch) = (
+            names.fresh("__ad_columns"),
+            names.fresh("__ad_n"),
+            names.fresh("__ad_j"),
+            names.fresh("__ad_scratch"),
+        );
+        let mut directions = std::collections::HashMap::new();
+        let mut params = Vec::new();
+        for (index, p) in lowered.sig.params.iter().enumerate() {
+            let (true, Some(name)) = (p.active, &p.name) else {
+                continue;
+            };
+            let direction = names.fresh_for("__ad_dir_", name);
+            let ty = match &p.class {
+                ParamClass::Scalar | ParamClass::Constant => quote!(f64),
+                ParamClass::Slice => quote!(&[f64]),
+                ParamClass::Array {
+                    len,
+                    by_value: true,
+                } => quote!([f64; #len]),
+                ParamClass::Array { len, .. } => quote!(&[f64; #len]),
+            };
+            params.push(quote!(#direction: #ty));
+            directions.insert(index, direction);
+        }
+        let sink = |tangent: TokenStream| quote!(::autograd::__private::jacobian_column(#cols, #n, #j, #tangent););
+        let jvp = crate::emit::forward::Jvp {
+            directions,
+            outputs,
+            sink: &sink,
+            scratch: scratch.clone(),
+        };
+        let body = crate::emit::forward::emit_jvp(
+            &lowered.sig,
+            &lowered.func,
+            &lowered.activity,
+            names,
+            &jvp,
+        )?;
+        let name = names.fresh("__ad_jvp");
+        let inputs = &weighted.sig.inputs;
+        let lints = emit::allow_lints();
+        let item = quote! {
+            #lints
+            fn #name(
+                #inputs,
+                #(#params,)*
+                #cols: &mut [f64],
+                #n: usize,
+                #j: usize,
+                #scratch: &mut [f64],
+            ) {
+                let _: f64 = { #body };
+            }
+        };
+        Some(Columns { name, item })
+    }
 }
 
 /// Rewrites each returned vector `v` (the tail, `return v`) into `Σ_i
@@ -315,6 +611,8 @@ fn body_errors(weighted: &syn::ItemFn, wrt: &TokenStream) -> Option<TokenStream>
 struct Dot<'a> {
     weights: &'a syn::Ident,
     names: &'a Names,
+    /// The local each returned vector is bound to, in order.
+    outputs: Vec<syn::Ident>,
 }
 
 impl Dot<'_> {
@@ -347,6 +645,7 @@ impl Dot<'_> {
                     self.names.fresh("__ad_k"),
                     self.names.fresh("__ad_s"),
                 );
+                self.outputs.push(out.clone());
                 let weights = self.weights;
                 let span = other.span();
                 let vector = other.clone();

@@ -308,6 +308,28 @@ pub mod __private {
         }
     }
 
+    /// Writes the tangent of a vector-valued function's result, `J·e_j`,
+    /// into column `j` of the row-major `m × n` Jacobian `columns` (its
+    /// `f_jacobian` by columns, in forward mode).
+    #[inline]
+    pub fn jacobian_column(columns: &mut [f64], n: usize, j: usize, tangent: &[f64]) {
+        for (i, t) in tangent.iter().enumerate() {
+            columns[i * n + j] = *t;
+        }
+    }
+
+    /// `Σ a[k]·b[k]` over the `k` where `b[k] ≠ 0`: the tangent of a
+    /// call's value along a parameter array's direction `b`, from the
+    /// callee's gradient `a` (an infinite partial along a zero direction
+    /// adds nothing, as in [`tangent_term`]).
+    #[inline]
+    pub fn dot(a: &[f64], b: &[f64]) -> f64 {
+        a.iter()
+            .zip(b)
+            .map(|(a, b)| if *b == 0.0 { 0.0 } else { a * b })
+            .sum()
+    }
+
     /// Panics unless `d_out` of a vector-valued function's `f_adjoint` has
     /// one entry per output.
     #[inline]
