@@ -73,7 +73,8 @@ pub fn expand(attr: TokenStream, item: syn::ItemFn, returned: Type) -> TokenStre
         cx.error_spanned_by(
             &hessian,
             "`hessian` is for functions that return one `f64`; a function returning a \
-             vector gets `_jacobian` and a vector-Jacobian `_adjoint`",
+             vector gets `_jacobian` and a vector-Jacobian `_adjoint`, and \
+             `#[differentiable(hessian)]` functions may call it without `hessian`",
         );
     }
     let args = syn::parse2::<Args>(attr).unwrap_or_else(|err| {
@@ -179,6 +180,21 @@ pub fn expand(attr: TokenStream, item: syn::ItemFn, returned: Type) -> TokenStre
     let adjoint_name = format_ident!("{}_adjoint", f);
     let jacobian_name = format_ident!("{}_jacobian", f);
 
+    let hvp_stand_in = {
+        let name = format_ident!("{}_hvp_adjoint", f, span = f.span());
+        let returned_dual = crate::emit::second::f64_to_dual(quote!(#returned));
+        let count = item.sig.inputs.len() + 1;
+        let generics: Vec<syn::Ident> = (0..count).map(|k| format_ident!("__AdP{}", k)).collect();
+        let args: Vec<syn::Ident> = (0..count).map(|k| format_ident!("__ad_arg{}", k)).collect();
+        quote! {
+            #[doc(hidden)]
+            #(#inherited)*
+            #lints
+            #vis fn #name<#(#generics),*>(#(#args: #generics),*) -> #returned_dual {
+                ::core::unreachable!()
+            }
+        }
+    };
     // The scalar function, lowered once: its errors are the body's.
     let first = match Lowered::new(&weighted, &wrt, false) {
         Ok(lowered) => lowered,
@@ -202,6 +218,7 @@ pub fn expand(attr: TokenStream, item: syn::ItemFn, returned: Type) -> TokenStre
                 #vis fn #jacobian_name(#params) -> (#returned, ::std::vec::Vec<f64>) {
                     ::core::unreachable!()
                 }
+                #hvp_stand_in
             };
         }
     };
@@ -410,10 +427,22 @@ pub fn expand(attr: TokenStream, item: syn::ItemFn, returned: Type) -> TokenStre
          buffers and what `{fn_name}` itself allocates."
     );
     let active_items = emit::active_const(&item, &sig);
+    let hvp_adjoint = hvp_adjoint(&HvpInputs {
+        item: &item,
+        sig: &sig,
+        names: &names,
+        weighted: &weighted,
+        wrt: &wrt,
+        weights: &weights,
+        returned: &returned,
+        value_of: &value_of,
+        primal: &primal,
+    });
     quote! {
         #[allow(dead_code)]
         #item
         #active_items
+        #hvp_adjoint
 
         #[doc = #adjoint_doc]
         #(#inherited)*
@@ -685,4 +714,255 @@ impl VisitMut for Dot<'_> {
             _ => syn::visit_mut::visit_expr_mut(self, expr),
         }
     }
+}
+
+/// What the hidden `f_hvp_adjoint` of a vector-valued function is made of.
+struct HvpInputs<'a> {
+    item: &'a syn::ItemFn,
+    sig: &'a signature::Signature,
+    names: &'a Names,
+    weighted: &'a syn::ItemFn,
+    wrt: &'a [syn::Ident],
+    weights: &'a syn::Ident,
+    returned: &'a Type,
+    value_of: &'a TokenStream,
+    primal: &'a syn::Ident,
+}
+
+/// The hidden `f_hvp_adjoint` of a vector-valued function, which the
+/// second-order body of a `#[differentiable(hessian)]` caller calls
+/// (`second.rs`'s convention, with `d_out: &[Dual]`, the adjoint of the
+/// returned vector with its tangent, or empty where only the value is
+/// wanted; it returns the vector of `Dual`s: values and `J·v`).
+///
+/// It is the second-order adjoint of `dᵀ f` with `d` differentiated too:
+/// the adjoint of `d` is `f`'s value, its tangent `J·v`; the parameters'
+/// adjoints get `Jᵀ d` and their tangents `Σ_i d_i H_i v + Jᵀ ḋ`.
+///
+/// Generated for every vector-valued function (it is generic, so it costs
+/// nothing unless called), whose body calls no other function with
+/// varying arguments: those calls would need the callees' own
+/// `_hvp_adjoint`, which only `hessian` callees have. For such a body,
+/// a stand-in whose call is a compile error saying so.
+fn hvp_adjoint(input: &HvpInputs) -> TokenStream {
+    let HvpInputs {
+        item,
+        sig,
+        names,
+        weighted,
+        wrt,
+        weights,
+        returned,
+        value_of,
+        primal,
+    } = input;
+    let f = &item.sig.ident;
+    let name = format_ident!("{}_hvp_adjoint", f, span = f.span());
+    let dual = quote!(::autograd::__private::Dual);
+    let private = quote!(::autograd::__private::dual);
+    let returned_dual = crate::emit::second::f64_to_dual(quote!(#returned));
+    let vis = &item.vis;
+    let attrs = emit::inherited_attrs(item);
+    let lints = emit::allow_lints();
+    let d_out = &sig.d_out;
+
+    let mut all = wrt.to_vec();
+    all.push((*weights).clone());
+    let lowered = Lowered::new(weighted, &all, true).ok();
+    let refusal = lowered.as_ref().and_then(|l| {
+        if calls_with_varying_arguments(&l.func, &l.activity) {
+            Some(format!(
+                "`{f}` returns a vector and calls another function with arguments that \
+                 depend on its differentiated parameters, so a `#[differentiable(hessian)]` \
+                 function cannot call it (its second derivatives would need those of its \
+                 callees): write the callees' computation into `{f}`'s body, or compute \
+                 the vector in the caller"
+            ))
+        } else {
+            crate::emit::second::refusals(&l.sig, &l.func, &l.activity).map(|_| {
+                format!(
+                    "`{f}` returns a vector and writes into a differentiated parameter \
+                     array, so a `#[differentiable(hessian)]` function cannot call it: \
+                     copy the array into a local buffer first"
+                )
+            })
+        }
+    });
+    let Some(lowered) = lowered.filter(|_| refusal.is_none()) else {
+        // A stand-in: any call is an error at the call, with this message.
+        let message = refusal.unwrap_or_else(|| format!("`{f}` has errors"));
+        let marker = format_ident!("__AdNoSecondOrder_{}", f);
+        let generics: Vec<syn::Ident> = (0..=item.sig.inputs.len())
+            .map(|k| format_ident!("__AdP{}", k))
+            .collect();
+        let (first, rest) = (&generics[0], &generics[1..]);
+        let args: Vec<syn::Ident> = (0..=item.sig.inputs.len())
+            .map(|k| format_ident!("__ad_arg{}", k))
+            .collect();
+        return quote! {
+            #[doc(hidden)]
+            #[diagnostic::on_unimplemented(message = #message, label = "a vector-valued function that calls others")]
+            #[allow(non_camel_case_types)]
+            #vis trait #marker {}
+            #[doc(hidden)]
+            #(#attrs)*
+            #lints
+            #vis fn #name<#first: #marker, #(#rest),*>(#(#args: #generics),*) -> #returned_dual {
+                ::core::unreachable!()
+            }
+        };
+    };
+    let weighted_hvp = crate::emit::second::hvp_adjoint_item(
+        weighted,
+        &lowered.sig,
+        &lowered.func,
+        &lowered.activity,
+        &lowered.names,
+    );
+    let weighted_name = format_ident!("{}_hvp_adjoint", weighted.sig.ident);
+
+    let lifetime = syn::Lifetime::new("'__ad_a", proc_macro2::Span::call_site());
+    let (mut generics, mut inputs, mut prologue) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut value_args, mut weighted_args) = (Vec::new(), Vec::new());
+    let typed = item.sig.inputs.iter().filter_map(|input| match input {
+        FnArg::Typed(pt) => Some(pt),
+        FnArg::Receiver(_) => None,
+    });
+    for (k, (pt, param)) in typed.zip(&sig.params).enumerate() {
+        let (ty, generic) = (&pt.ty, format_ident!("__AdP{}", k));
+        let Some(p) = &param.name else {
+            continue;
+        };
+        match &param.class {
+            ParamClass::Scalar => {
+                generics.push(quote!(#generic: #private::ScalarArg<#lifetime>));
+                inputs.push(quote!(#p: #generic));
+                value_args.push(quote!(#p.v));
+                if param.active {
+                    let (slot, scratch) = (
+                        names.fresh_for("__ad_slot_", p),
+                        names.fresh_for("__ad_scratch_", p),
+                    );
+                    prologue.push(quote! {
+                        let (#p, #slot) = #private::ScalarArg::split(#p);
+                        let mut #scratch = #dual::constant(0.0);
+                        let #slot: &mut #dual = match #slot {
+                            ::core::option::Option::Some(slot) => slot,
+                            ::core::option::Option::None => &mut #scratch,
+                        };
+                    });
+                    weighted_args.push(quote!((#p, #slot)));
+                } else {
+                    prologue.push(quote!(let (#p, _) = #private::ScalarArg::split(#p);));
+                    weighted_args.push(quote!(#p));
+                }
+            }
+            ParamClass::Slice | ParamClass::Array { .. } => {
+                let elem = match &param.class {
+                    ParamClass::Array {
+                        len,
+                        by_value: false,
+                    } => quote!(&#lifetime [f64; #len]),
+                    ParamClass::Array { len, .. } => quote!([f64; #len]),
+                    _ => quote!(&#lifetime [f64]),
+                };
+                generics.push(quote!(#generic: #private::ArrayArg<#lifetime, #elem>));
+                inputs.push(quote!(#p: #generic));
+                value_args.push(quote!(#p));
+                if param.active {
+                    let (v, g, h) = (
+                        names.fresh_for("__ad_v_", p),
+                        names.fresh_for("__ad_g_", p),
+                        names.fresh_for("__ad_h_", p),
+                    );
+                    prologue.push(quote! {
+                        let (#p, #v, #g, #h) = #private::ArrayArg::split(#p);
+                    });
+                    weighted_args.push(quote!((#p, #v, #g, #h)));
+                } else {
+                    prologue.push(quote! {
+                        let (#p, _, _, _) = #private::ArrayArg::split(#p);
+                    });
+                    weighted_args.push(quote!(#p));
+                }
+            }
+            ParamClass::Constant => {
+                inputs.push(quote!(#p: #ty));
+                value_args.push(quote!(#p));
+                weighted_args.push(quote!(#p));
+            }
+        }
+    }
+    let (value, dv, dt, gd, hd, k) = (
+        names.fresh("__ad_value"),
+        names.fresh("__ad_dv"),
+        names.fresh("__ad_dt"),
+        names.fresh("__ad_gd"),
+        names.fresh("__ad_hd"),
+        names.fresh("__ad_k"),
+    );
+    let result = match returned {
+        Type::Array(_) => quote!(#private::zip_array(&#value, &#hd[..])),
+        _ => quote!(#private::zip_vec(&#value[..], &#hd[..])),
+    };
+    let name_str = name.to_string();
+    quote! {
+        #[doc(hidden)]
+        #(#attrs)*
+        #lints
+        #vis fn #name<#lifetime, #(#generics),*>(
+            #(#inputs,)*
+            #d_out: &[#dual],
+        ) -> #returned_dual {
+            #value_of
+            #weighted_hvp
+            #(#prologue)*
+            let #value = #primal(#(#value_args),*);
+            let mut #dv = ::autograd::__private::zeros_like(&#value);
+            let mut #dt = ::autograd::__private::zeros_like(&#value);
+            if !#d_out.is_empty() {
+                ::autograd::__private::check_output_len(
+                    #name_str,
+                    stringify!(#d_out),
+                    #d_out.len(),
+                    #value.len(),
+                );
+                for #k in 0..#d_out.len() {
+                    #dv[#k] = #d_out[#k].v;
+                    #dt[#k] = #d_out[#k].t;
+                }
+            }
+            let mut #gd = ::autograd::__private::zeros_like(&#value);
+            let mut #hd = ::autograd::__private::zeros_like(&#value);
+            #weighted_name(
+                #(#weighted_args,)*
+                (&#dv[..], &#dt[..], &mut #gd[..], &mut #hd[..]),
+                #dual::constant(1.0),
+            );
+            #result
+        }
+    }
+}
+
+/// Does the body call a function with an argument that varies?
+fn calls_with_varying_arguments(
+    func: &crate::ir::Func,
+    activity: &crate::activity::Activity,
+) -> bool {
+    use crate::ir::{CallArg, Operand, Rhs, Stmt};
+    let mut found = false;
+    func.body.walk(0, &mut |stmt, _| {
+        if let Stmt::Let {
+            init: Some(Rhs::Call { args, .. }),
+            ..
+        } = stmt
+        {
+            found |= args.iter().any(|a| match a {
+                CallArg::Float(Operand::Var(v)) => activity.varied(*v),
+                CallArg::Array { array, .. } => activity.varied(*array),
+                _ => false,
+            });
+        }
+    });
+    found
 }

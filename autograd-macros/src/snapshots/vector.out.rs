@@ -9,6 +9,254 @@ fn residuals(p: &[f64], t: &[f64], y: &[f64]) -> Vec<f64> {
 #[doc(hidden)]
 #[allow(non_upper_case_globals, dead_code)]
 const __residuals_active: &[bool] = &[true, false, false];
+#[doc(hidden)]
+#[allow(
+    dead_code,
+    unused_variables,
+    unused_mut,
+    unused_parens,
+    unused_assignments,
+    unreachable_code,
+    non_snake_case,
+    clippy::all,
+    clippy::pedantic
+)]
+fn residuals_hvp_adjoint<
+    '__ad_a,
+    __AdP0: ::autograd::__private::dual::ArrayArg<'__ad_a, &'__ad_a [f64]>,
+    __AdP1: ::autograd::__private::dual::ArrayArg<'__ad_a, &'__ad_a [f64]>,
+    __AdP2: ::autograd::__private::dual::ArrayArg<'__ad_a, &'__ad_a [f64]>,
+>(
+    p: __AdP0,
+    t: __AdP1,
+    y: __AdP2,
+    d_out: &[::autograd::__private::Dual],
+) -> Vec<::autograd::__private::Dual> {
+    #[allow(clippy::all, clippy::pedantic)]
+    fn __ad_value_of(p: &[f64], t: &[f64], y: &[f64]) -> Vec<f64> {
+        let mut r = vec![0.0; t.len()];
+        for i in 0..t.len() {
+            r[i] = p[0] * (p[1] * t[i]).exp() - y[i];
+        }
+        r
+    }
+    #[doc(hidden)]
+    #[allow(
+        dead_code,
+        unused_variables,
+        unused_mut,
+        unused_parens,
+        unused_assignments,
+        unreachable_code,
+        non_snake_case,
+        clippy::all,
+        clippy::pedantic
+    )]
+    fn __ad_weighted_hvp_adjoint<
+        '__ad_a,
+        __AdP0: ::autograd::__private::dual::ArrayArg<'__ad_a, &'__ad_a [f64]>,
+        __AdP1: ::autograd::__private::dual::ArrayArg<'__ad_a, &'__ad_a [f64]>,
+        __AdP2: ::autograd::__private::dual::ArrayArg<'__ad_a, &'__ad_a [f64]>,
+        __AdP3: ::autograd::__private::dual::ArrayArg<'__ad_a, &'__ad_a [f64]>,
+    >(
+        p: __AdP0,
+        t: __AdP1,
+        y: __AdP2,
+        __ad_d: __AdP3,
+        d_out: ::autograd::__private::Dual,
+    ) -> ::autograd::__private::Dual {
+        let (p, v_p, d_p, hv_p) = ::autograd::__private::dual::ArrayArg::split(p);
+        let (t, _, _, _) = ::autograd::__private::dual::ArrayArg::split(t);
+        let (y, _, _, _) = ::autograd::__private::dual::ArrayArg::split(y);
+        let (__ad_d, v___ad_d, d___ad_d, hv___ad_d) = ::autograd::__private::dual::ArrayArg::split(
+            __ad_d,
+        );
+        let mut r: ::std::vec::Vec<::autograd::__private::Dual> = ::std::vec![
+            ::autograd::__private::Dual::from(0.0); t.len()
+        ];
+        for i in 0..t.len() {
+            let __ad_t0: ::autograd::__private::Dual = {
+                let __ad_k_1: usize = 0;
+                ::autograd::__private::Dual::new(
+                    p[__ad_k_1],
+                    ::autograd::__private::dual::tangent(&v_p[..], __ad_k_1),
+                )
+            };
+            let __ad_t1: ::autograd::__private::Dual = {
+                let __ad_k_2: usize = 1;
+                ::autograd::__private::Dual::new(
+                    p[__ad_k_2],
+                    ::autograd::__private::dual::tangent(&v_p[..], __ad_k_2),
+                )
+            };
+            let __ad_t2: ::autograd::__private::Dual = __ad_t1 * (t[i]);
+            let __ad_t3: ::autograd::__private::Dual = ::autograd::__private::Dual::exp(
+                ::autograd::__private::Dual::from(__ad_t2),
+            );
+            let __ad_t4: ::autograd::__private::Dual = __ad_t0 * __ad_t3;
+            let __ad_t5: ::autograd::__private::Dual = __ad_t4 - (y[i]);
+            r[i] = __ad_t5;
+        }
+        let mut __ad_out = r.clone();
+        let __ad_s: f64 = 0.0_f64;
+        let mut __ad_cell___ad_s_6: ::autograd::__private::Dual = ::autograd::__private::Dual::from(
+            __ad_s,
+        );
+        let __ad_seed_cell___ad_s_6: ::autograd::__private::Dual = ::autograd::__private::Dual::from(
+            d_out,
+        );
+        let mut __ad_d_out = ::autograd::__private::zeros_like(&__ad_out);
+        {
+            let mut __ad_d_cell___ad_s_6: ::autograd::__private::Dual;
+            for __ad_k in 0..__ad_out.len() {
+                let __ad_s__1: ::autograd::__private::Dual = __ad_cell___ad_s_6;
+                let __ad_t7: ::autograd::__private::Dual = {
+                    let __ad_k_3: usize = __ad_k;
+                    ::autograd::__private::Dual::new(
+                        __ad_d[__ad_k_3],
+                        ::autograd::__private::dual::tangent(&v___ad_d[..], __ad_k_3),
+                    )
+                };
+                let __ad_t8: ::autograd::__private::Dual = __ad_out[__ad_k];
+                let __ad_t9: ::autograd::__private::Dual = __ad_t7 * __ad_t8;
+                let __ad_s__2: ::autograd::__private::Dual = __ad_s__1 + __ad_t9;
+                __ad_cell___ad_s_6 = __ad_s__2;
+                __ad_d_cell___ad_s_6 = __ad_seed_cell___ad_s_6;
+                let mut __ad_d_s__2: ::autograd::__private::Dual = __ad_d_cell___ad_s_6;
+                __ad_d_cell___ad_s_6 = ::autograd::__private::Dual::constant(0.0);
+                let __ad_p_s__2 = ::autograd::__private::dual::constant_partials::add(
+                    __ad_s__1,
+                    __ad_t9,
+                    __ad_s__2,
+                );
+                let mut __ad_d_s__1: ::autograd::__private::Dual = __ad_d_s__2
+                    * __ad_p_s__2.0;
+                let mut __ad_d_t9: ::autograd::__private::Dual = __ad_d_s__2
+                    * __ad_p_s__2.1;
+                let __ad_p_t9 = ::autograd::__private::dual::rules::mul(
+                    __ad_t7,
+                    __ad_t8,
+                    __ad_t9,
+                );
+                let mut __ad_d_t7: ::autograd::__private::Dual = __ad_d_t9 * __ad_p_t9.0;
+                let mut __ad_d_t8: ::autograd::__private::Dual = __ad_d_t9 * __ad_p_t9.1;
+                __ad_d_out[__ad_k] += __ad_d_t8;
+                let __ad_i: usize = __ad_k;
+                ::autograd::__private::dual::accumulate(
+                    &mut d___ad_d[..],
+                    &mut hv___ad_d[..],
+                    __ad_i,
+                    __ad_d_t7,
+                );
+                __ad_d_cell___ad_s_6 += __ad_d_s__1;
+            }
+        }
+        let __ad_s__3: ::autograd::__private::Dual = __ad_cell___ad_s_6;
+        let mut __ad_d_s__3: ::autograd::__private::Dual = d_out;
+        let mut __ad_d_r = ::autograd::__private::zeros_like(&r);
+        let mut __ad_d_cell___ad_s_6: ::autograd::__private::Dual = ::autograd::__private::Dual::constant(
+            0.0,
+        );
+        __ad_d_cell___ad_s_6 += __ad_d_s__3;
+        for (__ad_k_4, __ad_d_1) in __ad_d_out.iter().enumerate() {
+            __ad_d_r[__ad_k_4] += *__ad_d_1;
+        }
+        for i in (0..t.len()).rev() {
+            let __ad_t0: ::autograd::__private::Dual = {
+                let __ad_k_5: usize = 0;
+                ::autograd::__private::Dual::new(
+                    p[__ad_k_5],
+                    ::autograd::__private::dual::tangent(&v_p[..], __ad_k_5),
+                )
+            };
+            let __ad_t1: ::autograd::__private::Dual = {
+                let __ad_k_6: usize = 1;
+                ::autograd::__private::Dual::new(
+                    p[__ad_k_6],
+                    ::autograd::__private::dual::tangent(&v_p[..], __ad_k_6),
+                )
+            };
+            let __ad_t2: ::autograd::__private::Dual = __ad_t1 * (t[i]);
+            let __ad_t3: ::autograd::__private::Dual = ::autograd::__private::Dual::exp(
+                ::autograd::__private::Dual::from(__ad_t2),
+            );
+            let __ad_t4: ::autograd::__private::Dual = __ad_t0 * __ad_t3;
+            let __ad_t5: ::autograd::__private::Dual = __ad_t4 - (y[i]);
+            r[i] = __ad_t5;
+            let __ad_i_1: usize = i;
+            let mut __ad_d_t5: ::autograd::__private::Dual = __ad_d_r[__ad_i_1];
+            __ad_d_r[__ad_i_1] = ::autograd::__private::Dual::constant(0.0);
+            let mut __ad_d_t4: ::autograd::__private::Dual = __ad_d_t5
+                * ::autograd::__private::dual::constant_partials::sub(
+                        __ad_t4,
+                        (y[i]),
+                        __ad_t5,
+                    )
+                    .0;
+            let __ad_p_t4 = ::autograd::__private::dual::rules::mul(
+                __ad_t0,
+                __ad_t3,
+                __ad_t4,
+            );
+            let mut __ad_d_t0: ::autograd::__private::Dual = __ad_d_t4 * __ad_p_t4.0;
+            let mut __ad_d_t3: ::autograd::__private::Dual = __ad_d_t4 * __ad_p_t4.1;
+            let mut __ad_d_t2: ::autograd::__private::Dual = __ad_d_t3
+                * ::autograd::__private::dual::rules::exp(__ad_t2, __ad_t3);
+            let mut __ad_d_t1: ::autograd::__private::Dual = __ad_d_t2
+                * ::autograd::__private::dual::constant_partials::mul(
+                        __ad_t1,
+                        (t[i]),
+                        __ad_t2,
+                    )
+                    .0;
+            let __ad_i_2: usize = 1;
+            ::autograd::__private::dual::accumulate(
+                &mut d_p[..],
+                &mut hv_p[..],
+                __ad_i_2,
+                __ad_d_t1,
+            );
+            let __ad_i_3: usize = 0;
+            ::autograd::__private::dual::accumulate(
+                &mut d_p[..],
+                &mut hv_p[..],
+                __ad_i_3,
+                __ad_d_t0,
+            );
+        }
+        __ad_s__3
+    }
+    let (p, __ad_v_p, __ad_g_p, __ad_h_p) = ::autograd::__private::dual::ArrayArg::split(
+        p,
+    );
+    let (t, _, _, _) = ::autograd::__private::dual::ArrayArg::split(t);
+    let (y, _, _, _) = ::autograd::__private::dual::ArrayArg::split(y);
+    let __ad_value_1 = __ad_value_of(p, t, y);
+    let mut __ad_dv = ::autograd::__private::zeros_like(&__ad_value_1);
+    let mut __ad_dt = ::autograd::__private::zeros_like(&__ad_value_1);
+    if !d_out.is_empty() {
+        ::autograd::__private::check_output_len(
+            "residuals_hvp_adjoint",
+            stringify!(d_out),
+            d_out.len(),
+            __ad_value_1.len(),
+        );
+        for __ad_k_1 in 0..d_out.len() {
+            __ad_dv[__ad_k_1] = d_out[__ad_k_1].v;
+            __ad_dt[__ad_k_1] = d_out[__ad_k_1].t;
+        }
+    }
+    let mut __ad_gd = ::autograd::__private::zeros_like(&__ad_value_1);
+    let mut __ad_hd = ::autograd::__private::zeros_like(&__ad_value_1);
+    __ad_weighted_hvp_adjoint(
+        (p, __ad_v_p, __ad_g_p, __ad_h_p),
+        t,
+        y,
+        (&__ad_dv[..], &__ad_dt[..], &mut __ad_gd[..], &mut __ad_hd[..]),
+        ::autograd::__private::Dual::constant(1.0),
+    );
+    ::autograd::__private::dual::zip_vec(&__ad_value_1[..], &__ad_hd[..])
+}
 ///Vector-Jacobian product of `residuals`, generated by `#[differentiable]`: returns the value of `residuals` and adds `d_outᵀ · ∂residuals/∂p` into the `d_` argument of each of `p` (`d_out` has one entry per output; another length panics). One reverse sweep.
 #[allow(
     dead_code,
