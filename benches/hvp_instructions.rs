@@ -11,8 +11,10 @@
 //!     target/release/deps/hvp_instructions-<hash> rosenbrock 100 hvp
 //! ```
 //!
-//! Usage: `hvp_instructions <workload> <n> <adjoint|hvp|hessian>`; each run
-//! calls the variant `REPEATS` times inside `measured`.
+//! Usage: `hvp_instructions <workload> <n> <adjoint|hvp|kernel|hessian>`;
+//! each run calls the variant `REPEATS` times inside `measured`. `kernel`
+//! is the hidden `f_hvp_adjoint` that `f_hvp` wraps, writing into the
+//! caller's buffers like `f_adjoint` (no returned `Vec`s to allocate).
 //!
 //! Also the Jacobians of vector-valued functions (`benches/jacobian_instructions.sh`):
 //! `hvp_instructions <peak|exp_model> <m> <jacobian|rows|adjoint>`, residuals
@@ -24,9 +26,10 @@
 use autograd::differentiable;
 use std::hint::black_box;
 
-/// `f_hvp` / `f_hessian` of a function of one slice.
+/// `f_hvp` / `f_hessian` / `f_hvp_adjoint` of a function of one slice.
 type Hvp = fn(&[f64], &[f64]) -> (f64, Vec<f64>, Vec<f64>);
 type Hessian = fn(&[f64]) -> (f64, Vec<f64>, Vec<f64>);
+type Kernel = fn(&[f64], &[f64], &mut [f64], &mut [f64]) -> f64;
 
 /// Calls measured per run; the script divides by this.
 const REPEATS: usize = 10;
@@ -134,7 +137,7 @@ fn jacobians(workload: &str, m: usize, variant: &str) -> f64 {
         }),
         ("peak", "adjoint") => measured(&mut || {
             let (mut dp, mut dc) = ([0.0; 3], 0.0);
-            peak_residuals_adjoint(black_box([1.0, 0.2, 0.9]), 0.1, t, y, &y, &mut dp, &mut dc)[0]
+            peak_residuals_adjoint(black_box([1.0, 0.2, 0.9]), 0.1, t, y, y, &mut dp, &mut dc)[0]
         }),
         ("exp_model", "jacobian") => {
             measured(&mut || exp_residuals_jacobian(black_box(&[1.0, -0.3]), t, y).1[0])
@@ -182,29 +185,54 @@ fn main() {
     let x: Vec<f64> = (0..n).map(|i| 0.5 + 0.01 * (i % 13) as f64).collect();
     let v: Vec<f64> = (0..n).map(|i| 1.0 - 0.02 * (i % 7) as f64).collect();
     let mut d = vec![0.0; n];
-    let slice =
-        |f: fn(&[f64], f64, &mut [f64]) -> f64, hvp: Hvp, hessian: Hessian, d: &mut Vec<f64>| {
-            let total = match variant.as_str() {
-                "adjoint" => measured(&mut || f(black_box(&x), 1.0, &mut *d)),
-                "hvp" => measured(&mut || hvp(black_box(&x), black_box(&v)).2[0]),
-                "hessian" => measured(&mut || hessian(black_box(&x)).2[0]),
-                other => panic!("unknown variant {other}"),
-            };
-            println!("{total}");
+    let mut hv = vec![0.0; n];
+    let slice = |f: fn(&[f64], f64, &mut [f64]) -> f64,
+                 hvp: Hvp,
+                 kernel: Kernel,
+                 hessian: Hessian,
+                 d: &mut Vec<f64>,
+                 hv: &mut Vec<f64>| {
+        let total = match variant.as_str() {
+            "adjoint" => measured(&mut || f(black_box(&x), 1.0, &mut *d)),
+            "hvp" => measured(&mut || hvp(black_box(&x), black_box(&v)).2[0]),
+            "kernel" => measured(&mut || kernel(black_box(&x), black_box(&v), &mut *d, &mut *hv)),
+            "hessian" => measured(&mut || hessian(black_box(&x)).2[0]),
+            other => panic!("unknown variant {other}"),
         };
+        println!("{total}");
+    };
+    let unit = autograd::dual::Dual::constant(1.0);
     match workload.as_str() {
         "rosenbrock" => slice(
             extended_rosenbrock_adjoint,
             extended_rosenbrock_hvp,
+            |x, v, d, hv| {
+                extended_rosenbrock_hvp_adjoint((x, v, d, hv), autograd::dual::Dual::constant(1.0))
+                    .v
+            },
             extended_rosenbrock_hessian,
             &mut d,
+            &mut hv,
         ),
-        "springs" => slice(springs_adjoint, springs_hvp, springs_hessian, &mut d),
+        "springs" => slice(
+            springs_adjoint,
+            springs_hvp,
+            |x, v, d, hv| springs_hvp_adjoint((x, v, d, hv), autograd::dual::Dual::constant(1.0)).v,
+            springs_hessian,
+            &mut d,
+            &mut hv,
+        ),
         "newton" => {
             let mut da = 0.0;
             let total = match variant.as_str() {
                 "adjoint" => measured(&mut || newton_sqrt_adjoint(black_box(2.0), 1.0, &mut da)),
                 "hvp" => measured(&mut || newton_sqrt_hvp(black_box(2.0), black_box(1.0)).2),
+                "kernel" => measured(&mut || {
+                    let mut slot = autograd::dual::Dual::constant(0.0);
+                    let x = autograd::dual::Dual::new(black_box(2.0), black_box(1.0));
+                    newton_sqrt_hvp_adjoint((x, &mut slot), unit);
+                    slot.t
+                }),
                 "hessian" => measured(&mut || newton_sqrt_hessian(black_box(2.0)).2[0]),
                 other => panic!("unknown variant {other}"),
             };

@@ -36,9 +36,22 @@ pub mod __private {
     }
 
     /// A zeroed gradient buffer of `len` elements (for `f_grad` of a slice).
+    ///
+    /// A small one is allocated uninitialised and filled: `vec![0.0; len]`
+    /// asks the allocator for zeroed memory (`calloc`), which glibc serves
+    /// without its per-thread cache — 4× the instructions of `malloc` and
+    /// a fill for a few elements (`f_hvp` of a function of two floats
+    /// spends most of its time there). A large one still comes zeroed from
+    /// the allocator, which may get it zeroed from the system for free.
     #[inline]
     pub fn zeros(len: usize) -> ::std::vec::Vec<f64> {
-        ::std::vec![0.0; len]
+        if len <= 1024 {
+            let mut buffer = ::std::vec::Vec::with_capacity(len);
+            buffer.resize(len, 0.0);
+            buffer
+        } else {
+            ::std::vec![0.0; len]
+        }
     }
 
     /// A term `partial · tangent` of forward mode's tangent sum, 0 when the
