@@ -464,3 +464,116 @@ fn a_tall_jacobian_through_calls_with_varying_arrays() {
     assert_eq!(value, vec![0.0, 6.0, 12.0, 18.0]);
     assert_eq!(jacobian, vec![0.0, 0.0, 3.0, 2.0, 6.0, 4.0, 9.0, 6.0]);
 }
+
+// ----- methods returning vectors --------------------------------------------
+
+struct Decay {
+    times: Vec<f64>,
+    scale: f64,
+}
+
+impl Decay {
+    /// Residuals against data, the times and scale from `self`.
+    #[differentiable(wrt(p))]
+    fn residuals(&self, p: &[f64], y: &[f64]) -> Vec<f64> {
+        let mut r = vec![0.0; self.times.len()];
+        for i in 0..self.times.len() {
+            r[i] = self.scale * p[0] * (p[1] * self.times[i]).exp() - y[i];
+        }
+        r
+    }
+
+    /// A second vector-valued method in the same impl (its helpers are
+    /// named after it), wide: by rows.
+    #[differentiable]
+    fn mix(&self, w: [f64; 3]) -> [f64; 2] {
+        [w[0] * w[1] * self.scale, w[2].sin() + w[0]]
+    }
+
+    /// A scalar method calling the vector-valued one as a method.
+    #[differentiable(wrt(p), hessian)]
+    fn weighted_cost(&self, p: &[f64], y: &[f64], weights: &[f64]) -> f64 {
+        let r = self.residuals(p, y);
+        let mut s = 0.0;
+        for i in 0..r.len() {
+            s += weights[i] * r[i] * r[i];
+        }
+        s
+    }
+
+    /// A scalar method calling the vector-valued one by path, with second
+    /// order.
+    #[differentiable(wrt(p), hessian)]
+    fn cost(&self, p: &[f64], y: &[f64]) -> f64 {
+        let r = Self::residuals(self, p, y);
+        let mut s = 0.0;
+        for i in 0..r.len() {
+            s += 0.5 * r[i] * r[i];
+        }
+        s
+    }
+}
+
+#[test]
+fn methods_returning_vectors() {
+    let model = Decay {
+        times: vec![0.0, 0.4, 0.9, 1.3, 2.0],
+        scale: 1.5,
+    };
+    let y = [1.0, 1.2, 1.9, 2.4, 3.1];
+    let p = [0.8, 0.6];
+    let (value, jacobian) = model.residuals_jacobian(&p, &y);
+    assert_eq!(value, model.residuals(&p, &y));
+    autograd::check::jacobian(|q| model.residuals(q, &y), &p, &jacobian).assert_ok(1e-6);
+    let rows = rows_by_adjoint(5, 2, |d_out, row| {
+        model.residuals_adjoint(&p, &y, d_out, row);
+    });
+    assert_close(&jacobian, &rows, 1e-14);
+
+    let w = [0.3, -1.2, 0.7];
+    let (value, jacobian) = model.mix_jacobian(w);
+    assert_eq!(value, model.mix(w));
+    autograd::check::jacobian(|q| model.mix([q[0], q[1], q[2]]).to_vec(), &w, &jacobian)
+        .assert_ok(1e-6);
+
+    let (c, gradient, hessian) = model.cost_hessian(&p, &y);
+    assert_eq!(c, model.cost(&p, &y));
+    let jtr: Vec<f64> = (0..2)
+        .map(|k| {
+            (0..5)
+                .map(|i| value_at(&model, &p, &y, i) * jacobian_at(&model, &p, &y, i, k))
+                .sum()
+        })
+        .collect();
+    assert_close(&gradient, &jtr, 1e-13);
+    autograd::check::hessian(|q| model.cost_grad(q, &y).1, &p, &hessian).assert_ok(1e-5);
+
+    let weights = [1.0, 0.5, 2.0, 0.25, 1.5];
+    let (c, gradient) = model.weighted_cost_grad(&p, &y, &weights);
+    assert_eq!(c, model.weighted_cost(&p, &y, &weights));
+    let r = model.residuals(&p, &y);
+    let (_, jacobian) = model.residuals_jacobian(&p, &y);
+    let want: Vec<f64> = (0..2)
+        .map(|k| {
+            (0..5)
+                .map(|i| 2.0 * weights[i] * r[i] * jacobian[2 * i + k])
+                .sum()
+        })
+        .collect();
+    assert_close(&gradient, &want, 1e-13);
+    let (_, _, hessian) = model.weighted_cost_hessian(&p, &y, &weights);
+    autograd::check::hessian(
+        |q| model.weighted_cost_grad(q, &y, &weights).1,
+        &p,
+        &hessian,
+    )
+    .assert_ok(1e-5);
+}
+
+fn value_at(model: &Decay, p: &[f64], y: &[f64], i: usize) -> f64 {
+    model.residuals(p, y)[i]
+}
+
+fn jacobian_at(model: &Decay, p: &[f64], y: &[f64], i: usize, k: usize) -> f64 {
+    model.residuals_jacobian(p, y).1[2 * i + k]
+}

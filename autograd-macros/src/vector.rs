@@ -23,8 +23,14 @@
 //!
 //! The scalar function's adjoint, the forward-mode item and a copy of `r`
 //! (for the value) are items nested in `r_adjoint` and `r_jacobian`, so
-//! nothing new is visible in the user's scope; hence methods (`self`) are
-//! not supported here yet.
+//! nothing new is visible in the user's scope. A method (`&self`) cannot
+//! nest them (a nested item has no `self`): its helpers are hidden
+//! associated functions beside it, named after it
+//! (`__ad_weighted_r_adjoint`, `__ad_jvp_r`), called as `Self::..(self,
+//! ..)`, and its value is `Self::r(self, ..)` itself.
+//!
+//! Every vector-valued function also gets the hidden `r_hvp_adjoint` that
+//! `#[differentiable(hessian)]` callers call (see [`hvp_adjoint`]).
 
 use crate::attr::Args;
 use crate::ctxt::Ctxt;
@@ -86,12 +92,13 @@ pub fn expand(attr: TokenStream, item: syn::ItemFn, returned: Type) -> TokenStre
     scalar_sig.output = syn::parse_quote!(-> f64);
     let sig = signature::analyze(&cx, &scalar_sig, &args, &names);
     if let Some(receiver) = item.sig.receiver() {
-        cx.error_spanned_by(
-            receiver,
-            "a method returning a vector is not supported by `#[differentiable]` yet; \
-             make it an associated function taking the value as a parameter, or a free \
-             function",
-        );
+        if receiver.reference.is_none() {
+            cx.error_spanned_by(
+                receiver,
+                "a method returning a vector takes `&self` (its Jacobian calls it once per \
+                 row or column)",
+            );
+        }
     }
     let mut arg_names = Vec::new();
     for input in &item.sig.inputs {
@@ -123,9 +130,24 @@ pub fn expand(attr: TokenStream, item: syn::ItemFn, returned: Type) -> TokenStre
     }
 
     let f = &item.sig.ident;
+    let plain = f.to_string();
+    let plain = plain.trim_start_matches("r#");
+    // A method's helpers are hidden associated functions beside it (a
+    // nested item cannot take `self`), named after it; a function's are
+    // nested in the items that call them.
+    let is_method = item.sig.receiver().is_some();
     let weights = names.fresh("__ad_d");
-    let sum = names.fresh("__ad_weighted");
+    let sum = if is_method {
+        names.fresh(&format!("__ad_weighted_{plain}"))
+    } else {
+        names.fresh("__ad_weighted")
+    };
     let primal = names.fresh("__ad_value_of");
+    let (self_arg, path) = if is_method {
+        (quote!(self,), quote!(Self::))
+    } else {
+        (quote!(), quote!())
+    };
     let value = names.fresh("__ad_value");
     let d_out = &sig.d_out;
 
@@ -235,9 +257,24 @@ pub fn expand(attr: TokenStream, item: syn::ItemFn, returned: Type) -> TokenStre
     value_of.attrs.clear();
     value_of.vis = syn::Visibility::Inherited;
     value_of.sig.ident = primal.clone();
-    let value_of = quote! {
-        #[allow(clippy::all, clippy::pedantic)]
-        #value_of
+    // The value: `f` itself for a method, else a copy of it.
+    let (value_of, value_fn) = if is_method {
+        (TokenStream::new(), quote!(Self::#f))
+    } else {
+        (
+            quote! {
+                #[allow(clippy::all, clippy::pedantic)]
+                #value_of
+            },
+            quote!(#primal),
+        )
+    };
+    let mut siblings = Vec::new();
+    let weighted_adjoint = if is_method {
+        siblings.push(quote!(#[doc(hidden)] #weighted_adjoint));
+        TokenStream::new()
+    } else {
+        weighted_adjoint
     };
 
     let fn_name = f.to_string();
@@ -255,7 +292,12 @@ pub fn expand(attr: TokenStream, item: syn::ItemFn, returned: Type) -> TokenStre
     );
 
     // ----- the Jacobian by columns: forward mode along unit directions ----
-    let columns = Columns::new(&weighted, &first, &outputs);
+    let jvp_base = if is_method {
+        format!("__ad_jvp_{plain}")
+    } else {
+        "__ad_jvp".to_string()
+    };
+    let columns = Columns::new(&weighted, &first, &outputs, &jvp_base);
     let shapes = (active_len(&active), returned_len(&returned));
     let mode = match (&columns, shapes) {
         (None, _) => Mode::Rows,
@@ -305,7 +347,13 @@ pub fn expand(attr: TokenStream, item: syn::ItemFn, returned: Type) -> TokenStre
                     #unit[#i] = 1.0;
                     let #row = &mut #rows[#i * #n..(#i + 1) * #n];
                     #(#splits)*
-                    #sum_adjoint(#(#arg_names,)* &*#unit, 1.0_f64, #(#row_slots),*);
+                    #path #sum_adjoint(
+                        #self_arg
+                        #(#arg_names,)*
+                        &*#unit,
+                        1.0_f64,
+                        #(#row_slots),*
+                    );
                     #unit[#i] = 0.0;
                 }
             }
@@ -359,7 +407,8 @@ pub fn expand(attr: TokenStream, item: syn::ItemFn, returned: Type) -> TokenStre
                     {
                         let #rest: &[f64] = &*#dir;
                         #(#splits)*
-                        #jvp(
+                        #path #jvp(
+                            #self_arg
                             #(#arg_names,)*
                             &#value[..],
                             #(#directions,)*
@@ -420,6 +469,12 @@ pub fn expand(attr: TokenStream, item: syn::ItemFn, returned: Type) -> TokenStre
             rows_code(),
         ),
     };
+    let nested = if is_method {
+        siblings.push(nested);
+        TokenStream::new()
+    } else {
+        nested
+    };
     let jacobian_doc = format!(
         "The value of `{fn_name}` and its Jacobian, generated by `#[differentiable]`: \
          row-major `m × n`, one row per output, one column per active float ({active_list}, \
@@ -436,13 +491,16 @@ pub fn expand(attr: TokenStream, item: syn::ItemFn, returned: Type) -> TokenStre
         weights: &weights,
         returned: &returned,
         value_of: &value_of,
-        primal: &primal,
+        value_fn: &value_fn,
     });
+    let (hvp_adjoint, hvp_siblings) = hvp_adjoint;
     quote! {
         #[allow(dead_code)]
         #item
         #active_items
         #hvp_adjoint
+        #hvp_siblings
+        #(#siblings)*
 
         #[doc = #adjoint_doc]
         #(#inherited)*
@@ -450,14 +508,14 @@ pub fn expand(attr: TokenStream, item: syn::ItemFn, returned: Type) -> TokenStre
         #vis fn #adjoint_name(#params, #d_out: &[f64], #(#slots),*) -> #returned {
             #value_of
             #weighted_adjoint
-            let #value = #primal(#(#arg_names),*);
+            let #value = #value_fn(#self_arg #(#arg_names),*);
             ::autograd::__private::check_output_len(
                 #adjoint_name_str,
                 stringify!(#d_out),
                 #d_out.len(),
                 #value.len(),
             );
-            #sum_adjoint(#(#arg_names,)* #d_out, 1.0_f64, #(#slot_names),*);
+            #path #sum_adjoint(#self_arg #(#arg_names,)* #d_out, 1.0_f64, #(#slot_names),*);
             #value
         }
 
@@ -467,7 +525,7 @@ pub fn expand(attr: TokenStream, item: syn::ItemFn, returned: Type) -> TokenStre
         #vis fn #jacobian_name(#params) -> (#returned, ::std::vec::Vec<f64>) {
             #value_of
             #nested
-            let #value = #primal(#(#arg_names),*);
+            let #value = #value_fn(#self_arg #(#arg_names),*);
             let #m = #value.len();
             let #n: usize = 0 #(+ #lengths)*;
             #body
@@ -574,7 +632,12 @@ struct Columns {
 }
 
 impl Columns {
-    fn new(weighted: &syn::ItemFn, lowered: &Lowered, outputs: &[syn::Ident]) -> Option<Columns> {
+    fn new(
+        weighted: &syn::ItemFn,
+        lowered: &Lowered,
+        outputs: &[syn::Ident],
+        base: &str,
+    ) -> Option<Columns> {
         let names = &lowered.names;
         let (cols, n, j, scratch) = (
             names.fresh("__ad_columns"),
@@ -615,7 +678,7 @@ impl Columns {
             names,
             &jvp,
         )?;
-        let name = names.fresh("__ad_jvp");
+        let name = names.fresh(base);
         let inputs = &weighted.sig.inputs;
         let lints = emit::allow_lints();
         let item = quote! {
@@ -726,7 +789,8 @@ struct HvpInputs<'a> {
     weights: &'a syn::Ident,
     returned: &'a Type,
     value_of: &'a TokenStream,
-    primal: &'a syn::Ident,
+    /// What computes the value: `f`'s copy, or `Self::f` for a method.
+    value_fn: &'a TokenStream,
 }
 
 /// The hidden `f_hvp_adjoint` of a vector-valued function, which the
@@ -744,7 +808,7 @@ struct HvpInputs<'a> {
 /// varying arguments: those calls would need the callees' own
 /// `_hvp_adjoint`, which only `hessian` callees have. For such a body,
 /// a stand-in whose call is a compile error saying so.
-fn hvp_adjoint(input: &HvpInputs) -> TokenStream {
+fn hvp_adjoint(input: &HvpInputs) -> (TokenStream, TokenStream) {
     let HvpInputs {
         item,
         sig,
@@ -754,8 +818,14 @@ fn hvp_adjoint(input: &HvpInputs) -> TokenStream {
         weights,
         returned,
         value_of,
-        primal,
+        value_fn,
     } = input;
+    let is_method = item.sig.receiver().is_some();
+    let (self_arg, path) = if is_method {
+        (quote!(self,), quote!(Self::))
+    } else {
+        (quote!(), quote!())
+    };
     let f = &item.sig.ident;
     let name = format_ident!("{}_hvp_adjoint", f, span = f.span());
     let dual = quote!(::autograd::__private::Dual);
@@ -789,28 +859,44 @@ fn hvp_adjoint(input: &HvpInputs) -> TokenStream {
         }
     });
     let Some(lowered) = lowered.filter(|_| refusal.is_none()) else {
-        // A stand-in: any call is an error at the call, with this message.
+        // A stand-in: any call is an error at the call, with this message
+        // (a method's from a trait of the runtime: an impl holds no trait).
         let message = refusal.unwrap_or_else(|| format!("`{f}` has errors"));
-        let marker = format_ident!("__AdNoSecondOrder_{}", f);
-        let generics: Vec<syn::Ident> = (0..=item.sig.inputs.len())
-            .map(|k| format_ident!("__AdP{}", k))
-            .collect();
+        let count = item.sig.inputs.len() + usize::from(!is_method);
+        let generics: Vec<syn::Ident> = (0..count).map(|k| format_ident!("__AdP{}", k)).collect();
+        let args: Vec<syn::Ident> = (0..count).map(|k| format_ident!("__ad_arg{}", k)).collect();
         let (first, rest) = (&generics[0], &generics[1..]);
-        let args: Vec<syn::Ident> = (0..=item.sig.inputs.len())
-            .map(|k| format_ident!("__ad_arg{}", k))
-            .collect();
-        return quote! {
-            #[doc(hidden)]
-            #[diagnostic::on_unimplemented(message = #message, label = "a vector-valued function that calls others")]
-            #[allow(non_camel_case_types)]
-            #vis trait #marker {}
+        let receiver = item.sig.receiver().map(|r| quote!(#r,));
+        let (marker, declaration) = if is_method {
+            (quote!(#private::VectorCallsOthers), TokenStream::new())
+        } else {
+            let marker = format_ident!("__AdNoSecondOrder_{}", f);
+            (
+                quote!(#marker),
+                quote! {
+                    #[doc(hidden)]
+                    #[diagnostic::on_unimplemented(
+                        message = #message,
+                        label = "a vector-valued function that calls others"
+                    )]
+                    #[allow(non_camel_case_types)]
+                    #vis trait #marker {}
+                },
+            )
+        };
+        let stand_in = quote! {
+            #declaration
             #[doc(hidden)]
             #(#attrs)*
             #lints
-            #vis fn #name<#first: #marker, #(#rest),*>(#(#args: #generics),*) -> #returned_dual {
+            #vis fn #name<#first: #marker, #(#rest),*>(
+                #receiver
+                #(#args: #generics),*
+            ) -> #returned_dual {
                 ::core::unreachable!()
             }
         };
+        return (stand_in, TokenStream::new());
     };
     let weighted_hvp = crate::emit::second::hvp_adjoint_item(
         weighted,
@@ -820,6 +906,11 @@ fn hvp_adjoint(input: &HvpInputs) -> TokenStream {
         &lowered.names,
     );
     let weighted_name = format_ident!("{}_hvp_adjoint", weighted.sig.ident);
+    let (nested, siblings) = if is_method {
+        (TokenStream::new(), quote!(#[doc(hidden)] #weighted_hvp))
+    } else {
+        (weighted_hvp, TokenStream::new())
+    };
 
     let lifetime = syn::Lifetime::new("'__ad_a", proc_macro2::Span::call_site());
     let (mut generics, mut inputs, mut prologue) = (Vec::new(), Vec::new(), Vec::new());
@@ -906,18 +997,20 @@ fn hvp_adjoint(input: &HvpInputs) -> TokenStream {
         _ => quote!(#private::zip_vec(&#value[..], &#hd[..])),
     };
     let name_str = name.to_string();
-    quote! {
+    let receiver = item.sig.receiver().map(|r| quote!(#r,));
+    let function = quote! {
         #[doc(hidden)]
         #(#attrs)*
         #lints
         #vis fn #name<#lifetime, #(#generics),*>(
+            #receiver
             #(#inputs,)*
             #d_out: &[#dual],
         ) -> #returned_dual {
             #value_of
-            #weighted_hvp
+            #nested
             #(#prologue)*
-            let #value = #primal(#(#value_args),*);
+            let #value = #value_fn(#self_arg #(#value_args),*);
             let mut #dv = ::autograd::__private::zeros_like(&#value);
             let mut #dt = ::autograd::__private::zeros_like(&#value);
             if !#d_out.is_empty() {
@@ -934,14 +1027,16 @@ fn hvp_adjoint(input: &HvpInputs) -> TokenStream {
             }
             let mut #gd = ::autograd::__private::zeros_like(&#value);
             let mut #hd = ::autograd::__private::zeros_like(&#value);
-            #weighted_name(
+            #path #weighted_name(
+                #self_arg
                 #(#weighted_args,)*
                 (&#dv[..], &#dt[..], &mut #gd[..], &mut #hd[..]),
                 #dual::constant(1.0),
             );
             #result
         }
-    }
+    };
+    (function, siblings)
 }
 
 /// Does the body call a function with an argument that varies?

@@ -845,6 +845,20 @@ impl<'a, const N: usize> ArrayArg<'a, &'a [f64]>
     }
 }
 
+/// The bound of the stand-in `g_hvp_adjoint` of a vector-valued method
+/// whose body calls other functions with varying arguments: never
+/// implemented, so a `#[differentiable(hessian)]` caller's call is an
+/// error with this message.
+#[diagnostic::on_unimplemented(
+    message = "this method returns a vector and calls another function with arguments that \
+               depend on its differentiated parameters, so a `#[differentiable(hessian)]` \
+               function cannot call it (its second derivatives would need those of its \
+               callees): write the callees' computation into its body, or compute the vector \
+               in the caller",
+    label = "a vector-valued method that calls others"
+)]
+pub trait VectorCallsOthers {}
+
 /// No slot: an empty buffer (for a call whose callee's derivatives are not
 /// wanted).
 #[inline(always)]

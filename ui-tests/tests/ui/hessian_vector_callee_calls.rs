@@ -40,4 +40,30 @@ fn energy(s: f64) -> f64 {
     let p = curve(s);
     p[0] * p[1]
 }
+struct Fit {
+    t: Vec<f64>,
+}
+
+#[differentiable(wrt(q), hessian)]
+fn line(q: &[f64], t: f64) -> f64 {
+    q[0] + q[1] * t
+}
+
+impl Fit {
+    #[differentiable(wrt(p))]
+    fn residuals(&self, p: &[f64]) -> Vec<f64> {
+        let mut r = vec![0.0; self.t.len()];
+        for i in 0..self.t.len() {
+            r[i] = line(p, self.t[i]);
+        }
+        r
+    }
+
+    #[differentiable(wrt(p), hessian)]
+    fn cost(&self, p: &[f64]) -> f64 {
+        let r = self.residuals(p);
+        r[0] * r[1]
+    }
+}
+
 fn main() {}
