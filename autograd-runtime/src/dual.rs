@@ -540,11 +540,26 @@ pub fn check_direction_len(
     param_len: usize,
 ) {
     if direction_len != param_len {
-        panic!(
-            "{function}: the direction `{direction}` has length {direction_len}, \
-             but the parameter `{param}` has length {param_len}; they must be equal"
-        );
+        direction_len_mismatch(function, direction, direction_len, param, param_len);
     }
+}
+
+/// The panic of [`check_direction_len`], out of line: the caller's fast
+/// path does not prepare its message's arguments.
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn direction_len_mismatch(
+    function: &str,
+    direction: &str,
+    direction_len: usize,
+    param: &str,
+    param_len: usize,
+) -> ! {
+    panic!(
+        "{function}: the direction `{direction}` has length {direction_len}, \
+         but the parameter `{param}` has length {param_len}; they must be equal"
+    );
 }
 
 /// Local arrays of `Dual`s passed to a callee's `_hvp_adjoint`, which
