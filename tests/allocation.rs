@@ -248,3 +248,42 @@ fn competing_fixed_size_constants_allocate_nothing() {
     );
     assert!(d_x != 0.0 && d_y != 0.0);
 }
+
+/// Vector-valued, with fixed shapes: 2 active floats, 4 outputs (by
+/// columns, decided at compile time) ...
+#[differentiable]
+fn tall_field(x: f64, y: f64) -> [f64; 4] {
+    [x * y, x.sin(), y.exp() * x, x - y]
+}
+
+/// ... and 4 active floats, 2 outputs (by rows).
+#[differentiable]
+fn wide_field(w: [f64; 3], s: f64) -> [f64; 2] {
+    [w[0] * w[1] + s, (w[2] * s).cos()]
+}
+
+/// `f_jacobian` of a function that allocates nothing itself allocates its
+/// Jacobian only (the directions or unit rows live in its spare capacity),
+/// by rows and by columns; `f_adjoint` nothing.
+#[test]
+fn jacobians_allocate_only_what_they_return() {
+    assert_eq!(
+        allocations(|| {
+            std::hint::black_box(tall_field_jacobian(0.3, 0.7));
+        }),
+        1
+    );
+    assert_eq!(
+        allocations(|| {
+            std::hint::black_box(wide_field_jacobian([0.3, 0.7, -1.0], 2.0));
+        }),
+        1
+    );
+    assert_eq!(
+        allocations(|| {
+            let (mut dx, mut dy) = (0.0, 0.0);
+            std::hint::black_box(tall_field_adjoint(0.3, 0.7, &[1.0; 4], &mut dx, &mut dy));
+        }),
+        0
+    );
+}

@@ -1198,3 +1198,165 @@ fn constants_of_any_type_to_callees() {
         [[0.4, 1.3], [-1.1, 0.7]]
     );
 }
+
+// ----- through calls to vector-valued functions ------------------------------
+//
+// A vector-valued function needs no attribute to be called by a `hessian`
+// function (`hessian` on it stays a compile error): it always has the
+// hidden second-order adjoint its callers need, the second-order adjoint
+// of `dᵀ f` with `d` differentiated too.
+
+/// Residuals of `a·exp(b·t)` at fixed data.
+#[differentiable(wrt(p))]
+fn exp_residuals(p: &[f64], t: &[f64], y: &[f64]) -> Vec<f64> {
+    let mut r = vec![0.0; t.len()];
+    for i in 0..t.len() {
+        r[i] = p[0] * (p[1] * t[i]).exp() - y[i];
+    }
+    r
+}
+
+/// ½‖r‖² (a least-squares cost) from the residuals.
+#[differentiable(wrt(p), hessian)]
+fn least_squares(p: &[f64], t: &[f64], y: &[f64]) -> f64 {
+    let r = exp_residuals(p, t, y);
+    let mut s = 0.0;
+    for i in 0..r.len() {
+        s += 0.5 * r[i] * r[i];
+    }
+    s
+}
+
+/// The exact Hessian of ½‖r‖²: `JᵀJ + Σ r_i ∇²r_i`.
+fn least_squares_hessian_exact(p: &[f64], t: &[f64], y: &[f64]) -> Vec<f64> {
+    let (a, b) = (p[0], p[1]);
+    let mut h = vec![0.0; 4];
+    for i in 0..t.len() {
+        let e = (b * t[i]).exp();
+        let r = a * e - y[i];
+        let j = [e, a * t[i] * e];
+        let second = [0.0, t[i] * e, t[i] * e, a * t[i] * t[i] * e];
+        for k in 0..2 {
+            for l in 0..2 {
+                h[2 * k + l] += j[k] * j[l] + r * second[2 * k + l];
+            }
+        }
+    }
+    h
+}
+
+#[test]
+fn through_a_vector_valued_callee() {
+    let (t, y) = ([0.0, 0.5, 1.0, 1.5, 2.0], [1.0, 1.7, 2.6, 4.4, 7.0]);
+    let value = |p: &[f64]| least_squares(p, &t, &y);
+    let grad = |p: &[f64]| least_squares_grad(p, &t, &y);
+    let hessian = |p: &[f64]| least_squares_hessian(p, &t, &y);
+    let hvp = |p: &[f64], v: &[f64]| least_squares_hvp(p, &t, &y, v);
+    let case = Case {
+        name: "least_squares",
+        value: &value,
+        grad: &grad,
+        hessian: &hessian,
+        hvp: &hvp,
+    };
+    let points = [vec![1.0, 0.9], vec![0.5, -0.3], vec![2.0, 0.1]];
+    check_case(&case, &points);
+    for p in &points {
+        let (_, _, h) = least_squares_hessian(p, &t, &y);
+        let exact = least_squares_hessian_exact(p, &t, &y);
+        for (a, b) in h.iter().zip(&exact) {
+            assert!(close(*a, *b, 1e-12), "{h:?} vs {exact:?}");
+        }
+    }
+}
+
+/// A field of a scalar and an array, with a branch and a constant.
+#[differentiable]
+fn field(x: f64, w: [f64; 2], scale: f64) -> [f64; 3] {
+    let s = if w[0] > 0.0 { w[1].sin() } else { w[1].cos() };
+    [x * w[0] * scale, s + x, x * x]
+}
+
+/// Calls with a varying scalar, a constant, a literal array, a local buffer
+/// of values that vary, and a parameter array's subslice; the results
+/// indexed, iterated, typed and copied.
+#[differentiable(hessian)]
+fn calls_fields(x: f64, q: &[f64]) -> f64 {
+    let a = field(x, [q[0], q[1]], 2.0);
+    let mut buf = [0.0; 2];
+    buf[0] = x * q[2];
+    buf[1] = q[1].exp();
+    let b: [f64; 3] = field(q[0], buf, 0.5);
+    let c = field(1.5, [0.5, -1.0], 3.0);
+    let r = exp_residuals(&q[1..3], &[0.0, 1.0], &[0.5, 0.5]);
+    let mut total = 0.0;
+    for &e in b.iter() {
+        total += e * a[1];
+    }
+    a[0] * a[2] + total + c[0] * x + r[0] * r[1]
+}
+
+#[test]
+fn through_vector_calls_of_every_kind_of_argument() {
+    let value = |z: &[f64]| calls_fields(z[0], &z[1..]);
+    let grad = |z: &[f64]| {
+        let (v, (dx, mut dq)) = calls_fields_grad(z[0], &z[1..]);
+        dq.insert(0, dx);
+        (v, dq)
+    };
+    let hessian = |z: &[f64]| {
+        let (v, (dx, mut dq), h) = calls_fields_hessian(z[0], &z[1..]);
+        dq.insert(0, dx);
+        (v, dq, h)
+    };
+    let hvp = |z: &[f64], v: &[f64]| {
+        let (value, (dx, mut dq), (hx, mut hq)) = calls_fields_hvp(z[0], &z[1..], v[0], &v[1..]);
+        dq.insert(0, dx);
+        hq.insert(0, hx);
+        (value, dq, hq)
+    };
+    let case = Case {
+        name: "calls_fields",
+        value: &value,
+        grad: &grad,
+        hessian: &hessian,
+        hvp: &hvp,
+    };
+    check_case(
+        &case,
+        &[vec![0.7, 0.4, -0.3, 1.1], vec![-1.2, -0.5, 0.8, 0.2]],
+    );
+}
+
+/// A vector-valued function of one `f64` (its own Jacobian is by columns).
+#[differentiable]
+fn curve(s: f64) -> [f64; 2] {
+    [s.cos(), s.sin() * s]
+}
+
+/// One `f64` input: the caller's second-order body is forward over reverse
+/// (a vector call is not forward over forward).
+#[differentiable(hessian)]
+fn curve_energy(s: f64) -> f64 {
+    let p = curve(s);
+    p[0] * p[0] + 3.0 * p[1] * p[1]
+}
+
+#[test]
+fn a_function_of_one_float_through_a_vector_call() {
+    case1!(
+        curve_energy,
+        curve_energy_grad,
+        curve_energy_hessian,
+        curve_energy_hvp,
+        [0.3, -1.7, 2.5]
+    );
+    // exact: f = cos² s + 3 s² sin² s
+    for s in [0.3_f64, -1.7, 2.5] {
+        let (c, n) = (s.cos(), s.sin());
+        let second =
+            -2.0 * (c * c - n * n) + 6.0 * (n * n + 4.0 * s * n * c + s * s * (c * c - n * n));
+        let (_, _, h) = curve_energy_hessian(s);
+        assert!(close(h[0], second, 1e-12), "{} vs {second}", h[0]);
+    }
+}

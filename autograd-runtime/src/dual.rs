@@ -540,11 +540,26 @@ pub fn check_direction_len(
     param_len: usize,
 ) {
     if direction_len != param_len {
-        panic!(
-            "{function}: the direction `{direction}` has length {direction_len}, \
-             but the parameter `{param}` has length {param_len}; they must be equal"
-        );
+        direction_len_mismatch(function, direction, direction_len, param, param_len);
     }
+}
+
+/// The panic of [`check_direction_len`], out of line: the caller's fast
+/// path does not prepare its message's arguments.
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn direction_len_mismatch(
+    function: &str,
+    direction: &str,
+    direction_len: usize,
+    param: &str,
+    param_len: usize,
+) -> ! {
+    panic!(
+        "{function}: the direction `{direction}` has length {direction_len}, \
+         but the parameter `{param}` has length {param_len}; they must be equal"
+    );
 }
 
 /// Local arrays of `Dual`s passed to a callee's `_hvp_adjoint`, which
@@ -844,6 +859,20 @@ impl<'a, const N: usize> ArrayArg<'a, &'a [f64]>
         (self.0, self.1, self.2, self.3)
     }
 }
+
+/// The bound of the stand-in `g_hvp_adjoint` of a vector-valued method
+/// whose body calls other functions with varying arguments: never
+/// implemented, so a `#[differentiable(hessian)]` caller's call is an
+/// error with this message.
+#[diagnostic::on_unimplemented(
+    message = "this method returns a vector and calls another function with arguments that \
+               depend on its differentiated parameters, so a `#[differentiable(hessian)]` \
+               function cannot call it (its second derivatives would need those of its \
+               callees): write the callees' computation into its body, or compute the vector \
+               in the caller",
+    label = "a vector-valued method that calls others"
+)]
+pub trait VectorCallsOthers {}
 
 /// No slot: an empty buffer (for a call whose callee's derivatives are not
 /// wanted).

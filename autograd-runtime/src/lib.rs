@@ -36,9 +36,22 @@ pub mod __private {
     }
 
     /// A zeroed gradient buffer of `len` elements (for `f_grad` of a slice).
+    ///
+    /// A small one is allocated uninitialised and filled: `vec![0.0; len]`
+    /// asks the allocator for zeroed memory (`calloc`), which glibc serves
+    /// without its per-thread cache — 4× the instructions of `malloc` and
+    /// a fill for a few elements (`f_hvp` of a function of two floats
+    /// spends most of its time there). A large one still comes zeroed from
+    /// the allocator, which may get it zeroed from the system for free.
     #[inline]
     pub fn zeros(len: usize) -> ::std::vec::Vec<f64> {
-        ::std::vec![0.0; len]
+        if len <= 1024 {
+            let mut buffer = ::std::vec::Vec::with_capacity(len);
+            buffer.resize(len, 0.0);
+            buffer
+        } else {
+            ::std::vec![0.0; len]
+        }
     }
 
     /// A term `partial · tangent` of forward mode's tangent sum, 0 when the
@@ -355,6 +368,28 @@ pub mod __private {
         fn zeros_like(&self) -> Self {
             ::std::vec![T::default(); self.len()]
         }
+    }
+
+    /// Writes the tangent of a vector-valued function's result, `J·e_j`,
+    /// into column `j` of the row-major `m × n` Jacobian `columns` (its
+    /// `f_jacobian` by columns, in forward mode).
+    #[inline]
+    pub fn jacobian_column(columns: &mut [f64], n: usize, j: usize, tangent: &[f64]) {
+        for (i, t) in tangent.iter().enumerate() {
+            columns[i * n + j] = *t;
+        }
+    }
+
+    /// `Σ a[k]·b[k]` over the `k` where `b[k] ≠ 0`: the tangent of a
+    /// call's value along a parameter array's direction `b`, from the
+    /// callee's gradient `a` (an infinite partial along a zero direction
+    /// adds nothing, as in [`tangent_term`]).
+    #[inline]
+    pub fn dot(a: &[f64], b: &[f64]) -> f64 {
+        a.iter()
+            .zip(b)
+            .map(|(a, b)| if *b == 0.0 { 0.0 } else { a * b })
+            .sum()
     }
 
     /// Panics unless `d_out` of a vector-valued function's `f_adjoint` has

@@ -73,11 +73,135 @@ pub fn emit(
         func,
         activity,
         names,
-        input,
+        input: Some(input),
+        directions: HashMap::new(),
+        jvp: None,
+        scratch: HashMap::new(),
         aliases: HashMap::new(),
         second: false,
     };
-    emitter.emit(&d_param)
+    emitter.emit(Some(&d_param))
+}
+
+/// Forward mode along a direction given for every active parameter: the
+/// body of a Jacobian-vector product of a vector-valued function
+/// (`vector.rs`'s columns of the Jacobian), run on the scalar function
+/// `dᵀ f` that `vector.rs` makes of it.
+pub struct Jvp<'a> {
+    /// The direction of each active parameter, by its index in the
+    /// signature: an `f64` for a scalar, an array of the parameter's type
+    /// for an array.
+    pub directions: HashMap<usize, Ident>,
+    /// The locals each returned vector is bound to before `dᵀ f` reads it
+    /// (`vector::Dot`'s `__ad_out`).
+    pub outputs: &'a [Ident],
+    /// The statement handing the tangent of a returned vector (a `&[f64]`
+    /// expression) to the caller; the body returns right after it, before
+    /// `dᵀ f` is computed.
+    pub sink: &'a dyn Fn(TokenStream) -> TokenStream,
+    /// A `&mut [f64]` with room for every active parameter array (their
+    /// lengths added up): the gradient slots of a call that passes one, of
+    /// which the tangent is the dot product with the direction.
+    pub scratch: Ident,
+}
+
+/// The body of a Jacobian-vector product (see [`Jvp`]): every value that
+/// depends on an active parameter carries its tangent along the
+/// directions; at a returned vector the body hands its tangent to
+/// `jvp.sink` and returns. `None` where forward mode does not apply (as
+/// [`emit`]: a call passing a varied array, a vector-valued callee, an
+/// array bound other than by `[..]`, `vec![..]` or a copy), or when the
+/// body writes into a parameter array.
+pub fn emit_jvp(
+    sig: &Signature,
+    func: &Func,
+    activity: &Activity,
+    names: &Names,
+    jvp: &Jvp,
+) -> Option<TokenStream> {
+    let mut directions = HashMap::new();
+    for (id, var) in func.vars.iter().enumerate() {
+        if let Origin::Param {
+            index,
+            active: true,
+        } = var.origin
+        {
+            directions.insert(id, jvp.directions.get(&index)?.clone());
+        }
+    }
+    // Every returned vector is bound where the emitter sees it.
+    let mut bound = Vec::new();
+    func.body.walk(0, &mut |stmt, _| {
+        if let Stmt::Let { var, .. } = stmt {
+            bound.push(func.vars[*var].ident.to_string());
+        }
+    });
+    if !jvp.outputs.iter().all(|o| bound.contains(&o.to_string())) {
+        return None;
+    }
+    // Each parameter array passed to a call gets its part of the scratch,
+    // shaped like it.
+    let mut passed = Vec::new();
+    func.body.walk(0, &mut |stmt, _| {
+        if let Stmt::Let {
+            init: Some(Rhs::Call { args, .. }),
+            ..
+        } = stmt
+        {
+            for arg in args {
+                if let CallArg::Array { array, .. } = arg {
+                    passed.push(*array);
+                }
+            }
+        }
+    });
+    let mut prologue = Vec::new();
+    let mut scratch = HashMap::new();
+    let whole = &jvp.scratch;
+    for (id, var) in func.vars.iter().enumerate() {
+        let Origin::Param {
+            index,
+            active: true,
+        } = var.origin
+        else {
+            continue;
+        };
+        if !passed.contains(&id) {
+            continue;
+        }
+        let (Some(param), Kind::FloatArray) = (sig.params.get(index), var.kind) else {
+            continue;
+        };
+        let part = names.fresh_for("__ad_scratch_", &var.ident);
+        let ident = &var.ident;
+        prologue.push(match &param.class {
+            ParamClass::Array { len, .. } => quote! {
+                let (#part, #whole) = #whole.split_at_mut(#len);
+                let #part: &mut [f64; #len] = ::autograd::__private::dual::as_array_mut(#part);
+            },
+            _ => quote! {
+                let (#part, #whole) = #whole.split_at_mut(#ident.len());
+            },
+        });
+        scratch.insert(id, part);
+    }
+    let emitter = Tangents {
+        sig,
+        func,
+        activity,
+        names,
+        input: None,
+        directions,
+        jvp: Some(jvp),
+        scratch,
+        aliases: HashMap::new(),
+        second: false,
+    };
+    let body = emitter.emit(None)?;
+    Some(quote! {
+        #(#prologue)*
+        #body
+    })
 }
 
 /// The same body on `Dual`s, for `f_hvp` of a function of one `f64`
@@ -103,11 +227,14 @@ pub fn emit_second(
         func,
         activity,
         names,
-        input,
+        input: Some(input),
+        directions: HashMap::new(),
+        jvp: None,
+        scratch: HashMap::new(),
         aliases: HashMap::new(),
         second: true,
     };
-    emitter.emit(&d_param)
+    emitter.emit(Some(&d_param))
 }
 
 /// The IR variable of the one active parameter, if it is a float.
@@ -144,8 +271,14 @@ struct Tangents<'a> {
     func: &'a Func,
     activity: &'a Activity,
     names: &'a Names,
-    /// The active parameter.
-    input: VarId,
+    /// The active parameter (its tangent is 1), when there is one input.
+    input: Option<VarId>,
+    /// Under [`Jvp`]: the direction of each active parameter (its
+    /// tangent; for an array, the array of tangents).
+    directions: HashMap<VarId, Ident>,
+    jvp: Option<&'a Jvp<'a>>,
+    /// Under [`Jvp`]: each active parameter array's gradient slot for calls.
+    scratch: HashMap<VarId, Ident>,
     /// Copies (`let y = x;` of a variable that is not a cell) share the
     /// tangent of what they copy rather than getting a local.
     aliases: HashMap<VarId, Tangent>,
@@ -215,8 +348,11 @@ impl<'a> Tangents<'a> {
 
     /// The tangent of a variable that has one (`None` otherwise).
     fn tangent(&self, var: VarId) -> Option<Tangent> {
-        if var == self.input {
+        if Some(var) == self.input {
             return Some(Tangent::One);
+        }
+        if let Some(direction) = self.directions.get(&var) {
+            return Some(Tangent::Local(direction.clone()));
         }
         if let Some(alias) = self.aliases.get(&var) {
             return Some(alias.clone());
@@ -224,9 +360,13 @@ impl<'a> Tangents<'a> {
         self.local(var).map(Tangent::Local)
     }
 
-    /// The tangent local of `var` (`__ad_dot_<name>`), if it has one.
+    /// The tangent local of `var` (`__ad_dot_<name>`), if it has one; a
+    /// parameter's direction under [`Jvp`].
     fn local(&self, var: VarId) -> Option<Ident> {
-        (self.has(var) && var != self.input)
+        if let Some(direction) = self.directions.get(&var) {
+            return self.has(var).then(|| direction.clone());
+        }
+        (self.has(var) && Some(var) != self.input)
             .then(|| self.names.derived(Role::Tangent, var, self.ident(var)))
     }
 
@@ -268,7 +408,7 @@ impl<'a> Tangents<'a> {
         }
     }
 
-    fn emit(mut self, d_param: &Ident) -> Option<TokenStream> {
+    fn emit(mut self, d_param: Option<&Ident>) -> Option<TokenStream> {
         let stmts = &self.func.body.stmts;
         let (value, span) = match stmts.last() {
             Some(Stmt::Return { value, span }) => (Some(value), *span),
@@ -299,7 +439,7 @@ impl<'a> Tangents<'a> {
                 quote!(#value)
             }
         };
-        if let Some(tangent) = self.operand_tangent(value) {
+        if let (Some(tangent), Some(d_param)) = (self.operand_tangent(value), d_param) {
             let d_out = &self.sig.d_out;
             out.push(quote!(*#d_param += #d_out * #tangent;));
         }
@@ -335,6 +475,10 @@ impl<'a> Tangents<'a> {
                 } => {
                     let primal = self.primal_operand(value, self.is_dual(*array));
                     let (ident, index) = (self.ident(*array), &index.tokens);
+                    if self.directions.contains_key(array) {
+                        // (its tangent is the caller's direction)
+                        return None;
+                    }
                     if self.has(*array) {
                         let tangent = self.local(*array)?;
                         let value = self.operand_tangent_or_zero(value);
@@ -408,6 +552,11 @@ impl<'a> Tangents<'a> {
             // A vector-valued callee: its tangent would take a sweep per
             // output; the reverse sweep takes one.
             return None;
+        }
+        if let Some(jvp) = self.jvp {
+            if jvp.outputs.contains(&ident) {
+                self.returned_vector(out, jvp, init)?;
+            }
         }
         if has {
             if let Some(Rhs::Call { callee, args }) = init {
@@ -511,6 +660,38 @@ impl<'a> Tangents<'a> {
         Some(())
     }
 
+    /// Under [`Jvp`], the tangent of a returned vector (the local `Dot`
+    /// binds it to, defined by `init`) handed to the sink, and `return`:
+    /// what follows (`dᵀ f`) is not run.
+    fn returned_vector(
+        &self,
+        out: &mut Vec<TokenStream>,
+        jvp: &Jvp,
+        init: Option<&Rhs>,
+    ) -> Option<()> {
+        let tangent = match init {
+            Some(Rhs::Array(ArrayInit::Copy { source, .. })) => {
+                self.local(*source).map(|t| quote!(&#t[..]))
+            }
+            Some(Rhs::Array(ArrayInit::List { items, .. })) => {
+                if items.iter().any(|i| self.operand_tangent(i).is_some()) {
+                    let items = items.iter().map(|i| self.operand_tangent_or_zero(i));
+                    Some(quote!(&[#(#items),*][..]))
+                } else {
+                    None
+                }
+            }
+            // Constant elements: a zero column.
+            Some(Rhs::Array(ArrayInit::Fill { .. })) => None,
+            _ => return None,
+        };
+        if let Some(tangent) = tangent {
+            out.push((jvp.sink)(tangent));
+        }
+        out.push(quote!(return;));
+        Some(())
+    }
+
     /// The tangent of a local float array: an array of the same shape, on
     /// the heap only if the array is (`vec!`, `to_vec`).
     fn array_tangent(
@@ -578,6 +759,35 @@ impl<'a> Tangents<'a> {
                     }
                     terms.push((slot.to_token_stream(), self.tangent(*v)?));
                     Some(quote!(&mut #slot))
+                }
+                // Under `Jvp`, a parameter array passed once: the callee's
+                // gradient into its scratch slot, the tangent its dot product
+                // with the direction.
+                CallArg::Array { array, range, .. }
+                    if self.has(*array)
+                        && self.scratch.contains_key(array)
+                        && args
+                            .iter()
+                            .filter(|a| matches!(a, CallArg::Array { array: b, .. } if b == array))
+                            .count()
+                            == 1 =>
+                {
+                    let (scratch, direction) = (&self.scratch[array], self.directions.get(array)?);
+                    let (part, dir) = match range {
+                        Some(range) => {
+                            let range = &range.tokens;
+                            let i = self.names.fresh("__ad_range");
+                            out.push(quote!(let #i = #range;));
+                            (quote!(#scratch[#i.clone()]), quote!(#direction[#i.clone()]))
+                        }
+                        None => (quote!((*#scratch)), quote!(#direction[..])),
+                    };
+                    out.push(quote!(#part.fill(0.0);));
+                    terms.push((
+                        quote!(::autograd::__private::dot(&#part[..], &#dir)),
+                        Tangent::One,
+                    ));
+                    Some(quote!(&mut #part))
                 }
                 // Its tangent would need a buffer per call: use the reverse
                 // sweep.

@@ -95,6 +95,25 @@ pub fn emit(
     }
 }
 
+/// `f_adjoint` alone (what `vector.rs` nests for the scalar `dᵀ f`), with
+/// the strategy [`emit`] would pick.
+pub fn adjoint_item(
+    item: &syn::ItemFn,
+    sig: &Signature,
+    func: &Func,
+    activity: &Activity,
+    names: &Names,
+) -> TokenStream {
+    let (body, strategy) = match forward::emit(sig, func, activity, names) {
+        Some(body) => (body, Strategy::Forward),
+        None => (
+            reverse::Body::new(sig, func, activity, names, false).emit(),
+            Strategy::Reverse,
+        ),
+    };
+    emit_adjoint(item, sig, &body, strategy)
+}
+
 /// The hidden `const __f_active: &[bool]` beside `f_adjoint`
 /// ([`names::active_const`]).
 pub fn active_const(item: &syn::ItemFn, sig: &Signature) -> TokenStream {

@@ -747,8 +747,23 @@ impl<'a> Body<'a> {
         init: Option<&Rhs>,
     ) -> (Option<TokenStream>, Option<TokenStream>) {
         let dual = quote!(::autograd::__private::Dual);
-        let value = init.map(|rhs| {
-            super::second::dual_rhs(self.func, self.sig, self.activity, self.names, rhs)
+        let value = init.map(|rhs| match rhs {
+            // A vector-valued callee's value, with its tangent: no
+            // derivatives wanted yet (an empty `d_out`).
+            Rhs::Call { callee, args } if self.func.vars[var].kind == Kind::FloatArray => {
+                let slots: Vec<Option<TokenStream>> = args.iter().map(|_| None).collect();
+                super::second::hvp_call(
+                    self.func,
+                    self.sig,
+                    self.activity,
+                    self.names,
+                    callee,
+                    args,
+                    quote!(&[]),
+                    &slots,
+                )
+            }
+            _ => super::second::dual_rhs(self.func, self.sig, self.activity, self.names, rhs),
         });
         match self.func.vars[var].kind {
             Kind::Float => (

@@ -33,6 +33,12 @@
 //! ) -> Dual
 //! ```
 //!
+//! A vector-valued `g` (returning `[f64; M]` or `Vec<f64>`) takes `d_out:
+//! &[Dual]` instead — the adjoint of the array the caller bound its value
+//! to, or empty where the caller wants the value only — and returns its
+//! value as `[Dual; M]` / `Vec<Dual>` (tangents `J·v`); `vector.rs`
+//! generates it for every vector-valued function.
+//!
 //! The caller passes what it has — a constant as it is (its type, not the
 //! macro, decides whether it goes to an `f64` parameter: `g(x, N)` with
 //! `const N: usize` works), a varied value with its slot — and the callee's
@@ -49,7 +55,7 @@ use crate::names::Names;
 use crate::prim::Arity;
 use crate::signature::{Param, ParamClass, Signature};
 use proc_macro2::{Group, Span, TokenStream, TokenTree};
-use quote::{format_ident, quote, ToTokens};
+use quote::{format_ident, quote, quote_spanned, ToTokens};
 use syn::Ident;
 
 fn dual_ty() -> TokenStream {
@@ -281,14 +287,25 @@ pub fn hvp_call(
             .filter(|a| matches!(a, CallArg::Array { array, .. } if *array == var))
             .count()
     };
+    // The tuples an argument becomes carry the callee's span: a diagnostic
+    // about the argument (a callee's bound) points at the call.
+    let span = match callee {
+        Callee::Path { path, .. } => path
+            .clone()
+            .into_iter()
+            .find(|t| matches!(t, TokenTree::Ident(_)))
+            .map_or_else(Span::call_site, |t| t.span()),
+        Callee::Method { method, .. } => method.span(),
+    };
     for (arg, slot) in args.iter().zip(slots) {
         match arg {
             // A value that varies: with its slot (or alone, where the
             // callee's derivatives are not wanted).
             CallArg::Float(op @ Operand::Var(v)) if activity.varied(*v) => {
-                let value = lift(&operand(func, op));
+                let value = operand(func, op);
+                let value = quote_spanned!(span=> ::autograd::__private::Dual::from(#value));
                 values.push(match slot {
-                    Some(slot) => quote!((#value, #slot)),
+                    Some(slot) => quote_spanned!(span=> (#value, #slot)),
                     None => value,
                 });
             }
@@ -321,12 +338,16 @@ pub fn hvp_call(
                     let d = param.adjoint_ident().unwrap_or_else(|| format_ident!("d_"));
                     let dir = direction(&v);
                     if slot.is_none() {
-                        values.push(quote!((#tokens, #dir, #dual::no_slot(), #dual::no_slot())));
+                        values.push(quote_spanned! {span=>
+                            (#tokens, #dir, #dual::no_slot(), #dual::no_slot())
+                        });
                         continue;
                     }
                     if passed(*array) == 1 {
                         let (d_part, hv_part) = (part(&d), part(&hv));
-                        values.push(quote!((#tokens, #dir, &mut #d_part, &mut #hv_part)));
+                        values.push(
+                            quote_spanned!(span=> (#tokens, #dir, &mut #d_part, &mut #hv_part)),
+                        );
                         continue;
                     }
                     // Passed twice: scratch slots, added in after the call.
@@ -336,7 +357,7 @@ pub fn hvp_call(
                         let mut #g = ::autograd::__private::scratch_like(&#d_part);
                         let mut #h = ::autograd::__private::scratch_like(&#d_part);
                     });
-                    values.push(quote!((#tokens, #dir, &mut #g[..], &mut #h[..])));
+                    values.push(quote_spanned!(span=> (#tokens, #dir, &mut #g[..], &mut #h[..])));
                     after.push(quote!(#dual::merge_split(&mut #d_part, &mut #hv_part, &#g, &#h);));
                     continue;
                 }
@@ -353,8 +374,9 @@ pub fn hvp_call(
                 let value_tokens = rename(tokens, ident, &vals);
                 let dir = direction(&tans);
                 match slot {
-                    None => values
-                        .push(quote!((#value_tokens, #dir, #dual::no_slot(), #dual::no_slot()))),
+                    None => values.push(quote_spanned! {span=>
+                        (#value_tokens, #dir, #dual::no_slot(), #dual::no_slot())
+                    }),
                     Some(buffer) => {
                         let (g, h) = (names.fresh("__ad_slot_g"), names.fresh("__ad_slot_h"));
                         prelude.push(quote! {
@@ -362,7 +384,9 @@ pub fn hvp_call(
                             let mut #h = #dual::zeros(&#ident);
                         });
                         let (g_part, h_part) = (part(&g), part(&h));
-                        values.push(quote!((#value_tokens, #dir, &mut #g_part, &mut #h_part)));
+                        values.push(quote_spanned! {span=>
+                            (#value_tokens, #dir, &mut #g_part, &mut #h_part)
+                        });
                         after.push(quote!(#dual::merge(&mut #buffer, &#g, &#h);));
                     }
                 }
@@ -497,6 +521,31 @@ fn typed_inputs(item: &syn::ItemFn) -> impl Iterator<Item = &syn::PatType> {
     })
 }
 
+/// The second-order body: for one `f64` input forward over forward (no
+/// tape), else forward over the reverse sweep.
+fn second_order_body(
+    sig: &Signature,
+    func: &Func,
+    activity: &Activity,
+    names: &Names,
+) -> TokenStream {
+    super::forward::emit_second(sig, func, activity, names)
+        .unwrap_or_else(|| Body::new(sig, func, activity, names, true).emit())
+}
+
+/// The hidden `f_hvp_adjoint` alone (what `vector.rs` nests for the
+/// scalar `dᵀ f`, whose `d` is differentiated too).
+pub fn hvp_adjoint_item(
+    item: &syn::ItemFn,
+    sig: &Signature,
+    func: &Func,
+    activity: &Activity,
+    names: &Names,
+) -> TokenStream {
+    let body = second_order_body(sig, func, activity, names);
+    hidden_item(item, sig, func, activity, names, &body)
+}
+
 /// `f_hvp`, `f_hessian` and the hidden `f_hvp_adjoint`.
 pub fn emit(
     item: &syn::ItemFn,
@@ -505,10 +554,7 @@ pub fn emit(
     activity: &Activity,
     names: &Names,
 ) -> TokenStream {
-    // One `f64` input: forward over forward (no tape), else forward over
-    // the reverse sweep.
-    let body = super::forward::emit_second(sig, func, activity, names)
-        .unwrap_or_else(|| Body::new(sig, func, activity, names, true).emit());
+    let body = second_order_body(sig, func, activity, names);
     let attrs = inherited_attrs(item);
     let allow = allow_lints();
     let dual = dual_ty();
@@ -722,10 +768,32 @@ pub fn emit(
         }
     };
 
-    // ----- f_hvp_adjoint (hidden) ----------------------------------------
-    // Every float parameter is generic (`dual::ScalarArg` / `ArrayArg`):
-    // the caller passes what it has (a constant, a `Dual`, a value with its
-    // slots), and the prologue splits it into the bindings the body reads.
+    let hidden = hidden_item(item, sig, func, activity, names, &body);
+    quote! {
+        #hvp
+        #hessian
+        #hidden
+    }
+}
+
+/// `f_hvp_adjoint` (hidden) around the second-order `body`: every float
+/// parameter is generic (`dual::ScalarArg` / `ArrayArg`): the caller
+/// passes what it has (a constant, a `Dual`, a value with its slots), and
+/// the prologue splits it into the bindings the body reads.
+fn hidden_item(
+    item: &syn::ItemFn,
+    sig: &Signature,
+    func: &Func,
+    activity: &Activity,
+    names: &Names,
+    body: &TokenStream,
+) -> TokenStream {
+    let attrs = inherited_attrs(item);
+    let allow = allow_lints();
+    let dual = dual_ty();
+    let d_out = &sig.d_out;
+    let f = &item.sig.ident;
+    let lifted = lifted_params(func, activity);
     let lifetime = syn::Lifetime::new("'__ad_a", Span::call_site());
     let mut generics = Vec::new();
     let mut inputs = Vec::new();
@@ -796,7 +864,7 @@ pub fn emit(
     }
     let adjoint_name = format_ident!("{}_hvp_adjoint", f, span = f.span());
     let vis = &item.vis;
-    let hidden = quote! {
+    quote! {
         #[doc(hidden)]
         #(#attrs)*
         #allow
@@ -805,11 +873,6 @@ pub fn emit(
             #(#lifted)*
             #body
         }
-    };
-    quote! {
-        #hvp
-        #hessian
-        #hidden
     }
 }
 

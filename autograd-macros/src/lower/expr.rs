@@ -680,6 +680,9 @@ impl Lowerer<'_> {
     /// is not a call of a function path; a constant when no argument
     /// varies.
     pub(super) fn vector_call(&mut self, init: &Expr) -> Option<Value> {
+        if let Expr::MethodCall(call) = strip_parens(init) {
+            return self.vector_method_call(call);
+        }
         let Expr::Call(call) = strip_parens(init) else {
             return None;
         };
@@ -702,6 +705,43 @@ impl Lowerer<'_> {
         };
         let temp = self.new_temp(Kind::FloatArray);
         // a local array (its adjoint buffer is declared up front)
+        self.vars[temp].origin = Origin::Local;
+        self.stmts.push(Stmt::Let {
+            var: temp,
+            ty: None,
+            init: Some(Rhs::Call { callee, args }),
+        });
+        Some(Value::Array(temp))
+    }
+
+    /// `let r = recv.g(args);` of a method returning a vector (`self.g(..)`,
+    /// a constant receiver): as [`Self::vector_call`], calling
+    /// `recv.g_adjoint`. `None` for a receiver that varies or a method of
+    /// floats and arrays (`x.to_vec()`, ..).
+    fn vector_method_call(&mut self, call: &syn::ExprMethodCall) -> Option<Value> {
+        let name = call.method.to_string();
+        let plain_receiver = matches!(strip_parens(&call.receiver), Expr::Path(_) | Expr::Field(_));
+        if call.turbofish.is_some() || prim::method(&name).is_some() || !plain_receiver {
+            return None;
+        }
+        let Value::Const(recv) = self.lower_expr(&call.receiver) else {
+            return None;
+        };
+        if recv.is_float {
+            return None;
+        }
+        let args = self.call_args(&call.args);
+        if !args.iter().any(CallArg::may_vary) {
+            return None;
+        }
+        let callee = Callee::Method {
+            receiver: ir::Const {
+                tokens: parenthesize(recv.tokens.clone()),
+                uses: recv.uses.clone(),
+            },
+            method: call.method.clone(),
+        };
+        let temp = self.new_temp(Kind::FloatArray);
         self.vars[temp].origin = Origin::Local;
         self.stmts.push(Stmt::Let {
             var: temp,
