@@ -1075,3 +1075,33 @@ fn a_let_in_a_branch_of_a_condition_keeps_its_own_name() {
         (0.0, vec![0.0])
     );
 }
+
+// seed 252204941 #1255 (on a build of the merged loads of `reverse.rs`
+// that added their sum at the end of the block's reverse): `w[0]` is
+// loaded twice (`let [t0, ..] = w` and `w[0] * t2`), so its adjoints are
+// summed first; the sum must reach `d_w[0]` right after the reverse of the
+// first load, not after statements reversed later that read it (here the
+// gradient of `w[0]` came out 0).
+#[differentiable]
+fn h_atan(w: f64) -> f64 {
+    (1.25 - 1.25 - w) * w.atan()
+}
+
+#[differentiable]
+#[allow(unused_mut)]
+fn one_element_loaded_twice(mut w: [f64; 2]) -> f64 {
+    let [t0, mut t2] = w;
+    h_atan(w[0] * t2) + t2 + t0
+}
+
+#[test]
+fn one_element_loaded_twice_gets_both_adjoints() {
+    let w = [-0.06950766507239292, 1.417428874412571];
+    let (_, gradient) = one_element_loaded_twice_grad(w);
+    let e = 1e-6;
+    let fd = (one_element_loaded_twice([w[0] + e, w[1]])
+        - one_element_loaded_twice([w[0] - e, w[1]]))
+        / (2.0 * e);
+    assert!((gradient[0] - fd).abs() < 1e-6, "{} vs {fd}", gradient[0]);
+    assert!((gradient[0] - 1.2775046368919254).abs() < 1e-12);
+}

@@ -89,6 +89,10 @@ pub(super) struct Body<'a> {
     second: bool,
     /// While a recorded nest (`record.rs`) is emitted: its top loop's id.
     nest: Option<usize>,
+    /// Loads whose adjoint goes into a local sum first (`merge_loads`,
+    /// `hoist_loads`), with, for the load reversed last, the addition of
+    /// the sum into the array's adjoint.
+    merged_loads: HashMap<VarId, (Ident, Option<TokenStream>)>,
 }
 
 impl<'a> Body<'a> {
@@ -111,6 +115,7 @@ impl<'a> Body<'a> {
             plan: Plan::new(func, activity, names, &sig.d_out, second),
             second,
             nest: None,
+            merged_loads: HashMap::new(),
         }
     }
 
@@ -603,12 +608,17 @@ impl<'a> Body<'a> {
         let Header::Range { index, range } = &l.header else {
             unreachable!("a recorded nest's loops have ranges (record::recordable)")
         };
+        let (sums, additions) = self.hoist_loads(l);
         let inner = self.reverse_recorded_block(&l.body);
         if inner.is_empty() {
             return None;
         }
         let (index, range) = (self.ident(*index), &range.tokens);
-        Some(quote!(for #index in (#range).rev() { #(#inner)* }))
+        Some(quote! {
+            #(#sums)*
+            for #index in (#range).rev() { #(#inner)* }
+            #(#additions)*
+        })
     }
 
     fn forward_loop(&mut self, l: &crate::ir::Loop, mode: Mode) -> TokenStream {
@@ -789,6 +799,7 @@ impl<'a> Body<'a> {
 
     fn reverse(&mut self, block: &Block) -> Vec<TokenStream> {
         let mut out = Vec::new();
+        self.merge_loads(block, &mut out);
         // Adjoints that nested blocks contribute to exist from the start.
         for stmt in &block.stmts {
             if let Stmt::Let { var, .. } = stmt {
@@ -926,6 +937,145 @@ impl<'a> Body<'a> {
         out
     }
 
+    /// Loads of one element at two or more places of `block` (`u[i]` in
+    /// `u[i] + ν·(u[i-1] - 2u[i] + u[i+1]) + dt·u[i]·(1 - u[i])`): their
+    /// adjoints are summed in a local, declared on `out`, and added into
+    /// the array's adjoint once, right after the reverse of the first of
+    /// them (the last reversed) — one read-modify-write of memory instead
+    /// of one per load. Only where nothing in the block stores into the
+    /// array or passes it to a call (so that no reverse between them reads
+    /// that element's adjoint), and not in a second-order body.
+    fn merge_loads(&mut self, block: &Block, out: &mut Vec<TokenStream>) {
+        if self.second {
+            return;
+        }
+        let mut groups: Vec<((VarId, String), Vec<VarId>, TokenStream)> = Vec::new();
+        for stmt in &block.stmts {
+            if let Stmt::Let {
+                var,
+                init: Some(Rhs::Load { array, index }),
+                ..
+            } = stmt
+            {
+                if !self.activity.needs_adjoint(*var)
+                    || self.merged_loads.contains_key(var)
+                    || index.uses.iter().any(|u| self.func.vars[*u].is_cell())
+                {
+                    continue;
+                }
+                let key = (*array, index.tokens.to_string());
+                match groups.iter_mut().find(|(k, _, _)| *k == key) {
+                    Some((_, members, _)) => members.push(*var),
+                    None => groups.push((key, vec![*var], index.tokens.clone())),
+                }
+            }
+        }
+        groups.retain(|(_, members, _)| members.len() > 1);
+        if groups.is_empty() {
+            return;
+        }
+        let mut touched: HashSet<VarId> = HashSet::new();
+        block.walk(0, &mut |stmt, _| match stmt {
+            Stmt::Store { array, .. } => {
+                touched.insert(*array);
+            }
+            Stmt::Let {
+                init: Some(rhs), ..
+            } => touched.extend(rhs.arrays()),
+            _ => {}
+        });
+        for ((array, _), members, index) in groups {
+            if touched.contains(&array) {
+                continue;
+            }
+            let sum = self.names.fresh("__ad_sum");
+            let buffer = self.array_adjoint(array);
+            out.push(quote!(let mut #sum: f64 = 0.0;));
+            let fence = members
+                .iter()
+                .any(|m| self.plan.spread_loads.contains(m))
+                .then(|| {
+                    quote!(::std::sync::atomic::compiler_fence(::std::sync::atomic::Ordering::SeqCst);)
+                });
+            let addition = quote! {
+                #buffer[#index] += #sum;
+                #fence
+            };
+            for (k, m) in members.into_iter().enumerate() {
+                let addition = (k == 0).then(|| addition.clone());
+                self.merged_loads.insert(m, (sum.clone(), addition));
+            }
+        }
+    }
+
+    /// Loads in the body of loop `l` at an index the loop does not change
+    /// (`x[col]` in `for row in col + 1..d { q[row] += L[l] * x[col] }`),
+    /// from an array nothing in the loop stores into or passes to a call:
+    /// their adjoints are summed in a local across the iterations of the
+    /// loop's reverse and added into the array's adjoint once after it.
+    /// Returns the sums' declarations and the additions.
+    fn hoist_loads(&mut self, l: &crate::ir::Loop) -> (Vec<TokenStream>, Vec<TokenStream>) {
+        if self.second {
+            return (Vec::new(), Vec::new());
+        }
+        let mut inside: HashSet<VarId> = l.carried.iter().map(|c| c.cell).collect();
+        let mut touched: HashSet<VarId> = HashSet::new();
+        if let Header::Range { index, .. } = &l.header {
+            inside.insert(*index);
+        }
+        l.body.walk(0, &mut |stmt, _| match stmt {
+            Stmt::Let { var, init, .. } => {
+                inside.insert(*var);
+                if let Some(rhs) = init {
+                    touched.extend(rhs.arrays());
+                }
+            }
+            Stmt::Store { array, .. } => {
+                touched.insert(*array);
+            }
+            Stmt::Loop(inner) => {
+                if let Header::Range { index, .. } = &inner.header {
+                    inside.insert(*index);
+                }
+            }
+            _ => {}
+        });
+        let (mut decls, mut writes) = (Vec::new(), Vec::new());
+        let mut sums: Vec<((VarId, String), Ident)> = Vec::new();
+        for stmt in &l.body.stmts {
+            let Stmt::Let {
+                var,
+                init: Some(Rhs::Load { array, index }),
+                ..
+            } = stmt
+            else {
+                continue;
+            };
+            if !self.activity.needs_adjoint(*var)
+                || touched.contains(array)
+                || index
+                    .uses
+                    .iter()
+                    .any(|u| inside.contains(u) || self.func.vars[*u].is_cell())
+            {
+                continue;
+            }
+            let key = (*array, index.tokens.to_string());
+            if let Some((_, sum)) = sums.iter().find(|(k, _)| *k == key) {
+                self.merged_loads.insert(*var, (sum.clone(), None));
+                continue;
+            }
+            let sum = self.names.fresh("__ad_sum");
+            let buffer = self.array_adjoint(*array);
+            let index = &index.tokens;
+            decls.push(quote!(let mut #sum: f64 = 0.0;));
+            writes.push(quote!(#buffer[#index] += #sum;));
+            self.merged_loads.insert(*var, (sum.clone(), None));
+            sums.push((key, sum));
+        }
+        (decls, writes)
+    }
+
     /// A branch's reverse: replay it, then reverse it (nothing when it has
     /// no adjoint work).
     fn reverse_branch(&mut self, block: &Block) -> Vec<TokenStream> {
@@ -946,6 +1096,17 @@ impl<'a> Body<'a> {
     }
 
     fn reverse_loop(&mut self, l: &crate::ir::Loop) -> Option<TokenStream> {
+        let (sums, additions) = self.hoist_loads(l);
+        let code = self.reverse_loop_iterations(l)?;
+        Some(quote! {
+            #(#sums)*
+            #code
+            #(#additions)*
+        })
+    }
+
+    /// [`Body::reverse_loop`] without the hoisted loads' sums.
+    fn reverse_loop_iterations(&mut self, l: &crate::ir::Loop) -> Option<TokenStream> {
         let reverse = self.reverse(&l.body);
         let saved = self.plan.loop_tapes.get(&l.id).cloned().unwrap_or_default();
         let stores = self.plan.construct_stores(&loop_key(l.id));
@@ -1329,6 +1490,10 @@ impl<'a> Body<'a> {
                     let #i: usize = #index;
                     ::autograd::__private::dual::accumulate(&mut #buffer[..], &mut #hv[..], #i, #d_var);
                 });
+            }
+            Rhs::Load { .. } if self.merged_loads.contains_key(&var) => {
+                let (sum, addition) = &self.merged_loads[&var];
+                out.push(quote!(#sum += #d_var; #addition));
             }
             Rhs::Load { array, index } => {
                 let buffer = self.array_adjoint(*array);

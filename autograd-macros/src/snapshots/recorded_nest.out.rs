@@ -78,6 +78,7 @@ fn trisolve_grad(
                 let out__2 = out__1 + __ad_t11;
                 __ad_cell_out_7 = out__2;
                 __ad_d_cell_out_7 = __ad_seed_cell_out_7;
+                let mut __ad_sum: f64 = 0.0;
                 let mut __ad_d_out__2: f64 = __ad_d_cell_out_7;
                 __ad_d_cell_out_7 = 0.0;
                 let __ad_p_out__2 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
@@ -90,10 +91,11 @@ fn trisolve_grad(
                 );
                 let mut __ad_d_t9: f64 = __ad_d_t11 * __ad_p_t11.0;
                 let mut __ad_d_t10: f64 = __ad_d_t11 * __ad_p_t11.1;
-                __ad_d_y[i__1] += __ad_d_t10;
+                __ad_sum += __ad_d_t10;
                 let mut __ad_d_t8: f64 = __ad_d_t9
                     * ::autograd::__private::rules::mul(0.5, 0.0, 0.0).1;
-                __ad_d_y[i__1] += __ad_d_t8;
+                __ad_sum += __ad_d_t8;
+                __ad_d_y[i__1] += __ad_sum;
                 __ad_d_cell_out_7 += __ad_d_out__1;
             }
         }
@@ -212,6 +214,7 @@ fn trisolve_adjoint(
             let out__2 = out__1 + __ad_t11;
             __ad_cell_out_7 = out__2;
             __ad_d_cell_out_7 = __ad_seed_cell_out_7;
+            let mut __ad_sum: f64 = 0.0;
             let mut __ad_d_out__2: f64 = __ad_d_cell_out_7;
             __ad_d_cell_out_7 = 0.0;
             let __ad_p_out__2 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
@@ -220,10 +223,11 @@ fn trisolve_adjoint(
             let __ad_p_t11 = ::autograd::__private::rules::mul(__ad_t9, __ad_t10, 0.0);
             let mut __ad_d_t9: f64 = __ad_d_t11 * __ad_p_t11.0;
             let mut __ad_d_t10: f64 = __ad_d_t11 * __ad_p_t11.1;
-            __ad_d_y[i__1] += __ad_d_t10;
+            __ad_sum += __ad_d_t10;
             let mut __ad_d_t8: f64 = __ad_d_t9
                 * ::autograd::__private::rules::mul(0.5, 0.0, 0.0).1;
-            __ad_d_y[i__1] += __ad_d_t8;
+            __ad_sum += __ad_d_t8;
+            __ad_d_y[i__1] += __ad_sum;
             __ad_d_cell_out_7 += __ad_d_out__1;
         }
     }
