@@ -756,3 +756,41 @@ fn hand_written_adjoint_with_its_active_flags() {
         assert_gradient(calls_by_hand, &q, &d);
     }
 }
+
+// ----- constant arrays of integers beside float constants ---------------------
+
+const FIRST: usize = 1;
+const SECOND: usize = 0;
+
+#[differentiable(wrt(b, x))]
+fn gather(a: &[f64], idx: &[usize], b: &[f64], x: f64) -> f64 {
+    a[idx[0]] * b[idx[1]] * x + b[0] * a[0]
+}
+
+#[differentiable(wrt(x))]
+fn pick_two(x: &[f64], idx: &[usize], s: f64) -> f64 {
+    x[idx[0]] * x[idx[1]] * s
+}
+
+/// `&[FIRST, SECOND]` (whose element type the macro cannot see) and
+/// `&[0, 1]` go to `&[usize]` parameters of callees with a partial `wrt`,
+/// in calls that also pass float constants that may take slots (they
+/// failed to compile: the call's coercions and scratch buffers were for
+/// `f64` arrays only).
+#[differentiable]
+fn integer_arrays_beside_constants(y: f64, z: f64) -> f64 {
+    let buf = [0.5, 1.5, 2.5];
+    gather(&[1.0, 2.0], &[FIRST, SECOND], &buf, y * z)
+        + gather(&buf[1..], &[0, 1], &[3.0, 4.0], y)
+        + pick_two(&[y, z, 2.0], &[FIRST, 2], 0.5)
+}
+
+#[test]
+fn integer_arrays_beside_float_constants() {
+    for (y, z) in [(0.3, 0.7), (-1.1, 0.4)] {
+        let (value, (dy, dz)) = integer_arrays_beside_constants_grad(y, z);
+        assert_eq!(value, integer_arrays_beside_constants(y, z));
+        let f = |v: &[f64]| integer_arrays_beside_constants(v[0], v[1]);
+        common::assert_gradient(f, &[y, z], &[dy, dz]);
+    }
+}

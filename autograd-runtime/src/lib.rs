@@ -140,7 +140,8 @@ pub mod __private {
     /// passed through the trait that calls a callee's adjoint when the
     /// caller cannot see how many slots it takes (see the macro's
     /// `emit::primal::adjoint_call`): the identity, and `&[f64; N]`,
-    /// `&Vec<f64>`, `&&[f64]` to `&[f64]` (and their `&mut` twins).
+    /// `&Vec<f64>`, `&&[f64]` to `&[f64]` (and their `&mut` twins), for any
+    /// element type.
     pub trait Coerce<T> {
         fn coerce(self) -> T;
     }
@@ -152,37 +153,39 @@ pub mod __private {
         }
     }
 
-    impl<'a, const N: usize> Coerce<&'a [f64]> for &'a [f64; N] {
+    // (for any element type: a call's constant arrays may hold integers,
+    // `&[K, L]` given to a `&[usize]` parameter)
+    impl<'a, T, const N: usize> Coerce<&'a [T]> for &'a [T; N] {
         #[inline(always)]
-        fn coerce(self) -> &'a [f64] {
+        fn coerce(self) -> &'a [T] {
             self
         }
     }
 
-    impl<'a> Coerce<&'a [f64]> for &'a ::std::vec::Vec<f64> {
+    impl<'a, T> Coerce<&'a [T]> for &'a ::std::vec::Vec<T> {
         #[inline(always)]
-        fn coerce(self) -> &'a [f64] {
+        fn coerce(self) -> &'a [T] {
             self
         }
     }
 
-    impl<'a> Coerce<&'a [f64]> for &'a &[f64] {
+    impl<'a, T> Coerce<&'a [T]> for &'a &[T] {
         #[inline(always)]
-        fn coerce(self) -> &'a [f64] {
+        fn coerce(self) -> &'a [T] {
             self
         }
     }
 
-    impl<'a, const N: usize> Coerce<&'a mut [f64]> for &'a mut [f64; N] {
+    impl<'a, T, const N: usize> Coerce<&'a mut [T]> for &'a mut [T; N] {
         #[inline(always)]
-        fn coerce(self) -> &'a mut [f64] {
+        fn coerce(self) -> &'a mut [T] {
             self
         }
     }
 
-    impl<'a> Coerce<&'a mut [f64]> for &'a mut ::std::vec::Vec<f64> {
+    impl<'a, T> Coerce<&'a mut [T]> for &'a mut ::std::vec::Vec<T> {
         #[inline(always)]
-        fn coerce(self) -> &'a mut [f64] {
+        fn coerce(self) -> &'a mut [T] {
             self
         }
     }
@@ -245,15 +248,47 @@ pub mod __private {
         fn lend(buf: &mut Self::Buf) -> &mut E;
     }
 
+    /// The element types a call's constant array may hold (`[SCALE, 2.0]`,
+    /// or `[K, L]` of `usize`s: the macro cannot see the type of a path).
+    /// Only an array of `f64`s can stand in for a float array slot; the
+    /// others are candidates only in branches their types rule out.
+    pub trait Element: Copy {
+        /// The elements as `f64`s, if they are.
+        fn floats(items: &mut [Self]) -> Option<&mut [f64]>;
+        /// Whether the elements are `f64`s.
+        const FLOAT: bool;
+    }
+
+    impl Element for f64 {
+        #[inline(always)]
+        fn floats(items: &mut [f64]) -> Option<&mut [f64]> {
+            Some(items)
+        }
+        const FLOAT: bool = true;
+    }
+
+    macro_rules! not_float {
+        ($($ty:ty),*) => {$(
+            impl Element for $ty {
+                #[inline(always)]
+                fn floats(_: &mut [$ty]) -> Option<&mut [f64]> {
+                    None
+                }
+                const FLOAT: bool = false;
+            }
+        )*};
+    }
+    not_float!(f32, i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize, bool);
+
     /// Constant data of fixed length `M`: a zeroed `[f64; M]` on the stack
     /// (no allocation), lent as a slice or as an array of the same length.
     macro_rules! lazy_array {
         ($($ty:ty),*) => {$(
-            impl<const M: usize> Lazy<[f64]> for $ty {
+            impl<T: Element, const M: usize> Lazy<[f64]> for $ty {
                 type Buf = [f64; M];
                 #[inline(always)]
                 fn slot(self) -> Option<[f64; M]> {
-                    Some([0.0; M])
+                    T::FLOAT.then_some([0.0; M])
                 }
                 #[inline(always)]
                 fn lend(buf: &mut [f64; M]) -> &mut [f64] {
@@ -261,11 +296,11 @@ pub mod __private {
                 }
             }
 
-            impl<const M: usize, const N: usize> Lazy<[f64; N]> for $ty {
+            impl<T: Element, const M: usize, const N: usize> Lazy<[f64; N]> for $ty {
                 type Buf = [f64; N];
                 #[inline(always)]
                 fn slot(self) -> Option<[f64; N]> {
-                    (M == N).then_some([0.0; N])
+                    (T::FLOAT && M == N).then_some([0.0; N])
                 }
                 #[inline(always)]
                 fn lend(buf: &mut [f64; N]) -> &mut [f64; N] {
@@ -274,18 +309,18 @@ pub mod __private {
             }
         )*};
     }
-    lazy_array!([f64; M], &[f64; M]);
+    lazy_array!([T; M], &[T; M]);
 
     /// Constant data whose length is known at run time: a zeroed `Vec` of
     /// it for a slice slot, a zeroed `[f64; N]` for an array slot of the
     /// same length.
     macro_rules! lazy_slice {
         ($($ty:ty),*) => {$(
-            impl Lazy<[f64]> for $ty {
+            impl<T: Element> Lazy<[f64]> for $ty {
                 type Buf = ::std::vec::Vec<f64>;
                 #[inline(always)]
                 fn slot(self) -> Option<::std::vec::Vec<f64>> {
-                    Some(::std::vec![0.0; self.len()])
+                    T::FLOAT.then(|| ::std::vec![0.0; self.len()])
                 }
                 #[inline(always)]
                 fn lend(buf: &mut ::std::vec::Vec<f64>) -> &mut [f64] {
@@ -293,11 +328,11 @@ pub mod __private {
                 }
             }
 
-            impl<const N: usize> Lazy<[f64; N]> for $ty {
+            impl<T: Element, const N: usize> Lazy<[f64; N]> for $ty {
                 type Buf = [f64; N];
                 #[inline(always)]
                 fn slot(self) -> Option<[f64; N]> {
-                    (self.len() == N).then_some([0.0; N])
+                    (T::FLOAT && self.len() == N).then_some([0.0; N])
                 }
                 #[inline(always)]
                 fn lend(buf: &mut [f64; N]) -> &mut [f64; N] {
@@ -306,30 +341,31 @@ pub mod __private {
             }
         )*};
     }
-    lazy_slice!(&[f64], &&[f64], &::std::vec::Vec<f64>);
+    lazy_slice!(&[T], &&[T], &::std::vec::Vec<T>);
 
     /// A buffer that exists already (a scratch made at the call, or the
     /// part of an adjoint a varied argument passes): itself, reborrowed as
-    /// a slice, or as an array when its length is that array's.
+    /// a slice, or as an array when its length is that array's (and its
+    /// elements are `f64`s).
     macro_rules! lazy_existing {
         ($(impl<$($m:ident)?> for $ty:ty;)*) => {$(
-            impl<'a, $(const $m: usize)?> Lazy<[f64]> for &'a mut $ty {
-                type Buf = &'a mut $ty;
+            impl<'a, T: Element, $(const $m: usize)?> Lazy<[f64]> for &'a mut $ty {
+                type Buf = &'a mut [f64];
                 #[inline(always)]
-                fn slot(self) -> Option<&'a mut $ty> {
-                    Some(self)
+                fn slot(self) -> Option<&'a mut [f64]> {
+                    T::floats(&mut self[..])
                 }
                 #[inline(always)]
-                fn lend<'b>(buf: &'b mut &'a mut $ty) -> &'b mut [f64] {
-                    &mut buf[..]
+                fn lend<'b>(buf: &'b mut &'a mut [f64]) -> &'b mut [f64] {
+                    buf
                 }
             }
 
-            impl<'a, $(const $m: usize,)? const N: usize> Lazy<[f64; N]> for &'a mut $ty {
+            impl<'a, T: Element, $(const $m: usize,)? const N: usize> Lazy<[f64; N]> for &'a mut $ty {
                 type Buf = &'a mut [f64; N];
                 #[inline(always)]
                 fn slot(self) -> Option<&'a mut [f64; N]> {
-                    <&mut [f64; N]>::try_from(&mut self[..]).ok()
+                    T::floats(&mut self[..]).and_then(|s| <&mut [f64; N]>::try_from(s).ok())
                 }
                 #[inline(always)]
                 fn lend<'b>(buf: &'b mut &'a mut [f64; N]) -> &'b mut [f64; N] {
@@ -339,9 +375,9 @@ pub mod __private {
         )*};
     }
     lazy_existing! {
-        impl<M> for [f64; M];
-        impl<> for [f64];
-        impl<> for ::std::vec::Vec<f64>;
+        impl<M> for [T; M];
+        impl<> for [T];
+        impl<> for ::std::vec::Vec<T>;
     }
 
     /// A zeroed buffer shaped like `array`: the adjoint of a local array.
