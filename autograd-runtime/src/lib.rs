@@ -99,6 +99,110 @@ pub mod __private {
         }
     }
 
+    /// Storage the forward sweep of a generated adjoint records into (a
+    /// loop nest's values and decisions, an array's undo tape and its
+    /// marks): a `Vec` that takes this thread's spare storage of its type
+    /// when created and leaves it to the next when dropped. An adjoint
+    /// called again (a training step, an optimiser's iteration) records
+    /// into memory already allocated and paged in: it allocates while its
+    /// records grow on the first call, then not at all. Up to
+    /// [`SPARE_RECORDS`] records of each type, of at most
+    /// [`SPARE_RECORD_MAX_LEN`] items each, are kept per thread.
+    pub struct Record<T: Spare> {
+        items: ::std::vec::Vec<T>,
+    }
+
+    /// How many dropped records of one type a thread keeps for reuse.
+    pub const SPARE_RECORDS: usize = 16;
+
+    /// The longest record (in items) a thread keeps for reuse; longer ones
+    /// are freed.
+    pub const SPARE_RECORD_MAX_LEN: usize = 1 << 20;
+
+    /// Types whose records a thread keeps for reuse ([`Record`]).
+    pub trait Spare: Sized + 'static {
+        /// This thread's spare records of this type.
+        fn spares() -> &'static ::std::thread::LocalKey<
+            ::std::cell::RefCell<::std::vec::Vec<::std::vec::Vec<Self>>>,
+        >;
+    }
+
+    macro_rules! spare {
+        ($($name:ident: $ty:ty),*) => {$(
+            ::std::thread_local! {
+                static $name: ::std::cell::RefCell<::std::vec::Vec<::std::vec::Vec<$ty>>> =
+                    const { ::std::cell::RefCell::new(::std::vec::Vec::new()) };
+            }
+            impl Spare for $ty {
+                fn spares() -> &'static ::std::thread::LocalKey<
+                    ::std::cell::RefCell<::std::vec::Vec<::std::vec::Vec<$ty>>>,
+                > {
+                    &$name
+                }
+            }
+        )*};
+    }
+    spare!(SPARE_F64: f64, SPARE_BOOL: bool, SPARE_USIZE: usize, SPARE_UNDO: (usize, f64));
+
+    impl<T: Spare> Record<T> {
+        /// An empty record, in the storage of the record dropped last on
+        /// this thread if any. Locals are dropped in the reverse order of
+        /// their declaration, so when one adjoint is called again each of
+        /// its records gets the storage it had.
+        #[inline]
+        pub fn new() -> Self {
+            let items = T::spares()
+                .try_with(|spares| spares.borrow_mut().pop())
+                .ok()
+                .flatten()
+                .unwrap_or_default();
+            Record { items }
+        }
+    }
+
+    impl<T: Spare> Default for Record<T> {
+        fn default() -> Self {
+            Self::new()
+        }
+    }
+
+    impl<T: Spare> Drop for Record<T> {
+        fn drop(&mut self) {
+            let mut items = ::std::mem::take(&mut self.items);
+            if items.capacity() == 0 || items.capacity() > SPARE_RECORD_MAX_LEN {
+                return;
+            }
+            items.clear();
+            // (fails only while the thread is torn down: then it is freed)
+            let _ = T::spares().try_with(|spares| {
+                let mut spares = spares.borrow_mut();
+                if spares.len() < SPARE_RECORDS {
+                    spares.push(items);
+                } else if let Some(smallest) = spares.iter_mut().min_by_key(|kept| kept.capacity())
+                {
+                    if smallest.capacity() < items.capacity() {
+                        *smallest = items;
+                    }
+                }
+            });
+        }
+    }
+
+    impl<T: Spare> ::std::ops::Deref for Record<T> {
+        type Target = ::std::vec::Vec<T>;
+        #[inline(always)]
+        fn deref(&self) -> &::std::vec::Vec<T> {
+            &self.items
+        }
+    }
+
+    impl<T: Spare> ::std::ops::DerefMut for Record<T> {
+        #[inline(always)]
+        fn deref_mut(&mut self) -> &mut ::std::vec::Vec<T> {
+            &mut self.items
+        }
+    }
+
     /// Takes the last `N` values a block of a recorded loop nest saved
     /// (`extend_from_slice(&[a, b, c])`), in the order they were saved.
     #[inline]

@@ -184,21 +184,32 @@ impl<'a> Body<'a> {
             .plan
             .tapes
             .iter()
-            .map(|(tape, _)| quote!(let mut #tape = ::std::vec::Vec::new();))
+            .map(|(tape, cell)| {
+                // (a float cell's tape is a reused `Record`; a `Dual` or an
+                // integer one a `Vec` of the cell's type)
+                match self.func.vars[*cell].kind == Kind::Float && !self.is_dual(*cell) {
+                    true => quote!(let mut #tape = ::autograd::__private::Record::<f64>::new();),
+                    false => quote!(let mut #tape = ::std::vec::Vec::new();),
+                }
+            })
             .collect();
         let mut undo: Vec<(&VarId, &Ident)> = self.plan.undo.iter().collect();
         undo.sort();
         for (array, tape) in undo {
             let elem = self.elem(*array);
-            tapes.push(
-                quote!(let mut #tape: ::std::vec::Vec<(usize, #elem)> = ::std::vec::Vec::new();),
-            );
+            tapes.push(match self.is_dual(*array) {
+                true => {
+                    quote!(let mut #tape: ::std::vec::Vec<(usize, #elem)> = ::std::vec::Vec::new();)
+                }
+                false => quote! {
+                    let mut #tape = ::autograd::__private::Record::<(usize, f64)>::new();
+                },
+            });
         }
         let loops: Vec<usize> = self.func.loops().iter().map(|l| l.id).collect();
         for id in loops {
             for (_, _, _, marks) in self.plan.construct_stores(&loop_key(id)) {
-                tapes
-                    .push(quote!(let mut #marks: ::std::vec::Vec<usize> = ::std::vec::Vec::new();));
+                tapes.push(quote!(let mut #marks = ::autograd::__private::Record::<usize>::new();));
             }
         }
         let mut nests: Vec<(&usize, &Nest)> = self.plan.recording.nests.iter().collect();
@@ -206,8 +217,8 @@ impl<'a> Body<'a> {
         for (_, nest) in nests {
             let (floats, decisions) = (&nest.floats, &nest.decisions);
             tapes.push(quote! {
-                let mut #floats: ::std::vec::Vec<f64> = ::std::vec::Vec::new();
-                let mut #decisions: ::std::vec::Vec<bool> = ::std::vec::Vec::new();
+                let mut #floats = ::autograd::__private::Record::<f64>::new();
+                let mut #decisions = ::autograd::__private::Record::<bool>::new();
             });
         }
         let mut own: Vec<(&VarId, &Ident)> = self

@@ -23,8 +23,8 @@ fn prefix_products_grad(x: &[f64]) -> (f64, ::std::vec::Vec<f64>) {
     let d_x: &mut [f64] = &mut __ad_grad_x;
     let d_out = 1.0_f64;
     let __ad_value = {
-        let mut __ad_undo_p: ::std::vec::Vec<(usize, f64)> = ::std::vec::Vec::new();
-        let mut __ad_marks_p: ::std::vec::Vec<usize> = ::std::vec::Vec::new();
+        let mut __ad_undo_p = ::autograd::__private::Record::<(usize, f64)>::new();
+        let mut __ad_marks_p = ::autograd::__private::Record::<usize>::new();
         let mut p = x.to_vec();
         for i in 1..p.len() {
             __ad_marks_p.push(__ad_undo_p.len());
@@ -91,8 +91,8 @@ fn prefix_products_adjoint(x: &[f64], d_out: f64, d_x: &mut [f64]) -> f64 {
         "x",
         x.len(),
     );
-    let mut __ad_undo_p: ::std::vec::Vec<(usize, f64)> = ::std::vec::Vec::new();
-    let mut __ad_marks_p: ::std::vec::Vec<usize> = ::std::vec::Vec::new();
+    let mut __ad_undo_p = ::autograd::__private::Record::<(usize, f64)>::new();
+    let mut __ad_marks_p = ::autograd::__private::Record::<usize>::new();
     let mut p = x.to_vec();
     for i in 1..p.len() {
         __ad_marks_p.push(__ad_undo_p.len());

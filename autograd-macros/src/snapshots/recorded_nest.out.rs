@@ -37,9 +37,9 @@ fn trisolve_grad(
     let d_b: &mut [f64] = &mut __ad_grad_b;
     let d_out = 1.0_f64;
     let __ad_value = {
-        let mut __ad_undo_y: ::std::vec::Vec<(usize, f64)> = ::std::vec::Vec::new();
-        let mut __ad_record: ::std::vec::Vec<f64> = ::std::vec::Vec::new();
-        let mut __ad_decisions: ::std::vec::Vec<bool> = ::std::vec::Vec::new();
+        let mut __ad_undo_y = ::autograd::__private::Record::<(usize, f64)>::new();
+        let mut __ad_record = ::autograd::__private::Record::<f64>::new();
+        let mut __ad_decisions = ::autograd::__private::Record::<bool>::new();
         let n = b.len();
         let mut y: ::std::vec::Vec<f64> = ::std::vec![0.0; n];
         for i in 0..n {
@@ -173,9 +173,9 @@ fn trisolve_adjoint(
         "b",
         b.len(),
     );
-    let mut __ad_undo_y: ::std::vec::Vec<(usize, f64)> = ::std::vec::Vec::new();
-    let mut __ad_record: ::std::vec::Vec<f64> = ::std::vec::Vec::new();
-    let mut __ad_decisions: ::std::vec::Vec<bool> = ::std::vec::Vec::new();
+    let mut __ad_undo_y = ::autograd::__private::Record::<(usize, f64)>::new();
+    let mut __ad_record = ::autograd::__private::Record::<f64>::new();
+    let mut __ad_decisions = ::autograd::__private::Record::<bool>::new();
     let n = b.len();
     let mut y: ::std::vec::Vec<f64> = ::std::vec![0.0; n];
     for i in 0..n {

@@ -25,8 +25,8 @@ fn k_grad(a0: [f64; 1], x1: f64) -> (f64, ([f64; 1], f64)) {
     let d_x1: &mut f64 = &mut __ad_grad_x1;
     let d_out = 1.0_f64;
     let __ad_value = {
-        let mut __ad_undo_b4: ::std::vec::Vec<(usize, f64)> = ::std::vec::Vec::new();
-        let mut __ad_marks_b4: ::std::vec::Vec<usize> = ::std::vec::Vec::new();
+        let mut __ad_undo_b4 = ::autograd::__private::Record::<(usize, f64)>::new();
+        let mut __ad_marks_b4 = ::autograd::__private::Record::<usize>::new();
         let mut b4: ::std::vec::Vec<f64> = ::std::vec![0.0; a0.len()];
         for i in 0..1 {
             __ad_marks_b4.push(__ad_undo_b4.len());
@@ -102,8 +102,8 @@ fn k_adjoint(
     d_a0: &mut [f64; 1],
     d_x1: &mut f64,
 ) -> f64 {
-    let mut __ad_undo_b4: ::std::vec::Vec<(usize, f64)> = ::std::vec::Vec::new();
-    let mut __ad_marks_b4: ::std::vec::Vec<usize> = ::std::vec::Vec::new();
+    let mut __ad_undo_b4 = ::autograd::__private::Record::<(usize, f64)>::new();
+    let mut __ad_marks_b4 = ::autograd::__private::Record::<usize>::new();
     let mut b4: ::std::vec::Vec<f64> = ::std::vec![0.0; a0.len()];
     for i in 0..1 {
         __ad_marks_b4.push(__ad_undo_b4.len());
