@@ -1105,3 +1105,31 @@ fn one_element_loaded_twice_gets_both_adjoints() {
     assert!((gradient[0] - fd).abs() < 1e-6, "{} vs {fd}", gradient[0]);
     assert!((gradient[0] - 1.2775046368919254).abs() < 1e-12);
 }
+
+// seed 780806134 #2112: a `fold` whose initial value is a call with
+// constant arguments (`fold(h(1.25), |a, v| a + q[n - 1])`): the desugared
+// accumulator enters its loop a constant of a type the macro cannot see and
+// leaves it a float, so the function is lowered again with it a float from
+// its `let` — but every lowering named the accumulator afresh (`__ad_acc5`,
+// `__ad_acc5_1`, ...), so the second never recognised it, and after 64
+// lowerings the accumulator stayed a constant: d/dq[2] 1 for 2. Lowering
+// again now hands out the same names (`Names::rollback`).
+#[differentiable]
+fn twice(x: f64) -> f64 {
+    x + x
+}
+
+#[differentiable]
+fn fold_from_a_call(q: &[f64]) -> f64 {
+    q.iter()
+        .skip(1)
+        .fold(twice(1.25), |a, _v| a + q[q.len() - 1])
+}
+
+#[test]
+fn a_fold_from_a_constant_call_is_differentiated() {
+    let q = [1.0, -0.75, -1.25];
+    let (value, gradient) = fold_from_a_call_grad(&q);
+    assert_eq!(value, 2.5 - 2.5);
+    assert_eq!(gradient, vec![0.0, 0.0, 2.0]);
+}

@@ -52,12 +52,15 @@ pub struct Names {
     state: RefCell<State>,
 }
 
-#[derive(Default)]
+#[derive(Clone, Default)]
 struct State {
     /// Every name handed out so far.
     given: HashSet<String>,
     derived: HashMap<(Role, usize), Ident>,
 }
+
+/// The state of a [`Names`] at some point (`Names::checkpoint`).
+pub struct Checkpoint(State);
 
 impl Names {
     /// An allocator that knows every identifier in `item`.
@@ -68,6 +71,19 @@ impl Names {
             user,
             state: RefCell::new(State::default()),
         }
+    }
+
+    /// What has been handed out so far, to [`Names::rollback`] to.
+    pub fn checkpoint(&self) -> Checkpoint {
+        Checkpoint(self.state.borrow().clone())
+    }
+
+    /// Forgets every name handed out since `checkpoint`: lowering a
+    /// function again (`lower::lower`) hands out the same names, so
+    /// what it learnt by name about the first lowering (a desugared
+    /// accumulator that is a float) holds for the second.
+    pub fn rollback(&self, checkpoint: &Checkpoint) {
+        *self.state.borrow_mut() = checkpoint.0.clone();
     }
 
     /// Claims `name` exactly: a parameter of `f`, which keeps its name.

@@ -60,7 +60,9 @@ pub fn lower(cx: &Ctxt, sig: &Signature, item: &syn::ItemFn, names: &Names) -> F
     syntax::rewrite_returns_in_loops(&mut body, names);
     let errors = cx.error_count();
     let mut force_float = HashSet::new();
+    let checkpoint = names.checkpoint();
     loop {
+        names.rollback(&checkpoint);
         let mut lowerer = Lowerer::new(cx, names);
         lowerer.returns_f64 = sig.returns_f64;
         lowerer.force_float = force_float.clone();
