@@ -1133,3 +1133,28 @@ fn a_fold_from_a_constant_call_is_differentiated() {
     assert_eq!(value, 2.5 - 2.5);
     assert_eq!(gradient, vec![0.0, 0.0, 2.0]);
 }
+
+// seed 725732448 #1464: a closure bound to a local (named like a generated
+// name, `__ad_d_x`) called inside an array literal given to a call
+// (`h(&[-__ad_d_x(1.5)])`), with a constant body: the literal's elements
+// were copied as written, calling a closure the expansion inlines
+// everywhere and does not define (E0425).
+#[differentiable(wrt(b))]
+fn first_times_second(w: usize, b: &[f64], z: &[f64; 2]) -> f64 {
+    b[0] * z[1] + w as f64
+}
+
+#[differentiable]
+fn closure_in_an_array_argument(v0: f64, p: f64, t0: usize) -> f64 {
+    let __ad_d_x = |_r: f64| SCALE;
+    let g = |r: f64| 0.5 * r;
+    first_times_second(t0, &[-__ad_d_x(1.5)], &[t0 as f64, 2.0])
+        + first_times_second(t0, &[__ad_d_x(v0) + g(2.0)], &[0.5, 0.75]) * p
+}
+
+#[test]
+fn a_closure_called_in_an_array_argument_is_inlined() {
+    let (value, (dv0, dp)) = closure_in_an_array_argument_grad(0.3, 0.7, 2);
+    assert_eq!(value, closure_in_an_array_argument(0.3, 0.7, 2));
+    assert_eq!((dv0, dp), (0.0, (SCALE + 1.0) * 0.75 + 2.0));
+}

@@ -1645,6 +1645,17 @@ impl<'t> Var<'t> {
         self.check_live(op);
         let x = self.value;
         let y = value(x);
+        if matches!(
+            op,
+            Op::signum | Op::floor | Op::ceil | Op::round | Op::trunc
+        ) {
+            // A step function's result does not depend on `x` to first
+            // order: recorded with no operand, as a constant, so that
+            // backward never multiplies its `0` by an infinite adjoint
+            // (`acosh(t * t + 1)` at `t = x.trunc() = 0`: NaN, where the
+            // gradient is 0). The macro's activity analysis does the same.
+            return self.result(op, y, [SENTINEL; 2], [0.0; 2]);
+        }
         let p = rule(x, y);
         self.result(op, y, [self.index, SENTINEL], [p, 0.0])
     }

@@ -1223,6 +1223,44 @@ impl VisitMut for Renamer<'_, '_> {
             *expr = replacement;
             return;
         }
+        // A call of a closure bound to a local (`g(1.5)` in `&[-g(1.5)]`, an
+        // array of constants given to a call): the closure is inlined as
+        // everywhere else, and the call stands for its value (the closure
+        // itself is not in the generated code).
+        if let Expr::Call(call) = expr {
+            let local_closure = match strip_parens(&call.func) {
+                Expr::Path(path) => path
+                    .path
+                    .get_ident()
+                    .is_some_and(|i| !self.is_block_local(&i.to_string())),
+                _ => false,
+            };
+            if local_closure {
+                if let Some(super::pattern::Bound::Closure(def)) =
+                    self.lowerer.compound_of(&call.func)
+                {
+                    let args: Vec<Expr> = call.args.iter().cloned().collect();
+                    let call_tokens = call.to_token_stream();
+                    let bound = self.lowerer.call_closure(&def, &args, &call_tokens);
+                    let (tokens, uses) = match bound {
+                        super::pattern::Bound::Value(Value::Const(c)) => {
+                            (parenthesize(c.tokens), c.uses)
+                        }
+                        super::pattern::Bound::Value(Value::Var(v)) => {
+                            (self.lowerer.vars[v].ident.to_token_stream(), vec![v])
+                        }
+                        _ => return,
+                    };
+                    for u in uses {
+                        if !self.uses.contains(&u) {
+                            self.uses.push(u);
+                        }
+                    }
+                    *expr = syn::parse_quote!(#tokens);
+                    return;
+                }
+            }
+        }
         match expr {
             Expr::Path(path) if path.qself.is_none() => {
                 if let Some(ident) = path.path.get_ident() {
