@@ -1360,3 +1360,40 @@ fn a_function_of_one_float_through_a_vector_call() {
         assert!(close(h[0], second, 1e-12), "{} vs {second}", h[0]);
     }
 }
+
+// Random programs (`RANDOM_PROGRAMS_HESSIAN=1`, seed 289961125, 5 of 800):
+// a function of one `f64` whose second-order body (forward over forward)
+// calls a `hessian` function with an argument whose tangent is a constant
+// partial (`tmp + 3.0`: `1.0`, an `f64`) did not compile: the call's
+// guarded tangent term took a `Dual` partial and an `f64` tangent.
+#[differentiable(hessian)]
+fn wave(t: f64) -> f64 {
+    2.25 * t.cos()
+}
+
+#[differentiable(hessian)]
+#[allow(clippy::let_and_return)]
+fn branch_calling(t: f64) -> f64 {
+    let d = if t < 1.0 {
+        t / 1.5
+    } else {
+        let w = wave(t + 3.0);
+        w
+    };
+    1.0 + d - t
+}
+
+#[test]
+fn a_call_with_a_constant_partial_in_forward_over_forward() {
+    for t in [2.0, 0.5] {
+        let (value, gradient, hessian) = branch_calling_hessian(t);
+        assert_eq!(value, branch_calling(t));
+        let (g, h) = if t < 1.0 {
+            (1.0 / 1.5 - 1.0, 0.0)
+        } else {
+            (-2.25 * (t + 3.0).sin() - 1.0, -2.25 * (t + 3.0).cos())
+        };
+        assert!((gradient - g).abs() < 1e-12, "{gradient} vs {g}");
+        assert!((hessian[0] - h).abs() < 1e-12, "{} vs {h}", hessian[0]);
+    }
+}

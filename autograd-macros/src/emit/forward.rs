@@ -395,7 +395,10 @@ impl<'a> Tangents<'a> {
             .into_iter()
             .map(|(partial, tangent)| match tangent {
                 Tangent::One => partial,
+                // (both of one type: in a second-order body a partial or
+                // a tangent may be an `f64` constant, `add`'s `1.0`)
                 Tangent::Local(t) if strong_zero => {
+                    let (partial, t) = (self.lift(partial), self.lift(t.to_token_stream()));
                     quote!(::autograd::__private::tangent_term(#partial, #t))
                 }
                 Tangent::Local(t) => quote!(#partial * #t),
