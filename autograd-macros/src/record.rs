@@ -70,6 +70,10 @@ pub struct Nest {
     pub decisions: Ident,
     /// Every loop of the nest, itself included.
     pub loops: HashSet<usize>,
+    /// Whether it records floats, and decisions (a record that would stay
+    /// empty is not declared).
+    pub has_floats: bool,
+    pub has_decisions: bool,
 }
 
 /// The recording policy of a function.
@@ -170,6 +174,13 @@ pub fn plan(
                 }
                 _ => {}
             });
+            let has_floats = keep.values().any(|k| *k == Keep::Float);
+            let mut has_decisions = false;
+            l.body.walk(0, &mut |stmt, _| {
+                if let Stmt::If { decision, .. } = stmt {
+                    has_decisions |= recording.decisions.contains(&decision.to_string());
+                }
+            });
             recording.keep.extend(keep);
             recording.nests.insert(
                 l.id,
@@ -177,6 +188,8 @@ pub fn plan(
                     floats: names.fresh("__ad_record"),
                     decisions: names.fresh("__ad_decisions"),
                     loops,
+                    has_floats,
+                    has_decisions,
                 },
             );
         }

@@ -216,10 +216,14 @@ impl<'a> Body<'a> {
         nests.sort_by_key(|(id, _)| **id);
         for (_, nest) in nests {
             let (floats, decisions) = (&nest.floats, &nest.decisions);
-            tapes.push(quote! {
-                let mut #floats = ::autograd::__private::Record::<f64>::new();
-                let mut #decisions = ::autograd::__private::Record::<bool>::new();
-            });
+            if nest.has_floats {
+                tapes.push(quote!(let mut #floats = ::autograd::__private::Record::<f64>::new();));
+            }
+            if nest.has_decisions {
+                tapes.push(
+                    quote!(let mut #decisions = ::autograd::__private::Record::<bool>::new();),
+                );
+            }
         }
         let mut own: Vec<(&VarId, &Ident)> = self
             .plan

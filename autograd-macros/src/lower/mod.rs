@@ -15,6 +15,7 @@ mod expr;
 mod iter;
 mod matches;
 mod pattern;
+mod share;
 mod syntax;
 
 use crate::ctxt::Ctxt;
@@ -75,12 +76,14 @@ pub fn lower(cx: &Ctxt, sig: &Signature, item: &syn::ItemFn, names: &Names) -> F
             .cloned()
             .collect();
         if new.is_empty() || force_float.len() > 64 {
-            return Func {
+            let mut func = Func {
                 vars: lowerer.vars,
                 body: Block {
                     stmts: lowerer.stmts,
                 },
             };
+            share::share_loads(&mut func);
+            return func;
         }
         cx.truncate(errors);
         force_float.extend(new);

@@ -39,7 +39,6 @@ fn trisolve_grad(
     let __ad_value = {
         let mut __ad_undo_y = ::autograd::__private::Record::<(usize, f64)>::new();
         let mut __ad_record = ::autograd::__private::Record::<f64>::new();
-        let mut __ad_decisions = ::autograd::__private::Record::<bool>::new();
         let n = b.len();
         let mut y: ::std::vec::Vec<f64> = ::std::vec![0.0; n];
         for i in 0..n {
@@ -73,12 +72,11 @@ fn trisolve_grad(
                 let out__1 = __ad_cell_out_7;
                 let __ad_t8 = y[i__1];
                 let __ad_t9 = 0.5 * __ad_t8;
-                let __ad_t10 = y[i__1];
+                let __ad_t10 = __ad_t8;
                 let __ad_t11 = __ad_t9 * __ad_t10;
                 let out__2 = out__1 + __ad_t11;
                 __ad_cell_out_7 = out__2;
                 __ad_d_cell_out_7 = __ad_seed_cell_out_7;
-                let mut __ad_sum: f64 = 0.0;
                 let mut __ad_d_out__2: f64 = __ad_d_cell_out_7;
                 __ad_d_cell_out_7 = 0.0;
                 let __ad_p_out__2 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
@@ -91,11 +89,10 @@ fn trisolve_grad(
                 );
                 let mut __ad_d_t9: f64 = __ad_d_t11 * __ad_p_t11.0;
                 let mut __ad_d_t10: f64 = __ad_d_t11 * __ad_p_t11.1;
-                __ad_sum += __ad_d_t10;
-                let mut __ad_d_t8: f64 = __ad_d_t9
-                    * ::autograd::__private::rules::mul(0.5, 0.0, 0.0).1;
-                __ad_sum += __ad_d_t8;
-                __ad_d_y[i__1] += __ad_sum;
+                let mut __ad_d_t8: f64 = __ad_d_t10;
+                __ad_d_t8
+                    += __ad_d_t9 * ::autograd::__private::rules::mul(0.5, 0.0, 0.0).1;
+                __ad_d_y[i__1] += __ad_d_t8;
                 __ad_d_cell_out_7 += __ad_d_out__1;
             }
         }
@@ -175,7 +172,6 @@ fn trisolve_adjoint(
     );
     let mut __ad_undo_y = ::autograd::__private::Record::<(usize, f64)>::new();
     let mut __ad_record = ::autograd::__private::Record::<f64>::new();
-    let mut __ad_decisions = ::autograd::__private::Record::<bool>::new();
     let n = b.len();
     let mut y: ::std::vec::Vec<f64> = ::std::vec![0.0; n];
     for i in 0..n {
@@ -209,12 +205,11 @@ fn trisolve_adjoint(
             let out__1 = __ad_cell_out_7;
             let __ad_t8 = y[i__1];
             let __ad_t9 = 0.5 * __ad_t8;
-            let __ad_t10 = y[i__1];
+            let __ad_t10 = __ad_t8;
             let __ad_t11 = __ad_t9 * __ad_t10;
             let out__2 = out__1 + __ad_t11;
             __ad_cell_out_7 = out__2;
             __ad_d_cell_out_7 = __ad_seed_cell_out_7;
-            let mut __ad_sum: f64 = 0.0;
             let mut __ad_d_out__2: f64 = __ad_d_cell_out_7;
             __ad_d_cell_out_7 = 0.0;
             let __ad_p_out__2 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
@@ -223,11 +218,9 @@ fn trisolve_adjoint(
             let __ad_p_t11 = ::autograd::__private::rules::mul(__ad_t9, __ad_t10, 0.0);
             let mut __ad_d_t9: f64 = __ad_d_t11 * __ad_p_t11.0;
             let mut __ad_d_t10: f64 = __ad_d_t11 * __ad_p_t11.1;
-            __ad_sum += __ad_d_t10;
-            let mut __ad_d_t8: f64 = __ad_d_t9
-                * ::autograd::__private::rules::mul(0.5, 0.0, 0.0).1;
-            __ad_sum += __ad_d_t8;
-            __ad_d_y[i__1] += __ad_sum;
+            let mut __ad_d_t8: f64 = __ad_d_t10;
+            __ad_d_t8 += __ad_d_t9 * ::autograd::__private::rules::mul(0.5, 0.0, 0.0).1;
+            __ad_d_y[i__1] += __ad_d_t8;
             __ad_d_cell_out_7 += __ad_d_out__1;
         }
     }

@@ -34,7 +34,7 @@ fn k_grad(a0: [f64; 1], x1: f64) -> (f64, ([f64; 1], f64)) {
             let __ad_t1 = __ad_t0.cos();
             let __ad_t2 = f0(__ad_t1);
             let __ad_t3 = __ad_t2 * x1;
-            let __ad_t4 = b4[i];
+            let __ad_t4 = __ad_t0;
             let __ad_t5 = __ad_t4 + __ad_t3;
             {
                 let __ad_i: usize = i;
@@ -54,7 +54,7 @@ fn k_grad(a0: [f64; 1], x1: f64) -> (f64, ([f64; 1], f64)) {
             let __ad_t1 = __ad_t0.cos();
             let __ad_t2 = f0(__ad_t1);
             let __ad_t3 = __ad_t2 * x1;
-            let __ad_t4 = b4[i];
+            let __ad_t4 = __ad_t0;
             let __ad_t5 = __ad_t4 + __ad_t3;
             {
                 let __ad_i_2: usize = i;
@@ -68,14 +68,13 @@ fn k_grad(a0: [f64; 1], x1: f64) -> (f64, ([f64; 1], f64)) {
             let __ad_p_t5 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
             let mut __ad_d_t4: f64 = __ad_d_t5 * __ad_p_t5.0;
             let mut __ad_d_t3: f64 = __ad_d_t5 * __ad_p_t5.1;
-            __ad_d_b4[i] += __ad_d_t4;
+            let mut __ad_d_t0: f64 = __ad_d_t4;
             let __ad_p_t3 = ::autograd::__private::rules::mul(__ad_t2, x1, 0.0);
             let mut __ad_d_t2: f64 = __ad_d_t3 * __ad_p_t3.0;
             __ad_d_x1 += __ad_d_t3 * __ad_p_t3.1;
             let mut __ad_d_t1: f64 = 0.0;
             f0_adjoint(__ad_t1, __ad_d_t2, &mut __ad_d_t1);
-            let mut __ad_d_t0: f64 = __ad_d_t1
-                * ::autograd::__private::rules::cos(__ad_t0, __ad_t1);
+            __ad_d_t0 += __ad_d_t1 * ::autograd::__private::rules::cos(__ad_t0, __ad_t1);
             __ad_d_b4[i] += __ad_d_t0;
         }
         *d_x1 += __ad_d_x1;
@@ -111,7 +110,7 @@ fn k_adjoint(
         let __ad_t1 = __ad_t0.cos();
         let __ad_t2 = f0(__ad_t1);
         let __ad_t3 = __ad_t2 * x1;
-        let __ad_t4 = b4[i];
+        let __ad_t4 = __ad_t0;
         let __ad_t5 = __ad_t4 + __ad_t3;
         {
             let __ad_i: usize = i;
@@ -131,7 +130,7 @@ fn k_adjoint(
         let __ad_t1 = __ad_t0.cos();
         let __ad_t2 = f0(__ad_t1);
         let __ad_t3 = __ad_t2 * x1;
-        let __ad_t4 = b4[i];
+        let __ad_t4 = __ad_t0;
         let __ad_t5 = __ad_t4 + __ad_t3;
         {
             let __ad_i_2: usize = i;
@@ -145,14 +144,13 @@ fn k_adjoint(
         let __ad_p_t5 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
         let mut __ad_d_t4: f64 = __ad_d_t5 * __ad_p_t5.0;
         let mut __ad_d_t3: f64 = __ad_d_t5 * __ad_p_t5.1;
-        __ad_d_b4[i] += __ad_d_t4;
+        let mut __ad_d_t0: f64 = __ad_d_t4;
         let __ad_p_t3 = ::autograd::__private::rules::mul(__ad_t2, x1, 0.0);
         let mut __ad_d_t2: f64 = __ad_d_t3 * __ad_p_t3.0;
         __ad_d_x1 += __ad_d_t3 * __ad_p_t3.1;
         let mut __ad_d_t1: f64 = 0.0;
         f0_adjoint(__ad_t1, __ad_d_t2, &mut __ad_d_t1);
-        let mut __ad_d_t0: f64 = __ad_d_t1
-            * ::autograd::__private::rules::cos(__ad_t0, __ad_t1);
+        __ad_d_t0 += __ad_d_t1 * ::autograd::__private::rules::cos(__ad_t0, __ad_t1);
         __ad_d_b4[i] += __ad_d_t0;
     }
     *d_x1 += __ad_d_x1;
