@@ -67,13 +67,7 @@ pub fn emit(
     activity: &Activity,
     names: &Names,
 ) -> TokenStream {
-    let (body, strategy) = match forward::emit(sig, func, activity, names) {
-        Some(body) => (body, Strategy::Forward),
-        None => (
-            reverse::Body::new(sig, func, activity, names, false).emit(),
-            Strategy::Reverse,
-        ),
-    };
+    let (body, strategy) = adjoint_body(sig, func, activity, names);
     let adjoint = emit_adjoint(item, sig, &body, strategy);
     let grad = emit_grad(item, sig, &body, names);
     let second_order = if sig.hessian {
@@ -104,14 +98,25 @@ pub fn adjoint_item(
     activity: &Activity,
     names: &Names,
 ) -> TokenStream {
-    let (body, strategy) = match forward::emit(sig, func, activity, names) {
+    let (body, strategy) = adjoint_body(sig, func, activity, names);
+    emit_adjoint(item, sig, &body, strategy)
+}
+
+/// The body of `f_adjoint` (and `f_grad`) and how it was made: forward
+/// mode when `forward.rs` gives one, else the reverse sweep.
+fn adjoint_body(
+    sig: &Signature,
+    func: &Func,
+    activity: &Activity,
+    names: &Names,
+) -> (TokenStream, Strategy) {
+    match forward::emit(sig, func, activity, names) {
         Some(body) => (body, Strategy::Forward),
         None => (
             reverse::Body::new(sig, func, activity, names, false).emit(),
             Strategy::Reverse,
         ),
-    };
-    emit_adjoint(item, sig, &body, strategy)
+    }
 }
 
 /// The hidden `const __f_active: &[bool]` beside `f_adjoint`
