@@ -243,3 +243,53 @@ twins!(recurrent_agrees: recurrent, recurrent_grad, recurrent_adjoint;
     }
     loss
 });
+
+// A vector-valued function (its `dᵀf` goes through the same pipeline) and
+// a method, each with a recorded nest.
+#[differentiable]
+fn smoothed(x: &[f64]) -> Vec<f64> {
+    let n = x.len();
+    let mut u = x.to_vec();
+    let mut next = vec![0.0; n];
+    for _ in 0..3 {
+        for i in 1..n - 1 {
+            next[i] = u[i] + 0.2 * (u[i - 1] - 2.0 * u[i] + u[i + 1]) + 0.1 * u[i] * (1.0 - u[i]);
+        }
+        for i in 1..n - 1 {
+            u[i] = next[i];
+        }
+    }
+    u
+}
+
+struct Cell {
+    w: Vec<f64>,
+}
+
+impl Cell {
+    #[differentiable]
+    fn energy(&self, x: &[f64]) -> f64 {
+        let mut e = 0.0;
+        let mut h = vec![0.0; 2];
+        for i in 0..3 {
+            for j in 0..2 {
+                h[j] = (h[j] * self.w[j] + x[i + j]).tanh();
+            }
+            e += h[0] * h[1];
+        }
+        e
+    }
+}
+
+#[test]
+fn vector_valued_and_method_nests() {
+    for x in POINTS {
+        let (value, jacobian) = smoothed_jacobian(&x);
+        assert_eq!(value, smoothed(&x));
+        autograd::check::jacobian(|x| smoothed(x), &x, &jacobian).assert_ok(1e-6);
+        let cell = Cell { w: vec![0.7, -1.2] };
+        let (value, gradient) = cell.energy_grad(&x);
+        assert_eq!(value, cell.energy(&x));
+        common::assert_gradient(|x| cell.energy(x), &x, &gradient);
+    }
+}
