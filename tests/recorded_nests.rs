@@ -7,7 +7,11 @@
 //! checked against central finite differences at several points, their
 //! adjoints against pre-filled buffers, and against each other to 1e-12.
 
-#![allow(clippy::needless_range_loop, clippy::useless_vec, clippy::manual_memcpy)]
+#![allow(
+    clippy::needless_range_loop,
+    clippy::useless_vec,
+    clippy::manual_memcpy
+)]
 
 mod common;
 
