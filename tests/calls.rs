@@ -794,3 +794,50 @@ fn integer_arrays_beside_float_constants() {
         common::assert_gradient(f, &[y, z], &[dy, dz]);
     }
 }
+
+// ----- a method's data given to a differentiated parameter --------------------
+
+#[differentiable]
+fn weighted_square(a: f64, b: f64) -> f64 {
+    a * b * b
+}
+
+#[differentiable(wrt(x))]
+fn scaled(x: f64, n: usize, s: f64) -> f64 {
+    x * s * n as f64
+}
+
+struct Springs {
+    rest: Vec<f64>,
+    stiffness: f64,
+    count: usize,
+}
+
+impl Springs {
+    /// `self.rest[i]` and `self.stiffness` (of types the macro cannot see)
+    /// go to parameters the callee differentiates: each gets a scratch slot
+    /// (they did not: E0061, the adjoint called with too few slots);
+    /// `self.count` goes to a `usize`.
+    #[differentiable]
+    fn energy(&self, x: f64) -> f64 {
+        let mut e = 0.0;
+        for i in 0..self.rest.len() {
+            e += weighted_square(x - self.rest[i], self.stiffness);
+        }
+        e + scaled(x, self.count, self.stiffness)
+    }
+}
+
+#[test]
+fn a_methods_data_given_to_differentiated_parameters() {
+    let springs = Springs {
+        rest: vec![0.5, -1.0, 2.0],
+        stiffness: 1.5,
+        count: 3,
+    };
+    for x in [0.3, -1.2] {
+        let (value, dx) = springs.energy_grad(x);
+        assert_eq!(value, springs.energy(x));
+        common::assert_gradient(|v| springs.energy(v[0]), &[x], &[dx]);
+    }
+}

@@ -1522,7 +1522,8 @@ pub(super) fn is_int_or_bool(tokens: &TokenStream) -> bool {
 /// A call of a function whose return type the macro cannot see (`h(n)`,
 /// `m::h(2.0, n)`), not one of an integer type's associated functions
 /// (`usize::min(a, b)`), or an `f64`-only method of a constant
-/// (`h(n).sin()`).
+/// (`h(n).sin()`); or a place in the receiver (`self.t[i]`), whose type
+/// it cannot see either.
 pub(super) fn is_call_of_unknown_type(tokens: &TokenStream) -> bool {
     const INTEGERS: [&str; 12] = [
         "usize", "isize", "u8", "u16", "u32", "u64", "u128", "i8", "i16", "i32", "i64", "i128",
@@ -1549,9 +1550,24 @@ pub(super) fn is_call_of_unknown_type(tokens: &TokenStream) -> bool {
                     .is_some_and(|s| INTEGERS.iter().any(|t| s.ident == t)),
                 _ => false,
             },
+            // `self.t[i]`, `self.scale`: a field of the receiver (a method's
+            // data, never differentiated), whose type the macro cannot see.
+            Expr::Index(_) | Expr::Field(_) => is_self_place(strip_parens(&expr)),
             _ => false,
         },
         Err(_) => false,
+    }
+}
+
+/// `self.f`, `self.f[i]`, `self.f.g[i][j]`: a place inside the receiver.
+fn is_self_place(expr: &Expr) -> bool {
+    match strip_parens(expr) {
+        Expr::Index(index) => is_self_place(&index.expr),
+        Expr::Field(field) => match strip_parens(&field.base) {
+            Expr::Path(path) => path.path.is_ident("self"),
+            base => is_self_place(base),
+        },
+        _ => false,
     }
 }
 
