@@ -22,10 +22,12 @@
 //!
 //! - defined outside the nest, or a loop index of the nest: there already
 //!   (a reversed range gives its indices back);
-//! - a constant expression or copy of available values, or a load from a
-//!   parameter slice (never written) at an available index: recomputed,
-//!   which costs a load or a little integer arithmetic where recording
-//!   would cost a write and a read;
+//! - a constant expression or copy of available values, or a load at an
+//!   available index from an array the reverse still sees as the load did
+//!   (a parameter; a local array nothing from the nest on stores into; one
+//!   with an undo tape that the load's block does not store into after
+//!   it, `rereadable`): recomputed, which costs a load or a little integer
+//!   arithmetic where recording would cost a write and a read;
 //! - any other float: recorded on the nest's `f64` record;
 //! - any other value (an integer carried by a loop, `l += 1`): on a tape of
 //!   its own (its type is not known to the macro);
@@ -36,7 +38,12 @@
 //! index from it and restores the element) unless nothing outside the nest
 //! reads the array before the nest's reverse: then the reverse sweep never
 //! reads the array again, the store is a plain assignment and its reverse
-//! recomputes the index (`Recording::plain`).
+//! recomputes the index (`Recording::plain`) — unless the undo tape is
+//! worth keeping for the loads it lets the reverse re-read (`keeps_undo`).
+//!
+//! Only a nest whose replay would save something (a loop-carried value, an
+//! undo tape: `replay_saves`) is recorded; one that saves nothing
+//! allocates nothing replayed, and stays so.
 //!
 //! A nest is recorded only when its whole reverse can work this way: every
 //! loop has a range and no `break`, no local array is declared inside it,
@@ -122,7 +129,7 @@ pub fn plan(
             Stmt::Loop(l)
                 if !fused.contains_key(&l.id)
                     && recordable(l)
-                    && replay_saves(func, activity, l, plain_stores) =>
+                    && replay_saves(activity, l, plain_stores) =>
             {
                 Some((i, l))
             }
@@ -229,12 +236,7 @@ fn recordable(l: &crate::ir::Loop) -> bool {
 /// Whether replaying nest `l` would save anything (an undo tape, a loop's
 /// carried values): a nest whose replay saves nothing allocates nothing,
 /// and stays so (recording would allocate its records).
-fn replay_saves(
-    func: &Func,
-    activity: &Activity,
-    l: &crate::ir::Loop,
-    plain_stores: &HashSet<VarId>,
-) -> bool {
+fn replay_saves(activity: &Activity, l: &crate::ir::Loop, plain_stores: &HashSet<VarId>) -> bool {
     let saves_cells = |l: &crate::ir::Loop| l.carried.iter().any(|c| activity.needed(c.entry));
     let mut saves = saves_cells(l);
     l.body.walk(0, &mut |stmt, _| match stmt {
@@ -242,7 +244,6 @@ fn replay_saves(
         Stmt::Loop(inner) => saves |= saves_cells(inner),
         _ => {}
     });
-    let _ = func;
     saves
 }
 
