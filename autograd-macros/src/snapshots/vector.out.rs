@@ -354,8 +354,6 @@ fn residuals_adjoint(
         for (__ad_k_1, __ad_d_1) in __ad_d_out.iter().enumerate() {
             __ad_d_r[__ad_k_1] += *__ad_d_1;
         }
-        let mut __ad_sum: f64 = 0.0;
-        let mut __ad_sum_1: f64 = 0.0;
         for i in (0..t.len()).rev() {
             let __ad_t0 = p[0];
             let __ad_t1 = p[1];
@@ -376,11 +374,11 @@ fn residuals_adjoint(
                 * ::autograd::__private::rules::exp(__ad_t2, __ad_t3);
             let mut __ad_d_t1: f64 = __ad_d_t2
                 * ::autograd::__private::rules::mul(0.0, (t[i]), 0.0).0;
-            __ad_sum_1 += __ad_d_t1;
-            __ad_sum += __ad_d_t0;
+            d_p[1] += __ad_d_t1;
+            ::std::sync::atomic::compiler_fence(::std::sync::atomic::Ordering::SeqCst);
+            d_p[0] += __ad_d_t0;
+            ::std::sync::atomic::compiler_fence(::std::sync::atomic::Ordering::SeqCst);
         }
-        d_p[0] += __ad_sum;
-        d_p[1] += __ad_sum_1;
         __ad_s__3
     }
     let __ad_value = __ad_value_of(p, t, y);
@@ -488,8 +486,6 @@ fn residuals_jacobian(
         for (__ad_k_1, __ad_d_1) in __ad_d_out.iter().enumerate() {
             __ad_d_r[__ad_k_1] += *__ad_d_1;
         }
-        let mut __ad_sum: f64 = 0.0;
-        let mut __ad_sum_1: f64 = 0.0;
         for i in (0..t.len()).rev() {
             let __ad_t0 = p[0];
             let __ad_t1 = p[1];
@@ -510,11 +506,11 @@ fn residuals_jacobian(
                 * ::autograd::__private::rules::exp(__ad_t2, __ad_t3);
             let mut __ad_d_t1: f64 = __ad_d_t2
                 * ::autograd::__private::rules::mul(0.0, (t[i]), 0.0).0;
-            __ad_sum_1 += __ad_d_t1;
-            __ad_sum += __ad_d_t0;
+            d_p[1] += __ad_d_t1;
+            ::std::sync::atomic::compiler_fence(::std::sync::atomic::Ordering::SeqCst);
+            d_p[0] += __ad_d_t0;
+            ::std::sync::atomic::compiler_fence(::std::sync::atomic::Ordering::SeqCst);
         }
-        d_p[0] += __ad_sum;
-        d_p[1] += __ad_sum_1;
         __ad_s__3
     }
     #[allow(
