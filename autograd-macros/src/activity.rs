@@ -460,7 +460,7 @@ fn seed(
 }
 
 /// The variables a call reads: its arguments (and the receiver).
-fn call_reads(callee: &Callee, args: &[CallArg]) -> Vec<VarId> {
+pub fn call_reads(callee: &Callee, args: &[CallArg]) -> Vec<VarId> {
     let mut reads = Vec::new();
     if let Callee::Method { receiver, .. } = callee {
         reads.extend(receiver.uses.iter().copied());

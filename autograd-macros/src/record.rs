@@ -53,7 +53,7 @@
 
 use crate::activity::Activity;
 use crate::fuse::Fused;
-use crate::ir::{Block, CallArg, Callee, Func, Header, Kind, Operand, Origin, Rhs, Stmt, VarId};
+use crate::ir::{Block, CallArg, Func, Header, Kind, Operand, Origin, Rhs, Stmt, VarId};
 use crate::names::{Names, Role};
 use crate::prim::{Arity, Reads};
 use std::collections::{HashMap, HashSet};
@@ -524,18 +524,8 @@ fn reverse_reads(activity: &Activity, block: &Block, plain: &HashSet<VarId>) -> 
                 }
             }
             Rhs::Load { index, .. } => reads.extend(&index.uses),
-            Rhs::Call { callee, args } => {
-                if let Callee::Method { receiver, .. } = callee {
-                    reads.extend(&receiver.uses);
-                }
-                for arg in args {
-                    match arg {
-                        CallArg::Float(op) => operand(op, &mut reads),
-                        CallArg::Const(c) => reads.extend(&c.uses),
-                        CallArg::Array { array, .. } => reads.push(*array),
-                    }
-                }
-            }
+            // (the callee's adjoint reads every argument again)
+            Rhs::Call { callee, args } => reads.extend(crate::activity::call_reads(callee, args)),
             _ => {}
         },
         Stmt::Store { array, index, .. }
