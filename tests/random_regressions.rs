@@ -1158,3 +1158,34 @@ fn a_closure_called_in_an_array_argument_is_inlined() {
     assert_eq!(value, closure_in_an_array_argument(0.3, 0.7, 2));
     assert_eq!((dv0, dp), (0.0, (SCALE + 1.0) * 0.75 + 2.0));
 }
+
+// seed 142804577 #2438: a load from a local buffer (`sum[m.len() - 1]`) in a
+// replayed loop was hoisted out of the loop (as recorded loops do), but a
+// replayed body's reverse is emitted where the buffer's adjoint, declared
+// inside the loop, is out of scope (E0425 `__ad_d_sum`). Replayed loops do
+// not hoist loads.
+#[differentiable]
+fn early_return_after_a_local_buffer(m: &[f64]) -> f64 {
+    for c in m.iter() {
+        let sum = m.to_vec();
+        let u = sum[m.len() - 1] * 2.0;
+        if sum.len() == 1 {
+            return u * *c;
+        }
+    }
+    1.0
+}
+
+#[test]
+fn a_replayed_loop_keeps_its_buffer_loads_in_scope() {
+    let (value, gradient) = early_return_after_a_local_buffer_grad(&[0.5]);
+    assert_eq!((value, gradient), (0.5, vec![2.0]));
+    let (value, gradient) = early_return_after_a_local_buffer_grad(&[0.5, -1.0, 3.0]);
+    assert_eq!((value, gradient), (1.0, vec![0.0; 3]));
+    common::check_gradient_and_adjoint(
+        early_return_after_a_local_buffer,
+        early_return_after_a_local_buffer_grad,
+        early_return_after_a_local_buffer_adjoint,
+        &[[0.5], [-1.25]],
+    );
+}
