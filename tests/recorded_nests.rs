@@ -8,6 +8,7 @@
 //! adjoints against pre-filled buffers, and against each other to 1e-12.
 
 #![allow(
+    clippy::assign_op_pattern,
     clippy::needless_range_loop,
     clippy::useless_vec,
     clippy::manual_memcpy
@@ -194,6 +195,81 @@ twins!(branches_agrees: branches, branches_grad, branches_adjoint;
         z = (z + acc * 0.1).cos();
     }
     acc * z
+});
+
+// Loop integers the reverse counts back instead of recording
+// (`autograd-macros/src/counters.rs`): one stepped down by a stride, one by
+// the inner loop's index, one carried by the top loop across an inner loop.
+twins!(counters_agree: counted, counted_grad, counted_adjoint;
+       counted_r, counted_r_grad, counted_r_adjoint; |x| {
+    let stride = x.len() / 3;
+    let mut down = 9 * stride + 3;
+    let mut up: usize = 0;
+    let mut all = 1;
+    let mut s = 0.0;
+    for i in 0..3 {
+        for j in 0..i + 2 {
+            s += x[down % 6] * x[(up + j) % 6].sin() + x[all % 6] * s * 0.1;
+            down -= stride;
+            up += j;
+        }
+        for j in 0..2 {
+            s = s * x[(all + j) % 6] + 0.25;
+            all = all + 2;
+        }
+    }
+    s
+});
+
+// What the reverse cannot count back stays recorded: an integer stepped in
+// a branch, one read again after the inner loop that steps it, and one
+// whose step comes from a float (`as usize`).
+twins!(uncountable_agree: uncountable, uncountable_grad, uncountable_adjoint;
+       uncountable_r, uncountable_r_grad, uncountable_r_adjoint; |x| {
+    let mut branchy: i32 = 1;
+    let mut l = 0;
+    let mut s = 0.0;
+    for i in 0..3 {
+        let first = l;
+        for j in 0..2 {
+            s += x[(l + j) % 6] * x[branchy.rem_euclid(6) as usize];
+            if x[j] > 0.0 {
+                branchy += 3;
+            } else {
+                branchy -= 1;
+            }
+            l += (x[i].abs() * 2.0) as usize + 1;
+        }
+        s = s * 0.5 + x[first % 6] * x[l % 6];
+    }
+    s
+});
+
+// The mixture's integer counted back in its triangular product, with a
+// second counter stepping the other way in the same loop.
+twins!(triangular_agrees: triangular, triangular_grad, triangular_adjoint;
+       triangular_r, triangular_r_grad, triangular_r_adjoint; |x| {
+    let d = 3;
+    let mut q = vec![0.0; d];
+    let mut s = 0.0;
+    for c in 0..2 {
+        for j in 0..d {
+            q[j] = x[c + j].exp();
+        }
+        let mut l = d;
+        let mut back: i64 = 10;
+        for col in 0..d {
+            for row in col + 1..d {
+                q[row] += x[l % 6] * q[col] * (back as f64);
+                l += 1;
+                back -= 3;
+            }
+        }
+        for j in 0..d {
+            s += q[j] * q[j];
+        }
+    }
+    s
 });
 
 #[differentiable]

@@ -58,6 +58,9 @@ pub struct Var {
     pub ident: Ident,
     pub kind: Kind,
     pub origin: Origin,
+    /// Certainly of a primitive integer type: a parameter declared so (of
+    /// other variables only `record.rs` works it out, where it needs to).
+    pub integer: bool,
 }
 
 impl Var {

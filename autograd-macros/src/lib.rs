@@ -17,6 +17,7 @@
 
 mod activity;
 mod attr;
+mod counters;
 mod ctxt;
 mod emit;
 mod expand;

@@ -37,6 +37,9 @@ pub enum Role {
     Exits,
     /// The trip counter of a loop that may `break` (keyed by loop id).
     Counter,
+    /// The running value of a loop's integer counted back in the reverse
+    /// sweep (`counters.rs`): `__ad_back_<cell>`.
+    CountBack,
     /// The tuple of a rule's partials.
     Partials,
     /// The slot of a call's partial with respect to its `k`-th argument.
@@ -166,6 +169,7 @@ impl Names {
             Role::Undo => format!("__ad_undo_{plain}"),
             Role::Exits => format!("__ad_exits_{plain}"),
             Role::Counter => format!("__ad_n{id}"),
+            Role::CountBack => format!("__ad_back_{plain}"),
             Role::Partials => format!("__ad_p_{plain}"),
             Role::CallPartial(k) => format!("__ad_dp_{plain}_{k}"),
             Role::Gradient => format!("__ad_grad_{plain}"),

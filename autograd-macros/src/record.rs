@@ -52,6 +52,7 @@
 //! nests, single loops and second-order bodies keep replay.
 
 use crate::activity::Activity;
+use crate::counters::{Counter, Point};
 use crate::fuse::Fused;
 use crate::ir::{Block, CallArg, Func, Header, Kind, Operand, Origin, Rhs, Stmt, VarId};
 use crate::names::{Names, Role};
@@ -68,6 +69,9 @@ pub enum Keep {
     Own(Ident),
     /// Recomputed at the start of its block's reverse.
     Recompute,
+    /// An integer counted back from the loop's running value
+    /// (`counters.rs`), at the start of its block's reverse.
+    Counted,
 }
 
 /// A recorded nest: a top-level loop and the loops and `if`s inside it.
@@ -95,6 +99,8 @@ pub struct Recording {
     /// Local arrays stored into only inside recorded nests and read outside
     /// them only after: plain stores, no undo tape.
     pub plain: HashSet<VarId>,
+    /// The loop integers the reverse counts back, by cell.
+    pub counters: HashMap<VarId, Counter>,
 }
 
 impl Recording {
@@ -144,7 +150,7 @@ pub fn plan(
         let mut plain = plain_arrays(func, &positions);
         plain.retain(|a| !plain_stores.contains(a) && !keeps_undo(func, activity, &candidates, *a));
         let with_undo_free: HashSet<VarId> = plain.union(plain_stores).copied().collect();
-        let keeps: Vec<Option<HashMap<VarId, Keep>>> = candidates
+        let keeps: Vec<Option<NestKeep>> = candidates
             .iter()
             .map(|&(position, l)| keep_of(func, activity, names, (position, l), &with_undo_free))
             .collect();
@@ -162,7 +168,8 @@ pub fn plan(
             ..Recording::default()
         };
         for ((_, l), keep) in candidates.into_iter().zip(keeps) {
-            let keep = keep.expect("checked above");
+            let (keep, counters) = keep.expect("checked above");
+            recording.counters.extend(counters);
             let mut loops = HashSet::new();
             loops.insert(l.id);
             l.body.walk(0, &mut |stmt, _| match stmt {
@@ -308,15 +315,20 @@ fn walk_stmt<'a>(stmt: &'a Stmt, f: &mut dyn FnMut(&'a Stmt)) {
     }
 }
 
-/// What the reverse of nest `l` reads and where each value comes from, or
-/// `None` when it reads something it cannot get (a cell, an array).
+/// What a nest's reverse reads and how it gets each value, and the loop
+/// integers it counts back (by cell).
+type NestKeep = (HashMap<VarId, Keep>, HashMap<VarId, Counter>);
+
+/// What the reverse of nest `l` reads and where each value comes from, and
+/// the loop integers it counts back; `None` when it reads something it
+/// cannot get (a cell, an array).
 fn keep_of(
     func: &Func,
     activity: &Activity,
     names: &Names,
     (position, l): (usize, &crate::ir::Loop),
     plain: &HashSet<VarId>,
-) -> Option<HashMap<VarId, Keep>> {
+) -> Option<NestKeep> {
     let stable = stable_loads(&l.body);
     let settled = settled_arrays(func, position);
     // Definitions inside the nest; its loop indices are available.
@@ -338,8 +350,38 @@ fn keep_of(
     });
     let mut work: Vec<VarId> = reverse_reads(activity, &l.body, plain);
     let mut keep: HashMap<VarId, Keep> = HashMap::new();
+    // Integers the nest's loops step: a value of a counter's chain known at
+    // the start of its reversed iteration is counted back (and the counter
+    // used) when the reverse reads it.
+    let mut counters = crate::counters::of_nest(func, names, l.id);
+    let at_start: HashMap<VarId, VarId> = counters
+        .values()
+        .flat_map(|c| {
+            c.chain
+                .iter()
+                .filter(|u| u.point == Point::Start)
+                .map(|u| (u.var, c.cell))
+        })
+        .collect();
+    let mut used: HashSet<VarId> = HashSet::new();
     while let Some(var) = work.pop() {
         if keep.contains_key(&var) || indices.contains(&var) {
+            continue;
+        }
+        if let Some(&cell) = at_start.get(&var) {
+            let mut cells = vec![cell];
+            while let Some(cell) = cells.pop() {
+                if !used.insert(cell) {
+                    continue;
+                }
+                let counter = &counters[&cell];
+                for u in counter.chain.iter().filter(|u| u.point == Point::Start) {
+                    keep.entry(u.var).or_insert(Keep::Counted);
+                }
+                work.extend(&counter.needs);
+                // the counters of the nested loops the chain goes through
+                cells.extend(&counter.inner);
+            }
             continue;
         }
         let info = &func.vars[var];
@@ -378,7 +420,8 @@ fn keep_of(
             }
         }
     }
-    Some(keep)
+    counters.retain(|cell, _| used.contains(cell));
+    Some((keep, counters))
 }
 
 /// Whether the reverse sweep, at the start of the reverse of the block

@@ -43,6 +43,9 @@ pub struct Param {
     /// in `f_hvp` (`v_<name>`) and of its H·v buffer in the generated
     /// bodies (`hv_<name>`), from [`Names::argument`].
     pub second: Option<(Ident, Ident)>,
+    /// Of a primitive integer type (`usize`, `i32`, ...), by value: what
+    /// `record.rs` needs to know to count a loop's integer back.
+    pub integer: bool,
 }
 
 impl Param {
@@ -246,6 +249,27 @@ fn classify_param(cx: &Ctxt, pat_type: &syn::PatType) -> Param {
         active: false,
         adjoint: None,
         second: None,
+        integer: is_primitive_integer(&pat_type.ty),
+    }
+}
+
+/// The primitive integer types, by name.
+pub const INTEGER_TYPES: [&str; 12] = [
+    "usize", "isize", "u8", "u16", "u32", "u64", "u128", "i8", "i16", "i32", "i64", "i128",
+];
+
+/// `usize`, `i32`, ... (not a reference: `&usize + 1` is a `usize`, but
+/// a cell holding it would be a `&usize`).
+fn is_primitive_integer(ty: &Type) -> bool {
+    match ty {
+        Type::Paren(inner) => is_primitive_integer(&inner.elem),
+        Type::Group(inner) => is_primitive_integer(&inner.elem),
+        Type::Path(path) => {
+            path.qself.is_none()
+                && path.path.segments.len() == 1
+                && INTEGER_TYPES.contains(&path.path.segments[0].ident.to_string().as_str())
+        }
+        _ => false,
     }
 }
 

@@ -18,6 +18,7 @@
 use super::plan::{loop_key, Plan, SavedExits};
 use super::primal::{adjoint_call, let_type, operand, primal_rhs, rule_partials};
 use crate::activity::Activity;
+use crate::counters::{Counter, Point};
 use crate::fuse::Fused;
 use crate::ir::{
     ArrayInit, Block, CallArg, Callee, Func, Header, Jump, Kind, Operand, Origin, Rhs, Stmt, VarId,
@@ -625,15 +626,65 @@ impl<'a> Body<'a> {
         };
         let (sums, additions) = self.hoist_loads(l);
         let inner = self.reverse_recorded_block(&l.body);
-        if inner.is_empty() {
+        // The loop's integers counted back (`counters.rs`): the running
+        // value starts at the integer after the loop; each reversed
+        // iteration counts back from it, then hands it its entry value.
+        let mut counters: Vec<&Counter> = self
+            .plan
+            .recording
+            .counters
+            .values()
+            .filter(|c| c.loop_id == l.id)
+            .collect();
+        counters.sort_by_key(|c| c.cell);
+        if inner.is_empty() && counters.is_empty() {
             return None;
+        }
+        let (mut declare, mut start, mut hand_back) = (Vec::new(), Vec::new(), Vec::new());
+        for counter in counters {
+            let (running, exit, entry) = (
+                &counter.running,
+                self.ident(counter.exit),
+                self.ident(counter.entry),
+            );
+            declare.push(quote!(let mut #running = #exit;));
+            for undone in counter.chain.iter().filter(|u| u.point == Point::Start) {
+                let (var, value) = (self.ident(undone.var), &undone.value);
+                start.push(quote!(let #var = #value;));
+            }
+            hand_back.push(quote!(#running = #entry;));
         }
         let (index, range) = (self.ident(*index), &range.tokens);
         Some(quote! {
             #(#sums)*
-            for #index in (#range).rev() { #(#inner)* }
+            #(#declare)*
+            for #index in (#range).rev() {
+                #(#start)*
+                #(#inner)*
+                #(#hand_back)*
+            }
             #(#additions)*
         })
+    }
+
+    /// The values of the enclosing loop's counted integers that are known
+    /// once the reverse of its nested loop `nested` has run (`counters.rs`),
+    /// unless the nest keeps them otherwise.
+    fn counted_after(&self, nested: usize) -> Vec<TokenStream> {
+        let mut counters: Vec<&Counter> = self.plan.recording.counters.values().collect();
+        counters.sort_by_key(|c| c.cell);
+        let mut out = Vec::new();
+        for counter in counters {
+            for undone in &counter.chain {
+                if undone.point == Point::After(nested)
+                    && !self.plan.recording.keep.contains_key(&undone.var)
+                {
+                    let (var, value) = (self.ident(undone.var), &undone.value);
+                    out.push(quote!(let #var = #value;));
+                }
+            }
+        }
+        out
     }
 
     fn forward_loop(&mut self, l: &crate::ir::Loop, mode: Mode) -> TokenStream {
@@ -939,6 +990,7 @@ impl<'a> Body<'a> {
                     if let Some(code) = self.reverse_recorded_loop(l) {
                         out.push(code);
                     }
+                    out.extend(self.counted_after(l.id));
                     self.nest = outer;
                 }
                 Stmt::Loop(l) => {

@@ -1525,9 +1525,7 @@ pub(super) fn is_int_or_bool(tokens: &TokenStream) -> bool {
 /// (`h(n).sin()`); or a place in the receiver (`self.t[i]`), whose type
 /// it cannot see either.
 pub(super) fn is_call_of_unknown_type(tokens: &TokenStream) -> bool {
-    const INTEGERS: [&str; 12] = [
-        "usize", "isize", "u8", "u16", "u32", "u64", "u128", "i8", "i16", "i32", "i64", "i128",
-    ];
+    use crate::signature::INTEGER_TYPES as INTEGERS;
     // Methods integers have too: their receiver's type decides.
     const SHARED: [&str; 5] = ["abs", "max", "min", "signum", "clamp"];
     match syn::parse2::<Expr>(tokens.clone()) {

@@ -211,6 +211,7 @@ impl<'a> Lowerer<'a> {
                     active: param.active,
                 },
             );
+            self.vars[id].integer = param.integer;
             self.bind(name, id);
             if let ParamClass::Array { by_value: true, .. } = param.class {
                 if param.mutable {
@@ -236,6 +237,7 @@ impl<'a> Lowerer<'a> {
             ident,
             kind,
             origin,
+            integer: false,
         });
         self.vars.len() - 1
     }
