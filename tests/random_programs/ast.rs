@@ -96,6 +96,13 @@ pub enum Stmt {
     Incr {
         name: String,
     },
+    /// `name += by;` or `name = name + by;` on a counter a loop nest steps
+    /// (`counters`: the reverse sweep counts it back).
+    Step {
+        name: String,
+        by: IntExpr,
+        spelled_out: bool,
+    },
     /// `place op value;` with op one of `= += -= *= /=`.
     Assign {
         place: Place,
@@ -302,6 +309,8 @@ pub enum IntExpr {
     Add(Box<IntExpr>, Box<IntExpr>),
     Sub(Box<IntExpr>, Box<IntExpr>),
     Mul(Box<IntExpr>, Box<IntExpr>),
+    /// `a % b`
+    Rem(Box<IntExpr>, Box<IntExpr>),
 }
 
 #[derive(Clone, Debug)]

@@ -53,7 +53,8 @@ const CONSTS: &[&str] = &[
 /// locals and the closures of `map`/`filter`/`fold`), `windows` (`windows`,
 /// `chunks`, `chunks_exact` sources), `match`, `destructuring` (`let (a, b)
 /// = ..`, `let [x1, x2] = *x`, `sin_cos`, tuple locals), `get`
-/// (`x.get(i).copied().unwrap_or(v)`).
+/// (`x.get(i).copied().unwrap_or(v)`); `counters` (an integer a loop nest
+/// steps, `k += j`, read as `x[k % n]` and `k as f64`).
 fn avoid(feature: &str) -> bool {
     static AVOID: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
     AVOID
@@ -160,6 +161,10 @@ pub struct Gen {
     /// Conditions nested around the current expression: no closures
     /// (chains, closure calls) or `match` there (the macro refuses them).
     cond_depth: usize,
+    /// Counters declared before the loop nest around the current statement,
+    /// which it steps (`Stmt::Step`); their values are unbounded, so they
+    /// are read only as `k % n` and `k as f64`.
+    counters: Vec<String>,
 }
 
 impl Gen {
@@ -180,6 +185,7 @@ impl Gen {
             value_depth: 0,
             chain_depth: 0,
             cond_depth: 0,
+            counters: Vec::new(),
         }
     }
 
@@ -292,6 +298,7 @@ impl Gen {
     fn func(&mut self, name: &str, helper: bool) -> Func {
         self.env.clear();
         self.frozen.clear();
+        self.counters.clear();
         self.loop_depth = 0;
         self.budget = if helper {
             self.rng.gen_range(1..=5)
@@ -426,9 +433,23 @@ impl Gen {
                     return Stmt::Block(b);
                 }
                 54..=63 if nested => return self.if_stmt(depth),
-                64..=79 if nested => return self.for_stmt(depth),
+                64..=79 if nested => {
+                    if self.loop_depth == 0 && !avoid("counters") && self.chance(0.25) {
+                        return self.counted_for(depth);
+                    }
+                    return self.for_stmt(depth);
+                }
                 80..=85 if nested => return self.while_stmt(depth),
                 86..=89 if nested => return self.loop_stmt(depth),
+                88..=89 if !self.counters.is_empty() && self.loop_depth > 0 => {
+                    let name = self.pick(&self.counters.clone()).clone();
+                    let by = self.step_by();
+                    return Stmt::Step {
+                        name,
+                        by,
+                        spelled_out: self.chance(0.3),
+                    };
+                }
                 90..=93 => {
                     // An early return, under a condition.
                     let c = self.cond();
@@ -464,6 +485,42 @@ impl Gen {
                 }
                 _ => {}
             }
+        }
+    }
+
+    /// `let mut k = 0; for .. { .. }` whose statements may step `k`
+    /// (`k += 1`, `k += j`, `k = k + 2`), in a bare block.
+    fn counted_for(&mut self, depth: usize) -> Stmt {
+        let counter = self.fresh_local();
+        let mark = self.env.len();
+        // Unbounded for the generator: never an index but through `% n`.
+        self.bind(&counter, Kind::Int { lo: 0, hi: 1 << 30 });
+        self.counters.push(counter.clone());
+        let mut for_stmt = self.for_stmt(depth);
+        self.counters.pop();
+        // at least one step, at the end of the loop's body
+        if let Stmt::For { body, .. } = &mut for_stmt {
+            let by = self.step_by();
+            body.stmts.push(Stmt::Step {
+                name: counter.clone(),
+                by,
+                spelled_out: self.chance(0.3),
+            });
+        }
+        self.env.truncate(mark);
+        Stmt::Block(Block {
+            stmts: vec![Stmt::LetCounter { name: counter }, for_stmt],
+            tail: None,
+        })
+    }
+
+    /// What a counter is stepped by: a small literal or a bounded integer
+    /// in scope (a loop index).
+    fn step_by(&mut self) -> IntExpr {
+        if self.chance(0.5) {
+            IntExpr::Lit(self.rng.gen_range(1..=3))
+        } else {
+            self.int_expr_in(0, 3).0
         }
     }
 
@@ -842,6 +899,17 @@ impl Gen {
 
     /// An index into a buffer of length `len`, provably in bounds.
     fn index(&mut self, len: usize) -> IntExpr {
+        // `k % len` with a counter, sometimes.
+        if !self.counters.is_empty() && self.chance(0.3) {
+            let k = IntExpr::Var(self.pick(&self.counters.clone()).clone());
+            let k = if self.chance(0.3) {
+                let (i, _, _) = self.int_expr_in(0, 3);
+                IntExpr::Add(Box::new(k), Box::new(i))
+            } else {
+                k
+            };
+            return IntExpr::Rem(Box::new(k), Box::new(IntExpr::Lit(len)));
+        }
         // `len - 1 - i` with a loop variable, sometimes.
         if self.chance(0.15) {
             let atoms: Vec<(IntExpr, usize, usize)> = self
@@ -914,6 +982,10 @@ impl Gen {
                     return Expr::Elem(n, i);
                 }
                 8 => {
+                    if !self.counters.is_empty() && self.chance(0.4) {
+                        let k = self.pick(&self.counters.clone()).clone();
+                        return Expr::Cast(IntExpr::Var(k));
+                    }
                     let (e, _, _) = self.int_expr_in(0, 4);
                     return Expr::Cast(e);
                 }
@@ -1365,7 +1437,7 @@ fn mentions_len(e: &IntExpr, name: &str) -> bool {
     match e {
         IntExpr::Len(n) => n == name,
         IntExpr::Lit(_) | IntExpr::Var(_) => false,
-        IntExpr::Add(a, b) | IntExpr::Sub(a, b) | IntExpr::Mul(a, b) => {
+        IntExpr::Add(a, b) | IntExpr::Sub(a, b) | IntExpr::Mul(a, b) | IntExpr::Rem(a, b) => {
             mentions_len(a, name) || mentions_len(b, name)
         }
     }

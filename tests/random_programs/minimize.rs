@@ -435,6 +435,10 @@ fn rename_stmt(s: &mut Stmt, from: &str, to: &str) {
             }
         }
         Stmt::LetCounter { name } | Stmt::Incr { name } => ren(name, from, to),
+        Stmt::Step { name, by, .. } => {
+            ren(name, from, to);
+            rename_int(by, from, to);
+        }
         Stmt::Assign { place, value, .. } => {
             match place {
                 Place::Local(n) | Place::Part(n, _) => ren(n, from, to),
@@ -495,7 +499,7 @@ fn rename_stmt(s: &mut Stmt, from: &str, to: &str) {
 fn rename_int(e: &mut IntExpr, from: &str, to: &str) {
     match e {
         IntExpr::Var(n) | IntExpr::Len(n) => ren(n, from, to),
-        IntExpr::Add(a, b) | IntExpr::Sub(a, b) | IntExpr::Mul(a, b) => {
+        IntExpr::Add(a, b) | IntExpr::Sub(a, b) | IntExpr::Mul(a, b) | IntExpr::Rem(a, b) => {
             rename_int(a, from, to);
             rename_int(b, from, to);
         }

@@ -107,7 +107,7 @@ fn prec(e: &Expr) -> u8 {
 fn int_prec(e: &IntExpr) -> u8 {
     match e {
         IntExpr::Add(..) | IntExpr::Sub(..) => P_ADD,
-        IntExpr::Mul(..) => P_MUL,
+        IntExpr::Mul(..) | IntExpr::Rem(..) => P_MUL,
         _ => P_POSTFIX,
     }
 }
@@ -153,6 +153,7 @@ fn int_at(e: &IntExpr, min: u8) -> String {
         IntExpr::Add(a, b) => format!("{} + {}", int_at(a, P_ADD), int_at(b, P_ADD + 1)),
         IntExpr::Sub(a, b) => format!("{} - {}", int_at(a, P_ADD), int_at(b, P_ADD + 1)),
         IntExpr::Mul(a, b) => format!("{} * {}", int_at(a, P_MUL), int_at(b, P_MUL + 1)),
+        IntExpr::Rem(a, b) => format!("{} % {}", int_at(a, P_MUL), int_at(b, P_MUL + 1)),
     };
     if int_prec(e) < min {
         format!("({s})")
@@ -347,6 +348,16 @@ impl Printer {
             }
             Stmt::LetCounter { name } => self.line(&format!("let mut {name} = 0;")),
             Stmt::Incr { name } => self.line(&format!("{name} += 1;")),
+            Stmt::Step {
+                name,
+                by,
+                spelled_out: false,
+            } => self.line(&format!("{name} += {};", int(by))),
+            Stmt::Step {
+                name,
+                by,
+                spelled_out: true,
+            } => self.line(&format!("{name} = {name} + {};", int_at(by, P_ADD + 1))),
             Stmt::Assign { place, op, value } => {
                 let place = match place {
                     Place::Local(n) => n.clone(),
