@@ -29,8 +29,10 @@
 //!   it, `rereadable`): recomputed, which costs a load or a little integer
 //!   arithmetic where recording would cost a write and a read;
 //! - any other float: recorded on the nest's `f64` record;
-//! - any other value (an integer carried by a loop, `l += 1`): on a tape of
-//!   its own (its type is not known to the macro);
+//! - an integer a loop of the nest steps (`l += 1`), when the reverse can
+//!   undo the steps: counted back (`counters.rs`), `Keep::Counted`;
+//! - any other value (an integer read again after the inner loop that
+//!   steps it): on a tape of its own (its type is not known to the macro);
 //! - each `if`'s decision whose reverse has work: on the nest's `bool`
 //!   record.
 //!
