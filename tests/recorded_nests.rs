@@ -272,6 +272,28 @@ twins!(triangular_agrees: triangular, triangular_grad, triangular_adjoint;
     s
 });
 
+// A stencil overwriting its state every step: values that are one
+// operation of a recorded float and constants (`0.1 * u[i]`, `1.0 - u[i]`,
+// `-u[i]`, `u[i] + 0.5`) are recomputed from it in the reverse.
+twins!(stencil_agrees: stencil, stencil_grad, stencil_adjoint;
+       stencil_r, stencil_r_grad, stencil_r_adjoint; |x| {
+    let mut u = x.to_vec();
+    let mut next = x.to_vec();
+    for step in 0..3 {
+        for i in 1..5 {
+            let a = 0.1 * u[i];
+            let b = 1.0 - u[i];
+            let c = -u[i + 1];
+            let e = u[i - 1] + 0.5;
+            next[i] = a * b + (c * e).sin() * x[step] + (a + c) * (b - e);
+        }
+        for i in 1..5 {
+            u[i] = next[i];
+        }
+    }
+    u[1] * u[2] + u[3] * u[4]
+});
+
 #[differentiable]
 fn bump(a: f64, b: f64) -> f64 {
     (a * b).sin() + a

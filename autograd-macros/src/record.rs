@@ -28,6 +28,9 @@
 //!   with an undo tape that the load's block does not store into after
 //!   it, `rereadable`): recomputed, which costs a load or a little integer
 //!   arithmetic where recording would cost a write and a read;
+//! - one addition, subtraction, multiplication or negation of one float
+//!   variable and constants (`0.01 * u`, `1.0 - u`): recomputed from that
+//!   float (which the reverse then reads), one for one or better;
 //! - any other float: recorded on the nest's `f64` record;
 //! - an integer a loop of the nest steps (`l += 1`), when the reverse can
 //!   undo the steps: counted back (`counters.rs`), `Keep::Counted`;
@@ -406,6 +409,18 @@ fn keep_of(
             {
                 Some(index.uses.clone())
             }
+            // One operation of one float and constants (`0.01 * u`, `1.0 - u`):
+            // recomputed from that float, which costs an instruction where
+            // recording costs a write and a read, and records no more values
+            // (one for one, fewer when several are computed from one).
+            Some(Rhs::Prim { prim, args, .. }) if cheap_of_one(prim, args) => Some(
+                args.iter()
+                    .flat_map(|a| match a {
+                        Operand::Var(v) => vec![*v],
+                        Operand::Const(c) => c.uses.clone(),
+                    })
+                    .collect(),
+            ),
             _ => None,
         };
         match deps {
@@ -424,6 +439,13 @@ fn keep_of(
     }
     counters.retain(|cell, _| used.contains(cell));
     Some((keep, counters))
+}
+
+/// `a + c`, `c * a`, `-a`, ...: an addition, subtraction, multiplication
+/// or negation of one float variable and constants.
+fn cheap_of_one(prim: &crate::prim::Prim, args: &[Operand]) -> bool {
+    matches!(prim.name, "add" | "sub" | "mul" | "neg")
+        && args.iter().filter(|a| matches!(a, Operand::Var(_))).count() == 1
 }
 
 /// Whether the reverse sweep, at the start of the reverse of the block
