@@ -1189,3 +1189,40 @@ fn a_replayed_loop_keeps_its_buffer_loads_in_scope() {
         &[[0.5], [-1.25]],
     );
 }
+
+// seed 56421 #126: `0 · acosh(count · m[2] + 1)` with `count = 0`: the
+// adjoint reaching `acosh` is 0 and its partial at 1 is infinite; the
+// reverse sweep multiplied them (NaN for d/dm2) where the tape, whose sweep
+// skips a node with adjoint 0, and finite differences give 0. A rule with
+// singular partials now contributes nothing for a zero adjoint
+// (`__private::adjoint_term`).
+#[differentiable]
+pub fn zero_adjoint_into_acosh_at_one(m: &[f64], tmp: [f64; 3]) -> f64 {
+    let mut tmp = m[1..2]
+        .iter()
+        .step_by(2)
+        .skip(1)
+        .zip((0..tmp.len()).take(1).skip(0))
+        .filter(|&(&prev, k)| (f64::min(2.0, (k + 1) as f64)) > 0.75)
+        .filter(|&(&__ad_t3, u)| __ad_t3.max(m[u]) <= m[3 - 1 - u].clamp(-0.75, 1.75))
+        .count() as f64
+        * m.get(m.len() - 1).copied().unwrap_or(2.0);
+    f64::acosh(1.0) * (tmp + 0.5 + 0.5).acosh()
+}
+
+#[test]
+fn a_zero_adjoint_times_an_infinite_partial_adds_nothing() {
+    let m = [0.29, 0.95, 0.91];
+    let (value, (d_m, d_tmp)) = zero_adjoint_into_acosh_at_one_grad(&m, [0.84, 1.33, 1.27]);
+    assert_eq!(value, 0.0);
+    assert_eq!(d_m, vec![0.0; 3]);
+    assert_eq!(d_tmp, [0.0; 3]);
+    let tape = on_tape(
+        |t, v| {
+            let tmp = v[2] * 0.0;
+            t.var(f64::acosh(1.0)) * (tmp + 0.5 + 0.5).acosh()
+        },
+        &m,
+    );
+    assert_eq!(tape, (0.0, vec![0.0; 3]));
+}

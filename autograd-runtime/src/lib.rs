@@ -68,6 +68,20 @@ pub mod __private {
         }
     }
 
+    /// A contribution `adjoint · partial` of the reverse sweep through a
+    /// rule whose partial can be infinite or NaN where its value is finite
+    /// (`acosh` at 1, `sqrt` at 0): 0 when the adjoint is 0 whatever the
+    /// partial, as on the tape, whose sweep skips a node whose adjoint is
+    /// 0 (a value the output does not depend on after all, `0 · acosh(s)`).
+    #[inline(always)]
+    pub fn adjoint_term<T: Tangent>(adjoint: T, partial: T) -> T {
+        if adjoint.is_zero() {
+            adjoint
+        } else {
+            adjoint * partial
+        }
+    }
+
     /// What forward mode carries as a tangent: an `f64`, or a
     /// [`Dual`](crate::dual::Dual) in the forward-over-forward `f_hvp` of a
     /// function of one `f64` (zero when both parts are).

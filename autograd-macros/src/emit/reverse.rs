@@ -1624,7 +1624,13 @@ impl<'a> Body<'a> {
                     })
                 };
                 for (target, partial) in partials {
-                    self.contribute(out, target, quote!(#d_var * #partial));
+                    // An infinite partial at a finite value (`acosh` at 1)
+                    // times a zero adjoint adds nothing, as on the tape.
+                    let term = match prim.singular {
+                        true => quote!(::autograd::__private::adjoint_term(#d_var, #partial)),
+                        false => quote!(#d_var * #partial),
+                    };
+                    self.contribute(out, target, term);
                 }
             }
         }
