@@ -408,7 +408,14 @@ impl Gen {
         } else {
             LOCAL_NAMES
         };
-        self.pick(pool).to_string()
+        // never a counter's name: a binding shadowing it would turn the
+        // counter's steps and reads into ones of that binding
+        loop {
+            let name = self.pick(pool).to_string();
+            if !self.counters.contains(&name) {
+                return name;
+            }
+        }
     }
 
     fn stmt(&mut self, depth: usize) -> Stmt {
