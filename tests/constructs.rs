@@ -351,3 +351,26 @@ fn returned_value_is_bitwise_the_original() {
         assert_gradient(|v| long_expression(v[0], v[1]), &[x, y], &[dx, dy]);
     }
 }
+
+// A local of another float type, assigned plain and compound values (in a
+// loop too): it keeps its type (`w += 0.25` is an `f32` addition, not an
+// `f64` the macro would write) and is a constant of the derivative.
+#[differentiable]
+fn typed_f32_local(x: f64) -> f64 {
+    let mut w: f32 = 0.5;
+    for _ in 0..2 {
+        w += 0.25;
+    }
+    w = w * 2.0;
+    let mut v: f32 = 1.0;
+    v = 0.75;
+    x * (w as f64) + (v as f64) * x * x
+}
+
+#[test]
+fn a_typed_f32_local_keeps_its_type() {
+    let (value, d) = typed_f32_local_grad(1.5);
+    assert_eq!(value, typed_f32_local(1.5));
+    assert_eq!(d, 2.0 + 2.0 * 0.75 * 1.5);
+    assert_gradient(|x| typed_f32_local(x[0]), &[1.5], &[d]);
+}

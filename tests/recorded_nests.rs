@@ -222,17 +222,20 @@ twins!(counters_agree: counted, counted_grad, counted_adjoint;
 });
 
 // What the reverse cannot count back stays recorded: an integer stepped in
-// a branch, one read again after the inner loop that steps it, and one
-// whose step comes from a float (`as usize`).
+// a branch, one read again after the inner loop that steps it, one whose
+// step comes from a float (`as usize`), and an `f32` (whose steps do not
+// undo exactly).
 twins!(uncountable_agree: uncountable, uncountable_grad, uncountable_adjoint;
        uncountable_r, uncountable_r_grad, uncountable_r_adjoint; |x| {
     let mut branchy: i32 = 1;
     let mut l = 0;
+    let mut w: f32 = 0.1;
     let mut s = 0.0;
     for i in 0..3 {
         let first = l;
         for j in 0..2 {
-            s += x[(l + j) % 6] * x[branchy.rem_euclid(6) as usize];
+            w += 0.7;
+            s += x[(l + j) % 6] * x[branchy.rem_euclid(6) as usize] * (w as f64);
             if x[j] > 0.0 {
                 branchy += 3;
             } else {

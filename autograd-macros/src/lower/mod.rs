@@ -143,6 +143,11 @@ struct Lowerer<'a> {
     /// rest of its block assigns a float-looking value
     /// (`syntax::float_assigned_after`); empty otherwise.
     assigned_later: HashSet<String>,
+    /// Locals bound with a type annotation that is not `f64` (`let mut w:
+    /// f32 = 0.5;`, by name, while that binding is the visible one): their
+    /// assignments keep that type (`w += 0.25` is an `f32`, not a float the
+    /// macro would type `f64`).
+    typed_not_f64: HashSet<String>,
     /// Numbers the temporaries (`__ad_t3`), for readable listings.
     temps: usize,
     loop_ids: usize,
@@ -176,6 +181,7 @@ impl<'a> Lowerer<'a> {
             loads: vec![HashMap::new()],
             names,
             assigned_later: HashSet::new(),
+            typed_not_f64: HashSet::new(),
             force_float: HashSet::new(),
             maybe_float: HashSet::new(),
             became_float: HashSet::new(),
@@ -925,13 +931,16 @@ impl<'a> Lowerer<'a> {
                     return;
                 }
                 expr::Value::Const(c) => {
-                    let kind = if c.is_float || self.vars[target].kind == Kind::Float {
+                    let kind = if self.typed_not_f64.contains(&key) {
+                        Kind::Other
+                    } else if c.is_float || self.vars[target].kind == Kind::Float {
                         Kind::Float
                     } else {
                         Kind::Other
                     };
-                    // `d = 0.75;`: typed, or the literal is an ambiguous `{float}`.
-                    known_float = c.is_float;
+                    // `d = 0.75;`: typed, or the literal is an ambiguous `{float}`
+                    // (but `w = 0.75` of a `w: f32` keeps `w`'s type).
+                    known_float = c.is_float && kind == Kind::Float;
                     (kind, Rhs::Use(Operand::Const(c.into_ir())))
                 }
                 expr::Value::Array(_) => {
@@ -968,7 +977,11 @@ impl<'a> Lowerer<'a> {
                         let mut uses = old_c.uses.clone();
                         uses.extend(c.uses.iter().copied());
                         (
-                            if c.is_float { Kind::Float } else { Kind::Other },
+                            if c.is_float && !self.typed_not_f64.contains(&key) {
+                                Kind::Float
+                            } else {
+                                Kind::Other
+                            },
                             Rhs::Use(Operand::Const(Const {
                                 tokens: quote!(#o #plain #r),
                                 uses,

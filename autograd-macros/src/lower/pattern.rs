@@ -465,6 +465,11 @@ impl Lowerer<'_> {
             }
         });
         let ty_tokens = ty.map(ToTokens::to_token_stream);
+        if declared_kind == Some(Kind::Other) {
+            self.typed_not_f64.insert(name.to_string());
+        } else {
+            self.typed_not_f64.remove(&name.to_string());
+        }
         match value {
             Value::Array(array) if self.vars[array].origin == Origin::Local || mutable => {
                 // `let b = a;` of a local array, or `let mut b = a;` of a
