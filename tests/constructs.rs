@@ -363,7 +363,7 @@ fn typed_f32_local(x: f64) -> f64 {
     }
     w = w * 2.0;
     let mut v: f32 = 1.0;
-    v = 0.75;
+    v = v * 0.75;
     x * (w as f64) + (v as f64) * x * x
 }
 
