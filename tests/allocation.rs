@@ -332,3 +332,37 @@ fn records_are_reused_from_call_to_call() {
     assert!(first > again, "first call {first}, second {again}");
     assert_eq!(again, 2, "the second call allocated {again} times");
 }
+
+/// A product nest whose replay would save nothing (its sums only
+/// accumulate, `c` is written before it is read) but would run the inner
+/// sums again: with a `Vec` local it is recorded (`record.rs`), in a
+/// function that allocates nothing it keeps its replay, and allocates
+/// nothing.
+#[allow(clippy::needless_range_loop)]
+#[differentiable]
+fn product_on_the_stack(a: &[f64; 4], b: &[f64; 4]) -> f64 {
+    let mut c = [0.0; 4];
+    for i in 0..2 {
+        for j in 0..2 {
+            let mut s = 0.0;
+            for k in 0..2 {
+                s += a[i * 2 + k] * b[k * 2 + j];
+            }
+            c[i * 2 + j] = s.tanh();
+        }
+    }
+    c[0] * c[3] - c[1] * c[2]
+}
+
+#[test]
+fn a_product_nest_on_the_stack_allocates_nothing() {
+    let (a, b) = ([0.5, -0.2, 0.3, 0.9], [1.1, 0.4, -0.7, 0.2]);
+    let (mut d_a, mut d_b) = ([0.0; 4], [0.0; 4]);
+    for _ in 0..2 {
+        let n = allocations(|| {
+            product_on_the_stack_adjoint(&a, &b, 1.0, &mut d_a, &mut d_b);
+        });
+        assert_eq!(n, 0, "the product nest's adjoint allocated {n} times");
+    }
+    assert!(d_a.iter().chain(&d_b).all(|d| d.is_finite() && *d != 0.0));
+}

@@ -297,6 +297,30 @@ twins!(stencil_agrees: stencil, stencil_grad, stencil_adjoint;
     u[1] * u[2] + u[3] * u[4]
 });
 
+// A product nest whose replay would save nothing (sums that only
+// accumulate, a buffer written before it is read), recorded because the
+// function allocates anyway: the reverse takes back each entry's sum and
+// `tanh` instead of running the sums again.
+twins!(product_agrees: product, product_grad, product_adjoint;
+       product_r, product_r_grad, product_r_adjoint; |x| {
+    let n = 2;
+    let mut c = vec![0.0; n * n];
+    for i in 0..n {
+        for j in 0..n {
+            let mut s = 0.0;
+            for k in 0..n {
+                s += x[i * n + k] * x[(k * n + j + 1) % 6];
+            }
+            c[i * n + j] = s.tanh();
+        }
+    }
+    let mut out = 0.0;
+    for i in 0..n * n {
+        out += c[i] * c[i] * x[(i + 4) % 6];
+    }
+    out
+});
+
 #[differentiable]
 fn bump(a: f64, b: f64) -> f64 {
     (a * b).sin() + a

@@ -46,9 +46,12 @@
 //! recomputes the index (`Recording::plain`) — unless the undo tape is
 //! worth keeping for the loads it lets the reverse re-read (`keeps_undo`).
 //!
-//! Only a nest whose replay would save something (a loop-carried value, an
-//! undo tape: `replay_saves`) is recorded; one that saves nothing
-//! allocates nothing replayed, and stays so.
+//! A nest whose replay would save something (a loop-carried value, an undo
+//! tape: `replay_saves`) is recorded; one whose replay saves nothing but
+//! re-runs its inner loops (a product's sums) is recorded when that needs
+//! no storage (`needs_storage`) or the function allocates anyway
+//! (`allocates_anyway`): a function that allocates nothing replayed stays
+//! so.
 //!
 //! A nest is recorded only when its whole reverse can work this way: every
 //! loop has a range and no `break`, no local array is declared inside it,
@@ -137,15 +140,21 @@ pub fn plan(
         .iter()
         .enumerate()
         .filter_map(|(i, stmt)| match stmt {
-            Stmt::Loop(l)
-                if !fused.contains_key(&l.id)
-                    && recordable(l)
-                    && replay_saves(activity, l, plain_stores) =>
-            {
-                Some((i, l))
-            }
+            Stmt::Loop(l) if !fused.contains_key(&l.id) && recordable(l) => Some((i, l)),
             _ => None,
         })
+        .collect();
+    // A nest whose replay would save nothing (no loop-carried value, no undo
+    // tape) still replays its inner loops (a product's inner sum runs three
+    // times in a three-deep nest): it is recorded too when that needs no
+    // storage, or when the function allocates anyway (a `Vec` local); a
+    // function that allocates nothing keeps its replay, and allocates
+    // nothing still.
+    let allocates = allocates_anyway(func);
+    let saves: HashSet<usize> = candidates
+        .iter()
+        .filter(|(_, l)| replay_saves(activity, l, plain_stores))
+        .map(|(_, l)| l.id)
         .collect();
     loop {
         if candidates.is_empty() {
@@ -159,11 +168,17 @@ pub fn plan(
             .iter()
             .map(|&(position, l)| keep_of(func, activity, names, (position, l), &with_undo_free))
             .collect();
-        if keeps.iter().any(Option::is_none) {
+        // dropped: a nest whose reverse cannot get what it reads, and one
+        // that saves nothing by recording and would need storage to
+        let kept = |(_, l): &(usize, &crate::ir::Loop), keep: &Option<NestKeep>| match keep {
+            None => false,
+            Some((keep, _)) => saves.contains(&l.id) || allocates || !needs_storage(l, keep),
+        };
+        if candidates.iter().zip(&keeps).any(|(c, k)| !kept(c, k)) {
             candidates = candidates
                 .into_iter()
                 .zip(&keeps)
-                .filter(|(_, keep)| keep.is_some())
+                .filter(|(c, k)| kept(c, k))
                 .map(|(c, _)| c)
                 .collect();
             continue;
@@ -243,6 +258,39 @@ fn recordable(l: &crate::ir::Loop) -> bool {
         _ => {}
     });
     nested && ok
+}
+
+/// Whether the function body declares a `Vec` (`vec![..]`, `to_vec()`):
+/// its adjoint allocates whatever its nests do.
+fn allocates_anyway(func: &Func) -> bool {
+    let mut allocates = false;
+    func.body.walk(0, &mut |stmt, _| {
+        if let Stmt::Let {
+            init: Some(Rhs::Array(init)),
+            ..
+        } = stmt
+        {
+            allocates |= match init {
+                crate::ir::ArrayInit::Fill { vec, .. }
+                | crate::ir::ArrayInit::List { vec, .. }
+                | crate::ir::ArrayInit::Copy { vec, .. } => *vec,
+            };
+        }
+    });
+    allocates
+}
+
+/// Whether recording nest `l` with `keep` needs storage: a value on a
+/// record or a tape, or an `if` (whose decision may be recorded).
+fn needs_storage(l: &crate::ir::Loop, keep: &HashMap<VarId, Keep>) -> bool {
+    let mut branches = false;
+    l.body.walk(0, &mut |stmt, _| {
+        branches |= matches!(stmt, Stmt::If { .. })
+    });
+    branches
+        || keep
+            .values()
+            .any(|k| matches!(k, Keep::Float | Keep::Own(_)))
 }
 
 /// Whether replaying nest `l` would save anything (an undo tape, a loop's
