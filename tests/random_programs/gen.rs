@@ -498,7 +498,13 @@ impl Gen {
     /// `let mut k = 0; for .. { .. }` whose statements may step `k`
     /// (`k += 1`, `k += j`, `k = k + 2`), in a bare block.
     fn counted_for(&mut self, depth: usize) -> Stmt {
-        let counter = self.fresh_local();
+        // a name nothing visible has: a counter shadowing a buffer would
+        // turn the buffer's reads (`w.len()`) into the counter's
+        let taken: Vec<String> = self.visible().into_iter().map(|b| b.name).collect();
+        let mut counter = self.fresh_local();
+        while taken.contains(&counter) {
+            counter = self.fresh_local();
+        }
         let mark = self.env.len();
         // Unbounded for the generator: never an index but through `% n`.
         self.bind(&counter, Kind::Int { lo: 0, hi: 1 << 30 });
