@@ -15,6 +15,8 @@
 //!   equation with a logistic reaction term) that overwrites its state array
 //!   every step.
 //! - [`trisolve_objective`]: forward substitution `L y = b`, then `½‖y‖²`.
+//! - [`product_objective`]: a dense product through `tanh` (`C = tanh(A B)`,
+//!   then `‖C‖²`), written as the three-deep loop nest people write.
 //!
 //! Each `_by_hand` function adds the gradient into its output slices (like
 //! an `_adjoint` with `d_out = 1`) and returns the value. `benches/tests/
@@ -570,4 +572,63 @@ pub fn trisolve_data(n: usize, seed: u64) -> (Vec<f64>, Vec<f64>) {
         l[i * n + i] = rng.uniform(1.0, 2.0);
     }
     (l, rng.vec(n, -1.0, 1.0))
+}
+
+// ----- (e) dense product through tanh -------------------------------------------
+
+/// `‖tanh(A B)‖²` for `n × n` matrices `a` and `b` (row-major), written as
+/// the triple loop people write: each entry's sum, then its `tanh`, into a
+/// buffer written before it is read.
+#[differentiable(wrt(a, b))]
+pub fn product_objective(a: &[f64], b: &[f64], n: usize) -> f64 {
+    let mut c = vec![0.0; n * n];
+    for i in 0..n {
+        for j in 0..n {
+            let mut s = 0.0;
+            for k in 0..n {
+                s += a[i * n + k] * b[k * n + j];
+            }
+            c[i * n + j] = s.tanh();
+        }
+    }
+    let mut out = 0.0;
+    for i in 0..n * n {
+        out += c[i] * c[i];
+    }
+    out
+}
+
+/// [`product_objective`] and its gradient, by hand: the forward pass keeps
+/// `C`; each entry's `d/ds = 2 c (1 − c²)` is spread over its row of `A`
+/// and column of `B`.
+pub fn product_by_hand(a: &[f64], b: &[f64], n: usize, d_a: &mut [f64], d_b: &mut [f64]) -> f64 {
+    let mut c = vec![0.0; n * n];
+    for i in 0..n {
+        for j in 0..n {
+            let mut s = 0.0;
+            for k in 0..n {
+                s += a[i * n + k] * b[k * n + j];
+            }
+            c[i * n + j] = s.tanh();
+        }
+    }
+    let out = c.iter().map(|v| v * v).sum();
+    for i in 0..n {
+        for j in 0..n {
+            let t = c[i * n + j];
+            let ds = 2.0 * t * (1.0 - t * t);
+            for k in 0..n {
+                d_a[i * n + k] += ds * b[k * n + j];
+                d_b[k * n + j] += ds * a[i * n + k];
+            }
+        }
+    }
+    out
+}
+
+/// Two `n × n` matrices with entries small enough that `tanh` is not flat.
+pub fn product_data(n: usize, seed: u64) -> (Vec<f64>, Vec<f64>) {
+    let mut rng = Rng(seed | 1);
+    let scale = 1.0 / (n as f64).sqrt();
+    (rng.vec(n * n, -scale, scale), rng.vec(n * n, -scale, scale))
 }

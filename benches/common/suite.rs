@@ -44,7 +44,7 @@ pub struct Row {
 }
 
 /// The rows, in the order they run.
-pub const ROWS: [(&str, usize); 29] = [
+pub const ROWS: [(&str, usize); 32] = [
     ("rosenbrock", 2),
     ("rosenbrock", 10),
     ("rosenbrock", 100),
@@ -81,6 +81,10 @@ pub const ROWS: [(&str, usize); 29] = [
     ("trisolve", 10),
     ("trisolve", 100),
     ("trisolve", 500),
+    // dense product through tanh, n × n
+    ("product", 10),
+    ("product", 30),
+    ("product", 100),
 ];
 
 /// Computes the value, and writes the gradient into the slice.
@@ -122,6 +126,7 @@ pub fn run_all(runner: &mut dyn Runner) {
             "newton" => newton(runner, param),
             "springs" => springs(runner, param),
             "trisolve" => trisolve(runner, param),
+            "product" => product(runner, param),
             _ if workload.starts_with("gmm_") => gmm(runner, workload, param),
             _ if workload.starts_with("lstm_b") => lstm(runner, workload, param),
             _ if workload.starts_with("heat_n") => heat(runner, workload, param),
@@ -456,6 +461,26 @@ fn trisolve(runner: &mut dyn Runner, n: usize) {
         }),
     ];
     check_and_run(runner, "trisolve", n, n * n + n, &mut variants);
+}
+
+fn product(runner: &mut dyn Runner, n: usize) {
+    let (a, b) = nested::product_data(n, 42);
+    let mut variants = vec![
+        variant("primal", |_| {
+            nested::product_objective(black_box(&a), &b, n)
+        }),
+        variant("hand_written", |grad| {
+            grad.fill(0.0);
+            let (da, db) = grad.split_at_mut(n * n);
+            nested::product_by_hand(black_box(&a), &b, n, da, db)
+        }),
+        variant("macro_adjoint", |grad| {
+            grad.fill(0.0);
+            let (da, db) = grad.split_at_mut(n * n);
+            nested::product_objective_adjoint(black_box(&a), &b, n, 1.0, da, db)
+        }),
+    ];
+    check_and_run(runner, "product", n, 2 * n * n, &mut variants);
 }
 
 // ----- the check ---------------------------------------------------------------

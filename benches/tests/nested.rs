@@ -88,6 +88,19 @@ fn trisolve_gradients_agree() {
     }
 }
 
+#[test]
+fn product_gradients_agree() {
+    for n in [1, 2, 5, 9] {
+        let (a, b) = product_data(n, 5 + n as u64);
+        let (mut ha, mut hb) = (vec![0.0; n * n], vec![0.0; n * n]);
+        let hand = product_by_hand(&a, &b, n, &mut ha, &mut hb);
+        let (value, (ga, gb)) = product_objective_grad(&a, &b, n);
+        close("product value", &[value], &[hand], 1e-12);
+        close("product d_a", &ga, &ha, 1e-9);
+        close("product d_b", &gb, &hb, 1e-9);
+    }
+}
+
 /// The hand-written gradients are right, not only equal to the generated
 /// ones: central differences on a few partials of each.
 #[test]
@@ -128,5 +141,14 @@ fn hand_written_gradients_match_finite_differences() {
     for i in [0, 13, 35] {
         let f = |l: &[f64]| trisolve_objective(l, &b);
         assert!((fd(&f, &l, i) - hl[i]).abs() < 1e-6, "trisolve d_l[{i}]");
+    }
+    let (a, b) = product_data(4, 8);
+    let (mut ha, mut hb) = (vec![0.0; 16], vec![0.0; 16]);
+    product_by_hand(&a, &b, 4, &mut ha, &mut hb);
+    for i in [0, 6, 15] {
+        let f = |a: &[f64]| product_objective(a, &b, 4);
+        assert!((fd(&f, &a, i) - ha[i]).abs() < 1e-6, "product d_a[{i}]");
+        let g = |b: &[f64]| product_objective(&a, b, 4);
+        assert!((fd(&g, &b, i) - hb[i]).abs() < 1e-6, "product d_b[{i}]");
     }
 }

@@ -502,8 +502,14 @@ impl Gen {
         // turn the buffer's reads (`w.len()`) into the counter's
         let taken: Vec<String> = self.visible().into_iter().map(|b| b.name).collect();
         let mut counter = self.fresh_local();
-        while taken.contains(&counter) {
+        for _ in 0..64 {
+            if !taken.contains(&counter) {
+                break;
+            }
             counter = self.fresh_local();
+        }
+        if taken.contains(&counter) {
+            counter = format!("{counter}_k");
         }
         let mark = self.env.len();
         // Unbounded for the generator: never an index but through `% n`.
