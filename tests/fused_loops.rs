@@ -389,3 +389,79 @@ fn accumulators_that_trade_values() {
     check(swap_squared, swap_squared_grad, swap_squared_adjoint);
     check(swap_inner, swap_inner_grad, swap_inner_adjoint);
 }
+
+// ----- fused inside fused --------------------------------------------------------
+
+/// A double sum over pairs: the inner loop only accumulates into the outer
+/// loop's accumulator, so it is fused too and runs once.
+#[differentiable]
+fn pair_energy(x: &[f64]) -> f64 {
+    let n = x.len();
+    let mut e = 0.0;
+    for i in 0..n {
+        for j in i + 1..n {
+            let d = x[i] - x[j];
+            let r2 = d * d + 0.5;
+            let inv = 1.0 / (r2 * r2 * r2);
+            e += inv * inv - inv;
+        }
+    }
+    e
+}
+
+/// A value of the outer body read by the inner loop and after it (its
+/// adjoint gets the inner loop's share first), two inner loops into two
+/// accumulators, and a third level.
+#[differentiable]
+fn shared_and_deep(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    let mut t = 0.0;
+    for i in 0..x.len() {
+        let a = x[i].sin();
+        for j in 0..i {
+            s += a * x[j];
+        }
+        for j in 0..3 {
+            for k in 0..j {
+                t -= (a * x[k] + x[j]).tanh();
+            }
+        }
+        s += a * a;
+    }
+    s * 2.0 - t
+}
+
+/// Inner loops that are not fused inside a fused one: one whose carried
+/// product is not an accumulator, one whose sum is squared before it
+/// reaches the outer accumulator.
+#[differentiable]
+fn inner_not_fused(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..x.len() {
+        let mut p = 1.0;
+        for j in 0..i {
+            p *= 0.5 + x[j] * x[i];
+        }
+        let mut q = 0.0;
+        for j in 0..3 {
+            q += x[j] * x[i];
+        }
+        s += p + q * q;
+    }
+    s
+}
+
+#[test]
+fn inner_loops_fused_inside_fused_ones() {
+    check(pair_energy, pair_energy_grad, pair_energy_adjoint);
+    check(
+        shared_and_deep,
+        shared_and_deep_grad,
+        shared_and_deep_adjoint,
+    );
+    check(
+        inner_not_fused,
+        inner_not_fused_grad,
+        inner_not_fused_adjoint,
+    );
+}

@@ -35,13 +35,18 @@
 //! code after it stores into (the reverse of that store, which runs after
 //! the loop's, would take the adjoints the loop added into the array's).
 //!
-//! Only loops directly in the function body are fused: their forward code
-//! and the function's reverse sweep share one scope, so the adjoints of
-//! earlier values that the fused reverse adds into are declared before the
-//! loop and picked up by the rest of the reverse sweep.
+//! Only loops directly in the function body are fused on their own: their
+//! forward code and the function's reverse sweep share one scope, so the
+//! adjoints of earlier values that the fused reverse adds into are declared
+//! before the loop and picked up by the rest of the reverse sweep. Inside
+//! a fused loop, a loop at the top of its body that only accumulates into
+//! its accumulators (the inner sum of `e += f(i, j)`) is fused too, with
+//! their seeds (`fuse_inner`), and so on down: the body's reverse, which
+//! runs in the same iteration, picks up what it adds.
 
 use crate::activity::Activity;
 use crate::ir::{Block, Const, Func, Header, Loop, Operand, Origin, Rhs, Stmt, VarId};
+use crate::names::{Names, Role};
 use crate::prim;
 use proc_macro2::{Ident, TokenStream};
 use quote::quote;
@@ -60,7 +65,13 @@ pub struct Fused {
 
 /// The fused loops of `func`, by loop id. `d_out` names the adjoint of the
 /// result (the `_adjoint`'s parameter, from `names.rs`).
-pub fn fused_loops(func: &Func, activity: &Activity, d_out: &Ident) -> HashMap<usize, Fused> {
+pub fn fused_loops(
+    func: &Func,
+    activity: &Activity,
+    names: &Names,
+    d_out: &Ident,
+    second: bool,
+) -> HashMap<usize, Fused> {
     let stmts = &func.body.stmts;
     let mut fused = HashMap::new();
     for (position, stmt) in stmts.iter().enumerate() {
@@ -84,14 +95,63 @@ pub fn fused_loops(func: &Func, activity: &Activity, d_out: &Ident) -> HashMap<u
                     seeds,
                 },
             );
+            if !second {
+                fuse_inner(func, l, activity, names, &mut fused);
+            }
         }
     }
     fused
 }
 
+/// Fuses the loops of fused loop `l`'s body that only accumulate into its
+/// accumulators (`inner_fused`), and theirs in turn: each one's seeds are
+/// the seeds of the accumulators it flows into (`__ad_seed_<cell>`,
+/// declared by the loop around it).
+fn fuse_inner(
+    func: &Func,
+    l: &Loop,
+    activity: &Activity,
+    names: &Names,
+    fused: &mut HashMap<usize, Fused>,
+) {
+    for (id, owners) in inner_fused(l, activity) {
+        let Some(nested) = l.body.stmts.iter().find_map(|s| match s {
+            Stmt::Loop(n) if n.id == id => Some(n),
+            _ => None,
+        }) else {
+            continue;
+        };
+        let Header::Range { index, range } = &nested.header else {
+            continue;
+        };
+        let seeds = owners
+            .into_iter()
+            .map(|(cell, outer)| {
+                let seed = names.derived(Role::Seed, outer, &func.vars[outer].ident);
+                (cell, quote!(#seed))
+            })
+            .collect();
+        fused.insert(
+            id,
+            Fused {
+                index: *index,
+                range: range.clone(),
+                seeds,
+            },
+        );
+        fuse_inner(func, nested, activity, names, fused);
+    }
+}
+
 /// The carried cells of `l` that need an adjoint, if there is at least one
 /// and every one is an accumulator, and the loop has a range and no `break`.
 pub fn accumulators(l: &Loop, activity: &Activity) -> Option<Vec<VarId>> {
+    accumulation(l, activity).map(|(cells, _)| cells)
+}
+
+/// [`accumulators`], with the accumulator (a carried cell of `l`) each
+/// accumulated value and cell of the body flows into, its *owner*.
+fn accumulation(l: &Loop, activity: &Activity) -> Option<(Vec<VarId>, HashMap<VarId, VarId>)> {
     if l.breaks || !matches!(l.header, Header::Range { .. }) {
         return None;
     }
@@ -196,7 +256,48 @@ pub fn accumulators(l: &Loop, activity: &Activity) -> Option<Vec<VarId>> {
     {
         return None;
     }
-    ok.then_some(cells)
+    ok.then_some((cells, owner))
+}
+
+/// The loops at the top level of fused loop `l`'s body that can be fused
+/// too: each only accumulates, into cells that flow (through `+`) into
+/// `l`'s accumulators, so its accumulators' adjoint at its exit is theirs,
+/// known before it runs — `e += f(i, j)` over `j` inside `e`'s loop over
+/// `i`. Then each inner iteration is reversed as soon as it has run, and
+/// the inner loop runs once, not twice (once forward, once replayed by its
+/// reverse). Not when `l`'s body stores into an array (a store after the
+/// inner loop would be reversed after it), nor in second-order bodies.
+/// Each, by loop id, with its accumulators and the outer accumulator each
+/// flows into.
+fn inner_fused(l: &Loop, activity: &Activity) -> HashMap<usize, Vec<(VarId, VarId)>> {
+    let mut inner = HashMap::new();
+    let Some((_, owner)) = accumulation(l, activity) else {
+        return inner;
+    };
+    let mut stores = false;
+    l.body.walk(0, &mut |stmt, _| {
+        stores |= matches!(stmt, Stmt::Store { .. })
+    });
+    if stores {
+        return inner;
+    }
+    for stmt in &l.body.stmts {
+        let Stmt::Loop(nested) = stmt else { continue };
+        if !matches!(nested.header, Header::Range { .. }) {
+            continue;
+        }
+        let Some(cells) = accumulators(nested, activity) else {
+            continue;
+        };
+        let owners: Option<Vec<(VarId, VarId)>> = cells
+            .iter()
+            .map(|c| owner.get(c).map(|o| (*c, *o)))
+            .collect();
+        if let Some(owners) = owners {
+            inner.insert(nested.id, owners);
+        }
+    }
+    inner
 }
 
 /// For each variable of `vars`, the most statements that read it on one path through `block`: the larger of an `if`'s branches, and a

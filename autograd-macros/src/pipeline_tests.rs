@@ -336,7 +336,9 @@ fn fused(src: &str) -> Vec<Vec<String>> {
     let func = lowered(src, "").unwrap_or_else(|e| panic!("errors: {e}"));
     let activity = activity::analyze(&func);
     let d_out = quote::format_ident!("d_out");
-    let fused = crate::fuse::fused_loops(&func, &activity, &d_out);
+    let item: syn::ItemFn = syn::parse_str(src).unwrap();
+    let names = crate::names::Names::new(&item);
+    let fused = crate::fuse::fused_loops(&func, &activity, &names, &d_out, false);
     let mut ids: Vec<&usize> = fused.keys().collect();
     ids.sort();
     ids.into_iter()
@@ -483,6 +485,23 @@ fn loops_that_do_more_than_accumulate_are_not_fused() {
         t
     }";
     assert_eq!(fused(nested), [["__ad_cell_t_0 = d_out"]]);
+    // ... unless the inner loop only accumulates into the outer one's
+    // accumulator: a double sum is fused at both levels, the inner loop's
+    // seed being the outer's.
+    let pairs = "fn f(x: &[f64]) -> f64 {
+        let mut e = 0.0;
+        for i in 0..x.len() {
+            for j in i + 1..x.len() { e += x[i] * x[j]; }
+        }
+        e
+    }";
+    assert_eq!(
+        fused(pairs),
+        [
+            vec!["__ad_cell_e_0 = d_out"],
+            vec!["__ad_cell_e_1 = __ad_seed_cell_e_0"]
+        ]
+    );
 }
 
 /// Whether `item`, with `#[differentiable(args)]`, is emitted in forward mode.

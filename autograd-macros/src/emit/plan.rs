@@ -79,7 +79,7 @@ impl Plan {
         second: bool,
     ) -> Plan {
         let mut plain_stores = crate::undo::write_before_read(func);
-        let fused = crate::fuse::fused_loops(func, activity, d_out);
+        let fused = crate::fuse::fused_loops(func, activity, names, d_out, second);
         let recording = match second {
             true => Recording::default(),
             false => crate::record::plan(func, activity, names, &fused, &plain_stores),
