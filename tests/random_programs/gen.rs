@@ -517,9 +517,11 @@ impl Gen {
         self.counters.push(counter.clone());
         let mut for_stmt = self.for_stmt(depth);
         self.counters.pop();
-        // at least one step, at the end of the loop's body
+        // at least one step, at the end of the loop's body (by a literal:
+        // the body's bindings are out of the generator's scope by now, and
+        // one of them may shadow a name `step_by` would read)
         if let Stmt::For { body, .. } = &mut for_stmt {
-            let by = self.step_by();
+            let by = IntExpr::Lit(self.rng.gen_range(1..=3));
             body.stmts.push(Stmt::Step {
                 name: counter.clone(),
                 by,
