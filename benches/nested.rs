@@ -17,6 +17,8 @@
 //! - [`trisolve_objective`]: forward substitution `L y = b`, then `½‖y‖²`.
 //! - [`product_objective`]: a dense product through `tanh` (`C = tanh(A B)`,
 //!   then `‖C‖²`), written as the three-deep loop nest people write.
+//! - [`pairs_objective`]: a pair energy (Lennard-Jones-like, points on a
+//!   line), a double sum over `i < j`.
 //!
 //! Each `_by_hand` function adds the gradient into its output slices (like
 //! an `_adjoint` with `d_out = 1`) and returns the value. `benches/tests/
@@ -631,4 +633,50 @@ pub fn product_data(n: usize, seed: u64) -> (Vec<f64>, Vec<f64>) {
     let mut rng = Rng(seed | 1);
     let scale = 1.0 / (n as f64).sqrt();
     (rng.vec(n * n, -scale, scale), rng.vec(n * n, -scale, scale))
+}
+
+// ----- (f) pair energy --------------------------------------------------------------
+
+/// `Σ_{i<j} (r⁻¹² − r⁻⁶)` with `r² = (x_i − x_j)² + ½` (points on a line,
+/// softened): a double sum, as people write it.
+#[differentiable]
+pub fn pairs_objective(x: &[f64]) -> f64 {
+    let n = x.len();
+    let mut e = 0.0;
+    for i in 0..n {
+        for j in i + 1..n {
+            let d = x[i] - x[j];
+            let r2 = d * d + 0.5;
+            let inv = 1.0 / (r2 * r2 * r2);
+            e += inv * inv - inv;
+        }
+    }
+    e
+}
+
+/// [`pairs_objective`] and its gradient, by hand: each pair's term and its
+/// derivative in one pass.
+pub fn pairs_by_hand(x: &[f64], d_x: &mut [f64]) -> f64 {
+    let n = x.len();
+    let mut e = 0.0;
+    for i in 0..n {
+        for j in i + 1..n {
+            let d = x[i] - x[j];
+            let r2 = d * d + 0.5;
+            let inv = 1.0 / (r2 * r2 * r2);
+            e += inv * inv - inv;
+            // de/dinv = 2 inv − 1, dinv/dr2 = −3 inv / r2, dr2/dd = 2 d
+            let dd = (2.0 * inv - 1.0) * (-3.0 * inv / r2) * 2.0 * d;
+            d_x[i] += dd;
+            d_x[j] -= dd;
+        }
+    }
+    e
+}
+
+/// `n` points spread over `[−n/4, n/4]`.
+pub fn pairs_data(n: usize, seed: u64) -> Vec<f64> {
+    let mut rng = Rng(seed | 1);
+    let half = n as f64 / 4.0;
+    rng.vec(n, -half, half)
 }

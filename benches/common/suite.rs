@@ -44,7 +44,7 @@ pub struct Row {
 }
 
 /// The rows, in the order they run.
-pub const ROWS: [(&str, usize); 32] = [
+pub const ROWS: [(&str, usize); 34] = [
     ("rosenbrock", 2),
     ("rosenbrock", 10),
     ("rosenbrock", 100),
@@ -85,6 +85,9 @@ pub const ROWS: [(&str, usize); 32] = [
     ("product", 10),
     ("product", 30),
     ("product", 100),
+    // pair energy of n points
+    ("pairs", 100),
+    ("pairs", 1000),
 ];
 
 /// Computes the value, and writes the gradient into the slice.
@@ -127,6 +130,7 @@ pub fn run_all(runner: &mut dyn Runner) {
             "springs" => springs(runner, param),
             "trisolve" => trisolve(runner, param),
             "product" => product(runner, param),
+            "pairs" => pairs(runner, param),
             _ if workload.starts_with("gmm_") => gmm(runner, workload, param),
             _ if workload.starts_with("lstm_b") => lstm(runner, workload, param),
             _ if workload.starts_with("heat_n") => heat(runner, workload, param),
@@ -481,6 +485,22 @@ fn product(runner: &mut dyn Runner, n: usize) {
         }),
     ];
     check_and_run(runner, "product", n, 2 * n * n, &mut variants);
+}
+
+fn pairs(runner: &mut dyn Runner, n: usize) {
+    let x = nested::pairs_data(n, 42);
+    let mut variants = vec![
+        variant("primal", |_| nested::pairs_objective(black_box(&x))),
+        variant("hand_written", |grad| {
+            grad.fill(0.0);
+            nested::pairs_by_hand(black_box(&x), grad)
+        }),
+        variant("macro_adjoint", |grad| {
+            grad.fill(0.0);
+            nested::pairs_objective_adjoint(black_box(&x), 1.0, grad)
+        }),
+    ];
+    check_and_run(runner, "pairs", n, n, &mut variants);
 }
 
 // ----- the check ---------------------------------------------------------------

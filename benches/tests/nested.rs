@@ -101,6 +101,18 @@ fn product_gradients_agree() {
     }
 }
 
+#[test]
+fn pairs_gradients_agree() {
+    for n in [1, 2, 7, 30] {
+        let x = pairs_data(n, 11 + n as u64);
+        let mut hand_gradient = vec![0.0; n];
+        let hand = pairs_by_hand(&x, &mut hand_gradient);
+        let (value, gradient) = pairs_objective_grad(&x);
+        close("pairs value", &[value], &[hand], 1e-12);
+        close("pairs d_x", &gradient, &hand_gradient, 1e-9);
+    }
+}
+
 /// The hand-written gradients are right, not only equal to the generated
 /// ones: central differences on a few partials of each.
 #[test]
@@ -150,5 +162,16 @@ fn hand_written_gradients_match_finite_differences() {
         assert!((fd(&f, &a, i) - ha[i]).abs() < 1e-6, "product d_a[{i}]");
         let g = |b: &[f64]| product_objective(&a, b, 4);
         assert!((fd(&g, &b, i) - hb[i]).abs() < 1e-6, "product d_b[{i}]");
+    }
+    let x = pairs_data(6, 4);
+    let mut hx = vec![0.0; 6];
+    pairs_by_hand(&x, &mut hx);
+    for i in [0, 3, 5] {
+        let f = |x: &[f64]| pairs_objective(x);
+        let scale = 1.0 + hx[i].abs();
+        assert!(
+            (fd(&f, &x, i) - hx[i]).abs() < 1e-6 * scale,
+            "pairs d_x[{i}]"
+        );
     }
 }
