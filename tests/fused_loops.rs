@@ -465,3 +465,37 @@ fn inner_loops_fused_inside_fused_ones() {
         inner_not_fused_adjoint,
     );
 }
+
+/// An inner sum the output uses only on a branch not taken: its reverse,
+/// with a zero adjoint, is skipped (`reverse_loop`) and adds nothing — not
+/// `0 · ∞ = NaN` from `sqrt` at 0 (`x[0] = 1`; `adjoint_term` guards that
+/// too), as the tape's sweep skips a node whose adjoint is 0.
+#[differentiable]
+fn unused_sum_with_singular_terms(x: &[f64]) -> f64 {
+    let mut total = 0.0;
+    for i in 0..2 {
+        let mut s = 0.0;
+        for j in 0..x.len() {
+            s += (x[j] - 1.0).abs().sqrt();
+        }
+        if s > 100.0 {
+            total += s;
+        } else {
+            total += x[i] * x[i];
+        }
+    }
+    total
+}
+
+#[test]
+fn a_sum_with_a_zero_adjoint_adds_nothing() {
+    let x = [1.0, 2.0, 0.5];
+    let (value, gradient) = unused_sum_with_singular_terms_grad(&x);
+    assert_eq!(value, 5.0);
+    assert_eq!(gradient, vec![2.0, 4.0, 0.0]);
+    check(
+        unused_sum_with_singular_terms,
+        unused_sum_with_singular_terms_grad,
+        unused_sum_with_singular_terms_adjoint,
+    );
+}

@@ -1231,13 +1231,24 @@ impl<'a> Body<'a> {
                 let seeds: Vec<Ident> = cells.iter().map(|c| self.seed(*c)).collect();
                 let scalar = self.scalar();
                 let (index, range) = (self.ident(*index), &range.tokens);
-                return Some(quote! {
-                    #(let #seeds: #scalar = #d_cells;)*
+                let reversed = quote! {
                     for #index in #range {
                         #(#d_cells = #seeds;)*
                         #(#body)*
                         #(#reverse)*
                     }
+                };
+                // Everything the iterations add is a multiple of the seeds:
+                // with every seed 0 (a running minimum's losers, a branch not
+                // taken) the loop adds nothing, as the tape's sweep skips a
+                // node whose adjoint is 0.
+                let reversed = match self.second {
+                    true => reversed,
+                    false => quote!(if #(#seeds != 0.0)||* { #reversed }),
+                };
+                return Some(quote! {
+                    #(let #seeds: #scalar = #d_cells;)*
+                    #reversed
                     #(#d_cells = #seeds;)*
                 });
             }

@@ -124,28 +124,34 @@ fn mlp_loss_grad(w: &[f64], xs: &[f64], ys: &[f64]) -> (f64, ::std::vec::Vec<f64
                     * ::autograd::__private::rules::mul((ys[s]), 0.0, 0.0).1;
                 __ad_d_cell_out_13 += __ad_d_out__3;
                 let __ad_seed_cell_out_13: f64 = __ad_d_cell_out_13;
-                for k__2 in 0..16 {
-                    __ad_d_cell_out_13 = __ad_seed_cell_out_13;
-                    let out__1 = __ad_cell_out_13;
-                    let __ad_t14 = w[320 + k__2];
-                    let __ad_t15 = h2[k__2];
-                    let __ad_t16 = __ad_t14 * __ad_t15;
-                    let out__2 = out__1 + __ad_t16;
-                    let mut __ad_d_out__2: f64 = __ad_d_cell_out_13;
-                    __ad_d_cell_out_13 = 0.0;
-                    let __ad_p_out__2 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
-                    let mut __ad_d_out__1: f64 = __ad_d_out__2 * __ad_p_out__2.0;
-                    let mut __ad_d_t16: f64 = __ad_d_out__2 * __ad_p_out__2.1;
-                    let __ad_p_t16 = ::autograd::__private::rules::mul(
-                        __ad_t14,
-                        __ad_t15,
-                        0.0,
-                    );
-                    let mut __ad_d_t14: f64 = __ad_d_t16 * __ad_p_t16.0;
-                    let mut __ad_d_t15: f64 = __ad_d_t16 * __ad_p_t16.1;
-                    __ad_d_h2[k__2] += __ad_d_t15;
-                    d_w[320 + k__2] += __ad_d_t14;
-                    __ad_d_cell_out_13 += __ad_d_out__1;
+                if __ad_seed_cell_out_13 != 0.0 {
+                    for k__2 in 0..16 {
+                        __ad_d_cell_out_13 = __ad_seed_cell_out_13;
+                        let out__1 = __ad_cell_out_13;
+                        let __ad_t14 = w[320 + k__2];
+                        let __ad_t15 = h2[k__2];
+                        let __ad_t16 = __ad_t14 * __ad_t15;
+                        let out__2 = out__1 + __ad_t16;
+                        let mut __ad_d_out__2: f64 = __ad_d_cell_out_13;
+                        __ad_d_cell_out_13 = 0.0;
+                        let __ad_p_out__2 = ::autograd::__private::rules::add(
+                            0.0,
+                            0.0,
+                            0.0,
+                        );
+                        let mut __ad_d_out__1: f64 = __ad_d_out__2 * __ad_p_out__2.0;
+                        let mut __ad_d_t16: f64 = __ad_d_out__2 * __ad_p_out__2.1;
+                        let __ad_p_t16 = ::autograd::__private::rules::mul(
+                            __ad_t14,
+                            __ad_t15,
+                            0.0,
+                        );
+                        let mut __ad_d_t14: f64 = __ad_d_t16 * __ad_p_t16.0;
+                        let mut __ad_d_t15: f64 = __ad_d_t16 * __ad_p_t16.1;
+                        __ad_d_h2[k__2] += __ad_d_t15;
+                        d_w[320 + k__2] += __ad_d_t14;
+                        __ad_d_cell_out_13 += __ad_d_out__1;
+                    }
                 }
                 __ad_d_cell_out_13 = __ad_seed_cell_out_13;
                 let mut __ad_d_out: f64 = __ad_d_cell_out_13;
@@ -165,32 +171,34 @@ fn mlp_loss_grad(w: &[f64], xs: &[f64], ys: &[f64]) -> (f64, ::std::vec::Vec<f64
                         * ::autograd::__private::rules::max(a__7, 0.0, __ad_t11).0;
                     __ad_d_cell_a_7 += __ad_d_a__7;
                     let __ad_seed_cell_a_7: f64 = __ad_d_cell_a_7;
-                    for k__1 in 0..16 {
-                        __ad_d_cell_a_7 = __ad_seed_cell_a_7;
-                        let a__5 = __ad_cell_a_7;
-                        let __ad_t8 = w[48 + j__1 * 16 + k__1];
-                        let __ad_t9 = h1[k__1];
-                        let __ad_t10 = __ad_t8 * __ad_t9;
-                        let a__6 = a__5 + __ad_t10;
-                        let mut __ad_d_a__6: f64 = __ad_d_cell_a_7;
-                        __ad_d_cell_a_7 = 0.0;
-                        let __ad_p_a__6 = ::autograd::__private::rules::add(
-                            0.0,
-                            0.0,
-                            0.0,
-                        );
-                        let mut __ad_d_a__5: f64 = __ad_d_a__6 * __ad_p_a__6.0;
-                        let mut __ad_d_t10: f64 = __ad_d_a__6 * __ad_p_a__6.1;
-                        let __ad_p_t10 = ::autograd::__private::rules::mul(
-                            __ad_t8,
-                            __ad_t9,
-                            0.0,
-                        );
-                        let mut __ad_d_t8: f64 = __ad_d_t10 * __ad_p_t10.0;
-                        let mut __ad_d_t9: f64 = __ad_d_t10 * __ad_p_t10.1;
-                        __ad_d_h1[k__1] += __ad_d_t9;
-                        d_w[48 + j__1 * 16 + k__1] += __ad_d_t8;
-                        __ad_d_cell_a_7 += __ad_d_a__5;
+                    if __ad_seed_cell_a_7 != 0.0 {
+                        for k__1 in 0..16 {
+                            __ad_d_cell_a_7 = __ad_seed_cell_a_7;
+                            let a__5 = __ad_cell_a_7;
+                            let __ad_t8 = w[48 + j__1 * 16 + k__1];
+                            let __ad_t9 = h1[k__1];
+                            let __ad_t10 = __ad_t8 * __ad_t9;
+                            let a__6 = a__5 + __ad_t10;
+                            let mut __ad_d_a__6: f64 = __ad_d_cell_a_7;
+                            __ad_d_cell_a_7 = 0.0;
+                            let __ad_p_a__6 = ::autograd::__private::rules::add(
+                                0.0,
+                                0.0,
+                                0.0,
+                            );
+                            let mut __ad_d_a__5: f64 = __ad_d_a__6 * __ad_p_a__6.0;
+                            let mut __ad_d_t10: f64 = __ad_d_a__6 * __ad_p_a__6.1;
+                            let __ad_p_t10 = ::autograd::__private::rules::mul(
+                                __ad_t8,
+                                __ad_t9,
+                                0.0,
+                            );
+                            let mut __ad_d_t8: f64 = __ad_d_t10 * __ad_p_t10.0;
+                            let mut __ad_d_t9: f64 = __ad_d_t10 * __ad_p_t10.1;
+                            __ad_d_h1[k__1] += __ad_d_t9;
+                            d_w[48 + j__1 * 16 + k__1] += __ad_d_t8;
+                            __ad_d_cell_a_7 += __ad_d_a__5;
+                        }
                     }
                     __ad_d_cell_a_7 = __ad_seed_cell_a_7;
                     let mut __ad_d_a__4: f64 = __ad_d_cell_a_7;
@@ -211,30 +219,32 @@ fn mlp_loss_grad(w: &[f64], xs: &[f64], ys: &[f64]) -> (f64, ::std::vec::Vec<f64
                         * ::autograd::__private::rules::max(a__3, 0.0, __ad_t5).0;
                     __ad_d_cell_a_2 += __ad_d_a__3;
                     let __ad_seed_cell_a_2: f64 = __ad_d_cell_a_2;
-                    for k in 0..2 {
-                        __ad_d_cell_a_2 = __ad_seed_cell_a_2;
-                        let a__1 = __ad_cell_a_2;
-                        let __ad_t3 = w[j * 2 + k];
-                        let __ad_t4 = __ad_t3 * (xs[2 * s + k]);
-                        let a__2 = a__1 + __ad_t4;
-                        let mut __ad_d_a__2: f64 = __ad_d_cell_a_2;
-                        __ad_d_cell_a_2 = 0.0;
-                        let __ad_p_a__2 = ::autograd::__private::rules::add(
-                            0.0,
-                            0.0,
-                            0.0,
-                        );
-                        let mut __ad_d_a__1: f64 = __ad_d_a__2 * __ad_p_a__2.0;
-                        let mut __ad_d_t4: f64 = __ad_d_a__2 * __ad_p_a__2.1;
-                        let mut __ad_d_t3: f64 = __ad_d_t4
-                            * ::autograd::__private::rules::mul(
-                                    0.0,
-                                    (xs[2 * s + k]),
-                                    0.0,
-                                )
-                                .0;
-                        d_w[j * 2 + k] += __ad_d_t3;
-                        __ad_d_cell_a_2 += __ad_d_a__1;
+                    if __ad_seed_cell_a_2 != 0.0 {
+                        for k in 0..2 {
+                            __ad_d_cell_a_2 = __ad_seed_cell_a_2;
+                            let a__1 = __ad_cell_a_2;
+                            let __ad_t3 = w[j * 2 + k];
+                            let __ad_t4 = __ad_t3 * (xs[2 * s + k]);
+                            let a__2 = a__1 + __ad_t4;
+                            let mut __ad_d_a__2: f64 = __ad_d_cell_a_2;
+                            __ad_d_cell_a_2 = 0.0;
+                            let __ad_p_a__2 = ::autograd::__private::rules::add(
+                                0.0,
+                                0.0,
+                                0.0,
+                            );
+                            let mut __ad_d_a__1: f64 = __ad_d_a__2 * __ad_p_a__2.0;
+                            let mut __ad_d_t4: f64 = __ad_d_a__2 * __ad_p_a__2.1;
+                            let mut __ad_d_t3: f64 = __ad_d_t4
+                                * ::autograd::__private::rules::mul(
+                                        0.0,
+                                        (xs[2 * s + k]),
+                                        0.0,
+                                    )
+                                    .0;
+                            d_w[j * 2 + k] += __ad_d_t3;
+                            __ad_d_cell_a_2 += __ad_d_a__1;
+                        }
                     }
                     __ad_d_cell_a_2 = __ad_seed_cell_a_2;
                     let mut __ad_d_a: f64 = __ad_d_cell_a_2;
@@ -394,28 +404,30 @@ fn mlp_loss_adjoint(
                 * ::autograd::__private::rules::mul((ys[s]), 0.0, 0.0).1;
             __ad_d_cell_out_13 += __ad_d_out__3;
             let __ad_seed_cell_out_13: f64 = __ad_d_cell_out_13;
-            for k__2 in 0..16 {
-                __ad_d_cell_out_13 = __ad_seed_cell_out_13;
-                let out__1 = __ad_cell_out_13;
-                let __ad_t14 = w[320 + k__2];
-                let __ad_t15 = h2[k__2];
-                let __ad_t16 = __ad_t14 * __ad_t15;
-                let out__2 = out__1 + __ad_t16;
-                let mut __ad_d_out__2: f64 = __ad_d_cell_out_13;
-                __ad_d_cell_out_13 = 0.0;
-                let __ad_p_out__2 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
-                let mut __ad_d_out__1: f64 = __ad_d_out__2 * __ad_p_out__2.0;
-                let mut __ad_d_t16: f64 = __ad_d_out__2 * __ad_p_out__2.1;
-                let __ad_p_t16 = ::autograd::__private::rules::mul(
-                    __ad_t14,
-                    __ad_t15,
-                    0.0,
-                );
-                let mut __ad_d_t14: f64 = __ad_d_t16 * __ad_p_t16.0;
-                let mut __ad_d_t15: f64 = __ad_d_t16 * __ad_p_t16.1;
-                __ad_d_h2[k__2] += __ad_d_t15;
-                d_w[320 + k__2] += __ad_d_t14;
-                __ad_d_cell_out_13 += __ad_d_out__1;
+            if __ad_seed_cell_out_13 != 0.0 {
+                for k__2 in 0..16 {
+                    __ad_d_cell_out_13 = __ad_seed_cell_out_13;
+                    let out__1 = __ad_cell_out_13;
+                    let __ad_t14 = w[320 + k__2];
+                    let __ad_t15 = h2[k__2];
+                    let __ad_t16 = __ad_t14 * __ad_t15;
+                    let out__2 = out__1 + __ad_t16;
+                    let mut __ad_d_out__2: f64 = __ad_d_cell_out_13;
+                    __ad_d_cell_out_13 = 0.0;
+                    let __ad_p_out__2 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
+                    let mut __ad_d_out__1: f64 = __ad_d_out__2 * __ad_p_out__2.0;
+                    let mut __ad_d_t16: f64 = __ad_d_out__2 * __ad_p_out__2.1;
+                    let __ad_p_t16 = ::autograd::__private::rules::mul(
+                        __ad_t14,
+                        __ad_t15,
+                        0.0,
+                    );
+                    let mut __ad_d_t14: f64 = __ad_d_t16 * __ad_p_t16.0;
+                    let mut __ad_d_t15: f64 = __ad_d_t16 * __ad_p_t16.1;
+                    __ad_d_h2[k__2] += __ad_d_t15;
+                    d_w[320 + k__2] += __ad_d_t14;
+                    __ad_d_cell_out_13 += __ad_d_out__1;
+                }
             }
             __ad_d_cell_out_13 = __ad_seed_cell_out_13;
             let mut __ad_d_out: f64 = __ad_d_cell_out_13;
@@ -435,28 +447,34 @@ fn mlp_loss_adjoint(
                     * ::autograd::__private::rules::max(a__7, 0.0, __ad_t11).0;
                 __ad_d_cell_a_7 += __ad_d_a__7;
                 let __ad_seed_cell_a_7: f64 = __ad_d_cell_a_7;
-                for k__1 in 0..16 {
-                    __ad_d_cell_a_7 = __ad_seed_cell_a_7;
-                    let a__5 = __ad_cell_a_7;
-                    let __ad_t8 = w[48 + j__1 * 16 + k__1];
-                    let __ad_t9 = h1[k__1];
-                    let __ad_t10 = __ad_t8 * __ad_t9;
-                    let a__6 = a__5 + __ad_t10;
-                    let mut __ad_d_a__6: f64 = __ad_d_cell_a_7;
-                    __ad_d_cell_a_7 = 0.0;
-                    let __ad_p_a__6 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
-                    let mut __ad_d_a__5: f64 = __ad_d_a__6 * __ad_p_a__6.0;
-                    let mut __ad_d_t10: f64 = __ad_d_a__6 * __ad_p_a__6.1;
-                    let __ad_p_t10 = ::autograd::__private::rules::mul(
-                        __ad_t8,
-                        __ad_t9,
-                        0.0,
-                    );
-                    let mut __ad_d_t8: f64 = __ad_d_t10 * __ad_p_t10.0;
-                    let mut __ad_d_t9: f64 = __ad_d_t10 * __ad_p_t10.1;
-                    __ad_d_h1[k__1] += __ad_d_t9;
-                    d_w[48 + j__1 * 16 + k__1] += __ad_d_t8;
-                    __ad_d_cell_a_7 += __ad_d_a__5;
+                if __ad_seed_cell_a_7 != 0.0 {
+                    for k__1 in 0..16 {
+                        __ad_d_cell_a_7 = __ad_seed_cell_a_7;
+                        let a__5 = __ad_cell_a_7;
+                        let __ad_t8 = w[48 + j__1 * 16 + k__1];
+                        let __ad_t9 = h1[k__1];
+                        let __ad_t10 = __ad_t8 * __ad_t9;
+                        let a__6 = a__5 + __ad_t10;
+                        let mut __ad_d_a__6: f64 = __ad_d_cell_a_7;
+                        __ad_d_cell_a_7 = 0.0;
+                        let __ad_p_a__6 = ::autograd::__private::rules::add(
+                            0.0,
+                            0.0,
+                            0.0,
+                        );
+                        let mut __ad_d_a__5: f64 = __ad_d_a__6 * __ad_p_a__6.0;
+                        let mut __ad_d_t10: f64 = __ad_d_a__6 * __ad_p_a__6.1;
+                        let __ad_p_t10 = ::autograd::__private::rules::mul(
+                            __ad_t8,
+                            __ad_t9,
+                            0.0,
+                        );
+                        let mut __ad_d_t8: f64 = __ad_d_t10 * __ad_p_t10.0;
+                        let mut __ad_d_t9: f64 = __ad_d_t10 * __ad_p_t10.1;
+                        __ad_d_h1[k__1] += __ad_d_t9;
+                        d_w[48 + j__1 * 16 + k__1] += __ad_d_t8;
+                        __ad_d_cell_a_7 += __ad_d_a__5;
+                    }
                 }
                 __ad_d_cell_a_7 = __ad_seed_cell_a_7;
                 let mut __ad_d_a__4: f64 = __ad_d_cell_a_7;
@@ -477,21 +495,32 @@ fn mlp_loss_adjoint(
                     * ::autograd::__private::rules::max(a__3, 0.0, __ad_t5).0;
                 __ad_d_cell_a_2 += __ad_d_a__3;
                 let __ad_seed_cell_a_2: f64 = __ad_d_cell_a_2;
-                for k in 0..2 {
-                    __ad_d_cell_a_2 = __ad_seed_cell_a_2;
-                    let a__1 = __ad_cell_a_2;
-                    let __ad_t3 = w[j * 2 + k];
-                    let __ad_t4 = __ad_t3 * (xs[2 * s + k]);
-                    let a__2 = a__1 + __ad_t4;
-                    let mut __ad_d_a__2: f64 = __ad_d_cell_a_2;
-                    __ad_d_cell_a_2 = 0.0;
-                    let __ad_p_a__2 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
-                    let mut __ad_d_a__1: f64 = __ad_d_a__2 * __ad_p_a__2.0;
-                    let mut __ad_d_t4: f64 = __ad_d_a__2 * __ad_p_a__2.1;
-                    let mut __ad_d_t3: f64 = __ad_d_t4
-                        * ::autograd::__private::rules::mul(0.0, (xs[2 * s + k]), 0.0).0;
-                    d_w[j * 2 + k] += __ad_d_t3;
-                    __ad_d_cell_a_2 += __ad_d_a__1;
+                if __ad_seed_cell_a_2 != 0.0 {
+                    for k in 0..2 {
+                        __ad_d_cell_a_2 = __ad_seed_cell_a_2;
+                        let a__1 = __ad_cell_a_2;
+                        let __ad_t3 = w[j * 2 + k];
+                        let __ad_t4 = __ad_t3 * (xs[2 * s + k]);
+                        let a__2 = a__1 + __ad_t4;
+                        let mut __ad_d_a__2: f64 = __ad_d_cell_a_2;
+                        __ad_d_cell_a_2 = 0.0;
+                        let __ad_p_a__2 = ::autograd::__private::rules::add(
+                            0.0,
+                            0.0,
+                            0.0,
+                        );
+                        let mut __ad_d_a__1: f64 = __ad_d_a__2 * __ad_p_a__2.0;
+                        let mut __ad_d_t4: f64 = __ad_d_a__2 * __ad_p_a__2.1;
+                        let mut __ad_d_t3: f64 = __ad_d_t4
+                            * ::autograd::__private::rules::mul(
+                                    0.0,
+                                    (xs[2 * s + k]),
+                                    0.0,
+                                )
+                                .0;
+                        d_w[j * 2 + k] += __ad_d_t3;
+                        __ad_d_cell_a_2 += __ad_d_a__1;
+                    }
                 }
                 __ad_d_cell_a_2 = __ad_seed_cell_a_2;
                 let mut __ad_d_a: f64 = __ad_d_cell_a_2;
