@@ -357,6 +357,7 @@ impl<'a> Body<'a> {
 
     fn forward(&mut self, block: &Block, mode: Mode) -> Vec<TokenStream> {
         let mut out = Vec::new();
+        let early = mode.store && self.floats_recorded_early(block);
         for stmt in &block.stmts {
             match stmt {
                 Stmt::Let {
@@ -508,11 +509,43 @@ impl<'a> Body<'a> {
                 }
                 Stmt::Return { .. } => {}
             }
+            // a recorded float pushed as soon as it is defined
+            if let (true, Stmt::Let { var, .. }) = (early, stmt) {
+                if self.plan.recording.keep.get(var) == Some(&Keep::Float) {
+                    let nest = &self.plan.recording.nests[&self.nest.expect("in a nest")];
+                    let (record, value) = (&nest.floats, self.ident(*var));
+                    out.push(quote!(#record.push(#value);));
+                }
+            }
         }
         if mode.store {
-            out.extend(self.record(block));
+            out.extend(self.record(block, early));
         }
         out
+    }
+
+    /// Whether each of `block`'s recorded floats can be pushed right after
+    /// it is defined instead of at the block's end: when no statement after
+    /// the first of them records floats of its own (a nested loop or branch),
+    /// the record holds them in the same order either way. Pushed at the
+    /// end, a float stays live across what follows, and across a call
+    /// (`s.tanh()` after the sum `s`) LLVM may keep it, and the loop that
+    /// computed it, in memory: a product's inner sum ran at half speed.
+    fn floats_recorded_early(&self, block: &Block) -> bool {
+        let keep = &self.plan.recording.keep;
+        let first = block.stmts.iter().position(
+            |s| matches!(s, Stmt::Let { var, .. } if keep.get(var) == Some(&Keep::Float)),
+        );
+        let Some(first) = first else {
+            return false;
+        };
+        block.stmts[first..].iter().all(|s| match s {
+            Stmt::Loop(l) => !records_floats(&l.body, keep),
+            Stmt::If { then_, else_, .. } => {
+                !records_floats(then_, keep) && !records_floats(else_, keep)
+            }
+            _ => true,
+        })
     }
 
     /// `let var [: ty] [= init];` as the forward sweep computes it.
@@ -535,12 +568,14 @@ impl<'a> Body<'a> {
     }
 
     /// The end of `block` in a recorded nest: its values that the reverse
-    /// takes back (`record.rs`), in order, and its recorded decisions.
-    fn record(&self, block: &Block) -> Vec<TokenStream> {
+    /// takes back (`record.rs`), in order, and its recorded decisions
+    /// (its floats only if they were not pushed as they were defined).
+    fn record(&self, block: &Block, floats_pushed: bool) -> Vec<TokenStream> {
         let nest = &self.plan.recording.nests[&self.nest.expect("inside a recorded nest")];
         let (floats, own, decisions) = self.recorded_in(block);
         let mut out = Vec::new();
         let record = &nest.floats;
+        let floats = if floats_pushed { Vec::new() } else { floats };
         match floats.as_slice() {
             [] => {}
             [one] => out.push(quote!(#record.push(#one);)),
@@ -654,15 +689,35 @@ impl<'a> Body<'a> {
             }
             hand_back.push(quote!(#running = #entry;));
         }
+        // A loop that only accumulates (`fuse.rs`): its accumulators'
+        // adjoints are the same at every iteration, so each reversed
+        // iteration starts from them, held fixed, instead of carrying the
+        // adjoint from one iteration to the next through `0.0 + d` (which
+        // LLVM cannot fold: a floating-point add's latency per iteration,
+        // the whole loop's time in a product's inner sum).
+        let (mut hold, mut restore) = (Vec::new(), Vec::new());
+        if !self.second {
+            if let Some(cells) = crate::fuse::accumulators(l, self.activity) {
+                let scalar = self.scalar();
+                for cell in cells {
+                    let (d_cell, seed) = (self.adjoint(cell), self.seed(cell));
+                    declare.push(quote!(let #seed: #scalar = #d_cell;));
+                    hold.push(quote!(#d_cell = #seed;));
+                }
+                restore.clone_from(&hold);
+            }
+        }
         let (index, range) = (self.ident(*index), &range.tokens);
         Some(quote! {
             #(#sums)*
             #(#declare)*
             for #index in (#range).rev() {
+                #(#hold)*
                 #(#start)*
                 #(#inner)*
                 #(#hand_back)*
             }
+            #(#restore)*
             #(#additions)*
         })
     }
@@ -1646,6 +1701,18 @@ impl<'a> Body<'a> {
             }
         }
     }
+}
+
+/// Whether `block` or a block nested in it records a float.
+fn records_floats(block: &Block, keep: &HashMap<VarId, Keep>) -> bool {
+    let mut any = false;
+    block.walk(
+        0,
+        &mut |stmt, _| {
+            any |= matches!(stmt, Stmt::Let { var, .. } if keep.get(var) == Some(&Keep::Float))
+        },
+    );
+    any
 }
 
 /// The variables `rhs` reads as scalars: a primitive's operands, a

@@ -46,9 +46,9 @@ fn triangular_grad(q: &[f64], x: &[f64], d: usize) -> (f64, ::std::vec::Vec<f64>
             for j in 0..d {
                 let __ad_t1 = q[j];
                 let __ad_t2 = __ad_t1.exp();
+                __ad_record.push(__ad_t2);
                 let __ad_t3 = __ad_t2 * (x[i * d + j]);
                 y[j] = __ad_t3;
-                __ad_record.push(__ad_t2);
             }
             let l = d;
             let mut __ad_cell_l_4 = l;
@@ -73,11 +73,11 @@ fn triangular_grad(q: &[f64], x: &[f64], d: usize) -> (f64, ::std::vec::Vec<f64>
             for j__1 in 0..d {
                 let out__2 = __ad_cell_out_10;
                 let __ad_t11 = y[j__1];
+                __ad_record.push(__ad_t11);
                 let __ad_t12 = __ad_t11;
                 let __ad_t13 = __ad_t11 * __ad_t12;
                 let out__3 = out__2 + __ad_t13;
                 __ad_cell_out_10 = out__3;
-                __ad_record.push(__ad_t11);
             }
             let out__4 = __ad_cell_out_10;
             __ad_cell_out_0 = out__4;
@@ -88,13 +88,17 @@ fn triangular_grad(q: &[f64], x: &[f64], d: usize) -> (f64, ::std::vec::Vec<f64>
         let mut __ad_d_y = ::autograd::__private::zeros_like(&y);
         let mut __ad_d_cell_out_0: f64 = 0.0;
         __ad_d_cell_out_0 += __ad_d_out__5;
+        let __ad_seed_cell_out_0: f64 = __ad_d_cell_out_0;
         for i in (0..x.len() / d).rev() {
+            __ad_d_cell_out_0 = __ad_seed_cell_out_0;
             let l__5 = ::autograd::__private::pop(&mut __ad_tape_l__5);
             let mut __ad_d_cell_out_10: f64 = 0.0;
             let mut __ad_d_out__4: f64 = __ad_d_cell_out_0;
             __ad_d_cell_out_0 = 0.0;
             __ad_d_cell_out_10 += __ad_d_out__4;
+            let __ad_seed_cell_out_10: f64 = __ad_d_cell_out_10;
             for j__1 in (0..d).rev() {
+                __ad_d_cell_out_10 = __ad_seed_cell_out_10;
                 let __ad_t11: f64 = ::autograd::__private::pop(&mut __ad_record);
                 let __ad_t12 = __ad_t11;
                 let mut __ad_d_out__3: f64 = __ad_d_cell_out_10;
@@ -113,6 +117,7 @@ fn triangular_grad(q: &[f64], x: &[f64], d: usize) -> (f64, ::std::vec::Vec<f64>
                 __ad_d_y[j__1] += __ad_d_t11;
                 __ad_d_cell_out_10 += __ad_d_out__2;
             }
+            __ad_d_cell_out_10 = __ad_seed_cell_out_10;
             let mut __ad_d_out__1: f64 = __ad_d_cell_out_10;
             let mut __ad_back_cell_l_4 = l__5;
             for col in (0..d).rev() {
@@ -151,6 +156,7 @@ fn triangular_grad(q: &[f64], x: &[f64], d: usize) -> (f64, ::std::vec::Vec<f64>
             }
             __ad_d_cell_out_0 += __ad_d_out__1;
         }
+        __ad_d_cell_out_0 = __ad_seed_cell_out_0;
         out__5
     };
     (__ad_value, __ad_grad_q)
@@ -191,9 +197,9 @@ fn triangular_adjoint(
         for j in 0..d {
             let __ad_t1 = q[j];
             let __ad_t2 = __ad_t1.exp();
+            __ad_record.push(__ad_t2);
             let __ad_t3 = __ad_t2 * (x[i * d + j]);
             y[j] = __ad_t3;
-            __ad_record.push(__ad_t2);
         }
         let l = d;
         let mut __ad_cell_l_4 = l;
@@ -218,11 +224,11 @@ fn triangular_adjoint(
         for j__1 in 0..d {
             let out__2 = __ad_cell_out_10;
             let __ad_t11 = y[j__1];
+            __ad_record.push(__ad_t11);
             let __ad_t12 = __ad_t11;
             let __ad_t13 = __ad_t11 * __ad_t12;
             let out__3 = out__2 + __ad_t13;
             __ad_cell_out_10 = out__3;
-            __ad_record.push(__ad_t11);
         }
         let out__4 = __ad_cell_out_10;
         __ad_cell_out_0 = out__4;
@@ -233,13 +239,17 @@ fn triangular_adjoint(
     let mut __ad_d_y = ::autograd::__private::zeros_like(&y);
     let mut __ad_d_cell_out_0: f64 = 0.0;
     __ad_d_cell_out_0 += __ad_d_out__5;
+    let __ad_seed_cell_out_0: f64 = __ad_d_cell_out_0;
     for i in (0..x.len() / d).rev() {
+        __ad_d_cell_out_0 = __ad_seed_cell_out_0;
         let l__5 = ::autograd::__private::pop(&mut __ad_tape_l__5);
         let mut __ad_d_cell_out_10: f64 = 0.0;
         let mut __ad_d_out__4: f64 = __ad_d_cell_out_0;
         __ad_d_cell_out_0 = 0.0;
         __ad_d_cell_out_10 += __ad_d_out__4;
+        let __ad_seed_cell_out_10: f64 = __ad_d_cell_out_10;
         for j__1 in (0..d).rev() {
+            __ad_d_cell_out_10 = __ad_seed_cell_out_10;
             let __ad_t11: f64 = ::autograd::__private::pop(&mut __ad_record);
             let __ad_t12 = __ad_t11;
             let mut __ad_d_out__3: f64 = __ad_d_cell_out_10;
@@ -254,6 +264,7 @@ fn triangular_adjoint(
             __ad_d_y[j__1] += __ad_d_t11;
             __ad_d_cell_out_10 += __ad_d_out__2;
         }
+        __ad_d_cell_out_10 = __ad_seed_cell_out_10;
         let mut __ad_d_out__1: f64 = __ad_d_cell_out_10;
         let mut __ad_back_cell_l_4 = l__5;
         for col in (0..d).rev() {
@@ -291,6 +302,7 @@ fn triangular_adjoint(
         }
         __ad_d_cell_out_0 += __ad_d_out__1;
     }
+    __ad_d_cell_out_0 = __ad_seed_cell_out_0;
     out__5
 }
 #[doc(hidden)]

@@ -54,9 +54,10 @@ fn product_grad(
                     __ad_cell_s_0 = s__2;
                 }
                 let s__3 = __ad_cell_s_0;
+                __ad_record.push(s__3);
                 let __ad_t4 = s__3.tanh();
+                __ad_record.push(__ad_t4);
                 c[i * n + j] = __ad_t4;
-                __ad_record.extend_from_slice(&[s__3, __ad_t4]);
             }
         }
         let out: f64 = 0.0;
@@ -102,7 +103,9 @@ fn product_grad(
                 let mut __ad_d_s__3: f64 = __ad_d_t4
                     * ::autograd::__private::rules::tanh(s__3, __ad_t4);
                 __ad_d_cell_s_0 += __ad_d_s__3;
+                let __ad_seed_cell_s_0: f64 = __ad_d_cell_s_0;
                 for k in (0..n).rev() {
+                    __ad_d_cell_s_0 = __ad_seed_cell_s_0;
                     let __ad_t1 = a[i * n + k];
                     let __ad_t2 = b[k * n + j];
                     let mut __ad_d_s__2: f64 = __ad_d_cell_s_0;
@@ -121,6 +124,7 @@ fn product_grad(
                     d_a[i * n + k] += __ad_d_t1;
                     __ad_d_cell_s_0 += __ad_d_s__1;
                 }
+                __ad_d_cell_s_0 = __ad_seed_cell_s_0;
             }
         }
         out__3
@@ -176,9 +180,10 @@ fn product_adjoint(
                 __ad_cell_s_0 = s__2;
             }
             let s__3 = __ad_cell_s_0;
+            __ad_record.push(s__3);
             let __ad_t4 = s__3.tanh();
+            __ad_record.push(__ad_t4);
             c[i * n + j] = __ad_t4;
-            __ad_record.extend_from_slice(&[s__3, __ad_t4]);
         }
     }
     let out: f64 = 0.0;
@@ -224,7 +229,9 @@ fn product_adjoint(
             let mut __ad_d_s__3: f64 = __ad_d_t4
                 * ::autograd::__private::rules::tanh(s__3, __ad_t4);
             __ad_d_cell_s_0 += __ad_d_s__3;
+            let __ad_seed_cell_s_0: f64 = __ad_d_cell_s_0;
             for k in (0..n).rev() {
+                __ad_d_cell_s_0 = __ad_seed_cell_s_0;
                 let __ad_t1 = a[i * n + k];
                 let __ad_t2 = b[k * n + j];
                 let mut __ad_d_s__2: f64 = __ad_d_cell_s_0;
@@ -239,6 +246,7 @@ fn product_adjoint(
                 d_a[i * n + k] += __ad_d_t1;
                 __ad_d_cell_s_0 += __ad_d_s__1;
             }
+            __ad_d_cell_s_0 = __ad_seed_cell_s_0;
         }
     }
     out__3

@@ -53,14 +53,15 @@ fn trisolve_grad(
                 __ad_cell_s_1 = s__2;
             }
             let s__3 = __ad_cell_s_1;
+            __ad_record.push(s__3);
             let __ad_t5 = l[i * n + i];
             let __ad_t6 = s__3 / __ad_t5;
+            __ad_record.push(__ad_t6);
             {
                 let __ad_i: usize = i;
                 __ad_undo_y.push((__ad_i, y[__ad_i]));
                 y[__ad_i] = __ad_t6;
             }
-            __ad_record.extend_from_slice(&[s__3, __ad_t6]);
         }
         let out: f64 = 0.0;
         let mut __ad_cell_out_7 = out;
@@ -115,7 +116,9 @@ fn trisolve_grad(
             let mut __ad_d_t5: f64 = __ad_d_t6 * __ad_p_t6.1;
             d_l[i * n + i] += __ad_d_t5;
             __ad_d_cell_s_1 += __ad_d_s__3;
+            let __ad_seed_cell_s_1: f64 = __ad_d_cell_s_1;
             for j in (0..i).rev() {
+                __ad_d_cell_s_1 = __ad_seed_cell_s_1;
                 let __ad_t2 = l[i * n + j];
                 let __ad_t3 = y[j];
                 let mut __ad_d_s__2: f64 = __ad_d_cell_s_1;
@@ -130,6 +133,7 @@ fn trisolve_grad(
                 d_l[i * n + j] += __ad_d_t2;
                 __ad_d_cell_s_1 += __ad_d_s__1;
             }
+            __ad_d_cell_s_1 = __ad_seed_cell_s_1;
             let mut __ad_d_s: f64 = __ad_d_cell_s_1;
             d_b[i] += __ad_d_s;
         }
@@ -186,14 +190,15 @@ fn trisolve_adjoint(
             __ad_cell_s_1 = s__2;
         }
         let s__3 = __ad_cell_s_1;
+        __ad_record.push(s__3);
         let __ad_t5 = l[i * n + i];
         let __ad_t6 = s__3 / __ad_t5;
+        __ad_record.push(__ad_t6);
         {
             let __ad_i: usize = i;
             __ad_undo_y.push((__ad_i, y[__ad_i]));
             y[__ad_i] = __ad_t6;
         }
-        __ad_record.extend_from_slice(&[s__3, __ad_t6]);
     }
     let out: f64 = 0.0;
     let mut __ad_cell_out_7 = out;
@@ -241,7 +246,9 @@ fn trisolve_adjoint(
         let mut __ad_d_t5: f64 = __ad_d_t6 * __ad_p_t6.1;
         d_l[i * n + i] += __ad_d_t5;
         __ad_d_cell_s_1 += __ad_d_s__3;
+        let __ad_seed_cell_s_1: f64 = __ad_d_cell_s_1;
         for j in (0..i).rev() {
+            __ad_d_cell_s_1 = __ad_seed_cell_s_1;
             let __ad_t2 = l[i * n + j];
             let __ad_t3 = y[j];
             let mut __ad_d_s__2: f64 = __ad_d_cell_s_1;
@@ -256,6 +263,7 @@ fn trisolve_adjoint(
             d_l[i * n + j] += __ad_d_t2;
             __ad_d_cell_s_1 += __ad_d_s__1;
         }
+        __ad_d_cell_s_1 = __ad_seed_cell_s_1;
         let mut __ad_d_s: f64 = __ad_d_cell_s_1;
         d_b[i] += __ad_d_s;
     }
