@@ -177,16 +177,18 @@ pub mod __private {
     }
 
     impl<T: Spare + Copy> Record<T> {
-        /// Appends `value`. Unlike `Vec::push`, the value goes to the
-        /// out-of-line growing path as an argument: nothing of the caller's
-        /// stays live across a call (a sum recorded after its loop was kept
-        /// in memory through the whole loop, for the call `Vec::push` may
-        /// make, and the loop ran at half speed).
+        /// Appends `value` and gives it back. Unlike `Vec::push`, the value
+        /// goes through the out-of-line growing path as an argument and
+        /// comes back as its result, so a caller that goes on using it
+        /// (`let s = record.push(s);`) keeps nothing live across a call: a
+        /// sum recorded after its loop and used after the push was kept in
+        /// memory through its whole loop, for the call `Vec::push` may
+        /// make, and the loop ran at half speed.
         #[inline(always)]
-        pub fn push(&mut self, value: T) {
+        pub fn push(&mut self, value: T) -> T {
             let len = self.items.len();
             if len == self.items.capacity() {
-                self.push_growing(value);
+                self.push_growing(value)
             } else {
                 // SAFETY: `len < capacity`: the slot is allocated, and the
                 // first `len + 1` elements are initialised after the write.
@@ -194,13 +196,15 @@ pub mod __private {
                     self.items.as_mut_ptr().add(len).write(value);
                     self.items.set_len(len + 1);
                 }
+                value
             }
         }
 
         #[cold]
         #[inline(never)]
-        fn push_growing(&mut self, value: T) {
+        fn push_growing(&mut self, value: T) -> T {
             self.items.push(value);
+            value
         }
 
         /// Appends `values`, growing out of line (see [`Record::push`]).

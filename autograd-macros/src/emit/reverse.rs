@@ -509,12 +509,14 @@ impl<'a> Body<'a> {
                 }
                 Stmt::Return { .. } => {}
             }
-            // a recorded float pushed as soon as it is defined
+            // a recorded float pushed as soon as it is defined, and taken
+            // from the push (`Record::push` gives it back: nothing stays
+            // live across the call its growing path makes)
             if let (true, Stmt::Let { var, .. }) = (early, stmt) {
                 if self.plan.recording.keep.get(var) == Some(&Keep::Float) {
                     let nest = &self.plan.recording.nests[&self.nest.expect("in a nest")];
                     let (record, value) = (&nest.floats, self.ident(*var));
-                    out.push(quote!(#record.push(#value);));
+                    out.push(quote!(let #value = #record.push(#value);));
                 }
             }
         }

@@ -46,7 +46,7 @@ fn triangular_grad(q: &[f64], x: &[f64], d: usize) -> (f64, ::std::vec::Vec<f64>
             for j in 0..d {
                 let __ad_t1 = q[j];
                 let __ad_t2 = __ad_t1.exp();
-                __ad_record.push(__ad_t2);
+                let __ad_t2 = __ad_record.push(__ad_t2);
                 let __ad_t3 = __ad_t2 * (x[i * d + j]);
                 y[j] = __ad_t3;
             }
@@ -73,7 +73,7 @@ fn triangular_grad(q: &[f64], x: &[f64], d: usize) -> (f64, ::std::vec::Vec<f64>
             for j__1 in 0..d {
                 let out__2 = __ad_cell_out_10;
                 let __ad_t11 = y[j__1];
-                __ad_record.push(__ad_t11);
+                let __ad_t11 = __ad_record.push(__ad_t11);
                 let __ad_t12 = __ad_t11;
                 let __ad_t13 = __ad_t11 * __ad_t12;
                 let out__3 = out__2 + __ad_t13;
@@ -197,7 +197,7 @@ fn triangular_adjoint(
         for j in 0..d {
             let __ad_t1 = q[j];
             let __ad_t2 = __ad_t1.exp();
-            __ad_record.push(__ad_t2);
+            let __ad_t2 = __ad_record.push(__ad_t2);
             let __ad_t3 = __ad_t2 * (x[i * d + j]);
             y[j] = __ad_t3;
         }
@@ -224,7 +224,7 @@ fn triangular_adjoint(
         for j__1 in 0..d {
             let out__2 = __ad_cell_out_10;
             let __ad_t11 = y[j__1];
-            __ad_record.push(__ad_t11);
+            let __ad_t11 = __ad_record.push(__ad_t11);
             let __ad_t12 = __ad_t11;
             let __ad_t13 = __ad_t11 * __ad_t12;
             let out__3 = out__2 + __ad_t13;

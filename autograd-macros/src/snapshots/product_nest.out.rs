@@ -54,9 +54,9 @@ fn product_grad(
                     __ad_cell_s_0 = s__2;
                 }
                 let s__3 = __ad_cell_s_0;
-                __ad_record.push(s__3);
+                let s__3 = __ad_record.push(s__3);
                 let __ad_t4 = s__3.tanh();
-                __ad_record.push(__ad_t4);
+                let __ad_t4 = __ad_record.push(__ad_t4);
                 c[i * n + j] = __ad_t4;
             }
         }
@@ -180,9 +180,9 @@ fn product_adjoint(
                 __ad_cell_s_0 = s__2;
             }
             let s__3 = __ad_cell_s_0;
-            __ad_record.push(s__3);
+            let s__3 = __ad_record.push(s__3);
             let __ad_t4 = s__3.tanh();
-            __ad_record.push(__ad_t4);
+            let __ad_t4 = __ad_record.push(__ad_t4);
             c[i * n + j] = __ad_t4;
         }
     }

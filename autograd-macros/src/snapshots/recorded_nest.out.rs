@@ -53,10 +53,10 @@ fn trisolve_grad(
                 __ad_cell_s_1 = s__2;
             }
             let s__3 = __ad_cell_s_1;
-            __ad_record.push(s__3);
+            let s__3 = __ad_record.push(s__3);
             let __ad_t5 = l[i * n + i];
             let __ad_t6 = s__3 / __ad_t5;
-            __ad_record.push(__ad_t6);
+            let __ad_t6 = __ad_record.push(__ad_t6);
             {
                 let __ad_i: usize = i;
                 __ad_undo_y.push((__ad_i, y[__ad_i]));
@@ -190,10 +190,10 @@ fn trisolve_adjoint(
             __ad_cell_s_1 = s__2;
         }
         let s__3 = __ad_cell_s_1;
-        __ad_record.push(s__3);
+        let s__3 = __ad_record.push(s__3);
         let __ad_t5 = l[i * n + i];
         let __ad_t6 = s__3 / __ad_t5;
-        __ad_record.push(__ad_t6);
+        let __ad_t6 = __ad_record.push(__ad_t6);
         {
             let __ad_i: usize = i;
             __ad_undo_y.push((__ad_i, y[__ad_i]));

@@ -43,7 +43,7 @@ fn heat_grad(u0: &[f64], target: &[f64], steps: usize) -> (f64, ::std::vec::Vec<
         for __ad_i0__1 in 0..steps {
             for i in 1..n - 1 {
                 let __ad_t1 = u[i];
-                __ad_record.push(__ad_t1);
+                let __ad_t1 = __ad_record.push(__ad_t1);
                 let __ad_t2 = u[i - 1];
                 let __ad_t3 = __ad_t1;
                 let __ad_t4 = 2.0 * __ad_t3;
@@ -204,7 +204,7 @@ fn heat_adjoint(
     for __ad_i0__1 in 0..steps {
         for i in 1..n - 1 {
             let __ad_t1 = u[i];
-            __ad_record.push(__ad_t1);
+            let __ad_t1 = __ad_record.push(__ad_t1);
             let __ad_t2 = u[i - 1];
             let __ad_t3 = __ad_t1;
             let __ad_t4 = 2.0 * __ad_t3;
