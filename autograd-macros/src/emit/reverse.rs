@@ -661,7 +661,7 @@ impl<'a> Body<'a> {
         let Header::Range { index, range } = &l.header else {
             unreachable!("a recorded nest's loops have ranges (record::recordable)")
         };
-        let (sums, additions) = self.hoist_loads(l);
+        let (sums, additions) = self.hoist_loads(l, false);
         let inner = self.reverse_recorded_block(&l.body);
         // The loop's integers counted back (`counters.rs`): the running
         // value starts at the integer after the loop; each reversed
@@ -845,6 +845,11 @@ impl<'a> Body<'a> {
             store: false,
         };
         let body = self.forward(&l.body, mode);
+        // Loads at an index the loop does not change (`x[i]` in a double
+        // sum's inner loop): their adjoints summed in a local, added once
+        // after the loop (the body's reverse runs in its own iteration, in
+        // the sums' scope).
+        let (sums, additions) = self.hoist_loads(l, true);
         let reverse = self.reverse(&l.body);
         // What the body declared lives in its scope.
         self.declared = outer_declared;
@@ -854,11 +859,13 @@ impl<'a> Body<'a> {
         out.push(quote! {
             {
                 #(let mut #d_cells: #scalar;)*
+                #(#sums)*
                 for #index in #range {
                     #(#body)*
                     #(#d_cells = #seeds;)*
                     #(#reverse)*
                 }
+                #(#additions)*
             }
         });
         quote!(#(#out)*)
@@ -1138,7 +1145,14 @@ impl<'a> Body<'a> {
     /// their adjoints are summed in a local across the iterations of the
     /// loop's reverse and added into the array's adjoint once after it.
     /// Returns the sums' declarations and the additions.
-    fn hoist_loads(&mut self, l: &crate::ir::Loop) -> (Vec<TokenStream>, Vec<TokenStream>) {
+    /// `params_only`: only loads from parameters, whose adjoint buffers are
+    /// in scope everywhere (a fused loop's body may declare a local
+    /// array's adjoint inside the loop).
+    fn hoist_loads(
+        &mut self,
+        l: &crate::ir::Loop,
+        params_only: bool,
+    ) -> (Vec<TokenStream>, Vec<TokenStream>) {
         if self.second {
             return (Vec::new(), Vec::new());
         }
@@ -1176,6 +1190,7 @@ impl<'a> Body<'a> {
                 continue;
             };
             if !self.activity.needs_adjoint(*var)
+                || (params_only && !self.is_param(*array))
                 || touched.contains(array)
                 || index
                     .uses

@@ -37,6 +37,7 @@ fn pair_energy_grad(x: &[f64]) -> (f64, ::std::vec::Vec<f64>) {
                 let __ad_seed_cell_e_1: f64 = __ad_seed_cell_e_0;
                 {
                     let mut __ad_d_cell_e_1: f64;
+                    let mut __ad_sum: f64 = 0.0;
                     for j in i + 1..x.len() {
                         let e__2 = __ad_cell_e_1;
                         let __ad_t2 = x[i];
@@ -71,12 +72,10 @@ fn pair_energy_grad(x: &[f64]) -> (f64, ::std::vec::Vec<f64>) {
                         ::std::sync::atomic::compiler_fence(
                             ::std::sync::atomic::Ordering::SeqCst,
                         );
-                        d_x[i] += __ad_d_t2;
-                        ::std::sync::atomic::compiler_fence(
-                            ::std::sync::atomic::Ordering::SeqCst,
-                        );
+                        __ad_sum += __ad_d_t2;
                         __ad_d_cell_e_1 += __ad_d_e__2;
                     }
+                    d_x[i] += __ad_sum;
                 }
                 let e__4 = __ad_cell_e_1;
                 __ad_cell_e_0 = e__4;
@@ -128,6 +127,7 @@ fn pair_energy_adjoint(x: &[f64], d_out: f64, d_x: &mut [f64]) -> f64 {
             let __ad_seed_cell_e_1: f64 = __ad_seed_cell_e_0;
             {
                 let mut __ad_d_cell_e_1: f64;
+                let mut __ad_sum: f64 = 0.0;
                 for j in i + 1..x.len() {
                     let e__2 = __ad_cell_e_1;
                     let __ad_t2 = x[i];
@@ -158,12 +158,10 @@ fn pair_energy_adjoint(x: &[f64], d_out: f64, d_x: &mut [f64]) -> f64 {
                     ::std::sync::atomic::compiler_fence(
                         ::std::sync::atomic::Ordering::SeqCst,
                     );
-                    d_x[i] += __ad_d_t2;
-                    ::std::sync::atomic::compiler_fence(
-                        ::std::sync::atomic::Ordering::SeqCst,
-                    );
+                    __ad_sum += __ad_d_t2;
                     __ad_d_cell_e_1 += __ad_d_e__2;
                 }
+                d_x[i] += __ad_sum;
             }
             let e__4 = __ad_cell_e_1;
             __ad_cell_e_0 = e__4;

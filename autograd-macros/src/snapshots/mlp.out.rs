@@ -56,6 +56,7 @@ fn mlp_loss_grad(w: &[f64], xs: &[f64], ys: &[f64]) -> (f64, ::std::vec::Vec<f64
         let __ad_seed_cell_total_0: f64 = d_out * (1.0 / ((n as f64)));
         {
             let mut __ad_d_cell_total_0: f64;
+            let mut __ad_sum: f64 = 0.0;
             for s in 0..n {
                 let total__1 = __ad_cell_total_0;
                 let mut h1: [f64; 16] = [0.0; 16];
@@ -155,7 +156,7 @@ fn mlp_loss_grad(w: &[f64], xs: &[f64], ys: &[f64]) -> (f64, ::std::vec::Vec<f64
                 }
                 __ad_d_cell_out_13 = __ad_seed_cell_out_13;
                 let mut __ad_d_out: f64 = __ad_d_cell_out_13;
-                d_w[336] += __ad_d_out;
+                __ad_sum += __ad_d_out;
                 for j__1 in (0..16).rev() {
                     let a__4 = w[304 + j__1];
                     let mut __ad_cell_a_7 = a__4;
@@ -252,6 +253,7 @@ fn mlp_loss_grad(w: &[f64], xs: &[f64], ys: &[f64]) -> (f64, ::std::vec::Vec<f64
                 }
                 __ad_d_cell_total_0 += __ad_d_total__1;
             }
+            d_w[336] += __ad_sum;
         }
         let total__3 = __ad_cell_total_0;
         let reg: f64 = 0.0;
@@ -336,6 +338,7 @@ fn mlp_loss_adjoint(
     let __ad_seed_cell_total_0: f64 = d_out * (1.0 / ((n as f64)));
     {
         let mut __ad_d_cell_total_0: f64;
+        let mut __ad_sum: f64 = 0.0;
         for s in 0..n {
             let total__1 = __ad_cell_total_0;
             let mut h1: [f64; 16] = [0.0; 16];
@@ -431,7 +434,7 @@ fn mlp_loss_adjoint(
             }
             __ad_d_cell_out_13 = __ad_seed_cell_out_13;
             let mut __ad_d_out: f64 = __ad_d_cell_out_13;
-            d_w[336] += __ad_d_out;
+            __ad_sum += __ad_d_out;
             for j__1 in (0..16).rev() {
                 let a__4 = w[304 + j__1];
                 let mut __ad_cell_a_7 = a__4;
@@ -528,6 +531,7 @@ fn mlp_loss_adjoint(
             }
             __ad_d_cell_total_0 += __ad_d_total__1;
         }
+        d_w[336] += __ad_sum;
     }
     let total__3 = __ad_cell_total_0;
     let reg: f64 = 0.0;
