@@ -138,7 +138,7 @@ fn read_after(func: &Func, stmts: &[Stmt], cell: VarId) -> Option<VarId> {
             Stmt::Update { cell: c, .. } if *c == cell => return None,
             Stmt::If { .. } | Stmt::Loop(_) => {
                 let mut writes = false;
-                walk(stmt, &mut |s| {
+                crate::record::walk_stmt(stmt, &mut |s| {
                     writes |= matches!(s, Stmt::Update { cell: c, .. } if *c == cell)
                 });
                 if writes {
@@ -310,16 +310,20 @@ fn chain(
 fn copy_of(func: &Func, rhs: &Rhs) -> Option<VarId> {
     match rhs {
         Rhs::Use(Operand::Var(v)) => Some(*v),
-        Rhs::Use(Operand::Const(c)) => match syn::parse2::<Expr>(c.tokens.clone()).ok()? {
-            Expr::Path(p) if p.qself.is_none() => {
-                let ident = p.path.get_ident()?;
-                c.uses
-                    .iter()
-                    .copied()
-                    .find(|u| func.vars[*u].ident == *ident)
-            }
-            _ => None,
-        },
+        Rhs::Use(Operand::Const(c)) => {
+            path_var(func, &syn::parse2::<Expr>(c.tokens.clone()).ok()?, &c.uses)
+        }
+        _ => None,
+    }
+}
+
+/// The variable among `uses` that `expr` (parenthesized or not) names.
+fn path_var(func: &Func, expr: &Expr, uses: &[VarId]) -> Option<VarId> {
+    match strip(expr) {
+        Expr::Path(p) if p.qself.is_none() => {
+            let ident = p.path.get_ident()?;
+            uses.iter().copied().find(|u| func.vars[*u].ident == *ident)
+        }
         _ => None,
     }
 }
@@ -331,16 +335,7 @@ fn step(func: &Func, c: &crate::ir::Const) -> Option<(VarId, TokenStream, Expr)>
     let Expr::Binary(binary) = strip(&expr) else {
         return None;
     };
-    let var_of = |e: &Expr| match strip(e) {
-        Expr::Path(p) if p.qself.is_none() => {
-            let ident = p.path.get_ident()?;
-            c.uses
-                .iter()
-                .copied()
-                .find(|u| func.vars[*u].ident == *ident)
-        }
-        _ => None,
-    };
+    let var_of = |e: &Expr| path_var(func, e, &c.uses);
     let mentions = |e: &Expr, v: VarId| {
         let name = func.vars[v].ident.to_string();
         quote::ToTokens::to_token_stream(e)
@@ -386,18 +381,6 @@ fn defined_in(block: &Block) -> HashSet<VarId> {
         _ => {}
     });
     defined
-}
-
-fn walk<'a>(stmt: &'a Stmt, f: &mut dyn FnMut(&'a Stmt)) {
-    f(stmt);
-    match stmt {
-        Stmt::If { then_, else_, .. } => {
-            then_.walk(0, &mut |s, _| f(s));
-            else_.walk(0, &mut |s, _| f(s));
-        }
-        Stmt::Loop(l) => l.body.walk(0, &mut |s, _| f(s)),
-        _ => {}
-    }
 }
 
 /// The variables certainly of a primitive integer type: parameters

@@ -356,7 +356,7 @@ fn plain_arrays(func: &Func, nests: &HashSet<usize>) -> HashSet<VarId> {
 }
 
 /// Calls `f` on `stmt` and every statement nested in it.
-fn walk_stmt<'a>(stmt: &'a Stmt, f: &mut dyn FnMut(&'a Stmt)) {
+pub(crate) fn walk_stmt<'a>(stmt: &'a Stmt, f: &mut dyn FnMut(&'a Stmt)) {
     f(stmt);
     match stmt {
         Stmt::If { then_, else_, .. } => {
