@@ -499,3 +499,54 @@ fn a_sum_with_a_zero_adjoint_adds_nothing() {
         unused_sum_with_singular_terms_adjoint,
     );
 }
+
+/// A convolution through a ReLU: the inner sums of the units at rest are
+/// reversed with a zero seed, and skipped.
+#[differentiable]
+fn convolution_relu(x: &[f64]) -> f64 {
+    let w = [0.5, -0.25, 0.75];
+    let mut loss = 0.0;
+    for i in 0..x.len() - 2 {
+        let mut s = 0.0;
+        for t in 0..3 {
+            s += w[t] * x[i + t];
+        }
+        let a = s.max(0.0);
+        loss += (a - 0.1) * (a - 0.1);
+    }
+    loss
+}
+
+/// k-means: each point's squared distance to its nearest center (a running
+/// minimum in the fused loop over points; the losers' distance sums are
+/// reversed with a zero seed).
+#[differentiable]
+fn nearest_center(x: &[f64]) -> f64 {
+    let points = [0.3, -1.1, 0.8, 2.0, -0.4, 1.5];
+    let mut loss = 0.0;
+    for i in 0..points.len() {
+        let mut best = 1.0e300;
+        for c in 0..x.len() {
+            let mut s = 0.0;
+            for t in 0..2 {
+                let e = points[(i + t) % 6] - x[c] * (t as f64 + 1.0);
+                s += e * e;
+            }
+            if s < best {
+                best = s;
+            }
+        }
+        loss += best;
+    }
+    loss
+}
+
+#[test]
+fn zero_seeds_where_units_rest_and_centers_lose() {
+    check(
+        convolution_relu,
+        convolution_relu_grad,
+        convolution_relu_adjoint,
+    );
+    check(nearest_center, nearest_center_grad, nearest_center_adjoint);
+}
