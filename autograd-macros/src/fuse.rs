@@ -114,13 +114,7 @@ fn fuse_inner(
     names: &Names,
     fused: &mut HashMap<usize, Fused>,
 ) {
-    for (id, owners) in inner_fused(l, activity) {
-        let Some(nested) = l.body.stmts.iter().find_map(|s| match s {
-            Stmt::Loop(n) if n.id == id => Some(n),
-            _ => None,
-        }) else {
-            continue;
-        };
+    for (nested, owners) in inner_fused(l, activity) {
         let Header::Range { index, range } = &nested.header else {
             continue;
         };
@@ -132,7 +126,7 @@ fn fuse_inner(
             })
             .collect();
         fused.insert(
-            id,
+            nested.id,
             Fused {
                 index: *index,
                 range: range.clone(),
@@ -267,10 +261,9 @@ fn accumulation(l: &Loop, activity: &Activity) -> Option<(Vec<VarId>, HashMap<Va
 /// the inner loop runs once, not twice (once forward, once replayed by its
 /// reverse). Not when `l`'s body stores into an array (a store after the
 /// inner loop would be reversed after it), nor in second-order bodies.
-/// Each, by loop id, with its accumulators and the outer accumulator each
-/// flows into.
-fn inner_fused(l: &Loop, activity: &Activity) -> HashMap<usize, Vec<(VarId, VarId)>> {
-    let mut inner = HashMap::new();
+/// Each, with its accumulators and the outer accumulator each flows into.
+fn inner_fused<'l>(l: &'l Loop, activity: &Activity) -> Vec<(&'l Loop, Vec<(VarId, VarId)>)> {
+    let mut inner = Vec::new();
     let Some((_, owner)) = accumulation(l, activity) else {
         return inner;
     };
@@ -283,9 +276,7 @@ fn inner_fused(l: &Loop, activity: &Activity) -> HashMap<usize, Vec<(VarId, VarI
     }
     for stmt in &l.body.stmts {
         let Stmt::Loop(nested) = stmt else { continue };
-        if !matches!(nested.header, Header::Range { .. }) {
-            continue;
-        }
+        // (`accumulators` asks for a range)
         let Some(cells) = accumulators(nested, activity) else {
             continue;
         };
@@ -294,7 +285,7 @@ fn inner_fused(l: &Loop, activity: &Activity) -> HashMap<usize, Vec<(VarId, VarI
             .map(|c| owner.get(c).map(|o| (*c, *o)))
             .collect();
         if let Some(owners) = owners {
-            inner.insert(nested.id, owners);
+            inner.push((nested, owners));
         }
     }
     inner

@@ -697,15 +697,14 @@ impl<'a> Body<'a> {
         // adjoint from one iteration to the next through `0.0 + d` (which
         // LLVM cannot fold: a floating-point add's latency per iteration,
         // the whole loop's time in a product's inner sum).
+        // (Not skipped when the seeds are 0, as a replayed one is: its
+        // iterations take their records back.)
         let (mut hold, mut restore) = (Vec::new(), Vec::new());
         if !self.second {
             if let Some(cells) = crate::fuse::accumulators(l, self.activity) {
-                let scalar = self.scalar();
-                for cell in cells {
-                    let (d_cell, seed) = (self.adjoint(cell), self.seed(cell));
-                    declare.push(quote!(let #seed: #scalar = #d_cell;));
-                    hold.push(quote!(#d_cell = #seed;));
-                }
+                let (seeds, holds) = self.held_seeds(&cells);
+                declare.extend(seeds);
+                hold = holds;
                 restore.clone_from(&hold);
             }
         }
@@ -742,6 +741,24 @@ impl<'a> Body<'a> {
             }
         }
         out
+    }
+
+    /// For the reverse of a loop that only accumulates into `cells`: each
+    /// accumulator's adjoint kept in its seed (`let __ad_seed_c = d_c;`),
+    /// and the statements that give it back (`d_c = __ad_seed_c;`) at
+    /// each iteration's start and after the loop.
+    fn held_seeds(&self, cells: &[VarId]) -> (Vec<TokenStream>, Vec<TokenStream>) {
+        let scalar = self.scalar();
+        cells
+            .iter()
+            .map(|&cell| {
+                let (d_cell, seed) = (self.adjoint(cell), self.seed(cell));
+                (
+                    quote!(let #seed: #scalar = #d_cell;),
+                    quote!(#d_cell = #seed;),
+                )
+            })
+            .unzip()
     }
 
     fn forward_loop(&mut self, l: &crate::ir::Loop, mode: Mode) -> TokenStream {
@@ -1299,13 +1316,12 @@ impl<'a> Body<'a> {
                 // iteration to the next (a chain of `0.0 + d` LLVM may not
                 // fold), and the loop can be vectorised like the primal (unless
                 // `spread_loads` put fences in it).
-                let d_cells: Vec<Ident> = cells.iter().map(|c| self.adjoint(*c)).collect();
                 let seeds: Vec<Ident> = cells.iter().map(|c| self.seed(*c)).collect();
-                let scalar = self.scalar();
+                let (declare, hold) = self.held_seeds(&cells);
                 let (index, range) = (self.ident(*index), &range.tokens);
                 let reversed = quote! {
                     for #index in #range {
-                        #(#d_cells = #seeds;)*
+                        #(#hold)*
                         #(#body)*
                         #(#reverse)*
                     }
@@ -1319,9 +1335,9 @@ impl<'a> Body<'a> {
                     false => quote!(if #(#seeds != 0.0)||* { #reversed }),
                 };
                 return Some(quote! {
-                    #(let #seeds: #scalar = #d_cells;)*
+                    #(#declare)*
                     #reversed
-                    #(#d_cells = #seeds;)*
+                    #(#hold)*
                 });
             }
         }
