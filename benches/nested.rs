@@ -117,11 +117,15 @@ pub fn gmm_objective(
     d: usize,
 ) -> f64 {
     let icf_sz = d * (d + 1) / 2;
+    // per component, as ADBench's `preprocess_qs`: Σ_j q_kj and the
+    // diagonal of Q_k, exp(q_k), once per call
     let mut sum_qs = vec![0.0; k];
+    let mut qdiags = vec![0.0; k * d];
     for c in 0..k {
         let mut s = 0.0;
         for j in 0..d {
             s += icf[c * icf_sz + j];
+            qdiags[c * d + j] = icf[c * icf_sz + j].exp();
         }
         sum_qs[c] = s;
     }
@@ -136,7 +140,7 @@ pub fn gmm_objective(
             }
             // Q_k (x_i − μ_k): the diagonal, then the strictly lower part
             for j in 0..d {
-                qxcentered[j] = icf[c * icf_sz + j].exp() * xcentered[j];
+                qxcentered[j] = qdiags[c * d + j] * xcentered[j];
             }
             let mut l = d;
             for col in 0..d {
@@ -179,7 +183,7 @@ pub fn gmm_objective(
     for c in 0..k {
         let mut frob = 0.0;
         for j in 0..d {
-            let q = icf[c * icf_sz + j].exp();
+            let q = qdiags[c * d + j];
             frob += q * q;
         }
         for j in d..icf_sz {
