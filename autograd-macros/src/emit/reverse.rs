@@ -94,6 +94,11 @@ pub(super) struct Body<'a> {
     /// `hoist_loads`), with, for the load reversed last, the addition of
     /// the sum into the array's adjoint.
     merged_loads: HashMap<VarId, (Ident, Option<TokenStream>)>,
+    /// Increments of an element (`a[i] += e`, see `find_increments`): the
+    /// loads of the element, whose adjoint is not taken, and the stored
+    /// sums, whose store keeps the element's adjoint.
+    increment_loads: HashSet<VarId>,
+    increment_sums: HashSet<VarId>,
 }
 
 impl<'a> Body<'a> {
@@ -117,6 +122,8 @@ impl<'a> Body<'a> {
             second,
             nest: None,
             merged_loads: HashMap::new(),
+            increment_loads: HashSet::new(),
+            increment_sums: HashSet::new(),
         }
     }
 
@@ -947,6 +954,7 @@ impl<'a> Body<'a> {
     fn reverse(&mut self, block: &Block) -> Vec<TokenStream> {
         let mut out = Vec::new();
         self.merge_loads(block, &mut out);
+        self.find_increments(block);
         // Adjoints that nested blocks contribute to exist from the start.
         for stmt in &block.stmts {
             if let Stmt::Let { var, .. } = stmt {
@@ -969,6 +977,8 @@ impl<'a> Body<'a> {
         }
         for stmt in block.stmts.iter().rev() {
             match stmt {
+                // its adjoint stays in the element's (`find_increments`)
+                Stmt::Let { var, .. } if self.increment_loads.contains(var) => {}
                 Stmt::Let {
                     var,
                     init: Some(rhs),
@@ -1083,6 +1093,118 @@ impl<'a> Body<'a> {
             }
         }
         out
+    }
+
+    /// The increments of one element in `block`: `let l = a[i]; let s =
+    /// l + e; a[i] = s;` (what `a[i] += e` lowers to; also `e + l`, and
+    /// `l - e`), with the same index tokens (of values that do not
+    /// change), no other store into `a` between the load and the store,
+    /// and `l` and `s` read nowhere else. The chain rule as written takes
+    /// the element's adjoint into `s`, zeroes it, and adds it back through
+    /// `l` (`d_a[i] = 0.0 + d_s`); instead the element keeps its adjoint
+    /// and `e` gets it (`e`'s partial in `s` is `±1` and `l`'s `1`, so the
+    /// adjoints are the same but for the sign of a zero). Not in
+    /// second-order bodies.
+    fn find_increments(&mut self, block: &Block) {
+        if self.second {
+            return;
+        }
+        let mut reads: HashMap<VarId, usize> = HashMap::new();
+        block.walk(0, &mut |stmt, _| {
+            for v in stmt.reads() {
+                *reads.entry(v).or_default() += 1;
+            }
+        });
+        let read_once = |v: &VarId| reads.get(v) == Some(&1);
+        let defined_at = |var: VarId| {
+            block
+                .stmts
+                .iter()
+                .position(|s| matches!(s, Stmt::Let { var: v, .. } if *v == var))
+        };
+        for (at, stmt) in block.stmts.iter().enumerate() {
+            let Stmt::Store {
+                array,
+                index,
+                value: Operand::Var(sum),
+            } = stmt
+            else {
+                continue;
+            };
+            if !self.activity.needs_adjoint(*array)
+                || !self.activity.needs_adjoint(*sum)
+                || !read_once(sum)
+                || index.uses.iter().any(|&u| self.func.vars[u].is_cell())
+            {
+                continue;
+            }
+            let Some(sum_at) = defined_at(*sum) else {
+                continue;
+            };
+            let Stmt::Let {
+                init: Some(Rhs::Prim { prim: p, args, .. }),
+                ..
+            } = &block.stmts[sum_at]
+            else {
+                continue;
+            };
+            let element = |op: &Operand| match op {
+                Operand::Var(v) if read_once(v) => {
+                    let at = defined_at(*v)?;
+                    match &block.stmts[at] {
+                        Stmt::Let {
+                            init: Some(Rhs::Load { array: a, index: i }),
+                            ..
+                        } if a == array && i.tokens.to_string() == index.tokens.to_string() => {
+                            Some((*v, at))
+                        }
+                        _ => None,
+                    }
+                }
+                _ => None,
+            };
+            let load = if std::ptr::eq(*p, &crate::prim::ADD) {
+                match (element(&args[0]), element(&args[1])) {
+                    (Some(l), None) | (None, Some(l)) => Some(l),
+                    _ => None,
+                }
+            } else if std::ptr::eq(*p, &crate::prim::SUB) {
+                element(&args[0]).filter(|_| element(&args[1]).is_none())
+            } else {
+                None
+            };
+            let Some((load, load_at)) = load else {
+                continue;
+            };
+            // Nothing between the load and the store writes the array (or
+            // hands it to a call, which may read its adjoint's element).
+            let mut touched = false;
+            for between in &block.stmts[load_at + 1..at] {
+                let mut check = |s: &Stmt| {
+                    touched |= match s {
+                        Stmt::Store { array: a, .. } => a == array,
+                        Stmt::Let {
+                            init: Some(Rhs::Call { .. }),
+                            ..
+                        } => s.reads().contains(array),
+                        _ => false,
+                    };
+                };
+                check(between);
+                match between {
+                    Stmt::If { then_, else_, .. } => {
+                        then_.walk(0, &mut |s, _| check(s));
+                        else_.walk(0, &mut |s, _| check(s));
+                    }
+                    Stmt::Loop(l) => l.body.walk(0, &mut |s, _| check(s)),
+                    _ => {}
+                }
+            }
+            if !touched && load_at < sum_at {
+                self.increment_loads.insert(load);
+                self.increment_sums.insert(*sum);
+            }
+        }
     }
 
     /// Loads of one element at two or more places of `block` (`u[i]` in
@@ -1590,6 +1712,10 @@ impl<'a> Body<'a> {
             if self.activity.needs_adjoint(*v) {
                 self.contribute(out, *v, quote!(#d_array[#i]));
             }
+            if self.increment_sums.contains(v) {
+                // `a[i] += e`: the element before keeps the adjoint
+                return;
+            }
         }
         let zero = self.zero();
         out.push(quote!(#d_array[#i] = #zero;));
@@ -1718,8 +1844,9 @@ impl<'a> Body<'a> {
                         ),
                     )
                 } else {
+                    let increments = &self.increment_loads;
                     rule_partials(self.func, self.names, out, var, prim, args, &|v| {
-                        activity.needs_adjoint(v)
+                        activity.needs_adjoint(v) && !increments.contains(&v)
                     })
                 };
                 for (target, partial) in partials {

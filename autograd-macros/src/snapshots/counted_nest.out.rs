@@ -128,11 +128,8 @@ fn triangular_grad(q: &[f64], x: &[f64], d: usize) -> (f64, ::std::vec::Vec<f64>
                     let l__2 = l__3 - 1;
                     let __ad_i: usize = row;
                     let mut __ad_d_t9: f64 = __ad_d_y[__ad_i];
-                    __ad_d_y[__ad_i] = 0.0;
-                    let __ad_p_t9 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
-                    let mut __ad_d_t8: f64 = __ad_d_t9 * __ad_p_t9.0;
-                    let mut __ad_d_t7: f64 = __ad_d_t9 * __ad_p_t9.1;
-                    __ad_d_y[row] += __ad_d_t8;
+                    let mut __ad_d_t7: f64 = __ad_d_t9
+                        * ::autograd::__private::rules::add(0.0, 0.0, 0.0).1;
                     let mut __ad_d_t6: f64 = __ad_d_t7
                         * ::autograd::__private::rules::mul(0.0, (x[i * d + col]), 0.0)
                             .0;
@@ -275,11 +272,8 @@ fn triangular_adjoint(
                 let l__2 = l__3 - 1;
                 let __ad_i: usize = row;
                 let mut __ad_d_t9: f64 = __ad_d_y[__ad_i];
-                __ad_d_y[__ad_i] = 0.0;
-                let __ad_p_t9 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
-                let mut __ad_d_t8: f64 = __ad_d_t9 * __ad_p_t9.0;
-                let mut __ad_d_t7: f64 = __ad_d_t9 * __ad_p_t9.1;
-                __ad_d_y[row] += __ad_d_t8;
+                let mut __ad_d_t7: f64 = __ad_d_t9
+                    * ::autograd::__private::rules::add(0.0, 0.0, 0.0).1;
                 let mut __ad_d_t6: f64 = __ad_d_t7
                     * ::autograd::__private::rules::mul(0.0, (x[i * d + col]), 0.0).0;
                 d_q[l__2] += __ad_d_t6;
