@@ -333,6 +333,44 @@ fn records_are_reused_from_call_to_call() {
     assert_eq!(again, 2, "the second call allocated {again} times");
 }
 
+/// A running minimum over centres, each a sum over dimensions, per point:
+/// the sums' exit values are saved in a record for the loop over centres
+/// (its range is known at run time), which its replays read back.
+#[differentiable(wrt(mu))]
+fn nearest_centre(mu: &[f64], x: &[f64], k: usize) -> f64 {
+    let d = mu.len() / k;
+    let mut loss = 0.0;
+    for i in 0..x.len() / d {
+        let mut best = 1.0e300;
+        for c in 0..k {
+            let mut s = 0.0;
+            for t in 0..d {
+                let e = x[i * d + t] - mu[c * d + t];
+                s += e * e;
+            }
+            if s < best {
+                best = s;
+            }
+        }
+        loss += best;
+    }
+    loss
+}
+
+/// The record of exit values (and the tape of the running minimum) are
+/// reused like the others: from the second call on, nothing is allocated.
+#[test]
+fn records_of_exit_values_are_reused_from_call_to_call() {
+    let mu: Vec<f64> = (0..12).map(|i| (i as f64 * 0.7).sin()).collect();
+    let x: Vec<f64> = (0..60).map(|i| (i as f64 * 0.3).cos()).collect();
+    let mut d_mu = vec![0.0; mu.len()];
+    nearest_centre_adjoint(&mu, &x, 4, 1.0, &mut d_mu);
+    let again = allocations(|| {
+        nearest_centre_adjoint(&mu, &x, 4, 1.0, &mut d_mu);
+    });
+    assert_eq!(again, 0, "the second call allocated {again} times");
+}
+
 /// A product nest whose replay would save nothing (its sums only
 /// accumulate, `c` is written before it is read) but would run the inner
 /// sums again: with a `Vec` local it is recorded (`record.rs`), in a

@@ -1,9 +1,11 @@
-//! A loop nested directly in the body of a loop with a constant trip count
-//! (`for j in 0..16 { for k in .. { a += .. } .. }`) saves its exit values
-//! in a stack array during the recording forward sweep, and the outer
-//! loop's replays read them instead of running it again
-//! (`autograd-macros/src/emit.rs`, `plan_exits`). Every gradient here is
-//! checked against central finite differences at several points.
+//! A loop nested directly in the body of a replayed loop (`for j in 0..16
+//! { for k in .. { a += .. } .. }`) saves its exit values during the
+//! recording forward sweep, and the outer loop's replays read them instead
+//! of running it again (`autograd-macros/src/emit/plan.rs`, `plan_exits`):
+//! in a stack array when the outer loop has a constant trip count of at
+//! most 256, in a record indexed by the outer iteration when its range is
+//! `start..end` known only at run time. Every gradient here is checked
+//! against central finite differences at several points.
 
 #![allow(clippy::needless_range_loop)]
 
@@ -81,8 +83,9 @@ fn replayed_twice(x: &[f64]) -> f64 {
     p
 }
 
-/// Not eligible: the trip count is not a constant, or the nested loop
-/// stores: still right.
+/// The first outer loop's trip count is known at run time (its exits go
+/// in a record); the second's nested loop stores (not eligible): still
+/// right.
 #[differentiable]
 fn not_eligible(x: &[f64]) -> f64 {
     let mut s = 0.0;
@@ -105,10 +108,121 @@ fn not_eligible(x: &[f64]) -> f64 {
     s * s
 }
 
+/// k-means: per point, a running minimum over the centres of a sum over
+/// dimensions (ranges known at run time; the point loop is fused).
+#[differentiable]
+fn kmeans(x: &[f64]) -> f64 {
+    let (k, d) = (x.len() / 3, 2);
+    let mut loss = 0.0;
+    for i in 0..x.len() - d {
+        let mut best = 1.0e300;
+        for c in 0..k {
+            let mut s = 0.0;
+            for t in 0..d {
+                let e = x[(i + t) % x.len()] - 0.5 * x[(c * d + t) % x.len()];
+                s += e * e;
+            }
+            if s < best {
+                best = s;
+            }
+        }
+        loss += best;
+    }
+    loss
+}
+
+/// Run-time ranges that do not start at zero, one of them at an outer
+/// loop's index (the slots start again at every outer iteration), with
+/// two cells and a branch after the nested loop; the loop over `j` only
+/// accumulates (its replays run in the forward order).
+#[differentiable]
+fn run_time_offsets(x: &[f64]) -> f64 {
+    let n = x.len();
+    let mut total = 0.0;
+    for i in 0..2 {
+        let mut t = 0.0;
+        for j in i + 1..n - 1 {
+            let mut a = x[i];
+            let mut b = 1.0;
+            for k in j..n {
+                a += x[k] * x[k - j];
+                b += 0.1 * x[k] * x[k];
+            }
+            if a > 0.5 {
+                t += a.sqrt() * b;
+            } else {
+                t -= a * a;
+            }
+        }
+        total += (1.0 + t).sin();
+    }
+    total
+}
+
+/// The loop over `j` sits in a loop with a `break` (replayed: each replay
+/// of an iteration saves the exit values again before the loop over `j`
+/// replays its own iterations backwards).
+#[differentiable]
+fn replayed_with_break(x: &[f64]) -> f64 {
+    let n = x.len();
+    let mut p = 1.0;
+    for i in 0..3 {
+        if x[i] > 5.0 {
+            break;
+        }
+        let mut best = 1.0e300;
+        for j in i..n {
+            let mut s = 0.0;
+            for k in 0..j - i + 1 {
+                s += (x[k] - x[j]) * (x[k] - x[j]) + 0.1 * x[k];
+            }
+            if s < best {
+                best = s;
+            }
+        }
+        p *= 1.0 + best.sin();
+    }
+    p
+}
+
+/// A constant trip count over the stack's limit (300 > 256): a record.
+#[differentiable]
+fn long_constant(x: &[f64]) -> f64 {
+    let mut p = 0.0;
+    for j in 0..300 {
+        let mut a = 0.0;
+        for k in 0..3 {
+            a += x[(j + k) % 6] * x[k];
+        }
+        p = 0.99 * p + a.max(0.1) * (j as f64 * 0.01);
+    }
+    p
+}
+
 #[test]
 fn nested_loops_with_saved_exits_give_the_gradient() {
     check(layer, layer_grad);
     check(offset_range_two_cells, offset_range_two_cells_grad);
     check(replayed_twice, replayed_twice_grad);
     check(not_eligible, not_eligible_grad);
+    check(kmeans, kmeans_grad);
+    check(run_time_offsets, run_time_offsets_grad);
+    check(replayed_with_break, replayed_with_break_grad);
+    check(long_constant, long_constant_grad);
+}
+
+/// Called again, the records of exit values are reused (and cleared): the
+/// same gradient at the same point, and the right one after a call with
+/// more centres.
+#[test]
+fn records_of_exit_values_are_reused_from_call_to_call() {
+    let x = POINTS[1];
+    let first = kmeans_grad(&x);
+    let longer: Vec<f64> = (0..18)
+        .map(|i| x[i % 6] * (1.0 + 0.05 * i as f64) + 0.01 * i as f64)
+        .collect();
+    let (value, gradient) = kmeans_grad(&longer);
+    assert_eq!(value, kmeans(&longer));
+    assert_gradient(kmeans, &longer, &gradient);
+    assert_eq!(kmeans_grad(&x), first);
 }

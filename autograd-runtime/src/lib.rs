@@ -207,6 +207,35 @@ pub mod __private {
             value
         }
 
+        /// Writes `value` at `slot`, first growing the record to `slot + 1`
+        /// values (out of line) if it is shorter: the exit values of a
+        /// loop, saved by the iteration of the loop around it whose range
+        /// is known only at run time, and read back by that iteration's
+        /// replays (`record[slot]`).
+        #[inline(always)]
+        pub fn save_at(&mut self, slot: usize, value: T)
+        where
+            T: Default,
+        {
+            match self.items.get_mut(slot) {
+                Some(saved) => *saved = value,
+                None => self.save_growing(slot, value),
+            }
+        }
+
+        #[cold]
+        #[inline(never)]
+        fn save_growing(&mut self, slot: usize, value: T)
+        where
+            T: Default,
+        {
+            // to the capacity at once: a record reused from the last call
+            // (cleared, its capacity kept) takes one slow call, not one a slot
+            let len = self.items.capacity().max(slot + 1);
+            self.items.resize(len, T::default());
+            self.items[slot] = value;
+        }
+
         /// Appends `values`, growing out of line (see [`Record::push`]).
         #[inline(always)]
         pub fn extend_from_slice(&mut self, values: &[T]) {

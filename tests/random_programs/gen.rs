@@ -1949,7 +1949,11 @@ impl Gen {
         self.frozen.extend(ids);
         let pat = self.pat_for(&item, &mut Vec::new());
         self.loop_depth += 1;
+        // no counter stepped in the body: the chain's closures may read
+        // one, and they borrow it for the whole loop (seed 629688626 #2091)
+        let counters = std::mem::take(&mut self.counters);
         let body = self.block(false, depth + 1);
+        self.counters = counters;
         self.loop_depth -= 1;
         self.env.truncate(mark);
         self.frozen.truncate(frozen_mark);

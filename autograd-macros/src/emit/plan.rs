@@ -11,6 +11,7 @@ use crate::ir::{Block, Func, Header, Kind, Operand, Origin, Rhs, Stmt, VarId};
 use crate::names::{Names, Role};
 use crate::record::Recording;
 use proc_macro2::TokenStream;
+use quote::quote;
 use std::collections::{HashMap, HashSet};
 use syn::Ident;
 
@@ -56,11 +57,15 @@ pub struct Plan {
 /// Where a loop nested in another loop's body saves its exit values, so
 /// that the outer loop's replays need not run it again (`plan_exits`).
 pub struct SavedExits {
-    /// The outer loop's index, and the first value of its range.
+    /// The outer loop's index, and the first value of its range: an
+    /// expression of values the replays see too (`0`, `lo`).
     pub outer_index: VarId,
-    pub start: usize,
-    /// The outer loop's trip count: the length of each array.
-    pub len: usize,
+    pub start: TokenStream,
+    /// Where the exit values go: stack arrays of the outer loop's constant
+    /// trip count, or (`None`, a range known only at run time) records
+    /// grown to the slots saved, reused from call to call like the other
+    /// records.
+    pub len: Option<usize>,
     /// Each carried cell, with the array of its exit values.
     pub cells: Vec<(VarId, Ident)>,
 }
@@ -99,7 +104,7 @@ impl Plan {
         };
         plan.plan(func, activity, names);
         plan.plan_spread_loads(func);
-        plan.plan_exits(func, names);
+        plan.plan_exits(func, names, second);
         plan
     }
 
@@ -262,9 +267,13 @@ impl Plan {
     /// nothing and run no opaque code (a replay skipping it must leave
     /// everything as a replay running it would), carry only floats, and
     /// hold no loop whose exits are saved. The outer loop must not be fused
-    /// (it is never replayed) and run at most `MAX_SAVED_EXITS` times (the
-    /// arrays live on the stack).
-    fn plan_exits(&mut self, func: &Func, names: &Names) {
+    /// (it is never replayed). When it runs at most `MAX_SAVED_EXITS`
+    /// times the arrays live on the stack; when its range is `start..end`
+    /// known only at run time (a k-means objective's loop over centres
+    /// inside its loop over points, each centre's distance a sum over
+    /// dimensions) they are records (`Record::save_at`), except in a
+    /// second-order body.
+    fn plan_exits(&mut self, func: &Func, names: &Names, second: bool) {
         let mut skippable = Vec::new();
         for outer in func.loops() {
             let Header::Range { index, range } = &outer.header else {
@@ -273,13 +282,19 @@ impl Plan {
             if self.fused.contains_key(&outer.id) || self.recording.nest_of(outer.id).is_some() {
                 continue; // never replayed
             }
-            let Some((start, end)) = constant_range(&range.tokens) else {
-                continue;
+            let (start, len) = match constant_range(&range.tokens) {
+                Some((start, end))
+                    if (1..=MAX_SAVED_EXITS).contains(&end.saturating_sub(start)) =>
+                {
+                    let first = proc_macro2::Literal::usize_unsuffixed(start);
+                    (quote!(#first), Some(end - start))
+                }
+                Some(_) if second => continue,
+                _ => match range_start(&range.tokens) {
+                    Some(start) if !second => (start, None),
+                    _ => continue,
+                },
             };
-            let len = end.saturating_sub(start);
-            if len == 0 || len > MAX_SAVED_EXITS {
-                continue;
-            }
             for stmt in &outer.body.stmts {
                 let Stmt::Loop(inner) = stmt else { continue };
                 let simple = matches!(inner.header, Header::Range { .. })
@@ -311,7 +326,7 @@ impl Plan {
                     inner.id,
                     SavedExits {
                         outer_index: *index,
-                        start,
+                        start: start.clone(),
                         len,
                         cells,
                     },
@@ -414,6 +429,16 @@ fn constant_range(tokens: &TokenStream) -> Option<(usize, usize)> {
         _ => None,
     };
     Some((bound(&range.start)?, bound(&range.end)?))
+}
+
+/// The first value of a range `start..end` (its tokens).
+fn range_start(tokens: &TokenStream) -> Option<TokenStream> {
+    let range: syn::ExprRange = syn::parse2(tokens.clone()).ok()?;
+    if !matches!(range.limits, syn::RangeLimits::HalfOpen(_)) {
+        return None;
+    }
+    let start = range.start?;
+    Some(quote!(#start))
 }
 
 /// The key of loop `id` in `Plan::stores_in` (an `if`'s is its decision).

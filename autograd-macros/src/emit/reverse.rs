@@ -250,14 +250,19 @@ impl<'a> Body<'a> {
         let mut exits: Vec<&SavedExits> = self.plan.exits.values().collect();
         exits.sort_by_key(|e| e.cells[0].0);
         for saved in exits {
-            let len = proc_macro2::Literal::usize_unsuffixed(saved.len);
             for (cell, array) in &saved.cells {
                 let (elem, zero) = if self.is_dual(*cell) {
                     (self.scalar(), self.zero())
                 } else {
                     (quote!(f64), quote!(0.0))
                 };
-                tapes.push(quote!(let mut #array: [#elem; #len] = [#zero; #len];));
+                tapes.push(match saved.len {
+                    Some(len) => {
+                        let len = proc_macro2::Literal::usize_unsuffixed(len);
+                        quote!(let mut #array: [#elem; #len] = [#zero; #len];)
+                    }
+                    None => quote!(let mut #array = ::autograd::__private::Record::<#elem>::new();),
+                });
             }
         }
         let top = Mode {
@@ -480,13 +485,12 @@ impl<'a> Body<'a> {
                 Stmt::Loop(l) if self.plan.exits.contains_key(&l.id) => {
                     let saved = &self.plan.exits[&l.id];
                     let outer = self.ident(saved.outer_index);
-                    let slot = match saved.start {
-                        0 => quote!([#outer as usize]),
-                        start => {
-                            let start = proc_macro2::Literal::usize_unsuffixed(start);
-                            quote!([(#outer - #start) as usize])
-                        }
+                    let start = &saved.start;
+                    let slot = match start.to_string().as_str() {
+                        "0" => quote!(#outer as usize),
+                        _ => quote!((#outer - (#start)) as usize),
                     };
+                    let heap = saved.len.is_none();
                     let cells: Vec<(Ident, Ident)> = saved
                         .cells
                         .iter()
@@ -494,14 +498,17 @@ impl<'a> Body<'a> {
                         .collect();
                     if mode.exits == Exits::Restore {
                         for (cell, array) in &cells {
-                            out.push(quote!(#cell = #array #slot;));
+                            out.push(quote!(#cell = #array[#slot];));
                         }
                         continue;
                     }
                     out.push(self.forward_loop(l, mode));
                     if mode.exits == Exits::Save {
                         for (cell, array) in &cells {
-                            out.push(quote!(#array #slot = #cell;));
+                            out.push(match heap {
+                                true => quote!(#array.save_at(#slot, #cell);),
+                                false => quote!(#array[#slot] = #cell;),
+                            });
                         }
                     }
                 }
