@@ -334,8 +334,8 @@ fn records_are_reused_from_call_to_call() {
 }
 
 /// A running minimum over centres, each a sum over dimensions, per point:
-/// the sums' exit values are saved in a record for the loop over centres
-/// (its range is known at run time), which its replays read back.
+/// the loop over centres is recorded inside the fused loop over points
+/// (its decisions on a record, taken back within the point's iteration).
 #[differentiable(wrt(mu))]
 fn nearest_centre(mu: &[f64], x: &[f64], k: usize) -> f64 {
     let d = mu.len() / k;
@@ -357,10 +357,10 @@ fn nearest_centre(mu: &[f64], x: &[f64], k: usize) -> f64 {
     loss
 }
 
-/// The record of exit values (and the tape of the running minimum) are
-/// reused like the others: from the second call on, nothing is allocated.
+/// Its records are reused like the others: from the second call on,
+/// nothing is allocated.
 #[test]
-fn records_of_exit_values_are_reused_from_call_to_call() {
+fn records_inside_a_fused_loop_are_reused_from_call_to_call() {
     let mu: Vec<f64> = (0..12).map(|i| (i as f64 * 0.7).sin()).collect();
     let x: Vec<f64> = (0..60).map(|i| (i as f64 * 0.3).cos()).collect();
     let mut d_mu = vec![0.0; mu.len()];

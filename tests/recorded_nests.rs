@@ -103,6 +103,117 @@ twins!(mixture_agrees: mixture, mixture_grad, mixture_adjoint;
     total
 });
 
+// Nests inside a fused loop's body (a sum over points whose reverse runs
+// point by point): recorded too, their records taken back within the
+// point's iteration.
+
+// k-means: per point, a running minimum over centres of a sum over
+// dimensions; the reverse of each centre's sum is skipped when its seed
+// is 0 (it takes nothing back).
+twins!(nearest_in_fused_agrees: nearest_in_fused, nearest_in_fused_grad, nearest_in_fused_adjoint;
+       nearest_in_fused_r, nearest_in_fused_r_grad, nearest_in_fused_r_adjoint; |x| {
+    let mut loss = 0.0;
+    for i in 0..4 {
+        let mut best = 1.0e300;
+        for c in 0..3 {
+            let mut s = 0.0;
+            for t in 0..2 {
+                // (the points are constants: `e` is recomputed, and a
+                // centre's sum takes nothing back)
+                let e = x[(2 * c + t + 1) % 6] - 0.3 * (i + t) as f64;
+                s += e * e;
+            }
+            if s < best {
+                best = s;
+            }
+        }
+        loss += best;
+    }
+    loss
+});
+
+// The same with a sum that records (an `exp`): its reverse takes records
+// back, so it runs whatever its seed.
+twins!(recording_sums_in_fused_agree: recording_sums_in_fused, recording_sums_in_fused_grad,
+       recording_sums_in_fused_adjoint;
+       recording_sums_in_fused_r, recording_sums_in_fused_r_grad,
+       recording_sums_in_fused_r_adjoint; |x| {
+    let mut loss = 0.0;
+    for i in 0..3 {
+        let mut best = 1.0e300;
+        for c in 0..3 {
+            let mut s = 0.0;
+            for t in 0..2 {
+                s += (x[(i + t) % 6] * x[(c + t + 2) % 6]).exp();
+            }
+            if s < best {
+                best = s;
+            }
+        }
+        loss += best.ln();
+    }
+    loss
+});
+
+// Per point, buffers declared in the fused loop's body, a product indexed
+// by an integer counted back, and a log-sum-exp.
+twins!(mixture_in_fused_agrees: mixture_in_fused, mixture_in_fused_grad, mixture_in_fused_adjoint;
+       mixture_in_fused_r, mixture_in_fused_r_grad, mixture_in_fused_r_adjoint; |x| {
+    let d = 3;
+    let mut total = 0.0;
+    for i in 0..2 {
+        let mut centered = vec![0.0; d];
+        let mut q = vec![0.0; d];
+        let mut terms = [0.0; 2];
+        for c in 0..2 {
+            for j in 0..d {
+                centered[j] = x[(i + j) % 6] - x[c + j];
+            }
+            for j in 0..d {
+                q[j] = x[j].exp() * centered[j];
+            }
+            let mut l = d;
+            for col in 0..d {
+                for row in col + 1..d {
+                    q[row] += x[l % 6] * centered[col];
+                    l += 1;
+                }
+            }
+            let mut sq = 0.0;
+            for j in 0..d {
+                sq += q[j] * q[j];
+            }
+            terms[c] = x[c] - 0.5 * sq;
+        }
+        let mx = terms[0].max(terms[1]);
+        let mut se = 0.0;
+        for c in 0..2 {
+            se += (terms[c] - mx).exp();
+        }
+        total += se.ln() + mx;
+    }
+    total
+});
+
+// A softmax cross-entropy per sample: a single loop of `exp`s in the fused
+// loop's body is recorded (not replayed: each `exp` is taken once).
+twins!(softmax_in_fused_agrees: softmax_in_fused, softmax_in_fused_grad, softmax_in_fused_adjoint;
+       softmax_in_fused_r, softmax_in_fused_r_grad, softmax_in_fused_r_adjoint; |x| {
+    let mut loss = 0.0;
+    for b in 0..3 {
+        let mut z = [0.0; 3];
+        for c in 0..3 {
+            z[c] = x[(b + c) % 6] * x[(2 * c + 1) % 6];
+        }
+        let mut se = 0.0;
+        for c in 0..3 {
+            se += (z[c] - z[b]).exp();
+        }
+        loss += se.ln();
+    }
+    loss
+});
+
 // A forward substitution: each `y[i]` is written once, then read by every
 // later row (the undo tape is kept so that the reverse reads `y` again).
 twins!(substitution_agrees: substitution, substitution_grad, substitution_adjoint;

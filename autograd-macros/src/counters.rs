@@ -84,8 +84,29 @@ pub struct Counter {
 pub fn of_nest(func: &Func, names: &Names, top: usize) -> HashMap<VarId, Counter> {
     let integers = integers(func);
     let mut found = HashMap::new();
-    find_in_block(func, names, &integers, &func.body, &mut found, Some(top));
+    // (the function body, or a fused loop's body: where the nest is)
+    if let Some(block) = block_holding(&func.body, top) {
+        find_in_block(func, names, &integers, block, &mut found, Some(top));
+    }
     found
+}
+
+/// The block, `block` or one nested in it, whose statements hold loop `id`.
+fn block_holding(block: &Block, id: usize) -> Option<&Block> {
+    for stmt in &block.stmts {
+        let found = match stmt {
+            Stmt::Loop(l) if l.id == id => return Some(block),
+            Stmt::Loop(l) => block_holding(&l.body, id),
+            Stmt::If { then_, else_, .. } => {
+                block_holding(then_, id).or_else(|| block_holding(else_, id))
+            }
+            _ => None,
+        };
+        if found.is_some() {
+            return found;
+        }
+    }
+    None
 }
 
 /// Finds the counters of the loops of `block` (only the loop `only` when

@@ -7,8 +7,11 @@
 //! then reverses it. One level deep that is what a hand-written gradient
 //! does too, but in a nest every level replays the levels inside it: a
 //! statement `k` loops deep runs `k + 1` times, and every store into a
-//! local array pushes on an undo tape at every run. For a top-level loop
-//! that holds other loops, this module chooses *recording* instead (what
+//! local array pushes on an undo tape at every run. For a loop that holds
+//! other loops, at the top level of the function body or of a fused loop's
+//! body (whose iterations each run forward, then reverse: the nest's
+//! records hold one iteration's values), this module chooses *recording*
+//! instead (what
 //! Tapenade calls to-be-recorded analysis): the forward sweep runs the nest
 //! once and, at the end of each block it runs (an iteration's body, a
 //! branch), records the values of that block which the reverse sweep reads
@@ -57,7 +60,9 @@
 //! loop has a range and no `break`, no local array is declared inside it,
 //! no call takes or returns an array, no item or expression statement
 //! needs to be in scope again, and nothing read is a loop's cell. Other
-//! nests, single loops and second-order bodies keep replay.
+//! nests, single loops and second-order bodies keep replay — but for a
+//! single loop in a fused loop's body that would record a costly value
+//! (`records_costly`: an `exp`, not a `+`), which is recorded.
 
 use crate::activity::Activity;
 use crate::counters::{Counter, Point};
@@ -131,19 +136,33 @@ pub fn plan(
     fused: &HashMap<usize, Fused>,
     plain_stores: &HashSet<VarId>,
 ) -> Recording {
-    // Candidates, by position in the body; a nest whose reverse cannot get
-    // what it reads is dropped, which may give arrays back their undo
+    // The scopes whose top-level loops may be nests: the function body, and
+    // the body of each fused loop in it (its iterations run forward, then
+    // reverse, one by one: a nest there is recorded and taken back within
+    // one iteration, its records as long as one iteration's).
+    let mut scopes: Vec<&Block> = vec![&func.body];
+    for stmt in &func.body.stmts {
+        if let Stmt::Loop(l) = stmt {
+            if fused.contains_key(&l.id) {
+                scopes.push(&l.body);
+            }
+        }
+    }
+    // Candidates, by scope and position in it; a nest whose reverse cannot
+    // get what it reads is dropped, which may give arrays back their undo
     // tapes (and so fewer reads to the others): until nothing changes.
-    let mut candidates: Vec<(usize, &crate::ir::Loop)> = func
-        .body
-        .stmts
-        .iter()
-        .enumerate()
-        .filter_map(|(i, stmt)| match stmt {
-            Stmt::Loop(l) if !fused.contains_key(&l.id) && recordable(l) => Some((i, l)),
-            _ => None,
-        })
-        .collect();
+    let mut candidates: Vec<Candidate> = Vec::new();
+    for (scope, block) in scopes.iter().enumerate() {
+        for (i, stmt) in block.stmts.iter().enumerate() {
+            match stmt {
+                // (in a fused loop's body, a single loop too: see `kept`)
+                Stmt::Loop(l) if !fused.contains_key(&l.id) && recordable(l, scope == 0) => {
+                    candidates.push((scope, i, l))
+                }
+                _ => {}
+            }
+        }
+    }
     // A nest whose replay would save nothing (no loop-carried value, no undo
     // tape) still replays its inner loops (a product's inner sum runs three
     // times in a three-deep nest): it is recorded too when that needs no
@@ -153,25 +172,44 @@ pub fn plan(
     let allocates = allocates_anyway(func);
     let saves: HashSet<usize> = candidates
         .iter()
-        .filter(|(_, l)| replay_saves(activity, l, plain_stores))
-        .map(|(_, l)| l.id)
+        .filter(|(_, _, l)| replay_saves(activity, l, plain_stores))
+        .map(|(_, _, l)| l.id)
         .collect();
     loop {
         if candidates.is_empty() {
             return Recording::default();
         }
-        let positions: HashSet<usize> = candidates.iter().map(|(i, _)| *i).collect();
-        let mut plain = plain_arrays(func, &positions);
-        plain.retain(|a| !plain_stores.contains(a) && !keeps_undo(func, activity, &candidates, *a));
+        let mut plain = HashSet::new();
+        for (scope, block) in scopes.iter().enumerate() {
+            let positions: HashSet<usize> = candidates
+                .iter()
+                .filter(|c| c.0 == scope)
+                .map(|c| c.1)
+                .collect();
+            if !positions.is_empty() {
+                plain.extend(plain_arrays(block, &positions));
+            }
+        }
+        plain.retain(|a| {
+            !plain_stores.contains(a) && !keeps_undo(func, activity, &scopes, &candidates, *a)
+        });
         let with_undo_free: HashSet<VarId> = plain.union(plain_stores).copied().collect();
         let keeps: Vec<Option<NestKeep>> = candidates
             .iter()
-            .map(|&(position, l)| keep_of(func, activity, names, (position, l), &with_undo_free))
+            .map(|&(scope, position, l)| {
+                let settled = settled_arrays(func, scopes[scope], position);
+                keep_of(func, activity, names, l, &settled, &with_undo_free)
+            })
             .collect();
         // dropped: a nest whose reverse cannot get what it reads, and one
         // that saves nothing by recording and would need storage to
-        let kept = |(_, l): &(usize, &crate::ir::Loop), keep: &Option<NestKeep>| match keep {
+        // A single loop (in a fused loop's body) is recorded when it records
+        // a value that costs more to compute again than to take back (an
+        // `exp` of a softmax's sum: replayed, each sample's reverse would
+        // take it again).
+        let kept = |(_, _, l): &Candidate, keep: &Option<NestKeep>| match keep {
             None => false,
+            Some((keep, _)) if !holds_loop(l) => records_costly(func, l, keep),
             Some((keep, _)) => saves.contains(&l.id) || allocates || !needs_storage(l, keep),
         };
         if candidates.iter().zip(&keeps).any(|(c, k)| !kept(c, k)) {
@@ -187,7 +225,7 @@ pub fn plan(
             plain,
             ..Recording::default()
         };
-        for ((_, l), keep) in candidates.into_iter().zip(keeps) {
+        for ((_, _, l), keep) in candidates.into_iter().zip(keeps) {
             let (keep, counters) = keep.expect("checked above");
             recording.counters.extend(counters);
             let mut loops = HashSet::new();
@@ -231,10 +269,44 @@ pub fn plan(
     }
 }
 
-/// A top-level loop whose reverse can take recorded values: it holds
-/// another loop, every loop has a range and no `break`, and nothing in it
-/// needs the replay.
-fn recordable(l: &crate::ir::Loop) -> bool {
+/// A loop that may be recorded: its scope (0 for the function body, then
+/// the bodies of fused loops), its position there, the loop.
+type Candidate<'a> = (usize, usize, &'a crate::ir::Loop);
+
+/// Whether `l` holds another loop.
+fn holds_loop(l: &crate::ir::Loop) -> bool {
+    let mut nested = false;
+    l.body
+        .walk(0, &mut |stmt, _| nested |= matches!(stmt, Stmt::Loop(_)));
+    nested
+}
+
+/// Whether `keep` records a float of loop `l` that an operation other
+/// than `+ - *`, negation, `abs`, `min` or `max` computes.
+fn records_costly(func: &Func, l: &crate::ir::Loop, keep: &HashMap<VarId, Keep>) -> bool {
+    let _ = func;
+    let mut costly = false;
+    l.body.walk(0, &mut |stmt, _| {
+        if let Stmt::Let {
+            var,
+            init: Some(Rhs::Prim { prim, .. }),
+            ..
+        } = stmt
+        {
+            costly |= keep.get(var) == Some(&Keep::Float)
+                && !matches!(
+                    prim.name,
+                    "add" | "sub" | "mul" | "neg" | "abs" | "min" | "max"
+                );
+        }
+    });
+    costly
+}
+
+/// A loop whose reverse can take recorded values: it holds another loop
+/// (unless `!nested_only`), every loop has a range and no `break`, and
+/// nothing in it needs the replay.
+fn recordable(l: &crate::ir::Loop, nested_only: bool) -> bool {
     if !matches!(l.header, Header::Range { .. }) || l.breaks {
         return false;
     }
@@ -257,7 +329,7 @@ fn recordable(l: &crate::ir::Loop) -> bool {
         } => ok &= args.iter().all(|a| !matches!(a, CallArg::Array { .. })),
         _ => {}
     });
-    nested && ok
+    (nested || !nested_only) && ok
 }
 
 /// Whether the function body declares a `Vec` (`vec![..]`, `to_vec()`):
@@ -307,13 +379,15 @@ fn replay_saves(activity: &Activity, l: &crate::ir::Loop, plain_stores: &HashSet
     saves
 }
 
-/// Local arrays stored into only inside the top-level statements at
-/// `nests`, and read by other statements only after the last of those: the
-/// reverse sweep of those nests need not restore them.
-fn plain_arrays(func: &Func, nests: &HashSet<usize>) -> HashSet<VarId> {
+/// Local arrays stored into only inside the top-level statements of
+/// `scope` at `nests`, and read by other statements only after the last of
+/// those: the reverse sweep of those nests need not restore them. (A fused
+/// loop's body stores only into arrays it declares, `fuse.rs`: each
+/// iteration has its own.)
+fn plain_arrays(scope: &Block, nests: &HashSet<usize>) -> HashSet<VarId> {
     let mut last_nest: HashMap<VarId, usize> = HashMap::new();
     let mut stored_elsewhere: HashSet<VarId> = HashSet::new();
-    for (i, stmt) in func.body.stmts.iter().enumerate() {
+    for (i, stmt) in scope.stmts.iter().enumerate() {
         let inside = nests.contains(&i);
         walk_stmt(stmt, &mut |s| {
             if let Stmt::Store { array, .. } = s {
@@ -330,7 +404,7 @@ fn plain_arrays(func: &Func, nests: &HashSet<usize>) -> HashSet<VarId> {
         .copied()
         .filter(|a| !stored_elsewhere.contains(a))
         .collect();
-    for (i, stmt) in func.body.stmts.iter().enumerate() {
+    for (i, stmt) in scope.stmts.iter().enumerate() {
         if nests.contains(&i) {
             continue;
         }
@@ -379,11 +453,11 @@ fn keep_of(
     func: &Func,
     activity: &Activity,
     names: &Names,
-    (position, l): (usize, &crate::ir::Loop),
+    l: &crate::ir::Loop,
+    settled: &HashSet<VarId>,
     plain: &HashSet<VarId>,
 ) -> Option<NestKeep> {
     let stable = stable_loads(&l.body);
-    let settled = settled_arrays(func, position);
     // Definitions inside the nest; its loop indices are available.
     let mut defs: HashMap<VarId, Option<&Rhs>> = HashMap::new();
     let mut indices: HashSet<VarId> = HashSet::new();
@@ -453,7 +527,7 @@ fn keep_of(
             Some(Rhs::Use(Operand::Const(c))) => Some(c.uses.clone()),
             Some(Rhs::Use(Operand::Var(v))) if !func.vars[*v].is_cell() => Some(vec![*v]),
             Some(Rhs::Load { array, index })
-                if rereadable(func, *array, var, plain, &stable, &settled) =>
+                if rereadable(func, *array, var, plain, &stable, settled) =>
             {
                 Some(index.uses.clone())
             }
@@ -551,12 +625,13 @@ fn collect_stable(block: &Block, stable: &mut HashSet<VarId>) {
     }
 }
 
-/// Local arrays that no statement of the function body from `position` on
-/// stores into: what the nest there reads of them is there all through its
-/// reverse.
-fn settled_arrays(func: &Func, position: usize) -> HashSet<VarId> {
+/// Local arrays that no statement of `scope` (the function body, or a
+/// fused loop's body, whose iteration reverses the nest before the next
+/// runs) from `position` on stores into: what the nest there reads of
+/// them is there all through its reverse.
+fn settled_arrays(func: &Func, scope: &Block, position: usize) -> HashSet<VarId> {
     let mut stored = HashSet::new();
-    for stmt in &func.body.stmts[position..] {
+    for stmt in &scope.stmts[position..] {
         walk_stmt(stmt, &mut |s| {
             if let Stmt::Store { array, .. } = s {
                 stored.insert(*array);
@@ -583,14 +658,15 @@ fn settled_arrays(func: &Func, position: usize) -> HashSet<VarId> {
 fn keeps_undo(
     func: &Func,
     activity: &Activity,
-    nests: &[(usize, &crate::ir::Loop)],
+    scopes: &[&Block],
+    nests: &[Candidate],
     array: VarId,
 ) -> bool {
     const WEIGHT: u64 = 16;
     let (mut stores, mut loads) = (0u64, 0u64);
-    for (position, l) in nests {
+    for &(scope, position, l) in nests {
         let stable = stable_loads(&l.body);
-        if settled_arrays(func, *position).contains(&array) {
+        if settled_arrays(func, scopes[scope], position).contains(&array) {
             continue;
         }
         let reads: HashSet<VarId> = reverse_reads(activity, &l.body, &HashSet::new())

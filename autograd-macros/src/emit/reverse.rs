@@ -711,30 +711,63 @@ impl<'a> Body<'a> {
         // adjoint from one iteration to the next through `0.0 + d` (which
         // LLVM cannot fold: a floating-point add's latency per iteration,
         // the whole loop's time in a product's inner sum).
-        // (Not skipped when the seeds are 0, as a replayed one is: its
-        // iterations take their records back.)
-        let (mut hold, mut restore) = (Vec::new(), Vec::new());
+        // Skipped when the seeds are all 0, as a replayed one is, if its
+        // iterations take nothing back (records, undo tapes, counters) that
+        // the reverse of what comes before it needs taken.
+        let (mut hold, mut restore, mut skip) = (Vec::new(), Vec::new(), None);
         if !self.second {
             if let Some(cells) = crate::fuse::accumulators(l, self.activity) {
                 let (seeds, holds) = self.held_seeds(&cells);
                 declare.extend(seeds);
                 hold = holds;
                 restore.clone_from(&hold);
+                if hand_back.is_empty() && !self.takes_back(l) {
+                    let seeds = cells.iter().map(|c| self.seed(*c));
+                    skip = Some(quote!(#(#seeds != 0.0)||*));
+                }
             }
         }
         let (index, range) = (self.ident(*index), &range.tokens);
-        Some(quote! {
-            #(#sums)*
-            #(#declare)*
+        let reversed = quote! {
             for #index in (#range).rev() {
                 #(#hold)*
                 #(#start)*
                 #(#inner)*
                 #(#hand_back)*
             }
+        };
+        let reversed = match skip {
+            Some(any) => quote!(if #any { #reversed }),
+            None => reversed,
+        };
+        Some(quote! {
+            #(#sums)*
+            #(#declare)*
+            #reversed
             #(#restore)*
             #(#additions)*
         })
+    }
+
+    /// Whether the reverse of loop `l` of a recorded nest takes anything
+    /// back: a recorded value or decision, an undo tape's entry.
+    fn takes_back(&self, l: &crate::ir::Loop) -> bool {
+        let recording = &self.plan.recording;
+        let mut takes = false;
+        l.body.walk(0, &mut |stmt, _| match stmt {
+            Stmt::Let { var, .. } => {
+                takes |= matches!(recording.keep.get(var), Some(Keep::Float | Keep::Own(_)))
+            }
+            Stmt::If { decision, .. } => {
+                takes |= recording.decisions.contains(&decision.to_string())
+            }
+            Stmt::Store { array, .. } => takes |= !self.plan.plain_stores.contains(array),
+            Stmt::Loop(inner) => {
+                takes |= recording.counters.values().any(|c| c.loop_id == inner.id)
+            }
+            _ => {}
+        });
+        takes
     }
 
     /// The values of the enclosing loop's counted integers that are known
