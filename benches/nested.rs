@@ -19,6 +19,9 @@
 //!   then `‖C‖²`), written as the three-deep loop nest people write.
 //! - [`pairs_objective`]: a pair energy (Lennard-Jones-like, points on a
 //!   line), a double sum over `i < j`.
+//! - [`kmeans_objective`]: the k-means objective, per point a running
+//!   minimum over the centres of a squared distance (a sum over
+//!   dimensions).
 //!
 //! Each `_by_hand` function adds the gradient into its output slices (like
 //! an `_adjoint` with `d_out = 1`) and returns the value. `benches/tests/
@@ -683,4 +686,67 @@ pub fn pairs_data(n: usize, seed: u64) -> Vec<f64> {
     let mut rng = Rng(seed | 1);
     let half = n as f64 / 4.0;
     rng.vec(n, -half, half)
+}
+
+// ----- (g) k-means ---------------------------------------------------------------
+
+/// The k-means objective `Σ_i min_c ‖x_i − μ_c‖²` (`x`: `n × d` points,
+/// `mu`: `k × d` centres, row-major): per point, a running minimum over the
+/// centres, as people write it.
+#[differentiable(wrt(mu))]
+pub fn kmeans_objective(mu: &[f64], x: &[f64], k: usize, d: usize) -> f64 {
+    let n = x.len() / d;
+    let mut loss = 0.0;
+    for i in 0..n {
+        let mut best = f64::INFINITY;
+        for c in 0..k {
+            let mut s = 0.0;
+            for t in 0..d {
+                let e = x[i * d + t] - mu[c * d + t];
+                s += e * e;
+            }
+            if s < best {
+                best = s;
+            }
+        }
+        loss += best;
+    }
+    loss
+}
+
+/// [`kmeans_objective`] and its gradient, by hand: per point, the nearest
+/// centre (the first of equals, as the objective's `<` keeps it), then
+/// `−2 (x_i − μ_c)` into that centre's gradient. The distances are computed
+/// as the objective computes them (indexed loops), so that the comparison
+/// measures what the gradient adds: with iterator chains over slices
+/// instead (no bounds checks, vectorised), this gradient takes 0.5–0.9×
+/// the objective's own instructions, and the generated one 1.9–2.3× it.
+pub fn kmeans_by_hand(mu: &[f64], x: &[f64], k: usize, d: usize, d_mu: &mut [f64]) -> f64 {
+    let n = x.len() / d;
+    let mut loss = 0.0;
+    for i in 0..n {
+        let (mut best, mut arg) = (f64::INFINITY, 0);
+        for c in 0..k {
+            let mut s = 0.0;
+            for t in 0..d {
+                let e = x[i * d + t] - mu[c * d + t];
+                s += e * e;
+            }
+            if s < best {
+                best = s;
+                arg = c;
+            }
+        }
+        loss += best;
+        for t in 0..d {
+            d_mu[arg * d + t] -= 2.0 * (x[i * d + t] - mu[arg * d + t]);
+        }
+    }
+    loss
+}
+
+/// `n` points and `k` centres in `d` dimensions, uniform in `[−1, 1)`.
+pub fn kmeans_data(n: usize, k: usize, d: usize, seed: u64) -> (Vec<f64>, Vec<f64>) {
+    let mut rng = Rng(seed | 1);
+    (rng.vec(k * d, -1.0, 1.0), rng.vec(n * d, -1.0, 1.0))
 }

@@ -44,7 +44,7 @@ pub struct Row {
 }
 
 /// The rows, in the order they run.
-pub const ROWS: [(&str, usize); 34] = [
+pub const ROWS: [(&str, usize); 36] = [
     ("rosenbrock", 2),
     ("rosenbrock", 10),
     ("rosenbrock", 100),
@@ -88,6 +88,9 @@ pub const ROWS: [(&str, usize); 34] = [
     // pair energy of n points
     ("pairs", 100),
     ("pairs", 1000),
+    // k-means: N points, `kmeans_d<d>_k<K>`
+    ("kmeans_d4_k8", 1000),
+    ("kmeans_d16_k32", 1000),
 ];
 
 /// Computes the value, and writes the gradient into the slice.
@@ -131,6 +134,7 @@ pub fn run_all(runner: &mut dyn Runner) {
             "trisolve" => trisolve(runner, param),
             "product" => product(runner, param),
             "pairs" => pairs(runner, param),
+            _ if workload.starts_with("kmeans_") => kmeans(runner, workload, param),
             _ if workload.starts_with("gmm_") => gmm(runner, workload, param),
             _ if workload.starts_with("lstm_b") => lstm(runner, workload, param),
             _ if workload.starts_with("heat_n") => heat(runner, workload, param),
@@ -485,6 +489,25 @@ fn product(runner: &mut dyn Runner, n: usize) {
         }),
     ];
     check_and_run(runner, "product", n, 2 * n * n, &mut variants);
+}
+
+fn kmeans(runner: &mut dyn Runner, workload: &'static str, n: usize) {
+    let (d, k) = (size_in(workload, 'd'), size_in(workload, 'k'));
+    let (mu, x) = nested::kmeans_data(n, k, d, 42);
+    let mut variants = vec![
+        variant("primal", |_| {
+            nested::kmeans_objective(black_box(&mu), &x, k, d)
+        }),
+        variant("hand_written", |grad| {
+            grad.fill(0.0);
+            nested::kmeans_by_hand(black_box(&mu), &x, k, d, grad)
+        }),
+        variant("macro_adjoint", |grad| {
+            grad.fill(0.0);
+            nested::kmeans_objective_adjoint(black_box(&mu), &x, k, d, 1.0, grad)
+        }),
+    ];
+    check_and_run(runner, workload, n, k * d, &mut variants);
 }
 
 fn pairs(runner: &mut dyn Runner, n: usize) {

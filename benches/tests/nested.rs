@@ -113,6 +113,18 @@ fn pairs_gradients_agree() {
     }
 }
 
+#[test]
+fn kmeans_gradients_agree() {
+    for (n, k, d) in [(1, 1, 1), (5, 2, 3), (40, 6, 4)] {
+        let (mu, x) = kmeans_data(n, k, d, 7 + n as u64);
+        let mut hand_gradient = vec![0.0; k * d];
+        let hand = kmeans_by_hand(&mu, &x, k, d, &mut hand_gradient);
+        let (value, gradient) = kmeans_objective_grad(&mu, &x, k, d);
+        close("kmeans value", &[value], &[hand], 1e-12);
+        close("kmeans d_mu", &gradient, &hand_gradient, 1e-9);
+    }
+}
+
 /// The hand-written gradients are right, not only equal to the generated
 /// ones: central differences on a few partials of each.
 #[test]
@@ -162,6 +174,13 @@ fn hand_written_gradients_match_finite_differences() {
         assert!((fd(&f, &a, i) - ha[i]).abs() < 1e-6, "product d_a[{i}]");
         let g = |b: &[f64]| product_objective(&a, b, 4);
         assert!((fd(&g, &b, i) - hb[i]).abs() < 1e-6, "product d_b[{i}]");
+    }
+    let (mu, x) = kmeans_data(9, 3, 2, 5);
+    let mut hmu = vec![0.0; 6];
+    kmeans_by_hand(&mu, &x, 3, 2, &mut hmu);
+    for i in 0..6 {
+        let f = |mu: &[f64]| kmeans_objective(mu, &x, 3, 2);
+        assert!((fd(&f, &mu, i) - hmu[i]).abs() < 1e-6, "kmeans d_mu[{i}]");
     }
     let x = pairs_data(6, 4);
     let mut hx = vec![0.0; 6];
