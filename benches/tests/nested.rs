@@ -178,9 +178,9 @@ fn hand_written_gradients_match_finite_differences() {
     let (mu, x) = kmeans_data(9, 3, 2, 5);
     let mut hmu = vec![0.0; 6];
     kmeans_by_hand(&mu, &x, 3, 2, &mut hmu);
-    for i in 0..6 {
+    for (i, h) in hmu.iter().enumerate() {
         let f = |mu: &[f64]| kmeans_objective(mu, &x, 3, 2);
-        assert!((fd(&f, &mu, i) - hmu[i]).abs() < 1e-6, "kmeans d_mu[{i}]");
+        assert!((fd(&f, &mu, i) - h).abs() < 1e-6, "kmeans d_mu[{i}]");
     }
     let x = pairs_data(6, 4);
     let mut hx = vec![0.0; 6];
