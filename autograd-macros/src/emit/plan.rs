@@ -52,6 +52,11 @@ pub struct Plan {
     /// Loop nests recorded instead of replayed, and what each value their
     /// reverse reads comes from (`record.rs`).
     pub recording: Recording,
+    /// Loops whose carried values are read after them by a branch or a
+    /// kink (`max`, `min`, `clamp`, `relu`), so that their adjoints may be
+    /// exactly zero (a running minimum's losers): the reverse of a recorded
+    /// one that only accumulates checks for that (`vanishing_seeds`).
+    pub vanishing: HashSet<usize>,
 }
 
 /// Where a loop nested in another loop's body saves its exit values, so
@@ -101,6 +106,7 @@ impl Plan {
             fused,
             exits: HashMap::new(),
             recording,
+            vanishing: vanishing_seeds(&func.body),
         };
         plan.plan(func, activity, names);
         plan.plan_spread_loads(func);
@@ -429,6 +435,65 @@ fn constant_range(tokens: &TokenStream) -> Option<(usize, usize)> {
         _ => None,
     };
     Some((bound(&range.start)?, bound(&range.end)?))
+}
+
+/// The loops of `block` (and of the blocks in it) whose cells' values
+/// after them are read inside an `if` (its condition or its branches) or by
+/// a kink (`max`, `min`, `clamp`, `relu`) in the statements that follow
+/// them: their adjoints may be exactly zero, and a reverse that skips them
+/// then saves its whole run (the other seeds of a k-means objective's
+/// distances). Elsewhere the check would cost an instruction per
+/// iteration or so for nothing.
+fn vanishing_seeds(block: &Block) -> HashSet<usize> {
+    let mut found = HashSet::new();
+    for (p, stmt) in block.stmts.iter().enumerate() {
+        match stmt {
+            Stmt::Loop(l) => {
+                let cells: HashSet<VarId> = l.carried.iter().map(|c| c.cell).collect();
+                let mut exits: HashSet<VarId> = HashSet::new();
+                let mut vanishing = false;
+                for later in &block.stmts[p + 1..] {
+                    if let Stmt::Let {
+                        var,
+                        init: Some(Rhs::Use(Operand::Var(v))),
+                        ..
+                    } = later
+                    {
+                        if cells.contains(v) || exits.contains(v) {
+                            exits.insert(*var);
+                        }
+                    }
+                    crate::record::walk_stmt(later, &mut |s| {
+                        let reads = s.reads();
+                        let kink = matches!(s, Stmt::Let {
+                            init: Some(Rhs::Prim { prim, .. }), ..
+                        } if matches!(prim.name, "max" | "min" | "clamp" | "relu"));
+                        let branch = matches!(s, Stmt::If { .. });
+                        if (kink || branch) && reads.iter().any(|v| exits.contains(v)) {
+                            vanishing = true;
+                        }
+                    });
+                    if let Stmt::If { then_, else_, .. } = later {
+                        for b in [then_, else_] {
+                            b.walk(0, &mut |s, _| {
+                                vanishing |= s.reads().iter().any(|v| exits.contains(v));
+                            });
+                        }
+                    }
+                }
+                if vanishing {
+                    found.insert(l.id);
+                }
+                found.extend(vanishing_seeds(&l.body));
+            }
+            Stmt::If { then_, else_, .. } => {
+                found.extend(vanishing_seeds(then_));
+                found.extend(vanishing_seeds(else_));
+            }
+            _ => {}
+        }
+    }
+    found
 }
 
 /// The first value of a range `start..end` (its tokens).

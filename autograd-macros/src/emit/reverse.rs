@@ -713,7 +713,8 @@ impl<'a> Body<'a> {
         // the whole loop's time in a product's inner sum).
         // Skipped when the seeds are all 0, as a replayed one is, if its
         // iterations take nothing back (records, undo tapes, counters) that
-        // the reverse of what comes before it needs taken.
+        // the reverse of what comes before it needs taken, and if they may
+        // be 0 (`Plan::vanishing`).
         let (mut hold, mut restore, mut skip) = (Vec::new(), Vec::new(), None);
         if !self.second {
             if let Some(cells) = crate::fuse::accumulators(l, self.activity) {
@@ -721,7 +722,10 @@ impl<'a> Body<'a> {
                 declare.extend(seeds);
                 hold = holds;
                 restore.clone_from(&hold);
-                if hand_back.is_empty() && !self.takes_back(l) {
+                if hand_back.is_empty()
+                    && self.plan.vanishing.contains(&l.id)
+                    && !self.takes_back(l)
+                {
                     let seeds = cells.iter().map(|c| self.seed(*c));
                     skip = Some(quote!(#(#seeds != 0.0)||*));
                 }

@@ -104,31 +104,25 @@ fn product_grad(
                     * ::autograd::__private::rules::tanh(s__3, __ad_t4);
                 __ad_d_cell_s_0 += __ad_d_s__3;
                 let __ad_seed_cell_s_0: f64 = __ad_d_cell_s_0;
-                if __ad_seed_cell_s_0 != 0.0 {
-                    for k in (0..n).rev() {
-                        __ad_d_cell_s_0 = __ad_seed_cell_s_0;
-                        let __ad_t1 = a[i * n + k];
-                        let __ad_t2 = b[k * n + j];
-                        let mut __ad_d_s__2: f64 = __ad_d_cell_s_0;
-                        __ad_d_cell_s_0 = 0.0;
-                        let __ad_p_s__2 = ::autograd::__private::rules::add(
-                            0.0,
-                            0.0,
-                            0.0,
-                        );
-                        let mut __ad_d_s__1: f64 = __ad_d_s__2 * __ad_p_s__2.0;
-                        let mut __ad_d_t3: f64 = __ad_d_s__2 * __ad_p_s__2.1;
-                        let __ad_p_t3 = ::autograd::__private::rules::mul(
-                            __ad_t1,
-                            __ad_t2,
-                            0.0,
-                        );
-                        let mut __ad_d_t1: f64 = __ad_d_t3 * __ad_p_t3.0;
-                        let mut __ad_d_t2: f64 = __ad_d_t3 * __ad_p_t3.1;
-                        d_b[k * n + j] += __ad_d_t2;
-                        d_a[i * n + k] += __ad_d_t1;
-                        __ad_d_cell_s_0 += __ad_d_s__1;
-                    }
+                for k in (0..n).rev() {
+                    __ad_d_cell_s_0 = __ad_seed_cell_s_0;
+                    let __ad_t1 = a[i * n + k];
+                    let __ad_t2 = b[k * n + j];
+                    let mut __ad_d_s__2: f64 = __ad_d_cell_s_0;
+                    __ad_d_cell_s_0 = 0.0;
+                    let __ad_p_s__2 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
+                    let mut __ad_d_s__1: f64 = __ad_d_s__2 * __ad_p_s__2.0;
+                    let mut __ad_d_t3: f64 = __ad_d_s__2 * __ad_p_s__2.1;
+                    let __ad_p_t3 = ::autograd::__private::rules::mul(
+                        __ad_t1,
+                        __ad_t2,
+                        0.0,
+                    );
+                    let mut __ad_d_t1: f64 = __ad_d_t3 * __ad_p_t3.0;
+                    let mut __ad_d_t2: f64 = __ad_d_t3 * __ad_p_t3.1;
+                    d_b[k * n + j] += __ad_d_t2;
+                    d_a[i * n + k] += __ad_d_t1;
+                    __ad_d_cell_s_0 += __ad_d_s__1;
                 }
                 __ad_d_cell_s_0 = __ad_seed_cell_s_0;
             }
@@ -236,27 +230,21 @@ fn product_adjoint(
                 * ::autograd::__private::rules::tanh(s__3, __ad_t4);
             __ad_d_cell_s_0 += __ad_d_s__3;
             let __ad_seed_cell_s_0: f64 = __ad_d_cell_s_0;
-            if __ad_seed_cell_s_0 != 0.0 {
-                for k in (0..n).rev() {
-                    __ad_d_cell_s_0 = __ad_seed_cell_s_0;
-                    let __ad_t1 = a[i * n + k];
-                    let __ad_t2 = b[k * n + j];
-                    let mut __ad_d_s__2: f64 = __ad_d_cell_s_0;
-                    __ad_d_cell_s_0 = 0.0;
-                    let __ad_p_s__2 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
-                    let mut __ad_d_s__1: f64 = __ad_d_s__2 * __ad_p_s__2.0;
-                    let mut __ad_d_t3: f64 = __ad_d_s__2 * __ad_p_s__2.1;
-                    let __ad_p_t3 = ::autograd::__private::rules::mul(
-                        __ad_t1,
-                        __ad_t2,
-                        0.0,
-                    );
-                    let mut __ad_d_t1: f64 = __ad_d_t3 * __ad_p_t3.0;
-                    let mut __ad_d_t2: f64 = __ad_d_t3 * __ad_p_t3.1;
-                    d_b[k * n + j] += __ad_d_t2;
-                    d_a[i * n + k] += __ad_d_t1;
-                    __ad_d_cell_s_0 += __ad_d_s__1;
-                }
+            for k in (0..n).rev() {
+                __ad_d_cell_s_0 = __ad_seed_cell_s_0;
+                let __ad_t1 = a[i * n + k];
+                let __ad_t2 = b[k * n + j];
+                let mut __ad_d_s__2: f64 = __ad_d_cell_s_0;
+                __ad_d_cell_s_0 = 0.0;
+                let __ad_p_s__2 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
+                let mut __ad_d_s__1: f64 = __ad_d_s__2 * __ad_p_s__2.0;
+                let mut __ad_d_t3: f64 = __ad_d_s__2 * __ad_p_s__2.1;
+                let __ad_p_t3 = ::autograd::__private::rules::mul(__ad_t1, __ad_t2, 0.0);
+                let mut __ad_d_t1: f64 = __ad_d_t3 * __ad_p_t3.0;
+                let mut __ad_d_t2: f64 = __ad_d_t3 * __ad_p_t3.1;
+                d_b[k * n + j] += __ad_d_t2;
+                d_a[i * n + k] += __ad_d_t1;
+                __ad_d_cell_s_0 += __ad_d_s__1;
             }
             __ad_d_cell_s_0 = __ad_seed_cell_s_0;
         }

@@ -117,27 +117,21 @@ fn trisolve_grad(
             d_l[i * n + i] += __ad_d_t5;
             __ad_d_cell_s_1 += __ad_d_s__3;
             let __ad_seed_cell_s_1: f64 = __ad_d_cell_s_1;
-            if __ad_seed_cell_s_1 != 0.0 {
-                for j in (0..i).rev() {
-                    __ad_d_cell_s_1 = __ad_seed_cell_s_1;
-                    let __ad_t2 = l[i * n + j];
-                    let __ad_t3 = y[j];
-                    let mut __ad_d_s__2: f64 = __ad_d_cell_s_1;
-                    __ad_d_cell_s_1 = 0.0;
-                    let __ad_p_s__2 = ::autograd::__private::rules::sub(0.0, 0.0, 0.0);
-                    let mut __ad_d_s__1: f64 = __ad_d_s__2 * __ad_p_s__2.0;
-                    let mut __ad_d_t4: f64 = __ad_d_s__2 * __ad_p_s__2.1;
-                    let __ad_p_t4 = ::autograd::__private::rules::mul(
-                        __ad_t2,
-                        __ad_t3,
-                        0.0,
-                    );
-                    let mut __ad_d_t2: f64 = __ad_d_t4 * __ad_p_t4.0;
-                    let mut __ad_d_t3: f64 = __ad_d_t4 * __ad_p_t4.1;
-                    __ad_d_y[j] += __ad_d_t3;
-                    d_l[i * n + j] += __ad_d_t2;
-                    __ad_d_cell_s_1 += __ad_d_s__1;
-                }
+            for j in (0..i).rev() {
+                __ad_d_cell_s_1 = __ad_seed_cell_s_1;
+                let __ad_t2 = l[i * n + j];
+                let __ad_t3 = y[j];
+                let mut __ad_d_s__2: f64 = __ad_d_cell_s_1;
+                __ad_d_cell_s_1 = 0.0;
+                let __ad_p_s__2 = ::autograd::__private::rules::sub(0.0, 0.0, 0.0);
+                let mut __ad_d_s__1: f64 = __ad_d_s__2 * __ad_p_s__2.0;
+                let mut __ad_d_t4: f64 = __ad_d_s__2 * __ad_p_s__2.1;
+                let __ad_p_t4 = ::autograd::__private::rules::mul(__ad_t2, __ad_t3, 0.0);
+                let mut __ad_d_t2: f64 = __ad_d_t4 * __ad_p_t4.0;
+                let mut __ad_d_t3: f64 = __ad_d_t4 * __ad_p_t4.1;
+                __ad_d_y[j] += __ad_d_t3;
+                d_l[i * n + j] += __ad_d_t2;
+                __ad_d_cell_s_1 += __ad_d_s__1;
             }
             __ad_d_cell_s_1 = __ad_seed_cell_s_1;
             let mut __ad_d_s: f64 = __ad_d_cell_s_1;
@@ -253,23 +247,21 @@ fn trisolve_adjoint(
         d_l[i * n + i] += __ad_d_t5;
         __ad_d_cell_s_1 += __ad_d_s__3;
         let __ad_seed_cell_s_1: f64 = __ad_d_cell_s_1;
-        if __ad_seed_cell_s_1 != 0.0 {
-            for j in (0..i).rev() {
-                __ad_d_cell_s_1 = __ad_seed_cell_s_1;
-                let __ad_t2 = l[i * n + j];
-                let __ad_t3 = y[j];
-                let mut __ad_d_s__2: f64 = __ad_d_cell_s_1;
-                __ad_d_cell_s_1 = 0.0;
-                let __ad_p_s__2 = ::autograd::__private::rules::sub(0.0, 0.0, 0.0);
-                let mut __ad_d_s__1: f64 = __ad_d_s__2 * __ad_p_s__2.0;
-                let mut __ad_d_t4: f64 = __ad_d_s__2 * __ad_p_s__2.1;
-                let __ad_p_t4 = ::autograd::__private::rules::mul(__ad_t2, __ad_t3, 0.0);
-                let mut __ad_d_t2: f64 = __ad_d_t4 * __ad_p_t4.0;
-                let mut __ad_d_t3: f64 = __ad_d_t4 * __ad_p_t4.1;
-                __ad_d_y[j] += __ad_d_t3;
-                d_l[i * n + j] += __ad_d_t2;
-                __ad_d_cell_s_1 += __ad_d_s__1;
-            }
+        for j in (0..i).rev() {
+            __ad_d_cell_s_1 = __ad_seed_cell_s_1;
+            let __ad_t2 = l[i * n + j];
+            let __ad_t3 = y[j];
+            let mut __ad_d_s__2: f64 = __ad_d_cell_s_1;
+            __ad_d_cell_s_1 = 0.0;
+            let __ad_p_s__2 = ::autograd::__private::rules::sub(0.0, 0.0, 0.0);
+            let mut __ad_d_s__1: f64 = __ad_d_s__2 * __ad_p_s__2.0;
+            let mut __ad_d_t4: f64 = __ad_d_s__2 * __ad_p_s__2.1;
+            let __ad_p_t4 = ::autograd::__private::rules::mul(__ad_t2, __ad_t3, 0.0);
+            let mut __ad_d_t2: f64 = __ad_d_t4 * __ad_p_t4.0;
+            let mut __ad_d_t3: f64 = __ad_d_t4 * __ad_p_t4.1;
+            __ad_d_y[j] += __ad_d_t3;
+            d_l[i * n + j] += __ad_d_t2;
+            __ad_d_cell_s_1 += __ad_d_s__1;
         }
         __ad_d_cell_s_1 = __ad_seed_cell_s_1;
         let mut __ad_d_s: f64 = __ad_d_cell_s_1;
