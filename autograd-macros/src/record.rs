@@ -209,7 +209,7 @@ pub fn plan(
         // take it again).
         let kept = |(_, _, l): &Candidate, keep: &Option<NestKeep>| match keep {
             None => false,
-            Some((keep, _)) if !holds_loop(l) => records_costly(func, l, keep),
+            Some((keep, _)) if !holds_loop(l) => records_costly(l, keep),
             Some((keep, _)) => saves.contains(&l.id) || allocates || !needs_storage(l, keep),
         };
         if candidates.iter().zip(&keeps).any(|(c, k)| !kept(c, k)) {
@@ -283,8 +283,7 @@ fn holds_loop(l: &crate::ir::Loop) -> bool {
 
 /// Whether `keep` records a float of loop `l` that an operation other
 /// than `+ - *`, negation, `abs`, `min` or `max` computes.
-fn records_costly(func: &Func, l: &crate::ir::Loop, keep: &HashMap<VarId, Keep>) -> bool {
-    let _ = func;
+fn records_costly(l: &crate::ir::Loop, keep: &HashMap<VarId, Keep>) -> bool {
     let mut costly = false;
     l.body.walk(0, &mut |stmt, _| {
         if let Stmt::Let {

@@ -296,8 +296,14 @@ impl Plan {
                     (quote!(#first), Some(end - start))
                 }
                 Some(_) if second => continue,
+                // (a range of values that do not change: the slot, the
+                // index minus the start, is the same in the replays)
                 _ => match range_start(&range.tokens) {
-                    Some(start) if !second => (start, None),
+                    Some(start)
+                        if !second && range.uses.iter().all(|u| !func.vars[*u].is_cell()) =>
+                    {
+                        (start, None)
+                    }
                     _ => continue,
                 },
             };
