@@ -371,6 +371,47 @@ fn records_inside_a_fused_loop_are_reused_from_call_to_call() {
     assert_eq!(again, 0, "the second call allocated {again} times");
 }
 
+/// A recorded nest with a tape of its own (`l` where the row loops start,
+/// an integer of the user's type: `__private::OwnTape`), besides its `Vec`
+/// local.
+#[allow(clippy::needless_range_loop)]
+#[differentiable(wrt(q))]
+fn triangular(q: &[f64], x: &[f64], d: usize) -> f64 {
+    let mut y = vec![0.0; d];
+    let mut out = 0.0;
+    for i in 0..x.len() / d {
+        for j in 0..d {
+            y[j] = q[j].exp() * x[i * d + j];
+        }
+        let mut l = d;
+        for col in 0..d {
+            for row in col + 1..d {
+                y[row] += q[l] * x[i * d + col];
+                l += 1;
+            }
+        }
+        for j in 0..d {
+            out += y[j] * y[j];
+        }
+    }
+    out
+}
+
+/// Tapes of the user's types are reused too: from the second call on, the
+/// adjoint allocates only its `Vec` local and that local's adjoint.
+#[test]
+fn own_tapes_are_reused_from_call_to_call() {
+    let d = 4;
+    let q: Vec<f64> = (0..d * (d + 1) / 2).map(|i| 0.1 * i as f64).collect();
+    let x: Vec<f64> = (0..50 * d).map(|i| (i as f64 * 0.3).sin()).collect();
+    let mut d_q = vec![0.0; q.len()];
+    triangular_adjoint(&q, &x, d, 1.0, &mut d_q);
+    let again = allocations(|| {
+        triangular_adjoint(&q, &x, d, 1.0, &mut d_q);
+    });
+    assert_eq!(again, 2, "the second call allocated {again} times");
+}
+
 /// A product nest whose replay would save nothing (its sums only
 /// accumulate, `c` is written before it is read) but would run the inner
 /// sums again: with a `Vec` local it is recorded (`record.rs`), in a

@@ -299,6 +299,107 @@ pub mod __private {
         }
     }
 
+    /// A tape of values whose type the macro does not know (an integer a
+    /// recorded nest reads again, a `Dual` cell): a `Vec` that, like a
+    /// [`Record`], takes this thread's spare storage of its type when
+    /// created and leaves it to the next when dropped, so that an adjoint
+    /// called again allocates nothing for it. The spares are kept as `dyn
+    /// Any` (up to [`SPARE_RECORDS`] of them, [`SPARE_RECORD_BYTES`] in
+    /// all); the boxes that hold them are reused too.
+    pub struct OwnTape<T: 'static> {
+        items: ::std::vec::Vec<T>,
+    }
+
+    ::std::thread_local! {
+        static SPARE_OWN: ::std::cell::RefCell<
+            ::std::vec::Vec<(usize, ::std::boxed::Box<dyn ::std::any::Any>)>,
+        > = const { ::std::cell::RefCell::new(::std::vec::Vec::new()) };
+    }
+
+    impl<T: 'static> OwnTape<T> {
+        /// An empty tape, in the spare storage of a tape of `T` dropped
+        /// earlier on this thread if any.
+        #[inline]
+        pub fn new() -> Self {
+            let items = SPARE_OWN
+                .try_with(|spares| {
+                    let mut spares = spares.borrow_mut();
+                    spares.iter_mut().find_map(|(bytes, spare)| {
+                        let vec = spare.downcast_mut::<::std::vec::Vec<T>>()?;
+                        if vec.capacity() == 0 {
+                            return None;
+                        }
+                        *bytes = 0;
+                        Some(::std::mem::take(vec))
+                    })
+                })
+                .ok()
+                .flatten()
+                .unwrap_or_default();
+            OwnTape { items }
+        }
+    }
+
+    impl<T: 'static> Default for OwnTape<T> {
+        fn default() -> Self {
+            Self::new()
+        }
+    }
+
+    impl<T: 'static> Drop for OwnTape<T> {
+        fn drop(&mut self) {
+            let mut items = ::std::mem::take(&mut self.items);
+            let size = items.capacity() * ::std::mem::size_of::<T>();
+            if items.capacity() == 0 || size > SPARE_RECORD_BYTES {
+                return;
+            }
+            items.clear();
+            // (fails only while the thread is torn down: then it is freed)
+            let _ = SPARE_OWN.try_with(|spares| {
+                let mut spares = spares.borrow_mut();
+                // an emptied box of this type first: no allocation
+                let empty = spares.iter_mut().find(|(_, spare)| {
+                    spare
+                        .downcast_ref::<::std::vec::Vec<T>>()
+                        .is_some_and(|v| v.capacity() == 0)
+                });
+                match empty {
+                    Some((bytes, spare)) => {
+                        *bytes = size;
+                        if let Some(vec) = spare.downcast_mut::<::std::vec::Vec<T>>() {
+                            *vec = items;
+                        }
+                    }
+                    None => spares.push((size, ::std::boxed::Box::new(items))),
+                }
+                // Over a limit: the spares holding least go first.
+                while spares.len() > SPARE_RECORDS
+                    || spares.iter().map(|(b, _)| b).sum::<usize>() > SPARE_RECORD_BYTES
+                {
+                    let smallest = (0..spares.len())
+                        .min_by_key(|&i| spares[i].0)
+                        .expect("not empty: over a limit");
+                    spares.remove(smallest);
+                }
+            });
+        }
+    }
+
+    impl<T: 'static> ::std::ops::Deref for OwnTape<T> {
+        type Target = ::std::vec::Vec<T>;
+        #[inline(always)]
+        fn deref(&self) -> &::std::vec::Vec<T> {
+            &self.items
+        }
+    }
+
+    impl<T: 'static> ::std::ops::DerefMut for OwnTape<T> {
+        #[inline(always)]
+        fn deref_mut(&mut self) -> &mut ::std::vec::Vec<T> {
+            &mut self.items
+        }
+    }
+
     /// Takes the last `N` values a block of a recorded loop nest saved
     /// (`extend_from_slice(&[a, b, c])`), in the order they were saved.
     #[inline]

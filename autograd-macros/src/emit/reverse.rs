@@ -194,10 +194,10 @@ impl<'a> Body<'a> {
             .iter()
             .map(|(tape, cell)| {
                 // (a float cell's tape is a reused `Record`; a `Dual` or an
-                // integer one a `Vec` of the cell's type)
+                // integer one a reused `OwnTape` of the cell's type)
                 match self.func.vars[*cell].kind == Kind::Float && !self.is_dual(*cell) {
                     true => quote!(let mut #tape = ::autograd::__private::Record::<f64>::new();),
-                    false => quote!(let mut #tape = ::std::vec::Vec::new();),
+                    false => quote!(let mut #tape = ::autograd::__private::OwnTape::new();),
                 }
             })
             .collect();
@@ -245,7 +245,7 @@ impl<'a> Body<'a> {
             .collect();
         own.sort();
         for (_, tape) in own {
-            tapes.push(quote!(let mut #tape = ::std::vec::Vec::new();));
+            tapes.push(quote!(let mut #tape = ::autograd::__private::OwnTape::new();));
         }
         let mut exits: Vec<&SavedExits> = self.plan.exits.values().collect();
         exits.sort_by_key(|e| e.cells[0].0);

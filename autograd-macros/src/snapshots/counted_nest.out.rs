@@ -37,7 +37,7 @@ fn triangular_grad(q: &[f64], x: &[f64], d: usize) -> (f64, ::std::vec::Vec<f64>
     let d_out = 1.0_f64;
     let __ad_value = {
         let mut __ad_record = ::autograd::__private::Record::<f64>::new();
-        let mut __ad_tape_l__5 = ::std::vec::Vec::new();
+        let mut __ad_tape_l__5 = ::autograd::__private::OwnTape::new();
         let mut y: ::std::vec::Vec<f64> = ::std::vec![0.0; d];
         let out: f64 = 0.0;
         let mut __ad_cell_out_0 = out;
@@ -185,7 +185,7 @@ fn triangular_adjoint(
         q.len(),
     );
     let mut __ad_record = ::autograd::__private::Record::<f64>::new();
-    let mut __ad_tape_l__5 = ::std::vec::Vec::new();
+    let mut __ad_tape_l__5 = ::autograd::__private::OwnTape::new();
     let mut y: ::std::vec::Vec<f64> = ::std::vec![0.0; d];
     let out: f64 = 0.0;
     let mut __ad_cell_out_0 = out;
