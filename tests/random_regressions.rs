@@ -1226,3 +1226,36 @@ fn a_zero_adjoint_times_an_infinite_partial_adds_nothing() {
     );
     assert_eq!(tape, (0.0, vec![0.0; 3]));
 }
+
+// seed 218355724 #1065: a local bound to `h0(..).signum()` (a method that
+// integers have too, on a call whose type the macro cannot see) was taken
+// for an integer, so a later call passing it to `h0`, whose first
+// parameter is differentiated, gave it no `d_` slot: E0061 in the
+// generated code. The receiver's type decides now: it may be a float, and
+// the call offers it a scratch slot.
+#[differentiable]
+pub fn h_of_three(w: f64, m: usize, e: f64) -> f64 {
+    w * e + m as f64
+}
+
+#[differentiable]
+pub fn signum_of_a_call_passed_on(value: &[f64], tmp: [f64; 1]) -> f64 {
+    let cell = h_of_three(1.0, value.len(), 1.0).signum();
+    let (_, value, cell) = (
+        (0.75 * f64::tanh(value[tmp.len() + 1])).atanh(),
+        value[tmp.len()],
+        h_of_three(cell, value.len(), value[2 * tmp.len()]) * cell,
+    );
+    cell * value
+}
+
+#[test]
+fn a_signum_of_a_call_may_be_a_float() {
+    let x = [0.3, -0.7, 0.4];
+    let f = |x: &[f64]| signum_of_a_call_passed_on(x, [1.0]);
+    let (value, (d_value, _)) = signum_of_a_call_passed_on_grad(&x, [1.0]);
+    assert_eq!(value, f(&x));
+    // cell = h(1, 3, 1).signum() = 1; cell' = h(1, 3, x2) · 1 = x2 + 3;
+    // the value is cell' · x1
+    assert_eq!(d_value, vec![0.0, 0.4 + 3.0, -0.7]);
+}

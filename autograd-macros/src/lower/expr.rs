@@ -1535,10 +1535,15 @@ pub(super) fn is_call_of_unknown_type(tokens: &TokenStream) -> bool {
                 syn::Stmt::Expr(inner, None) => is_call_of_unknown_type(&inner.to_token_stream()),
                 _ => false,
             },
-            // `h(n).sin()`: only floats have it.
+            // `h(n).sin()`: only floats have it; `h(n).signum()`: the
+            // receiver's type decides (random programs, seed 218355724
+            // #1065: E0061, no slot offered for it).
             Expr::MethodCall(call) => {
                 let name = call.method.to_string();
-                prim::method(&name).is_some() && !SHARED.contains(&name.as_str())
+                match SHARED.contains(&name.as_str()) {
+                    true => is_call_of_unknown_type(&call.receiver.to_token_stream()),
+                    false => prim::method(&name).is_some(),
+                }
             }
             Expr::Call(call) => match strip_parens(&call.func) {
                 Expr::Path(path) => !path
