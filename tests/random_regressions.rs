@@ -1259,3 +1259,37 @@ fn a_signum_of_a_call_may_be_a_float() {
     // the value is cell' · x1
     assert_eq!(d_value, vec![0.0, 0.4 + 3.0, -0.7]);
 }
+
+// seed 825758754 #2166: `d - d`, arithmetic of a local bound to a constant
+// of a type the macro cannot see (`OFFSET_2166`), passed where the callee
+// differentiates a float: it was taken for an integer and offered no `d_`
+// slot (E0277 in the generated code). Arithmetic of such locals may be a
+// float now, like the locals themselves.
+const OFFSET_2166: f64 = 0.5;
+
+#[differentiable]
+pub fn h_of_array(p: f64, w: [f64; 1], e: f64) -> f64 {
+    p * w[0] + e * e + e
+}
+
+#[differentiable]
+pub fn arithmetic_of_unknown_constants(v0: f64) -> f64 {
+    let (d, s) = (OFFSET_2166, v0.cbrt());
+    let e = h_of_array(v0, [1.0], d - d) + h_of_array(v0, [2.0], -d * 2.0);
+    e * s
+}
+
+#[test]
+fn arithmetic_of_constants_of_unknown_type_may_be_a_float() {
+    check_gradient_and_adjoint(
+        |x: &[f64]| arithmetic_of_unknown_constants(x[0]),
+        |x: &[f64]| {
+            let (value, d) = arithmetic_of_unknown_constants_grad(x[0]);
+            (value, vec![d])
+        },
+        |x: &[f64], d_out, d_x: &mut [f64]| {
+            arithmetic_of_unknown_constants_adjoint(x[0], d_out, &mut d_x[0])
+        },
+        &[[0.5], [2.25]],
+    );
+}

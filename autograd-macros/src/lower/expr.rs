@@ -10,6 +10,7 @@ use crate::prim::{self, Arity, Prim};
 use crate::signature::is_f64;
 use proc_macro2::{Span, TokenStream, TokenTree};
 use quote::{quote, quote_spanned, ToTokens};
+use std::collections::HashSet;
 use syn::spanned::Spanned;
 use syn::visit_mut::VisitMut;
 use syn::{BinOp, Expr, Ident, UnOp};
@@ -751,12 +752,23 @@ impl Lowerer<'_> {
         Some(Value::Array(temp))
     }
 
-    /// `c` is a read of a constant local that may be a float
-    /// (`Lowerer::maybe_float`).
+    /// `c` is a read of constant locals that may be floats
+    /// (`Lowerer::maybe_float`), or arithmetic of them with float literals
+    /// and constants whose type the macro cannot see (`d - d`, `-d`, `d *
+    /// SCALE`; random programs, seed 825758754 #2166: E0277, no slot
+    /// offered for `d - d`). An integer literal makes it an integer.
     fn is_maybe_float_local(&self, c: &ConstValue) -> bool {
-        match c.uses.as_slice() {
-            [v] => self.maybe_float.contains(v) && self.vars[*v].ident == c.tokens.to_string(),
-            _ => false,
+        if c.uses.is_empty() || !c.uses.iter().all(|v| self.maybe_float.contains(v)) {
+            return false;
+        }
+        let locals: HashSet<String> = c
+            .uses
+            .iter()
+            .map(|v| self.vars[*v].ident.to_string())
+            .collect();
+        match syn::parse2::<Expr>(c.tokens.clone()) {
+            Ok(expr) => maybe_float_arithmetic(&expr, &locals),
+            Err(_) => false,
         }
     }
 
@@ -1500,6 +1512,37 @@ pub(super) fn parenthesize(tokens: TokenStream) -> TokenStream {
 
 /// An integer or boolean literal, perhaps negated or parenthesized: a
 /// constant that is certainly not a float.
+/// Whether `expr` is `+ - * / %` and negation of the `locals` (constant
+/// locals that may be floats), float literals and paths of no local (a
+/// constant of unknown type).
+fn maybe_float_arithmetic(expr: &Expr, locals: &HashSet<String>) -> bool {
+    use syn::BinOp;
+    match strip_parens(expr) {
+        Expr::Path(path) => match path.path.get_ident() {
+            Some(ident) => {
+                locals.contains(&ident.to_string())
+                    || ident.to_string().chars().all(|c| !c.is_lowercase())
+            }
+            None => path.path.segments.len() > 1,
+        },
+        Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Float(_),
+            ..
+        }) => true,
+        Expr::Unary(u) => {
+            matches!(u.op, syn::UnOp::Neg(_)) && maybe_float_arithmetic(&u.expr, locals)
+        }
+        Expr::Binary(b) => {
+            matches!(
+                b.op,
+                BinOp::Add(_) | BinOp::Sub(_) | BinOp::Mul(_) | BinOp::Div(_) | BinOp::Rem(_)
+            ) && maybe_float_arithmetic(&b.left, locals)
+                && maybe_float_arithmetic(&b.right, locals)
+        }
+        _ => false,
+    }
+}
+
 pub(super) fn is_int_or_bool(tokens: &TokenStream) -> bool {
     match syn::parse2::<Expr>(tokens.clone()) {
         Ok(expr) => {
