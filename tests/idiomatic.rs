@@ -950,3 +950,37 @@ fn textbook_problems_idiomatic() {
     let (r1, r2, r3) = (x[0] - 1e6, x[1] - 2e-6, x[0] * x[1] - 2.0);
     assert_eq!(g, [2.0 * r1 + 2.0 * r3 * x[1], 2.0 * r2 + 2.0 * r3 * x[0]]);
 }
+
+/// k-means as an iterator chain: per point (`chunks`), the smallest of the
+/// centres' squared distances (`fold(f64::INFINITY, f64::min)`), summed by
+/// an untyped `sum()` — a float sum, which the `fold`'s start says (its
+/// expansion summed from the integer `0` and did not compile).
+#[differentiable]
+fn nearest_by_fold(x: &[f64]) -> f64 {
+    let mu = &x[..4];
+    x[4..]
+        .chunks(2)
+        .map(|p| {
+            (0..2)
+                .map(|c| {
+                    p.iter()
+                        .zip(&mu[2 * c..2 * c + 2])
+                        .map(|(a, b)| (a - b) * (a - b))
+                        .sum::<f64>()
+                })
+                .fold(f64::INFINITY, f64::min)
+        })
+        .sum()
+}
+
+#[test]
+fn a_sum_of_float_folds_is_a_float_sum() {
+    for x in [
+        [0.1, 0.2, 0.9, -0.4, 0.3, 0.1, -0.2, 0.8, 1.1, -0.6],
+        [-0.5, 0.7, 0.4, 0.4, 0.2, -0.9, 0.6, 0.3, -1.2, 0.5],
+    ] {
+        let (value, gradient) = nearest_by_fold_grad(&x);
+        assert_eq!(value, nearest_by_fold(&x));
+        assert_gradient(nearest_by_fold, &x, &gradient);
+    }
+}

@@ -745,6 +745,8 @@ impl Lowerer<'_> {
                     return true;
                 }
                 match name.as_str() {
+                    // `fold(f64::INFINITY, f64::min)`: its start's type
+                    "fold" if m.args.first().is_some_and(|a| self.guess_float(a, env)) => true,
                     "sum" | "product" | "fold" => m
                         .turbofish
                         .as_ref()
