@@ -534,7 +534,7 @@ fn keep_of(
             // recomputed from that float, which costs an instruction where
             // recording costs a write and a read, and records no more values
             // (one for one, fewer when several are computed from one).
-            Some(Rhs::Prim { prim, args, .. }) if cheap_of_one(prim, args) => Some(
+            Some(Rhs::Prim { prim, args, .. }) if cheap_of_one(prim, args, activity) => Some(
                 args.iter()
                     .flat_map(|a| match a {
                         Operand::Var(v) => vec![*v],
@@ -563,10 +563,16 @@ fn keep_of(
 }
 
 /// `a + c`, `c * a`, `-a`, ...: an addition, subtraction, multiplication
-/// or negation of one float variable and constants.
-fn cheap_of_one(prim: &crate::prim::Prim, args: &[Operand]) -> bool {
+/// or negation of one varied float variable and constants — or locals
+/// that vary with nothing (`a` of `|(a, b)|` over an input that is not
+/// differentiated), recomputed in turn.
+fn cheap_of_one(prim: &crate::prim::Prim, args: &[Operand], activity: &Activity) -> bool {
     matches!(prim.name, "add" | "sub" | "mul" | "neg")
-        && args.iter().filter(|a| matches!(a, Operand::Var(_))).count() == 1
+        && args
+            .iter()
+            .filter(|a| matches!(a, Operand::Var(v) if activity.varied(*v)))
+            .count()
+            == 1
 }
 
 /// Whether the reverse sweep, at the start of the reverse of the block
