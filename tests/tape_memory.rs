@@ -2,34 +2,46 @@
 //! own test binary so that no other test shares the allocator).
 
 use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::cell::Cell;
 
 use autograd::tape::Tape;
 
-/// The system allocator, counting the bytes currently allocated.
+/// The system allocator, counting the bytes currently allocated by this
+/// thread (the test harness's other threads may allocate meanwhile: a
+/// process-wide count failed once under load).
 struct Counting;
 
-static LIVE: AtomicUsize = AtomicUsize::new(0);
+thread_local! {
+    static LIVE_HERE: Cell<isize> = const { Cell::new(0) };
+}
+
+fn count(bytes: isize) {
+    let _ = LIVE_HERE.try_with(|live| live.set(live.get() + bytes));
+}
+
+/// Bytes this thread has allocated and not freed.
+fn live() -> isize {
+    LIVE_HERE.with(Cell::get)
+}
 
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        LIVE.fetch_add(layout.size(), Ordering::SeqCst);
+        count(layout.size() as isize);
         System.alloc(layout)
     }
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        LIVE.fetch_add(layout.size(), Ordering::SeqCst);
+        count(layout.size() as isize);
         System.alloc_zeroed(layout)
     }
 
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        LIVE.fetch_sub(layout.size(), Ordering::SeqCst);
+        count(-(layout.size() as isize));
         System.dealloc(ptr, layout)
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        LIVE.fetch_sub(layout.size(), Ordering::SeqCst);
-        LIVE.fetch_add(new_size, Ordering::SeqCst);
+        count(new_size as isize - layout.size() as isize);
         System.realloc(ptr, layout, new_size)
     }
 }
@@ -46,14 +58,14 @@ fn measured_bytes_per_node() {
 
     // a tape with room for N nodes reserves N * BYTES_PER_NODE bytes (plus
     // one hidden sentinel node), and recording N nodes allocates nothing more
-    let before = LIVE.load(Ordering::SeqCst);
+    let before = live();
     let exact = Tape::with_capacity(N);
     let x = exact.var(1.0);
     let mut y = x;
     while exact.len() < N {
         y *= 0.5;
     }
-    let bytes = LIVE.load(Ordering::SeqCst) - before;
+    let bytes = (live() - before) as usize;
     let per_node = bytes as f64 / N as f64;
     println!("tape: {N} nodes in {bytes} bytes = {per_node:.4} bytes per node");
     assert_eq!(
@@ -63,9 +75,9 @@ fn measured_bytes_per_node() {
     );
 
     // backward: one adjoint (8 bytes) per node, owned by the Gradients
-    let before = LIVE.load(Ordering::SeqCst);
+    let before = live();
     let g = y.backward();
-    let adjoint_bytes = LIVE.load(Ordering::SeqCst) - before;
+    let adjoint_bytes = (live() - before) as usize;
     println!("backward: {adjoint_bytes} bytes for {N} nodes");
     assert_eq!(adjoint_bytes, (N + 1) * 8);
     assert!(g[x] >= 0.0);
@@ -74,19 +86,19 @@ fn measured_bytes_per_node() {
     // (what may remain is the standard library's one-time registration of
     // the thread-local that keeps small buffers)
     drop(g);
-    let kept = LIVE.load(Ordering::SeqCst) - before;
+    let kept = live() - before;
     assert!(
         kept < 1024,
         "{kept} bytes kept after dropping the gradients"
     );
 
     // clear keeps the memory: a second step allocates nothing for the tape
-    let before = LIVE.load(Ordering::SeqCst);
+    let before = live();
     exact.clear();
     let x = exact.var(1.0);
     let mut y = x;
     while exact.len() < N {
         y *= 0.5;
     }
-    assert_eq!(LIVE.load(Ordering::SeqCst), before);
+    assert_eq!(live(), before);
 }
