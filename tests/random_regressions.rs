@@ -1293,3 +1293,36 @@ fn arithmetic_of_constants_of_unknown_type_may_be_a_float() {
         &[[0.5], [2.25]],
     );
 }
+
+// seed 718837382 #323 (`RANDOM_PROGRAMS_HESSIAN=1`): a constant array passed
+// where the callee differentiates it (`&[1.0, 2.5]`) reaches the callee's
+// `_hvp_adjoint` with an empty direction and empty slots, and the callee
+// passed a part of it on (`&g[1..2]`): `v_g[1..2]` of an empty direction
+// panicked (range out of bounds). A part of an empty direction or slot is
+// empty now (`__private::dual::part`).
+#[differentiable(hessian)]
+pub fn part_inner(x: &[f64], z: &[f64]) -> f64 {
+    x[0] * z[0] * z[0] + x[1] * x[0]
+}
+
+#[differentiable(hessian)]
+pub fn part_middle(g: &[f64], l: &[f64]) -> f64 {
+    part_inner(l, &g[1..2]) * g[0] + part_inner(&g[..2], &l[1..])
+}
+
+#[differentiable(hessian)]
+pub fn part_outer(w: &[f64]) -> f64 {
+    part_middle(&[1.0, 2.5], &[w[0], w[1] * w[0]]) + w[1] * part_middle(w, &[2.0, w[0]])
+}
+
+#[test]
+fn parts_of_a_constant_array_passed_on_in_hessian_code() {
+    for w in [[0.3, -0.7], [1.2, 0.4]] {
+        let (value, gradient, hessian) = part_outer_hessian(&w);
+        assert_eq!(value, part_outer(&w));
+        let report = autograd::check::gradient(part_outer, &w, &gradient);
+        assert!(report.is_ok(1e-6), "{report}");
+        let report = autograd::check::hessian(|p| part_outer_grad(p).1, &w, &hessian);
+        assert!(report.is_ok(1e-6), "{report}");
+    }
+}

@@ -495,6 +495,32 @@ pub fn tangent(t: &[f64], k: usize) -> f64 {
     }
 }
 
+/// `&t[range]`, or `t` itself when it is empty: the direction of a
+/// parameter array the caller passed a constant for is empty (no
+/// direction), and so is any part of it.
+#[inline(always)]
+pub fn part<R: ::core::slice::SliceIndex<[f64], Output = [f64]>>(t: &[f64], range: R) -> &[f64] {
+    if t.is_empty() {
+        t
+    } else {
+        &t[range]
+    }
+}
+
+/// `&mut t[range]`, or `t` itself when it is empty (a constant's slot):
+/// [`part`] for gradient and H·v slots.
+#[inline(always)]
+pub fn part_mut<R: ::core::slice::SliceIndex<[f64], Output = [f64]>>(
+    t: &mut [f64],
+    range: R,
+) -> &mut [f64] {
+    if t.is_empty() {
+        t
+    } else {
+        &mut t[range]
+    }
+}
+
 /// Adds a dual adjoint into element `k` of a parameter array's gradient
 /// and H·v buffers; nothing if they are empty (a constant's).
 #[inline(always)]

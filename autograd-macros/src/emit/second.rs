@@ -319,17 +319,21 @@ pub fn hvp_call(
                 range,
             } if activity.varied(*array) => {
                 let ident = &func.vars[*array].ident;
+                // A parameter's direction and slots are empty where the
+                // caller passed a constant for it: a part of an empty one
+                // is empty, not out of bounds (random programs, hessian,
+                // seed 718837382 #323).
                 let part = |buffer: &Ident| match range {
                     Some(range) => {
                         let range = &range.tokens;
-                        quote!(#buffer[#range])
+                        quote!((*#dual::part_mut(&mut #buffer[..], #range)))
                     }
                     None => quote!(#buffer[..]),
                 };
                 let direction = |v: &Ident| match range {
                     Some(range) => {
                         let range = &range.tokens;
-                        quote!(&#v[#range])
+                        quote!(#dual::part(&#v[..], #range))
                     }
                     None => quote!(&#v[..]),
                 };
