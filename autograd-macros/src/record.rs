@@ -31,9 +31,10 @@
 //!   with an undo tape that the load's block does not store into after
 //!   it, `rereadable`): recomputed, which costs a load or a little integer
 //!   arithmetic where recording would cost a write and a read;
-//! - one addition, subtraction, multiplication or negation of one float
-//!   variable and constants (`0.01 * u`, `1.0 - u`): recomputed from that
-//!   float (which the reverse then reads), one for one or better;
+//! - one addition, subtraction, multiplication or negation of one varied
+//!   float variable and constants or locals that vary with nothing
+//!   (`0.01 * u`, `1.0 - u`): recomputed from that float (which the
+//!   reverse then reads), one for one or better;
 //! - any other float: recorded on the nest's `f64` record;
 //! - an integer a loop of the nest steps (`l += 1`), when the reverse can
 //!   undo the steps: counted back (`counters.rs`), `Keep::Counted`;
