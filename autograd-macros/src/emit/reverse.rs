@@ -1160,12 +1160,16 @@ impl<'a> Body<'a> {
             }
         });
         let read_once = |v: &VarId| reads.get(v) == Some(&1);
-        let defined_at = |var: VarId| {
-            block
-                .stmts
-                .iter()
-                .position(|s| matches!(s, Stmt::Let { var: v, .. } if *v == var))
-        };
+        let positions: HashMap<VarId, usize> = block
+            .stmts
+            .iter()
+            .enumerate()
+            .filter_map(|(at, s)| match s {
+                Stmt::Let { var, .. } => Some((*var, at)),
+                _ => None,
+            })
+            .collect();
+        let defined_at = |var: VarId| positions.get(&var).copied();
         for (at, stmt) in block.stmts.iter().enumerate() {
             let Stmt::Store {
                 array,
@@ -1224,7 +1228,7 @@ impl<'a> Body<'a> {
             // hands it to a call, which may read its adjoint's element).
             let mut touched = false;
             for between in &block.stmts[load_at + 1..at] {
-                let mut check = |s: &Stmt| {
+                crate::record::walk_stmt(between, &mut |s| {
                     touched |= match s {
                         Stmt::Store { array: a, .. } => a == array,
                         Stmt::Let {
@@ -1233,16 +1237,7 @@ impl<'a> Body<'a> {
                         } => s.reads().contains(array),
                         _ => false,
                     };
-                };
-                check(between);
-                match between {
-                    Stmt::If { then_, else_, .. } => {
-                        then_.walk(0, &mut |s, _| check(s));
-                        else_.walk(0, &mut |s, _| check(s));
-                    }
-                    Stmt::Loop(l) => l.body.walk(0, &mut |s, _| check(s)),
-                    _ => {}
-                }
+                });
             }
             if !touched && load_at < sum_at {
                 self.increment_loads.insert(load);
