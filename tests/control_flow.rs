@@ -379,3 +379,36 @@ fn accumulation_loops() {
     assert_eq!(dx, vec![4.0, 5.0, 6.0]);
     assert_eq!(dy, vec![1.0, 2.0, 3.0]);
 }
+
+/// Assignments that end a block with no `;` (as rustfmt leaves `if c {
+/// best = x }`), in an `if`, a `match` arm (`true => best = s,`) and a
+/// bare block: each is the statement it stands for (they were refused as
+/// "assignment is only supported as a statement").
+#[differentiable]
+fn assignments_ending_blocks(x: &[f64]) -> f64 {
+    let mut best = 10.0;
+    let mut misses = 0;
+    let mut total = 0.0;
+    for i in 0..x.len() {
+        if x[i] < best {
+            best = x[i]
+        }
+        match x[i] * x[i] > 0.5 {
+            true => total += x[i].sin(),
+            false => misses += 1,
+        }
+        {
+            total *= 0.9
+        }
+    }
+    best * total + misses as f64
+}
+
+#[test]
+fn assignments_may_end_blocks() {
+    for x in [[0.3, -1.2, 0.8, 0.1], [1.5, 0.2, -0.4, 2.0]] {
+        let (value, gradient) = assignments_ending_blocks_grad(&x);
+        assert_eq!(value, assignments_ending_blocks(&x));
+        assert_gradient(assignments_ending_blocks, &x, &gradient);
+    }
+}

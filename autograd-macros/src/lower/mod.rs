@@ -621,7 +621,14 @@ impl<'a> Lowerer<'a> {
                 self.lower_stmts(&b.block.stmts, sink, exits);
                 self.pop_scope();
             }
-            Expr::ForLoop(_) | Expr::While(_) | Expr::Loop(_) => {
+            // `{ best = x }`, `if c { n += 1 }`, `true => best = s,`: an
+            // assignment ending a block (rustfmt leaves it without `;`) is
+            // the statement it stands for; its value is `()`.
+            Expr::ForLoop(_) | Expr::While(_) | Expr::Loop(_) | Expr::Assign(_) => {
+                self.lower_expr_stmt(expr);
+                self.run_exits(exits);
+            }
+            Expr::Binary(b) if syntax::is_compound(&b.op) => {
                 self.lower_expr_stmt(expr);
                 self.run_exits(exits);
             }
