@@ -138,3 +138,65 @@ fn a_copy_does_not_see_later_writes() {
     assert_eq!(value, 27.0);
     assert_eq!(dx, [12.0, 1.0 + 8.0, 6.0]);
 }
+
+// ----- arrays of integers and booleans: constants the function indexes -----
+
+/// A permutation as a literal, read into a local and used as an index.
+#[differentiable]
+fn permuted_products(x: &[f64]) -> f64 {
+    let order = [2usize, 0, 1];
+    let mut s = 0.0;
+    for j in 0..order.len() {
+        let at = order[j];
+        s += x[at] * x[j];
+    }
+    s
+}
+
+/// The same permutation typed, and as a `vec!` iterated with `enumerate`.
+#[differentiable]
+fn permuted_products_vec(x: &[f64]) -> f64 {
+    let typed: [usize; 3] = [2, 0, 1];
+    let order = vec![2usize, 0, 1];
+    let mut s = 0.0;
+    for (j, &at) in order.iter().enumerate() {
+        s += x[at] * x[j] + 0.5 * x[typed[j]].sin();
+    }
+    s
+}
+
+/// A mask of booleans, a filled one, and an array of integer locals.
+#[differentiable]
+fn masked(x: &[f64], n: usize) -> f64 {
+    let mask = [true, false, true];
+    let every = vec![true; n];
+    let (i, j) = (2usize, 0usize);
+    let pair = [i, j];
+    let mut s = x[pair[0]] * x[pair[1]];
+    for k in 0..3 {
+        if mask[k] && every[k] {
+            s += x[k] * x[k];
+        }
+    }
+    s
+}
+
+#[test]
+fn arrays_of_integers_and_booleans_are_constants() {
+    let x = [0.7, -1.3, 0.4];
+    let mut dx = [0.0; 3];
+    let value = permuted_products_adjoint(&x, 1.0, &mut dx);
+    // Σ_j x[order[j]] x[j] = x2 x0 + x0 x1 + x1 x2
+    assert_eq!(value, permuted_products(&x));
+    assert_eq!(dx, [x[1] + x[2], x[0] + x[2], x[0] + x[1]]);
+    assert_gradient(permuted_products, &x, &dx);
+    let mut dx = [0.0; 3];
+    assert_eq!(
+        permuted_products_vec_adjoint(&x, 1.0, &mut dx),
+        permuted_products_vec(&x)
+    );
+    assert_gradient(permuted_products_vec, &x, &dx);
+    let mut dx = [0.0; 3];
+    assert_eq!(masked_adjoint(&x, 3, 1.0, &mut dx), masked(&x, 3));
+    assert_eq!(dx, [x[2] + 2.0 * x[0], 0.0, x[0] + 2.0 * x[2]]);
+}

@@ -761,6 +761,36 @@ impl<'a> Lowerer<'a> {
                 self.bind(&p.ident, id);
                 return;
             }
+            // `let order = [2usize, 0, 1];`, `let seen = vec![false; n];`: an
+            // array of integers or booleans is a constant the function
+            // indexes, emitted as written (a tuple-like compound would bind
+            // no Rust local for the raw index tokens that name it).
+            if let Some(array) = array_literal(&init.expr) {
+                let (tokens, uses) = self.non_differentiated_tokens(&array.literal);
+                let tokens = match array.vec {
+                    false => tokens,
+                    // the literal's elements (`[a, b]`) or fill (`[v; n]`)
+                    true => {
+                        let inside = match syn::parse2::<Expr>(tokens.clone()) {
+                            Ok(Expr::Array(a)) => a.elems.to_token_stream(),
+                            Ok(Expr::Repeat(r)) => {
+                                let (value, len) = (&r.expr, &r.len);
+                                quote!(#value; #len)
+                            }
+                            _ => tokens,
+                        };
+                        quote!(::std::vec![#inside])
+                    }
+                };
+                let id = self.new_local(&p.ident, Kind::Other);
+                self.stmts.push(Stmt::Let {
+                    var: id,
+                    ty: ty.map(ToTokens::to_token_stream),
+                    init: Some(Rhs::Use(Operand::Const(Const { tokens, uses }))),
+                });
+                self.bind(&p.ident, id);
+                return;
+            }
         }
         let Some(init) = &local.init else {
             let Pat::Ident(p) = pat else {
@@ -1025,7 +1055,21 @@ impl<'a> Lowerer<'a> {
                 .and_then(|ident| self.lookup(&ident.to_string())),
             _ => None,
         };
-        let Some(array) = array.filter(|a| self.vars[*a].kind == Kind::FloatArray) else {
+        if array.is_some_and(|a| self.vars[a].kind != Kind::FloatArray) {
+            let name = place.expr.to_token_stream();
+            self.cx.error_spanned_by(
+                &place.expr,
+                format!(
+                    "`#[differentiable]` reads `{name}` as a constant (its elements are not \
+                     floats), so it cannot change them: the reverse sweep replays branches \
+                     and indices, and would see the changed elements; build the array before \
+                     the differentiated code (a helper function whose result this one takes \
+                     as a parameter), or keep its values in a float array"
+                ),
+            );
+            return;
+        }
+        let Some(array) = array else {
             self.cx.error_spanned_by(
                 &place.expr,
                 "`#[differentiable]` can only assign to elements of a local float array \
@@ -1659,5 +1703,26 @@ fn strip_ref_pattern(pat: &Pat) -> Pat {
     match pat {
         Pat::Reference(r) => (*r.pat).clone(),
         other => other.clone(),
+    }
+}
+
+/// An array literal: `[a, b]`, `[v; n]`, or `vec!` of either (`vec`).
+struct ArrayLiteral {
+    literal: Expr,
+    vec: bool,
+}
+
+fn array_literal(expr: &Expr) -> Option<ArrayLiteral> {
+    match syntax::strip_parens(expr) {
+        literal @ (Expr::Array(_) | Expr::Repeat(_)) => Some(ArrayLiteral {
+            literal: literal.clone(),
+            vec: false,
+        }),
+        Expr::Macro(m) if m.mac.path.is_ident("vec") => {
+            let tokens = &m.mac.tokens;
+            let literal = syn::parse2::<Expr>(quote!([#tokens])).ok()?;
+            Some(ArrayLiteral { literal, vec: true })
+        }
+        _ => None,
     }
 }
