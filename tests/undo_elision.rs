@@ -197,3 +197,79 @@ fn a_negative_branch_takes_the_other_store() {
     store_in_branch_adjoint(&x, 1.0, &mut gradient);
     assert_gradient(store_in_branch, &x, &gradient);
 }
+
+// ----- undo tapes without indices (`Plan::indexed_undo`) -----
+//
+// An undo tape holds only the overwritten values unless a mark undoes to
+// it or the index reads the array itself: the reverse of each store then
+// recomputes its index. These stores overwrite what is read again, so
+// every one is undone; an index recomputed wrongly restores the wrong
+// element and shows in the gradient.
+
+/// Stored at an index a counter steps down before each store, and read
+/// at other indices by the next rows (a recorded nest: its undo tape holds
+/// the overwritten values alone).
+#[differentiable]
+fn overwritten_at_a_counter(x: &[f64]) -> f64 {
+    let n = 4;
+    let mut y = vec![0.0; n];
+    let mut k = n;
+    for i in 0..n {
+        let mut s = x[i];
+        for j in 0..i {
+            s -= y[n - 1 - j] * x[(i + j) % n] * 0.3;
+        }
+        k -= 1;
+        y[k] = s.sin();
+    }
+    y[0] * y[1] + y[2] * y[3]
+}
+
+/// Overwritten in a loop with a break (replayed, with marks: the tape
+/// keeps indices).
+#[differentiable]
+fn overwritten_in_a_replayed_loop(x: &[f64]) -> f64 {
+    let mut h = [1.0, 0.5, 2.0];
+    let mut s = x[0] * x[1];
+    let mut i = 0;
+    loop {
+        s += h[i] * h[(i + 1) % 3];
+        h[(i + 2) % 3] = h[i] * x[i + 2];
+        i += 1;
+        if i == 3 {
+            break;
+        }
+    }
+    s + h[0] * h[1] * h[2]
+}
+
+/// The index read from a table of integers, and from the array itself.
+#[differentiable]
+fn overwritten_at_looked_up_indices(x: &[f64]) -> f64 {
+    let order = [2usize, 0, 1, 2, 1];
+    let mut h = [0.25, 3.0, 1.5];
+    let mut s = 0.0;
+    for (j, &at) in order.iter().enumerate() {
+        s += h[at] * x[j];
+        h[at] = h[at] * x[j + 1] + 1.0;
+    }
+    for j in 0..3 {
+        let at = (h[0] < 10.0) as usize + j % 2;
+        s += h[at] * x[j + 3];
+        h[(h[1] > -50.0) as usize + 1] = s * x[j];
+    }
+    s + h[0] - h[1] * h[2]
+}
+
+#[test]
+fn undone_stores_recompute_their_indices() {
+    check(overwritten_at_a_counter, |x, d| {
+        overwritten_at_a_counter_adjoint(x, 1.0, d)
+    });
+    check(overwritten_in_a_replayed_loop, |x, d| {
+        overwritten_in_a_replayed_loop_adjoint(x, 1.0, d)
+    });
+    check(overwritten_at_looked_up_indices, |x, d| {
+        overwritten_at_looked_up_indices_adjoint(x, 1.0, d)
+    });
+}

@@ -43,8 +43,8 @@
 //! - each `if`'s decision whose reverse has work: on the nest's `bool`
 //!   record.
 //!
-//! Stores into local arrays keep their undo tapes (their reverse takes the
-//! index from it and restores the element) unless nothing outside the nest
+//! Stores into local arrays keep their undo tapes (their reverse recomputes
+//! the index, `Plan::indexed_undo`, and restores the element) unless nothing outside the nest
 //! reads the array before the nest's reverse: then the reverse sweep never
 //! reads the array again, the store is a plain assignment and its reverse
 //! recomputes the index (`Recording::plain`) — unless the undo tape is
@@ -730,6 +730,9 @@ fn reverse_reads(activity: &Activity, block: &Block, plain: &HashSet<VarId>) -> 
         {
             reads.extend(&index.uses)
         }
+        // (the reverse of a store with an undo tape restores the element at
+        // its index, which it recomputes: `Plan::indexed_undo`)
+        Stmt::Store { array, index, .. } if !plain.contains(array) => reads.extend(&index.uses),
         Stmt::Loop(inner) => {
             if let Header::Range { range, .. } = &inner.header {
                 reads.extend(&range.uses);

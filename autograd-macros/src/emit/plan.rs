@@ -26,6 +26,14 @@ pub struct Plan {
     pub loop_tapes: HashMap<usize, Vec<(Ident, VarId)>>,
     /// Local arrays that are stored into: their undo tapes.
     pub undo: HashMap<VarId, Ident>,
+    /// The arrays whose undo tape keeps each entry's index with the value
+    /// it overwrote (`(usize, f64)`): those a mark undoes to (`undo_to`
+    /// restores without the statements that stored), and those stored at
+    /// an index that reads the array itself. Every other tape holds the
+    /// overwritten values alone, and the reverse of each store recomputes
+    /// its index, as it does for a plain store: the state the reverse sweep
+    /// restores is the one the store saw.
+    pub indexed_undo: HashSet<VarId>,
     /// Local arrays written, then read (`undo::write_before_read`): their
     /// stores are plain assignments, with no undo tape.
     pub plain_stores: HashSet<VarId>,
@@ -100,6 +108,7 @@ impl Plan {
             tapes: Vec::new(),
             loop_tapes: HashMap::new(),
             undo: HashMap::new(),
+            indexed_undo: HashSet::new(),
             plain_stores,
             stores_in: HashMap::new(),
             spread_loads: HashSet::new(),
@@ -209,6 +218,19 @@ impl Plan {
                 .collect();
             self.stores_in.insert(key, entry);
         }
+        self.indexed_undo = self
+            .stores_in
+            .values()
+            .flatten()
+            .map(|(a, ..)| *a)
+            .collect();
+        func.body.walk(0, &mut |stmt, _| {
+            if let Stmt::Store { array, index, .. } = stmt {
+                if index.uses.contains(array) {
+                    self.indexed_undo.insert(*array);
+                }
+            }
+        });
         for l in func.loops() {
             if self.fused.contains_key(&l.id) || self.recording.nest_of(l.id).is_some() {
                 // Each iteration is reversed right after it runs, or its

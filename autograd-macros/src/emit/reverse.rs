@@ -205,13 +205,13 @@ impl<'a> Body<'a> {
         undo.sort();
         for (array, tape) in undo {
             let elem = self.elem(*array);
+            let entry = match self.plan.indexed_undo.contains(array) {
+                true => quote!((usize, #elem)),
+                false => elem,
+            };
             tapes.push(match self.is_dual(*array) {
-                true => {
-                    quote!(let mut #tape: ::std::vec::Vec<(usize, #elem)> = ::std::vec::Vec::new();)
-                }
-                false => quote! {
-                    let mut #tape = ::autograd::__private::Record::<(usize, f64)>::new();
-                },
+                true => quote!(let mut #tape: ::std::vec::Vec<#entry> = ::std::vec::Vec::new();),
+                false => quote!(let mut #tape = ::autograd::__private::Record::<#entry>::new();),
             });
         }
         let loops: Vec<usize> = self.func.loops().iter().map(|l| l.id).collect();
@@ -416,12 +416,17 @@ impl<'a> Body<'a> {
                         true => self.dual_operand(value),
                         false => self.operand(value),
                     };
+                    let indexed = self.plan.indexed_undo.contains(array);
                     let (array, index) = (self.ident(*array), &index.tokens);
                     let i = self.names.fresh("__ad_i");
+                    let entry = match indexed {
+                        true => quote!((#i, #array[#i])),
+                        false => quote!(#array[#i]),
+                    };
                     out.push(quote! {
                         {
                             let #i: usize = #index;
-                            #undo.push((#i, #array[#i]));
+                            #undo.push(#entry);
                             #array[#i] = #value;
                         }
                     });
@@ -1052,13 +1057,26 @@ impl<'a> Body<'a> {
                     self.reverse_store(&mut out, *array, &i, value);
                 }
                 Stmt::Store { array, .. } if self.plan.plain_stores.contains(array) => {}
-                Stmt::Store { array, value, .. } => {
+                Stmt::Store {
+                    array,
+                    index,
+                    value,
+                } => {
                     let undo = &self.plan.undo[array];
                     let (i, old) = (self.names.fresh("__ad_i"), self.names.fresh("__ad_old"));
                     let name = self.ident(*array).clone();
-                    out.push(quote! {
-                        let (#i, #old) = ::autograd::__private::pop(&mut #undo);
-                        #name[#i] = #old;
+                    out.push(match self.plan.indexed_undo.contains(array) {
+                        true => quote! {
+                            let (#i, #old) = ::autograd::__private::pop(&mut #undo);
+                            #name[#i] = #old;
+                        },
+                        false => {
+                            let index = &index.tokens;
+                            quote! {
+                                let #i: usize = #index;
+                                #name[#i] = ::autograd::__private::pop(&mut #undo);
+                            }
+                        }
                     });
                     if self.activity.needs_adjoint(*array) {
                         self.reverse_store(&mut out, *array, &i, value);

@@ -37,7 +37,7 @@ fn trisolve_grad(
     let d_b: &mut [f64] = &mut __ad_grad_b;
     let d_out = 1.0_f64;
     let __ad_value = {
-        let mut __ad_undo_y = ::autograd::__private::Record::<(usize, f64)>::new();
+        let mut __ad_undo_y = ::autograd::__private::Record::<f64>::new();
         let mut __ad_record = ::autograd::__private::Record::<f64>::new();
         let n = b.len();
         let mut y: ::std::vec::Vec<f64> = ::std::vec![0.0; n];
@@ -59,7 +59,7 @@ fn trisolve_grad(
             let __ad_t6 = __ad_record.push(__ad_t6);
             {
                 let __ad_i: usize = i;
-                __ad_undo_y.push((__ad_i, y[__ad_i]));
+                __ad_undo_y.push(y[__ad_i]);
                 y[__ad_i] = __ad_t6;
             }
         }
@@ -107,8 +107,8 @@ fn trisolve_grad(
             );
             let __ad_t5 = l[i * n + i];
             let mut __ad_d_cell_s_1: f64 = 0.0;
-            let (__ad_i_1, __ad_old) = ::autograd::__private::pop(&mut __ad_undo_y);
-            y[__ad_i_1] = __ad_old;
+            let __ad_i_1: usize = i;
+            y[__ad_i_1] = ::autograd::__private::pop(&mut __ad_undo_y);
             let mut __ad_d_t6: f64 = __ad_d_y[__ad_i_1];
             __ad_d_y[__ad_i_1] = 0.0;
             let __ad_p_t6 = ::autograd::__private::rules::div(s__3, __ad_t5, __ad_t6);
@@ -174,7 +174,7 @@ fn trisolve_adjoint(
         "b",
         b.len(),
     );
-    let mut __ad_undo_y = ::autograd::__private::Record::<(usize, f64)>::new();
+    let mut __ad_undo_y = ::autograd::__private::Record::<f64>::new();
     let mut __ad_record = ::autograd::__private::Record::<f64>::new();
     let n = b.len();
     let mut y: ::std::vec::Vec<f64> = ::std::vec![0.0; n];
@@ -196,7 +196,7 @@ fn trisolve_adjoint(
         let __ad_t6 = __ad_record.push(__ad_t6);
         {
             let __ad_i: usize = i;
-            __ad_undo_y.push((__ad_i, y[__ad_i]));
+            __ad_undo_y.push(y[__ad_i]);
             y[__ad_i] = __ad_t6;
         }
     }
@@ -237,8 +237,8 @@ fn trisolve_adjoint(
         let [s__3, __ad_t6]: [f64; 2] = ::autograd::__private::pop_n(&mut __ad_record);
         let __ad_t5 = l[i * n + i];
         let mut __ad_d_cell_s_1: f64 = 0.0;
-        let (__ad_i_1, __ad_old) = ::autograd::__private::pop(&mut __ad_undo_y);
-        y[__ad_i_1] = __ad_old;
+        let __ad_i_1: usize = i;
+        y[__ad_i_1] = ::autograd::__private::pop(&mut __ad_undo_y);
         let mut __ad_d_t6: f64 = __ad_d_y[__ad_i_1];
         __ad_d_y[__ad_i_1] = 0.0;
         let __ad_p_t6 = ::autograd::__private::rules::div(s__3, __ad_t5, __ad_t6);
