@@ -1326,3 +1326,33 @@ fn parts_of_a_constant_array_passed_on_in_hessian_code() {
         assert!(report.is_ok(1e-6), "{report}");
     }
 }
+
+// seed 341155411 #588: `g.clamp(0.5, 1.5)` of a local bound to a call of
+// constants (`let g = h(1.0, 0.5)`, a type the macro cannot see), passed
+// where the callee differentiates a float: it was taken for an integer and
+// offered no `d_` slot (E0061 in the generated code). A method integers
+// have too (`abs`, `max`, `min`, `signum`, `clamp`) of such a local may be
+// a float now, as the local itself may.
+#[differentiable]
+pub fn second_of_two(x: f64, y: f64) -> f64 {
+    x * y + y
+}
+
+#[differentiable]
+pub fn clamp_of_a_constant_call(h: [f64; 3], l: usize) -> f64 {
+    let e = second_of_two(h[2 * l], {
+        let g = second_of_two(1.0, 0.5);
+        g.clamp(0.5, 1.5)
+    });
+    e * h[0]
+}
+
+#[test]
+fn a_clamp_of_a_local_of_unknown_type_may_be_a_float() {
+    let h = [0.3, -0.7, 0.4];
+    let mut d_h = [0.0; 3];
+    let value = clamp_of_a_constant_call_adjoint(h, 1, 1.0, &mut d_h);
+    assert_eq!(value, clamp_of_a_constant_call(h, 1));
+    // g = 1 · 0.5 + 0.5 = 1, clamped 1; e = x2 · 1 + 1; value = e · x0
+    assert_eq!(d_h, [0.4 + 1.0, 0.0, 0.3]);
+}

@@ -1539,9 +1539,17 @@ fn maybe_float_arithmetic(expr: &Expr, locals: &HashSet<String>) -> bool {
             ) && maybe_float_arithmetic(&b.left, locals)
                 && maybe_float_arithmetic(&b.right, locals)
         }
+        // `g.clamp(0.5, 1.5)`: the receiver's type decides (random
+        // programs, seed 341155411 #588: E0061, no slot offered for it)
+        Expr::MethodCall(call) if SHARED_METHODS.contains(&call.method.to_string().as_str()) => {
+            maybe_float_arithmetic(&call.receiver, locals)
+        }
         _ => false,
     }
 }
+
+/// Methods integers have too, whose receiver's type decides their result's.
+const SHARED_METHODS: [&str; 5] = ["abs", "max", "min", "signum", "clamp"];
 
 pub(super) fn is_int_or_bool(tokens: &TokenStream) -> bool {
     match syn::parse2::<Expr>(tokens.clone()) {
@@ -1569,8 +1577,6 @@ pub(super) fn is_int_or_bool(tokens: &TokenStream) -> bool {
 /// it cannot see either.
 pub(super) fn is_call_of_unknown_type(tokens: &TokenStream) -> bool {
     use crate::signature::INTEGER_TYPES as INTEGERS;
-    // Methods integers have too: their receiver's type decides.
-    const SHARED: [&str; 5] = ["abs", "max", "min", "signum", "clamp"];
     match syn::parse2::<Expr>(tokens.clone()) {
         Ok(expr) => match strip_parens(&expr) {
             // `{ h(n) }`: what the block gives.
@@ -1583,7 +1589,7 @@ pub(super) fn is_call_of_unknown_type(tokens: &TokenStream) -> bool {
             // #1065: E0061, no slot offered for it).
             Expr::MethodCall(call) => {
                 let name = call.method.to_string();
-                match SHARED.contains(&name.as_str()) {
+                match SHARED_METHODS.contains(&name.as_str()) {
                     true => is_call_of_unknown_type(&call.receiver.to_token_stream()),
                     false => prim::method(&name).is_some(),
                 }
