@@ -251,6 +251,178 @@ pub mod __private {
         fn extend_growing(&mut self, values: &[T]) {
             self.items.extend_from_slice(values);
         }
+
+        /// The record's end as a cursor for one loop's pushes: the loop's
+        /// body is the only code that pushes onto the record while it runs
+        /// (`emit/reverse.rs` decides that), so the end lives in a register
+        /// rather than in the record's length, which every push would load
+        /// and store (and which kept a loop that records from
+        /// vectorizing). No room is reserved first: in a loop of a few
+        /// iterations run many times, a `reserve` each time cost more
+        /// than the pushes' own check for room.
+        #[inline(always)]
+        pub fn slots(&mut self) -> Slots<'_, T> {
+            Slots::new(&mut self.items)
+        }
+
+        /// The record's end as a cursor for one reversed loop's takes (the
+        /// twin of [`Record::slots`]).
+        #[inline(always)]
+        pub fn taken(&mut self) -> Taken<'_, T> {
+            let len = self.items.len();
+            let base = self.items.as_mut_ptr();
+            Taken {
+                // SAFETY: `len <= capacity`: one past the last value.
+                next: unsafe { base.add(len) },
+                base,
+                items: &mut self.items,
+            }
+        }
+    }
+
+    /// Pushes onto a [`Record`] through a cursor in registers
+    /// ([`Record::slots`]). Dropping it (after the loop, or while unwinding
+    /// from a panic in it) sets the record's length to what was pushed.
+    pub struct Slots<'r, T: Copy> {
+        items: &'r mut ::std::vec::Vec<T>,
+        /// Where the next value goes, and the end of the buffer's capacity
+        /// (two registers in the loop: the start is read again at the end).
+        next: *mut T,
+        end: *mut T,
+    }
+
+    impl<'r, T: Copy> Slots<'r, T> {
+        #[inline(always)]
+        fn new(items: &'r mut ::std::vec::Vec<T>) -> Self {
+            let (next, end) = Self::ends(items);
+            Slots { items, next, end }
+        }
+
+        /// The end of the buffer's length and of its capacity.
+        #[inline(always)]
+        fn ends(items: &mut ::std::vec::Vec<T>) -> (*mut T, *mut T) {
+            let (len, capacity) = (items.len(), items.capacity());
+            let base = items.as_mut_ptr();
+            // SAFETY: `len <= capacity`, both within (or one past) the buffer.
+            unsafe { (base.add(len), base.add(capacity)) }
+        }
+
+        /// How many values the record holds, those pushed here included.
+        #[inline(always)]
+        fn len(&self) -> usize {
+            // SAFETY: `next` is in the buffer `items` points to (or one past).
+            unsafe { self.next.offset_from(self.items.as_ptr()) as usize }
+        }
+
+        /// Appends `value` and gives it back (see [`Record::push`]).
+        #[inline(always)]
+        pub fn push(&mut self, value: T) -> T {
+            if self.next == self.end {
+                // (the cursor's fields go by value, not the cursor by
+                // reference: a cursor whose address escapes lives in memory)
+                (self.next, self.end) = slots_growing(self.items, self.len(), value);
+                return value;
+            }
+            // SAFETY: `next < end`: an allocated slot past the initialised
+            // ones; `Drop` counts it once `next` moves past it.
+            unsafe {
+                self.next.write(value);
+                self.next = self.next.add(1);
+            }
+            value
+        }
+
+        /// Appends `values` (the values a block records at its end).
+        #[inline(always)]
+        pub fn extend_from_slice(&mut self, values: &[T]) {
+            for &value in values {
+                self.push(value);
+            }
+        }
+    }
+
+    /// [`Slots::push`] onto a full buffer: the record, its `len` values
+    /// initialised, grows by `value`; the cursor's new ends.
+    #[cold]
+    #[inline(never)]
+    fn slots_growing<T: Copy>(
+        items: &mut ::std::vec::Vec<T>,
+        len: usize,
+        value: T,
+    ) -> (*mut T, *mut T) {
+        // SAFETY: the first `len` values are initialised (the caller's).
+        unsafe { items.set_len(len) };
+        items.push(value);
+        Slots::ends(items)
+    }
+
+    impl<T: Copy> Drop for Slots<'_, T> {
+        #[inline(always)]
+        fn drop(&mut self) {
+            // SAFETY: the values before `next` are initialised: those the
+            // record held, then those pushed here.
+            unsafe { self.items.set_len(self.len()) }
+        }
+    }
+
+    /// Takes values back from the end of a [`Record`] through a cursor in
+    /// registers ([`Record::taken`]). Dropping it sets the record's length
+    /// to what is left.
+    pub struct Taken<'r, T: Copy> {
+        items: &'r mut ::std::vec::Vec<T>,
+        /// The buffer's start, and one past the last value not taken.
+        base: *mut T,
+        next: *mut T,
+    }
+
+    impl<T: Copy> Taken<'_, T> {
+        /// The last value not taken yet.
+        #[inline(always)]
+        #[track_caller]
+        pub fn pop(&mut self) -> T {
+            if self.next == self.base {
+                read_past_tape();
+            }
+            // SAFETY: `base < next`: the value before `next` is initialised.
+            unsafe {
+                self.next = self.next.sub(1);
+                self.next.read()
+            }
+        }
+
+        /// The last `N` values not taken yet, in the order they were pushed.
+        #[inline(always)]
+        #[track_caller]
+        pub fn pop_n<const N: usize>(&mut self) -> [T; N] {
+            // SAFETY: `base <= next`, in one allocation.
+            if (unsafe { self.next.offset_from(self.base) } as usize) < N {
+                read_past_tape();
+            }
+            // SAFETY: at least `N` initialised values precede `next`.
+            unsafe {
+                self.next = self.next.sub(N);
+                self.next.cast::<[T; N]>().read()
+            }
+        }
+    }
+
+    impl<T: Copy> Drop for Taken<'_, T> {
+        #[inline(always)]
+        fn drop(&mut self) {
+            // SAFETY: `base <= next`; the values before it are initialised
+            // and `T: Copy` (nothing to drop past it).
+            unsafe {
+                self.items
+                    .set_len(self.next.offset_from(self.base) as usize)
+            }
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    #[track_caller]
+    fn read_past_tape() -> ! {
+        panic!("autograd: generated adjoint read past its tape (a bug in autograd)")
     }
 
     impl<T: Spare> Default for Record<T> {
@@ -758,6 +930,54 @@ pub mod __private {
                 "{function}: the adjoint buffer `{adjoint}` has length {adjoint_len}, \
                  but the parameter `{param}` has length {param_len}; they must be equal"
             );
+        }
+    }
+
+    #[cfg(test)]
+    mod cursor_tests {
+        use super::Record;
+
+        /// Pushes through a cursor land after what the record held, across
+        /// the cursor's growing path; takes through a cursor come back last
+        /// first, singly and in groups; each cursor leaves the record's
+        /// length right when dropped, also while unwinding.
+        #[test]
+        fn cursors_push_and_take_in_order() {
+            let mut record = Record::<f64>::new();
+            record.push(-1.0);
+            {
+                let mut slots = record.slots();
+                for i in 0..1000 {
+                    assert_eq!(slots.push(i as f64), i as f64);
+                }
+                slots.extend_from_slice(&[7.0, 8.0]);
+            }
+            assert_eq!(record.len(), 1003);
+            assert_eq!((record[0], record[1000], record[1002]), (-1.0, 999.0, 8.0));
+            {
+                let mut taken = record.taken();
+                assert_eq!(taken.pop_n::<2>(), [7.0, 8.0]);
+                for i in (500..1000).rev() {
+                    assert_eq!(taken.pop(), i as f64);
+                }
+            }
+            assert_eq!(record.len(), 501);
+            let unwound = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                let mut slots = record.slots();
+                slots.push(42.0);
+                panic!("in the loop");
+            }));
+            assert!(unwound.is_err());
+            assert_eq!((record.len(), record[501]), (502, 42.0));
+        }
+
+        #[test]
+        #[should_panic(expected = "read past its tape")]
+        fn taking_past_the_start_panics() {
+            let mut record = Record::<bool>::new();
+            record.push(true);
+            let mut taken = record.taken();
+            let _ = taken.pop_n::<2>();
         }
     }
 

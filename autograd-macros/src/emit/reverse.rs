@@ -99,6 +99,10 @@ pub(super) struct Body<'a> {
     /// sums, whose store keeps the element's adjoint.
     increment_loads: HashSet<VarId>,
     increment_sums: HashSet<VarId>,
+    /// While the body of a loop of a recorded nest is emitted: the tapes
+    /// that only its own statements push onto (or, reversed, take from),
+    /// each with the cursor that does it (`loop_cursors`).
+    cursors: HashMap<String, Ident>,
 }
 
 impl<'a> Body<'a> {
@@ -124,6 +128,7 @@ impl<'a> Body<'a> {
             merged_loads: HashMap::new(),
             increment_loads: HashSet::new(),
             increment_sums: HashSet::new(),
+            cursors: HashMap::new(),
         }
     }
 
@@ -416,6 +421,7 @@ impl<'a> Body<'a> {
                         true => self.dual_operand(value),
                         false => self.operand(value),
                     };
+                    let tape = self.pushes_to(undo);
                     let indexed = self.plan.indexed_undo.contains(array);
                     let (array, index) = (self.ident(*array), &index.tokens);
                     let i = self.names.fresh("__ad_i");
@@ -426,7 +432,7 @@ impl<'a> Body<'a> {
                     out.push(quote! {
                         {
                             let #i: usize = #index;
-                            #undo.push(#entry);
+                            #tape.push(#entry);
                             #array[#i] = #value;
                         }
                     });
@@ -534,7 +540,7 @@ impl<'a> Body<'a> {
             if let (true, Stmt::Let { var, .. }) = (early, stmt) {
                 if self.plan.recording.keep.get(var) == Some(&Keep::Float) {
                     let nest = &self.plan.recording.nests[&self.nest.expect("in a nest")];
-                    let (record, value) = (&nest.floats, self.ident(*var));
+                    let (record, value) = (self.pushes_to(&nest.floats), self.ident(*var));
                     out.push(quote!(let #value = #record.push(#value);));
                 }
             }
@@ -595,7 +601,7 @@ impl<'a> Body<'a> {
         let nest = &self.plan.recording.nests[&self.nest.expect("inside a recorded nest")];
         let (floats, own, decisions) = self.recorded_in(block);
         let mut out = Vec::new();
-        let record = &nest.floats;
+        let record = self.pushes_to(&nest.floats);
         let floats = if floats_pushed { Vec::new() } else { floats };
         match floats.as_slice() {
             [] => {}
@@ -605,7 +611,7 @@ impl<'a> Body<'a> {
         for (var, tape) in own {
             out.push(quote!(#tape.push(#var.clone());));
         }
-        let record = &nest.decisions;
+        let record = self.pushes_to(&nest.decisions);
         match decisions.as_slice() {
             [] => {}
             [one] => out.push(quote!(#record.push(#one);)),
@@ -647,12 +653,14 @@ impl<'a> Body<'a> {
         let mut out = Vec::new();
         let take = |record: &Ident, names: &[Ident], ty: TokenStream| match names {
             [] => None,
-            [one] => Some(quote!(let #one: #ty = ::autograd::__private::pop(&mut #record);)),
+            [one] => {
+                let value = self.take_one(record);
+                Some(quote!(let #one: #ty = #value;))
+            }
             many => {
                 let n = proc_macro2::Literal::usize_unsuffixed(many.len());
-                Some(quote! {
-                    let [#(#many),*]: [#ty; #n] = ::autograd::__private::pop_n(&mut #record);
-                })
+                let values = self.take_n(record);
+                Some(quote!(let [#(#many),*]: [#ty; #n] = #values;))
             }
         };
         out.extend(take(&nest.floats, &floats, quote!(f64)));
@@ -681,7 +689,10 @@ impl<'a> Body<'a> {
             unreachable!("a recorded nest's loops have ranges (record::recordable)")
         };
         let (sums, additions) = self.hoist_loads(l, false);
+        let cursors = self.loop_cursors(l, "__ad_taken");
+        let outer_cursors = std::mem::replace(&mut self.cursors, cursors.map);
         let inner = self.reverse_recorded_block(&l.body);
+        self.cursors = outer_cursors;
         // The loop's integers counted back (`counters.rs`): the running
         // value starts at the integer after the loop; each reversed
         // iteration counts back from it, then hands it its entry value.
@@ -743,6 +754,16 @@ impl<'a> Body<'a> {
                 #(#start)*
                 #(#inner)*
                 #(#hand_back)*
+            }
+        };
+        let reversed = match cursors.tapes.is_empty() {
+            true => reversed,
+            false => {
+                let take = cursors
+                    .tapes
+                    .iter()
+                    .map(|(tape, cursor)| quote!(let mut #cursor = #tape.taken();));
+                quote!({ #(#take)* #reversed })
             }
         };
         let reversed = match skip {
@@ -826,7 +847,13 @@ impl<'a> Body<'a> {
             exits: if mode.record { Exits::Save } else { Exits::Run },
             store: mode.store,
         };
+        let cursors = match mode.store {
+            true => self.loop_cursors(l, "__ad_slots"),
+            false => LoopCursors::default(),
+        };
+        let outer_cursors = std::mem::replace(&mut self.cursors, cursors.map);
         let body = self.forward(&l.body, body_mode);
+        self.cursors = outer_cursors;
         let count = l.breaks.then(|| quote!(#counter += 1;));
         let declare_counter = l.breaks.then(|| quote!(let mut #counter: usize = 0;));
         let saved = self.plan.loop_tapes.get(&l.id).cloned().unwrap_or_default();
@@ -851,14 +878,110 @@ impl<'a> Body<'a> {
             }
             Header::Infinite => quote!(loop),
         };
-        quote! {
-            #declare_counter
-            #(#reserve)*
+        let mut forward = quote! {
             #head {
                 #count
                 #(#push)*
                 #(#body)*
             }
+        };
+        if !cursors.tapes.is_empty() {
+            let slots = cursors
+                .tapes
+                .iter()
+                .map(|(tape, cursor)| quote!(let mut #cursor = #tape.slots();));
+            forward = quote!({ #(#slots)* #forward });
+        }
+        quote! {
+            #declare_counter
+            #(#reserve)*
+            #forward
+        }
+    }
+
+    /// The tapes of the recorded nest that loop `l`'s own statements push
+    /// onto and nothing nested in its body touches (its floats, its
+    /// decisions, an undo tape without indices), each with a fresh cursor
+    /// named from `prefix`. While the loop runs, or runs reversed, its
+    /// cursor is the only thing using the tape: it keeps the tape's end in
+    /// registers (`Record::slots`, `Record::taken`).
+    fn loop_cursors(&self, l: &crate::ir::Loop, prefix: &str) -> LoopCursors {
+        let mut out = LoopCursors::default();
+        let Some(nest) = self.nest.map(|id| &self.plan.recording.nests[&id]) else {
+            return out;
+        };
+        if !matches!(l.header, Header::Range { .. }) {
+            return out;
+        }
+        let recording = &self.plan.recording;
+        let is_float = |var: &VarId| recording.keep.get(var) == Some(&Keep::Float);
+        let is_decision = |decision: &Ident| recording.decisions.contains(&decision.to_string());
+        let is_bare_undo = |array: &VarId| {
+            !self.plan.plain_stores.contains(array) && !self.plan.indexed_undo.contains(array)
+        };
+        // the tapes the body's own statements push onto
+        let mut direct: Vec<&Ident> = Vec::new();
+        for stmt in &l.body.stmts {
+            let tape = match stmt {
+                Stmt::Let { var, .. } if is_float(var) => &nest.floats,
+                Stmt::If { decision, .. } if is_decision(decision) => &nest.decisions,
+                Stmt::Store { array, .. } if is_bare_undo(array) => &self.plan.undo[array],
+                _ => continue,
+            };
+            if !direct.contains(&tape) {
+                direct.push(tape);
+            }
+        }
+        // what the constructs nested in the body push
+        let mut nested: Vec<Ident> = Vec::new();
+        for stmt in &l.body.stmts {
+            let blocks = match stmt {
+                Stmt::Loop(inner) => vec![&inner.body],
+                Stmt::If { then_, else_, .. } => vec![then_, else_],
+                _ => continue,
+            };
+            for block in blocks {
+                block.walk(0, &mut |stmt, _| match stmt {
+                    Stmt::Let { var, .. } if is_float(var) => nested.push(nest.floats.clone()),
+                    Stmt::If { decision, .. } if is_decision(decision) => {
+                        nested.push(nest.decisions.clone())
+                    }
+                    Stmt::Store { array, .. } => nested.extend(self.plan.undo.get(array).cloned()),
+                    _ => {}
+                });
+            }
+        }
+        for tape in direct {
+            if nested.contains(tape) {
+                continue;
+            }
+            let cursor = self.names.fresh(prefix);
+            out.map.insert(tape.to_string(), cursor.clone());
+            out.tapes.push((tape.clone(), cursor));
+        }
+        out
+    }
+
+    /// What pushes onto `tape` here: its cursor inside a loop that has one
+    /// (`loop_cursors`), else the tape.
+    fn pushes_to(&self, tape: &Ident) -> Ident {
+        self.cursors.get(&tape.to_string()).unwrap_or(tape).clone()
+    }
+
+    /// The last value on `tape`, taken back.
+    fn take_one(&self, tape: &Ident) -> TokenStream {
+        match self.cursors.get(&tape.to_string()) {
+            Some(cursor) => quote!(#cursor.pop()),
+            None => quote!(::autograd::__private::pop(&mut #tape)),
+        }
+    }
+
+    /// The last values on `tape` (as many as the array bound to them),
+    /// taken back.
+    fn take_n(&self, tape: &Ident) -> TokenStream {
+        match self.cursors.get(&tape.to_string()) {
+            Some(cursor) => quote!(#cursor.pop_n()),
+            None => quote!(::autograd::__private::pop_n(&mut #tape)),
         }
     }
 
@@ -1071,10 +1194,10 @@ impl<'a> Body<'a> {
                             #name[#i] = #old;
                         },
                         false => {
-                            let index = &index.tokens;
+                            let (index, old) = (&index.tokens, self.take_one(undo));
                             quote! {
                                 let #i: usize = #index;
-                                #name[#i] = ::autograd::__private::pop(&mut #undo);
+                                #name[#i] = #old;
                             }
                         }
                     });
@@ -1918,6 +2041,15 @@ impl<'a> Body<'a> {
             }
         }
     }
+}
+
+/// The cursors of a loop of a recorded nest (`Body::loop_cursors`): each
+/// tape with its cursor, and the same by tape name for the emitter to look
+/// up.
+#[derive(Default)]
+struct LoopCursors {
+    tapes: Vec<(Ident, Ident)>,
+    map: HashMap<String, Ident>,
 }
 
 /// Whether `block` or a block nested in it records a float.

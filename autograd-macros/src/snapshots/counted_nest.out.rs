@@ -43,12 +43,15 @@ fn triangular_grad(q: &[f64], x: &[f64], d: usize) -> (f64, ::std::vec::Vec<f64>
         let mut __ad_cell_out_0 = out;
         for i in 0..x.len() / d {
             let out__1 = __ad_cell_out_0;
-            for j in 0..d {
-                let __ad_t1 = q[j];
-                let __ad_t2 = __ad_t1.exp();
-                let __ad_t2 = __ad_record.push(__ad_t2);
-                let __ad_t3 = __ad_t2 * (x[i * d + j]);
-                y[j] = __ad_t3;
+            {
+                let mut __ad_slots = __ad_record.slots();
+                for j in 0..d {
+                    let __ad_t1 = q[j];
+                    let __ad_t2 = __ad_t1.exp();
+                    let __ad_t2 = __ad_slots.push(__ad_t2);
+                    let __ad_t3 = __ad_t2 * (x[i * d + j]);
+                    y[j] = __ad_t3;
+                }
             }
             let l = d;
             let mut __ad_cell_l_4 = l;
@@ -70,14 +73,17 @@ fn triangular_grad(q: &[f64], x: &[f64], d: usize) -> (f64, ::std::vec::Vec<f64>
             }
             let l__5 = __ad_cell_l_4;
             let mut __ad_cell_out_10 = out__1;
-            for j__1 in 0..d {
-                let out__2 = __ad_cell_out_10;
-                let __ad_t11 = y[j__1];
-                let __ad_t11 = __ad_record.push(__ad_t11);
-                let __ad_t12 = __ad_t11;
-                let __ad_t13 = __ad_t11 * __ad_t12;
-                let out__3 = out__2 + __ad_t13;
-                __ad_cell_out_10 = out__3;
+            {
+                let mut __ad_slots_1 = __ad_record.slots();
+                for j__1 in 0..d {
+                    let out__2 = __ad_cell_out_10;
+                    let __ad_t11 = y[j__1];
+                    let __ad_t11 = __ad_slots_1.push(__ad_t11);
+                    let __ad_t12 = __ad_t11;
+                    let __ad_t13 = __ad_t11 * __ad_t12;
+                    let out__3 = out__2 + __ad_t13;
+                    __ad_cell_out_10 = out__3;
+                }
             }
             let out__4 = __ad_cell_out_10;
             __ad_cell_out_0 = out__4;
@@ -97,25 +103,28 @@ fn triangular_grad(q: &[f64], x: &[f64], d: usize) -> (f64, ::std::vec::Vec<f64>
             __ad_d_cell_out_0 = 0.0;
             __ad_d_cell_out_10 += __ad_d_out__4;
             let __ad_seed_cell_out_10: f64 = __ad_d_cell_out_10;
-            for j__1 in (0..d).rev() {
-                __ad_d_cell_out_10 = __ad_seed_cell_out_10;
-                let __ad_t11: f64 = ::autograd::__private::pop(&mut __ad_record);
-                let __ad_t12 = __ad_t11;
-                let mut __ad_d_out__3: f64 = __ad_d_cell_out_10;
-                __ad_d_cell_out_10 = 0.0;
-                let __ad_p_out__3 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
-                let mut __ad_d_out__2: f64 = __ad_d_out__3 * __ad_p_out__3.0;
-                let mut __ad_d_t13: f64 = __ad_d_out__3 * __ad_p_out__3.1;
-                let __ad_p_t13 = ::autograd::__private::rules::mul(
-                    __ad_t11,
-                    __ad_t12,
-                    0.0,
-                );
-                let mut __ad_d_t11: f64 = __ad_d_t13 * __ad_p_t13.0;
-                let mut __ad_d_t12: f64 = __ad_d_t13 * __ad_p_t13.1;
-                __ad_d_t11 += __ad_d_t12;
-                __ad_d_y[j__1] += __ad_d_t11;
-                __ad_d_cell_out_10 += __ad_d_out__2;
+            {
+                let mut __ad_taken = __ad_record.taken();
+                for j__1 in (0..d).rev() {
+                    __ad_d_cell_out_10 = __ad_seed_cell_out_10;
+                    let __ad_t11: f64 = __ad_taken.pop();
+                    let __ad_t12 = __ad_t11;
+                    let mut __ad_d_out__3: f64 = __ad_d_cell_out_10;
+                    __ad_d_cell_out_10 = 0.0;
+                    let __ad_p_out__3 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
+                    let mut __ad_d_out__2: f64 = __ad_d_out__3 * __ad_p_out__3.0;
+                    let mut __ad_d_t13: f64 = __ad_d_out__3 * __ad_p_out__3.1;
+                    let __ad_p_t13 = ::autograd::__private::rules::mul(
+                        __ad_t11,
+                        __ad_t12,
+                        0.0,
+                    );
+                    let mut __ad_d_t11: f64 = __ad_d_t13 * __ad_p_t13.0;
+                    let mut __ad_d_t12: f64 = __ad_d_t13 * __ad_p_t13.1;
+                    __ad_d_t11 += __ad_d_t12;
+                    __ad_d_y[j__1] += __ad_d_t11;
+                    __ad_d_cell_out_10 += __ad_d_out__2;
+                }
             }
             __ad_d_cell_out_10 = __ad_seed_cell_out_10;
             let mut __ad_d_out__1: f64 = __ad_d_cell_out_10;
@@ -139,17 +148,20 @@ fn triangular_grad(q: &[f64], x: &[f64], d: usize) -> (f64, ::std::vec::Vec<f64>
                 let l__1 = __ad_back_cell_l_5;
                 __ad_back_cell_l_4 = l__1;
             }
-            for j in (0..d).rev() {
-                let __ad_t2: f64 = ::autograd::__private::pop(&mut __ad_record);
-                let __ad_t1 = q[j];
-                let __ad_i_1: usize = j;
-                let mut __ad_d_t3: f64 = __ad_d_y[__ad_i_1];
-                __ad_d_y[__ad_i_1] = 0.0;
-                let mut __ad_d_t2: f64 = __ad_d_t3
-                    * ::autograd::__private::rules::mul(0.0, (x[i * d + j]), 0.0).0;
-                let mut __ad_d_t1: f64 = __ad_d_t2
-                    * ::autograd::__private::rules::exp(__ad_t1, __ad_t2);
-                d_q[j] += __ad_d_t1;
+            {
+                let mut __ad_taken_1 = __ad_record.taken();
+                for j in (0..d).rev() {
+                    let __ad_t2: f64 = __ad_taken_1.pop();
+                    let __ad_t1 = q[j];
+                    let __ad_i_1: usize = j;
+                    let mut __ad_d_t3: f64 = __ad_d_y[__ad_i_1];
+                    __ad_d_y[__ad_i_1] = 0.0;
+                    let mut __ad_d_t2: f64 = __ad_d_t3
+                        * ::autograd::__private::rules::mul(0.0, (x[i * d + j]), 0.0).0;
+                    let mut __ad_d_t1: f64 = __ad_d_t2
+                        * ::autograd::__private::rules::exp(__ad_t1, __ad_t2);
+                    d_q[j] += __ad_d_t1;
+                }
             }
             __ad_d_cell_out_0 += __ad_d_out__1;
         }
@@ -191,12 +203,15 @@ fn triangular_adjoint(
     let mut __ad_cell_out_0 = out;
     for i in 0..x.len() / d {
         let out__1 = __ad_cell_out_0;
-        for j in 0..d {
-            let __ad_t1 = q[j];
-            let __ad_t2 = __ad_t1.exp();
-            let __ad_t2 = __ad_record.push(__ad_t2);
-            let __ad_t3 = __ad_t2 * (x[i * d + j]);
-            y[j] = __ad_t3;
+        {
+            let mut __ad_slots = __ad_record.slots();
+            for j in 0..d {
+                let __ad_t1 = q[j];
+                let __ad_t2 = __ad_t1.exp();
+                let __ad_t2 = __ad_slots.push(__ad_t2);
+                let __ad_t3 = __ad_t2 * (x[i * d + j]);
+                y[j] = __ad_t3;
+            }
         }
         let l = d;
         let mut __ad_cell_l_4 = l;
@@ -218,14 +233,17 @@ fn triangular_adjoint(
         }
         let l__5 = __ad_cell_l_4;
         let mut __ad_cell_out_10 = out__1;
-        for j__1 in 0..d {
-            let out__2 = __ad_cell_out_10;
-            let __ad_t11 = y[j__1];
-            let __ad_t11 = __ad_record.push(__ad_t11);
-            let __ad_t12 = __ad_t11;
-            let __ad_t13 = __ad_t11 * __ad_t12;
-            let out__3 = out__2 + __ad_t13;
-            __ad_cell_out_10 = out__3;
+        {
+            let mut __ad_slots_1 = __ad_record.slots();
+            for j__1 in 0..d {
+                let out__2 = __ad_cell_out_10;
+                let __ad_t11 = y[j__1];
+                let __ad_t11 = __ad_slots_1.push(__ad_t11);
+                let __ad_t12 = __ad_t11;
+                let __ad_t13 = __ad_t11 * __ad_t12;
+                let out__3 = out__2 + __ad_t13;
+                __ad_cell_out_10 = out__3;
+            }
         }
         let out__4 = __ad_cell_out_10;
         __ad_cell_out_0 = out__4;
@@ -245,21 +263,28 @@ fn triangular_adjoint(
         __ad_d_cell_out_0 = 0.0;
         __ad_d_cell_out_10 += __ad_d_out__4;
         let __ad_seed_cell_out_10: f64 = __ad_d_cell_out_10;
-        for j__1 in (0..d).rev() {
-            __ad_d_cell_out_10 = __ad_seed_cell_out_10;
-            let __ad_t11: f64 = ::autograd::__private::pop(&mut __ad_record);
-            let __ad_t12 = __ad_t11;
-            let mut __ad_d_out__3: f64 = __ad_d_cell_out_10;
-            __ad_d_cell_out_10 = 0.0;
-            let __ad_p_out__3 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
-            let mut __ad_d_out__2: f64 = __ad_d_out__3 * __ad_p_out__3.0;
-            let mut __ad_d_t13: f64 = __ad_d_out__3 * __ad_p_out__3.1;
-            let __ad_p_t13 = ::autograd::__private::rules::mul(__ad_t11, __ad_t12, 0.0);
-            let mut __ad_d_t11: f64 = __ad_d_t13 * __ad_p_t13.0;
-            let mut __ad_d_t12: f64 = __ad_d_t13 * __ad_p_t13.1;
-            __ad_d_t11 += __ad_d_t12;
-            __ad_d_y[j__1] += __ad_d_t11;
-            __ad_d_cell_out_10 += __ad_d_out__2;
+        {
+            let mut __ad_taken = __ad_record.taken();
+            for j__1 in (0..d).rev() {
+                __ad_d_cell_out_10 = __ad_seed_cell_out_10;
+                let __ad_t11: f64 = __ad_taken.pop();
+                let __ad_t12 = __ad_t11;
+                let mut __ad_d_out__3: f64 = __ad_d_cell_out_10;
+                __ad_d_cell_out_10 = 0.0;
+                let __ad_p_out__3 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
+                let mut __ad_d_out__2: f64 = __ad_d_out__3 * __ad_p_out__3.0;
+                let mut __ad_d_t13: f64 = __ad_d_out__3 * __ad_p_out__3.1;
+                let __ad_p_t13 = ::autograd::__private::rules::mul(
+                    __ad_t11,
+                    __ad_t12,
+                    0.0,
+                );
+                let mut __ad_d_t11: f64 = __ad_d_t13 * __ad_p_t13.0;
+                let mut __ad_d_t12: f64 = __ad_d_t13 * __ad_p_t13.1;
+                __ad_d_t11 += __ad_d_t12;
+                __ad_d_y[j__1] += __ad_d_t11;
+                __ad_d_cell_out_10 += __ad_d_out__2;
+            }
         }
         __ad_d_cell_out_10 = __ad_seed_cell_out_10;
         let mut __ad_d_out__1: f64 = __ad_d_cell_out_10;
@@ -282,17 +307,20 @@ fn triangular_adjoint(
             let l__1 = __ad_back_cell_l_5;
             __ad_back_cell_l_4 = l__1;
         }
-        for j in (0..d).rev() {
-            let __ad_t2: f64 = ::autograd::__private::pop(&mut __ad_record);
-            let __ad_t1 = q[j];
-            let __ad_i_1: usize = j;
-            let mut __ad_d_t3: f64 = __ad_d_y[__ad_i_1];
-            __ad_d_y[__ad_i_1] = 0.0;
-            let mut __ad_d_t2: f64 = __ad_d_t3
-                * ::autograd::__private::rules::mul(0.0, (x[i * d + j]), 0.0).0;
-            let mut __ad_d_t1: f64 = __ad_d_t2
-                * ::autograd::__private::rules::exp(__ad_t1, __ad_t2);
-            d_q[j] += __ad_d_t1;
+        {
+            let mut __ad_taken_1 = __ad_record.taken();
+            for j in (0..d).rev() {
+                let __ad_t2: f64 = __ad_taken_1.pop();
+                let __ad_t1 = q[j];
+                let __ad_i_1: usize = j;
+                let mut __ad_d_t3: f64 = __ad_d_y[__ad_i_1];
+                __ad_d_y[__ad_i_1] = 0.0;
+                let mut __ad_d_t2: f64 = __ad_d_t3
+                    * ::autograd::__private::rules::mul(0.0, (x[i * d + j]), 0.0).0;
+                let mut __ad_d_t1: f64 = __ad_d_t2
+                    * ::autograd::__private::rules::exp(__ad_t1, __ad_t2);
+                d_q[j] += __ad_d_t1;
+            }
         }
         __ad_d_cell_out_0 += __ad_d_out__1;
     }

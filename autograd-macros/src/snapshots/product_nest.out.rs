@@ -42,22 +42,25 @@ fn product_grad(
         let mut __ad_record = ::autograd::__private::Record::<f64>::new();
         let mut c: ::std::vec::Vec<f64> = ::std::vec![0.0; n * n];
         for i in 0..n {
-            for j in 0..n {
-                let s: f64 = 0.0;
-                let mut __ad_cell_s_0 = s;
-                for k in 0..n {
-                    let s__1 = __ad_cell_s_0;
-                    let __ad_t1 = a[i * n + k];
-                    let __ad_t2 = b[k * n + j];
-                    let __ad_t3 = __ad_t1 * __ad_t2;
-                    let s__2 = s__1 + __ad_t3;
-                    __ad_cell_s_0 = s__2;
+            {
+                let mut __ad_slots = __ad_record.slots();
+                for j in 0..n {
+                    let s: f64 = 0.0;
+                    let mut __ad_cell_s_0 = s;
+                    for k in 0..n {
+                        let s__1 = __ad_cell_s_0;
+                        let __ad_t1 = a[i * n + k];
+                        let __ad_t2 = b[k * n + j];
+                        let __ad_t3 = __ad_t1 * __ad_t2;
+                        let s__2 = s__1 + __ad_t3;
+                        __ad_cell_s_0 = s__2;
+                    }
+                    let s__3 = __ad_cell_s_0;
+                    let s__3 = __ad_slots.push(s__3);
+                    let __ad_t4 = s__3.tanh();
+                    let __ad_t4 = __ad_slots.push(__ad_t4);
+                    c[i * n + j] = __ad_t4;
                 }
-                let s__3 = __ad_cell_s_0;
-                let s__3 = __ad_record.push(s__3);
-                let __ad_t4 = s__3.tanh();
-                let __ad_t4 = __ad_record.push(__ad_t4);
-                c[i * n + j] = __ad_t4;
             }
         }
         let out: f64 = 0.0;
@@ -92,39 +95,44 @@ fn product_grad(
         let mut __ad_d_cell_out_5: f64 = 0.0;
         __ad_d_cell_out_5 += __ad_d_out__3;
         for i in (0..n).rev() {
-            for j in (0..n).rev() {
-                let [s__3, __ad_t4]: [f64; 2] = ::autograd::__private::pop_n(
-                    &mut __ad_record,
-                );
-                let mut __ad_d_cell_s_0: f64 = 0.0;
-                let __ad_i: usize = i * n + j;
-                let mut __ad_d_t4: f64 = __ad_d_c[__ad_i];
-                __ad_d_c[__ad_i] = 0.0;
-                let mut __ad_d_s__3: f64 = __ad_d_t4
-                    * ::autograd::__private::rules::tanh(s__3, __ad_t4);
-                __ad_d_cell_s_0 += __ad_d_s__3;
-                let __ad_seed_cell_s_0: f64 = __ad_d_cell_s_0;
-                for k in (0..n).rev() {
+            {
+                let mut __ad_taken = __ad_record.taken();
+                for j in (0..n).rev() {
+                    let [s__3, __ad_t4]: [f64; 2] = __ad_taken.pop_n();
+                    let mut __ad_d_cell_s_0: f64 = 0.0;
+                    let __ad_i: usize = i * n + j;
+                    let mut __ad_d_t4: f64 = __ad_d_c[__ad_i];
+                    __ad_d_c[__ad_i] = 0.0;
+                    let mut __ad_d_s__3: f64 = __ad_d_t4
+                        * ::autograd::__private::rules::tanh(s__3, __ad_t4);
+                    __ad_d_cell_s_0 += __ad_d_s__3;
+                    let __ad_seed_cell_s_0: f64 = __ad_d_cell_s_0;
+                    for k in (0..n).rev() {
+                        __ad_d_cell_s_0 = __ad_seed_cell_s_0;
+                        let __ad_t1 = a[i * n + k];
+                        let __ad_t2 = b[k * n + j];
+                        let mut __ad_d_s__2: f64 = __ad_d_cell_s_0;
+                        __ad_d_cell_s_0 = 0.0;
+                        let __ad_p_s__2 = ::autograd::__private::rules::add(
+                            0.0,
+                            0.0,
+                            0.0,
+                        );
+                        let mut __ad_d_s__1: f64 = __ad_d_s__2 * __ad_p_s__2.0;
+                        let mut __ad_d_t3: f64 = __ad_d_s__2 * __ad_p_s__2.1;
+                        let __ad_p_t3 = ::autograd::__private::rules::mul(
+                            __ad_t1,
+                            __ad_t2,
+                            0.0,
+                        );
+                        let mut __ad_d_t1: f64 = __ad_d_t3 * __ad_p_t3.0;
+                        let mut __ad_d_t2: f64 = __ad_d_t3 * __ad_p_t3.1;
+                        d_b[k * n + j] += __ad_d_t2;
+                        d_a[i * n + k] += __ad_d_t1;
+                        __ad_d_cell_s_0 += __ad_d_s__1;
+                    }
                     __ad_d_cell_s_0 = __ad_seed_cell_s_0;
-                    let __ad_t1 = a[i * n + k];
-                    let __ad_t2 = b[k * n + j];
-                    let mut __ad_d_s__2: f64 = __ad_d_cell_s_0;
-                    __ad_d_cell_s_0 = 0.0;
-                    let __ad_p_s__2 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
-                    let mut __ad_d_s__1: f64 = __ad_d_s__2 * __ad_p_s__2.0;
-                    let mut __ad_d_t3: f64 = __ad_d_s__2 * __ad_p_s__2.1;
-                    let __ad_p_t3 = ::autograd::__private::rules::mul(
-                        __ad_t1,
-                        __ad_t2,
-                        0.0,
-                    );
-                    let mut __ad_d_t1: f64 = __ad_d_t3 * __ad_p_t3.0;
-                    let mut __ad_d_t2: f64 = __ad_d_t3 * __ad_p_t3.1;
-                    d_b[k * n + j] += __ad_d_t2;
-                    d_a[i * n + k] += __ad_d_t1;
-                    __ad_d_cell_s_0 += __ad_d_s__1;
                 }
-                __ad_d_cell_s_0 = __ad_seed_cell_s_0;
             }
         }
         out__3
@@ -168,22 +176,25 @@ fn product_adjoint(
     let mut __ad_record = ::autograd::__private::Record::<f64>::new();
     let mut c: ::std::vec::Vec<f64> = ::std::vec![0.0; n * n];
     for i in 0..n {
-        for j in 0..n {
-            let s: f64 = 0.0;
-            let mut __ad_cell_s_0 = s;
-            for k in 0..n {
-                let s__1 = __ad_cell_s_0;
-                let __ad_t1 = a[i * n + k];
-                let __ad_t2 = b[k * n + j];
-                let __ad_t3 = __ad_t1 * __ad_t2;
-                let s__2 = s__1 + __ad_t3;
-                __ad_cell_s_0 = s__2;
+        {
+            let mut __ad_slots = __ad_record.slots();
+            for j in 0..n {
+                let s: f64 = 0.0;
+                let mut __ad_cell_s_0 = s;
+                for k in 0..n {
+                    let s__1 = __ad_cell_s_0;
+                    let __ad_t1 = a[i * n + k];
+                    let __ad_t2 = b[k * n + j];
+                    let __ad_t3 = __ad_t1 * __ad_t2;
+                    let s__2 = s__1 + __ad_t3;
+                    __ad_cell_s_0 = s__2;
+                }
+                let s__3 = __ad_cell_s_0;
+                let s__3 = __ad_slots.push(s__3);
+                let __ad_t4 = s__3.tanh();
+                let __ad_t4 = __ad_slots.push(__ad_t4);
+                c[i * n + j] = __ad_t4;
             }
-            let s__3 = __ad_cell_s_0;
-            let s__3 = __ad_record.push(s__3);
-            let __ad_t4 = s__3.tanh();
-            let __ad_t4 = __ad_record.push(__ad_t4);
-            c[i * n + j] = __ad_t4;
         }
     }
     let out: f64 = 0.0;
@@ -218,35 +229,40 @@ fn product_adjoint(
     let mut __ad_d_cell_out_5: f64 = 0.0;
     __ad_d_cell_out_5 += __ad_d_out__3;
     for i in (0..n).rev() {
-        for j in (0..n).rev() {
-            let [s__3, __ad_t4]: [f64; 2] = ::autograd::__private::pop_n(
-                &mut __ad_record,
-            );
-            let mut __ad_d_cell_s_0: f64 = 0.0;
-            let __ad_i: usize = i * n + j;
-            let mut __ad_d_t4: f64 = __ad_d_c[__ad_i];
-            __ad_d_c[__ad_i] = 0.0;
-            let mut __ad_d_s__3: f64 = __ad_d_t4
-                * ::autograd::__private::rules::tanh(s__3, __ad_t4);
-            __ad_d_cell_s_0 += __ad_d_s__3;
-            let __ad_seed_cell_s_0: f64 = __ad_d_cell_s_0;
-            for k in (0..n).rev() {
+        {
+            let mut __ad_taken = __ad_record.taken();
+            for j in (0..n).rev() {
+                let [s__3, __ad_t4]: [f64; 2] = __ad_taken.pop_n();
+                let mut __ad_d_cell_s_0: f64 = 0.0;
+                let __ad_i: usize = i * n + j;
+                let mut __ad_d_t4: f64 = __ad_d_c[__ad_i];
+                __ad_d_c[__ad_i] = 0.0;
+                let mut __ad_d_s__3: f64 = __ad_d_t4
+                    * ::autograd::__private::rules::tanh(s__3, __ad_t4);
+                __ad_d_cell_s_0 += __ad_d_s__3;
+                let __ad_seed_cell_s_0: f64 = __ad_d_cell_s_0;
+                for k in (0..n).rev() {
+                    __ad_d_cell_s_0 = __ad_seed_cell_s_0;
+                    let __ad_t1 = a[i * n + k];
+                    let __ad_t2 = b[k * n + j];
+                    let mut __ad_d_s__2: f64 = __ad_d_cell_s_0;
+                    __ad_d_cell_s_0 = 0.0;
+                    let __ad_p_s__2 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
+                    let mut __ad_d_s__1: f64 = __ad_d_s__2 * __ad_p_s__2.0;
+                    let mut __ad_d_t3: f64 = __ad_d_s__2 * __ad_p_s__2.1;
+                    let __ad_p_t3 = ::autograd::__private::rules::mul(
+                        __ad_t1,
+                        __ad_t2,
+                        0.0,
+                    );
+                    let mut __ad_d_t1: f64 = __ad_d_t3 * __ad_p_t3.0;
+                    let mut __ad_d_t2: f64 = __ad_d_t3 * __ad_p_t3.1;
+                    d_b[k * n + j] += __ad_d_t2;
+                    d_a[i * n + k] += __ad_d_t1;
+                    __ad_d_cell_s_0 += __ad_d_s__1;
+                }
                 __ad_d_cell_s_0 = __ad_seed_cell_s_0;
-                let __ad_t1 = a[i * n + k];
-                let __ad_t2 = b[k * n + j];
-                let mut __ad_d_s__2: f64 = __ad_d_cell_s_0;
-                __ad_d_cell_s_0 = 0.0;
-                let __ad_p_s__2 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
-                let mut __ad_d_s__1: f64 = __ad_d_s__2 * __ad_p_s__2.0;
-                let mut __ad_d_t3: f64 = __ad_d_s__2 * __ad_p_s__2.1;
-                let __ad_p_t3 = ::autograd::__private::rules::mul(__ad_t1, __ad_t2, 0.0);
-                let mut __ad_d_t1: f64 = __ad_d_t3 * __ad_p_t3.0;
-                let mut __ad_d_t2: f64 = __ad_d_t3 * __ad_p_t3.1;
-                d_b[k * n + j] += __ad_d_t2;
-                d_a[i * n + k] += __ad_d_t1;
-                __ad_d_cell_s_0 += __ad_d_s__1;
             }
-            __ad_d_cell_s_0 = __ad_seed_cell_s_0;
         }
     }
     out__3

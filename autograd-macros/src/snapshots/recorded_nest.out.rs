@@ -41,26 +41,30 @@ fn trisolve_grad(
         let mut __ad_record = ::autograd::__private::Record::<f64>::new();
         let n = b.len();
         let mut y: ::std::vec::Vec<f64> = ::std::vec![0.0; n];
-        for i in 0..n {
-            let s = b[i];
-            let mut __ad_cell_s_1 = s;
-            for j in 0..i {
-                let s__1 = __ad_cell_s_1;
-                let __ad_t2 = l[i * n + j];
-                let __ad_t3 = y[j];
-                let __ad_t4 = __ad_t2 * __ad_t3;
-                let s__2 = s__1 - __ad_t4;
-                __ad_cell_s_1 = s__2;
-            }
-            let s__3 = __ad_cell_s_1;
-            let s__3 = __ad_record.push(s__3);
-            let __ad_t5 = l[i * n + i];
-            let __ad_t6 = s__3 / __ad_t5;
-            let __ad_t6 = __ad_record.push(__ad_t6);
-            {
-                let __ad_i: usize = i;
-                __ad_undo_y.push(y[__ad_i]);
-                y[__ad_i] = __ad_t6;
+        {
+            let mut __ad_slots = __ad_record.slots();
+            let mut __ad_slots_1 = __ad_undo_y.slots();
+            for i in 0..n {
+                let s = b[i];
+                let mut __ad_cell_s_1 = s;
+                for j in 0..i {
+                    let s__1 = __ad_cell_s_1;
+                    let __ad_t2 = l[i * n + j];
+                    let __ad_t3 = y[j];
+                    let __ad_t4 = __ad_t2 * __ad_t3;
+                    let s__2 = s__1 - __ad_t4;
+                    __ad_cell_s_1 = s__2;
+                }
+                let s__3 = __ad_cell_s_1;
+                let s__3 = __ad_slots.push(s__3);
+                let __ad_t5 = l[i * n + i];
+                let __ad_t6 = s__3 / __ad_t5;
+                let __ad_t6 = __ad_slots.push(__ad_t6);
+                {
+                    let __ad_i: usize = i;
+                    __ad_slots_1.push(y[__ad_i]);
+                    y[__ad_i] = __ad_t6;
+                }
             }
         }
         let out: f64 = 0.0;
@@ -101,41 +105,51 @@ fn trisolve_grad(
         let mut __ad_d_out__3: f64 = d_out;
         let mut __ad_d_cell_out_7: f64 = 0.0;
         __ad_d_cell_out_7 += __ad_d_out__3;
-        for i in (0..n).rev() {
-            let [s__3, __ad_t6]: [f64; 2] = ::autograd::__private::pop_n(
-                &mut __ad_record,
-            );
-            let __ad_t5 = l[i * n + i];
-            let mut __ad_d_cell_s_1: f64 = 0.0;
-            let __ad_i_1: usize = i;
-            y[__ad_i_1] = ::autograd::__private::pop(&mut __ad_undo_y);
-            let mut __ad_d_t6: f64 = __ad_d_y[__ad_i_1];
-            __ad_d_y[__ad_i_1] = 0.0;
-            let __ad_p_t6 = ::autograd::__private::rules::div(s__3, __ad_t5, __ad_t6);
-            let mut __ad_d_s__3: f64 = __ad_d_t6 * __ad_p_t6.0;
-            let mut __ad_d_t5: f64 = __ad_d_t6 * __ad_p_t6.1;
-            d_l[i * n + i] += __ad_d_t5;
-            __ad_d_cell_s_1 += __ad_d_s__3;
-            let __ad_seed_cell_s_1: f64 = __ad_d_cell_s_1;
-            for j in (0..i).rev() {
+        {
+            let mut __ad_taken = __ad_record.taken();
+            let mut __ad_taken_1 = __ad_undo_y.taken();
+            for i in (0..n).rev() {
+                let [s__3, __ad_t6]: [f64; 2] = __ad_taken.pop_n();
+                let __ad_t5 = l[i * n + i];
+                let mut __ad_d_cell_s_1: f64 = 0.0;
+                let __ad_i_1: usize = i;
+                y[__ad_i_1] = __ad_taken_1.pop();
+                let mut __ad_d_t6: f64 = __ad_d_y[__ad_i_1];
+                __ad_d_y[__ad_i_1] = 0.0;
+                let __ad_p_t6 = ::autograd::__private::rules::div(
+                    s__3,
+                    __ad_t5,
+                    __ad_t6,
+                );
+                let mut __ad_d_s__3: f64 = __ad_d_t6 * __ad_p_t6.0;
+                let mut __ad_d_t5: f64 = __ad_d_t6 * __ad_p_t6.1;
+                d_l[i * n + i] += __ad_d_t5;
+                __ad_d_cell_s_1 += __ad_d_s__3;
+                let __ad_seed_cell_s_1: f64 = __ad_d_cell_s_1;
+                for j in (0..i).rev() {
+                    __ad_d_cell_s_1 = __ad_seed_cell_s_1;
+                    let __ad_t2 = l[i * n + j];
+                    let __ad_t3 = y[j];
+                    let mut __ad_d_s__2: f64 = __ad_d_cell_s_1;
+                    __ad_d_cell_s_1 = 0.0;
+                    let __ad_p_s__2 = ::autograd::__private::rules::sub(0.0, 0.0, 0.0);
+                    let mut __ad_d_s__1: f64 = __ad_d_s__2 * __ad_p_s__2.0;
+                    let mut __ad_d_t4: f64 = __ad_d_s__2 * __ad_p_s__2.1;
+                    let __ad_p_t4 = ::autograd::__private::rules::mul(
+                        __ad_t2,
+                        __ad_t3,
+                        0.0,
+                    );
+                    let mut __ad_d_t2: f64 = __ad_d_t4 * __ad_p_t4.0;
+                    let mut __ad_d_t3: f64 = __ad_d_t4 * __ad_p_t4.1;
+                    __ad_d_y[j] += __ad_d_t3;
+                    d_l[i * n + j] += __ad_d_t2;
+                    __ad_d_cell_s_1 += __ad_d_s__1;
+                }
                 __ad_d_cell_s_1 = __ad_seed_cell_s_1;
-                let __ad_t2 = l[i * n + j];
-                let __ad_t3 = y[j];
-                let mut __ad_d_s__2: f64 = __ad_d_cell_s_1;
-                __ad_d_cell_s_1 = 0.0;
-                let __ad_p_s__2 = ::autograd::__private::rules::sub(0.0, 0.0, 0.0);
-                let mut __ad_d_s__1: f64 = __ad_d_s__2 * __ad_p_s__2.0;
-                let mut __ad_d_t4: f64 = __ad_d_s__2 * __ad_p_s__2.1;
-                let __ad_p_t4 = ::autograd::__private::rules::mul(__ad_t2, __ad_t3, 0.0);
-                let mut __ad_d_t2: f64 = __ad_d_t4 * __ad_p_t4.0;
-                let mut __ad_d_t3: f64 = __ad_d_t4 * __ad_p_t4.1;
-                __ad_d_y[j] += __ad_d_t3;
-                d_l[i * n + j] += __ad_d_t2;
-                __ad_d_cell_s_1 += __ad_d_s__1;
+                let mut __ad_d_s: f64 = __ad_d_cell_s_1;
+                d_b[i] += __ad_d_s;
             }
-            __ad_d_cell_s_1 = __ad_seed_cell_s_1;
-            let mut __ad_d_s: f64 = __ad_d_cell_s_1;
-            d_b[i] += __ad_d_s;
         }
         out__3
     };
@@ -178,26 +192,30 @@ fn trisolve_adjoint(
     let mut __ad_record = ::autograd::__private::Record::<f64>::new();
     let n = b.len();
     let mut y: ::std::vec::Vec<f64> = ::std::vec![0.0; n];
-    for i in 0..n {
-        let s = b[i];
-        let mut __ad_cell_s_1 = s;
-        for j in 0..i {
-            let s__1 = __ad_cell_s_1;
-            let __ad_t2 = l[i * n + j];
-            let __ad_t3 = y[j];
-            let __ad_t4 = __ad_t2 * __ad_t3;
-            let s__2 = s__1 - __ad_t4;
-            __ad_cell_s_1 = s__2;
-        }
-        let s__3 = __ad_cell_s_1;
-        let s__3 = __ad_record.push(s__3);
-        let __ad_t5 = l[i * n + i];
-        let __ad_t6 = s__3 / __ad_t5;
-        let __ad_t6 = __ad_record.push(__ad_t6);
-        {
-            let __ad_i: usize = i;
-            __ad_undo_y.push(y[__ad_i]);
-            y[__ad_i] = __ad_t6;
+    {
+        let mut __ad_slots = __ad_record.slots();
+        let mut __ad_slots_1 = __ad_undo_y.slots();
+        for i in 0..n {
+            let s = b[i];
+            let mut __ad_cell_s_1 = s;
+            for j in 0..i {
+                let s__1 = __ad_cell_s_1;
+                let __ad_t2 = l[i * n + j];
+                let __ad_t3 = y[j];
+                let __ad_t4 = __ad_t2 * __ad_t3;
+                let s__2 = s__1 - __ad_t4;
+                __ad_cell_s_1 = s__2;
+            }
+            let s__3 = __ad_cell_s_1;
+            let s__3 = __ad_slots.push(s__3);
+            let __ad_t5 = l[i * n + i];
+            let __ad_t6 = s__3 / __ad_t5;
+            let __ad_t6 = __ad_slots.push(__ad_t6);
+            {
+                let __ad_i: usize = i;
+                __ad_slots_1.push(y[__ad_i]);
+                y[__ad_i] = __ad_t6;
+            }
         }
     }
     let out: f64 = 0.0;
@@ -233,39 +251,43 @@ fn trisolve_adjoint(
     let mut __ad_d_out__3: f64 = d_out;
     let mut __ad_d_cell_out_7: f64 = 0.0;
     __ad_d_cell_out_7 += __ad_d_out__3;
-    for i in (0..n).rev() {
-        let [s__3, __ad_t6]: [f64; 2] = ::autograd::__private::pop_n(&mut __ad_record);
-        let __ad_t5 = l[i * n + i];
-        let mut __ad_d_cell_s_1: f64 = 0.0;
-        let __ad_i_1: usize = i;
-        y[__ad_i_1] = ::autograd::__private::pop(&mut __ad_undo_y);
-        let mut __ad_d_t6: f64 = __ad_d_y[__ad_i_1];
-        __ad_d_y[__ad_i_1] = 0.0;
-        let __ad_p_t6 = ::autograd::__private::rules::div(s__3, __ad_t5, __ad_t6);
-        let mut __ad_d_s__3: f64 = __ad_d_t6 * __ad_p_t6.0;
-        let mut __ad_d_t5: f64 = __ad_d_t6 * __ad_p_t6.1;
-        d_l[i * n + i] += __ad_d_t5;
-        __ad_d_cell_s_1 += __ad_d_s__3;
-        let __ad_seed_cell_s_1: f64 = __ad_d_cell_s_1;
-        for j in (0..i).rev() {
+    {
+        let mut __ad_taken = __ad_record.taken();
+        let mut __ad_taken_1 = __ad_undo_y.taken();
+        for i in (0..n).rev() {
+            let [s__3, __ad_t6]: [f64; 2] = __ad_taken.pop_n();
+            let __ad_t5 = l[i * n + i];
+            let mut __ad_d_cell_s_1: f64 = 0.0;
+            let __ad_i_1: usize = i;
+            y[__ad_i_1] = __ad_taken_1.pop();
+            let mut __ad_d_t6: f64 = __ad_d_y[__ad_i_1];
+            __ad_d_y[__ad_i_1] = 0.0;
+            let __ad_p_t6 = ::autograd::__private::rules::div(s__3, __ad_t5, __ad_t6);
+            let mut __ad_d_s__3: f64 = __ad_d_t6 * __ad_p_t6.0;
+            let mut __ad_d_t5: f64 = __ad_d_t6 * __ad_p_t6.1;
+            d_l[i * n + i] += __ad_d_t5;
+            __ad_d_cell_s_1 += __ad_d_s__3;
+            let __ad_seed_cell_s_1: f64 = __ad_d_cell_s_1;
+            for j in (0..i).rev() {
+                __ad_d_cell_s_1 = __ad_seed_cell_s_1;
+                let __ad_t2 = l[i * n + j];
+                let __ad_t3 = y[j];
+                let mut __ad_d_s__2: f64 = __ad_d_cell_s_1;
+                __ad_d_cell_s_1 = 0.0;
+                let __ad_p_s__2 = ::autograd::__private::rules::sub(0.0, 0.0, 0.0);
+                let mut __ad_d_s__1: f64 = __ad_d_s__2 * __ad_p_s__2.0;
+                let mut __ad_d_t4: f64 = __ad_d_s__2 * __ad_p_s__2.1;
+                let __ad_p_t4 = ::autograd::__private::rules::mul(__ad_t2, __ad_t3, 0.0);
+                let mut __ad_d_t2: f64 = __ad_d_t4 * __ad_p_t4.0;
+                let mut __ad_d_t3: f64 = __ad_d_t4 * __ad_p_t4.1;
+                __ad_d_y[j] += __ad_d_t3;
+                d_l[i * n + j] += __ad_d_t2;
+                __ad_d_cell_s_1 += __ad_d_s__1;
+            }
             __ad_d_cell_s_1 = __ad_seed_cell_s_1;
-            let __ad_t2 = l[i * n + j];
-            let __ad_t3 = y[j];
-            let mut __ad_d_s__2: f64 = __ad_d_cell_s_1;
-            __ad_d_cell_s_1 = 0.0;
-            let __ad_p_s__2 = ::autograd::__private::rules::sub(0.0, 0.0, 0.0);
-            let mut __ad_d_s__1: f64 = __ad_d_s__2 * __ad_p_s__2.0;
-            let mut __ad_d_t4: f64 = __ad_d_s__2 * __ad_p_s__2.1;
-            let __ad_p_t4 = ::autograd::__private::rules::mul(__ad_t2, __ad_t3, 0.0);
-            let mut __ad_d_t2: f64 = __ad_d_t4 * __ad_p_t4.0;
-            let mut __ad_d_t3: f64 = __ad_d_t4 * __ad_p_t4.1;
-            __ad_d_y[j] += __ad_d_t3;
-            d_l[i * n + j] += __ad_d_t2;
-            __ad_d_cell_s_1 += __ad_d_s__1;
+            let mut __ad_d_s: f64 = __ad_d_cell_s_1;
+            d_b[i] += __ad_d_s;
         }
-        __ad_d_cell_s_1 = __ad_seed_cell_s_1;
-        let mut __ad_d_s: f64 = __ad_d_cell_s_1;
-        d_b[i] += __ad_d_s;
     }
     out__3
 }
