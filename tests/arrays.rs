@@ -200,3 +200,59 @@ fn arrays_of_integers_and_booleans_are_constants() {
     assert_eq!(masked_adjoint(&x, 3, 1.0, &mut dx), masked(&x, 3));
     assert_eq!(dx, [x[2] + 2.0 * x[0], 0.0, x[0] + 2.0 * x[2]]);
 }
+
+// ----- locals changed in place before they are read (`lower/in_place.rs`) -----
+
+/// A list of indices built with `push`, then read by a later loop.
+#[differentiable]
+fn pushed_indices(x: &[f64]) -> f64 {
+    let mut idx = Vec::new();
+    for i in 0..x.len() {
+        if i % 2 == 0 {
+            idx.push(i);
+        }
+    }
+    let mut s = 0.0;
+    for &i in idx.iter() {
+        s += x[i] * x[i];
+    }
+    s
+}
+
+/// A table of integers filled element by element, a count kept with
+/// `+=`, and a sort: each before the statements that read them.
+#[differentiable]
+fn filled_tables(x: &[f64], n: usize) -> f64 {
+    let mut order = [0usize; 3];
+    for i in 0..3 {
+        order[i] = 2 - i;
+    }
+    let mut counts = vec![0usize; 3];
+    for i in 0..n {
+        counts[i % 3] += 1;
+    }
+    let mut ranks = vec![2usize, 0, 1];
+    ranks.sort();
+    let mut s = 0.0;
+    for (k, &o) in order.iter().enumerate() {
+        s += x[o] * counts[k] as f64 + x[ranks[k]].sin();
+    }
+    s
+}
+
+#[test]
+fn locals_changed_before_they_are_read() {
+    let x = [0.7, -1.3, 0.4];
+    let mut dx = [0.0; 3];
+    assert_eq!(pushed_indices_adjoint(&x, 1.0, &mut dx), pushed_indices(&x));
+    assert_eq!(dx, [2.0 * x[0], 0.0, 2.0 * x[2]]);
+    let mut dx = [0.0; 3];
+    // order = [2, 1, 0], counts = [3, 2, 2] (n = 7), ranks = [0, 1, 2]
+    assert_eq!(
+        filled_tables_adjoint(&x, 7, 1.0, &mut dx),
+        filled_tables(&x, 7)
+    );
+    let expected = [2.0 + x[0].cos(), 2.0 + x[1].cos(), 3.0 + x[2].cos()];
+    assert_eq!(dx, expected);
+    assert_gradient(|v| filled_tables(v, 7), &x, &dx);
+}

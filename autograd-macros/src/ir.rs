@@ -61,6 +61,9 @@ pub struct Var {
     /// Certainly of a primitive integer type: a parameter declared so (of
     /// other variables only `record.rs` works it out, where it needs to).
     pub integer: bool,
+    /// A local of a type the macro does not differentiate that the function
+    /// changes in place (`idx.push(i);`, `order[k] = j;`): emitted `let mut`.
+    pub in_place: bool,
 }
 
 impl Var {

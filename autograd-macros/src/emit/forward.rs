@@ -548,7 +548,7 @@ impl<'a> Tangents<'a> {
         let is_cell = info.is_cell();
         let kind = info.kind;
         let is_array = matches!(init, Some(Rhs::Array(_)));
-        let mutability = (is_cell || is_array).then(|| quote!(mut));
+        let mutability = (is_cell || is_array || info.in_place).then(|| quote!(mut));
         let ty = let_type(ty, init);
         let has = self.has(var);
         if kind == Kind::FloatArray && matches!(init, Some(Rhs::Call { .. })) {

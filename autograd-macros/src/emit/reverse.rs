@@ -580,7 +580,7 @@ impl<'a> Body<'a> {
         let ident = self.ident(var);
         let var_info = &self.func.vars[var];
         let is_array = matches!(init, Some(Rhs::Array(_)));
-        let mutability = (var_info.is_cell() || is_array).then(|| quote!(mut));
+        let mutability = (var_info.is_cell() || is_array || var_info.in_place).then(|| quote!(mut));
         if self.is_dual(var) && var_info.kind != Kind::Other {
             let (ty, init) = self.dual_let(var, ty, init);
             return quote!(let #mutability #ident #ty #init;);

@@ -281,6 +281,25 @@ impl Lowerer<'_> {
     }
 
     fn lower_method_call(&mut self, call: &syn::ExprMethodCall) -> Value {
+        let statement = std::mem::take(&mut self.in_place.call_is_statement);
+        if let Some(local) = self.local_of(&call.receiver) {
+            if !statement
+                && self.in_place.may_change(local)
+                && !super::in_place::InPlace::reads_only(&call.method)
+            {
+                let name = &self.vars[local].ident;
+                self.cx.error_spanned_by(
+                    call,
+                    format!(
+                        "`{name}.{}(..)` may change `{name}`: `#[differentiable]` supports \
+                         changing a local it does not differentiate only in a statement of its \
+                         own (`{name}.push(i);`), as the reverse sweep replays expressions",
+                        call.method
+                    ),
+                );
+                return Value::Const(placeholder());
+            }
+        }
         let name = call.method.to_string();
         if let Some(value) = self.lower_iterator_method(call) {
             return value;

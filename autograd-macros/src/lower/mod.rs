@@ -12,6 +12,7 @@
 //! carries on with a placeholder, so all errors are reported at once.
 
 mod expr;
+mod in_place;
 mod iter;
 mod matches;
 mod pattern;
@@ -69,6 +70,7 @@ pub fn lower(cx: &Ctxt, sig: &Signature, item: &syn::ItemFn, names: &Names) -> F
         lowerer.force_float = force_float.clone();
         lowerer.declare_params(sig);
         lowerer.lower_stmts(&body.stmts, Some(Sink::Return), &[]);
+        lowerer.in_place.check(cx);
         let new: Vec<String> = lowerer
             .became_float
             .iter()
@@ -169,6 +171,9 @@ struct Lowerer<'a> {
     /// The generated names of `match` scrutinees not yet bound, with the
     /// scrutinee (a float one is refused where it is bound).
     scrutinees: HashMap<String, Expr>,
+    /// Changes in place (`in_place.rs`): the locals that may have them,
+    /// the changes, and where in the function body each happens.
+    in_place: in_place::InPlace,
 }
 
 impl<'a> Lowerer<'a> {
@@ -195,6 +200,7 @@ impl<'a> Lowerer<'a> {
             poisoned: HashSet::new(),
             compound: HashMap::new(),
             scrutinees: HashMap::new(),
+            in_place: in_place::InPlace::default(),
         }
     }
 
@@ -244,6 +250,7 @@ impl<'a> Lowerer<'a> {
             kind,
             origin,
             integer: false,
+            in_place: false,
         });
         self.vars.len() - 1
     }
@@ -393,6 +400,51 @@ impl<'a> Lowerer<'a> {
         }
     }
 
+    /// The local `expr` names, if it is one name.
+    fn local_of(&self, expr: &Expr) -> Option<VarId> {
+        match syntax::strip_parens(expr) {
+            Expr::Path(path) if path.qself.is_none() => {
+                self.lookup(&path.path.get_ident()?.to_string())
+            }
+            _ => None,
+        }
+    }
+
+    /// `local[index] op= rhs;` of an array of integers or booleans declared
+    /// `let mut` (`in_place.rs`): the statement as written, never replayed.
+    fn store_in_place(
+        &mut self,
+        local: VarId,
+        place: &syn::ExprIndex,
+        op: Option<&syn::BinOp>,
+        rhs: &Expr,
+    ) {
+        let value = match self.lower_expr(rhs) {
+            expr::Value::Const(c) => c.tokens,
+            _ => {
+                self.cx.error_spanned_by(
+                    rhs,
+                    "this value depends on a differentiated input, and goes into an array of \
+                     a type `#[differentiable]` does not differentiate; keep it in a float \
+                     array (`let mut v = vec![0.0; n];`)",
+                );
+                return;
+            }
+        };
+        let (index, _) = self.non_differentiated_tokens(&place.index);
+        let array = self.vars[local].ident.clone();
+        let op = match op {
+            Some(op) => op.to_token_stream(),
+            None => quote!(=),
+        };
+        self.in_place.change(local, place);
+        self.vars[local].in_place = true;
+        self.stmts.push(Stmt::Opaque {
+            tokens: quote!(#array[#index] #op #value;),
+            replay: false,
+        });
+    }
+
     fn lookup(&self, name: &str) -> Option<VarId> {
         self.scopes.iter().rev().find_map(|s| s.get(name).copied())
     }
@@ -521,11 +573,19 @@ impl<'a> Lowerer<'a> {
     /// Lowers a statement list into `self.stmts`. The tail expression, if
     /// any, goes to `sink`; `exits` run where control reaches the end.
     fn lower_stmts(&mut self, stmts: &[syn::Stmt], sink: Option<Sink>, exits: &[Exit]) {
+        self.in_place.depth += 1;
+        self.lower_stmts_at_depth(stmts, sink, exits);
+        self.in_place.depth -= 1;
+    }
+
+    fn lower_stmts_at_depth(&mut self, stmts: &[syn::Stmt], sink: Option<Sink>, exits: &[Exit]) {
         let stmts = self.desugar_match_stmts(stmts);
         let stmts = syntax::nest_jumps(&stmts, self.names);
         let stmts = syntax::split_tuple_locals(&stmts, self.names);
         let count = stmts.len();
+        self.in_place.enter_block(&stmts);
         for (i, stmt) in stmts.iter().enumerate() {
+            self.in_place.at_statement(i);
             let last = i + 1 == count;
             match stmt {
                 syn::Stmt::Local(local) => {
@@ -789,6 +849,9 @@ impl<'a> Lowerer<'a> {
                     init: Some(Rhs::Use(Operand::Const(Const { tokens, uses }))),
                 });
                 self.bind(&p.ident, id);
+                if p.mutability.is_some() {
+                    self.in_place.declare(id, &p.ident);
+                }
                 return;
             }
         }
@@ -873,13 +936,41 @@ impl<'a> Lowerer<'a> {
                 self.pop_scope();
             }
             _ => {
+                // `idx.push(i);`: a change in place of a local (`in_place.rs`)
+                let receiver = match syntax::strip_parens(expr) {
+                    Expr::MethodCall(call) => self.local_of(&call.receiver),
+                    _ => None,
+                };
+                if let Some(local) = receiver {
+                    if self.in_place.may_change(local) {
+                        self.in_place.change(local, expr);
+                        self.vars[local].in_place = true;
+                        self.in_place.call_is_statement = true;
+                    }
+                }
                 // Evaluated for its effects: a constant may call something.
-                if let expr::Value::Const(c) = self.lower_expr(expr) {
-                    let tokens = c.tokens;
-                    self.stmts.push(Stmt::Opaque {
-                        tokens: quote!(#tokens;),
-                        replay: false,
-                    });
+                match (self.lower_expr(expr), receiver) {
+                    (expr::Value::Const(c), _) => {
+                        let tokens = c.tokens;
+                        self.stmts.push(Stmt::Opaque {
+                            tokens: quote!(#tokens;),
+                            replay: false,
+                        });
+                    }
+                    (expr::Value::Var(_), Some(local)) => {
+                        let name = self.vars[local].ident.clone();
+                        self.cx.error_spanned_by(
+                            expr,
+                            format!(
+                                "this call is passed a value that depends on a differentiated \
+                                 input, and its result is not used: `#[differentiable]` cannot \
+                                 follow that value into `{name}`, whose type it does not \
+                                 differentiate; keep such values in a float array (`let mut v \
+                                 = vec![0.0; n];` and `v[i] = ..`)"
+                            ),
+                        );
+                    }
+                    _ => {}
                 }
             }
         }
@@ -948,6 +1039,7 @@ impl<'a> Lowerer<'a> {
             );
             return;
         };
+        self.in_place.reassign(target);
         if self.vars[target].kind == Kind::FloatArray {
             self.cx.error_spanned_by(
                 place,
@@ -1055,16 +1147,18 @@ impl<'a> Lowerer<'a> {
                 .and_then(|ident| self.lookup(&ident.to_string())),
             _ => None,
         };
+        if let Some(local) = array.filter(|a| self.in_place.may_change(*a)) {
+            self.store_in_place(local, place, op, rhs);
+            return;
+        }
         if array.is_some_and(|a| self.vars[a].kind != Kind::FloatArray) {
             let name = place.expr.to_token_stream();
             self.cx.error_spanned_by(
                 &place.expr,
                 format!(
-                    "`#[differentiable]` reads `{name}` as a constant (its elements are not \
-                     floats), so it cannot change them: the reverse sweep replays branches \
-                     and indices, and would see the changed elements; build the array before \
-                     the differentiated code (a helper function whose result this one takes \
-                     as a parameter), or keep its values in a float array"
+                    "`{name}` is not declared `mut`, or is a parameter: `#[differentiable]` \
+                     changes the elements of a local array of integers or booleans only when \
+                     it is declared `let mut`"
                 ),
             );
             return;

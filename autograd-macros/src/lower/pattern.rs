@@ -519,6 +519,9 @@ impl Lowerer<'_> {
                     Kind::Other
                 });
                 let id = self.new_local(name, kind);
+                if mutable && kind == Kind::Other {
+                    self.in_place.declare(id, name);
+                }
                 // `let i = SCALE;`, `let r = h(n);`: a constant local that may
                 // be a float, which a call may pass to a parameter its callee
                 // differentiates (`expr::call_args`).

@@ -1,12 +1,10 @@
 use autograd::differentiable;
 
-// An array of integers is read as a constant: changing its elements is refused.
+// An array of integers changes only when it is a local declared `let mut`
+// (`in_place.rs`); a parameter's elements are not changed.
 #[differentiable]
-fn f(x: &[f64]) -> f64 {
-    let mut order = [0usize; 3];
-    for i in 0..3 {
-        order[i] = 2 - i;
-    }
+fn f(x: &[f64], mut order: [usize; 3]) -> f64 {
+    order[0] = 2;
     x[order[0]] * x[order[1]]
 }
 

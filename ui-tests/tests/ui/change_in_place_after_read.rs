@@ -1,0 +1,27 @@
+use autograd::differentiable;
+
+// A local of integers changed after a statement that reads it: the reverse
+// sweep would read it as it is at the end.
+#[differentiable]
+fn read_then_changed(x: &[f64]) -> f64 {
+    let mut at = vec![0usize];
+    let a = x[at[0]] * x[1];
+    at[0] = 2;
+    a + x[at[0]]
+}
+
+// Read and changed in the same statement (a loop).
+#[differentiable]
+fn changed_where_read(x: &[f64]) -> f64 {
+    let mut seen = [false; 3];
+    let mut s = 0.0;
+    for i in 0..6 {
+        if !seen[i % 3] {
+            s += x[i % 3] * x[i % 3];
+        }
+        seen[i % 3] = true;
+    }
+    s
+}
+
+fn main() {}
