@@ -984,3 +984,71 @@ fn a_sum_of_float_folds_is_a_float_sum() {
         assert_gradient(nearest_by_fold, &x, &gradient);
     }
 }
+
+// ----- a tuple-valued `if` bound by a pattern (`syntax::tuple_valued_ifs`) -----
+
+/// `let (lo, hi) = if .. { (a, b) } else { (b, a) };`, an `else if` chain
+/// with statements in its branches, a `_` part and a `mut` part.
+#[differentiable]
+fn tuple_if(x: &[f64]) -> f64 {
+    let (a, b, c) = (x[0], x[1], x[2]);
+    let (lo, hi) = if a < b { (a, b) } else { (b, a) };
+    let (mut s, _, t) = if c > 1.0 {
+        let w = c * c;
+        (w + lo, 0.0, hi)
+    } else if c > 0.0 {
+        (c.sin(), 1.0, hi * lo)
+    } else {
+        let w = c.exp();
+        (w, 2.0, -hi)
+    };
+    s += t * 0.5;
+    s * hi - lo
+}
+
+#[differentiable]
+fn tuple_if_loop(x: &[f64]) -> f64 {
+    let (a, b, c) = (x[0], x[1], x[2]);
+    let lo;
+    let hi;
+    if a < b {
+        lo = a;
+        hi = b;
+    } else {
+        lo = b;
+        hi = a;
+    }
+    let mut s;
+    let t;
+    if c > 1.0 {
+        let w = c * c;
+        s = w + lo;
+        t = hi;
+    } else if c > 0.0 {
+        s = c.sin();
+        t = hi * lo;
+    } else {
+        let w = c.exp();
+        s = w;
+        t = -hi;
+    }
+    s += t * 0.5;
+    s * hi - lo
+}
+
+#[test]
+fn tuple_valued_ifs_are_one_local_per_part() {
+    let points: [&[f64]; 4] = [
+        &[0.3, -1.2, 0.7],
+        &[1.5, 0.25, -0.4],
+        &[-0.8, 2.0, 1.1],
+        &[0.1, 0.9, 2.5],
+    ];
+    same_as_loop(
+        tuple_if,
+        tuple_if_grad,
+        tuple_if_adjoint,
+        tuple_if_loop_grad,
+        &points,
+    );
+}

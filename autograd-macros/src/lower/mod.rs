@@ -582,6 +582,7 @@ impl<'a> Lowerer<'a> {
         let stmts = self.desugar_match_stmts(stmts);
         let stmts = syntax::nest_jumps(&stmts, self.names);
         let stmts = syntax::split_tuple_locals(&stmts, self.names);
+        let stmts = syntax::tuple_valued_ifs(&stmts);
         let count = stmts.len();
         self.in_place.enter_block(&stmts);
         for (i, stmt) in stmts.iter().enumerate() {

@@ -539,6 +539,86 @@ pub fn split_tuple_locals(stmts: &[Stmt], names: &Names) -> Vec<Stmt> {
     out
 }
 
+/// `let (a, b) = if c { ..; (e1, e2) } else { ..; (f1, f2) };` →
+/// `let a; let b; if c { ..; (a, b) = (e1, e2); } else { ..; (a, b) =
+/// (f1, f2); }`: a tuple-valued `if` (or `else if` chain) whose every
+/// branch ends in a tuple written out, bound by a pattern of names, is one
+/// deferred local per name and a tuple assignment in each branch, which
+/// lowering takes. Anything else is left as it is.
+pub fn tuple_valued_ifs(stmts: &[Stmt]) -> Vec<Stmt> {
+    let mut out = Vec::with_capacity(stmts.len());
+    for stmt in stmts {
+        let Stmt::Local(local) = stmt else {
+            out.push(stmt.clone());
+            continue;
+        };
+        let (syn::Pat::Tuple(pattern), Some(init)) = (&local.pat, &local.init) else {
+            out.push(stmt.clone());
+            continue;
+        };
+        let names: Option<Vec<Option<&syn::PatIdent>>> = pattern
+            .elems
+            .iter()
+            .map(|p| match p {
+                syn::Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => Some(Some(p)),
+                syn::Pat::Wild(_) => Some(None),
+                _ => None,
+            })
+            .collect();
+        let (Some(names), Expr::If(ifx), None) = (names, &*init.expr, &init.diverge) else {
+            out.push(stmt.clone());
+            continue;
+        };
+        let targets: Vec<Expr> = names
+            .iter()
+            .map(|name| match name {
+                Some(p) => {
+                    let ident = &p.ident;
+                    syn::parse_quote!(#ident)
+                }
+                None => syn::parse_quote!(_),
+            })
+            .collect();
+        let mut ifx = ifx.clone();
+        if !assign_tuple_tails(&mut ifx, &targets) {
+            out.push(stmt.clone());
+            continue;
+        }
+        for p in names.into_iter().flatten() {
+            let (mutability, ident) = (&p.mutability, &p.ident);
+            out.push(syn::parse_quote!(let #mutability #ident;));
+        }
+        out.push(Stmt::Expr(Expr::If(ifx), None));
+    }
+    out
+}
+
+/// Turns the tail of each branch of `ifx` (a tuple of `targets.len()`
+/// parts) into `(targets) = tail;`; false, with `ifx` partly changed, if a
+/// branch ends otherwise or there is no `else`.
+fn assign_tuple_tails(ifx: &mut syn::ExprIf, targets: &[Expr]) -> bool {
+    let then_ok = assign_tuple_tail(&mut ifx.then_branch, targets);
+    let else_ok = match ifx.else_branch.as_mut().map(|(_, e)| &mut **e) {
+        Some(Expr::If(inner)) => assign_tuple_tails(inner, targets),
+        Some(Expr::Block(b)) if b.label.is_none() => assign_tuple_tail(&mut b.block, targets),
+        _ => false,
+    };
+    then_ok && else_ok
+}
+
+fn assign_tuple_tail(block: &mut syn::Block, targets: &[Expr]) -> bool {
+    let Some(Stmt::Expr(Expr::Tuple(tail), None)) = block.stmts.last() else {
+        return false;
+    };
+    if tail.elems.len() != targets.len() {
+        return false;
+    }
+    let tail = tail.clone();
+    let assign: Stmt = syn::parse_quote!((#(#targets),*) = #tail;);
+    *block.stmts.last_mut().expect("a tail") = assign;
+    true
+}
+
 /// `let mut p = <tuple of n>` with a plain name: (p, n, the annotated type).
 fn mutable_tuple_local(local: &syn::Local) -> Option<(syn::Ident, usize, Option<syn::Type>)> {
     let (pat, ty) = match &local.pat {
