@@ -1052,3 +1052,51 @@ fn tuple_valued_ifs_are_one_local_per_part() {
         &points,
     );
 }
+
+// ----- `collect` into a vector of floats (`lower/iter.rs::lower_collect`) -----
+
+#[differentiable]
+fn collected(x: &[f64]) -> f64 {
+    let h: Vec<f64> = x.iter().map(|v| v * 3.0).collect();
+    let g = x.iter().zip(&h).map(|(a, b)| a * b).collect::<Vec<f64>>();
+    let e: Vec<_> = (0..x.len()).map(|i| (x[i] - 0.5).exp()).collect();
+    let w: Vec<f64> = x.windows(2).map(|w| w[1] - w[0]).collect();
+    h[0] * 2.0 + h[1] + g[2] * e[1] + w.iter().map(|d| d * d).sum::<f64>()
+}
+
+#[differentiable]
+fn collected_loop(x: &[f64]) -> f64 {
+    let n = x.len();
+    let mut h = vec![0.0; n];
+    for i in 0..n {
+        h[i] = x[i] * 3.0;
+    }
+    let mut g = vec![0.0; n];
+    for i in 0..n {
+        g[i] = x[i] * h[i];
+    }
+    let mut e = vec![0.0; n];
+    for i in 0..n {
+        e[i] = (x[i] - 0.5).exp();
+    }
+    let mut w = vec![0.0; n - 1];
+    for i in 0..n - 1 {
+        w[i] = x[i + 1] - x[i];
+    }
+    let mut s = -0.0;
+    for i in 0..n - 1 {
+        s += w[i] * w[i];
+    }
+    h[0] * 2.0 + h[1] + g[2] * e[1] + s
+}
+
+#[test]
+fn collected_vectors_are_local_buffers() {
+    same_as_loop(
+        collected,
+        collected_grad,
+        collected_adjoint,
+        collected_loop_grad,
+        &P3,
+    );
+}

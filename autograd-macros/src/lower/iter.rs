@@ -615,6 +615,72 @@ impl Lowerer<'_> {
         );
     }
 
+    /// `let name: Vec<f64> = chain.collect();` (or `collect::<Vec<f64>>()`,
+    /// or an element the macro can tell is a float): `let mut name =
+    /// vec![0.0; len];` and the loop `for k in 0..len { name[k] = elem; }`,
+    /// a local float array like one the user fills. False (and nothing
+    /// lowered) when `init` is no `collect()` of a chain.
+    pub(super) fn lower_collect(
+        &mut self,
+        name: &Ident,
+        ty: Option<&syn::Type>,
+        init: &Expr,
+    ) -> bool {
+        let Expr::MethodCall(call) = strip_parens(init) else {
+            return false;
+        };
+        if call.method != "collect" || !call.args.is_empty() || !is_chain(&call.receiver) {
+            return false;
+        }
+        let Some(seq) = self.seq(&call.receiver) else {
+            return true;
+        };
+        let Some(len) = seq.len.clone() else {
+            self.unbounded(&call.receiver);
+            return true;
+        };
+        if !seq.guards.is_empty() {
+            self.cx.error_spanned_by(
+                call,
+                "`#[differentiable]` collects into a vector only an iterator whose length \
+                 is known before it runs (no `filter`): count the elements first, then fill \
+                 `let mut v = vec![0.0; count];` in a loop",
+            );
+            return true;
+        }
+        let k = self.fresh_ident("k");
+        let kx: Expr = parse_quote!(#k);
+        let elem = (seq.elem)(&kx);
+        let typed = call
+            .turbofish
+            .as_ref()
+            .and_then(|t| t.args.first())
+            .and_then(|a| match a {
+                syn::GenericArgument::Type(ty) => Some(ty.clone()),
+                _ => None,
+            })
+            .or_else(|| ty.cloned());
+        let float = match typed.as_ref().and_then(vec_element) {
+            Some(elem) if !matches!(elem, syn::Type::Infer(_)) => crate::signature::is_f64(elem),
+            _ => self.guess_float(&elem, &mut Vec::new()),
+        };
+        if !float {
+            self.cx.error_spanned_by(
+                call,
+                "`#[differentiable]` collects an iterator only into a vector of `f64` (`let v: \
+                 Vec<f64> = ..collect();`); fill a vector of other values in a loop (`let mut \
+                 idx = Vec::new();` then `idx.push(i);`) before the code that reads it",
+            );
+            return true;
+        }
+        let stmts: [syn::Stmt; 2] = [
+            parse_quote!(let mut #name = vec![0.0_f64; #len];),
+            parse_quote!(for #k in 0..#len { #name[#k] = #elem; }),
+        ];
+        self.lower_stmts(&stmts, None, &[]);
+        true
+    }
+
     /// `chain.sum()`, `.product()`, `.fold(init, f)`, `.count()`.
     fn consume(&mut self, call: &syn::ExprMethodCall) -> Value {
         let name = call.method.to_string();
@@ -846,5 +912,23 @@ impl Lowerer<'_> {
                 }
             }
         }
+    }
+}
+
+/// `T` of `Vec<T>`.
+fn vec_element(ty: &syn::Type) -> Option<&syn::Type> {
+    let syn::Type::Path(path) = ty else {
+        return None;
+    };
+    let last = path.path.segments.last()?;
+    if last.ident != "Vec" {
+        return None;
+    }
+    match &last.arguments {
+        syn::PathArguments::AngleBracketed(args) => match args.args.first()? {
+            syn::GenericArgument::Type(elem) => Some(elem),
+            _ => None,
+        },
+        _ => None,
     }
 }

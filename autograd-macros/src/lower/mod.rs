@@ -769,6 +769,10 @@ impl<'a> Lowerer<'a> {
                 self.lower_stmts(&stmts, None, &[]);
                 return;
             }
+            // `let v: Vec<f64> = chain.collect();`
+            if self.lower_collect(&p.ident, ty, &init.expr) {
+                return;
+            }
             // `let r = residuals(x, ..);` of a function returning a vector.
             let typed_array = ty.is_some_and(is_float_array_type);
             if typed_array || array_later {
