@@ -810,12 +810,20 @@ impl<'a> Lowerer<'a> {
             // `let s: [f64; 1] = [h(c)];`: a float array by its type, whatever
             // the macro can see of its elements.
             let typed_float = ty.is_some_and(is_float_array_type);
+            let errors = self.cx.error_count();
             let array = match self.array_constructor(&init.expr, typed_float) {
                 Some(array) => Some((array, None)),
                 None => self
                     .untyped_array(&init.expr)
                     .map(|(array, ty)| (array, Some(ty))),
             };
+            if self.cx.error_count() > errors {
+                // already reported: a stand-in nobody complains about
+                let id = self.new_local(&p.ident, Kind::Other);
+                self.poisoned.insert(id);
+                self.bind(&p.ident, id);
+                return;
+            }
             if let Some((array, untyped)) = array {
                 let id = self.new_local(&p.ident, Kind::FloatArray);
                 self.stmts.push(Stmt::Let {
@@ -1152,6 +1160,17 @@ impl<'a> Lowerer<'a> {
                 .and_then(|ident| self.lookup(&ident.to_string())),
             _ => None,
         };
+        // (`a[i][j] = ..` of a local whose `let` was refused: its root)
+        let mut root = &*place.expr;
+        while let Expr::Index(inner) = syntax::strip_parens(root) {
+            root = &inner.expr;
+        }
+        if self
+            .local_of(root)
+            .is_some_and(|a| self.poisoned.contains(&a))
+        {
+            return;
+        }
         if let Some(local) = array.filter(|a| self.in_place.may_change(*a)) {
             self.store_in_place(local, place, op, rhs);
             return;
@@ -1298,6 +1317,26 @@ impl<'a> Lowerer<'a> {
             }
             _ => return None,
         };
+        let nested = match &literal {
+            Expr::Array(a) => a.elems.iter().any(is_array_or_repeat),
+            Expr::Repeat(r) => is_array_or_repeat(&r.expr),
+            _ => false,
+        };
+        if nested {
+            self.cx.error_spanned_by(
+                init,
+                "arrays of arrays (`[[f64; N]; M]`) are not supported by `#[differentiable]`; \
+                 use one flat array, `let mut a = [0.0; M * N];`, and index it `a[i * N + j]`",
+            );
+            return Some(ArrayInit::Fill {
+                value: Const {
+                    tokens: quote!(0.0),
+                    uses: Vec::new(),
+                },
+                len: quote!(0),
+                vec,
+            });
+        }
         match literal {
             Expr::Repeat(repeat) => {
                 let value = self.lower_expr(&repeat.expr);
@@ -1824,4 +1863,8 @@ fn array_literal(expr: &Expr) -> Option<ArrayLiteral> {
         }
         _ => None,
     }
+}
+
+fn is_array_or_repeat(expr: &Expr) -> bool {
+    matches!(syntax::strip_parens(expr), Expr::Array(_) | Expr::Repeat(_))
 }

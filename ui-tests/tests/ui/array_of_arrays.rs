@@ -1,0 +1,16 @@
+use autograd::differentiable;
+
+// A local array of arrays: refused once, at its `let`; its uses are not
+// reported again.
+#[differentiable]
+fn gram(x: &[f64]) -> f64 {
+    let mut a = [[0.0; 2]; 2];
+    for i in 0..2 {
+        for j in 0..2 {
+            a[i][j] = x[i] * x[j + 1];
+        }
+    }
+    a[0][1] + a[1][0]
+}
+
+fn main() {}
