@@ -1356,3 +1356,26 @@ fn a_clamp_of_a_local_of_unknown_type_may_be_a_float() {
     // g = 1 · 0.5 + 0.5 = 1, clamped 1; e = x2 · 1 + 1; value = e · x0
     assert_eq!(d_h, [0.4 + 1.0, 0.0, 0.3]);
 }
+
+// seed 431914475 #712: `let mut d_x = h0(..);` (a call of constants, of a
+// type the macro cannot see, declared `mut`) then `d_x.hypot(..)` in an
+// expression was refused as a change in place of `d_x` (`lower/in_place.rs`);
+// an `f64` method changes nothing.
+#[differentiable]
+pub fn doubled(x: f64) -> f64 {
+    2.0 * x
+}
+
+#[differentiable]
+#[allow(unused_mut)]
+pub fn method_of_a_mut_constant(y: f64) -> f64 {
+    let mut d_x = doubled(0.5);
+    d_x.hypot(f64::EPSILON) * y.sin() + d_x.cos()
+}
+
+#[test]
+fn an_f64_method_of_a_mut_local_is_no_change_in_place() {
+    let (value, d_y) = method_of_a_mut_constant_grad(0.3);
+    assert_eq!(value, method_of_a_mut_constant(0.3));
+    assert_eq!(d_y, 1.0f64.hypot(f64::EPSILON) * 0.3f64.cos());
+}
