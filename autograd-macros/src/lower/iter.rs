@@ -651,15 +651,7 @@ impl Lowerer<'_> {
         let k = self.fresh_ident("k");
         let kx: Expr = parse_quote!(#k);
         let elem = (seq.elem)(&kx);
-        let typed = call
-            .turbofish
-            .as_ref()
-            .and_then(|t| t.args.first())
-            .and_then(|a| match a {
-                syn::GenericArgument::Type(ty) => Some(ty.clone()),
-                _ => None,
-            })
-            .or_else(|| ty.cloned());
+        let typed = turbofish_type(call).or_else(|| ty.cloned());
         let float = match typed.as_ref().and_then(vec_element) {
             Some(elem) if !matches!(elem, syn::Type::Infer(_)) => crate::signature::is_f64(elem),
             _ => self.guess_float(&elem, &mut Vec::new()),
@@ -722,14 +714,7 @@ impl Lowerer<'_> {
                 parse_quote!(#acc += 1;),
             ),
             _ => {
-                let ty = call
-                    .turbofish
-                    .as_ref()
-                    .and_then(|t| t.args.first())
-                    .and_then(|a| match a {
-                        syn::GenericArgument::Type(ty) => Some(ty.clone()),
-                        _ => None,
-                    });
+                let ty = turbofish_type(call);
                 let float = match &ty {
                     Some(ty) => crate::signature::is_f64(ty),
                     None => self.guess_float(&elem, &mut Vec::new()),
@@ -929,6 +914,14 @@ fn vec_element(ty: &syn::Type) -> Option<&syn::Type> {
             syn::GenericArgument::Type(elem) => Some(elem),
             _ => None,
         },
+        _ => None,
+    }
+}
+
+/// `T` of `.method::<T>()`.
+fn turbofish_type(call: &syn::ExprMethodCall) -> Option<syn::Type> {
+    match call.turbofish.as_ref()?.args.first()? {
+        syn::GenericArgument::Type(ty) => Some(ty.clone()),
         _ => None,
     }
 }

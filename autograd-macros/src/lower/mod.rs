@@ -1328,14 +1328,7 @@ impl<'a> Lowerer<'a> {
                 "arrays of arrays (`[[f64; N]; M]`) are not supported by `#[differentiable]`; \
                  use one flat array, `let mut a = [0.0; M * N];`, and index it `a[i * N + j]`",
             );
-            return Some(ArrayInit::Fill {
-                value: Const {
-                    tokens: quote!(0.0),
-                    uses: Vec::new(),
-                },
-                len: quote!(0),
-                vec,
-            });
+            return Some(stand_in_array(vec));
         }
         match literal {
             Expr::Repeat(repeat) => {
@@ -1346,14 +1339,7 @@ impl<'a> Lowerer<'a> {
                         "fill a new array with a constant (`[0.0; n]`), then assign its \
                          elements",
                     );
-                    return Some(ArrayInit::Fill {
-                        value: Const {
-                            tokens: quote!(0.0),
-                            uses: Vec::new(),
-                        },
-                        len: quote!(0),
-                        vec,
-                    });
+                    return Some(stand_in_array(vec));
                 };
                 if !value.is_float && !typed_float {
                     return None;
@@ -1867,4 +1853,17 @@ fn array_literal(expr: &Expr) -> Option<ArrayLiteral> {
 
 fn is_array_or_repeat(expr: &Expr) -> bool {
     matches!(syntax::strip_parens(expr), Expr::Array(_) | Expr::Repeat(_))
+}
+
+/// An empty float array standing in for one whose constructor had an
+/// error (already reported).
+fn stand_in_array(vec: bool) -> ArrayInit {
+    ArrayInit::Fill {
+        value: Const {
+            tokens: quote!(0.0),
+            uses: Vec::new(),
+        },
+        len: quote!(0),
+        vec,
+    }
 }
