@@ -483,3 +483,35 @@ fn a_parameter_named_d_out_read_by_an_accumulating_loop() {
     assert_eq!(dx, vec![3.0, 3.0, 15.0]);
     assert_eq!(ds, 2.5);
 }
+
+/// This session's constructs under names the generated code also uses:
+/// a list of indices changed in place (`t0`), a collected vector (`d_x`),
+/// a tuple-valued `if` binding `__ad_t1` and `d_out`.
+#[differentiable]
+fn new_constructs_with_generated_names(x: &[f64]) -> f64 {
+    let mut t0 = Vec::new();
+    for i in 0..x.len() {
+        t0.push(i);
+    }
+    let d_x: Vec<f64> = t0.iter().map(|&i| x[i] * 2.0).collect();
+    let (__ad_t1, d_out) = if d_x[0] < d_x[1] {
+        (d_x[0], d_x[1])
+    } else {
+        (d_x[1], d_x[0])
+    };
+    __ad_t1 * d_out
+        + match t0.len() {
+            0 => 0.0,
+            _ => d_x[2],
+        }
+}
+
+#[test]
+fn new_constructs_keep_user_names_apart() {
+    let x = [1.0, 2.0, 3.0];
+    let mut d = [0.0; 3];
+    let value = new_constructs_with_generated_names_adjoint(&x, 1.0, &mut d);
+    assert_eq!(value, new_constructs_with_generated_names(&x));
+    // 2x0 · 2x1 + 2x2
+    assert_eq!(d, [8.0, 4.0, 2.0]);
+}
