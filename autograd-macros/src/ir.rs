@@ -64,6 +64,10 @@ pub struct Var {
     /// A local of a type the macro does not differentiate that the function
     /// changes in place (`idx.push(i);`, `order[k] = j;`): emitted `let mut`.
     pub in_place: bool,
+    /// A local `Vec<f64>` used through a slice of it (`views.rs`): emitted
+    /// as the `Vec` under its owner's name ([`crate::names::Role::Owner`])
+    /// and `let q = &mut owner[..];`.
+    pub view: bool,
 }
 
 impl Var {

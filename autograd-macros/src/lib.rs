@@ -32,6 +32,7 @@ mod signature;
 
 mod undo;
 mod vector;
+mod views;
 
 #[cfg(test)]
 mod compile_cost_tests;

@@ -46,6 +46,8 @@ pub enum Role {
     CallPartial(usize),
     /// The zeroed storage of an active parameter's gradient in `f_grad`.
     Gradient,
+    /// The `Vec` of a local buffer used through a slice (`views.rs`).
+    Owner,
 }
 
 /// The one allocator of identifiers for an expansion.
@@ -173,6 +175,7 @@ impl Names {
             Role::Partials => format!("__ad_p_{plain}"),
             Role::CallPartial(k) => format!("__ad_dp_{plain}_{k}"),
             Role::Gradient => format!("__ad_grad_{plain}"),
+            Role::Owner => format!("__ad_own_{plain}"),
         };
         let name = self.fresh(&base);
         self.state

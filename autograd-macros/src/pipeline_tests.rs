@@ -6,7 +6,7 @@ use crate::ctxt::Ctxt;
 use crate::{activity, expand, lower, signature};
 
 /// Lowers `src` (a function) and returns its IR listing, or the errors.
-fn lowered(src: &str, args: &str) -> Result<crate::ir::Func, String> {
+pub(crate) fn lowered(src: &str, args: &str) -> Result<crate::ir::Func, String> {
     let item: syn::ItemFn = syn::parse_str(src).unwrap();
     let args: Args = syn::parse_str(args).unwrap();
     let cx = Ctxt::new();

@@ -613,8 +613,8 @@ pub mod __private {
     /// passed through the trait that calls a callee's adjoint when the
     /// caller cannot see how many slots it takes (see the macro's
     /// `emit::primal::adjoint_call`): the identity, and `&[f64; N]`,
-    /// `&Vec<f64>`, `&&[f64]` to `&[f64]` (and their `&mut` twins), for any
-    /// element type.
+    /// `&Vec<f64>`, `&&[f64]`, `&&mut [f64]` to `&[f64]` (and their `&mut`
+    /// twins), for any element type.
     pub trait Coerce<T> {
         fn coerce(self) -> T;
     }
@@ -645,6 +645,21 @@ pub mod __private {
     impl<'a, T> Coerce<&'a [T]> for &'a &[T] {
         #[inline(always)]
         fn coerce(self) -> &'a [T] {
+            self
+        }
+    }
+
+    // (a local buffer used through a slice of it, `views.rs` in the macro)
+    impl<'a, T> Coerce<&'a [T]> for &'a &mut [T] {
+        #[inline(always)]
+        fn coerce(self) -> &'a [T] {
+            self
+        }
+    }
+
+    impl<'a, T> Coerce<&'a mut [T]> for &'a mut &mut [T] {
+        #[inline(always)]
+        fn coerce(self) -> &'a mut [T] {
             self
         }
     }
@@ -855,26 +870,38 @@ pub mod __private {
 
     /// A zeroed buffer shaped like `array`: the adjoint of a local array.
     #[inline]
-    pub fn zeros_like<A: ZerosLike>(array: &A) -> A {
+    pub fn zeros_like<A: ZerosLike + ?Sized>(array: &A) -> A::Zeros {
         array.zeros_like()
     }
 
     /// Arrays that have a zeroed twin: float arrays (their adjoints), and
     /// any array of `Default` values (the scratch a call offers for an
     /// argument whose element type the macro cannot see; it is only passed
-    /// where the callee takes a float array).
+    /// where the callee takes a float array). The twin of an array is an
+    /// array, of a `Vec` or a slice (a local buffer used through a slice of
+    /// it, `views.rs` in the macro) a `Vec`.
     pub trait ZerosLike {
-        fn zeros_like(&self) -> Self;
+        type Zeros;
+        fn zeros_like(&self) -> Self::Zeros;
     }
 
     impl<T: Copy + Default, const N: usize> ZerosLike for [T; N] {
-        fn zeros_like(&self) -> Self {
+        type Zeros = [T; N];
+        fn zeros_like(&self) -> Self::Zeros {
             [T::default(); N]
         }
     }
 
     impl<T: Clone + Default> ZerosLike for ::std::vec::Vec<T> {
-        fn zeros_like(&self) -> Self {
+        type Zeros = ::std::vec::Vec<T>;
+        fn zeros_like(&self) -> Self::Zeros {
+            ::std::vec![T::default(); self.len()]
+        }
+    }
+
+    impl<T: Clone + Default> ZerosLike for &mut [T] {
+        type Zeros = ::std::vec::Vec<T>;
+        fn zeros_like(&self) -> Self::Zeros {
             ::std::vec![T::default(); self.len()]
         }
     }

@@ -586,7 +586,11 @@ impl<'a> Tangents<'a> {
             }
             _ => primal,
         };
-        out.push(quote!(let #mutability #ident #ty #primal;));
+        out.push(if self.second {
+            quote!(let #mutability #ident #ty #primal;)
+        } else {
+            super::primal::let_binding(self.func, self.names, var, mutability, ty, primal)
+        });
         if !has {
             return Some(());
         }

@@ -106,6 +106,28 @@ pub fn let_type(ty: Option<&TokenStream>, init: Option<&Rhs>) -> Option<TokenStr
     }
 }
 
+/// `let [mut] var [: ty] [= init];`; for a local buffer used through a
+/// slice (`views.rs`, first-order code only), the `Vec` under its owner's
+/// name and the slice under the local's: `let mut __ad_own_q = init; let q =
+/// &mut __ad_own_q[..];`.
+pub fn let_binding(
+    func: &Func,
+    names: &Names,
+    var: VarId,
+    mutability: Option<TokenStream>,
+    ty: Option<TokenStream>,
+    init: Option<TokenStream>,
+) -> TokenStream {
+    let ident = &func.vars[var].ident;
+    match init {
+        Some(init) if func.vars[var].view => {
+            let owner = names.derived(Role::Owner, var, ident);
+            quote!(let mut #owner #ty #init; let #ident = &mut #owner[..];)
+        }
+        init => quote!(let #mutability #ident #ty #init;),
+    }
+}
+
 /// An operand as Rust tokens.
 pub fn operand(func: &Func, op: &Operand) -> TokenStream {
     match op {

@@ -591,7 +591,10 @@ impl<'a> Body<'a> {
             let value = self.values_of_duals(rhs_reads(rhs), value);
             quote!(= #value)
         });
-        quote!(let #mutability #ident #ty #init;)
+        if self.second {
+            return quote!(let #mutability #ident #ty #init;);
+        }
+        super::primal::let_binding(self.func, self.names, var, mutability, ty, init)
     }
 
     /// The end of `block` in a recorded nest: its values that the reverse
@@ -1245,7 +1248,7 @@ impl<'a> Body<'a> {
                             } else {
                                 let undo_to = self.undo_to();
                                 let array = self.ident(array);
-                                quote!(#undo_to(&mut #array, &mut #tape, #mark);)
+                                quote!(#undo_to(&mut #array[..], &mut #tape, #mark);)
                             }
                         })
                         .collect();
@@ -1576,7 +1579,7 @@ impl<'a> Body<'a> {
                     let undo_to = self.undo_to();
                     quote! {
                         let #mark = ::autograd::__private::pop(&mut #marks);
-                        #undo_to(&mut #array, &mut #tape, #mark);
+                        #undo_to(&mut #array[..], &mut #tape, #mark);
                     }
                 }
             })

@@ -85,6 +85,7 @@ pub fn lower(cx: &Ctxt, sig: &Signature, item: &syn::ItemFn, names: &Names) -> F
                 },
             };
             share::share_loads(&mut func);
+            crate::views::mark(&mut func);
             return func;
         }
         cx.truncate(errors);
@@ -251,6 +252,7 @@ impl<'a> Lowerer<'a> {
             origin,
             integer: false,
             in_place: false,
+            view: false,
         });
         self.vars.len() - 1
     }

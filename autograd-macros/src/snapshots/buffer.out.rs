@@ -25,7 +25,8 @@ fn prefix_products_grad(x: &[f64]) -> (f64, ::std::vec::Vec<f64>) {
     let __ad_value = {
         let mut __ad_undo_p = ::autograd::__private::Record::<(usize, f64)>::new();
         let mut __ad_marks_p = ::autograd::__private::Record::<usize>::new();
-        let mut p = x.to_vec();
+        let mut __ad_own_p = x.to_vec();
+        let p = &mut __ad_own_p[..];
         for i in 1..p.len() {
             __ad_marks_p.push(__ad_undo_p.len());
             let __ad_t0 = p[i - 1];
@@ -43,7 +44,7 @@ fn prefix_products_grad(x: &[f64]) -> (f64, ::std::vec::Vec<f64>) {
         __ad_d_p[p.len() - 1] += __ad_d_t3;
         for i in (1..p.len()).rev() {
             let __ad_mark = ::autograd::__private::pop(&mut __ad_marks_p);
-            ::autograd::__private::undo_to(&mut p, &mut __ad_undo_p, __ad_mark);
+            ::autograd::__private::undo_to(&mut p[..], &mut __ad_undo_p, __ad_mark);
             let __ad_t0 = p[i - 1];
             let __ad_t1 = p[i];
             let __ad_t2 = __ad_t1 * __ad_t0;
@@ -93,7 +94,8 @@ fn prefix_products_adjoint(x: &[f64], d_out: f64, d_x: &mut [f64]) -> f64 {
     );
     let mut __ad_undo_p = ::autograd::__private::Record::<(usize, f64)>::new();
     let mut __ad_marks_p = ::autograd::__private::Record::<usize>::new();
-    let mut p = x.to_vec();
+    let mut __ad_own_p = x.to_vec();
+    let p = &mut __ad_own_p[..];
     for i in 1..p.len() {
         __ad_marks_p.push(__ad_undo_p.len());
         let __ad_t0 = p[i - 1];
@@ -111,7 +113,7 @@ fn prefix_products_adjoint(x: &[f64], d_out: f64, d_x: &mut [f64]) -> f64 {
     __ad_d_p[p.len() - 1] += __ad_d_t3;
     for i in (1..p.len()).rev() {
         let __ad_mark = ::autograd::__private::pop(&mut __ad_marks_p);
-        ::autograd::__private::undo_to(&mut p, &mut __ad_undo_p, __ad_mark);
+        ::autograd::__private::undo_to(&mut p[..], &mut __ad_undo_p, __ad_mark);
         let __ad_t0 = p[i - 1];
         let __ad_t1 = p[i];
         let __ad_t2 = __ad_t1 * __ad_t0;

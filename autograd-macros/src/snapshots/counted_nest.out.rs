@@ -38,7 +38,8 @@ fn triangular_grad(q: &[f64], x: &[f64], d: usize) -> (f64, ::std::vec::Vec<f64>
     let __ad_value = {
         let mut __ad_record = ::autograd::__private::Record::<f64>::new();
         let mut __ad_tape_l__5 = ::autograd::__private::OwnTape::new();
-        let mut y: ::std::vec::Vec<f64> = ::std::vec![0.0; d];
+        let mut __ad_own_y: ::std::vec::Vec<f64> = ::std::vec![0.0; d];
+        let y = &mut __ad_own_y[..];
         let out: f64 = 0.0;
         let mut __ad_cell_out_0 = out;
         for i in 0..x.len() / d {
@@ -198,7 +199,8 @@ fn triangular_adjoint(
     );
     let mut __ad_record = ::autograd::__private::Record::<f64>::new();
     let mut __ad_tape_l__5 = ::autograd::__private::OwnTape::new();
-    let mut y: ::std::vec::Vec<f64> = ::std::vec![0.0; d];
+    let mut __ad_own_y: ::std::vec::Vec<f64> = ::std::vec![0.0; d];
+    let y = &mut __ad_own_y[..];
     let out: f64 = 0.0;
     let mut __ad_cell_out_0 = out;
     for i in 0..x.len() / d {

@@ -40,7 +40,8 @@ fn product_grad(
     let d_out = 1.0_f64;
     let __ad_value = {
         let mut __ad_record = ::autograd::__private::Record::<f64>::new();
-        let mut c: ::std::vec::Vec<f64> = ::std::vec![0.0; n * n];
+        let mut __ad_own_c: ::std::vec::Vec<f64> = ::std::vec![0.0; n * n];
+        let c = &mut __ad_own_c[..];
         for i in 0..n {
             {
                 let mut __ad_slots = __ad_record.slots();
@@ -174,7 +175,8 @@ fn product_adjoint(
         b.len(),
     );
     let mut __ad_record = ::autograd::__private::Record::<f64>::new();
-    let mut c: ::std::vec::Vec<f64> = ::std::vec![0.0; n * n];
+    let mut __ad_own_c: ::std::vec::Vec<f64> = ::std::vec![0.0; n * n];
+    let c = &mut __ad_own_c[..];
     for i in 0..n {
         {
             let mut __ad_slots = __ad_record.slots();

@@ -40,7 +40,8 @@ fn trisolve_grad(
         let mut __ad_undo_y = ::autograd::__private::Record::<f64>::new();
         let mut __ad_record = ::autograd::__private::Record::<f64>::new();
         let n = b.len();
-        let mut y: ::std::vec::Vec<f64> = ::std::vec![0.0; n];
+        let mut __ad_own_y: ::std::vec::Vec<f64> = ::std::vec![0.0; n];
+        let y = &mut __ad_own_y[..];
         {
             let mut __ad_slots = __ad_record.slots();
             let mut __ad_slots_1 = __ad_undo_y.slots();
@@ -191,7 +192,8 @@ fn trisolve_adjoint(
     let mut __ad_undo_y = ::autograd::__private::Record::<f64>::new();
     let mut __ad_record = ::autograd::__private::Record::<f64>::new();
     let n = b.len();
-    let mut y: ::std::vec::Vec<f64> = ::std::vec![0.0; n];
+    let mut __ad_own_y: ::std::vec::Vec<f64> = ::std::vec![0.0; n];
+    let y = &mut __ad_own_y[..];
     {
         let mut __ad_slots = __ad_record.slots();
         let mut __ad_slots_1 = __ad_undo_y.slots();

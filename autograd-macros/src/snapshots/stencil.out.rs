@@ -38,8 +38,10 @@ fn heat_grad(u0: &[f64], target: &[f64], steps: usize) -> (f64, ::std::vec::Vec<
     let __ad_value = {
         let mut __ad_record = ::autograd::__private::Record::<f64>::new();
         let n = u0.len();
-        let mut u = u0.to_vec();
-        let mut next = u0.to_vec();
+        let mut __ad_own_u = u0.to_vec();
+        let u = &mut __ad_own_u[..];
+        let mut __ad_own_next = u0.to_vec();
+        let next = &mut __ad_own_next[..];
         for __ad_i0__1 in 0..steps {
             {
                 let mut __ad_slots = __ad_record.slots();
@@ -205,8 +207,10 @@ fn heat_adjoint(
     );
     let mut __ad_record = ::autograd::__private::Record::<f64>::new();
     let n = u0.len();
-    let mut u = u0.to_vec();
-    let mut next = u0.to_vec();
+    let mut __ad_own_u = u0.to_vec();
+    let u = &mut __ad_own_u[..];
+    let mut __ad_own_next = u0.to_vec();
+    let next = &mut __ad_own_next[..];
     for __ad_i0__1 in 0..steps {
         {
             let mut __ad_slots = __ad_record.slots();

@@ -27,7 +27,8 @@ fn k_grad(a0: [f64; 1], x1: f64) -> (f64, ([f64; 1], f64)) {
     let __ad_value = {
         let mut __ad_undo_b4 = ::autograd::__private::Record::<(usize, f64)>::new();
         let mut __ad_marks_b4 = ::autograd::__private::Record::<usize>::new();
-        let mut b4: ::std::vec::Vec<f64> = ::std::vec![0.0; a0.len()];
+        let mut __ad_own_b4: ::std::vec::Vec<f64> = ::std::vec![0.0; a0.len()];
+        let b4 = &mut __ad_own_b4[..];
         for i in 0..1 {
             __ad_marks_b4.push(__ad_undo_b4.len());
             let __ad_t0 = b4[i];
@@ -49,7 +50,7 @@ fn k_grad(a0: [f64; 1], x1: f64) -> (f64, ([f64; 1], f64)) {
         __ad_d_b4[0] += __ad_d_t6;
         for i in (0..1).rev() {
             let __ad_mark = ::autograd::__private::pop(&mut __ad_marks_b4);
-            ::autograd::__private::undo_to(&mut b4, &mut __ad_undo_b4, __ad_mark);
+            ::autograd::__private::undo_to(&mut b4[..], &mut __ad_undo_b4, __ad_mark);
             let __ad_t0 = b4[i];
             let __ad_t1 = __ad_t0.cos();
             let __ad_t2 = f0(__ad_t1);
@@ -103,7 +104,8 @@ fn k_adjoint(
 ) -> f64 {
     let mut __ad_undo_b4 = ::autograd::__private::Record::<(usize, f64)>::new();
     let mut __ad_marks_b4 = ::autograd::__private::Record::<usize>::new();
-    let mut b4: ::std::vec::Vec<f64> = ::std::vec![0.0; a0.len()];
+    let mut __ad_own_b4: ::std::vec::Vec<f64> = ::std::vec![0.0; a0.len()];
+    let b4 = &mut __ad_own_b4[..];
     for i in 0..1 {
         __ad_marks_b4.push(__ad_undo_b4.len());
         let __ad_t0 = b4[i];
@@ -125,7 +127,7 @@ fn k_adjoint(
     __ad_d_b4[0] += __ad_d_t6;
     for i in (0..1).rev() {
         let __ad_mark = ::autograd::__private::pop(&mut __ad_marks_b4);
-        ::autograd::__private::undo_to(&mut b4, &mut __ad_undo_b4, __ad_mark);
+        ::autograd::__private::undo_to(&mut b4[..], &mut __ad_undo_b4, __ad_mark);
         let __ad_t0 = b4[i];
         let __ad_t1 = __ad_t0.cos();
         let __ad_t2 = f0(__ad_t1);
