@@ -21,8 +21,9 @@ fn weighted_sum(v: &[f64]) -> f64 {
 }
 
 /// Every use the macro accepts, which a slice has too: indexing, `len`,
-/// `is_empty`, `iter` in integer code, `to_vec`, `&q` and `&r[1..]` passed
-/// to a differentiable callee, stores under a branch, a typed `let`.
+/// `is_empty`, `iter` in integer code, `to_vec`, `&r[1..]` passed to a
+/// differentiable callee, stores under a branch, a typed `let` (`q`, given
+/// whole to a callee, stays a `Vec`).
 #[differentiable]
 fn every_slice_use(x: &[f64]) -> f64 {
     let n = x.len();
@@ -100,4 +101,29 @@ fn owner_names_do_not_capture_user_names() {
     let (value, dx) = owner_names_are_hygienic_grad(&x);
     assert_eq!(value, owner_names_are_hygienic(&x));
     assert_gradient(owner_names_are_hygienic, &x, &dx);
+}
+
+fn set_second(v: &mut Vec<f64>) {
+    v[1] = 1.0;
+}
+
+fn set_third(v: &mut [f64]) {
+    v[2] = 2.0;
+}
+
+/// A buffer given whole to functions the macro does not differentiate (its
+/// elements do not vary yet), one taking a `&mut Vec<f64>`: a slice would
+/// not do, so it stays a `Vec`.
+#[differentiable]
+fn filled_by_helpers(x: f64) -> f64 {
+    let mut buf = vec![0.0; 3];
+    set_second(&mut buf);
+    set_third(&mut buf);
+    buf[0] = x * x;
+    buf[0] * buf[1] + buf[2] * x
+}
+
+#[test]
+fn buffers_given_whole_to_helpers_stay_vecs() {
+    assert_eq!(filled_by_helpers_grad(3.0), (15.0, 8.0));
 }

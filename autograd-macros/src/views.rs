@@ -14,8 +14,9 @@
 //!
 //! A slice is not a `Vec`: a buffer is viewed only if every use of it is
 //! one a slice has too. The IR's own uses are: loads and stores at an index,
-//! `to_vec()` copies, and arguments of differentiable calls (`&q`, `&mut q`,
-//! `&q[a..b]`: `&&mut [f64]` coerces to the callee's `&[f64]`). In the
+//! `to_vec()` copies, and subslices as call arguments (`&q[a..b]`; not `&q`,
+//! which a callee the macro does not differentiate may take as a
+//! `&Vec<f64>`). In the
 //! user's tokens kept as written (integer code, conditions, statements the
 //! macro does not differentiate) the only uses allowed are indexing and the
 //! slice methods in [`SLICE_METHODS`]; anything else (`q.clone()`,
@@ -24,6 +25,7 @@
 
 use crate::ir::{ArrayInit, CallArg, Callee, Const, Func, Kind, Operand, Origin, Rhs, Stmt, VarId};
 use proc_macro2::{Delimiter, TokenStream, TokenTree};
+use quote::ToTokens;
 use std::collections::HashMap;
 
 /// Methods of `Vec<f64>` that a `&mut [f64]` has with the same meaning.
@@ -195,8 +197,10 @@ impl Check<'_> {
         }
     }
 
-    /// `&q`, `&mut q` or `&q[a..b]` passed to a differentiable callee,
-    /// whose parameter is a slice.
+    /// A subslice, `&q[a..b]` or `&mut q[a..b]`, as a call's argument: a
+    /// slice whatever `q` is. The whole buffer, `&q`, is not: the callee
+    /// may be a function the macro does not differentiate (its argument is
+    /// not varied) whose parameter is a `&Vec<f64>`, which a slice is not.
     fn slice_argument(&mut self, array: VarId, tokens: &TokenStream) -> bool {
         let name = self.func.vars[array].ident.to_string();
         let trees: Vec<TokenTree> = tokens.clone().into_iter().collect();
@@ -206,17 +210,15 @@ impl Check<'_> {
         let is_index =
             |t: &TokenTree| matches!(t, TokenTree::Group(g) if g.delimiter() == Delimiter::Bracket);
         match trees.as_slice() {
-            [amp, q] | [amp, q, _] if is_amp(amp) && is_name(q) => {
-                trees.len() == 2 || is_index(&trees[2])
+            [amp, q, index] if is_amp(amp) && is_name(q) && is_index(index) => {
+                self.tokens(&index.to_token_stream());
+                true
             }
-            [amp, m, q] | [amp, m, q, _] if is_amp(amp) && is_mut(m) && is_name(q) => {
-                trees.len() == 3 || is_index(&trees[3])
+            [amp, m, q, index] if is_amp(amp) && is_mut(m) && is_name(q) && is_index(index) => {
+                self.tokens(&index.to_token_stream());
+                true
             }
-            _ => {
-                // anything else: only uses a slice has too
-                self.tokens(tokens);
-                false
-            }
+            _ => false,
         }
     }
 
@@ -318,8 +320,20 @@ mod tests {
             let a = x.to_vec();
             let n = a.len();
             if a.is_empty() { return 0.0; }
-            g(&a[1..]) + g(&a) + a[n - 1]
+            g(&a[1..n]) + a[n - 1]
         }";
         assert_eq!(views(f), ["a"]);
+    }
+
+    #[test]
+    fn whole_buffers_passed_to_calls_keep_the_vec() {
+        // `init` may take a `&mut Vec<f64>`, `g` a `&Vec<f64>`
+        let f = "fn f(x: &[f64]) -> f64 {
+            let mut a = x.to_vec();
+            init(&mut a);
+            let b = x.to_vec();
+            g(&b) + a[0]
+        }";
+        assert!(views(f).is_empty());
     }
 }
