@@ -666,6 +666,48 @@ fn get_copied_unwrap_or_is_a_branch() {
 }
 
 #[differentiable]
+fn ends(x: &[f64], i: usize) -> f64 {
+    let buf = x.to_vec();
+    let pair = [x[0], 2.0 * x[1]];
+    let head = x.first().copied().unwrap_or(1.0);
+    let tail = *x.last().unwrap();
+    let picked = x.get(i).copied().expect("i in range") + x.get(i).unwrap().sin();
+    head * tail + picked * buf.last().unwrap() + pair.last().cloned().unwrap_or_default()
+        - x[1..].first().copied().unwrap_or(0.5)
+}
+
+#[differentiable]
+fn ends_loop(x: &[f64], i: usize) -> f64 {
+    let n = x.len();
+    let head = if n > 0 { x[0] } else { 1.0 };
+    let tail = x[n - 1];
+    let picked = x[i] + x[i].sin();
+    let rest = if n > 1 { x[1] } else { 0.5 };
+    head * tail + picked * x[n - 1] + 2.0 * x[1] - rest
+}
+
+#[test]
+fn first_last_and_unwrapped_elements_are_indexing() {
+    let x = [0.7, -1.3, 2.1, 0.4];
+    let (value, dx) = ends_grad(&x, 2);
+    assert_eq!(value, ends(&x, 2));
+    assert_eq!((value, dx.clone()), ends_loop_grad(&x, 2));
+    assert_gradient(|v| ends(v, 2), &x, &dx);
+}
+
+#[differentiable]
+fn first_or(x: &[f64]) -> f64 {
+    x.first().copied().unwrap_or(1.5) * x.last().copied().unwrap_or(2.0)
+}
+
+#[test]
+fn first_and_last_of_an_empty_slice_take_the_default() {
+    assert_eq!(first_or_grad(&[]), (3.0, vec![]));
+    assert_eq!(first_or_grad(&[3.0]), (9.0, vec![6.0]));
+    assert_eq!(first_or_grad(&[3.0, 5.0]), (15.0, vec![5.0, 3.0]));
+}
+
+#[differentiable]
 fn filtered(x: &[f64]) -> f64 {
     let pos: f64 = x.iter().filter(|v| **v > 0.0).map(|v| v.ln()).sum();
     let mut s = pos;

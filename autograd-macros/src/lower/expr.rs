@@ -389,12 +389,21 @@ impl Lowerer<'_> {
                 uses: vec![array],
             });
         }
+        let method = call.method.to_string();
+        let option = if ["first", "last", "get"].contains(&method.as_str()) {
+            // (unwrapped at once, they are lowered in `iter.rs`)
+            format!(
+                "; `{ident}.{method}(..)` is supported unwrapped at once: `.unwrap()`, \
+                 `.copied().unwrap_or(v)`"
+            )
+        } else {
+            String::new()
+        };
         self.cx.error_spanned_by(
             &call.method,
             format!(
-                "`{ident}.{}(..)` is not supported by `#[differentiable]`: read elements with \
-                 `{ident}[i]` and its length with `{ident}.len()`",
-                call.method
+                "`{ident}.{method}(..)` is not supported by `#[differentiable]`: read elements \
+                 with `{ident}[i]` and its length with `{ident}.len()`{option}"
             ),
         );
         Value::Const(placeholder())

@@ -136,6 +136,12 @@ impl Lowerer<'_> {
                 return Some(value);
             }
         }
+        if (name == "unwrap" && call.args.is_empty()) || (name == "expect" && call.args.len() == 1)
+        {
+            if let Some(value) = self.element_unwrap(call) {
+                return Some(value);
+            }
+        }
         if !is_chain(&call.receiver) {
             return None;
         }
@@ -162,7 +168,9 @@ impl Lowerer<'_> {
         Some(Value::Const(placeholder()))
     }
 
-    /// `x.get(i).copied().unwrap_or(v)`: `if i < x.len() { x[i] } else { v }`.
+    /// `x.get(i).copied().unwrap_or(v)`: `if i < x.len() { x[i] } else { v }`;
+    /// `x.first()` and `x.last()` likewise, as `x.get(0)` and
+    /// `x.get(x.len() - 1)` (`v` when `x` is empty).
     fn get_or(&mut self, call: &syn::ExprMethodCall) -> Option<Value> {
         let Expr::MethodCall(copied) = strip_parens(&call.receiver) else {
             return None;
@@ -170,27 +178,57 @@ impl Lowerer<'_> {
         if !(copied.method == "copied" || copied.method == "cloned") || !copied.args.is_empty() {
             return None;
         }
-        let Expr::MethodCall(get) = strip_parens(&copied.receiver) else {
-            return None;
-        };
-        if get.method != "get" || get.args.len() != 1 {
-            return None;
-        }
-        if let Expr::Range(_) = strip_parens(&get.args[0]) {
-            return None;
-        }
+        let element = element_of(&copied.receiver)?;
         let default: Expr = match call.args.first() {
             Some(v) => v.clone(),
             None => parse_quote!(0.0),
         };
-        let (array, start, len) = self.collection(&get.receiver, false)?;
-        let i = self.const_local_of(&get.args[0]);
+        let (array, start, len) = self.collection(element.receiver(), false)?;
+        let (present, i): (Expr, Expr) = match element {
+            Element::Get(_, i) => {
+                let i = self.const_local_of(i);
+                (parse_quote!(#i < #len), parse_quote!(#i))
+            }
+            Element::First(_) => (parse_quote!(0 < #len), parse_quote!(0)),
+            Element::Last(_) => (parse_quote!(0 < #len), parse_quote!(#len - 1)),
+        };
         let index: Expr = match &start {
             Some(s) => parse_quote!(#s + (#i)),
-            None => parse_quote!(#i),
+            None => i,
         };
-        let expr: Expr = parse_quote!(if #i < #len { #array[#index] } else { #default });
+        let expr: Expr = parse_quote!(if #present { #array[#index] } else { #default });
         Some(self.lower_expr(&expr))
+    }
+
+    /// `x.get(i).unwrap()`, `x.first().unwrap()`, `x.last().copied().unwrap()`,
+    /// `.expect(..)` for `.unwrap()`: the element `x[i]`, `x[0]`,
+    /// `x[x.len() - 1]`, which panics where the `unwrap` would (with an
+    /// index out of bounds instead of `None`).
+    fn element_unwrap(&mut self, call: &syn::ExprMethodCall) -> Option<Value> {
+        let receiver = match strip_parens(&call.receiver) {
+            Expr::MethodCall(copied)
+                if (copied.method == "copied" || copied.method == "cloned")
+                    && copied.args.is_empty() =>
+            {
+                &copied.receiver
+            }
+            other => other,
+        };
+        let element = element_of(receiver)?;
+        let (array, start, len) = self.collection(element.receiver(), false)?;
+        let i: Expr = match element {
+            Element::Get(_, i) => {
+                let i = self.const_local_of(i);
+                parse_quote!(#i)
+            }
+            Element::First(_) => parse_quote!(0),
+            Element::Last(_) => parse_quote!(#len - 1),
+        };
+        let index: Expr = match &start {
+            Some(s) => parse_quote!(#s + (#i)),
+            None => i,
+        };
+        Some(self.lower_expr(&parse_quote!(#array[#index])))
     }
 
     /// The slice, array or subslice `expr` as (a name for the array, the
@@ -922,6 +960,37 @@ fn vec_element(ty: &syn::Type) -> Option<&syn::Type> {
 fn turbofish_type(call: &syn::ExprMethodCall) -> Option<syn::Type> {
     match call.turbofish.as_ref()?.args.first()? {
         syn::GenericArgument::Type(ty) => Some(ty.clone()),
+        _ => None,
+    }
+}
+
+/// One element of a slice as an `Option`: `x.get(i)` (not a range),
+/// `x.first()`, `x.last()`.
+enum Element<'a> {
+    Get(&'a Expr, &'a Expr),
+    First(&'a Expr),
+    Last(&'a Expr),
+}
+
+impl<'a> Element<'a> {
+    /// The slice (`x`).
+    fn receiver(&self) -> &'a Expr {
+        match self {
+            Element::Get(x, _) | Element::First(x) | Element::Last(x) => x,
+        }
+    }
+}
+
+fn element_of(expr: &Expr) -> Option<Element<'_>> {
+    let Expr::MethodCall(m) = strip_parens(expr) else {
+        return None;
+    };
+    match (m.method.to_string().as_str(), m.args.len()) {
+        ("get", 1) if !matches!(strip_parens(&m.args[0]), Expr::Range(_)) => {
+            Some(Element::Get(&m.receiver, &m.args[0]))
+        }
+        ("first", 0) => Some(Element::First(&m.receiver)),
+        ("last", 0) => Some(Element::Last(&m.receiver)),
         _ => None,
     }
 }
