@@ -707,6 +707,89 @@ fn first_and_last_of_an_empty_slice_take_the_default() {
     assert_eq!(first_or_grad(&[3.0, 5.0]), (15.0, vec![5.0, 3.0]));
 }
 
+/// A `loop` as a value: the first element above a threshold, found by
+/// walking the slice, times the sum of those before it (an inner `for`
+/// whose own `break` stays its own).
+#[differentiable(wrt(x))]
+fn first_above(x: &[f64], limit: f64) -> f64 {
+    let mut i = 0;
+    let found = loop {
+        if x[i] > limit || i + 1 == x.len() {
+            break x[i] * 2.0;
+        }
+        i += 1;
+    };
+    let mut before = 0.0;
+    for j in 0..x.len() {
+        if j == i {
+            break;
+        }
+        before += x[j];
+    }
+    found * before
+}
+
+#[differentiable(wrt(x))]
+fn first_above_loop(x: &[f64], limit: f64) -> f64 {
+    let mut i = 0;
+    while !(x[i] > limit || i + 1 == x.len()) {
+        i += 1;
+    }
+    let found = x[i] * 2.0;
+    let mut before = 0.0;
+    for j in 0..i {
+        before += x[j];
+    }
+    found * before
+}
+
+/// The index of the first descent, a `usize` from a `loop` (typed), and
+/// Newton's iteration for `√2` as the function's tail `loop`.
+#[differentiable]
+fn descent_at(x: &[f64]) -> f64 {
+    let mut k = 0;
+    let at: usize = loop {
+        if k + 1 >= x.len() || x[k] > x[k + 1] {
+            break k;
+        }
+        k += 1;
+    };
+    x[at] * 3.0
+}
+
+#[differentiable]
+fn root_two_times(x: f64) -> f64 {
+    let mut y: f64 = 1.0;
+    loop {
+        y = 0.5 * (y + 2.0 / y);
+        if (y * y - 2.0).abs() < 1e-12 {
+            break y * x;
+        }
+    }
+}
+
+#[test]
+fn loops_as_values() {
+    for x in [
+        [0.2, 0.7, -1.3, 0.9],
+        [0.1, 0.2, 0.3, 0.4],
+        [0.9, 0.2, 3.0, 0.4],
+    ] {
+        let (value, dx) = first_above_grad(&x, 0.5);
+        assert_eq!(value, first_above(&x, 0.5));
+        assert_eq!((value, dx.clone()), first_above_loop_grad(&x, 0.5));
+        assert_gradient(|v| first_above(v, 0.5), &x, &dx);
+        let (value, dx) = descent_at_grad(&x);
+        assert_eq!(value, descent_at(&x));
+        assert_gradient(descent_at, &x, &dx);
+    }
+    let (value, dx) = root_two_times_grad(1.5);
+    assert_eq!(value, root_two_times(1.5));
+    // d(y x)/dx = y, the converged root
+    assert_eq!(dx * 1.5, value);
+    assert!((dx - 2f64.sqrt()).abs() < 1e-15);
+}
+
 #[differentiable]
 fn filtered(x: &[f64]) -> f64 {
     let pos: f64 = x.iter().filter(|v| **v > 0.0).map(|v| v.ln()).sum();
@@ -1141,4 +1224,38 @@ fn collected_vectors_are_local_buffers() {
         collected_loop_grad,
         &P3,
     );
+}
+
+/// This section's idioms under `hessian` (a `loop` value, `first`, `last`):
+/// the Hessian against central differences of the gradient.
+#[differentiable(hessian)]
+fn idioms_second_order(x: &[f64]) -> f64 {
+    let mut i = 0;
+    let found = loop {
+        if x[i] > 0.5 || i + 1 == x.len() {
+            break x[i] * x[0];
+        }
+        i += 1;
+    };
+    found * x[1] + x.first().copied().unwrap_or(0.0) * x.last().unwrap()
+}
+
+#[test]
+fn idioms_have_second_derivatives() {
+    let x = [0.2, 0.7, -1.3, 0.9];
+    let (value, gradient, hessian) = idioms_second_order_hessian(&x);
+    assert_eq!((value, gradient.clone()), idioms_second_order_grad(&x));
+    let n = x.len();
+    for i in 0..n {
+        let at = |h: f64| {
+            let mut y = x;
+            y[i] += h;
+            idioms_second_order_grad(&y).1
+        };
+        let (up, down) = (at(1e-6), at(-1e-6));
+        for j in 0..n {
+            let fd = (up[j] - down[j]) / 2e-6;
+            assert!((hessian[j * n + i] - fd).abs() < 1e-6, "H[{j}][{i}]");
+        }
+    }
 }

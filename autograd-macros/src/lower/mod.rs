@@ -139,6 +139,9 @@ struct Lowerer<'a> {
     /// Names of locals to take for floats where their `let` gives them a
     /// constant of a type the macro cannot see (see [`lower`]).
     force_float: HashSet<String>,
+    /// The locals standing for a `loop` used as a value without a type
+    /// (`syntax::loop_values`), with the `loop`'s span: refused unless floats.
+    loop_values: HashMap<String, proc_macro2::Span>,
     /// Names of locals whose loop cell was a constant when the loop began
     /// and a float when it ended (see [`lower`]).
     became_float: HashSet<String>,
@@ -189,6 +192,7 @@ impl<'a> Lowerer<'a> {
             assigned_later: HashSet::new(),
             typed_not_f64: HashSet::new(),
             force_float: HashSet::new(),
+            loop_values: HashMap::new(),
             maybe_float: HashSet::new(),
             became_float: HashSet::new(),
             temps: 0,
@@ -582,6 +586,7 @@ impl<'a> Lowerer<'a> {
 
     fn lower_stmts_at_depth(&mut self, stmts: &[syn::Stmt], sink: Option<Sink>, exits: &[Exit]) {
         let stmts = self.desugar_match_stmts(stmts);
+        let stmts = syntax::loop_values(&stmts, self.names, &mut self.loop_values);
         let stmts = syntax::nest_jumps(&stmts, self.names);
         let stmts = syntax::split_tuple_locals(&stmts, self.names);
         let stmts = syntax::tuple_valued_ifs(&stmts);

@@ -518,6 +518,16 @@ impl Lowerer<'_> {
                 } else {
                     Kind::Other
                 });
+                if kind == Kind::Other && ty.is_none() {
+                    if let Some(span) = self.loop_values.get(&name.to_string()) {
+                        self.cx.error_spanned_by(
+                            quote::quote_spanned!(*span=> loop),
+                            "a `loop` used as a value that is not an `f64` needs its type: \
+                             `let k: usize = loop { .. };` (`#[differentiable]` keeps the \
+                             value in a local that each `break` sets)",
+                        );
+                    }
+                }
                 let id = self.new_local(name, kind);
                 if mutable && kind == Kind::Other {
                     self.in_place.declare(id, name);
@@ -536,6 +546,22 @@ impl Lowerer<'_> {
                     Some(quote!(f64))
                 } else {
                     ty_tokens
+                };
+                // the first value of a float standing for a `loop`'s value
+                // (never read): `Default::default()` typed, which `Dual`'s
+                // `From` cannot infer
+                let (ty, c) = if kind == Kind::Float
+                    && ty.is_none()
+                    && self.loop_values.contains_key(&name.to_string())
+                {
+                    let c = super::expr::ConstValue {
+                        tokens: quote!(0.0_f64),
+                        is_float: true,
+                        uses: Vec::new(),
+                    };
+                    (Some(quote!(f64)), c)
+                } else {
+                    (ty, c)
                 };
                 self.stmts.push(Stmt::Let {
                     var: id,

@@ -5,6 +5,7 @@ use crate::names::Names;
 use proc_macro2::{TokenStream, TokenTree};
 use quote::ToTokens;
 use std::collections::HashSet;
+use syn::spanned::Spanned;
 use syn::visit::Visit;
 use syn::visit_mut::VisitMut;
 use syn::{BinOp, Expr, Stmt};
@@ -537,6 +538,130 @@ pub fn split_tuple_locals(stmts: &[Stmt], names: &Names) -> Vec<Stmt> {
         splitter.visit_stmts(&mut out[k + 1..]);
     }
     out
+}
+
+/// A `loop` used as a value, `let r = loop { .. break v; .. };` (or the
+/// block's tail `loop { .. break v; .. }`), becomes a local set before each
+/// of its `break`s: `let mut __ad_brk = Default::default(); loop { ..
+/// { __ad_brk = v; break; } .. } let r = __ad_brk;` (the tail: `__ad_brk`).
+/// The local's type is the `break`s' value's, which Rust infers from the
+/// assignments (lowering learns it is a float from them); its first value
+/// is never read: every way out of a `loop` is a `break`, a `return` or a
+/// panic.
+///
+/// A local of another type than `f64` needs its type written (`let k: usize
+/// = loop { .. }`), which its first value then takes; the names of the
+/// others go into `untyped`, with the `loop`'s span, for lowering to refuse
+/// those that turn out not to be floats.
+pub fn loop_values(
+    stmts: &[Stmt],
+    names: &Names,
+    untyped: &mut std::collections::HashMap<String, proc_macro2::Span>,
+) -> Vec<Stmt> {
+    let mut out = Vec::with_capacity(stmts.len());
+    let count = stmts.len();
+    for (k, stmt) in stmts.iter().enumerate() {
+        match stmt {
+            Stmt::Local(local) => {
+                let Some(init) = local.init.as_ref().filter(|i| i.diverge.is_none()) else {
+                    out.push(stmt.clone());
+                    continue;
+                };
+                let Expr::Loop(l) = strip_parens(&init.expr) else {
+                    out.push(stmt.clone());
+                    continue;
+                };
+                let value = names.fresh("__ad_brk");
+                let Some(l) = set_before_breaks(l, &value) else {
+                    out.push(stmt.clone());
+                    continue;
+                };
+                let pat = &local.pat;
+                match pat {
+                    syn::Pat::Type(typed) => {
+                        let ty = &typed.ty;
+                        out.push(syn::parse_quote!(
+                            let mut #value: #ty = ::std::default::Default::default();
+                        ));
+                    }
+                    _ => {
+                        untyped.insert(value.to_string(), init.expr.span());
+                        out.push(syn::parse_quote!(
+                            let mut #value = ::std::default::Default::default();
+                        ));
+                    }
+                }
+                out.push(Stmt::Expr(Expr::Loop(l), None));
+                out.push(syn::parse_quote!(let #pat = #value;));
+            }
+            Stmt::Expr(Expr::Loop(l), None) if k + 1 == count => {
+                let value = names.fresh("__ad_brk");
+                let Some(new) = set_before_breaks(l, &value) else {
+                    out.push(stmt.clone());
+                    continue;
+                };
+                untyped.insert(value.to_string(), l.span());
+                out.push(syn::parse_quote!(let mut #value = ::std::default::Default::default();));
+                out.push(Stmt::Expr(Expr::Loop(new), None));
+                out.push(Stmt::Expr(syn::parse_quote!(#value), None));
+            }
+            _ => out.push(stmt.clone()),
+        }
+    }
+    out
+}
+
+/// `l` with each `break v` that leaves it (unlabeled outside nested loops,
+/// or with its label) turned into `{ value = v; break; }`; `None` if it has
+/// none (a `loop` that is not a value).
+fn set_before_breaks(l: &syn::ExprLoop, value: &syn::Ident) -> Option<syn::ExprLoop> {
+    struct Breaks<'a> {
+        label: Option<String>,
+        depth: usize,
+        value: &'a syn::Ident,
+        found: bool,
+    }
+    impl VisitMut for Breaks<'_> {
+        fn visit_expr_mut(&mut self, expr: &mut Expr) {
+            match expr {
+                Expr::Loop(_) | Expr::While(_) | Expr::ForLoop(_) => {
+                    self.depth += 1;
+                    syn::visit_mut::visit_expr_mut(self, expr);
+                    self.depth -= 1;
+                }
+                // a `break` cannot leave a closure
+                Expr::Closure(_) => {}
+                Expr::Break(b) if b.expr.is_some() => {
+                    let label = b.label.as_ref().map(|l| l.ident.to_string());
+                    let ours = match &label {
+                        None => self.depth == 0,
+                        Some(label) => Some(label) == self.label.as_ref(),
+                    };
+                    if let Some(v) = b.expr.as_mut() {
+                        self.visit_expr_mut(v);
+                    }
+                    if ours {
+                        let v = b.expr.take().expect("a value");
+                        let (value, label) = (self.value, &b.label);
+                        *expr = syn::parse_quote!({ #value = #v; break #label; });
+                        self.found = true;
+                    }
+                }
+                _ => syn::visit_mut::visit_expr_mut(self, expr),
+            }
+        }
+        // items (nested functions) have breaks of their own
+        fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+    }
+    let mut l = l.clone();
+    let mut breaks = Breaks {
+        label: l.label.as_ref().map(|l| l.name.ident.to_string()),
+        depth: 0,
+        value,
+        found: false,
+    };
+    breaks.visit_block_mut(&mut l.body);
+    breaks.found.then_some(l)
 }
 
 /// `let (a, b) = if c { ..; (e1, e2) } else { ..; (f1, f2) };` →
