@@ -790,6 +790,76 @@ fn loops_as_values() {
     assert!((dx - 2f64.sqrt()).abs() < 1e-15);
 }
 
+/// `any` and `all`, in conditions and bound to locals; they stop at the
+/// first element that decides (`(0..=n)` reads past the end only when no
+/// element is above 0.5, as `Iterator::any` does).
+#[differentiable]
+fn guarded(x: &[f64]) -> f64 {
+    let n = x.len();
+    let any_big = (0..=n).any(|i| x[i] > 0.5);
+    let s = if x.iter().any(|&v| v > 1.0) {
+        x[0] * 2.0
+    } else if !x.iter().all(|v| *v < 0.5) {
+        x[0] * 3.0
+    } else {
+        x[0]
+    };
+    if any_big && x.iter().all(|v| *v > 0.0) {
+        s + x.iter().map(|v| v.ln()).sum::<f64>()
+    } else {
+        s
+    }
+}
+
+#[differentiable]
+fn guarded_loop(x: &[f64]) -> f64 {
+    let mut big = false;
+    let mut over_one = false;
+    let mut all_small = true;
+    let mut all_positive = true;
+    for i in 0..x.len() {
+        big = big || x[i] > 0.5;
+        over_one = over_one || x[i] > 1.0;
+        all_small = all_small && x[i] < 0.5;
+        all_positive = all_positive && x[i] > 0.0;
+    }
+    let s = if over_one {
+        x[0] * 2.0
+    } else if !all_small {
+        x[0] * 3.0
+    } else {
+        x[0]
+    };
+    if big && all_positive {
+        let mut logs = 0.0;
+        for i in 0..x.len() {
+            logs += x[i].ln();
+        }
+        s + logs
+    } else {
+        s
+    }
+}
+
+#[test]
+fn any_and_all_are_loops_that_stop() {
+    for x in [
+        [0.2, 0.7, 1.3, 0.9],
+        [0.9, -0.2, 3.0, 0.4],
+        [0.6, 0.2, 0.3, 0.4],
+    ] {
+        let (value, dx) = guarded_grad(&x);
+        assert_eq!(value, guarded(&x));
+        assert_eq!((value, dx.clone()), guarded_loop_grad(&x));
+        assert_gradient(guarded, &x, &dx);
+    }
+    // no element above 0.5: `(0..=n).any(..)` reads `x[n]`, in `guarded`
+    // and in its adjoint alike
+    let small = [0.1, 0.2];
+    assert!(std::panic::catch_unwind(|| guarded(&small)).is_err());
+    assert!(std::panic::catch_unwind(|| guarded_grad(&small)).is_err());
+}
+
 #[differentiable]
 fn filtered(x: &[f64]) -> f64 {
     let pos: f64 = x.iter().filter(|v| **v > 0.0).map(|v| v.ln()).sum();

@@ -83,7 +83,7 @@ const REFUSED_ADAPTORS: &[&str] = &[
     "split",
 ];
 /// Consumers lowered here.
-const CONSUMERS: &[&str] = &["sum", "product", "fold", "count"];
+const CONSUMERS: &[&str] = &["sum", "product", "fold", "count", "any", "all"];
 /// Consumers refused, with the loop to write instead.
 const REFUSED_CONSUMERS: &[&str] = &[
     "max",
@@ -98,8 +98,6 @@ const REFUSED_CONSUMERS: &[&str] = &[
     "find",
     "find_map",
     "position",
-    "any",
-    "all",
     "collect",
     "for_each",
     "try_fold",
@@ -152,7 +150,7 @@ impl Lowerer<'_> {
         let message = if REFUSED_CONSUMERS.contains(&name.as_str()) {
             format!(
                 "`.{name}()` is not supported on an iterator by `#[differentiable]`, which \
-                 lowers `sum`, `product`, `fold` and `count`; {loop_text} (or `fold`)"
+                 lowers `sum`, `product`, `fold`, `count`, `any` and `all`; {loop_text} (or `fold`)"
             )
         } else if ADAPTORS.contains(&name.as_str()) || SOURCES.contains(&name.as_str()) {
             "`#[differentiable]` supports an iterator only consumed in the same expression \
@@ -714,7 +712,11 @@ impl Lowerer<'_> {
     /// `chain.sum()`, `.product()`, `.fold(init, f)`, `.count()`.
     fn consume(&mut self, call: &syn::ExprMethodCall) -> Value {
         let name = call.method.to_string();
-        let arity = if name == "fold" { 2 } else { 0 };
+        let arity = match name.as_str() {
+            "fold" => 2,
+            "any" | "all" => 1,
+            _ => 0,
+        };
         if call.args.len() != arity {
             self.cx
                 .error_spanned_by(call, format!("`.{name}(..)` takes {arity} argument(s)"));
@@ -751,6 +753,34 @@ impl Lowerer<'_> {
                 parse_quote!(let mut #acc: usize = 0;),
                 parse_quote!(#acc += 1;),
             ),
+            // stopping at the first element that decides, as `Iterator`'s
+            // `any` and `all` do (a later element's predicate never runs)
+            "any" | "all" => {
+                let Some(p) = self.callable(&call.args[0], 1) else {
+                    return Value::Const(placeholder());
+                };
+                let test = p(&[elem]);
+                let any = name == "any";
+                // (the test in a `let` of its own, as `filter`'s guards:
+                // lowering binds the closure's pattern there)
+                let g = self.fresh_ident("g");
+                let decided: Expr = if any {
+                    parse_quote!(#g)
+                } else {
+                    parse_quote!(!#g)
+                };
+                let start = !any;
+                (
+                    parse_quote!(let mut #acc: bool = #start;),
+                    parse_quote!({
+                        let #g: bool = #test;
+                        if #decided {
+                            #acc = #any;
+                            break;
+                        }
+                    }),
+                )
+            }
             _ => {
                 let ty = turbofish_type(call);
                 let float = match &ty {

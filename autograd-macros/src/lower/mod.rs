@@ -1500,8 +1500,56 @@ impl<'a> Lowerer<'a> {
 
     /// A condition: a boolean expression, never differentiated.
     fn condition(&mut self, cond: &Expr) -> Const {
-        let (tokens, uses) = self.non_differentiated_tokens(cond);
+        // `if xs.iter().any(|v| ..)`, `if n > 0 && !xs.iter().all(..)`: each
+        // chain the condition always evaluates (not the right of `&&` or
+        // `||`, which may not run) is a loop, lowered first into a local
+        // that the condition reads (its tokens are kept as written)
+        let mut cond = cond.clone();
+        self.hoist_tests(&mut cond);
+        let (tokens, uses) = self.non_differentiated_tokens(&cond);
         Const { tokens, uses }
+    }
+
+    /// Replaces each `chain.any(..)` / `chain.all(..)` that `expr` always
+    /// evaluates by a local computed before it (see `condition`).
+    fn hoist_tests(&mut self, expr: &mut Expr) {
+        match expr {
+            Expr::Paren(p) => self.hoist_tests(&mut p.expr),
+            Expr::Unary(u) => self.hoist_tests(&mut u.expr),
+            // `a && t`, `a || t` with such a chain in `t`, which runs only
+            // when `a` does not decide: `if a { if t { true } else { false } }
+            // else { false }` (and the mirror for `||`), whose conditions
+            // are conditions again
+            Expr::Binary(b)
+                if matches!(b.op, syn::BinOp::And(_) | syn::BinOp::Or(_)) && has_test(&b.right) =>
+            {
+                let (a, t) = (&b.left, &b.right);
+                let value: Expr = if matches!(b.op, syn::BinOp::And(_)) {
+                    syn::parse_quote!(if #a { if #t { true } else { false } } else { false })
+                } else {
+                    syn::parse_quote!(if #a { true } else if #t { true } else { false })
+                };
+                let g = self.fresh_ident("test");
+                let stmt: syn::Stmt = syn::parse_quote!(let #g: bool = #value;);
+                self.lower_stmts(&[stmt], None, &[]);
+                *expr = syn::parse_quote!(#g);
+            }
+            Expr::Binary(b) => {
+                self.hoist_tests(&mut b.left);
+                if !matches!(b.op, syn::BinOp::And(_) | syn::BinOp::Or(_)) {
+                    self.hoist_tests(&mut b.right);
+                }
+            }
+            Expr::MethodCall(m)
+                if (m.method == "any" || m.method == "all") && iter::is_chain(&m.receiver) =>
+            {
+                let g = self.fresh_ident("test");
+                let stmt: syn::Stmt = syn::parse_quote!(let #g: bool = #m;);
+                self.lower_stmts(&[stmt], None, &[]);
+                *expr = syn::parse_quote!(#g);
+            }
+            _ => {}
+        }
     }
 
     fn lower_while(&mut self, w: &syn::ExprWhile) {
@@ -1873,4 +1921,22 @@ fn stand_in_array(vec: bool) -> ArrayInit {
         len: quote!(0),
         vec,
     }
+}
+
+/// Does `expr` call `any` or `all` on an iterator chain (`Lowerer::hoist_tests`)?
+fn has_test(expr: &Expr) -> bool {
+    struct Finder(bool);
+    impl<'ast> syn::visit::Visit<'ast> for Finder {
+        fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
+            if (m.method == "any" || m.method == "all") && iter::is_chain(&m.receiver) {
+                self.0 = true;
+            }
+            syn::visit::visit_expr_method_call(self, m);
+        }
+        // a closure's body is the closure's
+        fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
+    }
+    let mut finder = Finder(false);
+    syn::visit::Visit::visit_expr(&mut finder, expr);
+    finder.0
 }
