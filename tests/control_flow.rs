@@ -412,3 +412,86 @@ fn assignments_may_end_blocks() {
         assert_gradient(assignments_ending_blocks, &x, &gradient);
     }
 }
+
+/// `break 'outer` and `continue 'outer` from nested loops, three deep.
+#[differentiable]
+fn labeled_jumps(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    'a: for i in 0..x.len() {
+        'b: for j in 0..x.len() {
+            for k in 0..x.len() {
+                if x[k] > 1.5 {
+                    break 'a;
+                }
+                if x[k] * x[j] > 0.8 {
+                    continue 'b;
+                }
+                if x[k] < -0.5 {
+                    continue 'a;
+                }
+                s += x[i] * x[j] * x[k];
+            }
+            s += 0.1 * x[j];
+        }
+        s -= 0.01 * x[i];
+    }
+    s
+}
+
+/// The same with the flags written out.
+#[differentiable]
+fn labeled_jumps_by_flags(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..x.len() {
+        let mut stop = false;
+        let mut next_i = false;
+        for j in 0..x.len() {
+            let mut next_j = false;
+            for k in 0..x.len() {
+                if x[k] > 1.5 {
+                    stop = true;
+                    break;
+                }
+                if x[k] * x[j] > 0.8 {
+                    next_j = true;
+                    break;
+                }
+                if x[k] < -0.5 {
+                    next_i = true;
+                    break;
+                }
+                s += x[i] * x[j] * x[k];
+            }
+            if stop || next_i {
+                break;
+            }
+            if next_j {
+                continue;
+            }
+            s += 0.1 * x[j];
+        }
+        if stop {
+            break;
+        }
+        if next_i {
+            continue;
+        }
+        s -= 0.01 * x[i];
+    }
+    s
+}
+
+#[test]
+fn labeled_break_and_continue_from_nested_loops() {
+    for x in [
+        [0.2, 0.7, 1.3, 0.9],
+        [0.9, -0.2, 3.0, 0.4],
+        [0.6, 0.2, 0.3, 0.4],
+        [0.3, -0.7, 0.5, 0.1],
+    ] {
+        let (value, dx) = labeled_jumps_grad(&x);
+        assert_eq!(value, labeled_jumps(&x));
+        assert_eq!((value, dx.clone()), labeled_jumps_by_flags_grad(&x));
+        assert_gradient(labeled_jumps, &x, &dx);
+    }
+}

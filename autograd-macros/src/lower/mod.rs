@@ -59,6 +59,7 @@ const STATEMENT_MACROS: &[&str] = &[
 /// until nothing changes.
 pub fn lower(cx: &Ctxt, sig: &Signature, item: &syn::ItemFn, names: &Names) -> Func {
     let mut body = (*item.block).clone();
+    syntax::rewrite_labeled_jumps(&mut body, names);
     syntax::rewrite_returns_in_loops(&mut body, names);
     let errors = cx.error_count();
     let mut force_float = HashSet::new();
@@ -1825,8 +1826,9 @@ impl<'a> Lowerer<'a> {
             if ctx.label.as_deref() != Some(&label.ident.to_string()) {
                 self.cx.error_spanned_by(
                     label,
-                    "`break`/`continue` to an outer loop's label is not supported by \
-                     `#[differentiable]`; set a flag and `break` from each loop",
+                    "`break`/`continue` to an outer loop's label from inside a `loop` used \
+                     as a value (or to one) is not supported by `#[differentiable]`; set a \
+                     flag and `break` from each loop",
                 );
                 return;
             }

@@ -85,6 +85,167 @@ impl VisitMut for ReturnRewriter {
     }
 }
 
+/// `break 'outer` and `continue 'outer` from a loop nested in the loop
+/// labeled `'outer` cannot leave both at once in the IR (a jump leaves the
+/// innermost loop). Each becomes `{ flag = true; break; }`, with a flag per
+/// label and kind declared before the labeled loop, and each loop that
+/// contains one is followed by `if flag { break; }` inside deeper loops
+/// and, in the labeled loop's own body, by `if broke { break; }` and `if
+/// continued { continued = false; continue; }`. A labeled `break` with a
+/// value from a nested loop is left as it is (and refused).
+pub fn rewrite_labeled_jumps(block: &mut syn::Block, names: &Names) {
+    let mut rewriter = LabelRewriter {
+        names,
+        depth: 0,
+        targets: Vec::new(),
+    };
+    rewriter.visit_block_mut(block);
+}
+
+struct LabelTarget {
+    label: String,
+    /// The loop depth of the labeled loop's body.
+    depth: usize,
+    broke: syn::Ident,
+    continued: syn::Ident,
+    /// How many jumps of each kind were rewritten so far.
+    breaks: usize,
+    continues: usize,
+}
+
+struct LabelRewriter<'a> {
+    names: &'a Names,
+    depth: usize,
+    targets: Vec<LabelTarget>,
+}
+
+impl LabelRewriter<'_> {
+    fn counts(&self) -> Vec<(usize, usize)> {
+        self.targets
+            .iter()
+            .map(|t| (t.breaks, t.continues))
+            .collect()
+    }
+
+    fn jump(&mut self, label: &syn::Lifetime, is_break: bool) -> Option<Expr> {
+        let name = label.ident.to_string();
+        let depth = self.depth;
+        let target = self.targets.iter_mut().rev().find(|t| t.label == name)?;
+        if depth <= target.depth {
+            // its own loop's label: an ordinary jump
+            return None;
+        }
+        let flag = if is_break {
+            target.breaks += 1;
+            &target.broke
+        } else {
+            target.continues += 1;
+            &target.continued
+        };
+        Some(syn::parse_quote!({ #flag = true; break; }))
+    }
+}
+
+impl VisitMut for LabelRewriter<'_> {
+    fn visit_block_mut(&mut self, block: &mut syn::Block) {
+        let mut out = Vec::with_capacity(block.stmts.len());
+        for mut stmt in std::mem::take(&mut block.stmts) {
+            let is_loop = matches!(
+                &stmt,
+                Stmt::Expr(Expr::ForLoop(_) | Expr::While(_) | Expr::Loop(_), _)
+            );
+            let before = self.counts();
+            self.visit_stmt_mut(&mut stmt);
+            out.push(stmt);
+            if !is_loop {
+                continue;
+            }
+            let after = self.counts();
+            for (k, target) in self.targets.iter().enumerate() {
+                let (broke, continued) = (&target.broke, &target.continued);
+                let (b, c) = (after[k].0 > before[k].0, after[k].1 > before[k].1);
+                if self.depth == target.depth {
+                    if b {
+                        out.push(syn::parse_quote!(if #broke { break; }));
+                    }
+                    if c {
+                        out.push(
+                            syn::parse_quote!(if #continued { #continued = false; continue; }),
+                        );
+                    }
+                } else if b || c {
+                    out.push(syn::parse_quote!(if #broke || #continued { break; }));
+                }
+            }
+        }
+        block.stmts = out;
+    }
+
+    fn visit_expr_mut(&mut self, expr: &mut Expr) {
+        let label = match expr {
+            Expr::ForLoop(f) => Some(f.label.clone()),
+            Expr::While(w) => Some(w.label.clone()),
+            Expr::Loop(l) => Some(l.label.clone()),
+            _ => None,
+        };
+        match (label, &mut *expr) {
+            // a `loop` used as a value: its jumps are left alone (a
+            // `break;` in it would not type); `loop_values` rewrites it
+            (Some(_), Expr::Loop(l))
+                if set_before_breaks(l, &quote::format_ident!("__ad_probe")).is_some() => {}
+            (Some(label), _) => {
+                let label = label.map(|l| l.name.ident.to_string());
+                if let Some(label) = &label {
+                    self.targets.push(LabelTarget {
+                        label: label.clone(),
+                        depth: self.depth + 1,
+                        broke: self
+                            .names
+                            .fresh_for("__ad_broke_", &quote::format_ident!("{label}")),
+                        continued: self
+                            .names
+                            .fresh_for("__ad_continued_", &quote::format_ident!("{label}")),
+                        breaks: 0,
+                        continues: 0,
+                    });
+                }
+                self.depth += 1;
+                syn::visit_mut::visit_expr_mut(self, expr);
+                self.depth -= 1;
+                if label.is_some() {
+                    let target = self.targets.pop().expect("pushed above");
+                    if target.breaks + target.continues > 0 {
+                        let (broke, continued) = (&target.broke, &target.continued);
+                        let inner = expr.clone();
+                        *expr = syn::parse_quote!({
+                            let mut #broke = false;
+                            let mut #continued = false;
+                            #inner
+                        });
+                    }
+                }
+            }
+            (None, Expr::Closure(_)) => {}
+            (None, Expr::Break(b)) if b.expr.is_none() && b.label.is_some() => {
+                let label = b.label.clone().expect("checked");
+                if let Some(new) = self.jump(&label, true) {
+                    *expr = new;
+                }
+            }
+            (None, Expr::Continue(c)) if c.label.is_some() => {
+                let label = c.label.clone().expect("checked");
+                if let Some(new) = self.jump(&label, false) {
+                    *expr = new;
+                }
+            }
+            _ => syn::visit_mut::visit_expr_mut(self, expr),
+        }
+    }
+
+    // items have loops of their own
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
 fn contains_return(stmt: &Stmt) -> bool {
     struct Finder(bool);
     impl<'a> Visit<'a> for Finder {
