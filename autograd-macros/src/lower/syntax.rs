@@ -47,10 +47,7 @@ impl VisitMut for ReturnRewriter {
     fn visit_block_mut(&mut self, block: &mut syn::Block) {
         let mut out = Vec::with_capacity(block.stmts.len());
         for mut stmt in std::mem::take(&mut block.stmts) {
-            let is_loop = matches!(
-                &stmt,
-                Stmt::Expr(Expr::ForLoop(_) | Expr::While(_) | Expr::Loop(_), _)
-            );
+            let is_loop = is_loop_stmt(&stmt);
             let returns = is_loop && contains_return(&stmt);
             self.visit_stmt_mut(&mut stmt);
             out.push(stmt);
@@ -150,10 +147,7 @@ impl VisitMut for LabelRewriter<'_> {
     fn visit_block_mut(&mut self, block: &mut syn::Block) {
         let mut out = Vec::with_capacity(block.stmts.len());
         for mut stmt in std::mem::take(&mut block.stmts) {
-            let is_loop = matches!(
-                &stmt,
-                Stmt::Expr(Expr::ForLoop(_) | Expr::While(_) | Expr::Loop(_), _)
-            );
+            let is_loop = is_loop_stmt(&stmt);
             let before = self.counts();
             self.visit_stmt_mut(&mut stmt);
             out.push(stmt);
@@ -244,6 +238,14 @@ impl VisitMut for LabelRewriter<'_> {
 
     // items have loops of their own
     fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
+/// A `for`, `while` or `loop` statement.
+fn is_loop_stmt(stmt: &Stmt) -> bool {
+    matches!(
+        stmt,
+        Stmt::Expr(Expr::ForLoop(_) | Expr::While(_) | Expr::Loop(_), _)
+    )
 }
 
 fn contains_return(stmt: &Stmt) -> bool {
