@@ -515,3 +515,45 @@ fn new_constructs_keep_user_names_apart() {
     // 2x0 · 2x1 + 2x2
     assert_eq!(d, [8.0, 4.0, 2.0]);
 }
+
+/// The seventh session's constructs under the names their expansion uses:
+/// a buffer seen through a slice (`__ad_own_q` is a user local), a `loop`
+/// value (`__ad_brk`), a labeled jump (`__ad_broke_outer`,
+/// `__ad_continued_outer`), `any` in a condition (`__ad_test`, `g`),
+/// `first`/`last`.
+#[differentiable]
+#[allow(non_snake_case, unused_assignments)]
+fn seventh_session_constructs(x: &[f64]) -> f64 {
+    let mut q = x.to_vec();
+    let __ad_own_q = 0.5;
+    let mut __ad_broke_outer = 1.0;
+    let __ad_continued_outer = 2.0;
+    'outer: for i in 0..q.len() {
+        for j in 0..q.len() {
+            if q[i] * q[j] > 8.0 {
+                break 'outer;
+            }
+        }
+        q[i] *= __ad_own_q;
+        __ad_broke_outer += q[i];
+    }
+    let mut i = 0;
+    let __ad_brk = loop {
+        if q[i] > 0.6 || i + 1 == q.len() {
+            break q[i] * __ad_continued_outer;
+        }
+        i += 1;
+    };
+    let g = 3.0;
+    let __ad_test = if q.iter().any(|&v| v > 1.0) { g } else { 1.0 };
+    __ad_brk * __ad_test + __ad_broke_outer * q.first().copied().unwrap_or(0.0) * *q.last().unwrap()
+}
+
+#[test]
+fn seventh_session_constructs_keep_user_names_apart() {
+    for x in [[1.0, 2.0, 3.0], [0.5, 1.5, 4.0]] {
+        let (value, dx) = seventh_session_constructs_grad(&x);
+        assert_eq!(value, seventh_session_constructs(&x));
+        common::assert_gradient(seventh_session_constructs, &x, &dx);
+    }
+}
