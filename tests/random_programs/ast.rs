@@ -320,6 +320,13 @@ pub enum Cond {
     And(Box<Cond>, Box<Cond>),
     Or(Box<Cond>, Box<Cond>),
     Not(Box<Cond>),
+    /// `xs.iter().any(|&q__| q__ op rhs)` (`all` when the flag is set).
+    Any {
+        all: bool,
+        buf: String,
+        op: CmpOp,
+        rhs: Expr,
+    },
 }
 
 #[derive(Clone, Debug)]

@@ -1447,7 +1447,35 @@ impl Gen {
         }
     }
 
+    /// `xs.iter().any(..)` / `.all(..)` over a visible buffer, as a
+    /// condition's leaf now and then.
+    fn cond_any(&mut self) -> Option<Cond> {
+        if avoid("any-all") || !self.chance(0.15) {
+            return None;
+        }
+        let bufs: Vec<String> = self
+            .visible()
+            .into_iter()
+            .filter(|b| matches!(b.kind, Kind::Buf { .. }))
+            .map(|b| b.name)
+            .collect();
+        if bufs.is_empty() {
+            return None;
+        }
+        let buf = self.pick(&bufs).clone();
+        let op = *self.pick(&[CmpOp::Lt, CmpOp::Gt]);
+        Some(Cond::Any {
+            all: self.chance(0.5),
+            buf,
+            op,
+            rhs: self.expr(0),
+        })
+    }
+
     fn cond_leaf(&mut self) -> Cond {
+        if let Some(any) = self.cond_any() {
+            return any;
+        }
         let op = *self.pick(&[CmpOp::Lt, CmpOp::Gt]);
         Cond::Cmp(op, self.expr(1), self.expr(0))
     }

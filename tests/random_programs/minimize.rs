@@ -309,6 +309,7 @@ fn walk_cond(c: &mut Cond, f: &mut dyn FnMut(&mut Expr)) {
             walk_cond(b, f);
         }
         Cond::Not(a) => walk_cond(a, f),
+        Cond::Any { rhs, .. } => walk_expr(rhs, f),
     }
 }
 
@@ -522,6 +523,10 @@ fn rename_cond(c: &mut Cond, from: &str, to: &str) {
             rename_cond(b, from, to);
         }
         Cond::Not(a) => rename_cond(a, from, to),
+        Cond::Any { buf, rhs, .. } => {
+            ren(buf, from, to);
+            rename_expr(rhs, from, to);
+        }
     }
 }
 

@@ -553,6 +553,16 @@ impl Printer {
                 2,
             ),
             Cond::Not(a) => (format!("!{}", self.cond_paren(a)), 4),
+            Cond::Any { all, buf, op, rhs } => {
+                let method = if *all { "all" } else { "any" };
+                let (op, rhs) = (cmp_str(*op), self.value_of(rhs));
+                let test = if self.tape() {
+                    format!("{buf}.iter().{method}(|q__| q__.value() {op} {rhs})")
+                } else {
+                    format!("{buf}.iter().{method}(|&q__| q__ {op} {rhs})")
+                };
+                (test, 4)
+            }
         };
         if level < min {
             format!("({s})")
