@@ -1379,3 +1379,54 @@ fn an_f64_method_of_a_mut_local_is_no_change_in_place() {
     assert_eq!(value, method_of_a_mut_constant(0.3));
     assert_eq!(d_y, 1.0f64.hypot(f64::EPSILON) * 0.3f64.cos());
 }
+
+// seed 14 (the fixed batch, on the generator's first `any`/`all`) #131:
+// `all` in the condition of an `if` used as a value inside arithmetic
+// inside a condition was refused (the closure stayed in a condition's
+// tokens); the `any`/`all` a condition always evaluates, however deep in
+// its operands, are lowered before it (`Lowerer::hoist_tests`).
+#[differentiable]
+pub fn all_inside_an_if_value_in_a_condition(b: [f64; 2], k: f64) -> f64 {
+    if !((k
+        / ((if b.iter().all(|&q__| q__ > k) || k * 0.75 < f64::EPSILON {
+            k
+        } else {
+            0.5
+        })
+        .abs()
+            + 0.5))
+        < k)
+    {
+        b[0] * k
+    } else {
+        b[1]
+    }
+}
+
+// and in a `filter`'s predicate, on the right of `&&`
+#[differentiable]
+pub fn any_in_a_filter(x: &[f64]) -> f64 {
+    x.iter()
+        .filter(|&&v| v > 0.0 && x.iter().any(|&w| w > 2.0 * v))
+        .map(|v| v * v)
+        .sum()
+}
+
+#[test]
+fn any_and_all_deep_in_conditions() {
+    for (b, k) in [([0.5, 2.0], 0.25), ([0.5, 2.0], 1.0), ([-0.5, 0.1], 3.0)] {
+        let (value, (d_b, d_k)) = all_inside_an_if_value_in_a_condition_grad(b, k);
+        assert_eq!(value, all_inside_an_if_value_in_a_condition(b, k));
+        let fd = (all_inside_an_if_value_in_a_condition(b, k + 1e-6)
+            - all_inside_an_if_value_in_a_condition(b, k - 1e-6))
+            / 2e-6;
+        assert!((d_k - fd).abs() < 1e-6, "{d_k} {fd}");
+        assert_eq!(d_b, if value == b[1] { [0.0, 1.0] } else { [k, 0.0] });
+    }
+    let x = [0.5, 2.0, -1.0, 0.75];
+    let (value, dx) = any_in_a_filter_grad(&x);
+    assert_eq!(value, any_in_a_filter(&x));
+    // 0.5 (2.0 > 1.0) and 0.75 (2.0 > 1.5) pass; 2.0 does not
+    assert_eq!(value, 0.25 + 0.5625);
+    assert_eq!(dx, vec![1.0, 0.0, 0.0, 1.5]);
+}

@@ -1055,6 +1055,11 @@ impl Lowerer<'_> {
 
     pub(super) fn non_differentiated_tokens(&mut self, expr: &Expr) -> (TokenStream, Vec<VarId>) {
         let mut expr = expr.clone();
+        // `any`/`all` of a chain in integer or boolean code: loops, lowered
+        // first (`hoist_tests`); a closure cannot stay in these tokens
+        if super::has_test(&expr) {
+            self.hoist_tests(&mut expr);
+        }
         let mut renamer = Renamer {
             lowerer: self,
             uses: Vec::new(),

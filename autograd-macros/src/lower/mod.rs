@@ -1512,11 +1512,21 @@ impl<'a> Lowerer<'a> {
     }
 
     /// Replaces each `chain.any(..)` / `chain.all(..)` that `expr` always
-    /// evaluates by a local computed before it (see `condition`).
-    fn hoist_tests(&mut self, expr: &mut Expr) {
+    /// evaluates by a local computed before it (see `condition`); also
+    /// inside the condition of an `if` it always evaluates, and in the
+    /// operands, receivers and arguments around them.
+    pub(super) fn hoist_tests(&mut self, expr: &mut Expr) {
         match expr {
             Expr::Paren(p) => self.hoist_tests(&mut p.expr),
             Expr::Unary(u) => self.hoist_tests(&mut u.expr),
+            Expr::Cast(c) => self.hoist_tests(&mut c.expr),
+            Expr::Field(f) => self.hoist_tests(&mut f.base),
+            Expr::Index(i) => {
+                self.hoist_tests(&mut i.expr);
+                self.hoist_tests(&mut i.index);
+            }
+            Expr::If(ifx) => self.hoist_tests(&mut ifx.cond),
+            Expr::Call(c) => c.args.iter_mut().for_each(|a| self.hoist_tests(a)),
             // `a && t`, `a || t` with such a chain in `t`, which runs only
             // when `a` does not decide: `if a { if t { true } else { false } }
             // else { false }` (and the mirror for `||`), whose conditions
@@ -1548,6 +1558,10 @@ impl<'a> Lowerer<'a> {
                 let stmt: syn::Stmt = syn::parse_quote!(let #g: bool = #m;);
                 self.lower_stmts(&[stmt], None, &[]);
                 *expr = syn::parse_quote!(#g);
+            }
+            Expr::MethodCall(m) => {
+                self.hoist_tests(&mut m.receiver);
+                m.args.iter_mut().for_each(|a| self.hoist_tests(a));
             }
             _ => {}
         }
