@@ -1430,3 +1430,47 @@ fn any_and_all_deep_in_conditions() {
     assert_eq!(value, 0.25 + 0.5625);
     assert_eq!(dx, vec![1.0, 0.0, 0.0, 1.5]);
 }
+
+// seed 976996826 #337 (and 8 more): `any` in the `else if` condition of an
+// `if` value inside a `match` scrutinee was refused: that condition runs
+// only when the first is false, so it was not hoisted; an `if`, `match` or
+// block that holds an `any`/`all` anywhere is now computed first, whole.
+#[differentiable]
+pub fn any_in_an_else_if_inside_a_condition(p: f64, w: [f64; 2]) -> f64 {
+    match p + 1.25
+        < (if 3.0 < p {
+            1.0
+        } else if !(w.iter().any(|&q| q > w[1])) {
+            p
+        } else {
+            2.0 * p
+        }) {
+        true => w[0] * p,
+        false => w[1] - p,
+    }
+}
+
+#[test]
+fn any_in_a_conditional_part_of_a_condition() {
+    for (p, w) in [
+        (4.0, [0.5, 2.0]),
+        (2.0, [0.5, 2.0]),
+        (2.0, [3.0, 2.0]),
+        (-2.0, [3.0, 2.0]),
+    ] {
+        let (value, (d_p, d_w)) = any_in_an_else_if_inside_a_condition_grad(p, w);
+        assert_eq!(value, any_in_an_else_if_inside_a_condition(p, w));
+        let fd = (any_in_an_else_if_inside_a_condition(p + 1e-6, w)
+            - any_in_an_else_if_inside_a_condition(p - 1e-6, w))
+            / 2e-6;
+        assert!((d_p - fd).abs() < 1e-6, "{p}: {d_p} {fd}");
+        assert_eq!(
+            d_w,
+            if value == w[0] * p {
+                [p, 0.0]
+            } else {
+                [0.0, 1.0]
+            }
+        );
+    }
+}

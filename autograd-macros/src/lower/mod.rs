@@ -1512,9 +1512,9 @@ impl<'a> Lowerer<'a> {
     }
 
     /// Replaces each `chain.any(..)` / `chain.all(..)` that `expr` always
-    /// evaluates by a local computed before it (see `condition`); also
-    /// inside the condition of an `if` it always evaluates, and in the
-    /// operands, receivers and arguments around them.
+    /// evaluates by a local computed before it (see `condition`), looking
+    /// through the operands, receivers and arguments it always evaluates;
+    /// an `if`, `match` or block that holds one is computed before it whole.
     pub(super) fn hoist_tests(&mut self, expr: &mut Expr) {
         match expr {
             Expr::Paren(p) => self.hoist_tests(&mut p.expr),
@@ -1525,7 +1525,16 @@ impl<'a> Lowerer<'a> {
                 self.hoist_tests(&mut i.expr);
                 self.hoist_tests(&mut i.index);
             }
-            Expr::If(ifx) => self.hoist_tests(&mut ifx.cond),
+            // an `if`, `match` or block holding one anywhere (an `else if`'s
+            // condition, a branch): the whole value first, as a statement,
+            // whose conditions and branches lowering takes in order
+            Expr::If(_) | Expr::Match(_) | Expr::Block(_) if has_test(expr) => {
+                let g = self.fresh_ident("value");
+                let value = expr.clone();
+                let stmt: syn::Stmt = syn::parse_quote!(let #g = #value;);
+                self.lower_stmts(&[stmt], None, &[]);
+                *expr = syn::parse_quote!(#g);
+            }
             Expr::Call(c) => c.args.iter_mut().for_each(|a| self.hoist_tests(a)),
             // `a && t`, `a || t` with such a chain in `t`, which runs only
             // when `a` does not decide: `if a { if t { true } else { false } }
