@@ -860,6 +860,61 @@ fn any_and_all_are_loops_that_stop() {
     assert!(std::panic::catch_unwind(|| guarded_grad(&small)).is_err());
 }
 
+/// `position`: the index of the first element that passes, an
+/// `Option<usize>` read by integer code (`unwrap_or`, `is_some`, `unwrap`).
+#[differentiable]
+fn positions(x: &[f64]) -> f64 {
+    let k = x.iter().position(|&v| v > 0.5).unwrap_or(0);
+    let j = x.len() - 1 - x.iter().rev().position(|v| *v < 0.0).unwrap_or(0);
+    let first_big = if x.iter().position(|&v| v > 1.0).is_some() {
+        x[0]
+    } else {
+        0.0
+    };
+    x[k] * 2.0 + x[j] + first_big + x[(0..x.len()).position(|i| i * 2 >= x.len()).unwrap()]
+}
+
+#[differentiable]
+fn positions_loop(x: &[f64]) -> f64 {
+    let n = x.len();
+    let mut k = 0;
+    for i in 0..n {
+        if x[i] > 0.5 {
+            k = i;
+            break;
+        }
+    }
+    let mut j = n - 1;
+    for i in 0..n {
+        if x[n - 1 - i] < 0.0 {
+            j = n - 1 - i;
+            break;
+        }
+    }
+    let mut first_big = 0.0;
+    for i in 0..n {
+        if x[i] > 1.0 {
+            first_big = x[0];
+            break;
+        }
+    }
+    x[k] * 2.0 + x[j] + first_big + x[(n + 1) / 2]
+}
+
+#[test]
+fn position_is_a_loop_that_stops() {
+    for x in [
+        [0.2, 0.7, 1.3, 0.9],
+        [0.9, -0.2, 3.0, 0.4],
+        [0.1, 0.2, 0.3, -0.4],
+    ] {
+        let (value, dx) = positions_grad(&x);
+        assert_eq!(value, positions(&x));
+        assert_eq!((value, dx.clone()), positions_loop_grad(&x));
+        assert_gradient(positions, &x, &dx);
+    }
+}
+
 #[differentiable]
 fn filtered(x: &[f64]) -> f64 {
     let pos: f64 = x.iter().filter(|v| **v > 0.0).map(|v| v.ln()).sum();

@@ -83,7 +83,7 @@ const REFUSED_ADAPTORS: &[&str] = &[
     "split",
 ];
 /// Consumers lowered here.
-const CONSUMERS: &[&str] = &["sum", "product", "fold", "count", "any", "all"];
+const CONSUMERS: &[&str] = &["sum", "product", "fold", "count", "any", "all", "position"];
 /// Consumers refused, with the loop to write instead.
 const REFUSED_CONSUMERS: &[&str] = &[
     "max",
@@ -97,7 +97,6 @@ const REFUSED_CONSUMERS: &[&str] = &[
     "nth",
     "find",
     "find_map",
-    "position",
     "collect",
     "for_each",
     "try_fold",
@@ -150,7 +149,7 @@ impl Lowerer<'_> {
         let message = if REFUSED_CONSUMERS.contains(&name.as_str()) {
             format!(
                 "`.{name}()` is not supported on an iterator by `#[differentiable]`, which \
-                 lowers `sum`, `product`, `fold`, `count`, `any` and `all`; {loop_text} (or `fold`)"
+                 lowers `sum`, `product`, `fold`, `count`, `any`, `all` and `position`; {loop_text} (or `fold`)"
             )
         } else if ADAPTORS.contains(&name.as_str()) || SOURCES.contains(&name.as_str()) {
             "`#[differentiable]` supports an iterator only consumed in the same expression \
@@ -714,7 +713,7 @@ impl Lowerer<'_> {
         let name = call.method.to_string();
         let arity = match name.as_str() {
             "fold" => 2,
-            "any" | "all" => 1,
+            "any" | "all" | "position" => 1,
             _ => 0,
         };
         if call.args.len() != arity {
@@ -753,6 +752,35 @@ impl Lowerer<'_> {
                 parse_quote!(let mut #acc: usize = 0;),
                 parse_quote!(#acc += 1;),
             ),
+            // the index of the first element that passes, as an
+            // `Option<usize>` (integer code reads it: `.unwrap_or(0)`); the
+            // loop index is the position in the chain unless a `filter`
+            // skips elements
+            "position" => {
+                if !seq.guards.is_empty() {
+                    self.cx.error_spanned_by(
+                        &call.method,
+                        "`.position(..)` after `.filter(..)` is not supported by \
+                         `#[differentiable]`; write the loop, counting the elements that pass",
+                    );
+                    return Value::Const(placeholder());
+                }
+                let Some(p) = self.callable(&call.args[0], 1) else {
+                    return Value::Const(placeholder());
+                };
+                let test = p(&[elem]);
+                let g = self.fresh_ident("g");
+                (
+                    parse_quote!(let mut #acc: ::std::option::Option<usize> = None;),
+                    parse_quote!({
+                        let #g: bool = #test;
+                        if #g {
+                            #acc = Some(#k);
+                            break;
+                        }
+                    }),
+                )
+            }
             // stopping at the first element that decides, as `Iterator`'s
             // `any` and `all` do (a later element's predicate never runs)
             "any" | "all" => {

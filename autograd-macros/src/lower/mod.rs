@@ -1560,11 +1560,13 @@ impl<'a> Lowerer<'a> {
                     self.hoist_tests(&mut b.right);
                 }
             }
-            Expr::MethodCall(m)
-                if (m.method == "any" || m.method == "all") && iter::is_chain(&m.receiver) =>
-            {
+            Expr::MethodCall(m) if is_test(m) => {
                 let g = self.fresh_ident("test");
-                let stmt: syn::Stmt = syn::parse_quote!(let #g: bool = #m;);
+                let stmt: syn::Stmt = if m.method == "position" {
+                    syn::parse_quote!(let #g: ::std::option::Option<usize> = #m;)
+                } else {
+                    syn::parse_quote!(let #g: bool = #m;)
+                };
                 self.lower_stmts(&[stmt], None, &[]);
                 *expr = syn::parse_quote!(#g);
             }
@@ -1948,12 +1950,20 @@ fn stand_in_array(vec: bool) -> ArrayInit {
     }
 }
 
-/// Does `expr` call `any` or `all` on an iterator chain (`Lowerer::hoist_tests`)?
+/// `any`, `all` or `position` of an iterator chain: a loop, lowered before
+/// the integer or boolean code that reads it (`Lowerer::hoist_tests`).
+fn is_test(m: &syn::ExprMethodCall) -> bool {
+    (m.method == "any" || m.method == "all" || m.method == "position")
+        && iter::is_chain(&m.receiver)
+}
+
+/// Does `expr` call `any`, `all` or `position` on an iterator chain
+/// (`Lowerer::hoist_tests`)?
 fn has_test(expr: &Expr) -> bool {
     struct Finder(bool);
     impl<'ast> syn::visit::Visit<'ast> for Finder {
         fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
-            if (m.method == "any" || m.method == "all") && iter::is_chain(&m.receiver) {
+            if is_test(m) {
                 self.0 = true;
             }
             syn::visit::visit_expr_method_call(self, m);
