@@ -16,12 +16,12 @@
 //! one a slice has too. The IR's own uses are: loads and stores at an index,
 //! `to_vec()` copies, and subslices as call arguments (`&q[a..b]`; not `&q`,
 //! which a callee the macro does not differentiate may take as a
-//! `&Vec<f64>`). In the
-//! user's tokens kept as written (integer code, conditions, statements the
-//! macro does not differentiate) the only uses allowed are indexing and the
-//! slice methods in [`SLICE_METHODS`]; anything else (`q.clone()`,
-//! `q.push(..)`, `helper(&q)` whose parameter may be a `&Vec<f64>`, a macro
-//! printing it, `q` returned or moved) keeps the `Vec` as written.
+//! `&Vec<f64>`). In the user's tokens kept as written (integer code,
+//! conditions, statements the macro does not differentiate) the only uses
+//! allowed are indexing and the slice methods in [`SLICE_METHODS`]; anything
+//! else (`q.clone()`, `q.push(..)`, `helper(&q)` whose parameter may be a
+//! `&Vec<f64>`, a macro printing it, `q` returned or moved) keeps the `Vec`
+//! as written.
 
 use crate::ir::{ArrayInit, CallArg, Callee, Const, Func, Kind, Operand, Origin, Rhs, Stmt, VarId};
 use proc_macro2::{Delimiter, TokenStream, TokenTree};
