@@ -586,11 +586,15 @@ impl<'a> Tangents<'a> {
             }
             _ => primal,
         };
-        out.push(if self.second {
-            quote!(let #mutability #ident #ty #primal;)
-        } else {
-            super::primal::let_binding(self.func, self.names, var, mutability, ty, primal)
-        });
+        out.push(super::primal::let_binding(
+            self.func,
+            self.names,
+            self.second,
+            var,
+            mutability,
+            ty,
+            primal,
+        ));
         if !has {
             return Some(());
         }

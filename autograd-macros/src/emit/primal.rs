@@ -107,12 +107,14 @@ pub fn let_type(ty: Option<&TokenStream>, init: Option<&Rhs>) -> Option<TokenStr
 }
 
 /// `let [mut] var [: ty] [= init];`; for a local buffer used through a
-/// slice (`views.rs`, first-order code only), the `Vec` under its owner's
-/// name and the slice under the local's: `let mut __ad_own_q = init; let q =
-/// &mut __ad_own_q[..];`.
+/// slice (`views.rs`) in first-order code (not `second`, whose arrays of
+/// `Dual`s the runtime's helpers take as `Vec`s), the `Vec` under its
+/// owner's name and the slice under the local's: `let mut __ad_own_q =
+/// init; let q = &mut __ad_own_q[..];`.
 pub fn let_binding(
     func: &Func,
     names: &Names,
+    second: bool,
     var: VarId,
     mutability: Option<TokenStream>,
     ty: Option<TokenStream>,
@@ -120,7 +122,7 @@ pub fn let_binding(
 ) -> TokenStream {
     let ident = &func.vars[var].ident;
     match init {
-        Some(init) if func.vars[var].view => {
+        Some(init) if func.vars[var].view && !second => {
             let owner = names.derived(Role::Owner, var, ident);
             quote!(let mut #owner #ty #init; let #ident = &mut #owner[..];)
         }

@@ -591,10 +591,15 @@ impl<'a> Body<'a> {
             let value = self.values_of_duals(rhs_reads(rhs), value);
             quote!(= #value)
         });
-        if self.second {
-            return quote!(let #mutability #ident #ty #init;);
-        }
-        super::primal::let_binding(self.func, self.names, var, mutability, ty, init)
+        super::primal::let_binding(
+            self.func,
+            self.names,
+            self.second,
+            var,
+            mutability,
+            ty,
+            init,
+        )
     }
 
     /// The end of `block` in a recorded nest: its values that the reverse

@@ -180,20 +180,8 @@ impl Lowerer<'_> {
             Some(v) => v.clone(),
             None => parse_quote!(0.0),
         };
-        let (array, start, len) = self.collection(element.receiver(), false)?;
-        let (present, i): (Expr, Expr) = match element {
-            Element::Get(_, i) => {
-                let i = self.const_local_of(i);
-                (parse_quote!(#i < #len), parse_quote!(#i))
-            }
-            Element::First(_) => (parse_quote!(0 < #len), parse_quote!(0)),
-            Element::Last(_) => (parse_quote!(0 < #len), parse_quote!(#len - 1)),
-        };
-        let index: Expr = match &start {
-            Some(s) => parse_quote!(#s + (#i)),
-            None => i,
-        };
-        let expr: Expr = parse_quote!(if #present { #array[#index] } else { #default });
+        let (place, present) = self.element_place(element)?;
+        let expr: Expr = parse_quote!(if #present { #place } else { #default });
         Some(self.lower_expr(&expr))
     }
 
@@ -211,21 +199,26 @@ impl Lowerer<'_> {
             }
             other => other,
         };
-        let element = element_of(receiver)?;
+        let (place, _) = self.element_place(element_of(receiver)?)?;
+        Some(self.lower_expr(&place))
+    }
+
+    /// The element `element` names, `x[start + i]`, and when it exists.
+    fn element_place(&mut self, element: Element<'_>) -> Option<(Expr, Expr)> {
         let (array, start, len) = self.collection(element.receiver(), false)?;
-        let i: Expr = match element {
+        let (present, i): (Expr, Expr) = match element {
             Element::Get(_, i) => {
                 let i = self.const_local_of(i);
-                parse_quote!(#i)
+                (parse_quote!(#i < #len), parse_quote!(#i))
             }
-            Element::First(_) => parse_quote!(0),
-            Element::Last(_) => parse_quote!(#len - 1),
+            Element::First(_) => (parse_quote!(0 < #len), parse_quote!(0)),
+            Element::Last(_) => (parse_quote!(0 < #len), parse_quote!(#len - 1)),
         };
         let index: Expr = match &start {
             Some(s) => parse_quote!(#s + (#i)),
             None => i,
         };
-        Some(self.lower_expr(&parse_quote!(#array[#index])))
+        Some((parse_quote!(#array[#index]), present))
     }
 
     /// The slice, array or subslice `expr` as (a name for the array, the

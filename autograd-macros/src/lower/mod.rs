@@ -1501,18 +1501,15 @@ impl<'a> Lowerer<'a> {
 
     /// A condition: a boolean expression, never differentiated.
     fn condition(&mut self, cond: &Expr) -> Const {
-        // `if xs.iter().any(|v| ..)`, `if n > 0 && !xs.iter().all(..)`: each
-        // chain the condition always evaluates (not the right of `&&` or
-        // `||`, which may not run) is a loop, lowered first into a local
-        // that the condition reads (its tokens are kept as written)
-        let mut cond = cond.clone();
-        self.hoist_tests(&mut cond);
-        let (tokens, uses) = self.non_differentiated_tokens(&cond);
+        // (`if xs.iter().any(|v| ..)`: `non_differentiated_tokens` lowers
+        // the chain first, `hoist_tests`)
+        let (tokens, uses) = self.non_differentiated_tokens(cond);
         Const { tokens, uses }
     }
 
-    /// Replaces each `chain.any(..)` / `chain.all(..)` that `expr` always
-    /// evaluates by a local computed before it (see `condition`), looking
+    /// Replaces each `chain.any(..)` / `chain.all(..)` / `chain.position(..)`
+    /// that `expr` (integer or boolean code, a condition) always evaluates
+    /// by a local computed before it, the chain's loop, looking
     /// through the operands, receivers and arguments it always evaluates;
     /// an `if`, `match` or block that holds one is computed before it whole.
     pub(super) fn hoist_tests(&mut self, expr: &mut Expr) {

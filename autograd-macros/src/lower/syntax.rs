@@ -185,8 +185,7 @@ impl VisitMut for LabelRewriter<'_> {
         match (label, &mut *expr) {
             // a `loop` used as a value: its jumps are left alone (a
             // `break;` in it would not type); `loop_values` rewrites it
-            (Some(_), Expr::Loop(l))
-                if set_before_breaks(l, &quote::format_ident!("__ad_probe")).is_some() => {}
+            (Some(_), Expr::Loop(l)) if has_value_break(l) => {}
             (Some(label), _) => {
                 let label = label.map(|l| l.name.ident.to_string());
                 if let Some(label) = &label {
@@ -734,11 +733,12 @@ pub fn loop_values(
                     out.push(stmt.clone());
                     continue;
                 };
-                let value = names.fresh("__ad_brk");
-                let Some(l) = set_before_breaks(l, &value) else {
+                if !has_value_break(l) {
                     out.push(stmt.clone());
                     continue;
-                };
+                }
+                let value = names.fresh("__ad_brk");
+                let l = set_before_breaks(l, &value);
                 let pat = &local.pat;
                 match pat {
                     syn::Pat::Type(typed) => {
@@ -757,12 +757,9 @@ pub fn loop_values(
                 out.push(Stmt::Expr(Expr::Loop(l), None));
                 out.push(syn::parse_quote!(let #pat = #value;));
             }
-            Stmt::Expr(Expr::Loop(l), None) if k + 1 == count => {
+            Stmt::Expr(Expr::Loop(l), None) if k + 1 == count && has_value_break(l) => {
                 let value = names.fresh("__ad_brk");
-                let Some(new) = set_before_breaks(l, &value) else {
-                    out.push(stmt.clone());
-                    continue;
-                };
+                let new = set_before_breaks(l, &value);
                 untyped.insert(value.to_string(), l.span());
                 out.push(syn::parse_quote!(let mut #value = ::std::default::Default::default();));
                 out.push(Stmt::Expr(Expr::Loop(new), None));
@@ -774,14 +771,28 @@ pub fn loop_values(
     out
 }
 
-/// `l` with each `break v` that leaves it (unlabeled outside nested loops,
-/// or with its label) turned into `{ value = v; break; }`; `None` if it has
-/// none (a `loop` that is not a value).
-fn set_before_breaks(l: &syn::ExprLoop, value: &syn::Ident) -> Option<syn::ExprLoop> {
+/// Does `l` have a `break v` that leaves it (a `loop` used as a value)?
+fn has_value_break(l: &syn::ExprLoop) -> bool {
+    let mut l = l.clone();
+    value_breaks(&mut l, None)
+}
+
+/// `l` with each `break v` that leaves it turned into `{ value = v;
+/// break; }` (`l` has one: `has_value_break`).
+fn set_before_breaks(l: &syn::ExprLoop, value: &syn::Ident) -> syn::ExprLoop {
+    let mut l = l.clone();
+    value_breaks(&mut l, Some(value));
+    l
+}
+
+/// Whether `l` has a `break v` that leaves it (unlabeled outside nested
+/// loops, or with its label); with `value`, each becomes `{ value = v;
+/// break; }`.
+fn value_breaks(l: &mut syn::ExprLoop, value: Option<&syn::Ident>) -> bool {
     struct Breaks<'a> {
         label: Option<String>,
         depth: usize,
-        value: &'a syn::Ident,
+        value: Option<&'a syn::Ident>,
         found: bool,
     }
     impl VisitMut for Breaks<'_> {
@@ -804,10 +815,12 @@ fn set_before_breaks(l: &syn::ExprLoop, value: &syn::Ident) -> Option<syn::ExprL
                         self.visit_expr_mut(v);
                     }
                     if ours {
-                        let v = b.expr.take().expect("a value");
-                        let (value, label) = (self.value, &b.label);
-                        *expr = syn::parse_quote!({ #value = #v; break #label; });
                         self.found = true;
+                        if let Some(value) = self.value {
+                            let v = b.expr.take().expect("a value");
+                            let label = &b.label;
+                            *expr = syn::parse_quote!({ #value = #v; break #label; });
+                        }
                     }
                 }
                 _ => syn::visit_mut::visit_expr_mut(self, expr),
@@ -816,7 +829,6 @@ fn set_before_breaks(l: &syn::ExprLoop, value: &syn::Ident) -> Option<syn::ExprL
         // items (nested functions) have breaks of their own
         fn visit_item_mut(&mut self, _: &mut syn::Item) {}
     }
-    let mut l = l.clone();
     let mut breaks = Breaks {
         label: l.label.as_ref().map(|l| l.name.ident.to_string()),
         depth: 0,
@@ -824,7 +836,7 @@ fn set_before_breaks(l: &syn::ExprLoop, value: &syn::Ident) -> Option<syn::ExprL
         found: false,
     };
     breaks.visit_block_mut(&mut l.body);
-    breaks.found.then_some(l)
+    breaks.found
 }
 
 /// `let (a, b) = if c { ..; (e1, e2) } else { ..; (f1, f2) };` →
