@@ -915,6 +915,44 @@ fn position_is_a_loop_that_stops() {
     }
 }
 
+/// A user's function mixing this section's idioms, with `f64` tests
+/// (`is_nan`, `is_finite`) in the closures of `any` and `filter`.
+#[differentiable(wrt(x))]
+fn fit(x: &[f64], ys: &[f64], mode: u8) -> f64 {
+    let t0 = x.first().copied().unwrap_or(1.0);
+    let d_x: Vec<f64> = ys.iter().map(|&y| (t0 * y - x[1]).powi(2)).collect();
+    let k = d_x.iter().position(|&v| v > 1.0).unwrap_or(0);
+    let scale = match mode {
+        0 => 1.0,
+        _ => 0.5,
+    };
+    let mut i = 0;
+    let first_small = loop {
+        if d_x[i] < 0.25 || i + 1 == d_x.len() {
+            break d_x[i];
+        }
+        i += 1;
+    };
+    if d_x.iter().any(|v| v.is_nan()) {
+        return f64::NAN;
+    }
+    let finite: f64 = x.iter().filter(|v| v.is_finite()).map(|v| v * v).sum();
+    scale * d_x[k] + first_small * *x.last().unwrap() + 0.1 * finite
+}
+
+#[test]
+fn a_users_fit_with_float_tests() {
+    let ys = [0.5, 1.5, 2.5];
+    for x in [[0.8, 0.3, -0.4], [1.2, 0.9, 0.7]] {
+        for mode in [0, 1] {
+            let (value, dx) = fit_grad(&x, &ys, mode);
+            assert_eq!(value, fit(&x, &ys, mode));
+            assert_gradient(|v| fit(v, &ys, mode), &x, &dx);
+        }
+    }
+    assert!(fit_grad(&[f64::NAN, 0.3, 0.4], &ys, 0).0.is_nan());
+}
+
 #[differentiable]
 fn filtered(x: &[f64]) -> f64 {
     let pos: f64 = x.iter().filter(|v| **v > 0.0).map(|v| v.ln()).sum();

@@ -36,6 +36,17 @@ pub(super) struct ConstValue {
     pub uses: Vec<VarId>,
 }
 
+/// `f64` methods that test a value (a `bool`, no derivative).
+const F64_TESTS: &[&str] = &[
+    "is_nan",
+    "is_finite",
+    "is_infinite",
+    "is_normal",
+    "is_subnormal",
+    "is_sign_positive",
+    "is_sign_negative",
+];
+
 impl ConstValue {
     fn new(tokens: TokenStream, is_float: bool) -> Self {
         ConstValue {
@@ -363,6 +374,16 @@ impl Lowerer<'_> {
                     ..recv
                         .clone()
                         .map(|r| quote!(#r.#method #turbofish (#(#arg_tokens),*)))
+                })
+            }
+            // a test of a float (`v.is_nan()`, in a closure `any` or
+            // `filter` applies): a `bool`, never differentiated
+            Value::Var(id) if F64_TESTS.contains(&name.as_str()) && call.args.is_empty() => {
+                let (ident, method) = (&self.vars[id].ident, &call.method);
+                Value::Const(ConstValue {
+                    tokens: quote!(#ident.#method()),
+                    is_float: false,
+                    uses: vec![id],
                 })
             }
             _ => {
