@@ -252,17 +252,34 @@ pub mod __private {
             self.items.extend_from_slice(values);
         }
 
-        /// The record's end as a cursor for one loop's pushes: the loop's
-        /// body is the only code that pushes onto the record while it runs
-        /// (`emit/reverse.rs` decides that), so the end lives in a register
-        /// rather than in the record's length, which every push would load
-        /// and store (and which kept a loop that records from
-        /// vectorizing). No room is reserved first: in a loop of a few
-        /// iterations run many times, a `reserve` each time cost more
-        /// than the pushes' own check for room.
+        /// The record's end as a cursor for one loop's pushes, with room
+        /// made first (out of line, when the record is short of it) for the
+        /// `room` values the loop pushes at most. The loop's body is the
+        /// only code that pushes onto the record while it runs
+        /// (`emit/reverse.rs` decides that, and how many values an
+        /// iteration pushes), so the end lives in a register rather than in
+        /// the record's length, which every push would load and store (and
+        /// which kept a loop that records from vectorizing). And since the
+        /// room is there, no push in the loop calls to grow the record: a
+        /// loop holding such a call (even never taken) had LLVM keep the
+        /// floats live across it in memory, so a dot product's sum,
+        /// recorded after its loop with a running maximum's decision, was
+        /// read from and written to the stack at every term (2–3× the time
+        /// of the hand-written loop).
         #[inline(always)]
-        pub fn slots(&mut self) -> Slots<'_, T> {
-            Slots::new(&mut self.items)
+        pub fn slots(&mut self, room: usize) -> Slots<'_, T> {
+            if self.items.capacity() - self.items.len() < room {
+                reserve_growing(&mut self.items, room);
+            }
+            let (len, capacity) = (self.items.len(), self.items.capacity());
+            let base = self.items.as_mut_ptr();
+            Slots {
+                // SAFETY: `len <= capacity`, both within (or one past) the
+                // buffer.
+                next: unsafe { base.add(len) },
+                end: unsafe { base.add(capacity) },
+                items: &mut self.items,
+            }
         }
 
         /// The record's end as a cursor for one reversed loop's takes (the
@@ -280,9 +297,29 @@ pub mod __private {
         }
     }
 
-    /// Pushes onto a [`Record`] through a cursor in registers
-    /// ([`Record::slots`]). Dropping it (after the loop, or while unwinding
-    /// from a panic in it) sets the record's length to what was pushed.
+    /// The room a loop over `iterations` needs in a record it pushes
+    /// `per_iteration` values onto each iteration ([`Record::slots`]):
+    /// the iterator's upper bound on its length (without one, or past
+    /// `usize::MAX` values, a request no allocation meets: reserving it
+    /// panics with "capacity overflow").
+    #[inline(always)]
+    pub fn room<I: Iterator>(iterations: &I, per_iteration: usize) -> usize {
+        match iterations.size_hint().1 {
+            Some(len) => len.saturating_mul(per_iteration),
+            None => usize::MAX,
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn reserve_growing<T>(items: &mut ::std::vec::Vec<T>, room: usize) {
+        items.reserve(room);
+    }
+
+    /// Pushes onto a [`Record`] through a cursor in registers, into room
+    /// made first ([`Record::slots`]). Dropping it (after the loop, or
+    /// while unwinding from a panic in it) sets the record's length to what
+    /// was pushed.
     pub struct Slots<'r, T: Copy> {
         items: &'r mut ::std::vec::Vec<T>,
         /// Where the next value goes, and the end of the buffer's capacity
@@ -291,37 +328,14 @@ pub mod __private {
         end: *mut T,
     }
 
-    impl<'r, T: Copy> Slots<'r, T> {
-        #[inline(always)]
-        fn new(items: &'r mut ::std::vec::Vec<T>) -> Self {
-            let (next, end) = Self::ends(items);
-            Slots { items, next, end }
-        }
-
-        /// The end of the buffer's length and of its capacity.
-        #[inline(always)]
-        fn ends(items: &mut ::std::vec::Vec<T>) -> (*mut T, *mut T) {
-            let (len, capacity) = (items.len(), items.capacity());
-            let base = items.as_mut_ptr();
-            // SAFETY: `len <= capacity`, both within (or one past) the buffer.
-            unsafe { (base.add(len), base.add(capacity)) }
-        }
-
-        /// How many values the record holds, those pushed here included.
-        #[inline(always)]
-        fn len(&self) -> usize {
-            // SAFETY: `next` is in the buffer `items` points to (or one past).
-            unsafe { self.next.offset_from(self.items.as_ptr()) as usize }
-        }
-
-        /// Appends `value` and gives it back (see [`Record::push`]).
+    impl<T: Copy> Slots<'_, T> {
+        /// Appends `value` and gives it back. More values than the room
+        /// made is a bug of the macro: it panics, without growing, so
+        /// that nothing after the check waits for a call.
         #[inline(always)]
         pub fn push(&mut self, value: T) -> T {
             if self.next == self.end {
-                // (the cursor's fields go by value, not the cursor by
-                // reference: a cursor whose address escapes lives in memory)
-                (self.next, self.end) = slots_growing(self.items, self.len(), value);
-                return value;
+                pushed_past_room();
             }
             // SAFETY: `next < end`: an allocated slot past the initialised
             // ones; `Drop` counts it once `next` moves past it.
@@ -341,28 +355,22 @@ pub mod __private {
         }
     }
 
-    /// [`Slots::push`] onto a full buffer: the record, its `len` values
-    /// initialised, grows by `value`; the cursor's new ends.
-    #[cold]
-    #[inline(never)]
-    fn slots_growing<T: Copy>(
-        items: &mut ::std::vec::Vec<T>,
-        len: usize,
-        value: T,
-    ) -> (*mut T, *mut T) {
-        // SAFETY: the first `len` values are initialised (the caller's).
-        unsafe { items.set_len(len) };
-        items.push(value);
-        Slots::ends(items)
-    }
-
     impl<T: Copy> Drop for Slots<'_, T> {
         #[inline(always)]
         fn drop(&mut self) {
             // SAFETY: the values before `next` are initialised: those the
             // record held, then those pushed here.
-            unsafe { self.items.set_len(self.len()) }
+            unsafe {
+                self.items
+                    .set_len(self.next.offset_from(self.items.as_ptr()) as usize)
+            }
         }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn pushed_past_room() -> ! {
+        panic!("autograd: generated adjoint pushed past the room it made (a bug in autograd)")
     }
 
     /// Takes values back from the end of a [`Record`] through a cursor in
@@ -964,16 +972,17 @@ pub mod __private {
     mod cursor_tests {
         use super::Record;
 
-        /// Pushes through a cursor land after what the record held, across
-        /// the cursor's growing path; takes through a cursor come back last
-        /// first, singly and in groups; each cursor leaves the record's
-        /// length right when dropped, also while unwinding.
+        /// Pushes through a cursor land after what the record held, in the
+        /// room it made (growing the record from a few values); takes
+        /// through a cursor come back last first, singly and in groups;
+        /// each cursor leaves the record's length right when dropped, also
+        /// while unwinding.
         #[test]
         fn cursors_push_and_take_in_order() {
             let mut record = Record::<f64>::new();
             record.push(-1.0);
             {
-                let mut slots = record.slots();
+                let mut slots = record.slots(super::room(&(0..1000), 1) + 2);
                 for i in 0..1000 {
                     assert_eq!(slots.push(i as f64), i as f64);
                 }
@@ -990,12 +999,37 @@ pub mod __private {
             }
             assert_eq!(record.len(), 501);
             let unwound = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                let mut slots = record.slots();
+                let mut slots = record.slots(1);
                 slots.push(42.0);
                 panic!("in the loop");
             }));
             assert!(unwound.is_err());
             assert_eq!((record.len(), record[501]), (502, 42.0));
+        }
+
+        /// The room of a loop: its trip count times its pushes an
+        /// iteration; none left over, or an unbounded loop, is an error
+        /// rather than a write out of bounds.
+        #[test]
+        fn room_is_trips_times_pushes() {
+            assert_eq!(super::room(&(3..10), 2), 14);
+            assert_eq!(super::room(&(0..=4).rev(), 3), 15);
+            assert_eq!(super::room(&(0..10).step_by(4), 1), 3);
+            assert_eq!(super::room(&(0..usize::MAX), 2), usize::MAX);
+            assert_eq!(super::room(&(0..), 1), usize::MAX);
+            let mut record = Record::<bool>::new();
+            let mut slots = record.slots(2);
+            slots.push(true);
+            slots.push(false);
+            let past = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                // `slots(2)` may have made more room than asked: fill it
+                for _ in 0..=usize::MAX {
+                    slots.push(true);
+                }
+            }));
+            let message = past.unwrap_err();
+            let message = message.downcast_ref::<&str>().copied().unwrap_or_default();
+            assert!(message.contains("pushed past the room"), "{message}");
         }
 
         #[test]

@@ -45,7 +45,8 @@ fn triangular_grad(q: &[f64], x: &[f64], d: usize) -> (f64, ::std::vec::Vec<f64>
         for i in 0..x.len() / d {
             let out__1 = __ad_cell_out_0;
             {
-                let mut __ad_slots = __ad_record.slots();
+                let mut __ad_slots = __ad_record
+                    .slots(::autograd::__private::room(&(0..d), 1usize));
                 for j in 0..d {
                     let __ad_t1 = q[j];
                     let __ad_t2 = __ad_t1.exp();
@@ -75,7 +76,8 @@ fn triangular_grad(q: &[f64], x: &[f64], d: usize) -> (f64, ::std::vec::Vec<f64>
             let l__5 = __ad_cell_l_4;
             let mut __ad_cell_out_10 = out__1;
             {
-                let mut __ad_slots_1 = __ad_record.slots();
+                let mut __ad_slots_1 = __ad_record
+                    .slots(::autograd::__private::room(&(0..d), 1usize));
                 for j__1 in 0..d {
                     let out__2 = __ad_cell_out_10;
                     let __ad_t11 = y[j__1];
@@ -206,7 +208,8 @@ fn triangular_adjoint(
     for i in 0..x.len() / d {
         let out__1 = __ad_cell_out_0;
         {
-            let mut __ad_slots = __ad_record.slots();
+            let mut __ad_slots = __ad_record
+                .slots(::autograd::__private::room(&(0..d), 1usize));
             for j in 0..d {
                 let __ad_t1 = q[j];
                 let __ad_t2 = __ad_t1.exp();
@@ -236,7 +239,8 @@ fn triangular_adjoint(
         let l__5 = __ad_cell_l_4;
         let mut __ad_cell_out_10 = out__1;
         {
-            let mut __ad_slots_1 = __ad_record.slots();
+            let mut __ad_slots_1 = __ad_record
+                .slots(::autograd::__private::room(&(0..d), 1usize));
             for j__1 in 0..d {
                 let out__2 = __ad_cell_out_10;
                 let __ad_t11 = y[j__1];

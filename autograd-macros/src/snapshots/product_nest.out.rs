@@ -44,7 +44,8 @@ fn product_grad(
         let c = &mut __ad_own_c[..];
         for i in 0..n {
             {
-                let mut __ad_slots = __ad_record.slots();
+                let mut __ad_slots = __ad_record
+                    .slots(::autograd::__private::room(&(0..n), 2usize));
                 for j in 0..n {
                     let s: f64 = 0.0;
                     let mut __ad_cell_s_0 = s;
@@ -108,7 +109,7 @@ fn product_grad(
                         * ::autograd::__private::rules::tanh(s__3, __ad_t4);
                     __ad_d_cell_s_0 += __ad_d_s__3;
                     let __ad_seed_cell_s_0: f64 = __ad_d_cell_s_0;
-                    for k in (0..n).rev() {
+                    for k in 0..n {
                         __ad_d_cell_s_0 = __ad_seed_cell_s_0;
                         let __ad_t1 = a[i * n + k];
                         let __ad_t2 = b[k * n + j];
@@ -179,7 +180,8 @@ fn product_adjoint(
     let c = &mut __ad_own_c[..];
     for i in 0..n {
         {
-            let mut __ad_slots = __ad_record.slots();
+            let mut __ad_slots = __ad_record
+                .slots(::autograd::__private::room(&(0..n), 2usize));
             for j in 0..n {
                 let s: f64 = 0.0;
                 let mut __ad_cell_s_0 = s;
@@ -243,7 +245,7 @@ fn product_adjoint(
                     * ::autograd::__private::rules::tanh(s__3, __ad_t4);
                 __ad_d_cell_s_0 += __ad_d_s__3;
                 let __ad_seed_cell_s_0: f64 = __ad_d_cell_s_0;
-                for k in (0..n).rev() {
+                for k in 0..n {
                     __ad_d_cell_s_0 = __ad_seed_cell_s_0;
                     let __ad_t1 = a[i * n + k];
                     let __ad_t2 = b[k * n + j];

@@ -43,8 +43,10 @@ fn trisolve_grad(
         let mut __ad_own_y: ::std::vec::Vec<f64> = ::std::vec![0.0; n];
         let y = &mut __ad_own_y[..];
         {
-            let mut __ad_slots = __ad_record.slots();
-            let mut __ad_slots_1 = __ad_undo_y.slots();
+            let mut __ad_slots = __ad_record
+                .slots(::autograd::__private::room(&(0..n), 2usize));
+            let mut __ad_slots_1 = __ad_undo_y
+                .slots(::autograd::__private::room(&(0..n), 1usize));
             for i in 0..n {
                 let s = b[i];
                 let mut __ad_cell_s_1 = s;
@@ -127,7 +129,7 @@ fn trisolve_grad(
                 d_l[i * n + i] += __ad_d_t5;
                 __ad_d_cell_s_1 += __ad_d_s__3;
                 let __ad_seed_cell_s_1: f64 = __ad_d_cell_s_1;
-                for j in (0..i).rev() {
+                for j in 0..i {
                     __ad_d_cell_s_1 = __ad_seed_cell_s_1;
                     let __ad_t2 = l[i * n + j];
                     let __ad_t3 = y[j];
@@ -195,8 +197,10 @@ fn trisolve_adjoint(
     let mut __ad_own_y: ::std::vec::Vec<f64> = ::std::vec![0.0; n];
     let y = &mut __ad_own_y[..];
     {
-        let mut __ad_slots = __ad_record.slots();
-        let mut __ad_slots_1 = __ad_undo_y.slots();
+        let mut __ad_slots = __ad_record
+            .slots(::autograd::__private::room(&(0..n), 2usize));
+        let mut __ad_slots_1 = __ad_undo_y
+            .slots(::autograd::__private::room(&(0..n), 1usize));
         for i in 0..n {
             let s = b[i];
             let mut __ad_cell_s_1 = s;
@@ -270,7 +274,7 @@ fn trisolve_adjoint(
             d_l[i * n + i] += __ad_d_t5;
             __ad_d_cell_s_1 += __ad_d_s__3;
             let __ad_seed_cell_s_1: f64 = __ad_d_cell_s_1;
-            for j in (0..i).rev() {
+            for j in 0..i {
                 __ad_d_cell_s_1 = __ad_seed_cell_s_1;
                 let __ad_t2 = l[i * n + j];
                 let __ad_t3 = y[j];

@@ -44,7 +44,8 @@ fn heat_grad(u0: &[f64], target: &[f64], steps: usize) -> (f64, ::std::vec::Vec<
         let next = &mut __ad_own_next[..];
         for __ad_i0__1 in 0..steps {
             {
-                let mut __ad_slots = __ad_record.slots();
+                let mut __ad_slots = __ad_record
+                    .slots(::autograd::__private::room(&(1..n - 1), 1usize));
                 for i in 1..n - 1 {
                     let __ad_t1 = u[i];
                     let __ad_t1 = __ad_slots.push(__ad_t1);
@@ -213,7 +214,8 @@ fn heat_adjoint(
     let next = &mut __ad_own_next[..];
     for __ad_i0__1 in 0..steps {
         {
-            let mut __ad_slots = __ad_record.slots();
+            let mut __ad_slots = __ad_record
+                .slots(::autograd::__private::room(&(1..n - 1), 1usize));
             for i in 1..n - 1 {
                 let __ad_t1 = u[i];
                 let __ad_t1 = __ad_slots.push(__ad_t1);
