@@ -65,6 +65,15 @@ pub struct Plan {
     /// exactly zero (a running minimum's losers): the reverse of a recorded
     /// one that only accumulates checks for that (`vanishing_seeds`).
     pub vanishing: HashSet<usize>,
+    /// Replayed loops that only accumulate whose reverse runs in the
+    /// forward order (`Plan::reversed_in_order`) and whose replay needs
+    /// some of their carried values (a recurrence that does not vary,
+    /// `t2 = 2x·t1 − t0`, beside the accumulated `p += c[k]·t2`), by id:
+    /// all their cells, each with the value it had before the loop. The
+    /// reverse sets each cell to it and the replay recomputes the values
+    /// one iteration after another, as the forward sweep did, instead of
+    /// the forward sweep saving them on tapes for a reversed replay.
+    pub restarts: HashMap<usize, Vec<(VarId, Operand)>>,
 }
 
 /// Where a loop nested in another loop's body saves its exit values, so
@@ -116,6 +125,7 @@ impl Plan {
             exits: HashMap::new(),
             recording,
             vanishing: vanishing_seeds(&func.body),
+            restarts: HashMap::new(),
         };
         plan.plan(func, activity, names);
         plan.plan_spread_loads(func);
@@ -231,11 +241,46 @@ impl Plan {
                 }
             }
         });
+        // what each cell holds before its construct (`let mut cell = v;`)
+        let mut starts: HashMap<VarId, Operand> = HashMap::new();
+        func.body.walk(0, &mut |stmt, _| {
+            if let Stmt::Let {
+                var,
+                init: Some(Rhs::Use(value)),
+                ..
+            } = stmt
+            {
+                if func.vars[*var].is_cell() {
+                    starts.insert(*var, value.clone());
+                }
+            }
+        });
         for l in func.loops() {
             if self.fused.contains_key(&l.id) || self.recording.nest_of(l.id).is_some() {
                 // Each iteration is reversed right after it runs, or its
                 // values are recorded: no cell to save.
                 continue;
+            }
+            let needed: Vec<VarId> = l
+                .carried
+                .iter()
+                .filter(|c| activity.needed(c.entry))
+                .map(|c| c.cell)
+                .collect();
+            if !needed.is_empty() && self.reversed_in_order(l, activity) {
+                // every cell, not only those whose values are read: a read
+                // one may be computed from the others (`t0 = t1` after
+                // `t2 = 2x·t1 − t0; t1 = t2`)
+                let restart: Option<Vec<(VarId, Operand)>> = l
+                    .carried
+                    .iter()
+                    .map(|c| starts.get(&c.cell).map(|v| (c.cell, v.clone())))
+                    .collect();
+                if let Some(restart) = restart {
+                    self.restarts.insert(l.id, restart);
+                    self.loop_tapes.insert(l.id, Vec::new());
+                    continue;
+                }
             }
             let mut saved = Vec::new();
             for carried in &l.carried {
@@ -384,6 +429,22 @@ impl Plan {
 
     /// The arrays stored into inside the construct `key`, each with its
     /// undo tape, whether it is declared inside the construct, and its mark.
+    /// Whether the reverse of the replayed loop `l` runs its iterations in
+    /// the forward order, each replayed, then reversed: a loop over a range
+    /// with no `break` that only accumulates (`fuse::accumulators`: each
+    /// iteration's reverse starts from the same adjoints) and stores only
+    /// into arrays it declares (so no iteration's reverse moves an adjoint
+    /// another one adds to). Counted up, LLVM can vectorise it like the
+    /// primal, and a replay in the forward order recomputes the values the
+    /// loop carries from where they started (`Plan::restarts`).
+    pub fn reversed_in_order(&self, l: &crate::ir::Loop, activity: &Activity) -> bool {
+        matches!(l.header, Header::Range { .. })
+            && !l.breaks
+            && self.construct_stores(&loop_key(l.id)).is_empty()
+            && crate::fuse::stores_stay_inside(&l.body)
+            && crate::fuse::accumulators(l, activity).is_some()
+    }
+
     pub fn construct_stores(&self, key: &str) -> Vec<(VarId, Ident, bool, Ident)> {
         self.stores_in
             .get(key)

@@ -1635,7 +1635,12 @@ impl<'a> Body<'a> {
             exits: Exits::Restore,
             store: false,
         };
-        let saved_cells: HashSet<VarId> = saved.iter().map(|(_, cell)| *cell).collect();
+        let restarts = self.plan.restarts.get(&l.id).cloned().unwrap_or_default();
+        let saved_cells: HashSet<VarId> = saved
+            .iter()
+            .map(|(_, cell)| *cell)
+            .chain(restarts.iter().map(|(cell, _)| *cell))
+            .collect();
         let dead: HashSet<VarId> = l
             .carried
             .iter()
@@ -1653,7 +1658,7 @@ impl<'a> Body<'a> {
         // Stores into arrays declared outside the loop (`plain_stores`, not
         // in `stores`) must be reversed last to first: an element written
         // by two iterations gives its adjoint to the last write.
-        let in_order = stores.is_empty() && crate::fuse::stores_stay_inside(&l.body);
+        let in_order = self.plan.reversed_in_order(l, self.activity);
         if let (Header::Range { index, range }, true, true) =
             (&l.header, saved.is_empty(), in_order)
         {
@@ -1666,7 +1671,15 @@ impl<'a> Body<'a> {
                 // fold), and the loop can be vectorised like the primal (unless
                 // `spread_loads` put fences in it).
                 let seeds: Vec<Ident> = cells.iter().map(|c| self.seed(*c)).collect();
-                let (declare, hold) = self.held_seeds(&cells);
+                let (mut declare, hold) = self.held_seeds(&cells);
+                for (cell, start) in &restarts {
+                    let start = match self.is_dual(*cell) {
+                        true => self.dual_operand(start),
+                        false => self.operand(start),
+                    };
+                    let cell = self.ident(*cell);
+                    declare.push(quote!(#cell = #start;));
+                }
                 let (index, range) = (self.ident(*index), &range.tokens);
                 let reversed = quote! {
                     for #index in #range {
