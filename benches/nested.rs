@@ -22,6 +22,10 @@
 //! - [`kmeans_objective`]: the k-means objective, per point a running
 //!   minimum over the centres of a squared distance (a sum over
 //!   dimensions).
+//! - [`softmax_objective`]: softmax regression, per sample each class's
+//!   score a dot product into a buffer, a running maximum, a log-sum-exp.
+//! - [`chebyshev_objective`]: a Chebyshev series fit, per point the
+//!   three-term recurrence carrying two values beside the series.
 //!
 //! Each `_by_hand` function adds the gradient into its output slices (like
 //! an `_adjoint` with `d_out = 1`) and returns the value. `benches/tests/
@@ -749,4 +753,158 @@ pub fn kmeans_by_hand(mu: &[f64], x: &[f64], k: usize, d: usize, d_mu: &mut [f64
 pub fn kmeans_data(n: usize, k: usize, d: usize, seed: u64) -> (Vec<f64>, Vec<f64>) {
     let mut rng = Rng(seed | 1);
     (rng.vec(k * d, -1.0, 1.0), rng.vec(n * d, -1.0, 1.0))
+}
+
+// ----- (h) softmax regression -------------------------------------------------
+
+/// The mean cross-entropy of a linear softmax classifier (`w`: `c × p`
+/// weights, `x`: `n × p` features, row-major): per sample, each class's
+/// score a dot product into a buffer, with a running maximum for a stable
+/// log-sum-exp, as people write it.
+#[differentiable(wrt(w))]
+pub fn softmax_objective(w: &[f64], x: &[f64], labels: &[usize], p: usize) -> f64 {
+    let c = w.len() / p;
+    let n = labels.len();
+    let mut logits = vec![0.0; c];
+    let mut loss = 0.0;
+    for i in 0..n {
+        let mut m = f64::NEG_INFINITY;
+        for k in 0..c {
+            let mut s = 0.0;
+            for j in 0..p {
+                s += w[k * p + j] * x[i * p + j];
+            }
+            logits[k] = s;
+            if s > m {
+                m = s;
+            }
+        }
+        let mut z = 0.0;
+        for k in 0..c {
+            z += (logits[k] - m).exp();
+        }
+        loss += m + z.ln() - logits[labels[i]];
+    }
+    loss / n as f64
+}
+
+/// [`softmax_objective`] and its gradient, by hand: per sample, the
+/// probabilities `softmax(scores)` minus the label's indicator, times the
+/// features, into each class's row.
+pub fn softmax_by_hand(w: &[f64], x: &[f64], labels: &[usize], p: usize, d_w: &mut [f64]) -> f64 {
+    let c = w.len() / p;
+    let n = labels.len();
+    let mut logits = vec![0.0; c];
+    let mut loss = 0.0;
+    let scale = 1.0 / n as f64;
+    for i in 0..n {
+        let mut m = f64::NEG_INFINITY;
+        for k in 0..c {
+            let mut s = 0.0;
+            for j in 0..p {
+                s += w[k * p + j] * x[i * p + j];
+            }
+            logits[k] = s;
+            if s > m {
+                m = s;
+            }
+        }
+        let label = logits[labels[i]];
+        let mut z = 0.0;
+        for k in 0..c {
+            logits[k] = (logits[k] - m).exp();
+            z += logits[k];
+        }
+        loss += m + z.ln() - label;
+        for k in 0..c {
+            let mut g = logits[k] / z;
+            if k == labels[i] {
+                g -= 1.0;
+            }
+            let g = g * scale;
+            for j in 0..p {
+                d_w[k * p + j] += g * x[i * p + j];
+            }
+        }
+    }
+    loss / n as f64
+}
+
+/// `n` samples of `p` features in `[−1, 1)`, labels in `0..c`, and `c × p`
+/// weights in `[−1, 1)`.
+pub fn softmax_data(n: usize, p: usize, c: usize, seed: u64) -> (Vec<f64>, Vec<f64>, Vec<usize>) {
+    let mut rng = Rng(seed | 1);
+    let w = rng.vec(c * p, -1.0, 1.0);
+    let x = rng.vec(n * p, -1.0, 1.0);
+    let labels = (0..n)
+        .map(|_| (rng.unit() * c as f64) as usize % c)
+        .collect();
+    (w, x, labels)
+}
+
+// ----- (i) Chebyshev series fit -----------------------------------------------
+
+/// The squared error of a Chebyshev series `Σ_k c_k T_k(x)` at `n` points,
+/// each series evaluated by the three-term recurrence `T_{k+1} = 2x T_k −
+/// T_{k−1}`: a loop carrying two values that do not depend on the
+/// coefficients beside the sum that does.
+#[differentiable(wrt(c))]
+pub fn chebyshev_objective(c: &[f64], xs: &[f64], ys: &[f64]) -> f64 {
+    let mut loss = 0.0;
+    for i in 0..xs.len() {
+        let x = xs[i];
+        let mut t0 = 1.0;
+        let mut t1 = x;
+        let mut p = c[0] + c[1] * x;
+        for k in 2..c.len() {
+            let t2 = 2.0 * x * t1 - t0;
+            p += c[k] * t2;
+            t0 = t1;
+            t1 = t2;
+        }
+        let e = p - ys[i];
+        loss += e * e;
+    }
+    loss
+}
+
+/// [`chebyshev_objective`] and its gradient, by hand: `2 e T_k(x)` into
+/// each coefficient, the recurrence run again after the value.
+pub fn chebyshev_by_hand(c: &[f64], xs: &[f64], ys: &[f64], d_c: &mut [f64]) -> f64 {
+    let mut loss = 0.0;
+    for i in 0..xs.len() {
+        let x = xs[i];
+        let mut t0 = 1.0;
+        let mut t1 = x;
+        let mut p = c[0] + c[1] * x;
+        for k in 2..c.len() {
+            let t2 = 2.0 * x * t1 - t0;
+            p += c[k] * t2;
+            t0 = t1;
+            t1 = t2;
+        }
+        let e = p - ys[i];
+        loss += e * e;
+        let g = 2.0 * e;
+        d_c[0] += g;
+        d_c[1] += g * x;
+        let (mut t0, mut t1) = (1.0, x);
+        for k in 2..c.len() {
+            let t2 = 2.0 * x * t1 - t0;
+            d_c[k] += g * t2;
+            t0 = t1;
+            t1 = t2;
+        }
+    }
+    loss
+}
+
+/// `m` coefficients and `n` points in `[−1, 1)` with values there.
+pub fn chebyshev_data(n: usize, m: usize, seed: u64) -> (Vec<f64>, Vec<f64>, Vec<f64>) {
+    let mut rng = Rng(seed | 1);
+    (
+        rng.vec(m, -1.0, 1.0),
+        rng.vec(n, -1.0, 1.0),
+        rng.vec(n, -1.0, 1.0),
+    )
 }

@@ -44,7 +44,7 @@ pub struct Row {
 }
 
 /// The rows, in the order they run.
-pub const ROWS: [(&str, usize); 36] = [
+pub const ROWS: [(&str, usize); 40] = [
     ("rosenbrock", 2),
     ("rosenbrock", 10),
     ("rosenbrock", 100),
@@ -91,6 +91,12 @@ pub const ROWS: [(&str, usize); 36] = [
     // k-means: N points, `kmeans_d<d>_k<K>`
     ("kmeans_d4_k8", 1000),
     ("kmeans_d16_k32", 1000),
+    // softmax regression: N samples, `softmax_p<p>_c<C>`
+    ("softmax_p8_c10", 1000),
+    ("softmax_p64_c10", 100),
+    // Chebyshev series fit: N points, `chebyshev_m<m>` coefficients
+    ("chebyshev_m12", 1000),
+    ("chebyshev_m40", 1000),
 ];
 
 /// Computes the value, and writes the gradient into the slice.
@@ -135,6 +141,8 @@ pub fn run_all(runner: &mut dyn Runner) {
             "product" => product(runner, param),
             "pairs" => pairs(runner, param),
             _ if workload.starts_with("kmeans_") => kmeans(runner, workload, param),
+            _ if workload.starts_with("softmax_") => softmax(runner, workload, param),
+            _ if workload.starts_with("chebyshev_") => chebyshev(runner, workload, param),
             _ if workload.starts_with("gmm_") => gmm(runner, workload, param),
             _ if workload.starts_with("lstm_b") => lstm(runner, workload, param),
             _ if workload.starts_with("heat_n") => heat(runner, workload, param),
@@ -508,6 +516,44 @@ fn kmeans(runner: &mut dyn Runner, workload: &'static str, n: usize) {
         }),
     ];
     check_and_run(runner, workload, n, k * d, &mut variants);
+}
+
+fn softmax(runner: &mut dyn Runner, workload: &'static str, n: usize) {
+    let (p, c) = (size_in(workload, 'p'), size_in(workload, 'c'));
+    let (w, x, labels) = nested::softmax_data(n, p, c, 42);
+    let mut variants = vec![
+        variant("primal", |_| {
+            nested::softmax_objective(black_box(&w), &x, &labels, p)
+        }),
+        variant("hand_written", |grad| {
+            grad.fill(0.0);
+            nested::softmax_by_hand(black_box(&w), &x, &labels, p, grad)
+        }),
+        variant("macro_adjoint", |grad| {
+            grad.fill(0.0);
+            nested::softmax_objective_adjoint(black_box(&w), &x, &labels, p, 1.0, grad)
+        }),
+    ];
+    check_and_run(runner, workload, n, c * p, &mut variants);
+}
+
+fn chebyshev(runner: &mut dyn Runner, workload: &'static str, n: usize) {
+    let m = size_in(workload, 'm');
+    let (c, xs, ys) = nested::chebyshev_data(n, m, 42);
+    let mut variants = vec![
+        variant("primal", |_| {
+            nested::chebyshev_objective(black_box(&c), &xs, &ys)
+        }),
+        variant("hand_written", |grad| {
+            grad.fill(0.0);
+            nested::chebyshev_by_hand(black_box(&c), &xs, &ys, grad)
+        }),
+        variant("macro_adjoint", |grad| {
+            grad.fill(0.0);
+            nested::chebyshev_objective_adjoint(black_box(&c), &xs, &ys, 1.0, grad)
+        }),
+    ];
+    check_and_run(runner, workload, n, m, &mut variants);
 }
 
 fn pairs(runner: &mut dyn Runner, n: usize) {

@@ -125,6 +125,30 @@ fn kmeans_gradients_agree() {
     }
 }
 
+#[test]
+fn softmax_gradients_agree() {
+    for (n, p, c) in [(1, 1, 1), (3, 2, 4), (30, 8, 5)] {
+        let (w, x, labels) = softmax_data(n, p, c, 3 + n as u64);
+        let mut hand_gradient = vec![0.0; c * p];
+        let hand = softmax_by_hand(&w, &x, &labels, p, &mut hand_gradient);
+        let (value, gradient) = softmax_objective_grad(&w, &x, &labels, p);
+        close("softmax value", &[value], &[hand], 1e-12);
+        close("softmax d_w", &gradient, &hand_gradient, 1e-9);
+    }
+}
+
+#[test]
+fn chebyshev_gradients_agree() {
+    for (n, m) in [(1, 2), (4, 3), (50, 12)] {
+        let (c, xs, ys) = chebyshev_data(n, m, 13 + n as u64);
+        let mut hand_gradient = vec![0.0; m];
+        let hand = chebyshev_by_hand(&c, &xs, &ys, &mut hand_gradient);
+        let (value, gradient) = chebyshev_objective_grad(&c, &xs, &ys);
+        close("chebyshev value", &[value], &[hand], 1e-12);
+        close("chebyshev d_c", &gradient, &hand_gradient, 1e-9);
+    }
+}
+
 /// The hand-written gradients are right, not only equal to the generated
 /// ones: central differences on a few partials of each.
 #[test]
@@ -181,6 +205,24 @@ fn hand_written_gradients_match_finite_differences() {
     for (i, h) in hmu.iter().enumerate() {
         let f = |mu: &[f64]| kmeans_objective(mu, &x, 3, 2);
         assert!((fd(&f, &mu, i) - h).abs() < 1e-6, "kmeans d_mu[{i}]");
+    }
+    let (w, x, labels) = softmax_data(7, 3, 4, 6);
+    let mut hw = vec![0.0; 12];
+    softmax_by_hand(&w, &x, &labels, 3, &mut hw);
+    for (i, h) in hw.iter().enumerate() {
+        let f = |w: &[f64]| softmax_objective(w, &x, &labels, 3);
+        assert!((fd(&f, &w, i) - h).abs() < 1e-6, "softmax d_w[{i}]");
+    }
+    let (c, xs, ys) = chebyshev_data(6, 7, 2);
+    let mut hc = vec![0.0; 7];
+    chebyshev_by_hand(&c, &xs, &ys, &mut hc);
+    for (i, h) in hc.iter().enumerate() {
+        let f = |c: &[f64]| chebyshev_objective(c, &xs, &ys);
+        let scale = 1.0 + h.abs();
+        assert!(
+            (fd(&f, &c, i) - h).abs() < 1e-6 * scale,
+            "chebyshev d_c[{i}]"
+        );
     }
     let x = pairs_data(6, 4);
     let mut hx = vec![0.0; 6];
