@@ -1474,3 +1474,31 @@ fn any_in_a_conditional_part_of_a_condition() {
         );
     }
 }
+
+// Seed 249846352 #1661 (minimized): `SCALE.min(n as f64)` — a constant of
+// a type the macro cannot see, whose `min` takes an `f64` — given to a
+// parameter the callee differentiates was passed no slot: E0061 in the
+// generated call of `weighted_adjoint`. An `f64` operand makes the
+// constant an `f64`.
+const CAP: f64 = 1.0;
+
+#[differentiable]
+pub fn weighted(a: &[f64], v: f64) -> f64 {
+    a[0] * a[1] + v
+}
+
+#[differentiable]
+pub fn calls_with_a_float_method_of_a_constant(p: f64, n: usize) -> f64 {
+    let t = weighted(&[p, 2.0], CAP.min((n - 1) as f64));
+    t * p
+}
+
+#[test]
+fn a_float_method_of_a_constant_as_an_argument() {
+    for (p, n) in [(1.5, 3), (-0.5, 1), (2.0, 5)] {
+        let (value, d_p) = calls_with_a_float_method_of_a_constant_grad(p, n);
+        let v = CAP.min((n - 1) as f64);
+        assert_eq!(value, (2.0 * p + v) * p);
+        assert_eq!(d_p, 4.0 * p + v);
+    }
+}

@@ -473,9 +473,13 @@ impl Lowerer<'_> {
                 }
             };
             let refs: Vec<&ConstValue> = consts.iter().collect();
+            // An `f64` operand makes it `f64`'s method (an integer's `min`
+            // takes an integer): `SCALE.min(n as f64)` may go to a
+            // parameter a callee differentiates (random programs, seed
+            // 249846352 #1661: E0061, no slot offered for it).
             return Value::Const(ConstValue {
                 tokens,
-                is_float: consts[0].is_float || syntax == Syntax::Path,
+                is_float: consts.iter().any(|c| c.is_float) || syntax == Syntax::Path,
                 uses: join_uses(&refs),
             });
         }
