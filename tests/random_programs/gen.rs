@@ -1567,13 +1567,16 @@ impl Gen {
     }
 
     /// Hides every mutable local and writable buffer (for closures that
-    /// live across statements). Returns the mark to truncate to.
+    /// live across statements), and the counters a later statement may
+    /// step (a closure reading one borrows it: seed 249846352 #2071).
+    /// Returns the mark to truncate to.
     fn hide_mutables(&mut self) -> usize {
         let mark = self.env.len();
         for b in self.visible() {
             let hide = match b.kind {
                 Kind::Float { mutable, .. } | Kind::Tuple { mutable, .. } => mutable,
                 Kind::Buf { writable, .. } => writable,
+                Kind::Int { .. } => self.counters.contains(&b.name),
                 _ => false,
             };
             if hide {
