@@ -529,10 +529,14 @@ fn constant_range(tokens: &TokenStream) -> Option<(usize, usize)> {
 /// The loops of `block` (and of the blocks in it) whose cells' values
 /// after them are read inside an `if` (its condition or its branches) or by
 /// a kink (`max`, `min`, `clamp`, `relu`) in the statements that follow
-/// them: their adjoints may be exactly zero, and a reverse that skips them
-/// then saves its whole run (the other seeds of a k-means objective's
-/// distances). Elsewhere the check would cost an instruction per
-/// iteration or so for nothing.
+/// them, and not also by a statement of `block` that passes them on
+/// whatever happens (stored, or an operand of another operation): their
+/// adjoints may be exactly zero, and a reverse that skips them then saves
+/// its whole run (the other seeds of a k-means objective's distances).
+/// Elsewhere the check would cost an instruction per iteration or so for
+/// nothing, and keep the reverse counted down (`reverse_recorded_loop`): a
+/// softmax's scores, stored and compared with a running maximum, are
+/// never all zero.
 fn vanishing_seeds(block: &Block) -> HashSet<usize> {
     let mut found = HashSet::new();
     for (p, stmt) in block.stmts.iter().enumerate() {
@@ -540,7 +544,7 @@ fn vanishing_seeds(block: &Block) -> HashSet<usize> {
             Stmt::Loop(l) => {
                 let cells: HashSet<VarId> = l.carried.iter().map(|c| c.cell).collect();
                 let mut exits: HashSet<VarId> = HashSet::new();
-                let mut vanishing = false;
+                let (mut vanishing, mut passed_on) = (false, false);
                 for later in &block.stmts[p + 1..] {
                     if let Stmt::Let {
                         var,
@@ -552,6 +556,17 @@ fn vanishing_seeds(block: &Block) -> HashSet<usize> {
                             exits.insert(*var);
                         }
                     }
+                    let is_exit = |o: &Operand| matches!(o, Operand::Var(v) if exits.contains(v));
+                    passed_on |= match later {
+                        Stmt::Store { value, .. } => is_exit(value),
+                        Stmt::Let {
+                            init: Some(Rhs::Prim { prim, args, .. }),
+                            ..
+                        } if !matches!(prim.name, "max" | "min" | "clamp" | "relu") => {
+                            args.iter().any(is_exit)
+                        }
+                        _ => false,
+                    };
                     crate::record::walk_stmt(later, &mut |s| {
                         let reads = s.reads();
                         let kink = matches!(s, Stmt::Let {
@@ -570,7 +585,7 @@ fn vanishing_seeds(block: &Block) -> HashSet<usize> {
                         }
                     }
                 }
-                if vanishing {
+                if vanishing && !passed_on {
                     found.insert(l.id);
                 }
                 found.extend(vanishing_seeds(&l.body));
