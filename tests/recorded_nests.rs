@@ -110,6 +110,33 @@ twins!(mixture_agrees: mixture, mixture_grad, mixture_adjoint;
 // k-means: per point, a running minimum over centres of a sum over
 // dimensions; the reverse of each centre's sum is skipped when its seed
 // is 0 (it takes nothing back).
+// Runge–Kutta steps of a Lotka–Volterra system whose parameters are the
+// input: per stage, products of a parameter and a recorded state value
+// (`x[1] * tmp[0]`), recomputed from them rather than recorded, and the
+// step sizes `0.5 * h`, `h / 6.0` of a local that varies with nothing,
+// recomputed too (`record.rs`, `keep_of`, `cheap_of_one`).
+twins!(runge_kutta_agrees: runge_kutta, runge_kutta_grad, runge_kutta_adjoint;
+       runge_kutta_r, runge_kutta_r_grad, runge_kutta_r_adjoint; |x| {
+    let h = 0.05;
+    let mut state = [1.0, 0.5];
+    let mut k1 = [0.0; 2];
+    let mut k2 = [0.0; 2];
+    let mut tmp = [0.0; 2];
+    for _ in 0..6 {
+        k1[0] = x[0] * state[0] - x[1] * state[0] * state[1];
+        k1[1] = x[3] * state[0] * state[1] - x[2] * state[1];
+        for i in 0..2 {
+            tmp[i] = state[i] + 0.5 * h * k1[i];
+        }
+        k2[0] = x[0] * tmp[0] - x[1] * tmp[0] * tmp[1];
+        k2[1] = x[3] * tmp[0] * tmp[1] - x[2] * tmp[1];
+        for i in 0..2 {
+            state[i] += h / 2.0 * (k1[i] + k2[i]) + x[4] * x[5] * h;
+        }
+    }
+    state[0] * state[0] + state[1].sin()
+});
+
 twins!(nearest_in_fused_agrees: nearest_in_fused, nearest_in_fused_grad, nearest_in_fused_adjoint;
        nearest_in_fused_r, nearest_in_fused_r_grad, nearest_in_fused_r_adjoint; |x| {
     let mut loss = 0.0;

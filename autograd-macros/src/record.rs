@@ -559,6 +559,82 @@ fn keep_of(
             }
         }
     }
+    // A cheap operation (`+ - *`, negation) of values the reverse has
+    // anyway (kept, counted, defined before the nest, loop indices, or
+    // recomputed from those by a copy or a load it can read again) is
+    // recomputed from them instead of recorded: an operation where
+    // recording costs a write and a read, and no value more is kept (a
+    // Runge–Kutta stage's `p[1] * x[0]` beside the recorded `x[0]`).
+    // The values the reverse can have without recording more, and what
+    // each needs recomputed first, grown to a fixed point.
+    let mut free: HashMap<VarId, Vec<VarId>> = HashMap::new();
+    loop {
+        let before = free.len();
+        for (var, init) in &defs {
+            if free.contains_key(var) || func.vars[*var].is_cell() {
+                continue;
+            }
+            let known = |v: &VarId| {
+                !func.vars[*v].is_cell()
+                    && (indices.contains(v)
+                        || !defs.contains_key(v)
+                        || keep.contains_key(v)
+                        || free.contains_key(v))
+            };
+            let deps: Option<Vec<VarId>> = match init {
+                _ if keep.contains_key(var) => Some(Vec::new()),
+                Some(Rhs::Use(Operand::Const(c))) => Some(c.uses.clone()),
+                Some(Rhs::Use(Operand::Var(v))) => Some(vec![*v]),
+                Some(Rhs::Load { array, index })
+                    if rereadable(func, *array, *var, plain, &stable, settled) =>
+                {
+                    Some(index.uses.clone())
+                }
+                _ => None,
+            };
+            if let Some(deps) = deps.filter(|deps| deps.iter().all(known)) {
+                free.insert(*var, deps);
+            }
+        }
+        if free.len() == before {
+            break;
+        }
+    }
+    let mut floats: Vec<VarId> = keep
+        .iter()
+        .filter(|(_, k)| **k == Keep::Float)
+        .map(|(v, _)| *v)
+        .collect();
+    floats.sort_unstable();
+    for var in floats {
+        let Some(Some(Rhs::Prim { prim, args, .. })) = defs.get(&var) else {
+            continue;
+        };
+        let operands: Vec<VarId> = args
+            .iter()
+            .flat_map(|a| match a {
+                Operand::Var(v) => vec![*v],
+                Operand::Const(c) => c.uses.clone(),
+            })
+            .collect();
+        let has = |v: &VarId| {
+            !func.vars[*v].is_cell()
+                && (indices.contains(v) || !defs.contains_key(v) || free.contains_key(v))
+        };
+        if !matches!(prim.name, "add" | "sub" | "mul" | "neg") || !operands.iter().all(has) {
+            continue;
+        }
+        keep.insert(var, Keep::Recompute);
+        // what it is recomputed from, recomputed before it where not kept
+        let mut needs = operands;
+        while let Some(v) = needs.pop() {
+            if keep.contains_key(&v) || !defs.contains_key(&v) || indices.contains(&v) {
+                continue;
+            }
+            keep.insert(v, Keep::Recompute);
+            needs.extend(free[&v].iter().copied());
+        }
+    }
     counters.retain(|cell, _| used.contains(cell));
     Some((keep, counters))
 }
@@ -566,14 +642,21 @@ fn keep_of(
 /// `a + c`, `c * a`, `-a`, ...: an addition, subtraction, multiplication
 /// or negation of one varied float variable and constants — or locals
 /// that vary with nothing (`a` of `|(a, b)|` over an input that is not
-/// differentiated), recomputed in turn.
+/// differentiated), recomputed in turn — or of one local that varies with
+/// nothing and constants, a division too (`0.5 * h`, `h / 6.0`, a step
+/// size: recorded every iteration of a Runge–Kutta loop until
+/// 2026-11-24).
 fn cheap_of_one(prim: &crate::prim::Prim, args: &[Operand], activity: &Activity) -> bool {
-    matches!(prim.name, "add" | "sub" | "mul" | "neg")
-        && args
-            .iter()
-            .filter(|a| matches!(a, Operand::Var(v) if activity.varied(*v)))
+    let count = |f: &dyn Fn(VarId) -> bool| {
+        args.iter()
+            .filter(|a| matches!(a, Operand::Var(v) if f(*v)))
             .count()
-            == 1
+    };
+    match count(&|v| activity.varied(v)) {
+        1 => matches!(prim.name, "add" | "sub" | "mul" | "neg"),
+        0 => matches!(prim.name, "add" | "sub" | "mul" | "div" | "neg") && count(&|_| true) <= 1,
+        _ => false,
+    }
 }
 
 /// Whether the reverse sweep, at the start of the reverse of the block
