@@ -430,7 +430,9 @@ impl Plan {
     /// The arrays stored into inside the construct `key`, each with its
     /// undo tape, whether it is declared inside the construct, and its mark.
     /// Whether the reverse of the replayed loop `l` runs its iterations in
-    /// the forward order, each replayed, then reversed: a loop over a range
+    /// the forward order, each replayed, then reversed (and the first of the
+    /// conditions for a loop of a recorded nest, `reverse_recorded_loop`):
+    /// a loop over a range
     /// with no `break` that only accumulates (`fuse::accumulators`: each
     /// iteration's reverse starts from the same adjoints) and stores only
     /// into arrays it declares (so no iteration's reverse moves an adjoint

@@ -756,11 +756,11 @@ impl<'a> Body<'a> {
                 // instructions) above the test that skips it, so a running
                 // minimum's losers paid them too (k-means: 1.24 → 1.64×
                 // the hand-written gradient in instructions).
-                in_order = hand_back.is_empty()
+                in_order = self.plan.reversed_in_order(l, self.activity)
+                    && hand_back.is_empty()
                     && cursors.tapes.is_empty()
                     && !self.takes_back(l)
-                    && !self.plan.vanishing.contains(&l.id)
-                    && crate::fuse::stores_stay_inside(&l.body);
+                    && !self.plan.vanishing.contains(&l.id);
                 let (seeds, holds) = self.held_seeds(&cells);
                 declare.extend(seeds);
                 hold = holds;
