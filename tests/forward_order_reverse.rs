@@ -236,3 +236,43 @@ fn a_layer_of_dot_products() {
         assert_gradient(f, &w, &gradient);
     }
 }
+
+/// A layer of ReLU units: each unit's dot product is read by a kink only,
+/// so the reverse of its loop is skipped when the unit is at rest, and
+/// otherwise runs counted up, the enclosing loops' indices passed through
+/// `black_box` inside the skip test (`reverse_recorded_loop`).
+#[differentiable(wrt(w))]
+fn relu_layer_loss(w: &[f64], x: &[f64], p: usize) -> f64 {
+    let units = w.len() / p;
+    let samples = x.len() / p;
+    let mut hidden = vec![0.0; units];
+    let mut loss = 0.0;
+    for i in 0..samples {
+        for j in 0..units {
+            let mut s = 0.0;
+            for k in 0..p {
+                s += w[j * p + k] * x[i * p + k];
+            }
+            hidden[j] = s.max(0.0);
+        }
+        let mut out = 0.0;
+        for j in 0..units {
+            out += hidden[j] * (j as f64 + 1.0);
+        }
+        loss += (out - 0.5) * (out - 0.5);
+    }
+    loss
+}
+
+#[test]
+fn a_layer_of_relu_units() {
+    let x: Vec<f64> = (0..12).map(|i| ((i * 7 % 5) as f64 - 2.0) * 0.3).collect();
+    for w in POINTS {
+        let f = |w: &[f64]| relu_layer_loss(w, &x, 3);
+        let (value, gradient) = relu_layer_loss_grad(&w, &x, 3);
+        assert_eq!(value, f(&w));
+        assert_gradient(f, &w, &gradient);
+        // units at rest for some samples, active for others
+        assert!(gradient.iter().any(|g| *g != 0.0));
+    }
+}
