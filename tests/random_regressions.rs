@@ -1502,3 +1502,33 @@ fn a_float_method_of_a_constant_as_an_argument() {
         assert_eq!(d_p, 4.0 * p + v);
     }
 }
+
+// Seed 192272522 #1381 (minimized): an `if` (or `match`) used as a value
+// whose branches are constants of a type the macro cannot see (`CAP`,
+// `OFFSET_2166`), given to a parameter the callee differentiates, was passed
+// no slot: E0061 in the generated call of `weighted_adjoint`. Such an `if`
+// may be a float now, unless a branch is an integer or a `bool`.
+#[differentiable]
+pub fn calls_with_an_if_of_constants(p: f64) -> f64 {
+    let t = weighted(&[p, 2.0], if p >= 1.0 { CAP } else { OFFSET_2166 });
+    let u = weighted(
+        &[t, 1.0],
+        match p < 0.0 {
+            true => CAP,
+            _ => OFFSET_2166,
+        },
+    );
+    u * p
+}
+
+#[test]
+fn an_if_of_constants_as_an_argument() {
+    for p in [1.5, 0.5, -0.5] {
+        let (value, d_p) = calls_with_an_if_of_constants_grad(p);
+        let v = if p >= 1.0 { CAP } else { OFFSET_2166 };
+        let w = if p < 0.0 { CAP } else { OFFSET_2166 };
+        let t = 2.0 * p + v;
+        assert_eq!(value, (t + w) * p);
+        assert_eq!(d_p, t + w + 2.0 * p);
+    }
+}

@@ -714,12 +714,7 @@ impl Lowerer<'_> {
                 // go to a parameter the callee differentiates: it is offered
                 // a scratch slot (`emit::primal::adjoint_call`; an impl
                 // giving a slot to an integer never matches).
-                Value::Const(c)
-                    if c.is_float
-                        || (!is_int_or_bool(&c.tokens)
-                            && (c.uses.is_empty() || is_call_of_unknown_type(&c.tokens)))
-                        || self.is_maybe_float_local(&c) =>
-                {
+                Value::Const(c) if c.is_float || self.may_be_float(&c) => {
                     out.push(CallArg::Float(Operand::Const(ir::Const {
                         tokens: parenthesize(c.tokens),
                         uses: c.uses,
@@ -1057,6 +1052,13 @@ impl Lowerer<'_> {
             ty: None,
             init: Some(Rhs::Use(Operand::Var(cell))),
         });
+        // `if c { SCALE } else { OFFSET }`: constants of a type the macro
+        // cannot see, none an integer or a `bool`, may make a float that a
+        // call passes to a parameter its callee differentiates (random
+        // programs, seed 192272522 #1381: E0061, no slot offered for it).
+        if self.maybe_float_cells.contains(&cell) && !self.not_float_cells.contains(&cell) {
+            self.maybe_float.insert(value);
+        }
         match kind {
             Kind::Float => Value::Var(value),
             _ => Value::Const(ConstValue {
@@ -1065,6 +1067,14 @@ impl Lowerer<'_> {
                 uses: vec![value],
             }),
         }
+    }
+
+    /// Whether constant `c`, of a type the macro cannot see, may be a
+    /// float: not an integer or `bool` literal, and a path, a call of a
+    /// function whose type it cannot see, or arithmetic of such locals.
+    pub(super) fn may_be_float(&self, c: &ConstValue) -> bool {
+        !is_int_or_bool(&c.tokens) && (c.uses.is_empty() || is_call_of_unknown_type(&c.tokens))
+            || self.is_maybe_float_local(c)
     }
 
     /// An expression whose value carries no derivative (a comparison, boolean

@@ -137,6 +137,12 @@ struct Lowerer<'a> {
     /// Constant locals whose value may be a float (`let i = SCALE;`): a
     /// call may offer them a slot.
     maybe_float: HashSet<VarId>,
+    /// Cells of `if`s used as values given a constant that may be a float
+    /// (`SCALE`), and those given one that is certainly not (`1`, `true`):
+    /// an `if` of the first kind only may be a float (`Lowerer::
+    /// lower_if_value`).
+    maybe_float_cells: HashSet<VarId>,
+    not_float_cells: HashSet<VarId>,
     /// Names of locals to take for floats where their `let` gives them a
     /// constant of a type the macro cannot see (see [`lower`]).
     force_float: HashSet<String>,
@@ -195,6 +201,8 @@ impl<'a> Lowerer<'a> {
             force_float: HashSet::new(),
             loop_values: HashMap::new(),
             maybe_float: HashSet::new(),
+            maybe_float_cells: HashSet::new(),
+            not_float_cells: HashSet::new(),
             became_float: HashSet::new(),
             temps: 0,
             loop_ids: 0,
@@ -711,6 +719,10 @@ impl<'a> Lowerer<'a> {
                         if let (Sink::Cell(cell), expr::Value::Const(c)) = (sink, &value) {
                             if c.is_float {
                                 self.vars[cell].kind = Kind::Float;
+                            } else if self.may_be_float(c) {
+                                self.maybe_float_cells.insert(cell);
+                            } else {
+                                self.not_float_cells.insert(cell);
                             }
                         }
                         let operand = self.operand(value, expr.span());
