@@ -495,3 +495,138 @@ fn labeled_break_and_continue_from_nested_loops() {
         assert_gradient(labeled_jumps, &x, &dx);
     }
 }
+
+// ----- counted `while` loops -------------------------------------------------
+//
+// `while i < n { body; i += 1; }` is differentiated as the `for` loop it
+// stands for (`lower/syntax.rs`, `counted_whiles`): the counter keeps its
+// value after the loop, `<=` counts to `n` inclusive, and a loop whose body
+// jumps out or changes the counter or the bound stays a `while`.
+
+/// A layer iterated to a fixed point with a `while` and a counter read
+/// after the loop (the copy loop as users write it for the macro).
+#[allow(clippy::manual_memcpy)]
+#[differentiable(wrt(w))]
+fn iterated_while(w: &[f64], iters: usize) -> f64 {
+    let n = 3;
+    let mut x = vec![0.5; n];
+    let mut y = vec![0.0; n];
+    let mut it = 1;
+    while it < iters {
+        for i in 0..n {
+            let mut s = 0.1 * it as f64;
+            for j in 0..n {
+                s += w[i * n + j] * x[j];
+            }
+            y[i] = s.tanh();
+        }
+        for i in 0..n {
+            x[i] = y[i];
+        }
+        it += 1;
+    }
+    x[0] * x[1] + x[2] * it as f64
+}
+
+/// The same as a `for` loop.
+#[allow(clippy::manual_memcpy)]
+#[differentiable(wrt(w))]
+fn iterated_for(w: &[f64], iters: usize) -> f64 {
+    let n = 3;
+    let mut x = vec![0.5; n];
+    let mut y = vec![0.0; n];
+    let mut it = 1;
+    for k in 1..iters {
+        for i in 0..n {
+            let mut s = 0.1 * k as f64;
+            for j in 0..n {
+                s += w[i * n + j] * x[j];
+            }
+            y[i] = s.tanh();
+        }
+        for i in 0..n {
+            x[i] = y[i];
+        }
+        it = k + 1;
+    }
+    x[0] * x[1] + x[2] * it as f64
+}
+
+/// `<=`, a bound that is a constant, and a counter that starts past it.
+const LAST: i64 = 4;
+
+#[differentiable]
+fn inclusive_while(x: f64, start: i64) -> f64 {
+    let mut k = start;
+    let mut acc = x;
+    while k <= LAST {
+        acc = (acc * 0.5 + k as f64).sin();
+        k += 1;
+    }
+    acc * k as f64
+}
+
+/// Not rewritten: a `break` inside, the counter stepped twice, the bound
+/// changed in the body.
+#[differentiable]
+fn whiles_left_as_they_are(x: f64) -> f64 {
+    let mut acc = x;
+    let mut i = 0;
+    while i < 10 {
+        if acc > 3.0 {
+            break;
+        }
+        acc = acc * 1.5 + 0.1;
+        i += 1;
+    }
+    let mut j = 0;
+    while j < 6 {
+        acc = (acc + j as f64).sqrt();
+        j += 1;
+        j += 1;
+    }
+    let mut n = 3;
+    let mut m = 0;
+    while m < n {
+        acc = acc.sin() + 1.0;
+        if m == 0 {
+            n += 1;
+        }
+        m += 1;
+    }
+    acc * (i + j + m) as f64
+}
+
+#[test]
+fn counted_whiles_differentiate_as_their_for_loops() {
+    for w in [
+        [0.3, -0.2, 0.5, 0.1, 0.4, -0.3, 0.2, 0.6, -0.1],
+        [-0.5, 0.2, 0.1, 0.3, -0.4, 0.2, 0.1, -0.2, 0.5],
+    ] {
+        for iters in [0, 1, 4] {
+            let (v_while, g_while) = iterated_while_grad(&w, iters);
+            let (v_for, g_for) = iterated_for_grad(&w, iters);
+            assert_eq!(v_while, iterated_while(&w, iters));
+            assert_eq!(v_while, v_for);
+            assert_eq!(g_while, g_for);
+            common::assert_gradient(|w| iterated_while(w, iters), &w, &g_while);
+        }
+    }
+    for (x, start) in [(0.7, 0), (1.3, 3), (0.4, 4), (2.0, 9), (-0.6, -2)] {
+        let (value, d) = inclusive_while_grad(x, start);
+        assert_eq!(value, inclusive_while(x, start));
+        let h = 1e-6;
+        let fd = (inclusive_while(x + h, start) - inclusive_while(x - h, start)) / (2.0 * h);
+        assert!(
+            (d - fd).abs() < 1e-6 * (1.0 + fd.abs()),
+            "{x} {start}: {d} {fd}"
+        );
+    }
+    for x in [0.5, 1.1, 2.5] {
+        let (value, d) = whiles_left_as_they_are_grad(x);
+        assert_eq!(value, whiles_left_as_they_are(x));
+        let h = 1e-6;
+        let fd = (whiles_left_as_they_are(x + h) - whiles_left_as_they_are(x - h)) / (2.0 * h);
+        assert!((d - fd).abs() < 1e-6 * (1.0 + fd.abs()), "{x}: {d} {fd}");
+    }
+}

@@ -596,6 +596,7 @@ impl<'a> Lowerer<'a> {
     fn lower_stmts_at_depth(&mut self, stmts: &[syn::Stmt], sink: Option<Sink>, exits: &[Exit]) {
         let stmts = self.desugar_match_stmts(stmts);
         let stmts = syntax::loop_values(&stmts, self.names, &mut self.loop_values);
+        let stmts = syntax::counted_whiles(&stmts, self.names);
         let stmts = syntax::nest_jumps(&stmts, self.names);
         let stmts = syntax::split_tuple_locals(&stmts, self.names);
         let stmts = syntax::tuple_valued_ifs(&stmts);
