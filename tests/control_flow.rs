@@ -630,3 +630,29 @@ fn counted_whiles_differentiate_as_their_for_loops() {
         assert!((d - fd).abs() < 1e-6 * (1.0 + fd.abs()), "{x}: {d} {fd}");
     }
 }
+
+/// The counter stepped first: the body sees it one further.
+#[differentiable]
+fn stepped_first(x: f64, n: usize) -> f64 {
+    let mut c = 0;
+    let mut acc = x;
+    while c < n {
+        c += 1;
+        acc = (acc * c as f64).sin() + 0.5 * acc;
+    }
+    acc + c as f64
+}
+
+#[test]
+fn a_counter_stepped_first() {
+    for (x, n) in [(0.3, 0), (0.7, 1), (-1.2, 5)] {
+        let (value, d) = stepped_first_grad(x, n);
+        assert_eq!(value, stepped_first(x, n));
+        let h = 1e-6;
+        let fd = (stepped_first(x + h, n) - stepped_first(x - h, n)) / (2.0 * h);
+        assert!(
+            (d - fd).abs() < 1e-6 * (1.0 + fd.abs()),
+            "{x} {n}: {d} {fd}"
+        );
+    }
+}

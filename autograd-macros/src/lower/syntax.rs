@@ -1258,7 +1258,8 @@ pub fn string_literals(tokens: TokenStream) -> Vec<String> {
 
 /// `while i < n { body; i += 1; }` (or `i <= n`) becomes
 /// `for k in i..n { let i = k; body } i = i.max(n);` (`..=` and `n + 1`
-/// for `<=`), when nothing else in `body` changes `i` or `n` or jumps out:
+/// for `<=`; `let i = k + 1;` for `while i < n { i += 1; body }`), when
+/// nothing else in `body` changes `i` or `n` or jumps out:
 /// a `for` over a range is what the reverse sweep records instead of
 /// replaying, where a `while` nest was replayed, each level running its
 /// levels again (a fixed-point iteration of `tanh` layers: 5.2× its
@@ -1305,19 +1306,24 @@ fn counted_while(w: &syn::ExprWhile, names: &Names) -> Option<Vec<Stmt>> {
         Expr::Path(p) if p.qself.is_none() => p.path.get_ident().map(|i| i.to_string()),
         _ => return None,
     };
-    // the last statement steps the counter by one
-    let (step, body) = w.body.stmts.split_last()?;
-    let Stmt::Expr(Expr::Binary(step), Some(_)) = step else {
-        return None;
+    // the last statement steps the counter by one, or the first does (then
+    // the rest of the body sees the counter one further)
+    let steps_counter = |stmt: &Stmt| {
+        let Stmt::Expr(Expr::Binary(step), Some(_)) = stmt else {
+            return false;
+        };
+        matches!(step.op, BinOp::AddAssign(_))
+            && matches!(strip_parens(&step.left), Expr::Path(p) if p.path.is_ident(&counter))
+            && matches!(strip_parens(&step.right), Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Int(one), ..
+            }) if one.base10_digits() == "1")
     };
-    let steps_counter = matches!(step.op, BinOp::AddAssign(_))
-        && matches!(strip_parens(&step.left), Expr::Path(p) if p.path.is_ident(&counter))
-        && matches!(strip_parens(&step.right), Expr::Lit(syn::ExprLit {
-            lit: syn::Lit::Int(one), ..
-        }) if one.base10_digits() == "1");
-    if !steps_counter {
-        return None;
-    }
+    let stmts = &w.body.stmts;
+    let (body, step_first) = match (stmts.first(), stmts.last()) {
+        (_, Some(last)) if steps_counter(last) => (&stmts[..stmts.len() - 1], false),
+        (Some(first), _) if steps_counter(first) => (&stmts[1..], true),
+        _ => return None,
+    };
     // nothing else changes the counter or the bound, binds the counter's
     // name, borrows either mutably, or jumps out of the loop
     let body_expr = Expr::Block(syn::ExprBlock {
@@ -1348,9 +1354,13 @@ fn counted_while(w: &syn::ExprWhile, names: &Names) -> Option<Vec<Stmt>> {
         true => quote::quote!(if #counter <= #bound { #counter = #bound + 1; }),
         false => quote::quote!(if #counter < #bound { #counter = #bound; }),
     };
+    let value = match step_first {
+        true => quote::quote!(#k + 1),
+        false => quote::quote!(#k),
+    };
     let for_loop: Stmt = syn::parse_quote! {
         for #k in #range {
-            let #counter = #k;
+            let #counter = #value;
             #(#body)*
         }
     };
