@@ -458,6 +458,18 @@ fn keep_of(
     plain: &HashSet<VarId>,
 ) -> Option<NestKeep> {
     let stable = stable_loads(&l.body);
+    // What a copy, a constant or a load the reverse can read again is
+    // recomputed from (`None` for any other definition).
+    let copied_or_reloaded = |var: VarId, init: Option<&Rhs>| match init {
+        Some(Rhs::Use(Operand::Const(c))) => Some(c.uses.clone()),
+        Some(Rhs::Use(Operand::Var(v))) => Some(vec![*v]),
+        Some(Rhs::Load { array, index })
+            if rereadable(func, *array, var, plain, &stable, settled) =>
+        {
+            Some(index.uses.clone())
+        }
+        _ => None,
+    };
     // Definitions inside the nest; its loop indices are available.
     let mut defs: HashMap<VarId, Option<&Rhs>> = HashMap::new();
     let mut indices: HashSet<VarId> = HashSet::new();
@@ -524,26 +536,14 @@ fn keep_of(
             return None;
         }
         let deps: Option<Vec<VarId>> = match init {
-            Some(Rhs::Use(Operand::Const(c))) => Some(c.uses.clone()),
-            Some(Rhs::Use(Operand::Var(v))) if !func.vars[*v].is_cell() => Some(vec![*v]),
-            Some(Rhs::Load { array, index })
-                if rereadable(func, *array, var, plain, &stable, settled) =>
-            {
-                Some(index.uses.clone())
-            }
             // One operation of one float and constants (`0.01 * u`, `1.0 - u`):
             // recomputed from that float, which costs an instruction where
             // recording costs a write and a read, and records no more values
             // (one for one, fewer when several are computed from one).
-            Some(Rhs::Prim { prim, args, .. }) if cheap_of_one(prim, args, activity) => Some(
-                args.iter()
-                    .flat_map(|a| match a {
-                        Operand::Var(v) => vec![*v],
-                        Operand::Const(c) => c.uses.clone(),
-                    })
-                    .collect(),
-            ),
-            _ => None,
+            Some(Rhs::Prim { prim, args, .. }) if cheap_of_one(prim, args, activity) => {
+                Some(operand_vars(args))
+            }
+            _ => copied_or_reloaded(var, *init),
         };
         match deps {
             Some(deps) if deps.iter().all(|d| !func.vars[*d].is_cell()) => {
@@ -581,16 +581,9 @@ fn keep_of(
                         || keep.contains_key(v)
                         || free.contains_key(v))
             };
-            let deps: Option<Vec<VarId>> = match init {
-                _ if keep.contains_key(var) => Some(Vec::new()),
-                Some(Rhs::Use(Operand::Const(c))) => Some(c.uses.clone()),
-                Some(Rhs::Use(Operand::Var(v))) => Some(vec![*v]),
-                Some(Rhs::Load { array, index })
-                    if rereadable(func, *array, *var, plain, &stable, settled) =>
-                {
-                    Some(index.uses.clone())
-                }
-                _ => None,
+            let deps = match keep.contains_key(var) {
+                true => Some(Vec::new()),
+                false => copied_or_reloaded(*var, *init),
             };
             if let Some(deps) = deps.filter(|deps| deps.iter().all(known)) {
                 free.insert(*var, deps);
@@ -610,13 +603,7 @@ fn keep_of(
         let Some(Some(Rhs::Prim { prim, args, .. })) = defs.get(&var) else {
             continue;
         };
-        let operands: Vec<VarId> = args
-            .iter()
-            .flat_map(|a| match a {
-                Operand::Var(v) => vec![*v],
-                Operand::Const(c) => c.uses.clone(),
-            })
-            .collect();
+        let operands = operand_vars(args);
         let has = |v: &VarId| {
             !func.vars[*v].is_cell()
                 && (indices.contains(v) || !defs.contains_key(v) || free.contains_key(v))
@@ -637,6 +624,16 @@ fn keep_of(
     }
     counters.retain(|cell, _| used.contains(cell));
     Some((keep, counters))
+}
+
+/// The variables `args` read (a constant's uses included).
+fn operand_vars(args: &[Operand]) -> Vec<VarId> {
+    args.iter()
+        .flat_map(|a| match a {
+            Operand::Var(v) => vec![*v],
+            Operand::Const(c) => c.uses.clone(),
+        })
+        .collect()
 }
 
 /// `a + c`, `c * a`, `-a`, ...: an addition, subtraction, multiplication
