@@ -557,3 +557,53 @@ fn seventh_session_constructs_keep_user_names_apart() {
         common::assert_gradient(seventh_session_constructs, &x, &dx);
     }
 }
+
+/// This session's constructs under the names their expansion uses: a
+/// counted `while` (`__ad_count` is the user's counter, read after the
+/// loop), a recurrence restarted forwards (`t0`, `t1`), dot products in a
+/// recorded nest with a running maximum, a closure and a `match`.
+#[differentiable(wrt(w))]
+#[allow(non_snake_case)]
+fn eighth_session_constructs(w: &[f64], xs: &[f64]) -> f64 {
+    let degree = w.len();
+    let model = |x: f64| -> f64 {
+        let mut t0 = 1.0;
+        let mut t1 = x;
+        let mut acc = w[0] + w[1] * x;
+        let mut __ad_count = 2;
+        while __ad_count < degree {
+            let t2 = 2.0 * x * t1 - t0;
+            acc += w[__ad_count] * t2;
+            t0 = t1;
+            t1 = t2;
+            __ad_count += 1;
+        }
+        acc * __ad_count as f64
+    };
+    let mut d_x = 0.0;
+    let mut m = f64::NEG_INFINITY;
+    for (i, x) in xs.iter().enumerate() {
+        let mut s = 0.0;
+        for k in 0..degree {
+            s += w[k] * x * (i + k) as f64;
+        }
+        if s > m {
+            m = s;
+        }
+        d_x += match model(*x) > 1.0 {
+            true => 2.0 * model(*x) - 1.0,
+            false => model(*x) * model(*x),
+        };
+    }
+    d_x + m
+}
+
+#[test]
+fn eighth_session_constructs_keep_user_names_apart() {
+    let xs = [0.3, -0.6, 0.8, 0.1];
+    for w in [[0.5, -0.2, 0.3, 0.1], [-0.4, 0.6, 0.2, -0.3]] {
+        let (value, dw) = eighth_session_constructs_grad(&w, &xs);
+        assert_eq!(value, eighth_session_constructs(&w, &xs));
+        common::assert_gradient(|w| eighth_session_constructs(w, &xs), &w, &dw);
+    }
+}
