@@ -103,6 +103,35 @@ twins!(mixture_agrees: mixture, mixture_grad, mixture_adjoint;
     total
 });
 
+// Gauss–Seidel sweeps: the boundary `if`s read only the loop index and a
+// length, so the reverse evaluates them again instead of recording them
+// (`record.rs`, `recomputable`); the branch on a float, and the one on an
+// integer the nest assigns, stay recorded.
+twins!(gauss_seidel_agrees: gauss_seidel, gauss_seidel_grad, gauss_seidel_adjoint;
+       gauss_seidel_r, gauss_seidel_r_grad, gauss_seidel_r_adjoint; |x| {
+    let n = x.len();
+    let mut u = vec![0.0; n];
+    let mut total = 0.0;
+    let mut flips = 0;
+    for sweep in 0..3 {
+        for i in 0..n {
+            let left = if i > 0 { u[i - 1] } else { x[0] };
+            let right = if i + 1 < n && sweep + i != 4 { u[i + 1] } else { 0.0 };
+            let mut v = 0.5 * (left + right) + x[i] * x[(i + sweep) % n];
+            if v > 0.5 && sweep % 2 == 1 {
+                v = v.sin();
+                flips += 1;
+            }
+            if flips % 2 == 1 {
+                v *= 1.5;
+            }
+            u[i] = v;
+        }
+        total += u[n / 2] * u[n / 2];
+    }
+    total + u[n - 1]
+});
+
 // Nests inside a fused loop's body (a sum over points whose reverse runs
 // point by point): recorded too, their records taken back within the
 // point's iteration.

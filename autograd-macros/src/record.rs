@@ -40,7 +40,10 @@
 //!   undo the steps: counted back (`counters.rs`), `Keep::Counted`;
 //! - any other value (an integer read again after the inner loop that
 //!   steps it): on a tape of its own (its type is not known to the macro);
-//! - each `if`'s decision whose reverse has work: on the nest's `bool`
+//! - each `if`'s decision whose reverse has work: evaluated again where
+//!   the reverse reaches the `if` when its condition reads only loop
+//!   indices, values from before the nest and recomputed values
+//!   (`recomputable`: a stencil's `i > 0`), else on the nest's `bool`
 //!   record.
 //!
 //! Stores into local arrays keep their undo tapes (their reverse recomputes
@@ -110,6 +113,9 @@ pub struct Recording {
     pub keep: HashMap<VarId, Keep>,
     /// Decisions (by name) whose `if` has reverse work: recorded.
     pub decisions: HashSet<String>,
+    /// Decisions (by name) whose `if` has reverse work and whose condition
+    /// the reverse can evaluate again (`recomputable`): not recorded.
+    pub recomputed: HashSet<String>,
     /// Local arrays stored into only inside recorded nests and read outside
     /// them only after: plain stores, no undo tape.
     pub plain: HashSet<VarId>,
@@ -237,13 +243,17 @@ pub fn plan(
                 }
                 Stmt::If {
                     decision,
+                    cond,
                     then_,
                     else_,
-                    ..
                 } if has_reverse(then_, activity, &with_undo_free, &keep)
                     || has_reverse(else_, activity, &with_undo_free, &keep) =>
                 {
-                    recording.decisions.insert(decision.to_string());
+                    if recomputable(func, l, &keep, cond) {
+                        recording.recomputed.insert(decision.to_string());
+                    } else {
+                        recording.decisions.insert(decision.to_string());
+                    }
                 }
                 _ => {}
             });
@@ -273,6 +283,62 @@ pub fn plan(
 /// A loop that may be recorded: its scope (0 for the function body, then
 /// the bodies of fused loops), its position there, the loop.
 type Candidate<'a> = (usize, usize, &'a crate::ir::Loop);
+
+/// Whether the reverse of nest `l` can evaluate the condition `cond` of
+/// one of its `if`s again where it reverses the `if`, to the value it had in
+/// the forward sweep: it reads only loop indices of the nest (a reversed
+/// range gives them back), values defined before the nest that are not
+/// cells, and values the reverse recomputes anyway (`Keep::Recompute`, at
+/// the start of their block's reverse). Then the decision is not recorded:
+/// `i > 0` at a stencil's boundary costs a compare where recording costs a
+/// push and a pop.
+fn recomputable(
+    func: &Func,
+    l: &crate::ir::Loop,
+    keep: &HashMap<VarId, Keep>,
+    cond: &crate::ir::Const,
+) -> bool {
+    let mut inside: HashSet<VarId> = HashSet::new();
+    let mut indices: HashSet<VarId> = HashSet::new();
+    if let Header::Range { index, .. } = &l.header {
+        indices.insert(*index);
+    }
+    l.body.walk(0, &mut |stmt, _| match stmt {
+        Stmt::Let { var, .. } => {
+            inside.insert(*var);
+        }
+        Stmt::Update { cell, .. } => {
+            inside.insert(*cell);
+        }
+        Stmt::Store { array, .. } => {
+            inside.insert(*array);
+        }
+        Stmt::Loop(inner) => {
+            if let Header::Range { index, .. } = &inner.header {
+                indices.insert(*index);
+            }
+        }
+        _ => {}
+    });
+    // An array the function stores into anywhere may differ by the time
+    // of the reverse, and so may a local changed in place.
+    let mut stored: HashSet<VarId> = HashSet::new();
+    func.body.walk(0, &mut |stmt, _| {
+        if let Stmt::Store { array, .. } = stmt {
+            stored.insert(*array);
+        }
+    });
+    cond.uses.iter().all(|var| {
+        let info = &func.vars[*var];
+        let unchanged = !info.in_place
+            && !stored.contains(var)
+            && (info.kind != Kind::FloatArray || matches!(info.origin, Origin::Param { .. }));
+        unchanged
+            && (indices.contains(var)
+                || (!inside.contains(var) && !info.is_cell())
+                || keep.get(var) == Some(&Keep::Recompute))
+    })
+}
 
 /// Whether `l` holds another loop.
 fn holds_loop(l: &crate::ir::Loop) -> bool {

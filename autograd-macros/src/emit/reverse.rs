@@ -1283,20 +1283,24 @@ impl<'a> Body<'a> {
                 }
                 Stmt::If {
                     decision,
+                    cond,
                     then_,
                     else_,
-                    ..
                 } if self.nest.is_some() => {
-                    if !self
-                        .plan
-                        .recording
-                        .decisions
-                        .contains(&decision.to_string())
-                    {
+                    let recording = &self.plan.recording;
+                    let key = decision.to_string();
+                    // a decision is taken back at the start of its block's
+                    // reverse, or evaluated again here (`record.rs`)
+                    let again = recording.recomputed.contains(&key);
+                    if !again && !recording.decisions.contains(&key) {
                         continue;
                     }
                     let then_code = self.reverse_recorded_block(then_);
                     let else_code = self.reverse_recorded_block(else_);
+                    if again {
+                        let cond = &cond.tokens;
+                        out.push(quote!(let #decision: bool = #cond;));
+                    }
                     out.push(quote! {
                         if #decision { #(#then_code)* } else { #(#else_code)* }
                     });
