@@ -1223,7 +1223,34 @@ impl<'a> Body<'a> {
                 }
             }
         }
-        for stmt in block.stmts.iter().rev() {
+        // The statements whose reverse moves into a branch's (`sunk_before`).
+        let sunk: HashMap<usize, (bool, Vec<usize>)> = (0..block.stmts.len())
+            .filter_map(|k| self.sunk_before(block, k).map(|sink| (k, sink)))
+            .collect();
+        let moved: HashSet<usize> = sunk.values().flat_map(|(_, run)| run.clone()).collect();
+        for (position, stmt) in block.stmts.iter().enumerate().rev() {
+            if moved.contains(&position) {
+                continue;
+            }
+            // the reverse of the statements sunk into this `if`'s branch:
+            // their operands' adjoints declared before it, their code after
+            // the branch's own
+            let mut sink = sunk.get(&position).map(|(into_then, run)| {
+                self.declare_operand_adjoints(&mut out, block, run);
+                (*into_then, run.clone())
+            });
+            let mut sink_into = |this: &mut Self,
+                                 then_code: &mut Vec<TokenStream>,
+                                 else_code: &mut Vec<TokenStream>| {
+                if let Some((into_then, run)) = sink.take() {
+                    let code = this.reverse_statements(block, &run);
+                    if into_then {
+                        then_code.extend(code)
+                    } else {
+                        else_code.extend(code)
+                    }
+                }
+            };
             match stmt {
                 // its adjoint stays in the element's (`find_increments`)
                 Stmt::Let { var, .. } if self.increment_loads.contains(var) => {}
@@ -1295,8 +1322,9 @@ impl<'a> Body<'a> {
                     if !again && !recording.decisions.contains(&key) {
                         continue;
                     }
-                    let then_code = self.reverse_recorded_block(then_);
-                    let else_code = self.reverse_recorded_block(else_);
+                    let mut then_code = self.reverse_recorded_block(then_);
+                    let mut else_code = self.reverse_recorded_block(else_);
+                    sink_into(self, &mut then_code, &mut else_code);
                     if again {
                         let cond = &cond.tokens;
                         out.push(quote!(let #decision: bool = #cond;));
@@ -1311,8 +1339,9 @@ impl<'a> Body<'a> {
                     else_,
                     ..
                 } => {
-                    let then_code = self.reverse_branch(then_);
-                    let else_code = self.reverse_branch(else_);
+                    let mut then_code = self.reverse_branch(then_);
+                    let mut else_code = self.reverse_branch(else_);
+                    sink_into(self, &mut then_code, &mut else_code);
                     // Undo the branch's stores, so a replay starts where the
                     // branch started.
                     let undo: Vec<TokenStream> = self
@@ -1616,6 +1645,164 @@ impl<'a> Body<'a> {
 
     /// A branch's reverse: replay it, then reverse it (nothing when it has
     /// no adjoint work).
+    /// The statements just before the `if` at `block.stmts[k]` whose reverse
+    /// runs inside the reverse of one of its branches: whether that is the
+    /// `then` branch, and their positions.
+    ///
+    /// A float that only that branch (and the statements moved with it) reads
+    /// has a zero adjoint when the other branch ran, and so has every value
+    /// computed only for it: a cutoff's `r2 = dx² + dy² + dz²` before
+    /// `if r2 < rc2 { e += f(r2) }`. Reversed after the `if`, their chain
+    /// adds zeros into the operands' adjoints whichever branch ran (LLVM
+    /// cannot drop them: `0 · x` is not `0` for every `x`); reversed inside
+    /// the branch, nothing runs when the other one did. Taken: the longest
+    /// run of definitions ending at the `if` (a load, a copy or a rule of
+    /// floats that need adjoints; statements with no reverse in between),
+    /// each read only by later ones of the run and by one branch. Skipping
+    /// the zeros is what the tape does (it visits no node whose adjoint is
+    /// `0`), and what the gradient is: where `0 · ∞` would have given NaN,
+    /// this gives the branch's `0`.
+    fn sunk_before(&self, block: &Block, k: usize) -> Option<(bool, Vec<usize>)> {
+        let Stmt::If { then_, else_, .. } = &block.stmts[k] else {
+            return None;
+        };
+        let reads_in = |branch: &Block, var: VarId| {
+            let mut reads = false;
+            branch.walk(0, &mut |stmt, _| reads |= stmt.reads().contains(&var));
+            reads
+        };
+        let mut run: Vec<usize> = Vec::new();
+        let mut into_then: Option<bool> = None;
+        // cells assigned between the run and the `if`: their reverse moves
+        // their adjoints on and zeroes them, so what reads them stays
+        let mut updated: HashSet<VarId> = HashSet::new();
+        for position in (0..k).rev() {
+            let (var, init) = match &block.stmts[position] {
+                Stmt::Let { var, init, .. } => (*var, init),
+                Stmt::Update { cell, .. } => {
+                    updated.insert(*cell);
+                    continue;
+                }
+                _ => break,
+            };
+            // (a cell's declaration, `let mut c: f64;`, has no reverse either)
+            let no_reverse = init.is_none()
+                || !self.activity.needs_adjoint(var)
+                || self.increment_loads.contains(&var);
+            if no_reverse {
+                continue;
+            }
+            if !matches!(
+                init,
+                Some(Rhs::Use(_) | Rhs::Prim { .. } | Rhs::Load { .. })
+            ) {
+                break;
+            }
+            // read only by the run and one branch (the condition carries no
+            // adjoint)
+            let outside = block.stmts[position + 1..]
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| position + 1 + i != k && !run.contains(&(position + 1 + i)))
+                .any(|(_, stmt)| {
+                    stmt.reads().contains(&var)
+                        || match stmt {
+                            Stmt::If { then_, else_, .. } => {
+                                reads_in(then_, var) || reads_in(else_, var)
+                            }
+                            Stmt::Loop(l) => reads_in(&l.body, var),
+                            _ => false,
+                        }
+                });
+            let (in_then, in_else) = (reads_in(then_, var), reads_in(else_, var));
+            let branch = match (in_then, in_else) {
+                (true, true) => break,
+                (true, false) => Some(true),
+                (false, true) => Some(false),
+                (false, false) => None,
+            };
+            let reads_updated = block.stmts[position]
+                .reads()
+                .iter()
+                .any(|v| updated.contains(v));
+            if outside
+                || reads_updated
+                || self.func.vars[var].kind != Kind::Float
+                || (branch.is_some() && into_then.is_some() && branch != into_then)
+            {
+                // It stays, and the run goes on past it: its reverse, now
+                // after the run's rather than before, reads no adjoint the
+                // run's adds to (it reads no value of the run, which is read
+                // only by the run and the branch) and the run's reads none
+                // it writes (the run's values come before it); both may add
+                // to one operand's adjoint, in the other order.
+                continue;
+            }
+            into_then = into_then.or(branch);
+            run.push(position);
+        }
+        match into_then {
+            Some(into_then) if !run.is_empty() => Some((into_then, run)),
+            _ => None,
+        }
+    }
+
+    /// Declares, before an `if`, the adjoints of the variables that the
+    /// statements at `run` (sunk into one of its branches) read and that
+    /// are not declared yet, so that what those statements add to them is
+    /// still in scope after the `if`.
+    fn declare_operand_adjoints(
+        &mut self,
+        out: &mut Vec<TokenStream>,
+        block: &Block,
+        run: &[usize],
+    ) {
+        let defined: HashSet<VarId> = run
+            .iter()
+            .filter_map(|&p| match &block.stmts[p] {
+                Stmt::Let { var, .. } => Some(*var),
+                _ => None,
+            })
+            .collect();
+        for &p in run {
+            let Stmt::Let {
+                init: Some(rhs), ..
+            } = &block.stmts[p]
+            else {
+                continue;
+            };
+            for op in rhs.operands() {
+                let Operand::Var(v) = op else { continue };
+                if defined.contains(v)
+                    || !self.activity.needs_adjoint(*v)
+                    || self.func.vars[*v].kind != Kind::Float
+                    || !self.declared.insert(*v)
+                {
+                    continue;
+                }
+                let (adjoint, scalar, zero) = (self.adjoint(*v), self.scalar(), self.zero());
+                out.push(quote!(let mut #adjoint: #scalar = #zero;));
+            }
+        }
+    }
+
+    /// The reverse of the definitions at `run` (positions in `block`, last
+    /// first).
+    fn reverse_statements(&mut self, block: &Block, run: &[usize]) -> Vec<TokenStream> {
+        let mut out = Vec::new();
+        for &p in run {
+            if let Stmt::Let {
+                var,
+                init: Some(rhs),
+                ..
+            } = &block.stmts[p]
+            {
+                self.reverse_rhs(&mut out, *var, rhs);
+            }
+        }
+        out
+    }
+
     fn reverse_branch(&mut self, block: &Block) -> Vec<TokenStream> {
         let reverse = self.reverse(block);
         if reverse.is_empty() {
