@@ -656,3 +656,76 @@ fn a_counter_stepped_first() {
         );
     }
 }
+
+// ----- loops with nothing to reverse -----------------------------------------
+
+const KNOTS: [f64; 9] = [-2.0, -1.5, -0.9, -0.2, 0.0, 0.4, 1.1, 1.7, 2.5];
+
+/// A piecewise-linear interpolant whose knot values are the input, each
+/// query's interval found by a binary search: the search's reverse only
+/// sets `lo` and `hi` back (`Plan::resets`), nothing saved per step.
+#[differentiable(wrt(values))]
+fn interpolate(values: &[f64], queries: &[f64]) -> f64 {
+    let mut total = 0.0;
+    for &x in queries {
+        let mut lo = 0;
+        let mut hi = KNOTS.len() - 1;
+        while hi - lo > 1 {
+            let mid = (lo + hi) / 2;
+            if KNOTS[mid] <= x {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        let t = (x - KNOTS[lo]) / (KNOTS[hi] - KNOTS[lo]);
+        let v = values[lo] * (1.0 - t) + values[hi] * t;
+        total += v * v;
+    }
+    total
+}
+
+/// The search inside a loop whose reverse replays each iteration (its
+/// `acc` goes through `sin`), and a float the search scales without
+/// reading the input: the replay starts each search from the cells the
+/// reverse set back.
+#[differentiable]
+fn search_in_a_replayed_loop(values: &[f64], start: usize) -> f64 {
+    let mut acc = 0.0;
+    let mut lo = start;
+    for round in 0..3 {
+        let x = 0.7 * round as f64 - 1.1;
+        let mut hi = KNOTS.len() - 1;
+        let mut scale = 1.0;
+        while hi - lo > 1 {
+            let mid = (lo + hi) / 2;
+            scale *= 1.5;
+            if KNOTS[mid] <= x {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        acc = (acc + values[lo] * scale + values[hi]).sin();
+        lo = lo / 2;
+    }
+    acc
+}
+
+#[test]
+fn binary_searches_reversed_by_setting_their_cells_back() {
+    let queries = [-1.7, -0.5, 0.1, 0.3, 1.2, 2.4];
+    for values in [
+        [0.3, -0.2, 0.5, 0.1, 0.4, -0.3, 0.2, 0.6, -0.1],
+        [-0.5, 0.2, 0.1, 0.3, -0.4, 0.2, 0.1, -0.2, 0.5],
+    ] {
+        let (value, gradient) = interpolate_grad(&values, &queries);
+        assert_eq!(value, interpolate(&values, &queries));
+        assert_gradient(|v| interpolate(v, &queries), &values, &gradient);
+        for start in [0, 2] {
+            let (value, gradient) = search_in_a_replayed_loop_grad(&values, start);
+            assert_eq!(value, search_in_a_replayed_loop(&values, start));
+            assert_gradient(|v| search_in_a_replayed_loop(v, start), &values, &gradient);
+        }
+    }
+}

@@ -500,11 +500,14 @@ fn integer_expr(func: &Func, integers: &HashSet<VarId>, expr: &Expr, uses: &[Var
         },
         Expr::MethodCall(m) => match m.method.to_string().as_str() {
             "len" if m.args.is_empty() => match strip(&m.receiver) {
+                // a float array of the function's, or a constant's (`KNOTS`:
+                // not a variable of the function, an array or slice item)
                 Expr::Path(p) => p.path.get_ident().is_some_and(|ident| {
-                    uses.iter().any(|u| {
-                        func.vars[*u].ident == *ident
-                            && func.vars[*u].kind == crate::ir::Kind::FloatArray
-                    })
+                    let mut variables = uses.iter().filter(|u| func.vars[**u].ident == *ident);
+                    match variables.next() {
+                        Some(u) => func.vars[*u].kind == crate::ir::Kind::FloatArray,
+                        None => ident.to_string().chars().all(|c| !c.is_lowercase()),
+                    }
                 }),
                 _ => false,
             },

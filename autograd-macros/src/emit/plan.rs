@@ -74,6 +74,12 @@ pub struct Plan {
     /// one iteration after another, as the forward sweep did, instead of
     /// the forward sweep saving them on tapes for a reversed replay.
     pub restarts: HashMap<usize, Vec<(VarId, Operand)>>,
+    /// Replayed loops with nothing to reverse (`work_free`: a binary
+    /// search's `while hi - lo > 1`), by id: their cells, each with the
+    /// value it had before the loop. The loop's reverse only sets them back
+    /// to it — what a reversed replay of every iteration, from cells saved
+    /// at every iteration, would end with.
+    pub resets: HashMap<usize, Vec<(VarId, Operand)>>,
 }
 
 /// Where a loop nested in another loop's body saves its exit values, so
@@ -126,6 +132,7 @@ impl Plan {
             recording,
             vanishing: vanishing_seeds(&func.body),
             restarts: HashMap::new(),
+            resets: HashMap::new(),
         };
         plan.plan(func, activity, names);
         plan.plan_spread_loads(func);
@@ -255,6 +262,8 @@ impl Plan {
                 }
             }
         });
+        // the primitive integers (`counters::integers`), when a loop asks
+        let mut integers: Option<HashSet<VarId>> = None;
         for l in func.loops() {
             if self.fused.contains_key(&l.id) || self.recording.nest_of(l.id).is_some() {
                 // Each iteration is reversed right after it runs, or its
@@ -278,6 +287,27 @@ impl Plan {
                     .collect();
                 if let Some(restart) = restart {
                     self.restarts.insert(l.id, restart);
+                    self.loop_tapes.insert(l.id, Vec::new());
+                    continue;
+                }
+            }
+            if !needed.is_empty() && work_free(l, activity) {
+                let reset: Option<Vec<(VarId, Operand)>> = l
+                    .carried
+                    .iter()
+                    .map(|c| {
+                        let copied = func.vars[c.cell].kind == Kind::Float
+                            || integers
+                                .get_or_insert_with(|| crate::counters::integers(func))
+                                .contains(&c.cell);
+                        starts
+                            .get(&c.cell)
+                            .filter(|_| copied)
+                            .map(|v| (c.cell, v.clone()))
+                    })
+                    .collect();
+                if let Some(reset) = reset {
+                    self.resets.insert(l.id, reset);
                     self.loop_tapes.insert(l.id, Vec::new());
                     continue;
                 }
@@ -457,6 +487,23 @@ impl Plan {
             })
             .unwrap_or_default()
     }
+}
+
+/// Whether the reverse of loop `l` has nothing to do but set its cells back:
+/// no value of its body needs an adjoint, no cell it assigns does, it
+/// stores into no array and holds no loop (whose own reverse would take
+/// back what it saved).
+fn work_free(l: &crate::ir::Loop, activity: &Activity) -> bool {
+    let mut work = false;
+    l.body.walk(0, &mut |stmt, _| {
+        work |= match stmt {
+            Stmt::Let { var, .. } => activity.needs_adjoint(*var),
+            Stmt::Update { cell, .. } => activity.needs_adjoint(*cell),
+            Stmt::Store { .. } | Stmt::Loop(_) => true,
+            _ => false,
+        }
+    });
+    !work
 }
 
 /// Records, for every variable, the block that defines it, and every

@@ -1824,6 +1824,18 @@ impl<'a> Body<'a> {
     // may be reversed where the sums declared around the loop are not in
     // scope — random programs, seed 142804577 #2438, E0425.)
     fn reverse_loop(&mut self, l: &crate::ir::Loop) -> Option<TokenStream> {
+        if let Some(reset) = self.plan.resets.get(&l.id).cloned() {
+            // nothing to reverse (`Plan::resets`): the cells set back
+            let resets = reset.iter().map(|(cell, start)| {
+                let start = match self.is_dual(*cell) {
+                    true => self.dual_operand(start),
+                    false => self.operand(start),
+                };
+                let cell = self.ident(*cell);
+                quote!(#cell = #start;)
+            });
+            return Some(quote!(#(#resets)*));
+        }
         let reverse = self.reverse(&l.body);
         let saved = self.plan.loop_tapes.get(&l.id).cloned().unwrap_or_default();
         let stores = self.plan.construct_stores(&loop_key(l.id));
