@@ -1422,3 +1422,75 @@ fn idioms_have_second_derivatives() {
         }
     }
 }
+
+// ----- rows of data ---------------------------------------------------------------------
+
+const FEATURES: [f64; 12] = [
+    0.5, -1.2, 0.3, 0.8, 0.1, -0.4, -0.9, 0.6, 1.1, 0.2, -0.3, 0.7,
+];
+
+#[differentiable]
+fn squared(v: f64) -> f64 {
+    v * v
+}
+
+/// A logistic regression over the rows of data (`FEATURES.chunks(p)`, not
+/// differentiated): each row is read through its subslice, as `row[k]`
+/// is, and a row's element is an `f64` (given to a differentiated
+/// function as one).
+#[differentiable(wrt(w))]
+fn logistic(w: &[f64], data: &[f64], labels: &[f64]) -> f64 {
+    let p = w.len();
+    let mut loss = 0.0;
+    for (row, &label) in data.chunks(p).zip(labels) {
+        let z: f64 = row.iter().zip(w).map(|(a, b)| a * b).sum();
+        loss += (1.0 + (-label * z).exp()).ln() + 0.01 * squared(row[0]) * z;
+    }
+    loss
+}
+
+#[differentiable(wrt(w))]
+fn logistic_loop(w: &[f64], data: &[f64], labels: &[f64]) -> f64 {
+    let p = w.len();
+    let mut loss = 0.0;
+    for r in 0..labels.len().min(data.len().div_ceil(p)) {
+        let mut z = -0.0;
+        for k in 0..p.min(data.len() - r * p) {
+            z += data[r * p + k] * w[k];
+        }
+        let label = labels[r];
+        loss += (1.0 + (-label * z).exp()).ln() + 0.01 * squared(data[r * p]) * z;
+    }
+    loss
+}
+
+#[test]
+fn rows_of_data_read_through_their_subslices() {
+    let labels = [1.0, -1.0, 1.0, -1.0];
+    // 12 features in rows of 3 (four rows) and of 5 (a short last row)
+    for w in [&[0.3, -0.2, 0.5][..], &[0.1, 0.4, -0.3, 0.2, 0.6][..]] {
+        let (v, g) = logistic_grad(w, &FEATURES, &labels);
+        let (v_loop, g_loop) = logistic_loop_grad(w, &FEATURES, &labels);
+        assert_eq!(v, logistic(w, &FEATURES, &labels));
+        assert_eq!(v.to_bits(), v_loop.to_bits());
+        assert_eq!(g, g_loop);
+        assert_gradient(|w| logistic(w, &FEATURES, &labels), w, &g);
+    }
+}
+
+/// Past a row's end `row[k]` panics, in the gradient as in the function
+/// (reading the array at the row's start + `k` would not).
+#[differentiable(wrt(w))]
+fn past_the_row(w: &[f64], data: &[f64]) -> f64 {
+    let mut total = 0.0;
+    for row in data.chunks(3) {
+        total += w[0] * row[3];
+    }
+    total
+}
+
+#[test]
+#[should_panic(expected = "the len is 3 but the index is 3")]
+fn an_element_past_a_row_panics() {
+    past_the_row_grad(&[1.0], &FEATURES);
+}

@@ -225,6 +225,18 @@ impl Lowerer<'_> {
     /// start of the elements, their number), or `None` (reported).
     #[allow(clippy::type_complexity)]
     fn collection(&mut self, expr: &Expr, mutable: bool) -> Option<(Ident, Option<Ident>, Ident)> {
+        self.collection_of(expr, mutable)
+            .map(|(array, start, len, _)| (array, start, len))
+    }
+
+    /// [`Self::collection`], and whether the array is data: a float array
+    /// that carries no derivative (an inactive parameter).
+    #[allow(clippy::type_complexity)]
+    fn collection_of(
+        &mut self,
+        expr: &Expr,
+        mutable: bool,
+    ) -> Option<(Ident, Option<Ident>, Ident, bool)> {
         // `[1.5, 2.25, 2.625].iter()`, `&[a, b]`: a local array of its own.
         let literal = match strip_parens(expr) {
             Expr::Reference(r) => strip_parens(&r.expr),
@@ -235,7 +247,7 @@ impl Lowerer<'_> {
                 let id = self.new_array_temp(init, None);
                 let array = self.alias(id);
                 let len = self.const_local_of(&parse_quote!(#array.len()));
-                return Some((array, None, len));
+                return Some((array, None, len, false));
             }
         }
         let errors = self.cx.error_count();
@@ -251,7 +263,8 @@ impl Lowerer<'_> {
                 if mutable {
                     self.check_mutable(view.array, expr)?;
                 }
-                return Some((array, Some(start), len));
+                let data = !self.is_active_array(view.array);
+                return Some((array, Some(start), len, data));
             }
             Bound::Value(Value::Array(id)) => {
                 if mutable {
@@ -279,7 +292,7 @@ impl Lowerer<'_> {
             }
         };
         let len = self.const_local_of(&parse_quote!(#array.len()));
-        Some((array, start, len))
+        Some((array, start, len, false))
     }
 
     fn check_mutable(&mut self, array: usize, expr: &Expr) -> Option<()> {
@@ -491,17 +504,16 @@ impl Lowerer<'_> {
 
     /// A slice, array, `Vec` or subslice iterated over.
     fn slice_seq(&mut self, expr: &Expr, mutable: bool) -> Option<Seq> {
-        let (array, start, len) = self.collection(expr, mutable)?;
-        let elem: ElemFn = Rc::new(move |k: &Expr| {
-            let index: Expr = match &start {
-                Some(s) => parse_quote!(#s + (#k)),
-                None => parse_quote!(#k),
-            };
-            if mutable {
-                parse_quote!(&mut #array[#index])
-            } else {
-                parse_quote!(#array[#index])
-            }
+        let (array, start, len, data) = self.collection_of(expr, mutable)?;
+        let count = len.clone();
+        let elem: ElemFn = Rc::new(move |k: &Expr| match &start {
+            // a subslice of data (`x.chunks(p)`'s row): read through the
+            // subslice, as `row[k]` is (see `lower_index`)
+            Some(s) if data && !mutable => parse_quote!(#array[#s..#s + #count][#k]),
+            Some(s) if mutable => parse_quote!(&mut #array[#s + (#k)]),
+            Some(s) => parse_quote!(#array[#s + (#k)]),
+            None if mutable => parse_quote!(&mut #array[#k]),
+            None => parse_quote!(#array[#k]),
         });
         Some(Seq {
             len: Some(len),
