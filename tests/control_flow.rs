@@ -729,3 +729,82 @@ fn binary_searches_reversed_by_setting_their_cells_back() {
         }
     }
 }
+
+// ----- whiles stepped by something else than one -------------------------------
+
+/// A radix-2 FFT's power spectrum: stages `while len <= n { ..; len *= 2; }`
+/// over in-place butterflies, the `for` over its trip count it stands for.
+#[differentiable]
+fn fft_power(signal: &[f64]) -> f64 {
+    let n = signal.len();
+    let mut re = vec![0.0; n];
+    let mut im = vec![0.0; n];
+    let bits = n.trailing_zeros();
+    for i in 0..n {
+        re[i.reverse_bits() >> (usize::BITS - bits)] = signal[i];
+    }
+    let mut len = 2;
+    while len <= n {
+        let ang = -2.0 * std::f64::consts::PI / len as f64;
+        for start in (0..n).step_by(len) {
+            for k in 0..len / 2 {
+                let (s, c) = (ang * k as f64).sin_cos();
+                let (a, b) = (start + k, start + k + len / 2);
+                let tr = re[b] * c - im[b] * s;
+                let ti = re[b] * s + im[b] * c;
+                re[b] = re[a] - tr;
+                im[b] = im[a] - ti;
+                re[a] += tr;
+                im[a] += ti;
+            }
+        }
+        len *= 2;
+    }
+    let mut power = 0.0;
+    for k in 0..n {
+        power += (k as f64 + 1.0) * (re[k] * re[k] + im[k] * im[k]);
+    }
+    power + len as f64
+}
+
+/// Time stepping to a time, `while t < end { ..; t += h; }`, the step `h`
+/// differentiated too: the trip count is counted with the same additions.
+#[differentiable]
+fn decay_to(k: f64, h: f64) -> f64 {
+    let mut y = 1.0;
+    let mut t: f64 = 0.0;
+    let end = 1.0;
+    while t < end {
+        y += h * (-k * y + t.sin());
+        t += h;
+    }
+    y + t
+}
+
+#[test]
+fn stepped_whiles_differentiate_as_their_for_loops() {
+    for signal in [
+        [0.3, -0.2, 0.5, 0.1, 0.4, -0.3, 0.2, 0.6],
+        [-0.5, 0.2, 0.1, 0.3, -0.4, 0.2, 0.1, -0.2],
+    ] {
+        let (value, gradient) = fft_power_grad(&signal);
+        assert_eq!(value, fft_power(&signal));
+        assert_gradient(fft_power, &signal, &gradient);
+    }
+    // between trip-count changes of h (h = 0.1: ten or eleven steps)
+    for (k, h) in [(0.7, 0.13), (1.9, 0.071), (0.2, 0.0333)] {
+        let (value, (dk, dh)) = decay_to_grad(k, h);
+        assert_eq!(value, decay_to(k, h));
+        let e = 1e-7;
+        let fd_k = (decay_to(k + e, h) - decay_to(k - e, h)) / (2.0 * e);
+        let fd_h = (decay_to(k, h + e) - decay_to(k, h - e)) / (2.0 * e);
+        assert!(
+            (dk - fd_k).abs() < 1e-6 * (1.0 + fd_k.abs()),
+            "{k} {h}: {dk} {fd_k}"
+        );
+        assert!(
+            (dh - fd_h).abs() < 1e-5 * (1.0 + fd_h.abs()),
+            "{k} {h}: {dh} {fd_h}"
+        );
+    }
+}

@@ -1270,10 +1270,12 @@ pub fn counted_whiles(stmts: &[Stmt], names: &Names) -> Vec<Stmt> {
     let mut out = Vec::with_capacity(stmts.len());
     for stmt in stmts {
         match stmt {
-            Stmt::Expr(Expr::While(w), _) => match counted_while(w, names) {
-                Some(rewritten) => out.extend(rewritten),
-                None => out.push(stmt.clone()),
-            },
+            Stmt::Expr(Expr::While(w), _) => {
+                match counted_while(w, names).or_else(|| stepped_while(w, names)) {
+                    Some(rewritten) => out.extend(rewritten),
+                    None => out.push(stmt.clone()),
+                }
+            }
             _ => out.push(stmt.clone()),
         }
     }
@@ -1368,6 +1370,179 @@ fn counted_while(w: &syn::ExprWhile, names: &Names) -> Option<Vec<Stmt>> {
     Some(vec![for_loop, after])
 }
 
+/// `while cond { body; step }` whose last statement steps a counter
+/// (`len *= 2`, `t += dt`, `c = c / 2 + 1`) that only it changes, and whose
+/// condition reads nothing else the body changes, becomes
+///
+/// ```text
+/// let trips: usize = { let mut c = c; let mut t = 0; loop { if !(cond) { break; } t += 1; step } t };
+/// for _ in 0..trips { body; step }
+/// ```
+///
+/// the `for` it stands for: the condition's values follow the counter's
+/// alone, so its trip count is counted first, on a copy of the counter
+/// (the counting loop has nothing to reverse: its reverse only sets its
+/// cells back). A radix-2 FFT's `while len <= n { ..; len *= 2; }` and a
+/// time-stepping `while t < t_end { ..; t += dt; }` nest are then recorded
+/// rather than replayed. The condition and the step are side-effect free
+/// (`simple`): evaluated twice as often, they compute the same values.
+fn stepped_while(w: &syn::ExprWhile, names: &Names) -> Option<Vec<Stmt>> {
+    if w.label.is_some() || !w.attrs.is_empty() {
+        return None;
+    }
+    let cond = strip_parens(&w.cond);
+    let (body, last) = match w.body.stmts.split_last() {
+        Some((last, body)) => (body, last),
+        None => return None,
+    };
+    let Stmt::Expr(step, Some(_)) = last else {
+        return None;
+    };
+    let (counter, rhs) = match step {
+        Expr::Binary(b)
+            if matches!(
+                b.op,
+                BinOp::AddAssign(_)
+                    | BinOp::SubAssign(_)
+                    | BinOp::MulAssign(_)
+                    | BinOp::DivAssign(_)
+                    | BinOp::RemAssign(_)
+                    | BinOp::ShlAssign(_)
+                    | BinOp::ShrAssign(_)
+            ) =>
+        {
+            (&*b.left, &*b.right)
+        }
+        Expr::Assign(a) => (&*a.left, &*a.right),
+        _ => return None,
+    };
+    let Expr::Path(counter) = strip_parens(counter) else {
+        return None;
+    };
+    let counter = counter.path.get_ident()?.clone();
+    if !simple(cond) || !simple(rhs) {
+        return None;
+    }
+    let body_expr = Expr::Block(syn::ExprBlock {
+        attrs: Vec::new(),
+        label: None,
+        block: syn::Block {
+            brace_token: w.body.brace_token,
+            stmts: body.to_vec(),
+        },
+    });
+    let changed = assigned_names(&body_expr);
+    let touches =
+        |name: &str| changed.iter().any(|n| n == name) || borrowed_mutably(&body_expr, name);
+    let counter_name = counter.to_string();
+    let mut read = path_names(cond);
+    read.extend(path_names(rhs));
+    if may_jump(&body_expr)
+        || !read.contains(&counter_name)
+        || read.iter().any(|name| touches(name))
+        || binds_anywhere(&body_expr, &counter_name)
+    {
+        return None;
+    }
+    let (trips, t) = (
+        names.fresh_at("__ad_trips", counter.span()),
+        names.fresh_at("__ad_trip", counter.span()),
+    );
+    let count: Stmt = syn::parse_quote! {
+        let #trips: usize = {
+            let mut #counter = #counter;
+            let mut #t: usize = 0;
+            loop {
+                if !(#cond) {
+                    break;
+                }
+                #t += 1;
+                #step;
+            }
+            #t
+        };
+    };
+    let for_loop: Stmt = syn::parse_quote! {
+        for _ in 0..#trips {
+            #(#body)*
+            #step;
+        }
+    };
+    Some(vec![count, for_loop])
+}
+
+/// Whether `expr` has no side effect and no control flow: literals, names,
+/// fields, indexing, operators (no assignment), casts, and calls of a few
+/// methods of numbers and slices that have none.
+fn simple(expr: &Expr) -> bool {
+    match strip_parens(expr) {
+        Expr::Lit(_) | Expr::Path(_) => true,
+        Expr::Field(f) => simple(&f.base),
+        Expr::Index(i) => simple(&i.expr) && simple(&i.index),
+        Expr::Cast(c) => simple(&c.expr),
+        Expr::Unary(u) => !matches!(u.op, syn::UnOp::Deref(_)) && simple(&u.expr),
+        Expr::Binary(b) => {
+            !matches!(
+                b.op,
+                BinOp::AddAssign(_)
+                    | BinOp::SubAssign(_)
+                    | BinOp::MulAssign(_)
+                    | BinOp::DivAssign(_)
+                    | BinOp::RemAssign(_)
+                    | BinOp::BitXorAssign(_)
+                    | BinOp::BitAndAssign(_)
+                    | BinOp::BitOrAssign(_)
+                    | BinOp::ShlAssign(_)
+                    | BinOp::ShrAssign(_)
+            ) && simple(&b.left)
+                && simple(&b.right)
+        }
+        Expr::MethodCall(m) => {
+            const PURE: &[&str] = &[
+                "len",
+                "abs",
+                "min",
+                "max",
+                "pow",
+                "powi",
+                "powf",
+                "sqrt",
+                "exp",
+                "ln",
+                "is_empty",
+                "wrapping_add",
+                "wrapping_sub",
+                "wrapping_mul",
+                "saturating_add",
+                "saturating_sub",
+                "saturating_mul",
+                "trailing_zeros",
+                "leading_zeros",
+            ];
+            PURE.contains(&m.method.to_string().as_str())
+                && m.turbofish.is_none()
+                && simple(&m.receiver)
+                && m.args.iter().all(simple)
+        }
+        _ => false,
+    }
+}
+
+/// The single names `expr` reads (`n`, not `consts::N`).
+fn path_names(expr: &Expr) -> Vec<String> {
+    struct Finder(Vec<String>);
+    impl<'a> Visit<'a> for Finder {
+        fn visit_expr_path(&mut self, p: &'a syn::ExprPath) {
+            if let Some(ident) = p.path.get_ident() {
+                self.0.push(ident.to_string());
+            }
+        }
+    }
+    let mut finder = Finder(Vec::new());
+    finder.visit_expr(expr);
+    finder.0
+}
+
 /// Whether `expr` takes `&mut name`.
 fn borrowed_mutably(expr: &Expr, name: &str) -> bool {
     struct Finder<'n>(&'n str, bool);
@@ -1456,6 +1631,47 @@ mod tests {
             text.contains("if __ad_returned { return __ad_ret ; }"),
             "{text}"
         );
+    }
+
+    fn rewritten_whiles(src: &str) -> String {
+        let block: syn::Block = syn::parse_str(src).unwrap();
+        let item: syn::ItemFn = syn::parse_str(&format!("fn f() {src}")).unwrap();
+        counted_whiles(&block.stmts, &Names::new(&item))
+            .iter()
+            .map(|s| s.to_token_stream().to_string())
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    #[test]
+    fn stepped_whiles_count_their_trips_first() {
+        let text = rewritten_whiles("{ while len <= n { s += x[len]; len *= 2; } }");
+        assert!(
+            text.contains("let __ad_trips : usize = { let mut len = len ;"),
+            "{text}"
+        );
+        assert!(
+            text.contains("loop { if ! (len <= n) { break ; } __ad_trip += 1 ; len *= 2 ; }"),
+            "{text}"
+        );
+        assert!(
+            text.contains("for _ in 0 .. __ad_trips { s += x [len] ; len *= 2 ; }"),
+            "{text}"
+        );
+        // a float counter, a step that is an assignment
+        let text = rewritten_whiles("{ while t < end { y += h * y; t = t + h; } }");
+        assert!(text.contains("for _ in 0 .. __ad_trips"), "{text}");
+        // left as they are: the body changes what the condition reads, the
+        // step calls a function, the body jumps out, the condition does
+        // not read the counter
+        for src in [
+            "{ while len <= n { n -= 1; len *= 2; } }",
+            "{ while t < end { y += 1.0; t = next(t); } }",
+            "{ while t < end { if y > 2.0 { break; } t += h; } }",
+            "{ while y < 2.0 { y *= 1.5; t += h; } }",
+        ] {
+            assert!(!rewritten_whiles(src).contains("__ad_trips"), "{src}");
+        }
     }
 
     #[test]
