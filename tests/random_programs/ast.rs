@@ -121,12 +121,17 @@ pub enum Stmt {
         body: Block,
     },
     /// `while counter < limit { .. }` (the body increments the counter
-    /// first, so `continue` cannot make it spin).
+    /// first, so `continue` cannot make it spin), or, with `stepped_last`,
+    /// `while counter < limit { ..; counter = counter + (counter + 1); }`
+    /// (`+=` unless spelled out; the body then has no `break` or `continue`
+    /// of its own): the `while` the macro lowers as the `for` over its trip
+    /// count.
     While {
         counter: String,
         limit: usize,
         extra: Option<Cond>,
         body: Block,
+        stepped_last: Option<bool>,
     },
     /// `loop { .. }`, whose body starts with the counter's increment and a
     /// `break` once it passes `limit`.

@@ -54,7 +54,8 @@ const CONSTS: &[&str] = &[
 /// `chunks`, `chunks_exact` sources), `match`, `destructuring` (`let (a, b)
 /// = ..`, `let [x1, x2] = *x`, `sin_cos`, tuple locals), `get`
 /// (`x.get(i).copied().unwrap_or(v)`); `counters` (an integer a loop nest
-/// steps, `k += j`, read as `x[k % n]` and `k as f64`).
+/// steps, `k += j`, read as `x[k % n]` and `k as f64`); `stepped-whiles`
+/// (`while k < L { ..; k = k + (k + 1); }`, stepped last).
 fn avoid(feature: &str) -> bool {
     static AVOID: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
     AVOID
@@ -797,15 +798,29 @@ impl Gen {
         } else {
             None
         };
-        self.loop_depth += 1;
-        let mut body = self.block(false, depth + 1);
-        self.loop_depth -= 1;
-        body.stmts.insert(
-            0,
-            Stmt::Incr {
-                name: counter.clone(),
-            },
-        );
+        // stepped last (`k = 2k + 1`: 0, 1, 3, 7): no `break` or
+        // `continue` of its own, which would skip the step
+        let stepped_last = (!avoid("stepped-whiles") && self.chance(0.4)).then(|| self.chance(0.5));
+        let body = match stepped_last {
+            None => {
+                self.loop_depth += 1;
+                let mut body = self.block(false, depth + 1);
+                self.loop_depth -= 1;
+                body.stmts.insert(
+                    0,
+                    Stmt::Incr {
+                        name: counter.clone(),
+                    },
+                );
+                body
+            }
+            Some(_) => {
+                let outer = std::mem::replace(&mut self.loop_depth, 0);
+                let body = self.block(false, depth + 1);
+                self.loop_depth = outer;
+                body
+            }
+        };
         self.env.truncate(mark);
         Stmt::Block(Block {
             stmts: vec![
@@ -817,6 +832,7 @@ impl Gen {
                     limit,
                     extra,
                     body,
+                    stepped_last,
                 },
             ],
             tail: None,

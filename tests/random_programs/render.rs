@@ -441,12 +441,27 @@ impl Printer {
                 limit,
                 extra,
                 body,
+                stepped_last,
             } => {
                 let mut c = format!("{counter} < {limit}");
                 if let Some(e) = extra {
                     c = format!("{c} && {}", self.cond_at(e, 2));
                 }
-                self.braced(&format!("while {c} "), body, false);
+                match stepped_last {
+                    None => self.braced(&format!("while {c} "), body, false),
+                    Some(spelled_out) => {
+                        let mut body = body.clone();
+                        body.stmts.push(Stmt::Step {
+                            name: counter.clone(),
+                            by: IntExpr::Add(
+                                Box::new(IntExpr::Var(counter.clone())),
+                                Box::new(IntExpr::Lit(1)),
+                            ),
+                            spelled_out: *spelled_out,
+                        });
+                        self.braced(&format!("while {c} "), &body, false)
+                    }
+                }
             }
             Stmt::Loop { body } => self.braced("loop ", body, false),
             Stmt::ForChain { pat, chain, body } => self.for_chain(pat, chain, body),

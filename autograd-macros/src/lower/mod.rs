@@ -1077,7 +1077,9 @@ impl<'a> Lowerer<'a> {
         if self.vars[target].kind == Kind::FloatArray {
             self.cx.error_spanned_by(
                 place,
-                "assigning a whole slice or array is not supported by `#[differentiable]`",
+                "assigning a whole slice or array is not supported by `#[differentiable]`: \
+                 assign its elements (`for k in 0..a.len() { a[k] = b[k]; }`, the new values \
+                 in a buffer of their own first when they read the old ones)",
             );
             return;
         }
