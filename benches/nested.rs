@@ -26,6 +26,10 @@
 //!   score a dot product into a buffer, a running maximum, a log-sum-exp.
 //! - [`chebyshev_objective`]: a Chebyshev series fit, per point the
 //!   three-term recurrence carrying two values beside the series.
+//! - [`cutoff_objective`]: a Lennard-Jones energy with a cutoff over the
+//!   pairs of points in space: most pairs are beyond it and add nothing.
+//! - [`gauss_seidel_objective`]: Gauss–Seidel sweeps for `−u'' = f` in
+//!   place, with `if`s at the boundary, then a least-squares misfit.
 //!
 //! Each `_by_hand` function adds the gradient into its output slices (like
 //! an `_adjoint` with `d_out = 1`) and returns the value. `benches/tests/
@@ -907,4 +911,140 @@ pub fn chebyshev_data(n: usize, m: usize, seed: u64) -> (Vec<f64>, Vec<f64>, Vec
         rng.vec(n, -1.0, 1.0),
         rng.vec(n, -1.0, 1.0),
     )
+}
+
+// ----- (k) a pair energy with a cutoff --------------------------------------------
+
+/// A Lennard-Jones energy over the pairs of `pos.len() / 3` points in
+/// space, pairs farther apart than `cutoff` left out: `Σ_{i<j, r² < rc²}
+/// 4 (s⁶ − s³)` with `s = 1 / r²`.
+#[differentiable(wrt(pos))]
+pub fn cutoff_objective(pos: &[f64], cutoff: f64) -> f64 {
+    let n = pos.len() / 3;
+    let rc2 = cutoff * cutoff;
+    let mut e = 0.0;
+    for i in 0..n {
+        for j in i + 1..n {
+            let dx = pos[3 * i] - pos[3 * j];
+            let dy = pos[3 * i + 1] - pos[3 * j + 1];
+            let dz = pos[3 * i + 2] - pos[3 * j + 2];
+            let r2 = dx * dx + dy * dy + dz * dz;
+            if r2 < rc2 {
+                let s6 = (1.0 / r2).powi(3);
+                e += 4.0 * (s6 * s6 - s6);
+            }
+        }
+    }
+    e
+}
+
+/// [`cutoff_objective`] and its gradient, by hand: per pair inside the
+/// cutoff, `dE/dr² = 4 (3 s³ − 6 s⁶) / r²` along the separation.
+pub fn cutoff_by_hand(pos: &[f64], cutoff: f64, d_pos: &mut [f64]) -> f64 {
+    let n = pos.len() / 3;
+    let rc2 = cutoff * cutoff;
+    let mut e = 0.0;
+    for i in 0..n {
+        for j in i + 1..n {
+            let dx = pos[3 * i] - pos[3 * j];
+            let dy = pos[3 * i + 1] - pos[3 * j + 1];
+            let dz = pos[3 * i + 2] - pos[3 * j + 2];
+            let r2 = dx * dx + dy * dy + dz * dz;
+            if r2 < rc2 {
+                let inv = 1.0 / r2;
+                let s6 = inv * inv * inv;
+                e += 4.0 * (s6 * s6 - s6);
+                let de = 4.0 * (3.0 * s6 - 6.0 * s6 * s6) * inv;
+                let (gx, gy, gz) = (2.0 * de * dx, 2.0 * de * dy, 2.0 * de * dz);
+                d_pos[3 * i] += gx;
+                d_pos[3 * i + 1] += gy;
+                d_pos[3 * i + 2] += gz;
+                d_pos[3 * j] -= gx;
+                d_pos[3 * j + 1] -= gy;
+                d_pos[3 * j + 2] -= gz;
+            }
+        }
+    }
+    e
+}
+
+/// `n` points on a jittered cubic lattice of spacing 1.1 (about a fifth of
+/// the pairs within the cutoff 2.5 at n = 125).
+pub fn cutoff_data(n: usize, seed: u64) -> Vec<f64> {
+    let mut rng = Rng(seed | 1);
+    let side = (1..).find(|s| s * s * s >= n).unwrap_or(1);
+    let mut pos = Vec::with_capacity(3 * n);
+    for i in 0..n {
+        for coordinate in [i % side, (i / side) % side, i / side / side] {
+            pos.push(coordinate as f64 * 1.1 + rng.uniform(-0.05, 0.05));
+        }
+    }
+    pos
+}
+
+// ----- (l) Gauss–Seidel sweeps -----------------------------------------------------
+
+/// `sweeps` Gauss–Seidel sweeps for `−u'' = f` on `f.len()` interior points
+/// of the unit interval (zero at both ends), in place, then `‖u − target‖²`.
+#[differentiable(wrt(f))]
+pub fn gauss_seidel_objective(f: &[f64], target: &[f64], sweeps: usize) -> f64 {
+    let n = f.len();
+    let h2 = 1.0 / ((n + 1) * (n + 1)) as f64;
+    let mut u = vec![0.0; n];
+    for _ in 0..sweeps {
+        for i in 0..n {
+            let left = if i > 0 { u[i - 1] } else { 0.0 };
+            let right = if i + 1 < n { u[i + 1] } else { 0.0 };
+            u[i] = 0.5 * (left + right + h2 * f[i]);
+        }
+    }
+    let mut loss = 0.0;
+    for i in 0..n {
+        let d = u[i] - target[i];
+        loss += d * d;
+    }
+    loss
+}
+
+/// [`gauss_seidel_objective`] and its gradient, by hand: the sweeps are
+/// linear in `u` and `f`, so the reverse is the transposed sweeps, last
+/// point first, with nothing of the forward sweep kept.
+pub fn gauss_seidel_by_hand(f: &[f64], target: &[f64], sweeps: usize, d_f: &mut [f64]) -> f64 {
+    let n = f.len();
+    let h2 = 1.0 / ((n + 1) * (n + 1)) as f64;
+    let mut u = vec![0.0; n];
+    for _ in 0..sweeps {
+        for i in 0..n {
+            let left = if i > 0 { u[i - 1] } else { 0.0 };
+            let right = if i + 1 < n { u[i + 1] } else { 0.0 };
+            u[i] = 0.5 * (left + right + h2 * f[i]);
+        }
+    }
+    let mut loss = 0.0;
+    let mut du = vec![0.0; n];
+    for i in 0..n {
+        let d = u[i] - target[i];
+        loss += d * d;
+        du[i] = 2.0 * d;
+    }
+    for _ in 0..sweeps {
+        for i in (0..n).rev() {
+            let a = 0.5 * du[i];
+            du[i] = 0.0;
+            if i > 0 {
+                du[i - 1] += a;
+            }
+            if i + 1 < n {
+                du[i + 1] += a;
+            }
+            d_f[i] += h2 * a;
+        }
+    }
+    loss
+}
+
+/// A right-hand side and a target for [`gauss_seidel_objective`].
+pub fn gauss_seidel_data(n: usize, seed: u64) -> (Vec<f64>, Vec<f64>) {
+    let mut rng = Rng(seed | 1);
+    (rng.vec(n, -1.0, 1.0), rng.vec(n, -0.01, 0.01))
 }

@@ -44,7 +44,7 @@ pub struct Row {
 }
 
 /// The rows, in the order they run.
-pub const ROWS: [(&str, usize); 40] = [
+pub const ROWS: [(&str, usize); 44] = [
     ("rosenbrock", 2),
     ("rosenbrock", 10),
     ("rosenbrock", 100),
@@ -97,6 +97,12 @@ pub const ROWS: [(&str, usize); 40] = [
     // Chebyshev series fit: N points, `chebyshev_m<m>` coefficients
     ("chebyshev_m12", 1000),
     ("chebyshev_m40", 1000),
+    // Lennard-Jones energy with a cutoff: N points
+    ("cutoff", 125),
+    ("cutoff", 512),
+    // Gauss–Seidel, 20 sweeps: N points
+    ("gauss_seidel", 100),
+    ("gauss_seidel", 1000),
 ];
 
 /// Computes the value, and writes the gradient into the slice.
@@ -143,6 +149,8 @@ pub fn run_all(runner: &mut dyn Runner) {
             _ if workload.starts_with("kmeans_") => kmeans(runner, workload, param),
             _ if workload.starts_with("softmax_") => softmax(runner, workload, param),
             _ if workload.starts_with("chebyshev_") => chebyshev(runner, workload, param),
+            "cutoff" => cutoff(runner, param),
+            "gauss_seidel" => gauss_seidel(runner, param),
             _ if workload.starts_with("gmm_") => gmm(runner, workload, param),
             _ if workload.starts_with("lstm_b") => lstm(runner, workload, param),
             _ if workload.starts_with("heat_n") => heat(runner, workload, param),
@@ -554,6 +562,40 @@ fn chebyshev(runner: &mut dyn Runner, workload: &'static str, n: usize) {
         }),
     ];
     check_and_run(runner, workload, n, m, &mut variants);
+}
+
+fn cutoff(runner: &mut dyn Runner, n: usize) {
+    let pos = nested::cutoff_data(n, 42);
+    let mut variants = vec![
+        variant("primal", |_| nested::cutoff_objective(black_box(&pos), 2.5)),
+        variant("hand_written", |grad| {
+            grad.fill(0.0);
+            nested::cutoff_by_hand(black_box(&pos), 2.5, grad)
+        }),
+        variant("macro_adjoint", |grad| {
+            grad.fill(0.0);
+            nested::cutoff_objective_adjoint(black_box(&pos), 2.5, 1.0, grad)
+        }),
+    ];
+    check_and_run(runner, "cutoff", n, 3 * n, &mut variants);
+}
+
+fn gauss_seidel(runner: &mut dyn Runner, n: usize) {
+    let (f, target) = nested::gauss_seidel_data(n, 42);
+    let mut variants = vec![
+        variant("primal", |_| {
+            nested::gauss_seidel_objective(black_box(&f), &target, 20)
+        }),
+        variant("hand_written", |grad| {
+            grad.fill(0.0);
+            nested::gauss_seidel_by_hand(black_box(&f), &target, 20, grad)
+        }),
+        variant("macro_adjoint", |grad| {
+            grad.fill(0.0);
+            nested::gauss_seidel_objective_adjoint(black_box(&f), &target, 20, 1.0, grad)
+        }),
+    ];
+    check_and_run(runner, "gauss_seidel", n, n, &mut variants);
 }
 
 fn pairs(runner: &mut dyn Runner, n: usize) {

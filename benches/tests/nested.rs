@@ -149,6 +149,30 @@ fn chebyshev_gradients_agree() {
     }
 }
 
+#[test]
+fn cutoff_gradients_agree() {
+    for n in [2, 9, 64] {
+        let pos = cutoff_data(n, 17 + n as u64);
+        let mut hand_gradient = vec![0.0; 3 * n];
+        let hand = cutoff_by_hand(&pos, 2.5, &mut hand_gradient);
+        let (value, gradient) = cutoff_objective_grad(&pos, 2.5);
+        close("cutoff value", &[value], &[hand], 1e-12);
+        close("cutoff d_pos", &gradient, &hand_gradient, 1e-9);
+    }
+}
+
+#[test]
+fn gauss_seidel_gradients_agree() {
+    for (n, sweeps) in [(1, 1), (5, 3), (60, 20)] {
+        let (f, target) = gauss_seidel_data(n, 19 + n as u64);
+        let mut hand_gradient = vec![0.0; n];
+        let hand = gauss_seidel_by_hand(&f, &target, sweeps, &mut hand_gradient);
+        let (value, gradient) = gauss_seidel_objective_grad(&f, &target, sweeps);
+        close("gauss_seidel value", &[value], &[hand], 1e-12);
+        close("gauss_seidel d_f", &gradient, &hand_gradient, 1e-9);
+    }
+}
+
 /// The hand-written gradients are right, not only equal to the generated
 /// ones: central differences on a few partials of each.
 #[test]
@@ -223,6 +247,24 @@ fn hand_written_gradients_match_finite_differences() {
             (fd(&f, &c, i) - h).abs() < 1e-6 * scale,
             "chebyshev d_c[{i}]"
         );
+    }
+    let pos = cutoff_data(8, 5);
+    let mut hp = vec![0.0; 24];
+    cutoff_by_hand(&pos, 2.5, &mut hp);
+    for i in [0, 7, 13, 23] {
+        let f = |p: &[f64]| cutoff_objective(p, 2.5);
+        let scale = 1.0 + hp[i].abs();
+        assert!(
+            (fd(&f, &pos, i) - hp[i]).abs() < 1e-6 * scale,
+            "cutoff d_pos[{i}]"
+        );
+    }
+    let (f0, target) = gauss_seidel_data(7, 6);
+    let mut hf = vec![0.0; 7];
+    gauss_seidel_by_hand(&f0, &target, 4, &mut hf);
+    for (i, h) in hf.iter().enumerate() {
+        let f = |f: &[f64]| gauss_seidel_objective(f, &target, 4);
+        assert!((fd(&f, &f0, i) - h).abs() < 1e-8, "gauss_seidel d_f[{i}]");
     }
     let x = pairs_data(6, 4);
     let mut hx = vec![0.0; 6];
