@@ -122,10 +122,10 @@ pub enum Stmt {
     },
     /// `while counter < limit { .. }` (the body increments the counter
     /// first, so `continue` cannot make it spin), or, with `stepped_last`,
-    /// `while counter < limit { ..; counter = counter + (counter + 1); }`
-    /// (`+=` unless spelled out; the body then has no `break` or `continue`
-    /// of its own): the `while` the macro lowers as the `for` over its trip
-    /// count.
+    /// `while counter < limit { { .. } counter = counter + (counter + 1); }`
+    /// (`+=` unless spelled out; the body, in a block of its own so that it
+    /// cannot shadow the counter, has no `break` or `continue` of its own):
+    /// the `while` the macro lowers as the `for` over its trip count.
     While {
         counter: String,
         limit: usize,

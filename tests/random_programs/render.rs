@@ -450,15 +450,22 @@ impl Printer {
                 match stepped_last {
                     None => self.braced(&format!("while {c} "), body, false),
                     Some(spelled_out) => {
-                        let mut body = body.clone();
-                        body.stmts.push(Stmt::Step {
-                            name: counter.clone(),
-                            by: IntExpr::Add(
-                                Box::new(IntExpr::Var(counter.clone())),
-                                Box::new(IntExpr::Lit(1)),
-                            ),
-                            spelled_out: *spelled_out,
-                        });
+                        // the body in a block of its own, so that its
+                        // `let`s do not shadow the counter the step reads
+                        let body = Block {
+                            stmts: vec![
+                                Stmt::Block(body.clone()),
+                                Stmt::Step {
+                                    name: counter.clone(),
+                                    by: IntExpr::Add(
+                                        Box::new(IntExpr::Var(counter.clone())),
+                                        Box::new(IntExpr::Lit(1)),
+                                    ),
+                                    spelled_out: *spelled_out,
+                                },
+                            ],
+                            tail: None,
+                        };
                         self.braced(&format!("while {c} "), &body, false)
                     }
                 }
