@@ -256,3 +256,86 @@ fn locals_changed_before_they_are_read() {
     assert_eq!(dx, expected);
     assert_gradient(|v| filled_tables(v, 7), &x, &dx);
 }
+
+// ----- whole arrays assigned ----------------------------------------------------
+
+/// A planar arm: the cumulative rotation assigned whole, from a new array
+/// computed from the old one (`rot = next;`).
+#[differentiable(hessian)]
+fn arm(angles: &[f64]) -> f64 {
+    let mut rot = [1.0, 0.0, 0.0, 1.0];
+    let mut reach = 0.0;
+    for &a in angles {
+        let (s, c) = a.sin_cos();
+        let next = [
+            rot[0] * c + rot[1] * s,
+            rot[1] * c - rot[0] * s,
+            rot[2] * c + rot[3] * s,
+            rot[3] * c - rot[2] * s,
+        ];
+        rot = next;
+        reach += rot[0] * a + rot[2];
+    }
+    reach
+}
+
+/// An oscillator stepped with an array literal that reads the state it
+/// replaces, and double buffering of `Vec`s (`u = next.clone();`,
+/// `u = next.to_vec();`).
+#[differentiable]
+fn stepped_states(x: &[f64]) -> f64 {
+    let mut state = [x[0], x[1]];
+    for _ in 0..5 {
+        state = [state[0] + 0.1 * state[1], state[1] - 0.1 * x[2] * state[0]];
+    }
+    let mut u = vec![x[3], x[4], x[5]];
+    let mut next = vec![0.0; 3];
+    for step in 0..4 {
+        for i in 0..3 {
+            next[i] = u[i] + 0.2 * (u[(i + 1) % 3] - u[i]).sin();
+        }
+        if step % 2 == 0 {
+            u = next.clone();
+        } else {
+            u = next.to_vec();
+        }
+    }
+    state[0] * state[1] + u[0] * u[2]
+}
+
+#[test]
+fn whole_arrays_assigned_element_by_element() {
+    for angles in [[0.3, -0.7, 1.1, 0.4], [1.2, 0.5, -0.2, -1.4]] {
+        let (value, gradient) = arm_grad(&angles);
+        assert_eq!(value, arm(&angles));
+        assert_gradient(arm, &angles, &gradient);
+        let (_, _, hessian) = arm_hessian(&angles);
+        let report = autograd::check::hessian(|a| arm_grad(a).1, &angles, &hessian);
+        assert!(report.is_ok(1e-5), "{report}");
+    }
+    for x in [
+        [0.7, -1.3, 0.4, 1.9, -0.6, 1.1],
+        [1.2, 0.3, -0.8, 0.5, 2.1, -0.2],
+    ] {
+        let (value, gradient) = stepped_states_grad(&x);
+        assert_eq!(value, stepped_states(&x));
+        assert_gradient(stepped_states, &x, &gradient);
+    }
+}
+
+/// A `Vec` given one of another length: valid Rust, which copying the
+/// elements does not stand for; the gradient panics saying so.
+#[differentiable]
+fn longer_vec(x: f64) -> f64 {
+    let mut u = vec![x, 2.0 * x];
+    let w = vec![x, x * x, 3.0];
+    u = w;
+    u[2] * x
+}
+
+#[test]
+#[should_panic(expected = "assigns `u = w` element by element: the lengths must be equal")]
+fn a_vec_of_another_length_panics() {
+    assert_eq!(longer_vec(2.0), 6.0);
+    longer_vec_grad(2.0);
+}

@@ -349,6 +349,67 @@ impl<'a> Lowerer<'a> {
     /// accumulator of a desugared iterator chain, a `match` scrutinee, an
     /// alias): no user's name and no other generated one. The one place
     /// desugaring asks the allocator for a name.
+    /// `a = [x, y, ..];` or `a = b;` (`b.clone()`, `b.to_vec()`) of a local
+    /// float array `a`: the loop that assigns its elements, the new values
+    /// first in a buffer of their own (they may read `a`:
+    /// `state = [state[1], -state[0]];`). An array literal has the length
+    /// of `a` (rustc checks the function as written); another array's
+    /// length is checked at run time, a `Vec` given another length being
+    /// the one case that copying elements does not stand for (it panics
+    /// saying so). `None` for anything else (refused by the caller).
+    fn whole_array_assignment(
+        &mut self,
+        target: VarId,
+        name: &Ident,
+        rhs: &Expr,
+    ) -> Option<syn::Block> {
+        if self.vars[target].origin != Origin::Local {
+            return None;
+        }
+        let k = self.fresh_ident("k");
+        match syntax::strip_parens(rhs) {
+            Expr::Array(array) => {
+                let new = self.fresh_ident("new");
+                let n = array.elems.len();
+                Some(syn::parse_quote!({
+                    let #new = #rhs;
+                    for #k in 0..#n {
+                        #name[#k] = #new[#k];
+                    }
+                }))
+            }
+            source => {
+                let source = match source {
+                    Expr::MethodCall(call)
+                        if call.args.is_empty()
+                            && (call.method == "clone" || call.method == "to_vec") =>
+                    {
+                        syntax::strip_parens(&call.receiver)
+                    }
+                    other => other,
+                };
+                let Expr::Path(path) = source else {
+                    return None;
+                };
+                let ident = path.path.get_ident()?;
+                let id = self.lookup(&ident.to_string())?;
+                if self.vars[id].kind != Kind::FloatArray || id == target {
+                    return None;
+                }
+                let message = format!(
+                    "`#[differentiable]` assigns `{name} = {ident}` element by element: \
+                     the lengths must be equal"
+                );
+                Some(syn::parse_quote!({
+                    ::core::assert_eq!(#name.len(), #ident.len(), #message);
+                    for #k in 0..#name.len() {
+                        #name[#k] = #ident[#k];
+                    }
+                }))
+            }
+        }
+    }
+
     fn fresh_ident(&mut self, what: &str) -> Ident {
         self.generated(what)
     }
@@ -1074,12 +1135,21 @@ impl<'a> Lowerer<'a> {
             return;
         };
         self.in_place.reassign(target);
+        if self.vars[target].kind == Kind::FloatArray && op.is_none() {
+            if let Some(block) = self.whole_array_assignment(target, &name, rhs) {
+                self.push_scope(HashMap::new());
+                self.lower_stmts(&block.stmts, None, &[]);
+                self.pop_scope();
+                return;
+            }
+        }
         if self.vars[target].kind == Kind::FloatArray {
             self.cx.error_spanned_by(
                 place,
-                "assigning a whole slice or array is not supported by `#[differentiable]`: \
-                 assign its elements (`for k in 0..a.len() { a[k] = b[k]; }`, the new values \
-                 in a buffer of their own first when they read the old ones)",
+                "assigning a whole slice or array is supported from an array literal or another \
+                 float array (`a = [x, y];`, `a = b.clone();`) to a local array; here assign \
+                 its elements (`for k in 0..a.len() { a[k] = b[k]; }`, the new values in a \
+                 buffer of their own first when they read the old ones)",
             );
             return;
         }
