@@ -132,6 +132,23 @@ twins!(gauss_seidel_agrees: gauss_seidel, gauss_seidel_grad, gauss_seidel_adjoin
     total + u[n - 1]
 });
 
+// A single loop of the function body whose replay would save its carried
+// values anyway and compute `sin_cos` and `exp` again: recorded
+// (`record.rs`, `kept`), its stores into a local array plain.
+twins!(single_loop_agrees: single_loop, single_loop_grad, single_loop_adjoint;
+       single_loop_r, single_loop_r_grad, single_loop_r_adjoint; |x| {
+    let mut rot = [1.0, 0.0];
+    let mut reach = 0.0;
+    let mut scale = x[5];
+    for k in 0..5 {
+        let (s, c) = (x[k] * scale).sin_cos();
+        rot = [rot[0] * c - rot[1] * s, rot[0] * s + rot[1] * c];
+        reach += rot[0] * (0.1 * x[k]).exp();
+        scale = 0.5 * scale + rot[1];
+    }
+    reach + scale
+});
+
 // Nests inside a fused loop's body (a sum over points whose reverse runs
 // point by point): recorded too, their records taken back within the
 // point's iteration.

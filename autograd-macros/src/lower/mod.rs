@@ -179,6 +179,9 @@ struct Lowerer<'a> {
     /// Locals that stand for more than one value (tuples, closures,
     /// subslice views, element places): what they stand for.
     compound: HashMap<VarId, pattern::Bound>,
+    /// Local float arrays of a length known from their `let` (`[a, b, c]`,
+    /// `[0.0; 4]`): whole assignments to or from them are unrolled.
+    fixed_lens: HashMap<VarId, usize>,
     /// The generated names of `match` scrutinees not yet bound, with the
     /// scrutinee (a float one is refused where it is bound).
     scrutinees: HashMap<String, Expr>,
@@ -213,6 +216,7 @@ impl<'a> Lowerer<'a> {
             returns_f64: true,
             poisoned: HashSet::new(),
             compound: HashMap::new(),
+            fixed_lens: HashMap::new(),
             scrutinees: HashMap::new(),
             in_place: in_place::InPlace::default(),
         }
@@ -366,11 +370,23 @@ impl<'a> Lowerer<'a> {
         if self.vars[target].origin != Origin::Local {
             return None;
         }
+        // at most this many elements are assigned one by one, unrolled
+        const UNROLLED: usize = 16;
         let k = self.fresh_ident("k");
         match syntax::strip_parens(rhs) {
             Expr::Array(array) => {
                 let new = self.fresh_ident("new");
                 let n = array.elems.len();
+                if n <= UNROLLED {
+                    // one value each, not a buffer: a loop that declares no
+                    // array may be recorded (`record.rs`)
+                    let values: Vec<Ident> = (0..n).map(|_| self.fresh_ident("new")).collect();
+                    let (elems, each) = (array.elems.iter(), (0..n).map(syn::Index::from));
+                    return Some(syn::parse_quote!({
+                        #(let #values = #elems;)*
+                        #(#name[#each] = #values;)*
+                    }));
+                }
                 Some(syn::parse_quote!({
                     let #new = #rhs;
                     for #k in 0..#n {
@@ -395,6 +411,15 @@ impl<'a> Lowerer<'a> {
                 let id = self.lookup(&ident.to_string())?;
                 if self.vars[id].kind != Kind::FloatArray || id == target {
                     return None;
+                }
+                // two arrays of one length known from their `let`s (rustc
+                // checks they are equal)
+                let known = self.fixed_lens.get(&target).or(self.fixed_lens.get(&id));
+                if let Some(&n) = known.filter(|n| **n <= UNROLLED) {
+                    let each = (0..n).map(syn::Index::from);
+                    return Some(syn::parse_quote!({
+                        #(#name[#each] = #ident[#each];)*
+                    }));
                 }
                 let message = format!(
                     "`#[differentiable]` assigns `{name} = {ident}` element by element: \
@@ -908,6 +933,18 @@ impl<'a> Lowerer<'a> {
             }
             if let Some((array, untyped)) = array {
                 let id = self.new_local(&p.ident, Kind::FloatArray);
+                let fixed = match &array {
+                    ArrayInit::List { items, vec: false } => Some(items.len()),
+                    ArrayInit::Fill {
+                        len, vec: false, ..
+                    } => syn::parse2::<syn::LitInt>(len.clone())
+                        .ok()
+                        .and_then(|n| n.base10_parse().ok()),
+                    _ => None,
+                };
+                if let Some(n) = fixed {
+                    self.fixed_lens.insert(id, n);
+                }
                 self.stmts.push(Stmt::Let {
                     var: id,
                     ty: untyped,
