@@ -103,6 +103,12 @@ pub enum Stmt {
         by: IntExpr,
         spelled_out: bool,
     },
+    /// `name = [a, b, ..];`: a local array (`BufClass::LocalArray`) assigned
+    /// whole, one value per element.
+    AssignWhole {
+        name: String,
+        items: Vec<Expr>,
+    },
     /// `place op value;` with op one of `= += -= *= /=`.
     Assign {
         place: Place,

@@ -55,7 +55,8 @@ const CONSTS: &[&str] = &[
 /// = ..`, `let [x1, x2] = *x`, `sin_cos`, tuple locals), `get`
 /// (`x.get(i).copied().unwrap_or(v)`); `counters` (an integer a loop nest
 /// steps, `k += j`, read as `x[k % n]` and `k as f64`); `stepped-whiles`
-/// (`while k < L { ..; k = k + (k + 1); }`, stepped last).
+/// (`while k < L { ..; k = k + (k + 1); }`, stepped last); `whole-arrays`
+/// (`b = [x, y];` of a local array).
 fn avoid(feature: &str) -> bool {
     static AVOID: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
     AVOID
@@ -625,6 +626,28 @@ impl Gen {
     }
 
     fn assign(&mut self) -> Option<Stmt> {
+        // now and then a local array assigned whole
+        if !avoid("whole-arrays") {
+            let arrays: Vec<(String, usize)> = self
+                .visible()
+                .into_iter()
+                .filter(|b| !self.frozen.contains(&b.id))
+                .filter_map(|b| match b.kind {
+                    Kind::Buf {
+                        len,
+                        writable: true,
+                        class: BufClass::LocalArray,
+                        ..
+                    } => Some((b.name, len)),
+                    _ => None,
+                })
+                .collect();
+            if !arrays.is_empty() && self.chance(0.3) {
+                let (name, len) = self.pick(&arrays).clone();
+                let items = (0..len).map(|_| self.expr(2)).collect();
+                return Some(Stmt::AssignWhole { name, items });
+            }
+        }
         let mut targets: Vec<(Place, usize)> = Vec::new();
         for b in self.visible() {
             if self.frozen.contains(&b.id) {

@@ -267,6 +267,7 @@ fn walk_exprs_block(b: &mut Block, f: &mut dyn FnMut(&mut Expr)) {
             Stmt::Let { init: e, .. } | Stmt::Assign { value: e, .. } | Stmt::Return(e) => {
                 walk_expr(e, f)
             }
+            Stmt::AssignWhole { items, .. } => items.iter_mut().for_each(|e| walk_expr(e, f)),
             Stmt::LetBuf {
                 init: BufInit::List(items),
                 ..
@@ -439,6 +440,10 @@ fn rename_stmt(s: &mut Stmt, from: &str, to: &str) {
         Stmt::Step { name, by, .. } => {
             ren(name, from, to);
             rename_int(by, from, to);
+        }
+        Stmt::AssignWhole { name, items } => {
+            ren(name, from, to);
+            items.iter_mut().for_each(|e| rename_expr(e, from, to));
         }
         Stmt::Assign { place, value, .. } => {
             match place {

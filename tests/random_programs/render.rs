@@ -358,6 +358,16 @@ impl Printer {
                 by,
                 spelled_out: true,
             } => self.line(&format!("{name} = {name} + {};", int_at(by, P_ADD + 1))),
+            Stmt::AssignWhole { name, items } => {
+                let items: Vec<String> = items
+                    .iter()
+                    .map(|e| match self.tape() {
+                        true => self.var_expr(e),
+                        false => self.expr(e, P_LOWEST),
+                    })
+                    .collect();
+                self.line(&format!("{name} = [{}];", items.join(", ")))
+            }
             Stmt::Assign { place, op, value } => {
                 let place = match place {
                     Place::Local(n) => n.clone(),
