@@ -339,3 +339,37 @@ fn a_vec_of_another_length_panics() {
     assert_eq!(longer_vec(2.0), 6.0);
     longer_vec_grad(2.0);
 }
+
+/// A Lorenz system stepped by explicit Euler: the derivative `d`, an array
+/// literal read by literal indices, becomes three values (`syntax::
+/// split_array_locals`), so the loop declares no array and is recorded;
+/// `w`, indexed by the loop's index, stays an array.
+#[differentiable(hessian)]
+fn lorenz(p: &[f64]) -> f64 {
+    let (sigma, rho, beta) = (p[0], p[1], p[2]);
+    let mut s = [1.0, 1.0, 1.0];
+    let w = [0.5, 1.5, 1.0];
+    let mut loss = 0.0;
+    for t in 0..12 {
+        let d = [
+            sigma * (s[1] - s[0]),
+            s[0] * (rho - s[2]) - s[1],
+            s[0] * s[1] - beta * s[2],
+        ];
+        s = [s[0] + 0.01 * d[0], s[1] + 0.01 * d[1], s[2] + 0.01 * d[2]];
+        loss += w[t % 3] * (s[0] - (t as f64 * 0.1).sin()).powi(2) + 0.01 * d.len() as f64;
+    }
+    loss
+}
+
+#[test]
+fn array_literals_read_by_literal_indices() {
+    for p in [[10.0, 28.0, 2.6], [8.0, 20.0, 1.5], [12.0, 30.0, 3.0]] {
+        let (value, gradient) = lorenz_grad(&p);
+        assert_eq!(value, lorenz(&p));
+        assert_gradient(lorenz, &p, &gradient);
+        let (_, _, hessian) = lorenz_hessian(&p);
+        let report = autograd::check::hessian(|p| lorenz_grad(p).1, &p, &hessian);
+        assert!(report.is_ok(1e-5), "{report}");
+    }
+}

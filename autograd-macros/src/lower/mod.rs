@@ -685,6 +685,7 @@ impl<'a> Lowerer<'a> {
         let stmts = syntax::counted_whiles(&stmts, self.names);
         let stmts = syntax::nest_jumps(&stmts, self.names);
         let stmts = syntax::split_tuple_locals(&stmts, self.names);
+        let stmts = syntax::split_array_locals(&stmts, self.names);
         let stmts = syntax::tuple_valued_ifs(&stmts);
         let count = stmts.len();
         self.in_place.enter_block(&stmts);

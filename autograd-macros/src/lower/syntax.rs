@@ -702,6 +702,274 @@ pub fn split_tuple_locals(stmts: &[Stmt], names: &Names) -> Vec<Stmt> {
     out
 }
 
+/// `let d = [a, b, c];` (not `mut`, at most 16 elements) whose every later
+/// use is `d[0]`, `d[1]`, .. (integer literals in range), `d.len()`, or the
+/// right side of an assignment (`s = d;`) → `let d_0 = a; let d_1 = b; ..`
+/// with `d[k]` → `d_k`, `d.len()` → the count, `s = d` → `s = [d_0, ..]`:
+/// values of their own rather than a buffer, which a loop that declares
+/// one could not record (`record.rs`: a Lorenz system's derivative, `let
+/// d = [σ (y − x), ..]`, at every Euler step). Uses where an inner binding
+/// shadows `d` are left alone; a use in a macro's tokens, or any other use,
+/// keeps the array.
+pub fn split_array_locals(stmts: &[Stmt], names: &Names) -> Vec<Stmt> {
+    const MOST: usize = 16;
+    let out: Vec<Stmt> = stmts.to_vec();
+    for k in 0..out.len() {
+        let Stmt::Local(local) = &out[k] else {
+            continue;
+        };
+        let (pat, ty) = match &local.pat {
+            syn::Pat::Type(t) => (&*t.pat, Some(&*t.ty)),
+            other => (other, None),
+        };
+        let syn::Pat::Ident(p) = pat else {
+            continue;
+        };
+        if p.mutability.is_some() || p.by_ref.is_some() || p.subpat.is_some() {
+            continue;
+        }
+        let Some(init) = local.init.as_ref().filter(|i| i.diverge.is_none()) else {
+            continue;
+        };
+        let Expr::Array(array) = strip_parens(&init.expr) else {
+            continue;
+        };
+        let n = array.elems.len();
+        let element_ty = match ty {
+            None => None,
+            Some(syn::Type::Array(a)) => Some((*a.elem).clone()),
+            Some(_) => continue,
+        };
+        if n == 0 || n > MOST {
+            continue;
+        }
+        let name = p.ident.to_string();
+        let mut uses = ArrayUses {
+            name: name.clone(),
+            n,
+            ok: true,
+            shadowed: false,
+        };
+        uses.visit_stmts(&out[k + 1..]);
+        if !uses.ok {
+            continue;
+        }
+        let parts: Vec<syn::Ident> = (0..n)
+            .map(|i| {
+                let fresh = names.fresh(&format!("{}_{i}", name.trim_start_matches("r#")));
+                syn::Ident::new(&fresh.to_string(), p.ident.span())
+            })
+            .collect();
+        let elems: Vec<&Expr> = array.elems.iter().collect();
+        let lets: Vec<Stmt> = parts
+            .iter()
+            .zip(&elems)
+            .map(|(part, elem)| match &element_ty {
+                Some(t) => syn::parse_quote!(let #part: #t = #elem;),
+                None => syn::parse_quote!(let #part = #elem;),
+            })
+            .collect();
+        let mut rest: Vec<Stmt> = out[k + 1..].to_vec();
+        let mut splitter = SplitArray {
+            name: name.clone(),
+            parts: parts.clone(),
+        };
+        splitter.visit_stmts(&mut rest);
+        let mut rewritten: Vec<Stmt> = out[..k].to_vec();
+        rewritten.extend(lets);
+        rewritten.extend(rest);
+        // the statements after `k` moved by `n - 1`: split them too (their
+        // own arrays), from the first after the new `let`s
+        let head = k + n;
+        let tail = split_array_locals(&rewritten[head..], names);
+        rewritten.truncate(head);
+        rewritten.extend(tail);
+        return rewritten;
+    }
+    out
+}
+
+/// Checks the uses of an array local for [`split_array_locals`].
+struct ArrayUses {
+    name: String,
+    n: usize,
+    ok: bool,
+    shadowed: bool,
+}
+
+impl ArrayUses {
+    fn is_name(&self, expr: &Expr) -> bool {
+        matches!(strip_parens(expr), Expr::Path(p) if p.qself.is_none() && p.path.is_ident(&self.name))
+    }
+
+    fn visit_stmts(&mut self, stmts: &[Stmt]) {
+        for stmt in stmts {
+            if let Stmt::Local(local) = stmt {
+                if let Some(init) = &local.init {
+                    self.visit_expr(&init.expr);
+                    if let Some((_, diverge)) = &init.diverge {
+                        self.visit_expr(diverge);
+                    }
+                }
+                if pattern_names(&local.pat).contains(&self.name) {
+                    self.shadowed = true;
+                    return;
+                }
+                continue;
+            }
+            self.visit_stmt(stmt);
+            if self.shadowed {
+                return;
+            }
+        }
+    }
+}
+
+impl<'a> Visit<'a> for ArrayUses {
+    fn visit_expr(&mut self, expr: &'a Expr) {
+        match strip_parens(expr) {
+            Expr::Index(index) if self.is_name(&index.expr) => {
+                let literal = match strip_parens(&index.index) {
+                    Expr::Lit(syn::ExprLit {
+                        lit: syn::Lit::Int(i),
+                        ..
+                    }) => i.base10_parse::<usize>().ok(),
+                    _ => None,
+                };
+                self.ok &= literal.is_some_and(|i| i < self.n);
+            }
+            Expr::MethodCall(m) if self.is_name(&m.receiver) => {
+                self.ok &= m.method == "len" && m.args.is_empty();
+            }
+            Expr::Assign(a) if self.is_name(&a.right) => self.visit_expr(&a.left),
+            Expr::Path(_) if self.is_name(expr) => self.ok = false,
+            Expr::Closure(c)
+                if c.inputs
+                    .iter()
+                    .any(|p| pattern_names(p).contains(&self.name)) => {}
+            Expr::ForLoop(f) => {
+                self.visit_expr(&f.expr);
+                if !pattern_names(&f.pat).contains(&self.name) {
+                    self.visit_block(&f.body);
+                }
+            }
+            _ => syn::visit::visit_expr(self, expr),
+        }
+    }
+
+    fn visit_block(&mut self, block: &'a syn::Block) {
+        let shadowed = std::mem::replace(&mut self.shadowed, false);
+        self.visit_stmts(&block.stmts);
+        self.shadowed = shadowed;
+    }
+
+    fn visit_arm(&mut self, arm: &'a syn::Arm) {
+        if !pattern_names(&arm.pat).contains(&self.name) {
+            syn::visit::visit_arm(self, arm);
+        }
+    }
+
+    fn visit_macro(&mut self, mac: &'a syn::Macro) {
+        self.ok &= !mentions_ident(mac.tokens.clone(), &self.name);
+    }
+}
+
+/// Whether `tokens` hold the identifier `name` anywhere.
+fn mentions_ident(tokens: TokenStream, name: &str) -> bool {
+    tokens.into_iter().any(|tree| match tree {
+        TokenTree::Ident(ident) => ident == name,
+        TokenTree::Group(group) => mentions_ident(group.stream(), name),
+        _ => false,
+    })
+}
+
+/// Rewrites the uses of a split array local (see [`split_array_locals`]).
+struct SplitArray {
+    name: String,
+    parts: Vec<syn::Ident>,
+}
+
+impl SplitArray {
+    fn is_name(&self, expr: &Expr) -> bool {
+        matches!(strip_parens(expr), Expr::Path(p) if p.qself.is_none() && p.path.is_ident(&self.name))
+    }
+
+    fn visit_stmts(&mut self, stmts: &mut [Stmt]) {
+        for stmt in stmts {
+            if let Stmt::Local(local) = stmt {
+                if let Some(init) = &mut local.init {
+                    self.visit_expr_mut(&mut init.expr);
+                }
+                if pattern_names(&local.pat).contains(&self.name) {
+                    return;
+                }
+                continue;
+            }
+            self.visit_stmt_mut(stmt);
+        }
+    }
+}
+
+impl VisitMut for SplitArray {
+    fn visit_expr_mut(&mut self, expr: &mut Expr) {
+        match expr {
+            Expr::Index(index) if self.is_name(&index.expr) => {
+                if let Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Int(i),
+                    ..
+                }) = strip_parens(&index.index)
+                {
+                    if let Some(part) = i
+                        .base10_parse::<usize>()
+                        .ok()
+                        .and_then(|i| self.parts.get(i))
+                    {
+                        *expr = syn::parse_quote!(#part);
+                    }
+                }
+                return;
+            }
+            Expr::MethodCall(m) if self.is_name(&m.receiver) && m.method == "len" => {
+                let n = self.parts.len();
+                *expr = syn::parse_quote!(#n);
+                return;
+            }
+            Expr::Assign(a) if self.is_name(&a.right) => {
+                let parts = &self.parts;
+                *a.right = syn::parse_quote!([#(#parts),*]);
+                self.visit_expr_mut(&mut a.left);
+                return;
+            }
+            Expr::Closure(c)
+                if c.inputs
+                    .iter()
+                    .any(|p| pattern_names(p).contains(&self.name)) =>
+            {
+                return;
+            }
+            Expr::ForLoop(f) => {
+                self.visit_expr_mut(&mut f.expr);
+                if !pattern_names(&f.pat).contains(&self.name) {
+                    self.visit_block_mut(&mut f.body);
+                }
+                return;
+            }
+            _ => {}
+        }
+        syn::visit_mut::visit_expr_mut(self, expr);
+    }
+
+    fn visit_block_mut(&mut self, block: &mut syn::Block) {
+        self.visit_stmts(&mut block.stmts);
+    }
+
+    fn visit_arm_mut(&mut self, arm: &mut syn::Arm) {
+        if !pattern_names(&arm.pat).contains(&self.name) {
+            syn::visit_mut::visit_arm_mut(self, arm);
+        }
+    }
+}
+
 /// A `loop` used as a value, `let r = loop { .. break v; .. };` (or the
 /// block's tail `loop { .. break v; .. }`), becomes a local set before each
 /// of its `break`s: `let mut __ad_brk = Default::default(); loop { ..
@@ -1641,6 +1909,47 @@ mod tests {
             .map(|s| s.to_token_stream().to_string())
             .collect::<Vec<_>>()
             .join(" ")
+    }
+
+    fn split_arrays(src: &str) -> String {
+        let block: syn::Block = syn::parse_str(src).unwrap();
+        let item: syn::ItemFn = syn::parse_str(&format!("fn f() {src}")).unwrap();
+        split_array_locals(&block.stmts, &Names::new(&item))
+            .iter()
+            .map(|s| s.to_token_stream().to_string())
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    #[test]
+    fn array_locals_read_by_literal_indices_become_values() {
+        let text =
+            split_arrays("{ let d = [a * 2.0, b]; s = [s[0] + d[0], d[1]]; t = d; n = d.len(); }");
+        assert!(text.contains("let d_0 = a * 2.0 ; let d_1 = b ;"), "{text}");
+        assert!(text.contains("s = [s [0] + d_0 , d_1] ;"), "{text}");
+        assert!(text.contains("t = [d_0 , d_1] ;"), "{text}");
+        assert!(text.contains("n = 2usize ;"), "{text}");
+        // typed: each value takes the element type
+        let text = split_arrays("{ let d: [f64; 2] = [a, b]; x = d[1]; }");
+        assert!(text.contains("let d_0 : f64 = a ;"), "{text}");
+        // shadowed later: the uses after the new binding stay
+        let text = split_arrays("{ let d = [a, b]; x = d[0]; let d = vec![c]; y = d[0]; }");
+        assert!(
+            text.contains("x = d_0 ;") && text.contains("y = d [0] ;"),
+            "{text}"
+        );
+        // kept: an index not a literal, past the end, a mutable array, the
+        // array passed whole, read in a macro
+        for src in [
+            "{ let d = [a, b]; x = d[i]; }",
+            "{ let d = [a, b]; x = d[2]; }",
+            "{ let mut d = [a, b]; d[0] = c; }",
+            "{ let d = [a, b]; x = g(&d); }",
+            "{ let d = [a, b]; println!(\"{:?}\", d); }",
+        ] {
+            assert!(split_arrays(src).contains("let"), "{src}");
+            assert!(!split_arrays(src).contains("d_0"), "{src}");
+        }
     }
 
     #[test]
