@@ -87,6 +87,10 @@ pub enum Stmt {
         name: String,
         init: BufInit,
         annotate: bool,
+        /// `let mut` (a buffer the function may write); `let` otherwise
+        /// (an array literal only read: at literal indices, the macro makes
+        /// it one value per element).
+        mutable: bool,
     },
     /// `let mut name = value;` (a `usize` counter for `while` and `loop`)
     LetCounter {

@@ -56,7 +56,8 @@ const CONSTS: &[&str] = &[
 /// (`x.get(i).copied().unwrap_or(v)`); `counters` (an integer a loop nest
 /// steps, `k += j`, read as `x[k % n]` and `k as f64`); `stepped-whiles`
 /// (`while k < L { ..; k = k + (k + 1); }`, stepped last); `whole-arrays`
-/// (`b = [x, y];` of a local array).
+/// (`b = [x, y];` of a local array); `read-only-arrays` (`let b = [x, y];`
+/// never written).
 fn avoid(feature: &str) -> bool {
     static AVOID: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
     AVOID
@@ -592,11 +593,14 @@ impl Gen {
                 None => (BufInit::Zeros(2), 2, BufClass::LocalArray),
             },
         };
+        // now and then an array literal only read (`let b = [x, y];`)
+        let mutable =
+            !(matches!(init, BufInit::List(_)) && !avoid("read-only-arrays") && self.chance(0.4));
         self.bind(
             &name,
             Kind::Buf {
                 len,
-                writable: true,
+                writable: mutable,
                 class,
                 inactive: false,
             },
@@ -605,6 +609,7 @@ impl Gen {
             name,
             init,
             annotate,
+            mutable,
         }
     }
 

@@ -304,7 +304,9 @@ impl Printer {
                 name,
                 init,
                 annotate,
+                mutable,
             } => {
+                let m = if *mutable { "mut " } else { "" };
                 let float = if self.tape() { "Var<'t>" } else { "f64" };
                 let zero = if self.tape() {
                     format!("{TAPE}.var(0.0)")
@@ -341,9 +343,9 @@ impl Printer {
                     BufInit::ToVec(src) => (format!("Vec<{float}>"), format!("{src}.to_vec()")),
                 };
                 if *annotate {
-                    self.line(&format!("let mut {name}: {ty} = {value};"));
+                    self.line(&format!("let {m}{name}: {ty} = {value};"));
                 } else {
-                    self.line(&format!("let mut {name} = {value};"));
+                    self.line(&format!("let {m}{name} = {value};"));
                 }
             }
             Stmt::LetCounter { name } => self.line(&format!("let mut {name} = 0;")),
