@@ -1643,8 +1643,6 @@ impl<'a> Body<'a> {
         (decls, writes)
     }
 
-    /// A branch's reverse: replay it, then reverse it (nothing when it has
-    /// no adjoint work).
     /// The statements just before the `if` at `block.stmts[k]` whose reverse
     /// runs inside the reverse of one of its branches: whether that is the
     /// `then` branch, and their positions.
@@ -1803,6 +1801,8 @@ impl<'a> Body<'a> {
         out
     }
 
+    /// A branch's reverse: replay it, then reverse it (nothing when it has
+    /// no adjoint work).
     fn reverse_branch(&mut self, block: &Block) -> Vec<TokenStream> {
         let reverse = self.reverse(block);
         if reverse.is_empty() {
