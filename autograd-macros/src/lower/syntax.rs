@@ -799,7 +799,7 @@ struct ArrayUses {
 
 impl ArrayUses {
     fn is_name(&self, expr: &Expr) -> bool {
-        matches!(strip_parens(expr), Expr::Path(p) if p.qself.is_none() && p.path.is_ident(&self.name))
+        is_path_named(expr, &self.name)
     }
 
     fn visit_stmts(&mut self, stmts: &[Stmt]) {
@@ -891,22 +891,12 @@ struct SplitArray {
 
 impl SplitArray {
     fn is_name(&self, expr: &Expr) -> bool {
-        matches!(strip_parens(expr), Expr::Path(p) if p.qself.is_none() && p.path.is_ident(&self.name))
+        is_path_named(expr, &self.name)
     }
 
     fn visit_stmts(&mut self, stmts: &mut [Stmt]) {
-        for stmt in stmts {
-            if let Stmt::Local(local) = stmt {
-                if let Some(init) = &mut local.init {
-                    self.visit_expr_mut(&mut init.expr);
-                }
-                if pattern_names(&local.pat).contains(&self.name) {
-                    return;
-                }
-                continue;
-            }
-            self.visit_stmt_mut(stmt);
-        }
+        let name = self.name.clone();
+        visit_until_rebound(self, &name, stmts);
     }
 }
 
@@ -1227,7 +1217,7 @@ struct SplitTuple {
 
 impl SplitTuple {
     fn is_name(&self, expr: &Expr) -> bool {
-        matches!(strip_parens(expr), Expr::Path(p) if p.qself.is_none() && p.path.is_ident(&self.name))
+        is_path_named(expr, &self.name)
     }
 
     fn binds_name(&self, pat: &syn::Pat) -> bool {
@@ -1237,21 +1227,34 @@ impl SplitTuple {
     /// The statements of a block in order; stops where a `let` rebinds the
     /// name (its initializer still sees the tuple).
     fn visit_stmts(&mut self, stmts: &mut [Stmt]) {
-        for stmt in stmts {
-            if let Stmt::Local(local) = stmt {
-                if let Some(init) = &mut local.init {
-                    self.visit_expr_mut(&mut init.expr);
-                    if let Some((_, diverge)) = &mut init.diverge {
-                        self.visit_expr_mut(diverge);
-                    }
+        let name = self.name.clone();
+        visit_until_rebound(self, &name, stmts);
+    }
+}
+
+/// Whether `expr` is the plain name `name`.
+fn is_path_named(expr: &Expr, name: &str) -> bool {
+    matches!(strip_parens(expr), Expr::Path(p) if p.qself.is_none() && p.path.is_ident(name))
+}
+
+/// Visits the statements of a block in order with `visitor`, up to a `let`
+/// that binds `name` again (whose initializer is still visited: it sees
+/// the outer binding).
+fn visit_until_rebound<V: VisitMut>(visitor: &mut V, name: &str, stmts: &mut [Stmt]) {
+    for stmt in stmts {
+        if let Stmt::Local(local) = stmt {
+            if let Some(init) = &mut local.init {
+                visitor.visit_expr_mut(&mut init.expr);
+                if let Some((_, diverge)) = &mut init.diverge {
+                    visitor.visit_expr_mut(diverge);
                 }
-                if self.binds_name(&local.pat) {
-                    return;
-                }
-                continue;
             }
-            self.visit_stmt_mut(stmt);
+            if pattern_names(&local.pat).iter().any(|n| n == name) {
+                return;
+            }
+            continue;
         }
+        visitor.visit_stmt_mut(stmt);
     }
 }
 
