@@ -607,3 +607,44 @@ fn eighth_session_constructs_keep_user_names_apart() {
         common::assert_gradient(|w| eighth_session_constructs(w, &xs), &w, &dw);
     }
 }
+
+/// This session's constructs — an array literal split into values, a
+/// `while` stepped by doubling, whole arrays assigned, a branch that alone
+/// reads a value — under the names their expansions use: `d_0` (a split
+/// array's element), `__ad_trips` (a stepped `while`'s count), `__ad_new`
+/// and `__ad_k` (a whole assignment's values and index).
+#[differentiable(wrt(x))]
+fn ninth_session_constructs(x: &[f64]) -> f64 {
+    let d_0 = x[0] * 2.0;
+    let d = [x[1], x[2] * d_0];
+    let mut __ad_trips = 0.5;
+    let mut len = 1;
+    while len < 8 {
+        __ad_trips += d[0] * d_0 + d[1] / len as f64;
+        len *= 2;
+    }
+    let mut s = [x[0], x[1]];
+    let __ad_new = 3.0;
+    let __ad_k = [x[2], x[3]];
+    s = [s[1] * __ad_new, s[0] - __ad_k[1]];
+    let mut t = [x[3], 0.5];
+    let before = t[0] * t[1];
+    t = __ad_k;
+    let r2 = s[0] * s[0] + t[1] + before;
+    let near = if r2 < 4.0 { r2.sqrt() } else { 0.5 };
+    s[0] + s[1] + __ad_trips + d.len() as f64 + t[0] + near
+}
+
+#[test]
+fn ninth_session_constructs_keep_user_names_apart() {
+    check_gradient_and_adjoint(
+        ninth_session_constructs,
+        ninth_session_constructs_grad,
+        ninth_session_constructs_adjoint,
+        &[
+            [0.3, -0.6, 0.8, 0.1],
+            [0.5, 0.2, -0.3, 0.7],
+            [0.1, 0.9, 0.4, 0.2],
+        ],
+    );
+}
