@@ -693,9 +693,10 @@ pub fn split_tuple_locals(stmts: &[Stmt], names: &Names) -> Vec<Stmt> {
             init.diverge = None;
         }
         out[k] = Stmt::Local(split);
-        let mut splitter = SplitTuple {
+        let mut splitter = SplitLocal {
             name: ident.to_string(),
             parts: part_names,
+            split: Split::Tuple,
         };
         splitter.visit_stmts(&mut out[k + 1..]);
     }
@@ -770,9 +771,10 @@ pub fn split_array_locals(stmts: &[Stmt], names: &Names) -> Vec<Stmt> {
             })
             .collect();
         let mut rest: Vec<Stmt> = out[k + 1..].to_vec();
-        let mut splitter = SplitArray {
+        let mut splitter = SplitLocal {
             name: name.clone(),
             parts: parts.clone(),
+            split: Split::Array,
         };
         splitter.visit_stmts(&mut rest);
         let mut rewritten: Vec<Stmt> = out[..k].to_vec();
@@ -881,83 +883,6 @@ fn mentions_ident(tokens: TokenStream, name: &str) -> bool {
         TokenTree::Group(group) => mentions_ident(group.stream(), name),
         _ => false,
     })
-}
-
-/// Rewrites the uses of a split array local (see [`split_array_locals`]).
-struct SplitArray {
-    name: String,
-    parts: Vec<syn::Ident>,
-}
-
-impl SplitArray {
-    fn is_name(&self, expr: &Expr) -> bool {
-        is_path_named(expr, &self.name)
-    }
-
-    fn visit_stmts(&mut self, stmts: &mut [Stmt]) {
-        let name = self.name.clone();
-        visit_until_rebound(self, &name, stmts);
-    }
-}
-
-impl VisitMut for SplitArray {
-    fn visit_expr_mut(&mut self, expr: &mut Expr) {
-        match expr {
-            Expr::Index(index) if self.is_name(&index.expr) => {
-                if let Expr::Lit(syn::ExprLit {
-                    lit: syn::Lit::Int(i),
-                    ..
-                }) = strip_parens(&index.index)
-                {
-                    if let Some(part) = i
-                        .base10_parse::<usize>()
-                        .ok()
-                        .and_then(|i| self.parts.get(i))
-                    {
-                        *expr = syn::parse_quote!(#part);
-                    }
-                }
-                return;
-            }
-            Expr::MethodCall(m) if self.is_name(&m.receiver) && m.method == "len" => {
-                let n = self.parts.len();
-                *expr = syn::parse_quote!(#n);
-                return;
-            }
-            Expr::Assign(a) if self.is_name(&a.right) => {
-                let parts = &self.parts;
-                *a.right = syn::parse_quote!([#(#parts),*]);
-                self.visit_expr_mut(&mut a.left);
-                return;
-            }
-            Expr::Closure(c)
-                if c.inputs
-                    .iter()
-                    .any(|p| pattern_names(p).contains(&self.name)) =>
-            {
-                return;
-            }
-            Expr::ForLoop(f) => {
-                self.visit_expr_mut(&mut f.expr);
-                if !pattern_names(&f.pat).contains(&self.name) {
-                    self.visit_block_mut(&mut f.body);
-                }
-                return;
-            }
-            _ => {}
-        }
-        syn::visit_mut::visit_expr_mut(self, expr);
-    }
-
-    fn visit_block_mut(&mut self, block: &mut syn::Block) {
-        self.visit_stmts(&mut block.stmts);
-    }
-
-    fn visit_arm_mut(&mut self, arm: &mut syn::Arm) {
-        if !pattern_names(&arm.pat).contains(&self.name) {
-            syn::visit_mut::visit_arm_mut(self, arm);
-        }
-    }
 }
 
 /// A `loop` used as a value, `let r = loop { .. break v; .. };` (or the
@@ -1208,30 +1133,6 @@ fn mutable_tuple_local(local: &syn::Local) -> Option<(syn::Ident, usize, Option<
     Some((p.ident.clone(), parts, ty))
 }
 
-/// Rewrites the uses of a split tuple local `name` (see
-/// [`split_tuple_locals`]) until something rebinds the name.
-struct SplitTuple {
-    name: String,
-    parts: Vec<syn::Ident>,
-}
-
-impl SplitTuple {
-    fn is_name(&self, expr: &Expr) -> bool {
-        is_path_named(expr, &self.name)
-    }
-
-    fn binds_name(&self, pat: &syn::Pat) -> bool {
-        pattern_names(pat).contains(&self.name)
-    }
-
-    /// The statements of a block in order; stops where a `let` rebinds the
-    /// name (its initializer still sees the tuple).
-    fn visit_stmts(&mut self, stmts: &mut [Stmt]) {
-        let name = self.name.clone();
-        visit_until_rebound(self, &name, stmts);
-    }
-}
-
 /// Whether `expr` is the plain name `name`.
 fn is_path_named(expr: &Expr, name: &str) -> bool {
     matches!(strip_parens(expr), Expr::Path(p) if p.qself.is_none() && p.path.is_ident(name))
@@ -1258,28 +1159,91 @@ fn visit_until_rebound<V: VisitMut>(visitor: &mut V, name: &str, stmts: &mut [St
     }
 }
 
-impl VisitMut for SplitTuple {
+/// What a split local was: a tuple (`split_tuple_locals`) or an array
+/// literal (`split_array_locals`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Split {
+    Tuple,
+    Array,
+}
+
+/// Rewrites the uses of a split local `name` into its parts, until
+/// something rebinds the name: `p.0` → `p_0` and `p` → `(p_0, p_1)` (also
+/// in macro tokens) for a tuple; `d[0]` → `d_0`, `d.len()` → the count and
+/// `x = d` → `x = [d_0, d_1]` for an array. Uses where an inner binding (a
+/// closure's, a `for`'s, a `match` arm's) shadows the name are left alone.
+struct SplitLocal {
+    name: String,
+    parts: Vec<syn::Ident>,
+    split: Split,
+}
+
+impl SplitLocal {
+    fn is_name(&self, expr: &Expr) -> bool {
+        is_path_named(expr, &self.name)
+    }
+
+    fn binds_name(&self, pat: &syn::Pat) -> bool {
+        pattern_names(pat).contains(&self.name)
+    }
+
+    /// The statements of a block in order; stops where a `let` rebinds the
+    /// name (its initializer still sees the split local).
+    fn visit_stmts(&mut self, stmts: &mut [Stmt]) {
+        let name = self.name.clone();
+        visit_until_rebound(self, &name, stmts);
+    }
+}
+
+impl VisitMut for SplitLocal {
     fn visit_expr_mut(&mut self, expr: &mut Expr) {
-        match expr {
+        let parts = &self.parts;
+        match (self.split, &mut *expr) {
             // `p.0` → `p_0`
-            Expr::Field(field) if self.is_name(&field.base) => {
+            (Split::Tuple, Expr::Field(field)) if self.is_name(&field.base) => {
                 if let syn::Member::Unnamed(index) = &field.member {
-                    if let Some(part) = self.parts.get(index.index as usize) {
+                    if let Some(part) = parts.get(index.index as usize) {
                         *expr = syn::parse_quote!(#part);
                     }
                 }
                 return;
             }
             // `p` used whole → `(p_0, p_1)` (also as an assignment's place)
-            Expr::Path(_) if self.is_name(expr) => {
-                let parts = &self.parts;
+            (Split::Tuple, Expr::Path(path))
+                if path.qself.is_none() && path.path.is_ident(&self.name) =>
+            {
                 *expr = syn::parse_quote!((#(#parts,)*));
                 return;
             }
-            Expr::Closure(closure) if closure.inputs.iter().any(|p| self.binds_name(p)) => {
+            // `d[0]` → `d_0` (`split_array_locals` saw only literal indices)
+            (Split::Array, Expr::Index(index)) if self.is_name(&index.expr) => {
+                if let Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Int(i),
+                    ..
+                }) = strip_parens(&index.index)
+                {
+                    if let Some(part) = i.base10_parse::<usize>().ok().and_then(|i| parts.get(i)) {
+                        *expr = syn::parse_quote!(#part);
+                    }
+                }
                 return;
             }
-            Expr::ForLoop(f) => {
+            (Split::Array, Expr::MethodCall(m))
+                if self.is_name(&m.receiver) && m.method == "len" =>
+            {
+                let n = parts.len();
+                *expr = syn::parse_quote!(#n);
+                return;
+            }
+            (Split::Array, Expr::Assign(a)) if self.is_name(&a.right) => {
+                *a.right = syn::parse_quote!([#(#parts),*]);
+                self.visit_expr_mut(&mut a.left);
+                return;
+            }
+            (_, Expr::Closure(closure)) if closure.inputs.iter().any(|p| self.binds_name(p)) => {
+                return;
+            }
+            (_, Expr::ForLoop(f)) => {
                 self.visit_expr_mut(&mut f.expr);
                 if !self.binds_name(&f.pat) {
                     self.visit_block_mut(&mut f.body);
@@ -1296,15 +1260,17 @@ impl VisitMut for SplitTuple {
     }
 
     fn visit_arm_mut(&mut self, arm: &mut syn::Arm) {
-        if self.binds_name(&arm.pat) {
-            return;
+        if !self.binds_name(&arm.pat) {
+            syn::visit_mut::visit_arm_mut(self, arm);
         }
-        syn::visit_mut::visit_arm_mut(self, arm);
     }
 
     fn visit_macro_mut(&mut self, mac: &mut syn::Macro) {
-        // `println!("{}", p.0)`: the tokens `p . 0` become `p_0`.
-        mac.tokens = split_in_tokens(mac.tokens.clone(), &self.name, &self.parts);
+        // `println!("{}", p.0)`: the tokens `p . 0` become `p_0` (an array
+        // read in a macro is not split)
+        if self.split == Split::Tuple {
+            mac.tokens = split_in_tokens(mac.tokens.clone(), &self.name, &self.parts);
+        }
     }
 }
 
