@@ -633,20 +633,7 @@ impl Gen {
     fn assign(&mut self) -> Option<Stmt> {
         // now and then a local array assigned whole
         if !avoid("whole-arrays") {
-            let arrays: Vec<(String, usize)> = self
-                .visible()
-                .into_iter()
-                .filter(|b| !self.frozen.contains(&b.id))
-                .filter_map(|b| match b.kind {
-                    Kind::Buf {
-                        len,
-                        writable: true,
-                        class: BufClass::LocalArray,
-                        ..
-                    } => Some((b.name, len)),
-                    _ => None,
-                })
-                .collect();
+            let arrays = self.writable_bufs(Some(BufClass::LocalArray));
             if !arrays.is_empty() && self.chance(0.3) {
                 let (name, len) = self.pick(&arrays).clone();
                 let items = (0..len).map(|_| self.expr(2)).collect();
@@ -2035,20 +2022,26 @@ impl Gen {
         Some(Stmt::ForChain { pat, chain, body })
     }
 
-    fn iter_mut_stmt(&mut self) -> Option<Stmt> {
-        let targets: Vec<(String, usize)> = self
-            .visible()
+    /// The visible buffers that may be written here (of `class` when
+    /// given), with their lengths.
+    fn writable_bufs(&self, class: Option<BufClass>) -> Vec<(String, usize)> {
+        self.visible()
             .into_iter()
             .filter(|b| !self.frozen.contains(&b.id))
             .filter_map(|b| match b.kind {
                 Kind::Buf {
                     len,
                     writable: true,
+                    class: c,
                     ..
-                } => Some((b.name, len)),
+                } if class.is_none() || class == Some(c) => Some((b.name, len)),
                 _ => None,
             })
-            .collect();
+            .collect()
+    }
+
+    fn iter_mut_stmt(&mut self) -> Option<Stmt> {
+        let targets = self.writable_bufs(None);
         if targets.is_empty() {
             return None;
         }
