@@ -404,3 +404,32 @@ fn generator_covers_the_subset() {
         .collect();
     assert!(missing.is_empty(), "never generated: {missing:?}");
 }
+
+/// A `while` stepped last (`k = k + (k + 1);`) has its body in a block of
+/// its own before the step, so that a `let` in the body cannot shadow the
+/// counter the step reads: seed 2615726640 wrote six programs that were not
+/// valid Rust (`let mut t1: f64 = ..; t1 += t1 + 1;`, E0277) before it did.
+#[test]
+fn stepped_whiles_keep_their_counter_in_sight() {
+    let mut steps = 0;
+    for index in [67, 881, 1492, 2401, 2403, 2478] {
+        let text = render::plain_program(&Gen::program(2615726640, index));
+        let lines: Vec<&str> = text.lines().map(str::trim).collect();
+        for (i, line) in lines.iter().enumerate() {
+            // `k += k + 1;` or `k = k + (k + 1);`
+            let Some((counter, rest)) = line.split_once(" += ").or(line.split_once(" = ")) else {
+                continue;
+            };
+            let step = [
+                format!("{counter} + 1;"),
+                format!("{counter} + ({counter} + 1);"),
+            ];
+            if counter.contains(' ') || !step.iter().any(|s| rest == s.as_str()) {
+                continue;
+            }
+            steps += 1;
+            assert_eq!(lines[i - 1], "}", "program {index}, line {i}:\n{text}");
+        }
+    }
+    assert!(steps >= 6, "{steps} stepped whiles");
+}
