@@ -648,3 +648,52 @@ fn ninth_session_constructs_keep_user_names_apart() {
         ],
     );
 }
+
+/// A user's function mixing this session's paths with the names people
+/// write (`t0`, `d_x`): a closure with a `match`, rows of data from
+/// `chunks` zipped with labels, a value only a branch reads, a `while`
+/// stepped by doubling, an array split into values, one assigned whole.
+#[differentiable(wrt(w))]
+fn user_fit(w: &[f64], data: &[f64], labels: &[usize], p: usize) -> f64 {
+    let t0 = 0.5;
+    let act = |z: f64| match z > 0.0 {
+        true => z,
+        false => t0 * z,
+    };
+    let mut d_x = 0.0;
+    for (row, &label) in data.chunks(p).zip(labels) {
+        let z: f64 = row.iter().zip(w).map(|(a, b)| a * b).sum();
+        let r2 = z * z + row[0];
+        if r2 < 1.5 {
+            d_x += act(z).powi(2) * (label as f64 + 1.0);
+        }
+    }
+    let mut scale = 1.0;
+    let mut len = 1;
+    while len < p {
+        scale *= 1.0 + w[len] * w[len];
+        len *= 2;
+    }
+    let s = [d_x, scale];
+    let mut out = [w[0], 0.0];
+    let first = out[0];
+    out = [s[1], s[0] * t0];
+    out[0] + out[1] + first
+}
+
+#[test]
+fn a_users_fit_keeps_its_names() {
+    let data = [
+        0.3, -0.6, 0.8, 0.1, 0.9, 0.4, -0.7, 0.2, 0.5, -0.1, 0.6, -0.8,
+    ];
+    let labels = [0, 2, 1];
+    for w in [
+        [0.5, -0.2, 0.3, 0.1],
+        [-0.4, 0.6, 0.2, -0.3],
+        [1.1, 0.7, -0.9, 0.4],
+    ] {
+        let (value, gradient) = user_fit_grad(&w, &data, &labels, 4);
+        assert_eq!(value, user_fit(&w, &data, &labels, 4));
+        common::assert_gradient(|w| user_fit(w, &data, &labels, 4), &w, &gradient);
+    }
+}
