@@ -103,6 +103,50 @@ twins!(mixture_agrees: mixture, mixture_grad, mixture_adjoint;
     total
 });
 
+// Loops of a recorded nest reversed counting up (`reverse_recorded_loop`):
+// an inner loop that only increments an array from outside it, its
+// counter stepped by a stride the loop does not change (counted all the
+// way back first, then forwards), some of its ranges empty; and beside it
+// loops that must stay reversed: one that also reads the array it
+// increments at another element, one that increments the same element
+// every iteration and reads it too, one whose increment is nested in an `if`.
+twins!(increments_reversed_in_order_agree: increments, increments_grad, increments_adjoint;
+       increments_r, increments_r_grad, increments_r_adjoint; |x| {
+    let n = x.len();
+    let stride = 2;
+    let mut y = vec![0.0; n];
+    let mut z = vec![0.0; n];
+    let mut total = 0.0;
+    for pass in 0..2 {
+        for j in 0..n {
+            y[j] = x[j] * x[(j + pass) % n];
+            z[j] = y[j].sin();
+        }
+        let mut l = 1;
+        for col in 0..n {
+            for row in col + 2..n {
+                y[row] += x[l % n] * z[col];
+                l += stride;
+            }
+        }
+        for j in 1..n {
+            y[j] += x[j] * y[0];
+        }
+        for j in 0..n {
+            y[0] += y[0] * x[j] * 0.25;
+        }
+        for j in 0..n {
+            if x[j] > 0.0 {
+                y[j] += x[j] * x[j];
+            }
+        }
+        for j in 0..n {
+            total += y[j] * y[j];
+        }
+    }
+    total
+});
+
 // Gauss–Seidel sweeps: the boundary `if`s read only the loop index and a
 // length, so the reverse evaluates them again instead of recording them
 // (`record.rs`, `recomputable`); the branch on a float, and the one on an

@@ -143,6 +143,17 @@ pub fn accumulators(l: &Loop, activity: &Activity) -> Option<Vec<VarId>> {
     accumulation(l, activity).map(|(cells, _)| cells)
 }
 
+/// [`accumulators`], or no accumulators when no cell `l` carries needs an
+/// adjoint (a loop of a range with no `break` whose iterations pass no
+/// adjoint to one another, only integers).
+pub fn accumulators_or_none(l: &Loop, activity: &Activity) -> Option<Vec<VarId>> {
+    let active = l.carried.iter().any(|c| activity.needs_adjoint(c.cell));
+    if !active && !l.breaks && matches!(l.header, Header::Range { .. }) {
+        return Some(Vec::new());
+    }
+    accumulators(l, activity)
+}
+
 /// [`accumulators`], with the accumulator (a carried cell of `l`) each
 /// accumulated value and cell of the body flows into, its *owner*.
 fn accumulation(l: &Loop, activity: &Activity) -> Option<(Vec<VarId>, HashMap<VarId, VarId>)> {

@@ -48,6 +48,8 @@ pub enum Role {
     Gradient,
     /// The `Vec` of a local buffer used through a slice (`views.rs`).
     Owner,
+    /// The `Vec` of the adjoint of such a buffer, used through a slice too.
+    AdjointOwner,
 }
 
 /// The one allocator of identifiers for an expansion.
@@ -176,6 +178,7 @@ impl Names {
             Role::CallPartial(k) => format!("__ad_dp_{plain}_{k}"),
             Role::Gradient => format!("__ad_grad_{plain}"),
             Role::Owner => format!("__ad_own_{plain}"),
+            Role::AdjointOwner => format!("__ad_own_d_{plain}"),
         };
         let name = self.fresh(&base);
         self.state

@@ -470,11 +470,19 @@ impl Plan {
     /// primal, and a replay in the forward order recomputes the values the
     /// loop carries from where they started (`Plan::restarts`).
     pub fn reversed_in_order(&self, l: &crate::ir::Loop, activity: &Activity) -> bool {
+        self.in_order_but_stores(l, activity)
+            && crate::fuse::stores_stay_inside(&l.body)
+            && crate::fuse::accumulators(l, activity).is_some()
+    }
+
+    /// The conditions of [`Plan::reversed_in_order`] but where the loop
+    /// stores: a loop of a recorded nest may also increment arrays from
+    /// outside it (`reverse_recorded_loop`).
+    pub fn in_order_but_stores(&self, l: &crate::ir::Loop, activity: &Activity) -> bool {
         matches!(l.header, Header::Range { .. })
             && !l.breaks
             && self.construct_stores(&loop_key(l.id)).is_empty()
-            && crate::fuse::stores_stay_inside(&l.body)
-            && crate::fuse::accumulators(l, activity).is_some()
+            && crate::fuse::accumulators_or_none(l, activity).is_some()
     }
 
     pub fn construct_stores(&self, key: &str) -> Vec<(VarId, Ident, bool, Ident)> {

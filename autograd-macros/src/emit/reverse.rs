@@ -370,6 +370,23 @@ impl<'a> Body<'a> {
         operand(self.func, op)
     }
 
+    /// The declaration of the adjoint of local float array `var`: zeros
+    /// shaped like it. The adjoint of a buffer used through a slice
+    /// (`views.rs`) is one too, for the same reason: indexed through the
+    /// `Vec`, its length is a load from the stack that LLVM cannot prove
+    /// unchanged, so `d_q[row]` kept a bounds check that `q[row]` did not
+    /// (the mixture's reverse triangular product).
+    fn declare_array_adjoint(&self, var: VarId) -> TokenStream {
+        let (array, adjoint) = (self.ident(var), self.adjoint(var));
+        let zeros = quote!(::autograd::__private::zeros_like(&#array));
+        if self.func.vars[var].view && !self.second {
+            let owner = self.names.derived(Role::AdjointOwner, var, array);
+            quote!(let mut #owner = #zeros; let #adjoint = &mut #owner[..];)
+        } else {
+            quote!(let mut #adjoint = #zeros;)
+        }
+    }
+
     // ----- forward sweep ---------------------------------------------------
 
     fn forward(&mut self, block: &Block, mode: Mode) -> Vec<TokenStream> {
@@ -716,7 +733,7 @@ impl<'a> Body<'a> {
             return None;
         }
         let (mut declare, mut start, mut hand_back) = (Vec::new(), Vec::new(), Vec::new());
-        for counter in counters {
+        for counter in &counters {
             let (running, exit, entry) = (
                 &counter.running,
                 self.ident(counter.exit),
@@ -742,7 +759,7 @@ impl<'a> Body<'a> {
         let (mut hold, mut restore, mut skip) = (Vec::new(), Vec::new(), None);
         let mut in_order = false;
         if !self.second {
-            if let Some(cells) = crate::fuse::accumulators(l, self.activity) {
+            if let Some(cells) = crate::fuse::accumulators_or_none(l, self.activity) {
                 // Nothing carried from one reversed iteration to the next
                 // (held seeds, nothing taken back, no counter, no store
                 // whose reverse moves an adjoint): the iterations are
@@ -751,8 +768,10 @@ impl<'a> Body<'a> {
                 // is what LLVM vectorises and proves in bounds: a dot
                 // product's reverse `d_w[k * p + j] += g * x[i * p + j]`
                 // ran 13 instructions an element counted down, 3.3 up.
-                in_order = self.plan.reversed_in_order(l, self.activity)
-                    && hand_back.is_empty()
+                in_order = self.plan.in_order_but_stores(l, self.activity)
+                    && (crate::fuse::stores_stay_inside(&l.body)
+                        || self.only_increments_outside(l))
+                    && counters.iter().all(|c| counted_at_start(c))
                     && cursors.tapes.is_empty()
                     && !self.takes_back(l);
                 let (seeds, holds) = self.held_seeds(&cells);
@@ -760,6 +779,7 @@ impl<'a> Body<'a> {
                 hold = holds;
                 restore.clone_from(&hold);
                 if hand_back.is_empty()
+                    && !cells.is_empty()
                     && self.plan.vanishing.contains(&l.id)
                     && !self.takes_back(l)
                 {
@@ -773,13 +793,47 @@ impl<'a> Body<'a> {
             true => quote!(#range),
             false => quote!((#range).rev()),
         };
+        // Counted up, the loop's integers run forwards too: from their
+        // values at the loop's entry, which counting every iteration back
+        // first gives (a loop LLVM folds into `exit - trips * step`), and
+        // back to those values after it, where the reverse of the loop
+        // around expects them.
+        let mut around = (Vec::new(), Vec::new());
+        if in_order && !counters.is_empty() {
+            (start, hand_back) = (Vec::new(), Vec::new());
+            for counter in &counters {
+                let (running, entry) = (&counter.running, self.ident(counter.entry));
+                let first = self.names.fresh("__ad_first");
+                let back = counter.chain.iter().map(|undone| {
+                    let (var, value) = (self.ident(undone.var), &undone.value);
+                    quote!(let #var = #value;)
+                });
+                around.0.push(quote! {
+                    for _ in #range {
+                        #(#back)*
+                        #running = #entry;
+                    }
+                    let #first = #running;
+                });
+                start.push(quote!(let #entry = #running;));
+                for undone in counter.chain.iter().rev().skip(1) {
+                    start.push(self.chain_link(l, undone.var));
+                }
+                let end = self.ident(counter.chain[0].var);
+                hand_back.push(quote!(#running = #end;));
+                around.1.push(quote!(#running = #first;));
+            }
+        }
+        let (count_back, hand_first) = around;
         let reversed = quote! {
+            #(#count_back)*
             for #index in #iterations {
                 #(#hold)*
                 #(#start)*
                 #(#inner)*
                 #(#hand_back)*
             }
+            #(#hand_first)*
         };
         let reversed = match cursors.tapes.is_empty() {
             true => reversed,
@@ -816,6 +870,64 @@ impl<'a> Body<'a> {
             #(#restore)*
             #(#additions)*
         })
+    }
+
+    /// The forward definition of `var`, a value of the chain of a counted
+    /// integer of loop `l` (`counters.rs`): its `let` in `l`'s body.
+    fn chain_link(&self, l: &crate::ir::Loop, var: VarId) -> TokenStream {
+        let definition = l.body.stmts.iter().find_map(|stmt| match stmt {
+            Stmt::Let { var: v, ty, init } if *v == var => Some((ty, init)),
+            _ => None,
+        });
+        let (ty, init) = definition.expect("a counter's chain is defined in its loop's body");
+        self.let_stmt(var, ty.as_ref(), init.as_ref())
+    }
+
+    /// Whether every store of loop `l`'s body into an array declared
+    /// outside it is an increment whose element keeps its adjoint
+    /// (`find_increments`, which `reverse` has run on the body) and the
+    /// body reads those arrays nowhere else: then each reversed iteration
+    /// only reads their adjoints, which none of them changes, and the
+    /// iterations can be reversed in any order (`qx[row] += q[l] * x[col]`
+    /// in a triangular product).
+    fn only_increments_outside(&self, l: &crate::ir::Loop) -> bool {
+        let mut declared = HashSet::new();
+        l.body.walk(0, &mut |stmt, _| {
+            if let Stmt::Let {
+                var,
+                init: Some(Rhs::Array(_)),
+                ..
+            } = stmt
+            {
+                declared.insert(*var);
+            }
+        });
+        let mut incremented = HashSet::new();
+        let mut nested_store = false;
+        l.body.walk(1, &mut |stmt, depth| {
+            if let Stmt::Store { array, value, .. } = stmt {
+                if declared.contains(array) {
+                    return;
+                }
+                let increment = matches!(value, Operand::Var(v) if self.increment_sums.contains(v));
+                nested_store |= depth != 1 || !increment;
+                incremented.insert(*array);
+            }
+        });
+        if nested_store {
+            return false;
+        }
+        let mut other_reads = false;
+        l.body.walk(0, &mut |stmt, _| match stmt {
+            Stmt::Let {
+                var,
+                init: Some(Rhs::Load { array, .. }),
+                ..
+            } if incremented.contains(array) => other_reads |= !self.increment_loads.contains(var),
+            Stmt::Store { .. } => {}
+            _ => other_reads |= stmt.reads().iter().any(|v| incremented.contains(v)),
+        });
+        !other_reads
     }
 
     /// The indices of the loops around loop `l` that its body reads, in
@@ -1096,12 +1208,7 @@ impl<'a> Body<'a> {
                     let (scalar, zero) = (self.scalar(), self.zero());
                     out.push(quote!(let mut #adjoint: #scalar = #zero;));
                 }
-                (Kind::FloatArray, Origin::Local) => {
-                    let array = self.ident(var);
-                    out.push(
-                        quote!(let mut #adjoint = ::autograd::__private::zeros_like(&#array);),
-                    );
-                }
+                (Kind::FloatArray, Origin::Local) => out.push(self.declare_array_adjoint(var)),
                 // parameters' buffers are the caller's `d_<p>`
                 _ => continue,
             }
@@ -1216,10 +1323,7 @@ impl<'a> Body<'a> {
                     let (scalar, zero) = (self.scalar(), self.zero());
                     out.push(quote!(let mut #adjoint: #scalar = #zero;));
                 } else if kind == Kind::FloatArray && self.declared.insert(var) {
-                    let array = self.ident(var);
-                    out.push(
-                        quote!(let mut #adjoint = ::autograd::__private::zeros_like(&#array);),
-                    );
+                    out.push(self.declare_array_adjoint(var));
                 }
             }
         }
@@ -1894,7 +1998,7 @@ impl<'a> Body<'a> {
         if let (Header::Range { index, range }, true, true) =
             (&l.header, saved.is_empty(), in_order)
         {
-            if let Some(cells) = crate::fuse::accumulators(l, self.activity) {
+            if let Some(cells) = crate::fuse::accumulators_or_none(l, self.activity) {
                 // Only accumulates (`fuse.rs`): the accumulators' adjoints
                 // are the same at every iteration, and nothing is restored,
                 // so the iterations are reversed in the forward order with
@@ -2406,4 +2510,11 @@ fn outer_reads(l: &crate::ir::Loop) -> Vec<VarId> {
         }
     });
     reads
+}
+
+/// Whether every value of `counter`'s chain is known at the start of its
+/// loop's iteration (no nested loop counts a cell of its own along it):
+/// what its loop needs to be reversed counting up.
+fn counted_at_start(counter: &Counter) -> bool {
+    counter.inner.is_empty() && counter.chain.iter().all(|u| u.point == Point::Start)
 }

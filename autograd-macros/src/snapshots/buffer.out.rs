@@ -40,7 +40,8 @@ fn prefix_products_grad(x: &[f64]) -> (f64, ::std::vec::Vec<f64>) {
         }
         let __ad_t3 = p[p.len() - 1];
         let mut __ad_d_t3: f64 = d_out;
-        let mut __ad_d_p = ::autograd::__private::zeros_like(&p);
+        let mut __ad_own_d_p = ::autograd::__private::zeros_like(&p);
+        let __ad_d_p = &mut __ad_own_d_p[..];
         __ad_d_p[p.len() - 1] += __ad_d_t3;
         for i in (1..p.len()).rev() {
             let __ad_mark = ::autograd::__private::pop(&mut __ad_marks_p);
@@ -109,7 +110,8 @@ fn prefix_products_adjoint(x: &[f64], d_out: f64, d_x: &mut [f64]) -> f64 {
     }
     let __ad_t3 = p[p.len() - 1];
     let mut __ad_d_t3: f64 = d_out;
-    let mut __ad_d_p = ::autograd::__private::zeros_like(&p);
+    let mut __ad_own_d_p = ::autograd::__private::zeros_like(&p);
+    let __ad_d_p = &mut __ad_own_d_p[..];
     __ad_d_p[p.len() - 1] += __ad_d_t3;
     for i in (1..p.len()).rev() {
         let __ad_mark = ::autograd::__private::pop(&mut __ad_marks_p);

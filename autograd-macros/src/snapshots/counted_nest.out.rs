@@ -94,7 +94,8 @@ fn triangular_grad(q: &[f64], x: &[f64], d: usize) -> (f64, ::std::vec::Vec<f64>
         }
         let out__5 = __ad_cell_out_0;
         let mut __ad_d_out__5: f64 = d_out;
-        let mut __ad_d_y = ::autograd::__private::zeros_like(&y);
+        let mut __ad_own_d_y = ::autograd::__private::zeros_like(&y);
+        let __ad_d_y = &mut __ad_own_d_y[..];
         let mut __ad_d_cell_out_0: f64 = 0.0;
         __ad_d_cell_out_0 += __ad_d_out__5;
         let __ad_seed_cell_out_0: f64 = __ad_d_cell_out_0;
@@ -135,9 +136,15 @@ fn triangular_grad(q: &[f64], x: &[f64], d: usize) -> (f64, ::std::vec::Vec<f64>
             for col in (0..d).rev() {
                 let l__4 = __ad_back_cell_l_4;
                 let mut __ad_back_cell_l_5 = l__4;
-                for row in (col + 1..d).rev() {
+                for _ in col + 1..d {
                     let l__3 = __ad_back_cell_l_5;
                     let l__2 = l__3 - 1;
+                    __ad_back_cell_l_5 = l__2;
+                }
+                let __ad_first = __ad_back_cell_l_5;
+                for row in col + 1..d {
+                    let l__2 = __ad_back_cell_l_5;
+                    let l__3 = l__2 + 1;
                     let __ad_i: usize = row;
                     let mut __ad_d_t9: f64 = __ad_d_y[__ad_i];
                     let mut __ad_d_t7: f64 = __ad_d_t9
@@ -146,8 +153,9 @@ fn triangular_grad(q: &[f64], x: &[f64], d: usize) -> (f64, ::std::vec::Vec<f64>
                         * ::autograd::__private::rules::mul(0.0, (x[i * d + col]), 0.0)
                             .0;
                     d_q[l__2] += __ad_d_t6;
-                    __ad_back_cell_l_5 = l__2;
+                    __ad_back_cell_l_5 = l__3;
                 }
+                __ad_back_cell_l_5 = __ad_first;
                 let l__1 = __ad_back_cell_l_5;
                 __ad_back_cell_l_4 = l__1;
             }
@@ -257,7 +265,8 @@ fn triangular_adjoint(
     }
     let out__5 = __ad_cell_out_0;
     let mut __ad_d_out__5: f64 = d_out;
-    let mut __ad_d_y = ::autograd::__private::zeros_like(&y);
+    let mut __ad_own_d_y = ::autograd::__private::zeros_like(&y);
+    let __ad_d_y = &mut __ad_own_d_y[..];
     let mut __ad_d_cell_out_0: f64 = 0.0;
     __ad_d_cell_out_0 += __ad_d_out__5;
     let __ad_seed_cell_out_0: f64 = __ad_d_cell_out_0;
@@ -298,9 +307,15 @@ fn triangular_adjoint(
         for col in (0..d).rev() {
             let l__4 = __ad_back_cell_l_4;
             let mut __ad_back_cell_l_5 = l__4;
-            for row in (col + 1..d).rev() {
+            for _ in col + 1..d {
                 let l__3 = __ad_back_cell_l_5;
                 let l__2 = l__3 - 1;
+                __ad_back_cell_l_5 = l__2;
+            }
+            let __ad_first = __ad_back_cell_l_5;
+            for row in col + 1..d {
+                let l__2 = __ad_back_cell_l_5;
+                let l__3 = l__2 + 1;
                 let __ad_i: usize = row;
                 let mut __ad_d_t9: f64 = __ad_d_y[__ad_i];
                 let mut __ad_d_t7: f64 = __ad_d_t9
@@ -308,8 +323,9 @@ fn triangular_adjoint(
                 let mut __ad_d_t6: f64 = __ad_d_t7
                     * ::autograd::__private::rules::mul(0.0, (x[i * d + col]), 0.0).0;
                 d_q[l__2] += __ad_d_t6;
-                __ad_back_cell_l_5 = l__2;
+                __ad_back_cell_l_5 = l__3;
             }
+            __ad_back_cell_l_5 = __ad_first;
             let l__1 = __ad_back_cell_l_5;
             __ad_back_cell_l_4 = l__1;
         }

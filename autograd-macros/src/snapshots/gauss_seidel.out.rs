@@ -73,7 +73,8 @@ fn gauss_seidel_grad(
         let loss: f64 = 0.0;
         let mut __ad_cell_loss_14 = loss;
         let __ad_seed_cell_loss_14: f64 = d_out;
-        let mut __ad_d_u = ::autograd::__private::zeros_like(&u);
+        let mut __ad_own_d_u = ::autograd::__private::zeros_like(&u);
+        let __ad_d_u = &mut __ad_own_d_u[..];
         {
             let mut __ad_d_cell_loss_14: f64;
             for i__1 in 0..n {
@@ -205,7 +206,8 @@ fn gauss_seidel_adjoint(
     let loss: f64 = 0.0;
     let mut __ad_cell_loss_14 = loss;
     let __ad_seed_cell_loss_14: f64 = d_out;
-    let mut __ad_d_u = ::autograd::__private::zeros_like(&u);
+    let mut __ad_own_d_u = ::autograd::__private::zeros_like(&u);
+    let __ad_d_u = &mut __ad_own_d_u[..];
     {
         let mut __ad_d_cell_loss_14: f64;
         for i__1 in 0..n {

@@ -68,7 +68,8 @@ fn product_grad(
         let out: f64 = 0.0;
         let mut __ad_cell_out_5 = out;
         let __ad_seed_cell_out_5: f64 = d_out;
-        let mut __ad_d_c = ::autograd::__private::zeros_like(&c);
+        let mut __ad_own_d_c = ::autograd::__private::zeros_like(&c);
+        let __ad_d_c = &mut __ad_own_d_c[..];
         {
             let mut __ad_d_cell_out_5: f64;
             for i__1 in 0..n * n {
@@ -204,7 +205,8 @@ fn product_adjoint(
     let out: f64 = 0.0;
     let mut __ad_cell_out_5 = out;
     let __ad_seed_cell_out_5: f64 = d_out;
-    let mut __ad_d_c = ::autograd::__private::zeros_like(&c);
+    let mut __ad_own_d_c = ::autograd::__private::zeros_like(&c);
+    let __ad_d_c = &mut __ad_own_d_c[..];
     {
         let mut __ad_d_cell_out_5: f64;
         for i__1 in 0..n * n {

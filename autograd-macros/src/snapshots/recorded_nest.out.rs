@@ -73,7 +73,8 @@ fn trisolve_grad(
         let out: f64 = 0.0;
         let mut __ad_cell_out_7 = out;
         let __ad_seed_cell_out_7: f64 = d_out;
-        let mut __ad_d_y = ::autograd::__private::zeros_like(&y);
+        let mut __ad_own_d_y = ::autograd::__private::zeros_like(&y);
+        let __ad_d_y = &mut __ad_own_d_y[..];
         {
             let mut __ad_d_cell_out_7: f64;
             for i__1 in 0..n {
@@ -227,7 +228,8 @@ fn trisolve_adjoint(
     let out: f64 = 0.0;
     let mut __ad_cell_out_7 = out;
     let __ad_seed_cell_out_7: f64 = d_out;
-    let mut __ad_d_y = ::autograd::__private::zeros_like(&y);
+    let mut __ad_own_d_y = ::autograd::__private::zeros_like(&y);
+    let __ad_d_y = &mut __ad_own_d_y[..];
     {
         let mut __ad_d_cell_out_7: f64;
         for i__1 in 0..n {

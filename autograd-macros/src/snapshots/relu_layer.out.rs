@@ -84,7 +84,8 @@ fn relu_layer_grad(w: &[f64], x: &[f64], p: usize) -> (f64, ::std::vec::Vec<f64>
         }
         let loss__3 = __ad_cell_loss_0;
         let mut __ad_d_loss__3: f64 = d_out;
-        let mut __ad_d_hidden = ::autograd::__private::zeros_like(&hidden);
+        let mut __ad_own_d_hidden = ::autograd::__private::zeros_like(&hidden);
+        let __ad_d_hidden = &mut __ad_own_d_hidden[..];
         let mut __ad_d_cell_loss_0: f64 = 0.0;
         __ad_d_cell_loss_0 += __ad_d_loss__3;
         let __ad_seed_cell_loss_0: f64 = __ad_d_cell_loss_0;
@@ -239,7 +240,8 @@ fn relu_layer_adjoint(
     }
     let loss__3 = __ad_cell_loss_0;
     let mut __ad_d_loss__3: f64 = d_out;
-    let mut __ad_d_hidden = ::autograd::__private::zeros_like(&hidden);
+    let mut __ad_own_d_hidden = ::autograd::__private::zeros_like(&hidden);
+    let __ad_d_hidden = &mut __ad_own_d_hidden[..];
     let mut __ad_d_cell_loss_0: f64 = 0.0;
     __ad_d_cell_loss_0 += __ad_d_loss__3;
     let __ad_seed_cell_loss_0: f64 = __ad_d_cell_loss_0;

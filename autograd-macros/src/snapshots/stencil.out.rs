@@ -74,7 +74,8 @@ fn heat_grad(u0: &[f64], target: &[f64], steps: usize) -> (f64, ::std::vec::Vec<
         let loss: f64 = 0.0;
         let mut __ad_cell_loss_17 = loss;
         let __ad_seed_cell_loss_17: f64 = d_out;
-        let mut __ad_d_u = ::autograd::__private::zeros_like(&u);
+        let mut __ad_own_d_u = ::autograd::__private::zeros_like(&u);
+        let __ad_d_u = &mut __ad_own_d_u[..];
         {
             let mut __ad_d_cell_loss_17: f64;
             for i__2 in 0..n {
@@ -104,7 +105,8 @@ fn heat_grad(u0: &[f64], target: &[f64], steps: usize) -> (f64, ::std::vec::Vec<
         }
         let loss__3 = __ad_cell_loss_17;
         let mut __ad_d_loss__3: f64 = d_out;
-        let mut __ad_d_next = ::autograd::__private::zeros_like(&next);
+        let mut __ad_own_d_next = ::autograd::__private::zeros_like(&next);
+        let __ad_d_next = &mut __ad_own_d_next[..];
         let mut __ad_d_cell_loss_17: f64 = 0.0;
         __ad_d_cell_loss_17 += __ad_d_loss__3;
         for __ad_i0__1 in (0..steps).rev() {
@@ -244,7 +246,8 @@ fn heat_adjoint(
     let loss: f64 = 0.0;
     let mut __ad_cell_loss_17 = loss;
     let __ad_seed_cell_loss_17: f64 = d_out;
-    let mut __ad_d_u = ::autograd::__private::zeros_like(&u);
+    let mut __ad_own_d_u = ::autograd::__private::zeros_like(&u);
+    let __ad_d_u = &mut __ad_own_d_u[..];
     {
         let mut __ad_d_cell_loss_17: f64;
         for i__2 in 0..n {
@@ -273,7 +276,8 @@ fn heat_adjoint(
     }
     let loss__3 = __ad_cell_loss_17;
     let mut __ad_d_loss__3: f64 = d_out;
-    let mut __ad_d_next = ::autograd::__private::zeros_like(&next);
+    let mut __ad_own_d_next = ::autograd::__private::zeros_like(&next);
+    let __ad_d_next = &mut __ad_own_d_next[..];
     let mut __ad_d_cell_loss_17: f64 = 0.0;
     __ad_d_cell_loss_17 += __ad_d_loss__3;
     for __ad_i0__1 in (0..steps).rev() {

@@ -47,7 +47,8 @@ fn k_grad(a0: [f64; 1], x1: f64) -> (f64, ([f64; 1], f64)) {
         let __ad_t6 = b4[0];
         let mut __ad_d_x1: f64 = 0.0;
         let mut __ad_d_t6: f64 = d_out;
-        let mut __ad_d_b4 = ::autograd::__private::zeros_like(&b4);
+        let mut __ad_own_d_b4 = ::autograd::__private::zeros_like(&b4);
+        let __ad_d_b4 = &mut __ad_own_d_b4[..];
         __ad_d_b4[0] += __ad_d_t6;
         {
             let mut __ad_taken = __ad_record.taken();
@@ -116,7 +117,8 @@ fn k_adjoint(
     let __ad_t6 = b4[0];
     let mut __ad_d_x1: f64 = 0.0;
     let mut __ad_d_t6: f64 = d_out;
-    let mut __ad_d_b4 = ::autograd::__private::zeros_like(&b4);
+    let mut __ad_own_d_b4 = ::autograd::__private::zeros_like(&b4);
+    let __ad_d_b4 = &mut __ad_own_d_b4[..];
     __ad_d_b4[0] += __ad_d_t6;
     {
         let mut __ad_taken = __ad_record.taken();
