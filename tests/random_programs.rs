@@ -403,6 +403,18 @@ fn generator_covers_the_subset() {
         .map(|(name, _)| *name)
         .collect();
     assert!(missing.is_empty(), "never generated: {missing:?}");
+    // twin loops: the same `for` line again right after the `}` that
+    // closes the first loop (the first line at its indentation after it)
+    let lines: Vec<&str> = text.lines().collect();
+    let indent = |line: &str| line.len() - line.trim_start().len();
+    let twins = (0..lines.len())
+        .filter(|&i| lines[i].trim_start().starts_with("for "))
+        .filter(|&i| {
+            let close = (i + 1..lines.len()).find(|&k| indent(lines[k]) <= indent(lines[i]));
+            close.is_some_and(|k| lines[k].trim() == "}" && lines.get(k + 1) == Some(&lines[i]))
+        })
+        .count();
+    assert!(twins > 0, "never generated: twin loops");
 }
 
 /// A `while` stepped last (`k = k + (k + 1);`) has its body in a block of

@@ -147,6 +147,40 @@ twins!(increments_reversed_in_order_agree: increments, increments_grad, incremen
     total
 });
 
+// Adjacent loops over one range (`lower/fusion.rs`): the first three touch
+// `c` and `q` only at their index and are one loop in the generated code;
+// the fourth reads `q` at another element and the fifth changes `s`, which
+// the sixth reads whole, so each stays a loop of its own.
+twins!(adjacent_loops_agree: adjacent, adjacent_grad, adjacent_adjoint;
+       adjacent_r, adjacent_r_grad, adjacent_r_adjoint; |x| {
+    let n = x.len();
+    let mut c = vec![0.0; n];
+    let mut q = vec![0.0; n];
+    let mut total = 0.0;
+    for i in 0..3 {
+        for j in 0..n {
+            c[j] = x[j] - x[(i + j) % n];
+        }
+        for j in 0..n {
+            q[j] = x[j].exp() * c[j];
+        }
+        for j in 0..n {
+            q[j] += c[j] * c[j] / (q.len() as f64);
+        }
+        for j in 0..n {
+            c[j] = q[n - 1 - j] * x[j];
+        }
+        let mut s = 0.0;
+        for j in 0..n {
+            s += c[j] * q[j];
+        }
+        for j in 0..n {
+            total += q[j] * s;
+        }
+    }
+    total
+});
+
 // Gauss–Seidel sweeps: the boundary `if`s read only the loop index and a
 // length, so the reverse evaluates them again instead of recording them
 // (`record.rs`, `recomputable`); the branch on a float, and the one on an

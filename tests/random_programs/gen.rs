@@ -57,7 +57,8 @@ const CONSTS: &[&str] = &[
 /// steps, `k += j`, read as `x[k % n]` and `k as f64`); `stepped-whiles`
 /// (`while k < L { ..; k = k + (k + 1); }`, stepped last); `whole-arrays`
 /// (`b = [x, y];` of a local array); `read-only-arrays` (`let b = [x, y];`
-/// never written).
+/// never written); `twin-loops` (a `for` over a range followed by another
+/// over the same range with the same index, which the macro may fuse).
 fn avoid(feature: &str) -> bool {
     static AVOID: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
     AVOID
@@ -168,6 +169,13 @@ pub struct Gen {
     /// which it steps (`Stmt::Step`); their values are unbounded, so they
     /// are read only as `k % n` and `k as f64`.
     counters: Vec<String>,
+    /// The index and its bounds of the last `for` over a range generated,
+    /// for a twin loop right after it (`twin_for`).
+    last_range_for: Option<(String, Kind)>,
+    /// The stream twin loops are drawn from: the rest of a program is the
+    /// one the seed gave before twins were generated (the regression tests
+    /// name programs by seed and index).
+    twin_rng: StdRng,
 }
 
 impl Gen {
@@ -189,6 +197,8 @@ impl Gen {
             chain_depth: 0,
             cond_depth: 0,
             counters: Vec::new(),
+            last_range_for: None,
+            twin_rng: StdRng::seed_from_u64(mixed ^ 0x7417_1005),
         }
     }
 
@@ -447,7 +457,8 @@ impl Gen {
                     if self.loop_depth == 0 && !avoid("counters") && self.chance(0.25) {
                         return self.counted_for(depth);
                     }
-                    return self.for_stmt(depth);
+                    let first = self.for_stmt(depth);
+                    return self.twin_for(first, depth);
                 }
                 80..=85 if nested => return self.while_stmt(depth),
                 86..=89 if nested => return self.loop_stmt(depth),
@@ -713,6 +724,7 @@ impl Gen {
             .into_iter()
             .filter(|b| matches!(b.kind, Kind::Buf { .. }))
             .collect();
+        let mut range_binding = None;
         let (pat, iter) = if bufs.is_empty() || self.chance(0.5) {
             let (lo, lo_v, _) = self.int_expr_in(0, 2);
             let (hi, _, hi_v) = self.int_expr_in(lo_v, lo_v + 3);
@@ -724,13 +736,12 @@ impl Gen {
                 hi_v.saturating_sub(1)
             };
             let name = self.fresh_local();
-            self.bind(
-                &name,
-                Kind::Int {
-                    lo: lo_v,
-                    hi: top.max(lo_v),
-                },
-            );
+            let kind = Kind::Int {
+                lo: lo_v,
+                hi: top.max(lo_v),
+            };
+            range_binding = Some((name.clone(), kind.clone()));
+            self.bind(&name, kind);
             (
                 ForPat::Index(name),
                 ForIter::Range {
@@ -797,7 +808,47 @@ impl Gen {
         self.loop_depth -= 1;
         self.env.truncate(mark);
         self.frozen.truncate(frozen_mark);
+        // (after the body, whose own loops set it too)
+        self.last_range_for = range_binding;
         Stmt::For { pat, iter, body }
+    }
+
+    /// Sometimes `first`, a `for` over a range, followed by a second loop
+    /// over the same range with the same index and a body of its own, the
+    /// two in a bare block: what users write as steps over one buffer
+    /// (`for j in 0..d { a[j] = .. } for j in 0..d { b[j] = .. a[j] .. }`),
+    /// and what the macro fuses into one loop when that computes the same
+    /// (`lower/fusion.rs`).
+    fn twin_for(&mut self, first: Stmt, depth: usize) -> Stmt {
+        let Some((index, kind)) = self.last_range_for.take() else {
+            return first;
+        };
+        let twin = match &first {
+            Stmt::For {
+                pat,
+                iter: iter @ ForIter::Range { .. },
+                ..
+            } if self.budget > 0 && !avoid("twin-loops") && self.twin_rng.gen_bool(0.35) => {
+                (pat.clone(), iter.clone())
+            }
+            _ => return first,
+        };
+        // the twin's body from the twin stream, with a budget of its own
+        std::mem::swap(&mut self.rng, &mut self.twin_rng);
+        let budget = std::mem::replace(&mut self.budget, 4);
+        let mark = self.env.len();
+        self.bind(&index, kind);
+        self.loop_depth += 1;
+        let body = self.block(false, depth + 1);
+        self.loop_depth -= 1;
+        self.env.truncate(mark);
+        self.budget = budget;
+        std::mem::swap(&mut self.rng, &mut self.twin_rng);
+        let (pat, iter) = twin;
+        Stmt::Block(Block {
+            stmts: vec![first, Stmt::For { pat, iter, body }],
+            tail: None,
+        })
     }
 
     /// `let mut k = 0; while k < L [&& cond] { k += 1; .. }` as one block

@@ -12,6 +12,7 @@
 //! carries on with a placeholder, so all errors are reported at once.
 
 mod expr;
+mod fusion;
 mod in_place;
 mod iter;
 mod matches;
@@ -687,6 +688,7 @@ impl<'a> Lowerer<'a> {
         let stmts = syntax::split_tuple_locals(&stmts, self.names);
         let stmts = syntax::split_array_locals(&stmts, self.names);
         let stmts = syntax::tuple_valued_ifs(&stmts);
+        let stmts = fusion::fuse_adjacent_loops(&stmts);
         let count = stmts.len();
         self.in_place.enter_block(&stmts);
         for (i, stmt) in stmts.iter().enumerate() {
