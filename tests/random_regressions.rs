@@ -1532,3 +1532,58 @@ fn an_if_of_constants_as_an_argument() {
         assert_eq!(d_p, t + w + 2.0 * p);
     }
 }
+
+// Seed 120419564 #145 (second order, minimized): an array literal of
+// constants of a type the macro cannot see (`[{ let a = h(m); SCALE }]`)
+// was lowered twice, once element by element and then as written for the
+// array the call is given: the block's statements ran twice in `f_grad`,
+// and in `f_hvp` the copy as written called `h` with a `Dual` (E0308). The
+// elements lowered once are now what the array holds.
+#[differentiable(hessian)]
+fn scaled_by(m: f64, w: f64) -> f64 {
+    m * w
+}
+
+#[differentiable(hessian)]
+fn first_product(x: &[f64; 1], p: &[f64; 1]) -> f64 {
+    x[0] * p[0]
+}
+
+thread_local! {
+    static TICKS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+fn tick() -> usize {
+    TICKS.with(|t| t.set(t.get() + 1));
+    1
+}
+
+#[differentiable(hessian)]
+fn block_in_a_literal_argument(m: f64, q: &[f64]) -> f64 {
+    let y: f64 = first_product(
+        &[{
+            let unused: f64 = scaled_by(m, m);
+            let once = tick();
+            SCALE
+        }],
+        &[q[0] * q[0]],
+    );
+    y + m
+}
+
+#[test]
+fn a_block_in_an_array_literal_argument_runs_once() {
+    for (m, q) in [(0.7, 1.3), (-0.4, 2.0)] {
+        TICKS.with(|t| t.set(0));
+        let (value, (d_m, d_q)) = block_in_a_literal_argument_grad(m, &[q]);
+        assert_eq!(
+            TICKS.with(|t| t.get()),
+            1,
+            "the block's statements ran once"
+        );
+        assert_eq!(value, SCALE * q * q + m);
+        assert_eq!((d_m, d_q[0]), (1.0, 2.0 * SCALE * q));
+        let (_, _, hessian) = block_in_a_literal_argument_hessian(m, &[q]);
+        assert_eq!(hessian, vec![0.0, 0.0, 0.0, 2.0 * SCALE]);
+    }
+}

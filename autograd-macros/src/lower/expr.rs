@@ -627,7 +627,11 @@ impl Lowerer<'_> {
                         }
                         // An array of integers (or other constants).
                         _ => {
-                            let (tokens, uses) = self.non_differentiated_tokens(arg);
+                            let (tokens, uses) = match self.declined_literal() {
+                                Some((literal, uses)) if by_ref => (quote!(&#literal), uses),
+                                Some(literal) => literal,
+                                None => self.non_differentiated_tokens(arg),
+                            };
                             CallArg::Const(ir::Const { tokens, uses })
                         }
                     },

@@ -183,6 +183,11 @@ struct Lowerer<'a> {
     /// Local float arrays of a length known from their `let` (`[a, b, c]`,
     /// `[0.0; 4]`): whole assignments to or from them are unrolled.
     fixed_lens: HashMap<VarId, usize>,
+    /// The elements of the array literal `array_constructor` lowered last
+    /// and declined (none of them known to be a float): the fallbacks use
+    /// them rather than the literal's tokens, whose statements (a block
+    /// element's `let`s) the lowering already emitted once.
+    declined_items: Option<Vec<Operand>>,
     /// The generated names of `match` scrutinees not yet bound, with the
     /// scrutinee (a float one is refused where it is bound).
     scrutinees: HashMap<String, Expr>,
@@ -218,6 +223,7 @@ impl<'a> Lowerer<'a> {
             poisoned: HashSet::new(),
             compound: HashMap::new(),
             fixed_lens: HashMap::new(),
+            declined_items: None,
             scrutinees: HashMap::new(),
             in_place: in_place::InPlace::default(),
         }
@@ -328,19 +334,44 @@ impl<'a> Lowerer<'a> {
         {
             return None;
         }
-        let items: Vec<Operand> = array
-            .elems
-            .iter()
-            .map(|e| {
-                let (tokens, uses) = self.non_differentiated_tokens(e);
-                Operand::Const(Const {
-                    tokens: expr::parenthesize(tokens),
-                    uses,
+        let items: Vec<Operand> = match self.declined_items.take() {
+            Some(items) if items.len() == array.elems.len() => items,
+            _ => array
+                .elems
+                .iter()
+                .map(|e| {
+                    let (tokens, uses) = self.non_differentiated_tokens(e);
+                    Operand::Const(Const {
+                        tokens: expr::parenthesize(tokens),
+                        uses,
+                    })
                 })
-            })
-            .collect();
+                .collect(),
+        };
         let len = proc_macro2::Literal::usize_unsuffixed(items.len());
         Some((ArrayInit::List { items, vec: false }, quote!([_; #len])))
+    }
+
+    /// The elements `array_constructor` lowered and declined (constants of
+    /// a type the macro cannot see, integers, booleans) as the literal
+    /// `[a, b, ..]`, with what they read; `None` if it declined none.
+    fn declined_literal(&mut self) -> Option<(TokenStream, Vec<VarId>)> {
+        let items = self.declined_items.take()?;
+        let mut uses = Vec::new();
+        let mut tokens = Vec::new();
+        for item in &items {
+            match item {
+                Operand::Const(c) => {
+                    uses.extend(&c.uses);
+                    tokens.push(c.tokens.clone());
+                }
+                Operand::Var(v) => {
+                    uses.push(*v);
+                    tokens.push(self.vars[*v].ident.to_token_stream());
+                }
+            }
+        }
+        Some((quote!([#(#tokens),*]), uses))
     }
 
     /// A generated name that is no user's: `__ad_<what><n>`.
@@ -961,7 +992,10 @@ impl<'a> Lowerer<'a> {
             // indexes, emitted as written (a tuple-like compound would bind
             // no Rust local for the raw index tokens that name it).
             if let Some(array) = array_literal(&init.expr) {
-                let (tokens, uses) = self.non_differentiated_tokens(&array.literal);
+                let (tokens, uses) = match self.declined_literal() {
+                    Some(literal) => literal,
+                    None => self.non_differentiated_tokens(&array.literal),
+                };
                 let tokens = match array.vec {
                     false => tokens,
                     // the literal's elements (`[a, b]`) or fill (`[v; n]`)
@@ -1430,6 +1464,7 @@ impl<'a> Lowerer<'a> {
     /// `None` for anything else (including arrays of integers, which stay
     /// constants).
     fn array_constructor(&mut self, init: &Expr, typed_float: bool) -> Option<ArrayInit> {
+        self.declined_items = None;
         let (literal, vec) = match init {
             Expr::Repeat(_) | Expr::Array(_) => (init.clone(), false),
             Expr::Macro(m) if m.mac.path.is_ident("vec") => {
@@ -1492,14 +1527,15 @@ impl<'a> Lowerer<'a> {
                     expr::Value::Const(c) => c.is_float,
                     expr::Value::Array(_) => false,
                 });
-                if !any_float && !typed_float {
-                    return None;
-                }
                 let items = values
                     .into_iter()
                     .zip(array.elems.iter())
                     .map(|(v, e)| self.operand(v, e.span()))
                     .collect();
+                if !any_float && !typed_float {
+                    self.declined_items = Some(items);
+                    return None;
+                }
                 Some(ArrayInit::List { items, vec })
             }
             _ => None,
