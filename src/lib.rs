@@ -324,6 +324,19 @@
 /// .. } .. }`) keeps its results in a stack array for the outer loop's
 /// reverse instead of running again.
 ///
+/// Loop nests in the function body (and in the body of a loop that only
+/// accumulates) are *recorded* rather than replayed: the forward sweep keeps
+/// the values their reverse reads, in storage reused from call to call, and
+/// an integer a loop steps (`l += 1`) is counted back instead of kept. A
+/// reversed loop whose iterations commute — it carries only accumulators or
+/// integers, and only increments (`a[i] += e`) the arrays from outside it
+/// that it writes — runs its iterations in the forward order, which LLVM
+/// vectorises and proves in bounds. Two adjacent loops over the same range
+/// with the same index (`for j in 0..d { a[j] = .. } for j in 0..d { b[j] =
+/// .. a[j] .. }`) run as one loop in the generated functions when what one
+/// changes and the other reads is only arrays at that index; `f` itself is
+/// left as written.
+///
 /// **One input: forward mode.** When exactly one parameter is active and it
 /// is an `f64` (`fn f(x: f64)`, or `wrt(x)` picking one), the adjoint is
 /// computed forwards instead, as one would by hand: each value that depends
