@@ -181,6 +181,50 @@ twins!(adjacent_loops_agree: adjacent, adjacent_grad, adjacent_adjoint;
     total
 });
 
+// Nests beside steps (`lower/fusion.rs`): `y[i] = y[i].tanh()` stays apart
+// from the nest after it that reads `y[i]` in its inner loop; the
+// convolution's nest and the two steps after it are one loop.
+twins!(nests_beside_steps_agree: nests_steps, nests_steps_grad, nests_steps_adjoint;
+       nests_steps_r, nests_steps_r_grad, nests_steps_r_adjoint; |x| {
+    let n = 3;
+    let mut y = vec![0.0; n];
+    let mut z = vec![0.0; n];
+    for i in 0..n {
+        for j in 0..n {
+            y[i] += x[(2 * i + j) % 6] * x[j];
+        }
+    }
+    for i in 0..n {
+        y[i] = y[i].tanh();
+    }
+    for i in 0..n {
+        for j in 0..n {
+            z[j] += x[(i + j) % 6] * y[i];
+        }
+    }
+    let mut conv = vec![0.0; 4];
+    let mut act = vec![0.0; 4];
+    for i in 0..4 {
+        for t in 0..3 {
+            conv[i] += x[t] * x[(i + t + 1) % 6];
+        }
+    }
+    for i in 0..4 {
+        act[i] = conv[i].max(0.0);
+    }
+    for i in 0..4 {
+        act[i] = act[i] * act[i] + conv[i];
+    }
+    let mut s = 0.0;
+    for j in 0..n {
+        s += z[j] * z[j];
+    }
+    for i in 0..4 {
+        s += act[i];
+    }
+    s
+});
+
 // Gauss–Seidel sweeps: the boundary `if`s read only the loop index and a
 // length, so the reverse evaluates them again instead of recording them
 // (`record.rs`, `recomputable`); the branch on a float, and the one on an
