@@ -156,49 +156,11 @@ struct Uses {
     mentioned: HashMap<String, bool>,
 }
 
-/// Methods that do not change their receiver: `f64`'s and the slice
-/// methods the macro accepts. Any other method may (`push`, `fill`, a
-/// user's trait), so its receiver counts as changed.
+/// Methods that do not change their receiver besides `f64`'s
+/// differentiable ones (`prim::method`): those of `f64` the macro keeps
+/// as written and the slice methods it accepts. Any other method may
+/// (`push`, `fill`, a user's trait), so its receiver counts as changed.
 const READ_ONLY_METHODS: &[&str] = &[
-    "abs",
-    "signum",
-    "sqrt",
-    "cbrt",
-    "powi",
-    "powf",
-    "exp",
-    "exp2",
-    "exp_m1",
-    "ln",
-    "log",
-    "log2",
-    "log10",
-    "ln_1p",
-    "sin",
-    "cos",
-    "tan",
-    "asin",
-    "acos",
-    "atan",
-    "atan2",
-    "sinh",
-    "cosh",
-    "tanh",
-    "asinh",
-    "acosh",
-    "atanh",
-    "hypot",
-    "recip",
-    "max",
-    "min",
-    "clamp",
-    "mul_add",
-    "to_degrees",
-    "to_radians",
-    "floor",
-    "ceil",
-    "round",
-    "trunc",
     "fract",
     "sin_cos",
     "is_nan",
@@ -217,6 +179,11 @@ const READ_ONLY_METHODS: &[&str] = &[
     "chunks",
     "windows",
 ];
+
+/// Whether `method` leaves its receiver as it is.
+fn read_only(method: &str) -> bool {
+    crate::prim::method(method).is_some() || READ_ONLY_METHODS.contains(&method)
+}
 
 impl Uses {
     /// The uses of `body`, a loop body over `index`; `None` if it leaves
@@ -304,7 +271,7 @@ impl<'a> Visit<'a> for Scan<'_> {
             Expr::Binary(b) if super::syntax::is_compound(&b.op) => self.change(&b.left),
             Expr::Reference(r) if r.mutability.is_some() => self.change(&r.expr),
             Expr::MethodCall(m) => {
-                if !READ_ONLY_METHODS.contains(&m.method.to_string().as_str()) {
+                if !read_only(&m.method.to_string()) {
                     self.change(&m.receiver);
                 }
                 if m.method == "len" && m.args.is_empty() {
