@@ -761,10 +761,11 @@ impl<'a> Body<'a> {
         if !self.second {
             if let Some(cells) = crate::fuse::accumulators_or_none(l, self.activity) {
                 // Nothing carried from one reversed iteration to the next
-                // (held seeds, nothing taken back, no counter, no store
-                // whose reverse moves an adjoint): the iterations are
-                // reversed in the forward order, as the replayed loops that
-                // only accumulate are (`reverse_loop`). A range counted up
+                // (held seeds, nothing taken back, integers counted from
+                // the start, no store whose reverse moves an adjoint another
+                // iteration reads): the iterations are reversed in the
+                // forward order, as the replayed loops that only accumulate
+                // are (`reverse_loop`). A range counted up
                 // is what LLVM vectorises and proves in bounds: a dot
                 // product's reverse `d_w[k * p + j] += g * x[i * p + j]`
                 // ran 13 instructions an element counted down, 3.3 up.
@@ -1998,7 +1999,7 @@ impl<'a> Body<'a> {
         if let (Header::Range { index, range }, true, true) =
             (&l.header, saved.is_empty(), in_order)
         {
-            if let Some(cells) = crate::fuse::accumulators_or_none(l, self.activity) {
+            if let Some(cells) = crate::fuse::accumulators(l, self.activity) {
                 // Only accumulates (`fuse.rs`): the accumulators' adjoints
                 // are the same at every iteration, and nothing is restored,
                 // so the iterations are reversed in the forward order with
