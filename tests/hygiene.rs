@@ -697,3 +697,49 @@ fn a_users_fit_keeps_its_names() {
         common::assert_gradient(|w| user_fit(w, &data, &labels, 4), &w, &gradient);
     }
 }
+
+/// The tenth session's constructs — a triangular product whose reverse
+/// counts its integer forwards (`__ad_first`, `__ad_back_<cell>`), the
+/// adjoint of a buffer through a slice (`__ad_own_d_<buffer>`), adjacent
+/// loops over one range fused — under the names their expansions use.
+#[differentiable(wrt(x))]
+fn tenth_session_constructs(x: &[f64]) -> f64 {
+    let d = 3;
+    let __ad_first = x[0] * 0.5;
+    let mut q = vec![0.0; d];
+    let mut __ad_own_d_q = vec![0.0; d];
+    let mut __ad_back_cell_l = 0.0;
+    for i in 0..2 {
+        for j in 0..d {
+            q[j] = x[j] * __ad_first;
+        }
+        for j in 0..d {
+            __ad_own_d_q[j] = q[j] + x[j + 1];
+        }
+        let mut l = d;
+        for col in 0..d {
+            for row in col + 1..d {
+                q[row] += x[l % 4] * __ad_own_d_q[col];
+                l += 1;
+            }
+        }
+        for j in 0..d {
+            __ad_back_cell_l += q[j] * q[j] * (i as f64 + 1.0);
+        }
+    }
+    __ad_back_cell_l + __ad_own_d_q[2]
+}
+
+#[test]
+fn tenth_session_constructs_keep_user_names_apart() {
+    check_gradient_and_adjoint(
+        tenth_session_constructs,
+        tenth_session_constructs_grad,
+        tenth_session_constructs_adjoint,
+        &[
+            [0.3, -0.6, 0.8, 0.1],
+            [0.5, 0.2, -0.3, 0.7],
+            [0.1, 0.9, 0.4, 0.2],
+        ],
+    );
+}
