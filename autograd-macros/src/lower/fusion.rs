@@ -29,7 +29,7 @@
 //! order); a body that panics (an index out of bounds) may do so after the
 //! other body has run some iterations it would not have reached.
 
-use super::syntax::strip_parens;
+use super::syntax::{path_names, strip_parens};
 use std::collections::{HashMap, HashSet};
 use syn::visit::Visit;
 use syn::{Expr, Stmt};
@@ -77,7 +77,7 @@ fn fuse(first: &syn::ExprForLoop, second: &syn::ExprForLoop) -> Option<syn::Expr
     if a.changed.iter().any(|n| in_b.contains(n)) || b.changed.iter().any(|n| in_a.contains(n)) {
         return None;
     }
-    let range = Uses::names_in(&first.expr);
+    let range = path_names(&first.expr);
     if range
         .iter()
         .any(|n| a.changed.contains(n) || b.changed.contains(n))
@@ -109,21 +109,18 @@ fn fuse(first: &syn::ExprForLoop, second: &syn::ExprForLoop) -> Option<syn::Expr
 /// of `y[i] = y[i].tanh()` beside `for j in .. { z[j] += a[..] * y[i] }`:
 /// a matrix-vector product's gradient took 25% more instructions).
 fn read_in_loops(body: &syn::Block) -> HashSet<String> {
-    struct Finder(HashSet<String>, usize);
+    struct Finder(HashSet<String>);
     impl<'a> Visit<'a> for Finder {
         fn visit_expr(&mut self, expr: &'a Expr) {
-            let nested = matches!(expr, Expr::ForLoop(_) | Expr::While(_) | Expr::Loop(_));
-            self.1 += nested as usize;
-            if let (Expr::Path(p), true) = (expr, self.1 > 0) {
-                if let Some(ident) = p.path.get_ident() {
-                    self.0.insert(ident.to_string());
+            match expr {
+                Expr::ForLoop(_) | Expr::While(_) | Expr::Loop(_) => {
+                    self.0.extend(path_names(expr))
                 }
+                _ => syn::visit::visit_expr(self, expr),
             }
-            syn::visit::visit_expr(self, expr);
-            self.1 -= nested as usize;
         }
     }
-    let mut finder = Finder(HashSet::new(), 0);
+    let mut finder = Finder(HashSet::new());
     finder.visit_block(body);
     finder.0
 }
@@ -206,17 +203,6 @@ impl Uses {
         Some(scan.uses)
     }
 
-    /// The single names `expr` mentions.
-    fn names_in(expr: &Expr) -> Vec<String> {
-        let mut scan = Scan {
-            index: "",
-            uses: Uses::default(),
-            refused: false,
-        };
-        scan.visit_expr(expr);
-        scan.uses.mentioned.into_keys().collect()
-    }
-
     /// Whether what `self` changes and `other` mentions is only arrays both
     /// touch at the loop's index.
     fn independent_of(&self, other: &Uses) -> bool {
@@ -253,9 +239,14 @@ impl Scan<'_> {
         }
     }
 
+    /// A place the body changes: its local, or, for a place not rooted in
+    /// one (`f()[j] = v`), a body this pass cannot reason about.
     fn change(&mut self, place: &Expr) {
-        if let Some(name) = Self::base(place) {
-            self.uses.changed.insert(name);
+        match Self::base(place) {
+            Some(name) => {
+                self.uses.changed.insert(name);
+            }
+            None => self.refused = true,
         }
     }
 }
@@ -373,6 +364,8 @@ mod tests {
             "{ for j in 0..d { helper(&mut a, j); } for j in 0..d { y[j] = a[j]; } }",
             // iterators are not ranges
             "{ for v in xs.iter() { a[0] += v; } for v in xs.iter() { b[0] += v; } }",
+            // a place not rooted in a local
+            "{ for j in 0..d { *slot(j) = x[j]; } for j in 0..d { y[j] = x[j]; } }",
             // a loop nested in the second reads what the first changes
             "{ for i in 0..n { y[i] = y[i].tanh(); } \
                for i in 0..n { for j in 0..n { z[j] += a[i * n + j] * y[i]; } } }",

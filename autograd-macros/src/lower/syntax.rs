@@ -1766,7 +1766,7 @@ fn simple(expr: &Expr) -> bool {
 }
 
 /// The single names `expr` reads (`n`, not `consts::N`).
-fn path_names(expr: &Expr) -> Vec<String> {
+pub(super) fn path_names(expr: &Expr) -> Vec<String> {
     struct Finder(Vec<String>);
     impl<'a> Visit<'a> for Finder {
         fn visit_expr_path(&mut self, p: &'a syn::ExprPath) {
