@@ -743,3 +743,74 @@ fn tenth_session_constructs_keep_user_names_apart() {
         ],
     );
 }
+
+/// A user's function with this session's paths and the names people
+/// write: rows from `chunks` zipped with labels, a closure with a `match`
+/// reading `t0`, a buffer named `d_x`, two steps over it (fused), a
+/// triangular product (reversed counting up), an iterator sum. First and
+/// second order, against finite differences.
+#[differentiable(wrt(w), hessian)]
+fn user_steps(w: &[f64], data: &[f64], labels: &[usize]) -> f64 {
+    let d = w.len();
+    let t0 = 0.25;
+    let act = |z: f64| match z > 0.0 {
+        true => z,
+        false => t0 * z,
+    };
+    let mut d_x = vec![0.0; d];
+    let mut q = vec![0.0; d];
+    let mut loss = 0.0;
+    for (row, &label) in data.chunks(d).zip(labels) {
+        for j in 0..d {
+            d_x[j] = row[j] - w[j];
+        }
+        for j in 0..d {
+            q[j] = act(d_x[j]) * w[j];
+        }
+        let mut l = 0;
+        for col in 0..d {
+            for r in col + 1..d {
+                q[r] += w[l % d] * d_x[col];
+                l += 1;
+            }
+        }
+        let s: f64 = q.iter().map(|v| v * v).sum();
+        loss += match label {
+            0 => s,
+            _ => s.sqrt(),
+        };
+    }
+    loss
+}
+
+#[test]
+fn a_users_steps_keep_their_names() {
+    let data: Vec<f64> = (0..24).map(|i| ((i * 7 % 11) as f64 - 5.0) * 0.3).collect();
+    let labels = [0, 1, 0, 2, 1, 0];
+    // (no w[j] on the grid of the data, multiples of 0.3: the kink of `act`)
+    for w in [[0.37, -0.71, 0.53, 1.13], [-0.41, 0.62, 0.23, -0.29]] {
+        let (value, gradient) = user_steps_grad(&w, &data, &labels);
+        assert_eq!(value, user_steps(&w, &data, &labels));
+        common::assert_gradient(|w| user_steps(w, &data, &labels), &w, &gradient);
+        let (_, second_gradient, hessian) = user_steps_hessian(&w, &data, &labels);
+        assert_eq!(second_gradient, gradient);
+        for k in 0..4 {
+            let h = 1e-5;
+            let (mut a, mut b) = (w, w);
+            a[k] += h;
+            b[k] -= h;
+            let (ga, gb) = (
+                user_steps_grad(&a, &data, &labels).1,
+                user_steps_grad(&b, &data, &labels).1,
+            );
+            for j in 0..4 {
+                let fd = (ga[j] - gb[j]) / (2.0 * h);
+                let exact = hessian[k * 4 + j];
+                assert!(
+                    (fd - exact).abs() <= 1e-5 * (1.0 + fd.abs()),
+                    "H[{k}][{j}]: {exact} vs {fd}"
+                );
+            }
+        }
+    }
+}
