@@ -181,6 +181,62 @@ twins!(adjacent_loops_agree: adjacent, adjacent_grad, adjacent_adjoint;
     total
 });
 
+// Loops that store each element of a buffer once, at their own index, and
+// read it only there afterwards are undone as a span (`record::spans`):
+// saved in one copy before the loop, restored after its reverse. Here a
+// part of the buffer (`1..n - 1`, its ends set before the nest), a range
+// that is empty at the last iteration (`i..2`), a loop with a loop inside
+// it reading the element, and a buffer that carries no derivative, whose
+// reverse has nothing to do but the restore. The last three loops are not
+// spans: one reads its element before storing it, one reads a neighbour,
+// and one reads, in an `if` before its store, the element the next
+// iteration overwrites (which its reverse reads again).
+twins!(span_undone_stores_agree: spans, spans_grad, spans_adjoint;
+       spans_r, spans_r_grad, spans_r_adjoint; |x| {
+    let n = x.len();
+    let mut y = vec![0.0; n];
+    let mut w = vec![0.0; n];
+    let mut z = vec![0.0; n];
+    y[0] = x[0];
+    y[n - 1] = x[n - 1] * x[1];
+    let mut total = 0.0;
+    for i in 0..3 {
+        for j in 1..n - 1 {
+            y[j] = x[j] * x[(i + j) % n];
+        }
+        for j in 0..n {
+            w[j] = (i + j) as f64 * 0.5;
+        }
+        for j in i..2 {
+            z[j] = y[j + 1].sin();
+            for k in 0..2 {
+                total += z[j] * x[k + j];
+            }
+        }
+        for col in 0..n {
+            for row in col..n {
+                total += y[row] * y[col] * w[row] + z[col];
+            }
+        }
+        for j in 0..n {
+            z[j] = z[j] * x[j];
+        }
+        for j in 1..n {
+            y[j] = y[j - 1] + x[j];
+        }
+        for j in 0..n {
+            if j + 1 < n {
+                total += y[j + 1] * x[j];
+            }
+            y[j] = x[j] * x[(i + j) % n];
+        }
+        for j in 0..n {
+            total += y[j] * z[j];
+        }
+    }
+    total
+});
+
 // Nests beside steps (`lower/fusion.rs`): `y[i] = y[i].tanh()` stays apart
 // from the nest after it that reads `y[i]` in its inner loop; the
 // convolution's nest and the two steps after it are one loop.

@@ -52,6 +52,10 @@
 //! reads the array again, the store is a plain assignment and its reverse
 //! recomputes the index (`Recording::plain`) — unless the undo tape is
 //! worth keeping for the loads it lets the reverse re-read (`keeps_undo`).
+//! A loop that stores each element of such an array once, at its own
+//! index, and reads it only there after, saves the elements it overwrites
+//! in one copy before it runs and restores them after its reverse, rather
+//! than one push and one pop an element (`spans`).
 //!
 //! A nest whose replay would save something (a loop-carried value, an undo
 //! tape: `replay_saves`) is recorded; one whose replay saves nothing but
@@ -508,6 +512,110 @@ fn plain_arrays(scope: &Block, nests: &HashSet<usize>) -> HashSet<VarId> {
 }
 
 /// Calls `f` on `stmt` and every statement nested in it.
+/// The loops of recorded nests whose stores into a local array are undone
+/// as one span (`Plan::spans`), by id, each with those arrays (`bare`: the
+/// arrays whose undo tape holds values alone, `Plan::indexed_undo`).
+///
+/// A loop `for j in a..b` whose body stores into `x` once, at its top
+/// level and at `x[j]`, changes the elements `a..b` of `x` and nothing
+/// else. When every read of `x` in the body is a load at `x[j]` after that
+/// store (in the body or in a construct nested in it), each reversed
+/// iteration reads only its own element, as its store left it: the reverse
+/// can leave the elements as the whole loop left them, and set them back
+/// once after it. So the forward sweep saves `x[a..b]` in one copy before
+/// the loop (`Record::save_span`) rather than pushing each element as the
+/// store overwrites it, and the reverse copies them back after the loop
+/// (`Record::restore_span`) rather than popping one an iteration. The loop
+/// then pushes nothing per element, and LLVM can vectorise it: a mixture's
+/// `xc[j] = x[i·d + j] − μ[c·d + j]`, one per component, was 25
+/// instructions an element with its push.
+pub fn spans(
+    func: &Func,
+    recording: &Recording,
+    bare: &dyn Fn(VarId) -> bool,
+) -> HashMap<usize, Vec<VarId>> {
+    let in_nests: HashSet<usize> = recording
+        .nests
+        .values()
+        .flat_map(|nest| nest.loops.iter().copied())
+        .collect();
+    let mut spans = HashMap::new();
+    for l in func.loops() {
+        let Header::Range { index, range } = &l.header else {
+            continue;
+        };
+        if !in_nests.contains(&l.id) || !is_half_open(&range.tokens) {
+            continue;
+        }
+        let own_index = |at: &crate::ir::Const| {
+            at.uses == [*index] && func.vars[*index].ident == at.tokens.to_string()
+        };
+        let mut arrays = Vec::new();
+        for (position, stmt) in l.body.stmts.iter().enumerate() {
+            if let Stmt::Store { array, index, .. } = stmt {
+                if bare(*array)
+                    && own_index(index)
+                    && !arrays.contains(array)
+                    && only_own_element_after(l, position, *array, &own_index)
+                {
+                    arrays.push(*array);
+                }
+            }
+        }
+        if !arrays.is_empty() {
+            arrays.sort_unstable();
+            spans.insert(l.id, arrays);
+        }
+    }
+    spans
+}
+
+/// Whether the store at `position` of loop `l`'s body is the body's only
+/// store into `array`, and every other read of `array` in it a load at the
+/// loop's index (`own_index`) after the store.
+fn only_own_element_after(
+    l: &crate::ir::Loop,
+    position: usize,
+    array: VarId,
+    own_index: &dyn Fn(&crate::ir::Const) -> bool,
+) -> bool {
+    let mut only = true;
+    for (at, stmt) in l.body.stmts.iter().enumerate() {
+        walk_stmt(stmt, &mut |s| match s {
+            Stmt::Store { array: a, .. } if *a == array => {
+                only &= at == position && std::ptr::eq(s, stmt)
+            }
+            Stmt::Let {
+                init: Some(Rhs::Load { array: a, index }),
+                ..
+            } if *a == array => only &= at > position && own_index(index),
+            _ => only &= !s.reads().contains(&array),
+        });
+    }
+    only
+}
+
+/// Whether a loop's range is written `start..end`, both given: a
+/// `Range<usize>` when the loop's index indexes an array.
+fn is_half_open(range: &proc_macro2::TokenStream) -> bool {
+    let mut expr = match syn::parse2::<syn::Expr>(range.clone()) {
+        Ok(expr) => expr,
+        Err(_) => return false,
+    };
+    while let syn::Expr::Paren(inner) = expr {
+        expr = *inner.expr;
+    }
+    matches!(
+        expr,
+        syn::Expr::Range(syn::ExprRange {
+            start: Some(_),
+            end: Some(_),
+            limits: syn::RangeLimits::HalfOpen(_),
+            ..
+        })
+    )
+}
+
 pub(crate) fn walk_stmt<'a>(stmt: &'a Stmt, f: &mut dyn FnMut(&'a Stmt)) {
     f(stmt);
     match stmt {

@@ -252,6 +252,32 @@ pub mod __private {
             self.items.extend_from_slice(values);
         }
 
+        /// Saves the elements `range` of `array` (a loop's range, cut to
+        /// the array's length: a loop that indexes past it panics there) in
+        /// one copy, before a loop of a recorded nest that stores into each
+        /// of them at most once, at its own index: the undo of those
+        /// stores, which [`Record::restore_span`] takes back after the
+        /// loop's reverse (`record::spans` in the macro).
+        #[inline(always)]
+        pub fn save_span(&mut self, array: &[T], range: ::std::ops::Range<usize>) {
+            let (start, end) = span(array.len(), range);
+            self.extend_from_slice(&array[start..end]);
+        }
+
+        /// Writes back into `array` the elements [`Record::save_span`]
+        /// saved for the same `range`, and takes them off the record.
+        #[inline(always)]
+        #[track_caller]
+        pub fn restore_span(&mut self, array: &mut [T], range: ::std::ops::Range<usize>) {
+            let (start, end) = span(array.len(), range);
+            let Some(at) = self.items.len().checked_sub(end - start) else {
+                read_past_tape()
+            };
+            array[start..end].copy_from_slice(&self.items[at..]);
+            // `T: Copy`: nothing to drop
+            self.items.truncate(at);
+        }
+
         /// The record's end as a cursor for one loop's pushes, with room
         /// made first (out of line, when the record is short of it) for the
         /// `room` values the loop pushes at most. The loop's body is the
@@ -308,6 +334,14 @@ pub mod __private {
             Some(len) => len.saturating_mul(per_iteration),
             None => usize::MAX,
         }
+    }
+
+    /// The part of `range` inside an array of `len` elements, as bounds
+    /// (empty when the range is).
+    #[inline(always)]
+    fn span(len: usize, range: ::std::ops::Range<usize>) -> (usize, usize) {
+        let end = range.end.min(len);
+        (range.start.min(end), end)
     }
 
     #[cold]

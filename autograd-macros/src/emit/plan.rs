@@ -80,6 +80,10 @@ pub struct Plan {
     /// to it — what a reversed replay of every iteration, from cells saved
     /// at every iteration, would end with.
     pub resets: HashMap<usize, Vec<(VarId, Operand)>>,
+    /// Loops of recorded nests whose stores into these arrays are undone
+    /// as one span, saved before the loop and restored after its reverse
+    /// (`record::spans`), by id.
+    pub spans: HashMap<usize, Vec<VarId>>,
 }
 
 /// Where a loop nested in another loop's body saves its exit values, so
@@ -133,6 +137,7 @@ impl Plan {
             vanishing: vanishing_seeds(&func.body),
             restarts: HashMap::new(),
             resets: HashMap::new(),
+            spans: HashMap::new(),
         };
         plan.plan(func, activity, names);
         plan.plan_spread_loads(func);
@@ -248,6 +253,9 @@ impl Plan {
                 }
             }
         });
+        let bare =
+            |array: VarId| self.undo.contains_key(&array) && !self.indexed_undo.contains(&array);
+        self.spans = crate::record::spans(func, &self.recording, &bare);
         // what each cell holds before its construct (`let mut cell = v;`)
         let mut starts: HashMap<VarId, Operand> = HashMap::new();
         func.body.walk(0, &mut |stmt, _| {

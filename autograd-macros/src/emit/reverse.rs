@@ -103,6 +103,10 @@ pub(super) struct Body<'a> {
     /// that only its own statements push onto (or, reversed, take from),
     /// each with the cursor that does it (`loop_cursors`).
     cursors: HashMap<String, Ident>,
+    /// While the body of a loop of a recorded nest is emitted: the arrays
+    /// whose stores in it are undone as one span (`Plan::spans`), whose
+    /// stores are plain assignments there.
+    spanned: HashSet<VarId>,
 }
 
 impl<'a> Body<'a> {
@@ -129,6 +133,7 @@ impl<'a> Body<'a> {
             increment_loads: HashSet::new(),
             increment_sums: HashSet::new(),
             cursors: HashMap::new(),
+            spanned: HashSet::new(),
         }
     }
 
@@ -419,7 +424,7 @@ impl<'a> Body<'a> {
                     array,
                     index,
                     value,
-                } if self.plan.plain_stores.contains(array) => {
+                } if self.plan.plain_stores.contains(array) || self.spanned.contains(array) => {
                     let value = match self.is_dual(*array) {
                         true => self.dual_operand(value),
                         false => self.operand(value),
@@ -716,8 +721,18 @@ impl<'a> Body<'a> {
         let (sums, additions) = self.hoist_loads(l, false);
         let cursors = self.loop_cursors(l, "__ad_taken");
         let outer_cursors = std::mem::replace(&mut self.cursors, cursors.map);
+        let spans = self.spans(l);
+        let spanned = spans.iter().map(|(array, ..)| *array).collect();
+        let outer_spanned = std::mem::replace(&mut self.spanned, spanned);
         let inner = self.reverse_recorded_block(&l.body);
+        self.spanned = outer_spanned;
         self.cursors = outer_cursors;
+        // the elements the loop overwrote, restored after its reverse (which
+        // reads each only as its own iteration left it)
+        let restore_spans: Vec<TokenStream> = spans
+            .iter()
+            .map(|(_, array, tape, range)| quote!(#tape.restore_span(&mut #array[..], #range);))
+            .collect();
         // The loop's integers counted back (`counters.rs`): the running
         // value starts at the integer after the loop; each reversed
         // iteration counts back from it, then hands it its entry value.
@@ -730,7 +745,8 @@ impl<'a> Body<'a> {
             .collect();
         counters.sort_by_key(|c| c.cell);
         if inner.is_empty() && counters.is_empty() {
-            return None;
+            // nothing to reverse but, for a span, the restore
+            return (!restore_spans.is_empty()).then(|| quote!(#(#restore_spans)*));
         }
         let (mut declare, mut start, mut hand_back) = (Vec::new(), Vec::new(), Vec::new());
         for counter in &counters {
@@ -868,6 +884,7 @@ impl<'a> Body<'a> {
             #(#sums)*
             #(#declare)*
             #reversed
+            #(#restore_spans)*
             #(#restore)*
             #(#additions)*
         })
@@ -1025,8 +1042,19 @@ impl<'a> Body<'a> {
             false => LoopCursors::default(),
         };
         let outer_cursors = std::mem::replace(&mut self.cursors, cursors.map);
+        let spans = match mode.store {
+            true => self.spans(l),
+            false => Vec::new(),
+        };
+        let spanned = spans.iter().map(|(array, ..)| *array).collect();
+        let outer_spanned = std::mem::replace(&mut self.spanned, spanned);
         let body = self.forward(&l.body, body_mode);
+        self.spanned = outer_spanned;
         self.cursors = outer_cursors;
+        // the elements the loop overwrites, saved in one copy (`spans`)
+        let save = spans
+            .iter()
+            .map(|(_, array, tape, range)| quote!(#tape.save_span(&#array[..], #range);));
         let count = l.breaks.then(|| quote!(#counter += 1;));
         let declare_counter = l.breaks.then(|| quote!(let mut #counter: usize = 0;));
         let saved = self.plan.loop_tapes.get(&l.id).cloned().unwrap_or_default();
@@ -1077,8 +1105,31 @@ impl<'a> Body<'a> {
         quote! {
             #declare_counter
             #(#reserve)*
+            #(#save)*
             #forward
         }
+    }
+
+    /// The arrays loop `l` of a recorded nest undoes as one span
+    /// (`Plan::spans`): each with its name, its undo tape and the loop's
+    /// range.
+    fn spans(&self, l: &crate::ir::Loop) -> Vec<(VarId, Ident, Ident, TokenStream)> {
+        let (Some(arrays), Header::Range { range, .. }) = (self.plan.spans.get(&l.id), &l.header)
+        else {
+            return Vec::new();
+        };
+        arrays
+            .iter()
+            .map(|array| {
+                let tape = self.plan.undo[array].clone();
+                (
+                    *array,
+                    self.ident(*array).clone(),
+                    tape,
+                    range.tokens.clone(),
+                )
+            })
+            .collect()
     }
 
     /// The tapes of the recorded nest that loop `l`'s own statements push
@@ -1098,8 +1149,11 @@ impl<'a> Body<'a> {
         let recording = &self.plan.recording;
         let is_float = |var: &VarId| recording.keep.get(var) == Some(&Keep::Float);
         let is_decision = |decision: &Ident| recording.decisions.contains(&decision.to_string());
+        let spanned = self.plan.spans.get(&l.id);
         let is_bare_undo = |array: &VarId| {
-            !self.plan.plain_stores.contains(array) && !self.plan.indexed_undo.contains(array)
+            !self.plan.plain_stores.contains(array)
+                && !self.plan.indexed_undo.contains(array)
+                && !spanned.is_some_and(|arrays| arrays.contains(array))
         };
         // the tapes the body's own statements push onto, each with how many
         // values an iteration pushes (a statement of the body runs once an
@@ -1378,16 +1432,18 @@ impl<'a> Body<'a> {
                     array,
                     index,
                     value,
-                } if self.plan.plain_stores.contains(array)
+                } if (self.plan.plain_stores.contains(array) || self.spanned.contains(array))
                     && self.activity.needs_adjoint(*array) =>
                 {
-                    // Nothing to restore: recompute the index for the adjoint.
+                    // Nothing to restore (or restored after the loop, a
+                    // span): recompute the index for the adjoint.
                     let i = self.names.fresh("__ad_i");
                     let index = &index.tokens;
                     out.push(quote!(let #i: usize = #index;));
                     self.reverse_store(&mut out, *array, &i, value);
                 }
-                Stmt::Store { array, .. } if self.plan.plain_stores.contains(array) => {}
+                Stmt::Store { array, .. }
+                    if self.plan.plain_stores.contains(array) || self.spanned.contains(array) => {}
                 Stmt::Store {
                     array,
                     index,
