@@ -444,6 +444,7 @@ fn seed(
                         args.iter().for_each(|op| mark_op(op, needed));
                         needed[*var] = true;
                     }
+                    Reads::Result => needed[*var] = true,
                 }
             }
             _ => {}

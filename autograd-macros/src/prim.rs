@@ -35,6 +35,9 @@ pub enum Reads {
     Nothing,
     /// `mul`: the partial for one argument is the other argument.
     Others,
+    /// The partial is a function of the result alone (`exp`: `y`, `tanh`:
+    /// `1 − y²`, `sqrt`: `1 / 2y`): reads the result, not the argument.
+    Result,
     /// Anything else: the arguments and the result.
     All,
 }
@@ -80,6 +83,18 @@ const fn singular(name: &'static str, arity: Arity) -> Prim {
     }
 }
 
+/// A unary primitive whose partial reads only its result
+/// ([`Reads::Result`]); `singular` as [`Prim::singular`].
+const fn of_result(name: &'static str, singular: bool) -> Prim {
+    Prim {
+        name,
+        arity: Arity::Unary,
+        reads: Reads::Result,
+        zero_derivative: false,
+        singular,
+    }
+}
+
 const fn linear(name: &'static str, arity: Arity) -> Prim {
     Prim {
         name,
@@ -116,13 +131,13 @@ pub static NEG: Prim = linear("neg", Arity::Unary);
 pub static METHODS: &[Prim] = &[
     prim("abs", Arity::Unary),
     step("signum"),
-    singular("sqrt", Arity::Unary),
-    singular("cbrt", Arity::Unary),
+    of_result("sqrt", true),
+    of_result("cbrt", true),
     prim("powi", Arity::PowI),
     singular("powf", Arity::Binary),
-    prim("exp", Arity::Unary),
-    prim("exp2", Arity::Unary),
-    prim("exp_m1", Arity::Unary),
+    of_result("exp", false),
+    of_result("exp2", false),
+    of_result("exp_m1", false),
     prim("ln", Arity::Unary),
     singular("log", Arity::Binary),
     prim("log2", Arity::Unary),
@@ -130,19 +145,19 @@ pub static METHODS: &[Prim] = &[
     prim("ln_1p", Arity::Unary),
     prim("sin", Arity::Unary),
     prim("cos", Arity::Unary),
-    prim("tan", Arity::Unary),
+    of_result("tan", false),
     singular("asin", Arity::Unary),
     singular("acos", Arity::Unary),
     prim("atan", Arity::Unary),
     prim("atan2", Arity::Binary),
     prim("sinh", Arity::Unary),
     prim("cosh", Arity::Unary),
-    prim("tanh", Arity::Unary),
+    of_result("tanh", false),
     prim("asinh", Arity::Unary),
     singular("acosh", Arity::Unary),
     prim("atanh", Arity::Unary),
     prim("hypot", Arity::Binary),
-    prim("recip", Arity::Unary),
+    of_result("recip", false),
     prim("max", Arity::Binary),
     prim("min", Arity::Binary),
     prim("clamp", Arity::Ternary),

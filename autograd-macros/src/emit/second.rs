@@ -73,7 +73,7 @@ pub fn rules_path(prim: &crate::prim::Prim, dual_operands: usize) -> TokenStream
     let constant = match prim.reads {
         Reads::Nothing => true,
         Reads::Others => dual_operands <= 1,
-        Reads::All => false,
+        Reads::All | Reads::Result => false,
     };
     if constant {
         quote!(::autograd::__private::dual::constant_partials)
