@@ -237,6 +237,44 @@ twins!(span_undone_stores_agree: spans, spans_grad, spans_adjoint;
     total
 });
 
+// A hidden layer per sample (`h[i] = a.tanh()`): `h` keeps its undo tape
+// as a span, which costs less than recording its loads
+// (`record::keeps_undo`), and the reverse reads `t` again from `h[i]`
+// rather than recording it (`Keep::Reload`). `g`, read in the inner loop,
+// keeps its undo tape too, but `u`, stored into `g[i]`, is recorded: the
+// block stores into `g` again after it (`g[(3 * i) % 4]`, the same element
+// when `i` is 0 or 2), so the element may no longer hold it at the start
+// of the block's reverse.
+twins!(stored_values_read_again_agree: stored, stored_grad, stored_adjoint;
+       stored_r, stored_r_grad, stored_r_adjoint; |x| {
+    let n = x.len();
+    let mut h = vec![0.0; 4];
+    let mut g = vec![0.0; 4];
+    let mut total = 0.0;
+    for s in 0..3 {
+        for i in 0..4 {
+            let mut a = x[(s + i) % n];
+            for j in 0..2 {
+                a += x[j] * x[(i + j) % n];
+            }
+            let t = a.tanh();
+            h[i] = t;
+            let u = (a * x[i]).exp();
+            g[i] = u;
+            g[(3 * i) % 4] += u * 0.5 + t;
+        }
+        let mut o = 0.0;
+        for i in 0..4 {
+            o += x[i] * h[i];
+            for k in 0..2 {
+                o += g[i] * x[k + 1] * h[(i + k) % 4];
+            }
+        }
+        total += o * o;
+    }
+    total
+});
+
 // Nests beside steps (`lower/fusion.rs`): `y[i] = y[i].tanh()` stays apart
 // from the nest after it that reads `y[i]` in its inner loop; the
 // convolution's nest and the two steps after it are one loop.

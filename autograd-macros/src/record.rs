@@ -35,6 +35,10 @@
 //!   float variable and constants or locals that vary with nothing
 //!   (`0.01 * u`, `1.0 - u`): recomputed from that float (which the
 //!   reverse then reads), one for one or better;
+//! - a float its block stores into an element of an array with an undo
+//!   tape, which nothing in the block stores into after
+//!   (`h[i] = a.tanh()`): read from the element again at the start of the
+//!   block's reverse (`stored_values`, `Keep::Reload`);
 //! - any other float: recorded on the nest's `f64` record;
 //! - an integer a loop of the nest steps (`l += 1`), when the reverse can
 //!   undo the steps: counted back (`counters.rs`), `Keep::Counted`;
@@ -97,6 +101,10 @@ pub enum Keep {
     /// An integer counted back from the loop's running value
     /// (`counters.rs`), at the start of its block's reverse.
     Counted,
+    /// A float its block stores into an element of this array, read from
+    /// the element again at the start of its block's reverse
+    /// (`stored_values`).
+    Reload(VarId),
 }
 
 /// A recorded nest: a top-level loop and the loops and `if`s inside it.
@@ -541,23 +549,13 @@ pub fn spans(
         .collect();
     let mut spans = HashMap::new();
     for l in func.loops() {
-        let Header::Range { index, range } = &l.header else {
-            continue;
-        };
-        if !in_nests.contains(&l.id) || !is_half_open(&range.tokens) {
+        if !in_nests.contains(&l.id) {
             continue;
         }
-        let own_index = |at: &crate::ir::Const| {
-            at.uses == [*index] && func.vars[*index].ident == at.tokens.to_string()
-        };
         let mut arrays = Vec::new();
         for (position, stmt) in l.body.stmts.iter().enumerate() {
-            if let Stmt::Store { array, index, .. } = stmt {
-                if bare(*array)
-                    && own_index(index)
-                    && !arrays.contains(array)
-                    && only_own_element_after(l, position, *array, &own_index)
-                {
+            if let Stmt::Store { array, .. } = stmt {
+                if bare(*array) && !arrays.contains(array) && is_span(func, l, position) {
                     arrays.push(*array);
                 }
             }
@@ -568,6 +566,28 @@ pub fn spans(
         }
     }
     spans
+}
+
+/// Whether the statement at `position` of loop `l`'s body is a store its
+/// loop can undo as a span (`spans`): the body's only store into its
+/// array, at the index of a loop over `start..end`, with every other read
+/// of the array in the body a load at that index after it.
+fn is_span(func: &Func, l: &crate::ir::Loop, position: usize) -> bool {
+    let (
+        Header::Range { index, range },
+        Some(Stmt::Store {
+            array, index: at, ..
+        }),
+    ) = (&l.header, l.body.stmts.get(position))
+    else {
+        return false;
+    };
+    let own_index = |at: &crate::ir::Const| {
+        at.uses == [*index] && func.vars[*index].ident == at.tokens.to_string()
+    };
+    own_index(at)
+        && is_half_open(&range.tokens)
+        && only_own_element_after(l, position, *array, &own_index)
 }
 
 /// Whether the store at `position` of loop `l`'s body is the body's only
@@ -673,6 +693,7 @@ fn keep_of(
         }
         _ => {}
     });
+    let stored = stored_values(func, &l.body, plain, &indices, &defs);
     let mut work: Vec<VarId> = reverse_reads(activity, &l.body, plain);
     let mut keep: HashMap<VarId, Keep> = HashMap::new();
     // Integers the nest's loops step: a value of a counter's chain known at
@@ -735,6 +756,9 @@ fn keep_of(
             Some(deps) if deps.iter().all(|d| !func.vars[*d].is_cell()) => {
                 keep.insert(var, Keep::Recompute);
                 work.extend(deps);
+            }
+            _ if stored.contains_key(&var) => {
+                keep.insert(var, Keep::Reload(stored[&var]));
             }
             _ if info.kind == Kind::Float => {
                 keep.insert(var, Keep::Float);
@@ -810,6 +834,67 @@ fn keep_of(
     }
     counters.retain(|cell, _| used.contains(cell));
     Some((keep, counters))
+}
+
+/// The floats a block of a nest stores into an element of a local array
+/// that has an undo tape (not `plain`), with nothing in the block storing
+/// into the array after: `v` in `let v = a.tanh(); h[i] = v;`, each with
+/// its array. At the start of the block's reverse the element holds the
+/// value again (the stores after it, later iterations' included, are
+/// undone by then, or, a span, left as the loop left them), so the reverse
+/// reads it there (`Keep::Reload`) instead of recording it. The value is
+/// defined in the same block, and the index reads only loop indices of the
+/// nest (`indices`) and values from before it, which are there at the
+/// start of the block's reverse.
+fn stored_values(
+    func: &Func,
+    block: &Block,
+    plain: &HashSet<VarId>,
+    indices: &HashSet<VarId>,
+    defs: &HashMap<VarId, Option<&Rhs>>,
+) -> HashMap<VarId, VarId> {
+    let mut stored = HashMap::new();
+    for (position, stmt) in block.stmts.iter().enumerate() {
+        match stmt {
+            Stmt::Store {
+                array,
+                index,
+                value: Operand::Var(value),
+            } => {
+                let defined_here = block.stmts[..position]
+                    .iter()
+                    .any(|s| matches!(s, Stmt::Let { var, .. } if var == value));
+                let mut stored_after = false;
+                for later in &block.stmts[position + 1..] {
+                    walk_stmt(later, &mut |s| {
+                        stored_after |= matches!(s, Stmt::Store { array: a, .. } if a == array);
+                    });
+                }
+                let index_there = index.uses.iter().all(|u| {
+                    indices.contains(u) || (!defs.contains_key(u) && !func.vars[*u].is_cell())
+                });
+                let info = &func.vars[*value];
+                if defined_here
+                    && !stored_after
+                    && index_there
+                    && !plain.contains(array)
+                    && info.kind == Kind::Float
+                    && !info.is_cell()
+                {
+                    stored.entry(*value).or_insert(*array);
+                }
+            }
+            Stmt::If { then_, else_, .. } => {
+                stored.extend(stored_values(func, then_, plain, indices, defs));
+                stored.extend(stored_values(func, else_, plain, indices, defs));
+            }
+            Stmt::Loop(inner) => {
+                stored.extend(stored_values(func, &inner.body, plain, indices, defs))
+            }
+            _ => {}
+        }
+    }
+    stored
 }
 
 /// The variables `args` read (a constant's uses included).
@@ -925,8 +1010,10 @@ fn settled_arrays(func: &Func, scope: &Block, position: usize) -> HashSet<VarId>
 /// restored: the undo tape lets the reverse read its loads again
 /// (`rereadable`) instead of recording them. Per execution, weighted by
 /// loop depth (`WEIGHT` iterations a loop, a guess): each store costs two
-/// words of undo tape, each load the reverse reads but could re-read one
-/// word of record.
+/// words of undo tape pushed and popped one by one (`STORE`), or, undone
+/// as a span, one word copied with its loop's others (`SPAN_STORE`); each
+/// load the reverse reads but could re-read one word of record, pushed and
+/// popped (`LOAD`).
 fn keeps_undo(
     func: &Func,
     activity: &Activity,
@@ -935,6 +1022,9 @@ fn keeps_undo(
     array: VarId,
 ) -> bool {
     const WEIGHT: u64 = 16;
+    const STORE: u64 = 4;
+    const SPAN_STORE: u64 = 1;
+    const LOAD: u64 = 2;
     let (mut stores, mut loads) = (0u64, 0u64);
     for &(scope, position, l) in nests {
         let stable = stable_loads(&l.body);
@@ -944,18 +1034,39 @@ fn keeps_undo(
         let reads: HashSet<VarId> = reverse_reads(activity, &l.body, &HashSet::new())
             .into_iter()
             .collect();
+        // the stores the nest would undo as spans, one copy for the loop
+        let mut loops = vec![l];
+        l.body.walk(0, &mut |stmt, _| {
+            if let Stmt::Loop(inner) = stmt {
+                loops.push(inner);
+            }
+        });
+        let mut spans: HashSet<*const Stmt> = HashSet::new();
+        for m in loops {
+            for (at, stmt) in m.body.stmts.iter().enumerate() {
+                if matches!(stmt, Stmt::Store { array: a, .. } if *a == array)
+                    && is_span(func, m, at)
+                {
+                    spans.insert(stmt);
+                }
+            }
+        }
         l.body.walk(1, &mut |stmt, depth| {
             let weight = WEIGHT.saturating_pow(depth as u32);
             match stmt {
                 Stmt::Store { array: a, .. } if *a == array => {
-                    stores = stores.saturating_add(2 * weight)
+                    let cost = match spans.contains(&(stmt as *const Stmt)) {
+                        true => SPAN_STORE,
+                        false => STORE,
+                    };
+                    stores = stores.saturating_add(cost * weight)
                 }
                 Stmt::Let {
                     var,
                     init: Some(Rhs::Load { array: a, .. }),
                     ..
                 } if *a == array && reads.contains(var) && stable.contains(var) => {
-                    loads = loads.saturating_add(weight)
+                    loads = loads.saturating_add(LOAD * weight)
                 }
                 _ => {}
             }

@@ -701,6 +701,22 @@ impl<'a> Body<'a> {
         if reverse.is_empty() && out.is_empty() {
             return reverse;
         }
+        // the values read again from the elements they were stored into
+        // (their indices need nothing recomputed), then those recomputed
+        for stmt in &block.stmts {
+            if let Stmt::Store {
+                array,
+                index,
+                value: Operand::Var(value),
+            } = stmt
+            {
+                if self.plan.recording.keep.get(value) == Some(&Keep::Reload(*array)) {
+                    let (value, array, index) =
+                        (self.ident(*value), self.ident(*array), &index.tokens);
+                    out.push(quote!(let #value: f64 = #array[#index];));
+                }
+            }
+        }
         for stmt in &block.stmts {
             if let Stmt::Let { var, ty, init } = stmt {
                 if self.plan.recording.keep.get(var) == Some(&Keep::Recompute) {

@@ -44,7 +44,7 @@ fn trisolve_grad(
         let y = &mut __ad_own_y[..];
         {
             let mut __ad_slots = __ad_record
-                .slots(::autograd::__private::room(&(0..n), 2usize));
+                .slots(::autograd::__private::room(&(0..n), 1usize));
             let mut __ad_slots_1 = __ad_undo_y
                 .slots(::autograd::__private::room(&(0..n), 1usize));
             for i in 0..n {
@@ -62,7 +62,6 @@ fn trisolve_grad(
                 let s__3 = __ad_slots.push(s__3);
                 let __ad_t5 = l[i * n + i];
                 let __ad_t6 = s__3 / __ad_t5;
-                let __ad_t6 = __ad_slots.push(__ad_t6);
                 {
                     let __ad_i: usize = i;
                     __ad_slots_1.push(y[__ad_i]);
@@ -113,7 +112,8 @@ fn trisolve_grad(
             let mut __ad_taken = __ad_record.taken();
             let mut __ad_taken_1 = __ad_undo_y.taken();
             for i in (0..n).rev() {
-                let [s__3, __ad_t6]: [f64; 2] = __ad_taken.pop_n();
+                let s__3: f64 = __ad_taken.pop();
+                let __ad_t6: f64 = y[i];
                 let __ad_t5 = l[i * n + i];
                 let mut __ad_d_cell_s_1: f64 = 0.0;
                 let __ad_i_1: usize = i;
@@ -199,7 +199,7 @@ fn trisolve_adjoint(
     let y = &mut __ad_own_y[..];
     {
         let mut __ad_slots = __ad_record
-            .slots(::autograd::__private::room(&(0..n), 2usize));
+            .slots(::autograd::__private::room(&(0..n), 1usize));
         let mut __ad_slots_1 = __ad_undo_y
             .slots(::autograd::__private::room(&(0..n), 1usize));
         for i in 0..n {
@@ -217,7 +217,6 @@ fn trisolve_adjoint(
             let s__3 = __ad_slots.push(s__3);
             let __ad_t5 = l[i * n + i];
             let __ad_t6 = s__3 / __ad_t5;
-            let __ad_t6 = __ad_slots.push(__ad_t6);
             {
                 let __ad_i: usize = i;
                 __ad_slots_1.push(y[__ad_i]);
@@ -263,7 +262,8 @@ fn trisolve_adjoint(
         let mut __ad_taken = __ad_record.taken();
         let mut __ad_taken_1 = __ad_undo_y.taken();
         for i in (0..n).rev() {
-            let [s__3, __ad_t6]: [f64; 2] = __ad_taken.pop_n();
+            let s__3: f64 = __ad_taken.pop();
+            let __ad_t6: f64 = y[i];
             let __ad_t5 = l[i * n + i];
             let mut __ad_d_cell_s_1: f64 = 0.0;
             let __ad_i_1: usize = i;
