@@ -1,10 +1,8 @@
 //! The macro saves and recomputes only the values a rule reads
 //! (`autograd-macros/src/prim.rs`, `Reads`). This checks those facts against
 //! the rules themselves: the rules it treats as reading nothing return the
-//! same partials whatever their arguments, those it treats as reading their
-//! result alone the same partials whatever their argument, and `mul`'s
-//! partial for one argument is the other argument, whatever the first and
-//! the result are.
+//! same partials whatever their arguments, and `mul`'s partial for one
+//! argument is the other argument, whatever the first and the result are.
 
 use autograd::rules;
 
@@ -34,41 +32,6 @@ fn mul_reads_only_the_other_argument() {
             }
         }
     }
-}
-
-/// The unary rules `autograd-macros/src/prim.rs` marks `Reads::Result`:
-/// the macro passes them `0.0` for the argument, and records or recomputes
-/// only the result.
-const OF_RESULT: [&str; 8] = [
-    "sqrt", "cbrt", "exp", "exp2", "exp_m1", "tan", "tanh", "recip",
-];
-
-#[test]
-fn rules_of_the_result_read_only_the_result() {
-    let mut checked = 0;
-    for rule in rules::UNARY {
-        if !OF_RESULT.contains(&rule.name) {
-            continue;
-        }
-        checked += 1;
-        for &x in &EDGES {
-            let y = (rule.value)(x);
-            let p = (rule.partial)(x, y);
-            for &other in &GARBAGE {
-                let q = (rule.partial)(other, y);
-                assert!(
-                    p == q || (p.is_nan() && q.is_nan()),
-                    "{}'s partial at y = {y} reads its argument: {p} at x = {x}, {q} at {other}",
-                    rule.name
-                );
-            }
-        }
-    }
-    assert_eq!(
-        checked,
-        OF_RESULT.len(),
-        "every rule listed is in rules::UNARY"
-    );
 }
 
 /// The primitives `autograd-macros/src/prim.rs` marks `singular`: a partial

@@ -444,7 +444,6 @@ fn seed(
                         args.iter().for_each(|op| mark_op(op, needed));
                         needed[*var] = true;
                     }
-                    Reads::Result => needed[*var] = true,
                 }
             }
             _ => {}

@@ -35,9 +35,6 @@ pub enum Reads {
     Nothing,
     /// `mul`: the partial for one argument is the other argument.
     Others,
-    /// The partial is a function of the result alone (`exp`: `y`, `tanh`:
-    /// `1 − y²`, `sqrt`: `1 / 2y`): reads the result, not the argument.
-    Result,
     /// Anything else: the arguments and the result.
     All,
 }
@@ -83,18 +80,6 @@ const fn singular(name: &'static str, arity: Arity) -> Prim {
     }
 }
 
-/// A unary primitive whose partial reads only its result
-/// ([`Reads::Result`]); `singular` as [`Prim::singular`].
-const fn of_result(name: &'static str, singular: bool) -> Prim {
-    Prim {
-        name,
-        arity: Arity::Unary,
-        reads: Reads::Result,
-        zero_derivative: false,
-        singular,
-    }
-}
-
 const fn linear(name: &'static str, arity: Arity) -> Prim {
     Prim {
         name,
@@ -131,13 +116,13 @@ pub static NEG: Prim = linear("neg", Arity::Unary);
 pub static METHODS: &[Prim] = &[
     prim("abs", Arity::Unary),
     step("signum"),
-    of_result("sqrt", true),
-    of_result("cbrt", true),
+    singular("sqrt", Arity::Unary),
+    singular("cbrt", Arity::Unary),
     prim("powi", Arity::PowI),
     singular("powf", Arity::Binary),
-    of_result("exp", false),
-    of_result("exp2", false),
-    of_result("exp_m1", false),
+    prim("exp", Arity::Unary),
+    prim("exp2", Arity::Unary),
+    prim("exp_m1", Arity::Unary),
     prim("ln", Arity::Unary),
     singular("log", Arity::Binary),
     prim("log2", Arity::Unary),
@@ -145,19 +130,19 @@ pub static METHODS: &[Prim] = &[
     prim("ln_1p", Arity::Unary),
     prim("sin", Arity::Unary),
     prim("cos", Arity::Unary),
-    of_result("tan", false),
+    prim("tan", Arity::Unary),
     singular("asin", Arity::Unary),
     singular("acos", Arity::Unary),
     prim("atan", Arity::Unary),
     prim("atan2", Arity::Binary),
     prim("sinh", Arity::Unary),
     prim("cosh", Arity::Unary),
-    of_result("tanh", false),
+    prim("tanh", Arity::Unary),
     prim("asinh", Arity::Unary),
     singular("acosh", Arity::Unary),
     prim("atanh", Arity::Unary),
     prim("hypot", Arity::Binary),
-    of_result("recip", false),
+    prim("recip", Arity::Unary),
     prim("max", Arity::Binary),
     prim("min", Arity::Binary),
     prim("clamp", Arity::Ternary),

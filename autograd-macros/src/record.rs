@@ -1093,9 +1093,7 @@ fn reverse_reads(activity: &Activity, block: &Block, plain: &HashSet<VarId>) -> 
                 for i in read_operands(prim, args, &|v| activity.needs_adjoint(v)) {
                     operand(&args[i], &mut reads);
                 }
-                if matches!(prim.reads, Reads::All | Reads::Result)
-                    && active_operands(args, activity) > 0
-                {
+                if prim.reads == Reads::All && active_operands(args, activity) > 0 {
                     reads.push(*var);
                 }
             }
@@ -1129,9 +1127,8 @@ fn active_operands(args: &[Operand], activity: &Activity) -> usize {
 }
 
 /// The operands (by position) a rule's partials read, given which operands
-/// get a partial (`active`): none for a linear rule or one that reads its
-/// result alone (`exp`), the other operand of each active one for `mul`,
-/// every one otherwise. A rule call passes the
+/// get a partial (`active`): none for a linear rule, the other operand of
+/// each active one for `mul`, every one otherwise. A rule call passes the
 /// others as `0.0` (`primal::rule_partials_from`).
 pub fn read_operands(
     prim: &crate::prim::Prim,
@@ -1145,7 +1142,7 @@ pub fn read_operands(
         return Vec::new();
     }
     match prim.reads {
-        Reads::Nothing | Reads::Result => Vec::new(),
+        Reads::Nothing => Vec::new(),
         Reads::Others => (0..args.len())
             .filter(|&i| (0..args.len()).any(|j| j != i && is_active(j)))
             .collect(),

@@ -593,8 +593,8 @@ pub fn rule_partials(
         })
         .collect();
     let result = match prim.reads {
-        Reads::All | Reads::Result => func.vars[var].ident.to_token_stream(),
-        Reads::Nothing | Reads::Others => quote!(0.0),
+        Reads::All => func.vars[var].ident.to_token_stream(),
+        _ => quote!(0.0),
     };
     partials_of_call(
         func,

@@ -73,7 +73,7 @@ pub fn rules_path(prim: &crate::prim::Prim, dual_operands: usize) -> TokenStream
     let constant = match prim.reads {
         Reads::Nothing => true,
         Reads::Others => dual_operands <= 1,
-        Reads::All | Reads::Result => false,
+        Reads::All => false,
     };
     if constant {
         quote!(::autograd::__private::dual::constant_partials)

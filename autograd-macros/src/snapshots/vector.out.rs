@@ -371,7 +371,7 @@ fn residuals_adjoint(
             let mut __ad_d_t0: f64 = __ad_d_t4 * __ad_p_t4.0;
             let mut __ad_d_t3: f64 = __ad_d_t4 * __ad_p_t4.1;
             let mut __ad_d_t2: f64 = __ad_d_t3
-                * ::autograd::__private::rules::exp(0.0, __ad_t3);
+                * ::autograd::__private::rules::exp(__ad_t2, __ad_t3);
             let mut __ad_d_t1: f64 = __ad_d_t2
                 * ::autograd::__private::rules::mul(0.0, (t[i]), 0.0).0;
             d_p[1] += __ad_d_t1;
@@ -503,7 +503,7 @@ fn residuals_jacobian(
             let mut __ad_d_t0: f64 = __ad_d_t4 * __ad_p_t4.0;
             let mut __ad_d_t3: f64 = __ad_d_t4 * __ad_p_t4.1;
             let mut __ad_d_t2: f64 = __ad_d_t3
-                * ::autograd::__private::rules::exp(0.0, __ad_t3);
+                * ::autograd::__private::rules::exp(__ad_t2, __ad_t3);
             let mut __ad_d_t1: f64 = __ad_d_t2
                 * ::autograd::__private::rules::mul(0.0, (t[i]), 0.0).0;
             d_p[1] += __ad_d_t1;
@@ -547,7 +547,7 @@ fn residuals_jacobian(
                 let __ad_dot_t2 = ::autograd::__private::rules::mul(0.0, (t[i]), 0.0).0
                     * __ad_dot_t1;
                 let __ad_t3 = __ad_t2.exp();
-                let __ad_dot_t3 = ::autograd::__private::rules::exp(0.0, __ad_t3)
+                let __ad_dot_t3 = ::autograd::__private::rules::exp(__ad_t2, __ad_t3)
                     * __ad_dot_t2;
                 let __ad_t4 = __ad_t0 * __ad_t3;
                 let __ad_p_t4 = ::autograd::__private::rules::mul(__ad_t0, __ad_t3, 0.0);
