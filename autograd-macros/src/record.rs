@@ -1031,9 +1031,7 @@ fn keeps_undo(
         if settled_arrays(func, scopes[scope], position).contains(&array) {
             continue;
         }
-        let reads: HashSet<VarId> = reverse_reads(activity, &l.body, &HashSet::new())
-            .into_iter()
-            .collect();
+        let reads = read_through_copies(activity, &l.body);
         // the stores the nest would undo as spans, one copy for the loop
         let mut loops = vec![l];
         l.body.walk(0, &mut |stmt, _| {
@@ -1073,6 +1071,42 @@ fn keeps_undo(
         });
     }
     loads > stores
+}
+
+/// The variables the reverse sweep of `block` reads (`reverse_reads`), and
+/// those it recomputes them from, through copies and one cheap operation of
+/// one varied value (`cheap_of_one`), as `keep_of` does: the loads of a
+/// stencil's `u[i]` are read by the reverse through `HEAT_DT * u[i]` and
+/// `1.0 - u[i]`.
+fn read_through_copies(activity: &Activity, block: &Block) -> HashSet<VarId> {
+    let mut reads: HashSet<VarId> = reverse_reads(activity, block, &HashSet::new())
+        .into_iter()
+        .collect();
+    let mut from: Vec<(VarId, Vec<VarId>)> = Vec::new();
+    block.walk(0, &mut |stmt, _| match stmt {
+        Stmt::Let {
+            var,
+            init: Some(Rhs::Use(Operand::Var(source))),
+            ..
+        } => from.push((*var, vec![*source])),
+        Stmt::Let {
+            var,
+            init: Some(Rhs::Prim { prim, args, .. }),
+            ..
+        } if cheap_of_one(prim, args, activity) => from.push((*var, operand_vars(args))),
+        _ => {}
+    });
+    loop {
+        let before = reads.len();
+        for (var, sources) in &from {
+            if reads.contains(var) {
+                reads.extend(sources.iter().copied());
+            }
+        }
+        if reads.len() == before {
+            break reads;
+        }
+    }
 }
 
 /// The variables the reverse sweep of `block` reads when nothing of it is

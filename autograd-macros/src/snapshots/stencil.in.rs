@@ -1,6 +1,8 @@
 // An explicit time-stepping stencil (record.rs): `next` and `u` are
-// overwritten every step, so what the reverse reads of them is recorded —
-// `u[i]` once per cell and step; `0.01 * u[i]` and `1.0 - u[i]`, one
+// overwritten every step. The copy `u[i] = next[i]` is undone as a span
+// (one copy of `u[1..n - 1]` a step, `record::spans`), which costs less
+// than recording `u[i]` once per cell and step (`keeps_undo`), so the
+// reverse reads `u[i]` again; `0.01 * u[i]` and `1.0 - u[i]`, one
 // operation of it and constants, are recomputed from it.
 #[differentiable(wrt(u0))]
 fn heat(u0: &[f64], target: &[f64], steps: usize) -> f64 {

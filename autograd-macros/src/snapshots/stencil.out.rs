@@ -36,36 +36,32 @@ fn heat_grad(u0: &[f64], target: &[f64], steps: usize) -> (f64, ::std::vec::Vec<
     let d_u0: &mut [f64] = &mut __ad_grad_u0;
     let d_out = 1.0_f64;
     let __ad_value = {
-        let mut __ad_record = ::autograd::__private::Record::<f64>::new();
+        let mut __ad_undo_u = ::autograd::__private::Record::<f64>::new();
         let n = u0.len();
         let mut __ad_own_u = u0.to_vec();
         let u = &mut __ad_own_u[..];
         let mut __ad_own_next = u0.to_vec();
         let next = &mut __ad_own_next[..];
         for __ad_i0__1 in 0..steps {
-            {
-                let mut __ad_slots = __ad_record
-                    .slots(::autograd::__private::room(&(1..n - 1), 1usize));
-                for i in 1..n - 1 {
-                    let __ad_t1 = u[i];
-                    let __ad_t1 = __ad_slots.push(__ad_t1);
-                    let __ad_t2 = u[i - 1];
-                    let __ad_t3 = __ad_t1;
-                    let __ad_t4 = 2.0 * __ad_t3;
-                    let __ad_t5 = __ad_t2 - __ad_t4;
-                    let __ad_t6 = u[i + 1];
-                    let __ad_t7 = __ad_t5 + __ad_t6;
-                    let __ad_t8 = 0.25 * __ad_t7;
-                    let __ad_t9 = __ad_t1 + __ad_t8;
-                    let __ad_t10 = __ad_t1;
-                    let __ad_t11 = 0.01 * __ad_t10;
-                    let __ad_t12 = __ad_t1;
-                    let __ad_t13 = 1.0 - __ad_t12;
-                    let __ad_t14 = __ad_t11 * __ad_t13;
-                    let __ad_t15 = __ad_t9 + __ad_t14;
-                    next[i] = __ad_t15;
-                }
+            for i in 1..n - 1 {
+                let __ad_t1 = u[i];
+                let __ad_t2 = u[i - 1];
+                let __ad_t3 = __ad_t1;
+                let __ad_t4 = 2.0 * __ad_t3;
+                let __ad_t5 = __ad_t2 - __ad_t4;
+                let __ad_t6 = u[i + 1];
+                let __ad_t7 = __ad_t5 + __ad_t6;
+                let __ad_t8 = 0.25 * __ad_t7;
+                let __ad_t9 = __ad_t1 + __ad_t8;
+                let __ad_t10 = __ad_t1;
+                let __ad_t11 = 0.01 * __ad_t10;
+                let __ad_t12 = __ad_t1;
+                let __ad_t13 = 1.0 - __ad_t12;
+                let __ad_t14 = __ad_t11 * __ad_t13;
+                let __ad_t15 = __ad_t9 + __ad_t14;
+                next[i] = __ad_t15;
             }
+            __ad_undo_u.save_span(&u[..], 1..n - 1);
             for i__1 in 1..n - 1 {
                 let __ad_t16 = next[i__1];
                 u[i__1] = __ad_t16;
@@ -116,181 +112,9 @@ fn heat_grad(u0: &[f64], target: &[f64], steps: usize) -> (f64, ::std::vec::Vec<
                 __ad_d_u[__ad_i] = 0.0;
                 __ad_d_next[i__1] += __ad_d_t16;
             }
-            {
-                let mut __ad_taken = __ad_record.taken();
-                for i in (1..n - 1).rev() {
-                    let __ad_t1: f64 = __ad_taken.pop();
-                    let __ad_t10 = __ad_t1;
-                    let __ad_t11 = 0.01 * __ad_t10;
-                    let __ad_t12 = __ad_t1;
-                    let __ad_t13 = 1.0 - __ad_t12;
-                    let __ad_i_1: usize = i;
-                    let mut __ad_d_t15: f64 = __ad_d_next[__ad_i_1];
-                    __ad_d_next[__ad_i_1] = 0.0;
-                    let __ad_p_t15 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
-                    let mut __ad_d_t9: f64 = __ad_d_t15 * __ad_p_t15.0;
-                    let mut __ad_d_t14: f64 = __ad_d_t15 * __ad_p_t15.1;
-                    let __ad_p_t14 = ::autograd::__private::rules::mul(
-                        __ad_t11,
-                        __ad_t13,
-                        0.0,
-                    );
-                    let mut __ad_d_t11: f64 = __ad_d_t14 * __ad_p_t14.0;
-                    let mut __ad_d_t13: f64 = __ad_d_t14 * __ad_p_t14.1;
-                    let mut __ad_d_t12: f64 = __ad_d_t13
-                        * ::autograd::__private::rules::sub(0.0, 0.0, 0.0).1;
-                    let mut __ad_d_t1: f64 = __ad_d_t12;
-                    let mut __ad_d_t10: f64 = __ad_d_t11
-                        * ::autograd::__private::rules::mul(0.01, 0.0, 0.0).1;
-                    __ad_d_t1 += __ad_d_t10;
-                    let __ad_p_t9 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
-                    __ad_d_t1 += __ad_d_t9 * __ad_p_t9.0;
-                    let mut __ad_d_t8: f64 = __ad_d_t9 * __ad_p_t9.1;
-                    let mut __ad_d_t7: f64 = __ad_d_t8
-                        * ::autograd::__private::rules::mul(0.25, 0.0, 0.0).1;
-                    let __ad_p_t7 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
-                    let mut __ad_d_t5: f64 = __ad_d_t7 * __ad_p_t7.0;
-                    let mut __ad_d_t6: f64 = __ad_d_t7 * __ad_p_t7.1;
-                    __ad_d_u[i + 1] += __ad_d_t6;
-                    ::std::sync::atomic::compiler_fence(
-                        ::std::sync::atomic::Ordering::SeqCst,
-                    );
-                    let __ad_p_t5 = ::autograd::__private::rules::sub(0.0, 0.0, 0.0);
-                    let mut __ad_d_t2: f64 = __ad_d_t5 * __ad_p_t5.0;
-                    let mut __ad_d_t4: f64 = __ad_d_t5 * __ad_p_t5.1;
-                    let mut __ad_d_t3: f64 = __ad_d_t4
-                        * ::autograd::__private::rules::mul(2.0, 0.0, 0.0).1;
-                    __ad_d_t1 += __ad_d_t3;
-                    __ad_d_u[i - 1] += __ad_d_t2;
-                    ::std::sync::atomic::compiler_fence(
-                        ::std::sync::atomic::Ordering::SeqCst,
-                    );
-                    __ad_d_u[i] += __ad_d_t1;
-                    ::std::sync::atomic::compiler_fence(
-                        ::std::sync::atomic::Ordering::SeqCst,
-                    );
-                }
-            }
-        }
-        for (__ad_k, __ad_d) in __ad_d_next.iter().enumerate() {
-            d_u0[__ad_k] += *__ad_d;
-        }
-        for (__ad_k_1, __ad_d_1) in __ad_d_u.iter().enumerate() {
-            d_u0[__ad_k_1] += *__ad_d_1;
-        }
-        loss__3
-    };
-    (__ad_value, __ad_grad_u0)
-}
-/// Reverse-mode adjoint of `heat`, generated by `#[differentiable]`: returns the value of `heat` and adds `d_out` times its partial derivative with respect to each of `u0` into the matching `d_` argument.
-#[allow(
-    dead_code,
-    unused_variables,
-    unused_mut,
-    unused_parens,
-    unused_assignments,
-    unreachable_code,
-    non_snake_case,
-    clippy::all,
-    clippy::pedantic
-)]
-fn heat_adjoint(
-    u0: &[f64],
-    target: &[f64],
-    steps: usize,
-    d_out: f64,
-    d_u0: &mut [f64],
-) -> f64 {
-    ::autograd::__private::check_adjoint_len(
-        "heat_adjoint",
-        "d_u0",
-        d_u0.len(),
-        "u0",
-        u0.len(),
-    );
-    let mut __ad_record = ::autograd::__private::Record::<f64>::new();
-    let n = u0.len();
-    let mut __ad_own_u = u0.to_vec();
-    let u = &mut __ad_own_u[..];
-    let mut __ad_own_next = u0.to_vec();
-    let next = &mut __ad_own_next[..];
-    for __ad_i0__1 in 0..steps {
-        {
-            let mut __ad_slots = __ad_record
-                .slots(::autograd::__private::room(&(1..n - 1), 1usize));
-            for i in 1..n - 1 {
-                let __ad_t1 = u[i];
-                let __ad_t1 = __ad_slots.push(__ad_t1);
-                let __ad_t2 = u[i - 1];
-                let __ad_t3 = __ad_t1;
-                let __ad_t4 = 2.0 * __ad_t3;
-                let __ad_t5 = __ad_t2 - __ad_t4;
-                let __ad_t6 = u[i + 1];
-                let __ad_t7 = __ad_t5 + __ad_t6;
-                let __ad_t8 = 0.25 * __ad_t7;
-                let __ad_t9 = __ad_t1 + __ad_t8;
-                let __ad_t10 = __ad_t1;
-                let __ad_t11 = 0.01 * __ad_t10;
-                let __ad_t12 = __ad_t1;
-                let __ad_t13 = 1.0 - __ad_t12;
-                let __ad_t14 = __ad_t11 * __ad_t13;
-                let __ad_t15 = __ad_t9 + __ad_t14;
-                next[i] = __ad_t15;
-            }
-        }
-        for i__1 in 1..n - 1 {
-            let __ad_t16 = next[i__1];
-            u[i__1] = __ad_t16;
-        }
-    }
-    let loss: f64 = 0.0;
-    let mut __ad_cell_loss_17 = loss;
-    let __ad_seed_cell_loss_17: f64 = d_out;
-    let mut __ad_own_d_u = ::autograd::__private::zeros_like(&u);
-    let __ad_d_u = &mut __ad_own_d_u[..];
-    {
-        let mut __ad_d_cell_loss_17: f64;
-        for i__2 in 0..n {
-            let loss__1 = __ad_cell_loss_17;
-            let __ad_t18 = u[i__2];
-            let e = __ad_t18 - (target[i__2]);
-            let __ad_t20 = 0.5 * e;
-            let __ad_t21 = __ad_t20 * e;
-            let loss__2 = loss__1 + __ad_t21;
-            __ad_cell_loss_17 = loss__2;
-            __ad_d_cell_loss_17 = __ad_seed_cell_loss_17;
-            let mut __ad_d_loss__2: f64 = __ad_d_cell_loss_17;
-            __ad_d_cell_loss_17 = 0.0;
-            let __ad_p_loss__2 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
-            let mut __ad_d_loss__1: f64 = __ad_d_loss__2 * __ad_p_loss__2.0;
-            let mut __ad_d_t21: f64 = __ad_d_loss__2 * __ad_p_loss__2.1;
-            let __ad_p_t21 = ::autograd::__private::rules::mul(__ad_t20, e, 0.0);
-            let mut __ad_d_t20: f64 = __ad_d_t21 * __ad_p_t21.0;
-            let mut __ad_d_e: f64 = __ad_d_t21 * __ad_p_t21.1;
-            __ad_d_e += __ad_d_t20 * ::autograd::__private::rules::mul(0.5, 0.0, 0.0).1;
-            let mut __ad_d_t18: f64 = __ad_d_e
-                * ::autograd::__private::rules::sub(0.0, 0.0, 0.0).0;
-            __ad_d_u[i__2] += __ad_d_t18;
-            __ad_d_cell_loss_17 += __ad_d_loss__1;
-        }
-    }
-    let loss__3 = __ad_cell_loss_17;
-    let mut __ad_d_loss__3: f64 = d_out;
-    let mut __ad_own_d_next = ::autograd::__private::zeros_like(&next);
-    let __ad_d_next = &mut __ad_own_d_next[..];
-    let mut __ad_d_cell_loss_17: f64 = 0.0;
-    __ad_d_cell_loss_17 += __ad_d_loss__3;
-    for __ad_i0__1 in (0..steps).rev() {
-        for i__1 in (1..n - 1).rev() {
-            let __ad_i: usize = i__1;
-            let mut __ad_d_t16: f64 = __ad_d_u[__ad_i];
-            __ad_d_u[__ad_i] = 0.0;
-            __ad_d_next[i__1] += __ad_d_t16;
-        }
-        {
-            let mut __ad_taken = __ad_record.taken();
+            __ad_undo_u.restore_span(&mut u[..], 1..n - 1);
             for i in (1..n - 1).rev() {
-                let __ad_t1: f64 = __ad_taken.pop();
+                let __ad_t1 = u[i];
                 let __ad_t10 = __ad_t1;
                 let __ad_t11 = 0.01 * __ad_t10;
                 let __ad_t12 = __ad_t1;
@@ -341,6 +165,160 @@ fn heat_adjoint(
                     ::std::sync::atomic::Ordering::SeqCst,
                 );
             }
+        }
+        for (__ad_k, __ad_d) in __ad_d_next.iter().enumerate() {
+            d_u0[__ad_k] += *__ad_d;
+        }
+        for (__ad_k_1, __ad_d_1) in __ad_d_u.iter().enumerate() {
+            d_u0[__ad_k_1] += *__ad_d_1;
+        }
+        loss__3
+    };
+    (__ad_value, __ad_grad_u0)
+}
+/// Reverse-mode adjoint of `heat`, generated by `#[differentiable]`: returns the value of `heat` and adds `d_out` times its partial derivative with respect to each of `u0` into the matching `d_` argument.
+#[allow(
+    dead_code,
+    unused_variables,
+    unused_mut,
+    unused_parens,
+    unused_assignments,
+    unreachable_code,
+    non_snake_case,
+    clippy::all,
+    clippy::pedantic
+)]
+fn heat_adjoint(
+    u0: &[f64],
+    target: &[f64],
+    steps: usize,
+    d_out: f64,
+    d_u0: &mut [f64],
+) -> f64 {
+    ::autograd::__private::check_adjoint_len(
+        "heat_adjoint",
+        "d_u0",
+        d_u0.len(),
+        "u0",
+        u0.len(),
+    );
+    let mut __ad_undo_u = ::autograd::__private::Record::<f64>::new();
+    let n = u0.len();
+    let mut __ad_own_u = u0.to_vec();
+    let u = &mut __ad_own_u[..];
+    let mut __ad_own_next = u0.to_vec();
+    let next = &mut __ad_own_next[..];
+    for __ad_i0__1 in 0..steps {
+        for i in 1..n - 1 {
+            let __ad_t1 = u[i];
+            let __ad_t2 = u[i - 1];
+            let __ad_t3 = __ad_t1;
+            let __ad_t4 = 2.0 * __ad_t3;
+            let __ad_t5 = __ad_t2 - __ad_t4;
+            let __ad_t6 = u[i + 1];
+            let __ad_t7 = __ad_t5 + __ad_t6;
+            let __ad_t8 = 0.25 * __ad_t7;
+            let __ad_t9 = __ad_t1 + __ad_t8;
+            let __ad_t10 = __ad_t1;
+            let __ad_t11 = 0.01 * __ad_t10;
+            let __ad_t12 = __ad_t1;
+            let __ad_t13 = 1.0 - __ad_t12;
+            let __ad_t14 = __ad_t11 * __ad_t13;
+            let __ad_t15 = __ad_t9 + __ad_t14;
+            next[i] = __ad_t15;
+        }
+        __ad_undo_u.save_span(&u[..], 1..n - 1);
+        for i__1 in 1..n - 1 {
+            let __ad_t16 = next[i__1];
+            u[i__1] = __ad_t16;
+        }
+    }
+    let loss: f64 = 0.0;
+    let mut __ad_cell_loss_17 = loss;
+    let __ad_seed_cell_loss_17: f64 = d_out;
+    let mut __ad_own_d_u = ::autograd::__private::zeros_like(&u);
+    let __ad_d_u = &mut __ad_own_d_u[..];
+    {
+        let mut __ad_d_cell_loss_17: f64;
+        for i__2 in 0..n {
+            let loss__1 = __ad_cell_loss_17;
+            let __ad_t18 = u[i__2];
+            let e = __ad_t18 - (target[i__2]);
+            let __ad_t20 = 0.5 * e;
+            let __ad_t21 = __ad_t20 * e;
+            let loss__2 = loss__1 + __ad_t21;
+            __ad_cell_loss_17 = loss__2;
+            __ad_d_cell_loss_17 = __ad_seed_cell_loss_17;
+            let mut __ad_d_loss__2: f64 = __ad_d_cell_loss_17;
+            __ad_d_cell_loss_17 = 0.0;
+            let __ad_p_loss__2 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
+            let mut __ad_d_loss__1: f64 = __ad_d_loss__2 * __ad_p_loss__2.0;
+            let mut __ad_d_t21: f64 = __ad_d_loss__2 * __ad_p_loss__2.1;
+            let __ad_p_t21 = ::autograd::__private::rules::mul(__ad_t20, e, 0.0);
+            let mut __ad_d_t20: f64 = __ad_d_t21 * __ad_p_t21.0;
+            let mut __ad_d_e: f64 = __ad_d_t21 * __ad_p_t21.1;
+            __ad_d_e += __ad_d_t20 * ::autograd::__private::rules::mul(0.5, 0.0, 0.0).1;
+            let mut __ad_d_t18: f64 = __ad_d_e
+                * ::autograd::__private::rules::sub(0.0, 0.0, 0.0).0;
+            __ad_d_u[i__2] += __ad_d_t18;
+            __ad_d_cell_loss_17 += __ad_d_loss__1;
+        }
+    }
+    let loss__3 = __ad_cell_loss_17;
+    let mut __ad_d_loss__3: f64 = d_out;
+    let mut __ad_own_d_next = ::autograd::__private::zeros_like(&next);
+    let __ad_d_next = &mut __ad_own_d_next[..];
+    let mut __ad_d_cell_loss_17: f64 = 0.0;
+    __ad_d_cell_loss_17 += __ad_d_loss__3;
+    for __ad_i0__1 in (0..steps).rev() {
+        for i__1 in (1..n - 1).rev() {
+            let __ad_i: usize = i__1;
+            let mut __ad_d_t16: f64 = __ad_d_u[__ad_i];
+            __ad_d_u[__ad_i] = 0.0;
+            __ad_d_next[i__1] += __ad_d_t16;
+        }
+        __ad_undo_u.restore_span(&mut u[..], 1..n - 1);
+        for i in (1..n - 1).rev() {
+            let __ad_t1 = u[i];
+            let __ad_t10 = __ad_t1;
+            let __ad_t11 = 0.01 * __ad_t10;
+            let __ad_t12 = __ad_t1;
+            let __ad_t13 = 1.0 - __ad_t12;
+            let __ad_i_1: usize = i;
+            let mut __ad_d_t15: f64 = __ad_d_next[__ad_i_1];
+            __ad_d_next[__ad_i_1] = 0.0;
+            let __ad_p_t15 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
+            let mut __ad_d_t9: f64 = __ad_d_t15 * __ad_p_t15.0;
+            let mut __ad_d_t14: f64 = __ad_d_t15 * __ad_p_t15.1;
+            let __ad_p_t14 = ::autograd::__private::rules::mul(__ad_t11, __ad_t13, 0.0);
+            let mut __ad_d_t11: f64 = __ad_d_t14 * __ad_p_t14.0;
+            let mut __ad_d_t13: f64 = __ad_d_t14 * __ad_p_t14.1;
+            let mut __ad_d_t12: f64 = __ad_d_t13
+                * ::autograd::__private::rules::sub(0.0, 0.0, 0.0).1;
+            let mut __ad_d_t1: f64 = __ad_d_t12;
+            let mut __ad_d_t10: f64 = __ad_d_t11
+                * ::autograd::__private::rules::mul(0.01, 0.0, 0.0).1;
+            __ad_d_t1 += __ad_d_t10;
+            let __ad_p_t9 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
+            __ad_d_t1 += __ad_d_t9 * __ad_p_t9.0;
+            let mut __ad_d_t8: f64 = __ad_d_t9 * __ad_p_t9.1;
+            let mut __ad_d_t7: f64 = __ad_d_t8
+                * ::autograd::__private::rules::mul(0.25, 0.0, 0.0).1;
+            let __ad_p_t7 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
+            let mut __ad_d_t5: f64 = __ad_d_t7 * __ad_p_t7.0;
+            let mut __ad_d_t6: f64 = __ad_d_t7 * __ad_p_t7.1;
+            __ad_d_u[i + 1] += __ad_d_t6;
+            ::std::sync::atomic::compiler_fence(::std::sync::atomic::Ordering::SeqCst);
+            let __ad_p_t5 = ::autograd::__private::rules::sub(0.0, 0.0, 0.0);
+            let mut __ad_d_t2: f64 = __ad_d_t5 * __ad_p_t5.0;
+            let mut __ad_d_t4: f64 = __ad_d_t5 * __ad_p_t5.1;
+            let mut __ad_d_t3: f64 = __ad_d_t4
+                * ::autograd::__private::rules::mul(2.0, 0.0, 0.0).1;
+            __ad_d_t1 += __ad_d_t3;
+            __ad_d_u[i - 1] += __ad_d_t2;
+            ::std::sync::atomic::compiler_fence(::std::sync::atomic::Ordering::SeqCst);
+            __ad_d_u[i] += __ad_d_t1;
+            ::std::sync::atomic::compiler_fence(::std::sync::atomic::Ordering::SeqCst);
         }
     }
     for (__ad_k, __ad_d) in __ad_d_next.iter().enumerate() {
