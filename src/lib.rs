@@ -335,7 +335,13 @@
 /// with the same index (`for j in 0..d { a[j] = .. } for j in 0..d { b[j] =
 /// .. a[j] .. }`) run as one loop in the generated functions when what one
 /// changes and the other reads is only arrays at that index; `f` itself is
-/// left as written.
+/// left as written. A loop of a nest that overwrites each element of a
+/// buffer once, at its own index (`for j in 0..d { xc[j] = .. }`), and reads
+/// the buffer only there after, saves the elements it overwrites in one
+/// copy before it runs and restores them once after its reverse, rather
+/// than one at a time; and a value the nest stores into a buffer that keeps
+/// its old values (`h[i] = a.tanh()`) is read back from the buffer by the
+/// reverse rather than recorded.
 ///
 /// **One input: forward mode.** When exactly one parameter is active and it
 /// is an `f64` (`fn f(x: f64)`, or `wrt(x)` picking one), the adjoint is
