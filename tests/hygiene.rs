@@ -744,6 +744,44 @@ fn tenth_session_constructs_keep_user_names_apart() {
     );
 }
 
+/// The eleventh session's constructs — a buffer undone as a span
+/// (`__ad_undo_<buffer>`, `save_span`), a value read back from the element
+/// it was stored into (`t`, `h[i]`) — under the names their expansions
+/// use, and a local named like the runtime's methods.
+#[differentiable(wrt(x))]
+fn eleventh_session_constructs(x: &[f64]) -> f64 {
+    let __ad_undo_h = 0.5;
+    let save_span = x[3] * 0.25;
+    let mut h = vec![0.0; 3];
+    let mut total = 0.0;
+    for s in 0..2 {
+        for i in 0..3 {
+            let t = (x[i] * x[(i + s) % 3] + __ad_undo_h).tanh();
+            h[i] = t;
+        }
+        for i in 0..3 {
+            for k in 0..2 {
+                total += h[i] * x[k] * h[(i + k) % 3] + save_span * h[i];
+            }
+        }
+    }
+    total
+}
+
+#[test]
+fn eleventh_session_constructs_keep_user_names_apart() {
+    check_gradient_and_adjoint(
+        eleventh_session_constructs,
+        eleventh_session_constructs_grad,
+        eleventh_session_constructs_adjoint,
+        &[
+            [0.3, -0.6, 0.8, 0.1],
+            [0.5, 0.2, -0.3, 0.7],
+            [0.1, 0.9, 0.4, 0.2],
+        ],
+    );
+}
+
 /// A user's function with this session's paths and the names people
 /// write: rows from `chunks` zipped with labels, a closure with a `match`
 /// reading `t0`, a buffer named `d_x`, two steps over it (fused), a
