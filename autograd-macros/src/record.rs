@@ -519,7 +519,6 @@ fn plain_arrays(scope: &Block, nests: &HashSet<usize>) -> HashSet<VarId> {
     plain
 }
 
-/// Calls `f` on `stmt` and every statement nested in it.
 /// The loops of recorded nests whose stores into a local array are undone
 /// as one span (`Plan::spans`), by id, each with those arrays (`bare`: the
 /// arrays whose undo tape holds values alone, `Plan::indexed_undo`).
@@ -636,6 +635,7 @@ fn is_half_open(range: &proc_macro2::TokenStream) -> bool {
     )
 }
 
+/// Calls `f` on `stmt` and every statement nested in it.
 pub(crate) fn walk_stmt<'a>(stmt: &'a Stmt, f: &mut dyn FnMut(&'a Stmt)) {
     f(stmt);
     match stmt {
