@@ -747,7 +747,9 @@ fn tenth_session_constructs_keep_user_names_apart() {
 /// The eleventh session's constructs — a buffer undone as a span
 /// (`__ad_undo_<buffer>`, `save_span`), a value read back from the element
 /// it was stored into (`t`, `h[i]`) — under the names their expansions
-/// use, and a local named like the runtime's methods.
+/// use, and a local named like the runtime's methods. (`h` is a `Vec` on
+/// purpose: a local buffer used through a slice, as users write it.)
+#[allow(clippy::useless_vec)]
 #[differentiable(wrt(x))]
 fn eleventh_session_constructs(x: &[f64]) -> f64 {
     let __ad_undo_h = 0.5;
