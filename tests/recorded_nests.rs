@@ -275,6 +275,61 @@ twins!(stored_values_read_again_agree: stored, stored_grad, stored_adjoint;
     total
 });
 
+// Loads of a parameter at `base + j` in an innermost loop of a nest are read
+// from a row checked once before the loop (`__private::row`): rows at
+// `i + j`, at `j + 2 * i` from a range that does not start at 0, at `j`
+// alone, and a range empty at the last iteration (`i..2`).
+twins!(parameter_rows_agree: rows, rows_grad, rows_adjoint;
+       rows_r, rows_r_grad, rows_r_adjoint; |x| {
+    let mut total = 0.0;
+    for i in 0..3 {
+        let mut s = 0.0;
+        for j in 0..3 {
+            s += x[i + j] * x[j];
+        }
+        for j in 1..3 {
+            s += (x[j + 2 * (i % 2)] * s).sin();
+        }
+        for j in i..2 {
+            s -= x[j] * x[j + 1];
+        }
+        total += s * s;
+    }
+    total
+});
+
+/// A nest whose row runs past the parameter's end: the gradient panics as
+/// the function does, from the loop as written.
+#[differentiable]
+fn rows_past_the_end(x: &[f64]) -> f64 {
+    let mut y = vec![0.0; 3];
+    let mut total = 0.0;
+    for i in 0..3 {
+        for j in 0..3 {
+            y[j] = (x[2 * i + j] * x[j]).tanh();
+        }
+        for j in 0..3 {
+            total += y[j] * y[(j + 1) % 3];
+        }
+    }
+    total
+}
+
+#[test]
+#[should_panic(expected = "index out of bounds")]
+fn a_row_past_the_end_panics_as_the_function_does() {
+    // 2·2 + 2 = 6 is past a slice of six
+    let x = [0.5, 1.0, -0.5, 0.25, 2.0, 1.5];
+    let _ = rows_past_the_end_grad(&x);
+}
+
+#[test]
+#[should_panic(expected = "index out of bounds")]
+fn the_function_itself_panics_there_too() {
+    let x = [0.5, 1.0, -0.5, 0.25, 2.0, 1.5];
+    let _ = rows_past_the_end(&x);
+}
+
 // Nests beside steps (`lower/fusion.rs`): `y[i] = y[i].tanh()` stays apart
 // from the nest after it that reads `y[i]` in its inner loop; the
 // convolution's nest and the two steps after it are one loop.

@@ -336,6 +336,17 @@ pub mod __private {
         }
     }
 
+    /// The elements `base + start .. base + end` of `array`, if they are all
+    /// in it (and the bounds do not overflow): the row a loop `for j in
+    /// start..end` of a recorded nest reads as `array[base + j]`, checked
+    /// once before the loop rather than at every element; the loop reads
+    /// `row[j - start]`, in bounds by construction, or, when this is
+    /// `None`, runs as written and panics where the function would.
+    #[inline(always)]
+    pub fn row<T>(array: &[T], base: usize, start: usize, end: usize) -> Option<&[T]> {
+        array.get(base.checked_add(start)?..base.checked_add(end)?)
+    }
+
     /// The part of `range` inside an array of `len` elements, as bounds
     /// (empty when the range is).
     #[inline(always)]

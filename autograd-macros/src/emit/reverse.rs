@@ -107,6 +107,10 @@ pub(super) struct Body<'a> {
     /// whose stores in it are undone as one span (`Plan::spans`), whose
     /// stores are plain assignments there.
     spanned: HashSet<VarId>,
+    /// While the fast copy of a loop of a recorded nest is emitted
+    /// (`rows`): loads `(array, index)` read from a row checked before the
+    /// loop, with what reads them there.
+    rows: HashMap<(VarId, String), TokenStream>,
 }
 
 impl<'a> Body<'a> {
@@ -134,6 +138,7 @@ impl<'a> Body<'a> {
             increment_sums: HashSet::new(),
             cursors: HashMap::new(),
             spanned: HashSet::new(),
+            rows: HashMap::new(),
         }
     }
 
@@ -1057,7 +1062,7 @@ impl<'a> Body<'a> {
             true => self.loop_cursors(l, "__ad_slots"),
             false => LoopCursors::default(),
         };
-        let outer_cursors = std::mem::replace(&mut self.cursors, cursors.map);
+        let outer_cursors = std::mem::replace(&mut self.cursors, cursors.map.clone());
         let spans = match mode.store {
             true => self.spans(l),
             false => Vec::new(),
@@ -1102,6 +1107,34 @@ impl<'a> Body<'a> {
                 #(#body)*
             }
         };
+        // Loads of parameters at `base + j` checked once a row, before the
+        // loop (`rows`): the loop over the rows, and the loop as written
+        // for when a row is not all in its array.
+        if mode.store && !self.second {
+            let (rows, reads) = self.rows_of(l);
+            if !rows.is_empty() {
+                let (checks, views): (Vec<TokenStream>, Vec<Ident>) = rows.into_iter().unzip();
+                self.rows.extend(reads);
+                let outer_cursors = std::mem::replace(&mut self.cursors, cursors.map.clone());
+                let spanned = spans.iter().map(|(array, ..)| *array).collect();
+                let outer_spanned = std::mem::replace(&mut self.spanned, spanned);
+                let fast = self.forward(&l.body, body_mode);
+                self.spanned = outer_spanned;
+                self.cursors = outer_cursors;
+                self.rows.clear();
+                forward = quote! {
+                    if let (#(Some(#views),)*) = (#(#checks,)*) {
+                        #head {
+                            #count
+                            #(#push)*
+                            #(#fast)*
+                        }
+                    } else {
+                        #forward
+                    }
+                };
+            }
+        }
         if let (false, Header::Range { range, .. }) = (cursors.tapes.is_empty(), &l.header) {
             // Room for the whole loop's pushes made before it: then no push
             // in the loop may call (to grow the record), and LLVM keeps the
@@ -1124,6 +1157,117 @@ impl<'a> Body<'a> {
             #(#save)*
             #forward
         }
+    }
+
+    /// The rows an innermost loop `for j in lo..hi` of a recorded nest reads
+    /// parameters through: each load `p[base + j]` (or `p[j]`) of a
+    /// parameter, with `base` fixed through the loop, is read as
+    /// `row[j - lo]` from `row = p[base + lo .. base + hi]`, checked once
+    /// before the loop (`__private::row`). LLVM sees the row's length is
+    /// the loop's and drops the check at every element, which also kept it
+    /// from vectorising (a dot product `Σ_j w[i·d + j]·x[s·d + j]`: 12
+    /// instructions an element, scalar). Returns each row's check and
+    /// name, and each load it serves with what reads it there.
+    #[allow(clippy::type_complexity)]
+    fn rows_of(
+        &self,
+        l: &crate::ir::Loop,
+    ) -> (
+        Vec<(TokenStream, Ident)>,
+        Vec<((VarId, String), TokenStream)>,
+    ) {
+        let none = (Vec::new(), Vec::new());
+        let Header::Range { index, range } = &l.header else {
+            return none;
+        };
+        let Ok(syn::Expr::Range(syn::ExprRange {
+            start: Some(lo),
+            end: Some(hi),
+            limits: syn::RangeLimits::HalfOpen(_),
+            ..
+        })) = syn::parse2::<syn::Expr>(range.tokens.clone())
+        else {
+            return none;
+        };
+        let mut inner_loop = false;
+        let mut defined: HashSet<VarId> = l.carried.iter().map(|c| c.cell).collect();
+        let mut loads: Vec<(VarId, &crate::ir::Const)> = Vec::new();
+        l.body.walk(0, &mut |stmt, _| match stmt {
+            Stmt::Loop(_) => inner_loop = true,
+            Stmt::Let { var, init, .. } => {
+                defined.insert(*var);
+                if let Some(Rhs::Load { array, index }) = init {
+                    loads.push((*array, index));
+                }
+            }
+            _ => {}
+        });
+        if inner_loop {
+            return none;
+        }
+        let j = self.ident(*index).to_string();
+        let mentions = crate::lower::syntax::mentions_ident;
+        let is_j = |e: &syn::Expr| matches!(e, syn::Expr::Path(p) if p.path.is_ident(&j));
+        let (lo, hi) = (lo.to_token_stream(), hi.to_token_stream());
+        let (mut rows, mut reads) = (Vec::new(), Vec::new());
+        let mut views: Vec<(VarId, String, Ident)> = Vec::new();
+        for (array, at) in loads {
+            let info = &self.func.vars[array];
+            if !matches!(info.origin, Origin::Param { .. }) || info.kind != Kind::FloatArray {
+                continue;
+            }
+            if at.uses.iter().any(|u| *u != *index && defined.contains(u)) {
+                continue;
+            }
+            let Ok(expr) = syn::parse2::<syn::Expr>(at.tokens.clone()) else {
+                continue;
+            };
+            let base = match &expr {
+                e if is_j(e) => quote!(0),
+                syn::Expr::Binary(syn::ExprBinary {
+                    left,
+                    op: syn::BinOp::Add(_),
+                    right,
+                    ..
+                }) if is_j(right) && !mentions(left.to_token_stream(), &j) => {
+                    left.to_token_stream()
+                }
+                syn::Expr::Binary(syn::ExprBinary {
+                    left,
+                    op: syn::BinOp::Add(_),
+                    right,
+                    ..
+                }) if is_j(left) && !mentions(right.to_token_stream(), &j) => {
+                    right.to_token_stream()
+                }
+                _ => continue,
+            };
+            let key = (array, at.tokens.to_string());
+            let found = views
+                .iter()
+                .find(|(a, b, _)| *a == array && *b == base.to_string())
+                .map(|(_, _, view)| view.clone());
+            let view = match found {
+                Some(view) => view,
+                None => {
+                    let view = self.names.fresh("__ad_row");
+                    views.push((array, base.to_string(), view.clone()));
+                    let name = self.ident(array);
+                    let check = quote! {
+                        ::autograd::__private::row(&#name[..], #base, #lo, #hi)
+                    };
+                    rows.push((check, view.clone()));
+                    view
+                }
+            };
+            let index = self.ident(*index);
+            let read = match lo.to_string().as_str() {
+                "0" => quote!(#view[#index]),
+                _ => quote!(#view[#index - (#lo)]),
+            };
+            reads.push((key, read));
+        }
+        (rows, reads)
     }
 
     /// The arrays loop `l` of a recorded nest undoes as one span
@@ -1323,6 +1467,11 @@ impl<'a> Body<'a> {
 
     /// The value of `rhs`, written as the user would.
     fn forward_rhs(&self, rhs: &Rhs) -> TokenStream {
+        if let Rhs::Load { array, index } = rhs {
+            if let Some(read) = self.rows.get(&(*array, index.tokens.to_string())) {
+                return read.clone();
+            }
+        }
         primal_rhs(self.func, rhs)
     }
 

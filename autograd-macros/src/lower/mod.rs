@@ -18,7 +18,7 @@ mod iter;
 mod matches;
 mod pattern;
 mod share;
-mod syntax;
+pub(crate) mod syntax;
 
 use crate::ctxt::Ctxt;
 use crate::ir::{

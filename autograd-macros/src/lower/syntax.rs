@@ -877,7 +877,7 @@ impl<'a> Visit<'a> for ArrayUses {
 }
 
 /// Whether `tokens` hold the identifier `name` anywhere.
-fn mentions_ident(tokens: TokenStream, name: &str) -> bool {
+pub(crate) fn mentions_ident(tokens: TokenStream, name: &str) -> bool {
     tokens.into_iter().any(|tree| match tree {
         TokenTree::Ident(ident) => ident == name,
         TokenTree::Group(group) => mentions_ident(group.stream(), name),

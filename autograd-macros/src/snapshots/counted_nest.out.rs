@@ -47,12 +47,24 @@ fn triangular_grad(q: &[f64], x: &[f64], d: usize) -> (f64, ::std::vec::Vec<f64>
             {
                 let mut __ad_slots = __ad_record
                     .slots(::autograd::__private::room(&(0..d), 1usize));
-                for j in 0..d {
-                    let __ad_t1 = q[j];
-                    let __ad_t2 = __ad_t1.exp();
-                    let __ad_t2 = __ad_slots.push(__ad_t2);
-                    let __ad_t3 = __ad_t2 * (x[i * d + j]);
-                    y[j] = __ad_t3;
+                if let (Some(__ad_row),) = (
+                    ::autograd::__private::row(&q[..], 0, 0, d),
+                ) {
+                    for j in 0..d {
+                        let __ad_t1 = __ad_row[j];
+                        let __ad_t2 = __ad_t1.exp();
+                        let __ad_t2 = __ad_slots.push(__ad_t2);
+                        let __ad_t3 = __ad_t2 * (x[i * d + j]);
+                        y[j] = __ad_t3;
+                    }
+                } else {
+                    for j in 0..d {
+                        let __ad_t1 = q[j];
+                        let __ad_t2 = __ad_t1.exp();
+                        let __ad_t2 = __ad_slots.push(__ad_t2);
+                        let __ad_t3 = __ad_t2 * (x[i * d + j]);
+                        y[j] = __ad_t3;
+                    }
                 }
             }
             let l = d;
@@ -218,12 +230,22 @@ fn triangular_adjoint(
         {
             let mut __ad_slots = __ad_record
                 .slots(::autograd::__private::room(&(0..d), 1usize));
-            for j in 0..d {
-                let __ad_t1 = q[j];
-                let __ad_t2 = __ad_t1.exp();
-                let __ad_t2 = __ad_slots.push(__ad_t2);
-                let __ad_t3 = __ad_t2 * (x[i * d + j]);
-                y[j] = __ad_t3;
+            if let (Some(__ad_row),) = (::autograd::__private::row(&q[..], 0, 0, d),) {
+                for j in 0..d {
+                    let __ad_t1 = __ad_row[j];
+                    let __ad_t2 = __ad_t1.exp();
+                    let __ad_t2 = __ad_slots.push(__ad_t2);
+                    let __ad_t3 = __ad_t2 * (x[i * d + j]);
+                    y[j] = __ad_t3;
+                }
+            } else {
+                for j in 0..d {
+                    let __ad_t1 = q[j];
+                    let __ad_t2 = __ad_t1.exp();
+                    let __ad_t2 = __ad_slots.push(__ad_t2);
+                    let __ad_t3 = __ad_t2 * (x[i * d + j]);
+                    y[j] = __ad_t3;
+                }
             }
         }
         let l = d;

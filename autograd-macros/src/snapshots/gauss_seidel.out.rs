@@ -43,31 +43,60 @@ fn gauss_seidel_grad(
         let mut __ad_own_u: ::std::vec::Vec<f64> = ::std::vec![0.0; n];
         let u = &mut __ad_own_u[..];
         for __ad_i0__1 in 0..sweeps {
-            for i in 0..n {
-                let mut __ad_cell_value_1: f64;
-                let __ad_c2: bool = i > 0;
-                if __ad_c2 {
-                    let __ad_t3 = u[i - 1];
-                    __ad_cell_value_1 = __ad_t3;
-                } else {
-                    __ad_cell_value_1 = 0.0;
+            if let (Some(__ad_row),) = (::autograd::__private::row(&f[..], 0, 0, n),) {
+                for i in 0..n {
+                    let mut __ad_cell_value_1: f64;
+                    let __ad_c2: bool = i > 0;
+                    if __ad_c2 {
+                        let __ad_t3 = u[i - 1];
+                        __ad_cell_value_1 = __ad_t3;
+                    } else {
+                        __ad_cell_value_1 = 0.0;
+                    }
+                    let left = __ad_cell_value_1;
+                    let mut __ad_cell_value_5: f64;
+                    let __ad_c6: bool = i + 1 < n;
+                    if __ad_c6 {
+                        let __ad_t7 = u[i + 1];
+                        __ad_cell_value_5 = __ad_t7;
+                    } else {
+                        __ad_cell_value_5 = 0.0;
+                    }
+                    let right = __ad_cell_value_5;
+                    let __ad_t9 = left + right;
+                    let __ad_t10 = __ad_row[i];
+                    let __ad_t11 = h2 * __ad_t10;
+                    let __ad_t12 = __ad_t9 + __ad_t11;
+                    let __ad_t13 = 0.5 * __ad_t12;
+                    u[i] = __ad_t13;
                 }
-                let left = __ad_cell_value_1;
-                let mut __ad_cell_value_5: f64;
-                let __ad_c6: bool = i + 1 < n;
-                if __ad_c6 {
-                    let __ad_t7 = u[i + 1];
-                    __ad_cell_value_5 = __ad_t7;
-                } else {
-                    __ad_cell_value_5 = 0.0;
+            } else {
+                for i in 0..n {
+                    let mut __ad_cell_value_1: f64;
+                    let __ad_c2: bool = i > 0;
+                    if __ad_c2 {
+                        let __ad_t3 = u[i - 1];
+                        __ad_cell_value_1 = __ad_t3;
+                    } else {
+                        __ad_cell_value_1 = 0.0;
+                    }
+                    let left = __ad_cell_value_1;
+                    let mut __ad_cell_value_5: f64;
+                    let __ad_c6: bool = i + 1 < n;
+                    if __ad_c6 {
+                        let __ad_t7 = u[i + 1];
+                        __ad_cell_value_5 = __ad_t7;
+                    } else {
+                        __ad_cell_value_5 = 0.0;
+                    }
+                    let right = __ad_cell_value_5;
+                    let __ad_t9 = left + right;
+                    let __ad_t10 = f[i];
+                    let __ad_t11 = h2 * __ad_t10;
+                    let __ad_t12 = __ad_t9 + __ad_t11;
+                    let __ad_t13 = 0.5 * __ad_t12;
+                    u[i] = __ad_t13;
                 }
-                let right = __ad_cell_value_5;
-                let __ad_t9 = left + right;
-                let __ad_t10 = f[i];
-                let __ad_t11 = h2 * __ad_t10;
-                let __ad_t12 = __ad_t9 + __ad_t11;
-                let __ad_t13 = 0.5 * __ad_t12;
-                u[i] = __ad_t13;
             }
         }
         let loss: f64 = 0.0;
@@ -176,31 +205,60 @@ fn gauss_seidel_adjoint(
     let mut __ad_own_u: ::std::vec::Vec<f64> = ::std::vec![0.0; n];
     let u = &mut __ad_own_u[..];
     for __ad_i0__1 in 0..sweeps {
-        for i in 0..n {
-            let mut __ad_cell_value_1: f64;
-            let __ad_c2: bool = i > 0;
-            if __ad_c2 {
-                let __ad_t3 = u[i - 1];
-                __ad_cell_value_1 = __ad_t3;
-            } else {
-                __ad_cell_value_1 = 0.0;
+        if let (Some(__ad_row),) = (::autograd::__private::row(&f[..], 0, 0, n),) {
+            for i in 0..n {
+                let mut __ad_cell_value_1: f64;
+                let __ad_c2: bool = i > 0;
+                if __ad_c2 {
+                    let __ad_t3 = u[i - 1];
+                    __ad_cell_value_1 = __ad_t3;
+                } else {
+                    __ad_cell_value_1 = 0.0;
+                }
+                let left = __ad_cell_value_1;
+                let mut __ad_cell_value_5: f64;
+                let __ad_c6: bool = i + 1 < n;
+                if __ad_c6 {
+                    let __ad_t7 = u[i + 1];
+                    __ad_cell_value_5 = __ad_t7;
+                } else {
+                    __ad_cell_value_5 = 0.0;
+                }
+                let right = __ad_cell_value_5;
+                let __ad_t9 = left + right;
+                let __ad_t10 = __ad_row[i];
+                let __ad_t11 = h2 * __ad_t10;
+                let __ad_t12 = __ad_t9 + __ad_t11;
+                let __ad_t13 = 0.5 * __ad_t12;
+                u[i] = __ad_t13;
             }
-            let left = __ad_cell_value_1;
-            let mut __ad_cell_value_5: f64;
-            let __ad_c6: bool = i + 1 < n;
-            if __ad_c6 {
-                let __ad_t7 = u[i + 1];
-                __ad_cell_value_5 = __ad_t7;
-            } else {
-                __ad_cell_value_5 = 0.0;
+        } else {
+            for i in 0..n {
+                let mut __ad_cell_value_1: f64;
+                let __ad_c2: bool = i > 0;
+                if __ad_c2 {
+                    let __ad_t3 = u[i - 1];
+                    __ad_cell_value_1 = __ad_t3;
+                } else {
+                    __ad_cell_value_1 = 0.0;
+                }
+                let left = __ad_cell_value_1;
+                let mut __ad_cell_value_5: f64;
+                let __ad_c6: bool = i + 1 < n;
+                if __ad_c6 {
+                    let __ad_t7 = u[i + 1];
+                    __ad_cell_value_5 = __ad_t7;
+                } else {
+                    __ad_cell_value_5 = 0.0;
+                }
+                let right = __ad_cell_value_5;
+                let __ad_t9 = left + right;
+                let __ad_t10 = f[i];
+                let __ad_t11 = h2 * __ad_t10;
+                let __ad_t12 = __ad_t9 + __ad_t11;
+                let __ad_t13 = 0.5 * __ad_t12;
+                u[i] = __ad_t13;
             }
-            let right = __ad_cell_value_5;
-            let __ad_t9 = left + right;
-            let __ad_t10 = f[i];
-            let __ad_t11 = h2 * __ad_t10;
-            let __ad_t12 = __ad_t9 + __ad_t11;
-            let __ad_t13 = 0.5 * __ad_t12;
-            u[i] = __ad_t13;
         }
     }
     let loss: f64 = 0.0;

@@ -49,13 +49,26 @@ fn product_grad(
                 for j in 0..n {
                     let s: f64 = 0.0;
                     let mut __ad_cell_s_0 = s;
-                    for k in 0..n {
-                        let s__1 = __ad_cell_s_0;
-                        let __ad_t1 = a[i * n + k];
-                        let __ad_t2 = b[k * n + j];
-                        let __ad_t3 = __ad_t1 * __ad_t2;
-                        let s__2 = s__1 + __ad_t3;
-                        __ad_cell_s_0 = s__2;
+                    if let (Some(__ad_row),) = (
+                        ::autograd::__private::row(&a[..], i * n, 0, n),
+                    ) {
+                        for k in 0..n {
+                            let s__1 = __ad_cell_s_0;
+                            let __ad_t1 = __ad_row[k];
+                            let __ad_t2 = b[k * n + j];
+                            let __ad_t3 = __ad_t1 * __ad_t2;
+                            let s__2 = s__1 + __ad_t3;
+                            __ad_cell_s_0 = s__2;
+                        }
+                    } else {
+                        for k in 0..n {
+                            let s__1 = __ad_cell_s_0;
+                            let __ad_t1 = a[i * n + k];
+                            let __ad_t2 = b[k * n + j];
+                            let __ad_t3 = __ad_t1 * __ad_t2;
+                            let s__2 = s__1 + __ad_t3;
+                            __ad_cell_s_0 = s__2;
+                        }
                     }
                     let s__3 = __ad_cell_s_0;
                     let s__3 = __ad_slots.push(s__3);
@@ -186,13 +199,26 @@ fn product_adjoint(
             for j in 0..n {
                 let s: f64 = 0.0;
                 let mut __ad_cell_s_0 = s;
-                for k in 0..n {
-                    let s__1 = __ad_cell_s_0;
-                    let __ad_t1 = a[i * n + k];
-                    let __ad_t2 = b[k * n + j];
-                    let __ad_t3 = __ad_t1 * __ad_t2;
-                    let s__2 = s__1 + __ad_t3;
-                    __ad_cell_s_0 = s__2;
+                if let (Some(__ad_row),) = (
+                    ::autograd::__private::row(&a[..], i * n, 0, n),
+                ) {
+                    for k in 0..n {
+                        let s__1 = __ad_cell_s_0;
+                        let __ad_t1 = __ad_row[k];
+                        let __ad_t2 = b[k * n + j];
+                        let __ad_t3 = __ad_t1 * __ad_t2;
+                        let s__2 = s__1 + __ad_t3;
+                        __ad_cell_s_0 = s__2;
+                    }
+                } else {
+                    for k in 0..n {
+                        let s__1 = __ad_cell_s_0;
+                        let __ad_t1 = a[i * n + k];
+                        let __ad_t2 = b[k * n + j];
+                        let __ad_t3 = __ad_t1 * __ad_t2;
+                        let s__2 = s__1 + __ad_t3;
+                        __ad_cell_s_0 = s__2;
+                    }
                 }
                 let s__3 = __ad_cell_s_0;
                 let s__3 = __ad_slots.push(s__3);

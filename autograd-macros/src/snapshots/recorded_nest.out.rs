@@ -50,13 +50,26 @@ fn trisolve_grad(
             for i in 0..n {
                 let s = b[i];
                 let mut __ad_cell_s_1 = s;
-                for j in 0..i {
-                    let s__1 = __ad_cell_s_1;
-                    let __ad_t2 = l[i * n + j];
-                    let __ad_t3 = y[j];
-                    let __ad_t4 = __ad_t2 * __ad_t3;
-                    let s__2 = s__1 - __ad_t4;
-                    __ad_cell_s_1 = s__2;
+                if let (Some(__ad_row),) = (
+                    ::autograd::__private::row(&l[..], i * n, 0, i),
+                ) {
+                    for j in 0..i {
+                        let s__1 = __ad_cell_s_1;
+                        let __ad_t2 = __ad_row[j];
+                        let __ad_t3 = y[j];
+                        let __ad_t4 = __ad_t2 * __ad_t3;
+                        let s__2 = s__1 - __ad_t4;
+                        __ad_cell_s_1 = s__2;
+                    }
+                } else {
+                    for j in 0..i {
+                        let s__1 = __ad_cell_s_1;
+                        let __ad_t2 = l[i * n + j];
+                        let __ad_t3 = y[j];
+                        let __ad_t4 = __ad_t2 * __ad_t3;
+                        let s__2 = s__1 - __ad_t4;
+                        __ad_cell_s_1 = s__2;
+                    }
                 }
                 let s__3 = __ad_cell_s_1;
                 let s__3 = __ad_slots.push(s__3);
@@ -205,13 +218,26 @@ fn trisolve_adjoint(
         for i in 0..n {
             let s = b[i];
             let mut __ad_cell_s_1 = s;
-            for j in 0..i {
-                let s__1 = __ad_cell_s_1;
-                let __ad_t2 = l[i * n + j];
-                let __ad_t3 = y[j];
-                let __ad_t4 = __ad_t2 * __ad_t3;
-                let s__2 = s__1 - __ad_t4;
-                __ad_cell_s_1 = s__2;
+            if let (Some(__ad_row),) = (
+                ::autograd::__private::row(&l[..], i * n, 0, i),
+            ) {
+                for j in 0..i {
+                    let s__1 = __ad_cell_s_1;
+                    let __ad_t2 = __ad_row[j];
+                    let __ad_t3 = y[j];
+                    let __ad_t4 = __ad_t2 * __ad_t3;
+                    let s__2 = s__1 - __ad_t4;
+                    __ad_cell_s_1 = s__2;
+                }
+            } else {
+                for j in 0..i {
+                    let s__1 = __ad_cell_s_1;
+                    let __ad_t2 = l[i * n + j];
+                    let __ad_t3 = y[j];
+                    let __ad_t4 = __ad_t2 * __ad_t3;
+                    let s__2 = s__1 - __ad_t4;
+                    __ad_cell_s_1 = s__2;
+                }
             }
             let s__3 = __ad_cell_s_1;
             let s__3 = __ad_slots.push(s__3);

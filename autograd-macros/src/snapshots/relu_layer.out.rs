@@ -52,12 +52,24 @@ fn relu_layer_grad(w: &[f64], x: &[f64], p: usize) -> (f64, ::std::vec::Vec<f64>
                 for j in 0..units {
                     let s: f64 = 0.0;
                     let mut __ad_cell_s_1 = s;
-                    for k in 0..p {
-                        let s__1 = __ad_cell_s_1;
-                        let __ad_t2 = w[j * p + k];
-                        let __ad_t3 = __ad_t2 * (x[i * p + k]);
-                        let s__2 = s__1 + __ad_t3;
-                        __ad_cell_s_1 = s__2;
+                    if let (Some(__ad_row),) = (
+                        ::autograd::__private::row(&w[..], j * p, 0, p),
+                    ) {
+                        for k in 0..p {
+                            let s__1 = __ad_cell_s_1;
+                            let __ad_t2 = __ad_row[k];
+                            let __ad_t3 = __ad_t2 * (x[i * p + k]);
+                            let s__2 = s__1 + __ad_t3;
+                            __ad_cell_s_1 = s__2;
+                        }
+                    } else {
+                        for k in 0..p {
+                            let s__1 = __ad_cell_s_1;
+                            let __ad_t2 = w[j * p + k];
+                            let __ad_t3 = __ad_t2 * (x[i * p + k]);
+                            let s__2 = s__1 + __ad_t3;
+                            __ad_cell_s_1 = s__2;
+                        }
                     }
                     let s__3 = __ad_cell_s_1;
                     let s__3 = __ad_slots.push(s__3);
@@ -208,12 +220,24 @@ fn relu_layer_adjoint(
             for j in 0..units {
                 let s: f64 = 0.0;
                 let mut __ad_cell_s_1 = s;
-                for k in 0..p {
-                    let s__1 = __ad_cell_s_1;
-                    let __ad_t2 = w[j * p + k];
-                    let __ad_t3 = __ad_t2 * (x[i * p + k]);
-                    let s__2 = s__1 + __ad_t3;
-                    __ad_cell_s_1 = s__2;
+                if let (Some(__ad_row),) = (
+                    ::autograd::__private::row(&w[..], j * p, 0, p),
+                ) {
+                    for k in 0..p {
+                        let s__1 = __ad_cell_s_1;
+                        let __ad_t2 = __ad_row[k];
+                        let __ad_t3 = __ad_t2 * (x[i * p + k]);
+                        let s__2 = s__1 + __ad_t3;
+                        __ad_cell_s_1 = s__2;
+                    }
+                } else {
+                    for k in 0..p {
+                        let s__1 = __ad_cell_s_1;
+                        let __ad_t2 = w[j * p + k];
+                        let __ad_t3 = __ad_t2 * (x[i * p + k]);
+                        let s__2 = s__1 + __ad_t3;
+                        __ad_cell_s_1 = s__2;
+                    }
                 }
                 let s__3 = __ad_cell_s_1;
                 let s__3 = __ad_slots.push(s__3);

@@ -48,10 +48,20 @@ fn centered_products_grad(
             for c in 0..mu.len() / d {
                 let out__2 = __ad_cell_out_1;
                 __ad_undo_xc.save_span(&xc[..], 0..d);
-                for j in 0..d {
-                    let __ad_t2 = mu[c * d + j];
-                    let __ad_t3 = (x[i * d + j]) - __ad_t2;
-                    xc[j] = __ad_t3;
+                if let (Some(__ad_row),) = (
+                    ::autograd::__private::row(&mu[..], c * d, 0, d),
+                ) {
+                    for j in 0..d {
+                        let __ad_t2 = __ad_row[j];
+                        let __ad_t3 = (x[i * d + j]) - __ad_t2;
+                        xc[j] = __ad_t3;
+                    }
+                } else {
+                    for j in 0..d {
+                        let __ad_t2 = mu[c * d + j];
+                        let __ad_t3 = (x[i * d + j]) - __ad_t2;
+                        xc[j] = __ad_t3;
+                    }
                 }
                 let mut __ad_cell_out_4 = out__2;
                 for col in 0..d {
@@ -194,10 +204,20 @@ fn centered_products_adjoint(
         for c in 0..mu.len() / d {
             let out__2 = __ad_cell_out_1;
             __ad_undo_xc.save_span(&xc[..], 0..d);
-            for j in 0..d {
-                let __ad_t2 = mu[c * d + j];
-                let __ad_t3 = (x[i * d + j]) - __ad_t2;
-                xc[j] = __ad_t3;
+            if let (Some(__ad_row),) = (
+                ::autograd::__private::row(&mu[..], c * d, 0, d),
+            ) {
+                for j in 0..d {
+                    let __ad_t2 = __ad_row[j];
+                    let __ad_t3 = (x[i * d + j]) - __ad_t2;
+                    xc[j] = __ad_t3;
+                }
+            } else {
+                for j in 0..d {
+                    let __ad_t2 = mu[c * d + j];
+                    let __ad_t3 = (x[i * d + j]) - __ad_t2;
+                    xc[j] = __ad_t3;
+                }
             }
             let mut __ad_cell_out_4 = out__2;
             for col in 0..d {
