@@ -341,7 +341,10 @@
 /// copy before it runs and restores them once after its reverse, rather
 /// than one at a time; and a value the nest stores into a buffer that keeps
 /// its old values (`h[i] = a.tanh()`) is read back from the buffer by the
-/// reverse rather than recorded.
+/// reverse rather than recorded. An innermost loop of a nest that reads a
+/// parameter at `p[base + j]` checks that row of `p` once before it runs
+/// and reads it unchecked (running the loop as written, which panics as
+/// `f` would, when the row is not all in `p`).
 ///
 /// **One input: forward mode.** When exactly one parameter is active and it
 /// is an `f64` (`fn f(x: f64)`, or `wrt(x)` picking one), the adjoint is
