@@ -1222,6 +1222,7 @@ impl<'a> Body<'a> {
             let Ok(expr) = syn::parse2::<syn::Expr>(at.tokens.clone()) else {
                 continue;
             };
+            // `j`, `base + j` or `j + base`, with `base` not reading `j`
             let base = match &expr {
                 e if is_j(e) => quote!(0),
                 syn::Expr::Binary(syn::ExprBinary {
@@ -1229,16 +1230,16 @@ impl<'a> Body<'a> {
                     op: syn::BinOp::Add(_),
                     right,
                     ..
-                }) if is_j(right) && !mentions(left.to_token_stream(), &j) => {
-                    left.to_token_stream()
-                }
-                syn::Expr::Binary(syn::ExprBinary {
-                    left,
-                    op: syn::BinOp::Add(_),
-                    right,
-                    ..
-                }) if is_j(left) && !mentions(right.to_token_stream(), &j) => {
-                    right.to_token_stream()
+                }) => {
+                    let base = match (is_j(left), is_j(right)) {
+                        (false, true) => left.to_token_stream(),
+                        (true, false) => right.to_token_stream(),
+                        _ => continue,
+                    };
+                    if mentions(base.clone(), &j) {
+                        continue;
+                    }
+                    base
                 }
                 _ => continue,
             };
