@@ -585,7 +585,7 @@ fn is_span(func: &Func, l: &crate::ir::Loop, position: usize) -> bool {
         at.uses == [*index] && func.vars[*index].ident == at.tokens.to_string()
     };
     own_index(at)
-        && is_half_open(&range.tokens)
+        && half_open(&range.tokens).is_some()
         && only_own_element_after(l, position, *array, &own_index)
 }
 
@@ -614,25 +614,23 @@ fn only_own_element_after(
     only
 }
 
-/// Whether a loop's range is written `start..end`, both given: a
-/// `Range<usize>` when the loop's index indexes an array.
-fn is_half_open(range: &proc_macro2::TokenStream) -> bool {
-    let mut expr = match syn::parse2::<syn::Expr>(range.clone()) {
-        Ok(expr) => expr,
-        Err(_) => return false,
-    };
+/// The bounds of a loop's range written `start..end` (in parentheses or
+/// not), both given: a `Range<usize>` when the loop's index indexes an
+/// array. `None` for any other range (`a..=b`, `(a..b).rev()`, `v.iter()`).
+pub(crate) fn half_open(range: &proc_macro2::TokenStream) -> Option<(syn::Expr, syn::Expr)> {
+    let mut expr = syn::parse2::<syn::Expr>(range.clone()).ok()?;
     while let syn::Expr::Paren(inner) = expr {
         expr = *inner.expr;
     }
-    matches!(
-        expr,
+    match expr {
         syn::Expr::Range(syn::ExprRange {
-            start: Some(_),
-            end: Some(_),
+            start: Some(start),
+            end: Some(end),
             limits: syn::RangeLimits::HalfOpen(_),
             ..
-        })
-    )
+        }) => Some((*start, *end)),
+        _ => None,
+    }
 }
 
 /// Calls `f` on `stmt` and every statement nested in it.

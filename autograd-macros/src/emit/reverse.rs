@@ -1062,16 +1062,11 @@ impl<'a> Body<'a> {
             true => self.loop_cursors(l, "__ad_slots"),
             false => LoopCursors::default(),
         };
-        let outer_cursors = std::mem::replace(&mut self.cursors, cursors.map.clone());
         let spans = match mode.store {
             true => self.spans(l),
             false => Vec::new(),
         };
-        let spanned = spans.iter().map(|(array, ..)| *array).collect();
-        let outer_spanned = std::mem::replace(&mut self.spanned, spanned);
-        let body = self.forward(&l.body, body_mode);
-        self.spanned = outer_spanned;
-        self.cursors = outer_cursors;
+        let body = self.forward_body(l, body_mode, &cursors.map, &spans);
         // the elements the loop overwrites, saved in one copy (`spans`)
         let save = spans
             .iter()
@@ -1115,12 +1110,7 @@ impl<'a> Body<'a> {
             if !rows.is_empty() {
                 let (checks, views): (Vec<TokenStream>, Vec<Ident>) = rows.into_iter().unzip();
                 self.rows.extend(reads);
-                let outer_cursors = std::mem::replace(&mut self.cursors, cursors.map.clone());
-                let spanned = spans.iter().map(|(array, ..)| *array).collect();
-                let outer_spanned = std::mem::replace(&mut self.spanned, spanned);
-                let fast = self.forward(&l.body, body_mode);
-                self.spanned = outer_spanned;
-                self.cursors = outer_cursors;
+                let fast = self.forward_body(l, body_mode, &cursors.map, &spans);
                 self.rows.clear();
                 forward = quote! {
                     if let (#(Some(#views),)*) = (#(#checks,)*) {
@@ -1180,13 +1170,7 @@ impl<'a> Body<'a> {
         let Header::Range { index, range } = &l.header else {
             return none;
         };
-        let Ok(syn::Expr::Range(syn::ExprRange {
-            start: Some(lo),
-            end: Some(hi),
-            limits: syn::RangeLimits::HalfOpen(_),
-            ..
-        })) = syn::parse2::<syn::Expr>(range.tokens.clone())
-        else {
+        let Some((lo, hi)) = crate::record::half_open(&range.tokens) else {
             return none;
         };
         let mut inner_loop = false;
@@ -1269,6 +1253,24 @@ impl<'a> Body<'a> {
             reads.push((key, read));
         }
         (rows, reads)
+    }
+
+    /// The forward code of loop `l`'s body, emitted with the loop's tape
+    /// cursors (`loop_cursors`) and its spans' arrays (`spans`) in force.
+    fn forward_body(
+        &mut self,
+        l: &crate::ir::Loop,
+        mode: Mode,
+        cursors: &HashMap<String, Ident>,
+        spans: &[(VarId, Ident, Ident, TokenStream)],
+    ) -> Vec<TokenStream> {
+        let outer_cursors = std::mem::replace(&mut self.cursors, cursors.clone());
+        let spanned = spans.iter().map(|(array, ..)| *array).collect();
+        let outer_spanned = std::mem::replace(&mut self.spanned, spanned);
+        let body = self.forward(&l.body, mode);
+        self.spanned = outer_spanned;
+        self.cursors = outer_cursors;
+        body
     }
 
     /// The arrays loop `l` of a recorded nest undoes as one span
