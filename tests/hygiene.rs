@@ -854,3 +854,72 @@ fn a_users_steps_keep_their_names() {
         }
     }
 }
+
+/// A user's function with the eleventh session's paths and the names people
+/// write: rows from `chunks` zipped with labels, a closure with a `match`
+/// reading `t0`, a buffer named `d_x` overwritten a step at a time (a span),
+/// parameter rows `w[d + j]` checked once before their loops, an iterator
+/// sum, a `match` on the label. First and second order, against finite
+/// differences.
+#[differentiable(wrt(w), hessian)]
+fn user_rows(w: &[f64], data: &[f64], labels: &[usize]) -> f64 {
+    let d = 3;
+    let t0 = 0.1;
+    let act = |z: f64| match z > 0.0 {
+        true => z,
+        false => t0 * z,
+    };
+    let mut d_x = vec![0.0; d];
+    let mut loss = 0.0;
+    for (row, &label) in data.chunks(d).zip(labels) {
+        for j in 0..d {
+            d_x[j] = act(w[j] * row[j] + w[d + j]);
+        }
+        let mut s = 0.0;
+        for j in 0..d {
+            s += d_x[j] * w[2 * d + j] + w[j] * w[d + j];
+        }
+        let target = match label {
+            0 => -1.0,
+            _ => 1.0,
+        };
+        loss += (s - target).powi(2) + d_x.iter().map(|v| v * v).sum::<f64>() * t0;
+    }
+    loss
+}
+
+#[test]
+fn a_users_rows_keep_their_names() {
+    let data: Vec<f64> = (0..18).map(|i| ((i * 5 % 7) as f64 - 3.0) * 0.35).collect();
+    let labels = [0, 1, 2, 0, 1, 1];
+    for w in [
+        [0.37, -0.71, 0.53, 0.41, 0.29, -0.33, 0.62, -0.48, 0.19],
+        [-0.41, 0.62, 0.23, -0.27, 0.51, 0.36, -0.14, 0.58, 0.77],
+    ] {
+        let (value, gradient) = user_rows_grad(&w, &data, &labels);
+        assert_eq!(value, user_rows(&w, &data, &labels));
+        common::assert_gradient(|w| user_rows(w, &data, &labels), &w, &gradient);
+        let (_, second_gradient, hessian) = user_rows_hessian(&w, &data, &labels);
+        for (a, b) in second_gradient.iter().zip(&gradient) {
+            assert!((a - b).abs() <= 1e-12 * (1.0 + b.abs()), "{a} vs {b}");
+        }
+        for k in 0..9 {
+            let h = 1e-5;
+            let (mut a, mut b) = (w, w);
+            a[k] += h;
+            b[k] -= h;
+            let (ga, gb) = (
+                user_rows_grad(&a, &data, &labels).1,
+                user_rows_grad(&b, &data, &labels).1,
+            );
+            for j in 0..9 {
+                let fd = (ga[j] - gb[j]) / (2.0 * h);
+                let exact = hessian[k * 9 + j];
+                assert!(
+                    (fd - exact).abs() <= 1e-5 * (1.0 + fd.abs()),
+                    "H[{k}][{j}]: {exact} vs {fd}"
+                );
+            }
+        }
+    }
+}
