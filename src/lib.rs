@@ -341,10 +341,11 @@
 /// copy before it runs and restores them once after its reverse, rather
 /// than one at a time; and a value the nest stores into a buffer that keeps
 /// its old values (`h[i] = a.tanh()`) is read back from the buffer by the
-/// reverse rather than recorded. An innermost loop of a nest that reads a
-/// parameter at `p[base + j]` checks that row of `p` once before it runs
-/// and reads it unchecked (running the loop as written, which panics as
-/// `f` would, when the row is not all in `p`).
+/// reverse rather than recorded. An innermost loop of the generated code
+/// that reads or writes an array at `a[base + j]` checks that row of `a`
+/// once before it runs and reads it without a check at each element
+/// (running the loop as written, which panics as `f` would, when the row
+/// is not all in `a`).
 ///
 /// **One input: forward mode.** When exactly one parameter is active and it
 /// is an `f64` (`fn f(x: f64)`, or `wrt(x)` picking one), the adjoint is

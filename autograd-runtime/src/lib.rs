@@ -336,15 +336,90 @@ pub mod __private {
         }
     }
 
-    /// The elements `base + start .. base + end` of `array`, if they are all
-    /// in it (and the bounds do not overflow): the row a loop `for j in
-    /// start..end` of a recorded nest reads as `array[base + j]`, checked
-    /// once before the loop rather than at every element; the loop reads
-    /// `row[j - start]`, in bounds by construction, or, when this is
-    /// `None`, runs as written and panics where the function would.
+    /// The elements `first..end` of `array`, if both bounds are known (did
+    /// not overflow) and all of it is in `array`: the row a loop `for j in
+    /// lo..hi` nested in another loop reads as `array[base + j]`
+    /// (`first = base + lo`, `end = base + hi`), checked once before the
+    /// loop rather than at every element. The loop then reads `row[j -
+    /// lo]`, in bounds by construction; when this is `None`, it runs as
+    /// written and panics where the function would (the macro's
+    /// `emit/rows.rs`).
     #[inline(always)]
-    pub fn row<T>(array: &[T], base: usize, start: usize, end: usize) -> Option<&[T]> {
-        array.get(base.checked_add(start)?..base.checked_add(end)?)
+    pub fn row<T>(array: &[T], first: impl index::Bound, end: impl index::Bound) -> Option<&[T]> {
+        array.get(first.bound()?..end.bound()?)
+    }
+
+    /// [`row`] of an array the loop writes.
+    #[inline(always)]
+    pub fn row_mut<T>(
+        array: &mut [T],
+        first: impl index::Bound,
+        end: impl index::Bound,
+    ) -> Option<&mut [T]> {
+        array.get_mut(first.bound()?..end.bound()?)
+    }
+
+    /// Index arithmetic that cannot panic, for the bounds of a [`row`]:
+    /// `None` where the index the function computes would overflow (or
+    /// divide by zero), and then the loop runs as written.
+    pub mod index {
+        /// A value in an index computation: a `usize` (or a reference to
+        /// one), or the `Option` of one that is `None` once it overflowed.
+        pub trait Bound: Copy {
+            /// The value, if it did not overflow.
+            fn bound(self) -> Option<usize>;
+        }
+
+        impl Bound for usize {
+            #[inline(always)]
+            fn bound(self) -> Option<usize> {
+                Some(self)
+            }
+        }
+
+        impl Bound for &usize {
+            #[inline(always)]
+            fn bound(self) -> Option<usize> {
+                Some(*self)
+            }
+        }
+
+        impl Bound for Option<usize> {
+            #[inline(always)]
+            fn bound(self) -> Option<usize> {
+                self
+            }
+        }
+
+        /// `a + b`.
+        #[inline(always)]
+        pub fn add(a: impl Bound, b: impl Bound) -> Option<usize> {
+            a.bound()?.checked_add(b.bound()?)
+        }
+
+        /// `a - b`.
+        #[inline(always)]
+        pub fn sub(a: impl Bound, b: impl Bound) -> Option<usize> {
+            a.bound()?.checked_sub(b.bound()?)
+        }
+
+        /// `a * b`.
+        #[inline(always)]
+        pub fn mul(a: impl Bound, b: impl Bound) -> Option<usize> {
+            a.bound()?.checked_mul(b.bound()?)
+        }
+
+        /// `a / b`.
+        #[inline(always)]
+        pub fn div(a: impl Bound, b: impl Bound) -> Option<usize> {
+            a.bound()?.checked_div(b.bound()?)
+        }
+
+        /// `a % b`.
+        #[inline(always)]
+        pub fn rem(a: impl Bound, b: impl Bound) -> Option<usize> {
+            a.bound()?.checked_rem(b.bound()?)
+        }
     }
 
     /// The part of `range` inside an array of `len` elements, as bounds

@@ -15,6 +15,7 @@ pub(crate) mod forward;
 mod plan;
 mod primal;
 mod reverse;
+mod rows;
 pub(crate) mod second;
 
 use crate::activity::Activity;

@@ -107,10 +107,6 @@ pub(super) struct Body<'a> {
     /// whose stores in it are undone as one span (`Plan::spans`), whose
     /// stores are plain assignments there.
     spanned: HashSet<VarId>,
-    /// While the fast copy of a loop of a recorded nest is emitted
-    /// (`rows`): loads `(array, index)` read from a row checked before the
-    /// loop, with what reads them there.
-    rows: HashMap<(VarId, String), TokenStream>,
 }
 
 impl<'a> Body<'a> {
@@ -138,7 +134,6 @@ impl<'a> Body<'a> {
             increment_sums: HashSet::new(),
             cursors: HashMap::new(),
             spanned: HashSet::new(),
-            rows: HashMap::new(),
         }
     }
 
@@ -196,8 +191,42 @@ impl<'a> Body<'a> {
         }
     }
 
-    /// The body of `f_adjoint` (and of `f_grad`).
+    /// The body of `f_adjoint` (and of `f_grad`), its inner loops reading
+    /// arrays through rows checked once (`rows.rs`).
     pub(super) fn emit(mut self) -> TokenStream {
+        let body = self.sweeps();
+        super::rows::check_rows_once(body, &self.arrays(), self.names)
+    }
+
+    /// The names of the arrays the body indexes, for `rows.rs`: the
+    /// function's float arrays and their adjoints.
+    fn arrays(&self) -> super::rows::Arrays {
+        let mut arrays = super::rows::Arrays::default();
+        for (id, var) in self.func.vars.iter().enumerate() {
+            if var.kind != Kind::FloatArray {
+                continue;
+            }
+            let name = var.ident.to_string();
+            match var.origin {
+                Origin::Param { index, active } => {
+                    if !self.sig.params[index].mutable {
+                        arrays.shared.insert(name.clone());
+                    }
+                    if active {
+                        arrays.sliceable.insert(self.array_adjoint(id).to_string());
+                    }
+                }
+                _ => {
+                    arrays.sliceable.insert(self.adjoint(id).to_string());
+                }
+            }
+            arrays.sliceable.insert(name);
+        }
+        arrays
+    }
+
+    /// The forward sweep, with recording, then the reverse sweep.
+    fn sweeps(&mut self) -> TokenStream {
         let stmts = &self.func.body.stmts;
         let (value, span) = match stmts.last() {
             Some(Stmt::Return { value, span }) => (Some(value), *span),
@@ -614,7 +643,7 @@ impl<'a> Body<'a> {
         }
         let ty = let_type(ty, init);
         let init = init.map(|rhs| {
-            let value = self.forward_rhs(rhs);
+            let value = primal_rhs(self.func, rhs);
             let value = self.values_of_duals(rhs_reads(rhs), value);
             quote!(= #value)
         });
@@ -1102,29 +1131,6 @@ impl<'a> Body<'a> {
                 #(#body)*
             }
         };
-        // Loads of parameters at `base + j` checked once a row, before the
-        // loop (`rows`): the loop over the rows, and the loop as written
-        // for when a row is not all in its array.
-        if mode.store && !self.second {
-            let (rows, reads) = self.rows_of(l);
-            if !rows.is_empty() {
-                let (checks, views): (Vec<TokenStream>, Vec<Ident>) = rows.into_iter().unzip();
-                self.rows.extend(reads);
-                let fast = self.forward_body(l, body_mode, &cursors.map, &spans);
-                self.rows.clear();
-                forward = quote! {
-                    if let (#(Some(#views),)*) = (#(#checks,)*) {
-                        #head {
-                            #count
-                            #(#push)*
-                            #(#fast)*
-                        }
-                    } else {
-                        #forward
-                    }
-                };
-            }
-        }
         if let (false, Header::Range { range, .. }) = (cursors.tapes.is_empty(), &l.header) {
             // Room for the whole loop's pushes made before it: then no push
             // in the loop may call (to grow the record), and LLVM keeps the
@@ -1147,112 +1153,6 @@ impl<'a> Body<'a> {
             #(#save)*
             #forward
         }
-    }
-
-    /// The rows an innermost loop `for j in lo..hi` of a recorded nest reads
-    /// parameters through: each load `p[base + j]` (or `p[j]`) of a
-    /// parameter, with `base` fixed through the loop, is read as
-    /// `row[j - lo]` from `row = p[base + lo .. base + hi]`, checked once
-    /// before the loop (`__private::row`). LLVM sees the row's length is
-    /// the loop's and drops the check at every element, which also kept it
-    /// from vectorising (a dot product `Σ_j w[i·d + j]·x[s·d + j]`: 12
-    /// instructions an element, scalar). Returns each row's check and
-    /// name, and each load it serves with what reads it there.
-    #[allow(clippy::type_complexity)]
-    fn rows_of(
-        &self,
-        l: &crate::ir::Loop,
-    ) -> (
-        Vec<(TokenStream, Ident)>,
-        Vec<((VarId, String), TokenStream)>,
-    ) {
-        let none = (Vec::new(), Vec::new());
-        let Header::Range { index, range } = &l.header else {
-            return none;
-        };
-        let Some((lo, hi)) = crate::record::half_open(&range.tokens) else {
-            return none;
-        };
-        let mut inner_loop = false;
-        let mut defined: HashSet<VarId> = l.carried.iter().map(|c| c.cell).collect();
-        let mut loads: Vec<(VarId, &crate::ir::Const)> = Vec::new();
-        l.body.walk(0, &mut |stmt, _| match stmt {
-            Stmt::Loop(_) => inner_loop = true,
-            Stmt::Let { var, init, .. } => {
-                defined.insert(*var);
-                if let Some(Rhs::Load { array, index }) = init {
-                    loads.push((*array, index));
-                }
-            }
-            _ => {}
-        });
-        if inner_loop {
-            return none;
-        }
-        let j = self.ident(*index).to_string();
-        let mentions = crate::lower::syntax::mentions_ident;
-        let is_j = |e: &syn::Expr| matches!(e, syn::Expr::Path(p) if p.path.is_ident(&j));
-        let (lo, hi) = (lo.to_token_stream(), hi.to_token_stream());
-        let (mut rows, mut reads) = (Vec::new(), Vec::new());
-        let mut views: Vec<(VarId, String, Ident)> = Vec::new();
-        for (array, at) in loads {
-            let info = &self.func.vars[array];
-            if !matches!(info.origin, Origin::Param { .. }) || info.kind != Kind::FloatArray {
-                continue;
-            }
-            if at.uses.iter().any(|u| *u != *index && defined.contains(u)) {
-                continue;
-            }
-            let Ok(expr) = syn::parse2::<syn::Expr>(at.tokens.clone()) else {
-                continue;
-            };
-            // `j`, `base + j` or `j + base`, with `base` not reading `j`
-            let base = match &expr {
-                e if is_j(e) => quote!(0),
-                syn::Expr::Binary(syn::ExprBinary {
-                    left,
-                    op: syn::BinOp::Add(_),
-                    right,
-                    ..
-                }) => {
-                    let base = match (is_j(left), is_j(right)) {
-                        (false, true) => left.to_token_stream(),
-                        (true, false) => right.to_token_stream(),
-                        _ => continue,
-                    };
-                    if mentions(base.clone(), &j) {
-                        continue;
-                    }
-                    base
-                }
-                _ => continue,
-            };
-            let key = (array, at.tokens.to_string());
-            let found = views
-                .iter()
-                .find(|(a, b, _)| *a == array && *b == base.to_string())
-                .map(|(_, _, view)| view.clone());
-            let view = match found {
-                Some(view) => view,
-                None => {
-                    let view = self.names.fresh("__ad_row");
-                    views.push((array, base.to_string(), view.clone()));
-                    let name = self.ident(array);
-                    let check = quote! {
-                        ::autograd::__private::row(&#name[..], #base, #lo, #hi)
-                    };
-                    rows.push((check, view.clone()));
-                    view
-                }
-            };
-            let index = self.ident(*index);
-            let read = match lo.to_string().as_str() {
-                "0" => quote!(#view[#index]),
-                _ => quote!(#view[#index - (#lo)]),
-            };
-            reads.push((key, read));
-        }
-        (rows, reads)
     }
 
     /// The forward code of loop `l`'s body, emitted with the loop's tape
@@ -1466,16 +1366,6 @@ impl<'a> Body<'a> {
             }
         });
         quote!(#(#out)*)
-    }
-
-    /// The value of `rhs`, written as the user would.
-    fn forward_rhs(&self, rhs: &Rhs) -> TokenStream {
-        if let Rhs::Load { array, index } = rhs {
-            if let Some(read) = self.rows.get(&(*array, index.tokens.to_string())) {
-                return read.clone();
-            }
-        }
-        primal_rhs(self.func, rhs)
     }
 
     /// The type annotation and initializer of `let var [: ty] [= init];`

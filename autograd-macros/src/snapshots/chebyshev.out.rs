@@ -94,35 +94,70 @@ fn chebyshev_grad(c: &[f64], xs: &[f64], ys: &[f64]) -> (f64, ::std::vec::Vec<f6
                 __ad_cell_t0_6 = t0;
                 __ad_cell_t1_7 = t1;
                 if __ad_seed_cell_p_5 != 0.0 {
-                    for k in 2..c.len() {
-                        __ad_d_cell_p_5 = __ad_seed_cell_p_5;
-                        let p__1 = __ad_cell_p_5;
-                        let t0__1 = __ad_cell_t0_6;
-                        let t1__1 = __ad_cell_t1_7;
-                        let __ad_t8 = 2.0 * x;
-                        let __ad_t9 = __ad_t8 * t1__1;
-                        let t2 = __ad_t9 - t0__1;
-                        let __ad_t11 = c[k];
-                        let __ad_t12 = __ad_t11 * t2;
-                        let p__2 = p__1 + __ad_t12;
-                        let t0__2 = t1__1;
-                        let t1__2 = t2;
-                        __ad_cell_p_5 = p__2;
-                        __ad_cell_t0_6 = t0__2;
-                        __ad_cell_t1_7 = t1__2;
-                        let mut __ad_d_p__2: f64 = __ad_d_cell_p_5;
-                        __ad_d_cell_p_5 = 0.0;
-                        let __ad_p_p__2 = ::autograd::__private::rules::add(
-                            0.0,
-                            0.0,
-                            0.0,
-                        );
-                        let mut __ad_d_p__1: f64 = __ad_d_p__2 * __ad_p_p__2.0;
-                        let mut __ad_d_t12: f64 = __ad_d_p__2 * __ad_p_p__2.1;
-                        let mut __ad_d_t11: f64 = __ad_d_t12
-                            * ::autograd::__private::rules::mul(0.0, t2, 0.0).0;
-                        d_c[k] += __ad_d_t11;
-                        __ad_d_cell_p_5 += __ad_d_p__1;
+                    if let (Some(__ad_row_d_c),) = (
+                        ::autograd::__private::row_mut(&mut d_c[..], 2usize, c.len()),
+                    ) {
+                        for k in 2..c.len() {
+                            __ad_d_cell_p_5 = __ad_seed_cell_p_5;
+                            let p__1 = __ad_cell_p_5;
+                            let t0__1 = __ad_cell_t0_6;
+                            let t1__1 = __ad_cell_t1_7;
+                            let __ad_t8 = 2.0 * x;
+                            let __ad_t9 = __ad_t8 * t1__1;
+                            let t2 = __ad_t9 - t0__1;
+                            let __ad_t11 = c[k];
+                            let __ad_t12 = __ad_t11 * t2;
+                            let p__2 = p__1 + __ad_t12;
+                            let t0__2 = t1__1;
+                            let t1__2 = t2;
+                            __ad_cell_p_5 = p__2;
+                            __ad_cell_t0_6 = t0__2;
+                            __ad_cell_t1_7 = t1__2;
+                            let mut __ad_d_p__2: f64 = __ad_d_cell_p_5;
+                            __ad_d_cell_p_5 = 0.0;
+                            let __ad_p_p__2 = ::autograd::__private::rules::add(
+                                0.0,
+                                0.0,
+                                0.0,
+                            );
+                            let mut __ad_d_p__1: f64 = __ad_d_p__2 * __ad_p_p__2.0;
+                            let mut __ad_d_t12: f64 = __ad_d_p__2 * __ad_p_p__2.1;
+                            let mut __ad_d_t11: f64 = __ad_d_t12
+                                * ::autograd::__private::rules::mul(0.0, t2, 0.0).0;
+                            __ad_row_d_c[k - 2] += __ad_d_t11;
+                            __ad_d_cell_p_5 += __ad_d_p__1;
+                        }
+                    } else {
+                        for k in 2..c.len() {
+                            __ad_d_cell_p_5 = __ad_seed_cell_p_5;
+                            let p__1 = __ad_cell_p_5;
+                            let t0__1 = __ad_cell_t0_6;
+                            let t1__1 = __ad_cell_t1_7;
+                            let __ad_t8 = 2.0 * x;
+                            let __ad_t9 = __ad_t8 * t1__1;
+                            let t2 = __ad_t9 - t0__1;
+                            let __ad_t11 = c[k];
+                            let __ad_t12 = __ad_t11 * t2;
+                            let p__2 = p__1 + __ad_t12;
+                            let t0__2 = t1__1;
+                            let t1__2 = t2;
+                            __ad_cell_p_5 = p__2;
+                            __ad_cell_t0_6 = t0__2;
+                            __ad_cell_t1_7 = t1__2;
+                            let mut __ad_d_p__2: f64 = __ad_d_cell_p_5;
+                            __ad_d_cell_p_5 = 0.0;
+                            let __ad_p_p__2 = ::autograd::__private::rules::add(
+                                0.0,
+                                0.0,
+                                0.0,
+                            );
+                            let mut __ad_d_p__1: f64 = __ad_d_p__2 * __ad_p_p__2.0;
+                            let mut __ad_d_t12: f64 = __ad_d_p__2 * __ad_p_p__2.1;
+                            let mut __ad_d_t11: f64 = __ad_d_t12
+                                * ::autograd::__private::rules::mul(0.0, t2, 0.0).0;
+                            d_c[k] += __ad_d_t11;
+                            __ad_d_cell_p_5 += __ad_d_p__1;
+                        }
                     }
                 }
                 __ad_d_cell_p_5 = __ad_seed_cell_p_5;
@@ -233,31 +268,70 @@ fn chebyshev_adjoint(
             __ad_cell_t0_6 = t0;
             __ad_cell_t1_7 = t1;
             if __ad_seed_cell_p_5 != 0.0 {
-                for k in 2..c.len() {
-                    __ad_d_cell_p_5 = __ad_seed_cell_p_5;
-                    let p__1 = __ad_cell_p_5;
-                    let t0__1 = __ad_cell_t0_6;
-                    let t1__1 = __ad_cell_t1_7;
-                    let __ad_t8 = 2.0 * x;
-                    let __ad_t9 = __ad_t8 * t1__1;
-                    let t2 = __ad_t9 - t0__1;
-                    let __ad_t11 = c[k];
-                    let __ad_t12 = __ad_t11 * t2;
-                    let p__2 = p__1 + __ad_t12;
-                    let t0__2 = t1__1;
-                    let t1__2 = t2;
-                    __ad_cell_p_5 = p__2;
-                    __ad_cell_t0_6 = t0__2;
-                    __ad_cell_t1_7 = t1__2;
-                    let mut __ad_d_p__2: f64 = __ad_d_cell_p_5;
-                    __ad_d_cell_p_5 = 0.0;
-                    let __ad_p_p__2 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
-                    let mut __ad_d_p__1: f64 = __ad_d_p__2 * __ad_p_p__2.0;
-                    let mut __ad_d_t12: f64 = __ad_d_p__2 * __ad_p_p__2.1;
-                    let mut __ad_d_t11: f64 = __ad_d_t12
-                        * ::autograd::__private::rules::mul(0.0, t2, 0.0).0;
-                    d_c[k] += __ad_d_t11;
-                    __ad_d_cell_p_5 += __ad_d_p__1;
+                if let (Some(__ad_row_d_c),) = (
+                    ::autograd::__private::row_mut(&mut d_c[..], 2usize, c.len()),
+                ) {
+                    for k in 2..c.len() {
+                        __ad_d_cell_p_5 = __ad_seed_cell_p_5;
+                        let p__1 = __ad_cell_p_5;
+                        let t0__1 = __ad_cell_t0_6;
+                        let t1__1 = __ad_cell_t1_7;
+                        let __ad_t8 = 2.0 * x;
+                        let __ad_t9 = __ad_t8 * t1__1;
+                        let t2 = __ad_t9 - t0__1;
+                        let __ad_t11 = c[k];
+                        let __ad_t12 = __ad_t11 * t2;
+                        let p__2 = p__1 + __ad_t12;
+                        let t0__2 = t1__1;
+                        let t1__2 = t2;
+                        __ad_cell_p_5 = p__2;
+                        __ad_cell_t0_6 = t0__2;
+                        __ad_cell_t1_7 = t1__2;
+                        let mut __ad_d_p__2: f64 = __ad_d_cell_p_5;
+                        __ad_d_cell_p_5 = 0.0;
+                        let __ad_p_p__2 = ::autograd::__private::rules::add(
+                            0.0,
+                            0.0,
+                            0.0,
+                        );
+                        let mut __ad_d_p__1: f64 = __ad_d_p__2 * __ad_p_p__2.0;
+                        let mut __ad_d_t12: f64 = __ad_d_p__2 * __ad_p_p__2.1;
+                        let mut __ad_d_t11: f64 = __ad_d_t12
+                            * ::autograd::__private::rules::mul(0.0, t2, 0.0).0;
+                        __ad_row_d_c[k - 2] += __ad_d_t11;
+                        __ad_d_cell_p_5 += __ad_d_p__1;
+                    }
+                } else {
+                    for k in 2..c.len() {
+                        __ad_d_cell_p_5 = __ad_seed_cell_p_5;
+                        let p__1 = __ad_cell_p_5;
+                        let t0__1 = __ad_cell_t0_6;
+                        let t1__1 = __ad_cell_t1_7;
+                        let __ad_t8 = 2.0 * x;
+                        let __ad_t9 = __ad_t8 * t1__1;
+                        let t2 = __ad_t9 - t0__1;
+                        let __ad_t11 = c[k];
+                        let __ad_t12 = __ad_t11 * t2;
+                        let p__2 = p__1 + __ad_t12;
+                        let t0__2 = t1__1;
+                        let t1__2 = t2;
+                        __ad_cell_p_5 = p__2;
+                        __ad_cell_t0_6 = t0__2;
+                        __ad_cell_t1_7 = t1__2;
+                        let mut __ad_d_p__2: f64 = __ad_d_cell_p_5;
+                        __ad_d_cell_p_5 = 0.0;
+                        let __ad_p_p__2 = ::autograd::__private::rules::add(
+                            0.0,
+                            0.0,
+                            0.0,
+                        );
+                        let mut __ad_d_p__1: f64 = __ad_d_p__2 * __ad_p_p__2.0;
+                        let mut __ad_d_t12: f64 = __ad_d_p__2 * __ad_p_p__2.1;
+                        let mut __ad_d_t11: f64 = __ad_d_t12
+                            * ::autograd::__private::rules::mul(0.0, t2, 0.0).0;
+                        d_c[k] += __ad_d_t11;
+                        __ad_d_cell_p_5 += __ad_d_p__1;
+                    }
                 }
             }
             __ad_d_cell_p_5 = __ad_seed_cell_p_5;

@@ -47,15 +47,24 @@ fn triangular_grad(q: &[f64], x: &[f64], d: usize) -> (f64, ::std::vec::Vec<f64>
             {
                 let mut __ad_slots = __ad_record
                     .slots(::autograd::__private::room(&(0..d), 1usize));
-                if let (Some(__ad_row),) = (
-                    ::autograd::__private::row(&q[..], 0, 0, d),
+                if let (Some(__ad_row_q), Some(__ad_row_x), Some(__ad_row_y)) = (
+                    ::autograd::__private::row(&q[..], 0usize, d),
+                    ::autograd::__private::row(
+                        &x[..],
+                        ::autograd::__private::index::mul(i, d),
+                        ::autograd::__private::index::add(
+                            ::autograd::__private::index::mul(i, d),
+                            d,
+                        ),
+                    ),
+                    ::autograd::__private::row_mut(&mut y[..], 0usize, d),
                 ) {
                     for j in 0..d {
-                        let __ad_t1 = __ad_row[j];
+                        let __ad_t1 = __ad_row_q[j];
                         let __ad_t2 = __ad_t1.exp();
                         let __ad_t2 = __ad_slots.push(__ad_t2);
-                        let __ad_t3 = __ad_t2 * (x[i * d + j]);
-                        y[j] = __ad_t3;
+                        let __ad_t3 = __ad_t2 * (__ad_row_x[j]);
+                        __ad_row_y[j] = __ad_t3;
                     }
                 } else {
                     for j in 0..d {
@@ -72,15 +81,34 @@ fn triangular_grad(q: &[f64], x: &[f64], d: usize) -> (f64, ::std::vec::Vec<f64>
             for col in 0..d {
                 let l__1 = __ad_cell_l_4;
                 let mut __ad_cell_l_5 = l__1;
-                for row in col + 1..d {
-                    let l__2 = __ad_cell_l_5;
-                    let __ad_t6 = q[l__2];
-                    let __ad_t7 = __ad_t6 * (x[i * d + col]);
-                    let __ad_t8 = y[row];
-                    let __ad_t9 = __ad_t8 + __ad_t7;
-                    y[row] = __ad_t9;
-                    let l__3 = l__2 + 1;
-                    __ad_cell_l_5 = l__3;
+                if let (Some(__ad_row_y_1),) = (
+                    ::autograd::__private::row_mut(
+                        &mut y[..],
+                        ::autograd::__private::index::add(col, 1usize),
+                        d,
+                    ),
+                ) {
+                    for row in col + 1..d {
+                        let l__2 = __ad_cell_l_5;
+                        let __ad_t6 = q[l__2];
+                        let __ad_t7 = __ad_t6 * (x[i * d + col]);
+                        let __ad_t8 = __ad_row_y_1[row - (col + 1)];
+                        let __ad_t9 = __ad_t8 + __ad_t7;
+                        __ad_row_y_1[row - (col + 1)] = __ad_t9;
+                        let l__3 = l__2 + 1;
+                        __ad_cell_l_5 = l__3;
+                    }
+                } else {
+                    for row in col + 1..d {
+                        let l__2 = __ad_cell_l_5;
+                        let __ad_t6 = q[l__2];
+                        let __ad_t7 = __ad_t6 * (x[i * d + col]);
+                        let __ad_t8 = y[row];
+                        let __ad_t9 = __ad_t8 + __ad_t7;
+                        y[row] = __ad_t9;
+                        let l__3 = l__2 + 1;
+                        __ad_cell_l_5 = l__3;
+                    }
                 }
                 let l__4 = __ad_cell_l_5;
                 __ad_cell_l_4 = l__4;
@@ -90,14 +118,28 @@ fn triangular_grad(q: &[f64], x: &[f64], d: usize) -> (f64, ::std::vec::Vec<f64>
             {
                 let mut __ad_slots_1 = __ad_record
                     .slots(::autograd::__private::room(&(0..d), 1usize));
-                for j__1 in 0..d {
-                    let out__2 = __ad_cell_out_10;
-                    let __ad_t11 = y[j__1];
-                    let __ad_t11 = __ad_slots_1.push(__ad_t11);
-                    let __ad_t12 = __ad_t11;
-                    let __ad_t13 = __ad_t11 * __ad_t12;
-                    let out__3 = out__2 + __ad_t13;
-                    __ad_cell_out_10 = out__3;
+                if let (Some(__ad_row_y_2),) = (
+                    ::autograd::__private::row(&y[..], 0usize, d),
+                ) {
+                    for j__1 in 0..d {
+                        let out__2 = __ad_cell_out_10;
+                        let __ad_t11 = __ad_row_y_2[j__1];
+                        let __ad_t11 = __ad_slots_1.push(__ad_t11);
+                        let __ad_t12 = __ad_t11;
+                        let __ad_t13 = __ad_t11 * __ad_t12;
+                        let out__3 = out__2 + __ad_t13;
+                        __ad_cell_out_10 = out__3;
+                    }
+                } else {
+                    for j__1 in 0..d {
+                        let out__2 = __ad_cell_out_10;
+                        let __ad_t11 = y[j__1];
+                        let __ad_t11 = __ad_slots_1.push(__ad_t11);
+                        let __ad_t12 = __ad_t11;
+                        let __ad_t13 = __ad_t11 * __ad_t12;
+                        let out__3 = out__2 + __ad_t13;
+                        __ad_cell_out_10 = out__3;
+                    }
                 }
             }
             let out__4 = __ad_cell_out_10;
@@ -230,13 +272,24 @@ fn triangular_adjoint(
         {
             let mut __ad_slots = __ad_record
                 .slots(::autograd::__private::room(&(0..d), 1usize));
-            if let (Some(__ad_row),) = (::autograd::__private::row(&q[..], 0, 0, d),) {
+            if let (Some(__ad_row_q), Some(__ad_row_x), Some(__ad_row_y)) = (
+                ::autograd::__private::row(&q[..], 0usize, d),
+                ::autograd::__private::row(
+                    &x[..],
+                    ::autograd::__private::index::mul(i, d),
+                    ::autograd::__private::index::add(
+                        ::autograd::__private::index::mul(i, d),
+                        d,
+                    ),
+                ),
+                ::autograd::__private::row_mut(&mut y[..], 0usize, d),
+            ) {
                 for j in 0..d {
-                    let __ad_t1 = __ad_row[j];
+                    let __ad_t1 = __ad_row_q[j];
                     let __ad_t2 = __ad_t1.exp();
                     let __ad_t2 = __ad_slots.push(__ad_t2);
-                    let __ad_t3 = __ad_t2 * (x[i * d + j]);
-                    y[j] = __ad_t3;
+                    let __ad_t3 = __ad_t2 * (__ad_row_x[j]);
+                    __ad_row_y[j] = __ad_t3;
                 }
             } else {
                 for j in 0..d {
@@ -253,15 +306,34 @@ fn triangular_adjoint(
         for col in 0..d {
             let l__1 = __ad_cell_l_4;
             let mut __ad_cell_l_5 = l__1;
-            for row in col + 1..d {
-                let l__2 = __ad_cell_l_5;
-                let __ad_t6 = q[l__2];
-                let __ad_t7 = __ad_t6 * (x[i * d + col]);
-                let __ad_t8 = y[row];
-                let __ad_t9 = __ad_t8 + __ad_t7;
-                y[row] = __ad_t9;
-                let l__3 = l__2 + 1;
-                __ad_cell_l_5 = l__3;
+            if let (Some(__ad_row_y_1),) = (
+                ::autograd::__private::row_mut(
+                    &mut y[..],
+                    ::autograd::__private::index::add(col, 1usize),
+                    d,
+                ),
+            ) {
+                for row in col + 1..d {
+                    let l__2 = __ad_cell_l_5;
+                    let __ad_t6 = q[l__2];
+                    let __ad_t7 = __ad_t6 * (x[i * d + col]);
+                    let __ad_t8 = __ad_row_y_1[row - (col + 1)];
+                    let __ad_t9 = __ad_t8 + __ad_t7;
+                    __ad_row_y_1[row - (col + 1)] = __ad_t9;
+                    let l__3 = l__2 + 1;
+                    __ad_cell_l_5 = l__3;
+                }
+            } else {
+                for row in col + 1..d {
+                    let l__2 = __ad_cell_l_5;
+                    let __ad_t6 = q[l__2];
+                    let __ad_t7 = __ad_t6 * (x[i * d + col]);
+                    let __ad_t8 = y[row];
+                    let __ad_t9 = __ad_t8 + __ad_t7;
+                    y[row] = __ad_t9;
+                    let l__3 = l__2 + 1;
+                    __ad_cell_l_5 = l__3;
+                }
             }
             let l__4 = __ad_cell_l_5;
             __ad_cell_l_4 = l__4;
@@ -271,14 +343,28 @@ fn triangular_adjoint(
         {
             let mut __ad_slots_1 = __ad_record
                 .slots(::autograd::__private::room(&(0..d), 1usize));
-            for j__1 in 0..d {
-                let out__2 = __ad_cell_out_10;
-                let __ad_t11 = y[j__1];
-                let __ad_t11 = __ad_slots_1.push(__ad_t11);
-                let __ad_t12 = __ad_t11;
-                let __ad_t13 = __ad_t11 * __ad_t12;
-                let out__3 = out__2 + __ad_t13;
-                __ad_cell_out_10 = out__3;
+            if let (Some(__ad_row_y_2),) = (
+                ::autograd::__private::row(&y[..], 0usize, d),
+            ) {
+                for j__1 in 0..d {
+                    let out__2 = __ad_cell_out_10;
+                    let __ad_t11 = __ad_row_y_2[j__1];
+                    let __ad_t11 = __ad_slots_1.push(__ad_t11);
+                    let __ad_t12 = __ad_t11;
+                    let __ad_t13 = __ad_t11 * __ad_t12;
+                    let out__3 = out__2 + __ad_t13;
+                    __ad_cell_out_10 = out__3;
+                }
+            } else {
+                for j__1 in 0..d {
+                    let out__2 = __ad_cell_out_10;
+                    let __ad_t11 = y[j__1];
+                    let __ad_t11 = __ad_slots_1.push(__ad_t11);
+                    let __ad_t12 = __ad_t11;
+                    let __ad_t13 = __ad_t11 * __ad_t12;
+                    let out__3 = out__2 + __ad_t13;
+                    __ad_cell_out_10 = out__3;
+                }
             }
         }
         let out__4 = __ad_cell_out_10;

@@ -38,42 +38,98 @@ fn pair_energy_grad(x: &[f64]) -> (f64, ::std::vec::Vec<f64>) {
                 {
                     let mut __ad_d_cell_e_1: f64;
                     let mut __ad_sum: f64 = 0.0;
-                    for j in i + 1..x.len() {
-                        let e__2 = __ad_cell_e_1;
-                        let __ad_t2 = x[i];
-                        let __ad_t3 = x[j];
-                        let d = __ad_t2 - __ad_t3;
-                        let __ad_t5 = d * d;
-                        let __ad_t6 = __ad_t5 + 0.5;
-                        let __ad_t7 = 1.0 / __ad_t6;
-                        let e__3 = e__2 + __ad_t7;
-                        __ad_cell_e_1 = e__3;
-                        __ad_d_cell_e_1 = __ad_seed_cell_e_1;
-                        let mut __ad_d_e__3: f64 = __ad_d_cell_e_1;
-                        __ad_d_cell_e_1 = 0.0;
-                        let __ad_p_e__3 = ::autograd::__private::rules::add(
-                            0.0,
-                            0.0,
-                            0.0,
-                        );
-                        let mut __ad_d_e__2: f64 = __ad_d_e__3 * __ad_p_e__3.0;
-                        let mut __ad_d_t7: f64 = __ad_d_e__3 * __ad_p_e__3.1;
-                        let mut __ad_d_t6: f64 = __ad_d_t7
-                            * ::autograd::__private::rules::div(1.0, __ad_t6, __ad_t7).1;
-                        let mut __ad_d_t5: f64 = __ad_d_t6
-                            * ::autograd::__private::rules::add(0.0, 0.0, 0.0).0;
-                        let __ad_p_t5 = ::autograd::__private::rules::mul(d, d, 0.0);
-                        let mut __ad_d_d: f64 = __ad_d_t5 * __ad_p_t5.0;
-                        __ad_d_d += __ad_d_t5 * __ad_p_t5.1;
-                        let __ad_p_d = ::autograd::__private::rules::sub(0.0, 0.0, 0.0);
-                        let mut __ad_d_t2: f64 = __ad_d_d * __ad_p_d.0;
-                        let mut __ad_d_t3: f64 = __ad_d_d * __ad_p_d.1;
-                        d_x[j] += __ad_d_t3;
-                        ::std::sync::atomic::compiler_fence(
-                            ::std::sync::atomic::Ordering::SeqCst,
-                        );
-                        __ad_sum += __ad_d_t2;
-                        __ad_d_cell_e_1 += __ad_d_e__2;
+                    if let (Some(__ad_row_d_x),) = (
+                        ::autograd::__private::row_mut(
+                            &mut d_x[..],
+                            ::autograd::__private::index::add(i, 1usize),
+                            x.len(),
+                        ),
+                    ) {
+                        for j in i + 1..x.len() {
+                            let e__2 = __ad_cell_e_1;
+                            let __ad_t2 = x[i];
+                            let __ad_t3 = x[j];
+                            let d = __ad_t2 - __ad_t3;
+                            let __ad_t5 = d * d;
+                            let __ad_t6 = __ad_t5 + 0.5;
+                            let __ad_t7 = 1.0 / __ad_t6;
+                            let e__3 = e__2 + __ad_t7;
+                            __ad_cell_e_1 = e__3;
+                            __ad_d_cell_e_1 = __ad_seed_cell_e_1;
+                            let mut __ad_d_e__3: f64 = __ad_d_cell_e_1;
+                            __ad_d_cell_e_1 = 0.0;
+                            let __ad_p_e__3 = ::autograd::__private::rules::add(
+                                0.0,
+                                0.0,
+                                0.0,
+                            );
+                            let mut __ad_d_e__2: f64 = __ad_d_e__3 * __ad_p_e__3.0;
+                            let mut __ad_d_t7: f64 = __ad_d_e__3 * __ad_p_e__3.1;
+                            let mut __ad_d_t6: f64 = __ad_d_t7
+                                * ::autograd::__private::rules::div(1.0, __ad_t6, __ad_t7)
+                                    .1;
+                            let mut __ad_d_t5: f64 = __ad_d_t6
+                                * ::autograd::__private::rules::add(0.0, 0.0, 0.0).0;
+                            let __ad_p_t5 = ::autograd::__private::rules::mul(d, d, 0.0);
+                            let mut __ad_d_d: f64 = __ad_d_t5 * __ad_p_t5.0;
+                            __ad_d_d += __ad_d_t5 * __ad_p_t5.1;
+                            let __ad_p_d = ::autograd::__private::rules::sub(
+                                0.0,
+                                0.0,
+                                0.0,
+                            );
+                            let mut __ad_d_t2: f64 = __ad_d_d * __ad_p_d.0;
+                            let mut __ad_d_t3: f64 = __ad_d_d * __ad_p_d.1;
+                            __ad_row_d_x[j - (i + 1)] += __ad_d_t3;
+                            ::std::sync::atomic::compiler_fence(
+                                ::std::sync::atomic::Ordering::SeqCst,
+                            );
+                            __ad_sum += __ad_d_t2;
+                            __ad_d_cell_e_1 += __ad_d_e__2;
+                        }
+                    } else {
+                        for j in i + 1..x.len() {
+                            let e__2 = __ad_cell_e_1;
+                            let __ad_t2 = x[i];
+                            let __ad_t3 = x[j];
+                            let d = __ad_t2 - __ad_t3;
+                            let __ad_t5 = d * d;
+                            let __ad_t6 = __ad_t5 + 0.5;
+                            let __ad_t7 = 1.0 / __ad_t6;
+                            let e__3 = e__2 + __ad_t7;
+                            __ad_cell_e_1 = e__3;
+                            __ad_d_cell_e_1 = __ad_seed_cell_e_1;
+                            let mut __ad_d_e__3: f64 = __ad_d_cell_e_1;
+                            __ad_d_cell_e_1 = 0.0;
+                            let __ad_p_e__3 = ::autograd::__private::rules::add(
+                                0.0,
+                                0.0,
+                                0.0,
+                            );
+                            let mut __ad_d_e__2: f64 = __ad_d_e__3 * __ad_p_e__3.0;
+                            let mut __ad_d_t7: f64 = __ad_d_e__3 * __ad_p_e__3.1;
+                            let mut __ad_d_t6: f64 = __ad_d_t7
+                                * ::autograd::__private::rules::div(1.0, __ad_t6, __ad_t7)
+                                    .1;
+                            let mut __ad_d_t5: f64 = __ad_d_t6
+                                * ::autograd::__private::rules::add(0.0, 0.0, 0.0).0;
+                            let __ad_p_t5 = ::autograd::__private::rules::mul(d, d, 0.0);
+                            let mut __ad_d_d: f64 = __ad_d_t5 * __ad_p_t5.0;
+                            __ad_d_d += __ad_d_t5 * __ad_p_t5.1;
+                            let __ad_p_d = ::autograd::__private::rules::sub(
+                                0.0,
+                                0.0,
+                                0.0,
+                            );
+                            let mut __ad_d_t2: f64 = __ad_d_d * __ad_p_d.0;
+                            let mut __ad_d_t3: f64 = __ad_d_d * __ad_p_d.1;
+                            d_x[j] += __ad_d_t3;
+                            ::std::sync::atomic::compiler_fence(
+                                ::std::sync::atomic::Ordering::SeqCst,
+                            );
+                            __ad_sum += __ad_d_t2;
+                            __ad_d_cell_e_1 += __ad_d_e__2;
+                        }
                     }
                     d_x[i] += __ad_sum;
                 }
@@ -128,38 +184,88 @@ fn pair_energy_adjoint(x: &[f64], d_out: f64, d_x: &mut [f64]) -> f64 {
             {
                 let mut __ad_d_cell_e_1: f64;
                 let mut __ad_sum: f64 = 0.0;
-                for j in i + 1..x.len() {
-                    let e__2 = __ad_cell_e_1;
-                    let __ad_t2 = x[i];
-                    let __ad_t3 = x[j];
-                    let d = __ad_t2 - __ad_t3;
-                    let __ad_t5 = d * d;
-                    let __ad_t6 = __ad_t5 + 0.5;
-                    let __ad_t7 = 1.0 / __ad_t6;
-                    let e__3 = e__2 + __ad_t7;
-                    __ad_cell_e_1 = e__3;
-                    __ad_d_cell_e_1 = __ad_seed_cell_e_1;
-                    let mut __ad_d_e__3: f64 = __ad_d_cell_e_1;
-                    __ad_d_cell_e_1 = 0.0;
-                    let __ad_p_e__3 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
-                    let mut __ad_d_e__2: f64 = __ad_d_e__3 * __ad_p_e__3.0;
-                    let mut __ad_d_t7: f64 = __ad_d_e__3 * __ad_p_e__3.1;
-                    let mut __ad_d_t6: f64 = __ad_d_t7
-                        * ::autograd::__private::rules::div(1.0, __ad_t6, __ad_t7).1;
-                    let mut __ad_d_t5: f64 = __ad_d_t6
-                        * ::autograd::__private::rules::add(0.0, 0.0, 0.0).0;
-                    let __ad_p_t5 = ::autograd::__private::rules::mul(d, d, 0.0);
-                    let mut __ad_d_d: f64 = __ad_d_t5 * __ad_p_t5.0;
-                    __ad_d_d += __ad_d_t5 * __ad_p_t5.1;
-                    let __ad_p_d = ::autograd::__private::rules::sub(0.0, 0.0, 0.0);
-                    let mut __ad_d_t2: f64 = __ad_d_d * __ad_p_d.0;
-                    let mut __ad_d_t3: f64 = __ad_d_d * __ad_p_d.1;
-                    d_x[j] += __ad_d_t3;
-                    ::std::sync::atomic::compiler_fence(
-                        ::std::sync::atomic::Ordering::SeqCst,
-                    );
-                    __ad_sum += __ad_d_t2;
-                    __ad_d_cell_e_1 += __ad_d_e__2;
+                if let (Some(__ad_row_d_x),) = (
+                    ::autograd::__private::row_mut(
+                        &mut d_x[..],
+                        ::autograd::__private::index::add(i, 1usize),
+                        x.len(),
+                    ),
+                ) {
+                    for j in i + 1..x.len() {
+                        let e__2 = __ad_cell_e_1;
+                        let __ad_t2 = x[i];
+                        let __ad_t3 = x[j];
+                        let d = __ad_t2 - __ad_t3;
+                        let __ad_t5 = d * d;
+                        let __ad_t6 = __ad_t5 + 0.5;
+                        let __ad_t7 = 1.0 / __ad_t6;
+                        let e__3 = e__2 + __ad_t7;
+                        __ad_cell_e_1 = e__3;
+                        __ad_d_cell_e_1 = __ad_seed_cell_e_1;
+                        let mut __ad_d_e__3: f64 = __ad_d_cell_e_1;
+                        __ad_d_cell_e_1 = 0.0;
+                        let __ad_p_e__3 = ::autograd::__private::rules::add(
+                            0.0,
+                            0.0,
+                            0.0,
+                        );
+                        let mut __ad_d_e__2: f64 = __ad_d_e__3 * __ad_p_e__3.0;
+                        let mut __ad_d_t7: f64 = __ad_d_e__3 * __ad_p_e__3.1;
+                        let mut __ad_d_t6: f64 = __ad_d_t7
+                            * ::autograd::__private::rules::div(1.0, __ad_t6, __ad_t7).1;
+                        let mut __ad_d_t5: f64 = __ad_d_t6
+                            * ::autograd::__private::rules::add(0.0, 0.0, 0.0).0;
+                        let __ad_p_t5 = ::autograd::__private::rules::mul(d, d, 0.0);
+                        let mut __ad_d_d: f64 = __ad_d_t5 * __ad_p_t5.0;
+                        __ad_d_d += __ad_d_t5 * __ad_p_t5.1;
+                        let __ad_p_d = ::autograd::__private::rules::sub(0.0, 0.0, 0.0);
+                        let mut __ad_d_t2: f64 = __ad_d_d * __ad_p_d.0;
+                        let mut __ad_d_t3: f64 = __ad_d_d * __ad_p_d.1;
+                        __ad_row_d_x[j - (i + 1)] += __ad_d_t3;
+                        ::std::sync::atomic::compiler_fence(
+                            ::std::sync::atomic::Ordering::SeqCst,
+                        );
+                        __ad_sum += __ad_d_t2;
+                        __ad_d_cell_e_1 += __ad_d_e__2;
+                    }
+                } else {
+                    for j in i + 1..x.len() {
+                        let e__2 = __ad_cell_e_1;
+                        let __ad_t2 = x[i];
+                        let __ad_t3 = x[j];
+                        let d = __ad_t2 - __ad_t3;
+                        let __ad_t5 = d * d;
+                        let __ad_t6 = __ad_t5 + 0.5;
+                        let __ad_t7 = 1.0 / __ad_t6;
+                        let e__3 = e__2 + __ad_t7;
+                        __ad_cell_e_1 = e__3;
+                        __ad_d_cell_e_1 = __ad_seed_cell_e_1;
+                        let mut __ad_d_e__3: f64 = __ad_d_cell_e_1;
+                        __ad_d_cell_e_1 = 0.0;
+                        let __ad_p_e__3 = ::autograd::__private::rules::add(
+                            0.0,
+                            0.0,
+                            0.0,
+                        );
+                        let mut __ad_d_e__2: f64 = __ad_d_e__3 * __ad_p_e__3.0;
+                        let mut __ad_d_t7: f64 = __ad_d_e__3 * __ad_p_e__3.1;
+                        let mut __ad_d_t6: f64 = __ad_d_t7
+                            * ::autograd::__private::rules::div(1.0, __ad_t6, __ad_t7).1;
+                        let mut __ad_d_t5: f64 = __ad_d_t6
+                            * ::autograd::__private::rules::add(0.0, 0.0, 0.0).0;
+                        let __ad_p_t5 = ::autograd::__private::rules::mul(d, d, 0.0);
+                        let mut __ad_d_d: f64 = __ad_d_t5 * __ad_p_t5.0;
+                        __ad_d_d += __ad_d_t5 * __ad_p_t5.1;
+                        let __ad_p_d = ::autograd::__private::rules::sub(0.0, 0.0, 0.0);
+                        let mut __ad_d_t2: f64 = __ad_d_d * __ad_p_d.0;
+                        let mut __ad_d_t3: f64 = __ad_d_d * __ad_p_d.1;
+                        d_x[j] += __ad_d_t3;
+                        ::std::sync::atomic::compiler_fence(
+                            ::std::sync::atomic::Ordering::SeqCst,
+                        );
+                        __ad_sum += __ad_d_t2;
+                        __ad_d_cell_e_1 += __ad_d_e__2;
+                    }
                 }
                 d_x[i] += __ad_sum;
             }

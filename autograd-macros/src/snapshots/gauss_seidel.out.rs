@@ -43,7 +43,9 @@ fn gauss_seidel_grad(
         let mut __ad_own_u: ::std::vec::Vec<f64> = ::std::vec![0.0; n];
         let u = &mut __ad_own_u[..];
         for __ad_i0__1 in 0..sweeps {
-            if let (Some(__ad_row),) = (::autograd::__private::row(&f[..], 0, 0, n),) {
+            if let (Some(__ad_row_f),) = (
+                ::autograd::__private::row(&f[..], 0usize, n),
+            ) {
                 for i in 0..n {
                     let mut __ad_cell_value_1: f64;
                     let __ad_c2: bool = i > 0;
@@ -64,7 +66,7 @@ fn gauss_seidel_grad(
                     }
                     let right = __ad_cell_value_5;
                     let __ad_t9 = left + right;
-                    let __ad_t10 = __ad_row[i];
+                    let __ad_t10 = __ad_row_f[i];
                     let __ad_t11 = h2 * __ad_t10;
                     let __ad_t12 = __ad_t9 + __ad_t11;
                     let __ad_t13 = 0.5 * __ad_t12;
@@ -106,26 +108,62 @@ fn gauss_seidel_grad(
         let __ad_d_u = &mut __ad_own_d_u[..];
         {
             let mut __ad_d_cell_loss_14: f64;
-            for i__1 in 0..n {
-                let loss__1 = __ad_cell_loss_14;
-                let __ad_t15 = u[i__1];
-                let d = __ad_t15 - (target[i__1]);
-                let __ad_t17 = d * d;
-                let loss__2 = loss__1 + __ad_t17;
-                __ad_cell_loss_14 = loss__2;
-                __ad_d_cell_loss_14 = __ad_seed_cell_loss_14;
-                let mut __ad_d_loss__2: f64 = __ad_d_cell_loss_14;
-                __ad_d_cell_loss_14 = 0.0;
-                let __ad_p_loss__2 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
-                let mut __ad_d_loss__1: f64 = __ad_d_loss__2 * __ad_p_loss__2.0;
-                let mut __ad_d_t17: f64 = __ad_d_loss__2 * __ad_p_loss__2.1;
-                let __ad_p_t17 = ::autograd::__private::rules::mul(d, d, 0.0);
-                let mut __ad_d_d: f64 = __ad_d_t17 * __ad_p_t17.0;
-                __ad_d_d += __ad_d_t17 * __ad_p_t17.1;
-                let mut __ad_d_t15: f64 = __ad_d_d
-                    * ::autograd::__private::rules::sub(0.0, 0.0, 0.0).0;
-                __ad_d_u[i__1] += __ad_d_t15;
-                __ad_d_cell_loss_14 += __ad_d_loss__1;
+            if let (Some(__ad_row_d_u), Some(__ad_row_target), Some(__ad_row_u)) = (
+                ::autograd::__private::row_mut(&mut __ad_d_u[..], 0usize, n),
+                ::autograd::__private::row(&target[..], 0usize, n),
+                ::autograd::__private::row(&u[..], 0usize, n),
+            ) {
+                for i__1 in 0..n {
+                    let loss__1 = __ad_cell_loss_14;
+                    let __ad_t15 = __ad_row_u[i__1];
+                    let d = __ad_t15 - (__ad_row_target[i__1]);
+                    let __ad_t17 = d * d;
+                    let loss__2 = loss__1 + __ad_t17;
+                    __ad_cell_loss_14 = loss__2;
+                    __ad_d_cell_loss_14 = __ad_seed_cell_loss_14;
+                    let mut __ad_d_loss__2: f64 = __ad_d_cell_loss_14;
+                    __ad_d_cell_loss_14 = 0.0;
+                    let __ad_p_loss__2 = ::autograd::__private::rules::add(
+                        0.0,
+                        0.0,
+                        0.0,
+                    );
+                    let mut __ad_d_loss__1: f64 = __ad_d_loss__2 * __ad_p_loss__2.0;
+                    let mut __ad_d_t17: f64 = __ad_d_loss__2 * __ad_p_loss__2.1;
+                    let __ad_p_t17 = ::autograd::__private::rules::mul(d, d, 0.0);
+                    let mut __ad_d_d: f64 = __ad_d_t17 * __ad_p_t17.0;
+                    __ad_d_d += __ad_d_t17 * __ad_p_t17.1;
+                    let mut __ad_d_t15: f64 = __ad_d_d
+                        * ::autograd::__private::rules::sub(0.0, 0.0, 0.0).0;
+                    __ad_row_d_u[i__1] += __ad_d_t15;
+                    __ad_d_cell_loss_14 += __ad_d_loss__1;
+                }
+            } else {
+                for i__1 in 0..n {
+                    let loss__1 = __ad_cell_loss_14;
+                    let __ad_t15 = u[i__1];
+                    let d = __ad_t15 - (target[i__1]);
+                    let __ad_t17 = d * d;
+                    let loss__2 = loss__1 + __ad_t17;
+                    __ad_cell_loss_14 = loss__2;
+                    __ad_d_cell_loss_14 = __ad_seed_cell_loss_14;
+                    let mut __ad_d_loss__2: f64 = __ad_d_cell_loss_14;
+                    __ad_d_cell_loss_14 = 0.0;
+                    let __ad_p_loss__2 = ::autograd::__private::rules::add(
+                        0.0,
+                        0.0,
+                        0.0,
+                    );
+                    let mut __ad_d_loss__1: f64 = __ad_d_loss__2 * __ad_p_loss__2.0;
+                    let mut __ad_d_t17: f64 = __ad_d_loss__2 * __ad_p_loss__2.1;
+                    let __ad_p_t17 = ::autograd::__private::rules::mul(d, d, 0.0);
+                    let mut __ad_d_d: f64 = __ad_d_t17 * __ad_p_t17.0;
+                    __ad_d_d += __ad_d_t17 * __ad_p_t17.1;
+                    let mut __ad_d_t15: f64 = __ad_d_d
+                        * ::autograd::__private::rules::sub(0.0, 0.0, 0.0).0;
+                    __ad_d_u[i__1] += __ad_d_t15;
+                    __ad_d_cell_loss_14 += __ad_d_loss__1;
+                }
             }
         }
         let loss__3 = __ad_cell_loss_14;
@@ -205,7 +243,7 @@ fn gauss_seidel_adjoint(
     let mut __ad_own_u: ::std::vec::Vec<f64> = ::std::vec![0.0; n];
     let u = &mut __ad_own_u[..];
     for __ad_i0__1 in 0..sweeps {
-        if let (Some(__ad_row),) = (::autograd::__private::row(&f[..], 0, 0, n),) {
+        if let (Some(__ad_row_f),) = (::autograd::__private::row(&f[..], 0usize, n),) {
             for i in 0..n {
                 let mut __ad_cell_value_1: f64;
                 let __ad_c2: bool = i > 0;
@@ -226,7 +264,7 @@ fn gauss_seidel_adjoint(
                 }
                 let right = __ad_cell_value_5;
                 let __ad_t9 = left + right;
-                let __ad_t10 = __ad_row[i];
+                let __ad_t10 = __ad_row_f[i];
                 let __ad_t11 = h2 * __ad_t10;
                 let __ad_t12 = __ad_t9 + __ad_t11;
                 let __ad_t13 = 0.5 * __ad_t12;
@@ -268,26 +306,54 @@ fn gauss_seidel_adjoint(
     let __ad_d_u = &mut __ad_own_d_u[..];
     {
         let mut __ad_d_cell_loss_14: f64;
-        for i__1 in 0..n {
-            let loss__1 = __ad_cell_loss_14;
-            let __ad_t15 = u[i__1];
-            let d = __ad_t15 - (target[i__1]);
-            let __ad_t17 = d * d;
-            let loss__2 = loss__1 + __ad_t17;
-            __ad_cell_loss_14 = loss__2;
-            __ad_d_cell_loss_14 = __ad_seed_cell_loss_14;
-            let mut __ad_d_loss__2: f64 = __ad_d_cell_loss_14;
-            __ad_d_cell_loss_14 = 0.0;
-            let __ad_p_loss__2 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
-            let mut __ad_d_loss__1: f64 = __ad_d_loss__2 * __ad_p_loss__2.0;
-            let mut __ad_d_t17: f64 = __ad_d_loss__2 * __ad_p_loss__2.1;
-            let __ad_p_t17 = ::autograd::__private::rules::mul(d, d, 0.0);
-            let mut __ad_d_d: f64 = __ad_d_t17 * __ad_p_t17.0;
-            __ad_d_d += __ad_d_t17 * __ad_p_t17.1;
-            let mut __ad_d_t15: f64 = __ad_d_d
-                * ::autograd::__private::rules::sub(0.0, 0.0, 0.0).0;
-            __ad_d_u[i__1] += __ad_d_t15;
-            __ad_d_cell_loss_14 += __ad_d_loss__1;
+        if let (Some(__ad_row_d_u), Some(__ad_row_target), Some(__ad_row_u)) = (
+            ::autograd::__private::row_mut(&mut __ad_d_u[..], 0usize, n),
+            ::autograd::__private::row(&target[..], 0usize, n),
+            ::autograd::__private::row(&u[..], 0usize, n),
+        ) {
+            for i__1 in 0..n {
+                let loss__1 = __ad_cell_loss_14;
+                let __ad_t15 = __ad_row_u[i__1];
+                let d = __ad_t15 - (__ad_row_target[i__1]);
+                let __ad_t17 = d * d;
+                let loss__2 = loss__1 + __ad_t17;
+                __ad_cell_loss_14 = loss__2;
+                __ad_d_cell_loss_14 = __ad_seed_cell_loss_14;
+                let mut __ad_d_loss__2: f64 = __ad_d_cell_loss_14;
+                __ad_d_cell_loss_14 = 0.0;
+                let __ad_p_loss__2 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
+                let mut __ad_d_loss__1: f64 = __ad_d_loss__2 * __ad_p_loss__2.0;
+                let mut __ad_d_t17: f64 = __ad_d_loss__2 * __ad_p_loss__2.1;
+                let __ad_p_t17 = ::autograd::__private::rules::mul(d, d, 0.0);
+                let mut __ad_d_d: f64 = __ad_d_t17 * __ad_p_t17.0;
+                __ad_d_d += __ad_d_t17 * __ad_p_t17.1;
+                let mut __ad_d_t15: f64 = __ad_d_d
+                    * ::autograd::__private::rules::sub(0.0, 0.0, 0.0).0;
+                __ad_row_d_u[i__1] += __ad_d_t15;
+                __ad_d_cell_loss_14 += __ad_d_loss__1;
+            }
+        } else {
+            for i__1 in 0..n {
+                let loss__1 = __ad_cell_loss_14;
+                let __ad_t15 = u[i__1];
+                let d = __ad_t15 - (target[i__1]);
+                let __ad_t17 = d * d;
+                let loss__2 = loss__1 + __ad_t17;
+                __ad_cell_loss_14 = loss__2;
+                __ad_d_cell_loss_14 = __ad_seed_cell_loss_14;
+                let mut __ad_d_loss__2: f64 = __ad_d_cell_loss_14;
+                __ad_d_cell_loss_14 = 0.0;
+                let __ad_p_loss__2 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
+                let mut __ad_d_loss__1: f64 = __ad_d_loss__2 * __ad_p_loss__2.0;
+                let mut __ad_d_t17: f64 = __ad_d_loss__2 * __ad_p_loss__2.1;
+                let __ad_p_t17 = ::autograd::__private::rules::mul(d, d, 0.0);
+                let mut __ad_d_d: f64 = __ad_d_t17 * __ad_p_t17.0;
+                __ad_d_d += __ad_d_t17 * __ad_p_t17.1;
+                let mut __ad_d_t15: f64 = __ad_d_d
+                    * ::autograd::__private::rules::sub(0.0, 0.0, 0.0).0;
+                __ad_d_u[i__1] += __ad_d_t15;
+                __ad_d_cell_loss_14 += __ad_d_loss__1;
+            }
         }
     }
     let loss__3 = __ad_cell_loss_14;

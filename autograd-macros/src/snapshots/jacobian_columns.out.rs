@@ -100,47 +100,102 @@ fn polar_hvp_adjoint<
         let mut __ad_d_out = ::autograd::__private::zeros_like(&__ad_out);
         {
             let mut __ad_d_cell___ad_s_6: ::autograd::__private::Dual;
-            for __ad_k in 0..__ad_out.len() {
-                let __ad_s__1: ::autograd::__private::Dual = __ad_cell___ad_s_6;
-                let __ad_t7: ::autograd::__private::Dual = {
-                    let __ad_k_2: usize = __ad_k;
-                    ::autograd::__private::Dual::new(
-                        __ad_d[__ad_k_2],
-                        ::autograd::__private::dual::tangent(&v___ad_d[..], __ad_k_2),
-                    )
-                };
-                let __ad_t8: ::autograd::__private::Dual = __ad_out[__ad_k];
-                let __ad_t9: ::autograd::__private::Dual = __ad_t7 * __ad_t8;
-                let __ad_s__2: ::autograd::__private::Dual = __ad_s__1 + __ad_t9;
-                __ad_cell___ad_s_6 = __ad_s__2;
-                __ad_d_cell___ad_s_6 = __ad_seed_cell___ad_s_6;
-                let mut __ad_d_s__2: ::autograd::__private::Dual = __ad_d_cell___ad_s_6;
-                __ad_d_cell___ad_s_6 = ::autograd::__private::Dual::constant(0.0);
-                let __ad_p_s__2 = ::autograd::__private::dual::constant_partials::add(
-                    __ad_s__1,
-                    __ad_t9,
-                    __ad_s__2,
-                );
-                let mut __ad_d_s__1: ::autograd::__private::Dual = __ad_d_s__2
-                    * __ad_p_s__2.0;
-                let mut __ad_d_t9: ::autograd::__private::Dual = __ad_d_s__2
-                    * __ad_p_s__2.1;
-                let __ad_p_t9 = ::autograd::__private::dual::rules::mul(
-                    __ad_t7,
-                    __ad_t8,
-                    __ad_t9,
-                );
-                let mut __ad_d_t7: ::autograd::__private::Dual = __ad_d_t9 * __ad_p_t9.0;
-                let mut __ad_d_t8: ::autograd::__private::Dual = __ad_d_t9 * __ad_p_t9.1;
-                __ad_d_out[__ad_k] += __ad_d_t8;
-                let __ad_i: usize = __ad_k;
-                ::autograd::__private::dual::accumulate(
-                    &mut d___ad_d[..],
-                    &mut hv___ad_d[..],
-                    __ad_i,
-                    __ad_d_t7,
-                );
-                __ad_d_cell___ad_s_6 += __ad_d_s__1;
+            if let (Some(__ad_row_d_out),) = (
+                ::autograd::__private::row_mut(
+                    &mut __ad_d_out[..],
+                    0usize,
+                    __ad_out.len(),
+                ),
+            ) {
+                for __ad_k in 0..__ad_out.len() {
+                    let __ad_s__1: ::autograd::__private::Dual = __ad_cell___ad_s_6;
+                    let __ad_t7: ::autograd::__private::Dual = {
+                        let __ad_k_2: usize = __ad_k;
+                        ::autograd::__private::Dual::new(
+                            __ad_d[__ad_k_2],
+                            ::autograd::__private::dual::tangent(&v___ad_d[..], __ad_k_2),
+                        )
+                    };
+                    let __ad_t8: ::autograd::__private::Dual = __ad_out[__ad_k];
+                    let __ad_t9: ::autograd::__private::Dual = __ad_t7 * __ad_t8;
+                    let __ad_s__2: ::autograd::__private::Dual = __ad_s__1 + __ad_t9;
+                    __ad_cell___ad_s_6 = __ad_s__2;
+                    __ad_d_cell___ad_s_6 = __ad_seed_cell___ad_s_6;
+                    let mut __ad_d_s__2: ::autograd::__private::Dual = __ad_d_cell___ad_s_6;
+                    __ad_d_cell___ad_s_6 = ::autograd::__private::Dual::constant(0.0);
+                    let __ad_p_s__2 = ::autograd::__private::dual::constant_partials::add(
+                        __ad_s__1,
+                        __ad_t9,
+                        __ad_s__2,
+                    );
+                    let mut __ad_d_s__1: ::autograd::__private::Dual = __ad_d_s__2
+                        * __ad_p_s__2.0;
+                    let mut __ad_d_t9: ::autograd::__private::Dual = __ad_d_s__2
+                        * __ad_p_s__2.1;
+                    let __ad_p_t9 = ::autograd::__private::dual::rules::mul(
+                        __ad_t7,
+                        __ad_t8,
+                        __ad_t9,
+                    );
+                    let mut __ad_d_t7: ::autograd::__private::Dual = __ad_d_t9
+                        * __ad_p_t9.0;
+                    let mut __ad_d_t8: ::autograd::__private::Dual = __ad_d_t9
+                        * __ad_p_t9.1;
+                    __ad_row_d_out[__ad_k] += __ad_d_t8;
+                    let __ad_i: usize = __ad_k;
+                    ::autograd::__private::dual::accumulate(
+                        &mut d___ad_d[..],
+                        &mut hv___ad_d[..],
+                        __ad_i,
+                        __ad_d_t7,
+                    );
+                    __ad_d_cell___ad_s_6 += __ad_d_s__1;
+                }
+            } else {
+                for __ad_k in 0..__ad_out.len() {
+                    let __ad_s__1: ::autograd::__private::Dual = __ad_cell___ad_s_6;
+                    let __ad_t7: ::autograd::__private::Dual = {
+                        let __ad_k_2: usize = __ad_k;
+                        ::autograd::__private::Dual::new(
+                            __ad_d[__ad_k_2],
+                            ::autograd::__private::dual::tangent(&v___ad_d[..], __ad_k_2),
+                        )
+                    };
+                    let __ad_t8: ::autograd::__private::Dual = __ad_out[__ad_k];
+                    let __ad_t9: ::autograd::__private::Dual = __ad_t7 * __ad_t8;
+                    let __ad_s__2: ::autograd::__private::Dual = __ad_s__1 + __ad_t9;
+                    __ad_cell___ad_s_6 = __ad_s__2;
+                    __ad_d_cell___ad_s_6 = __ad_seed_cell___ad_s_6;
+                    let mut __ad_d_s__2: ::autograd::__private::Dual = __ad_d_cell___ad_s_6;
+                    __ad_d_cell___ad_s_6 = ::autograd::__private::Dual::constant(0.0);
+                    let __ad_p_s__2 = ::autograd::__private::dual::constant_partials::add(
+                        __ad_s__1,
+                        __ad_t9,
+                        __ad_s__2,
+                    );
+                    let mut __ad_d_s__1: ::autograd::__private::Dual = __ad_d_s__2
+                        * __ad_p_s__2.0;
+                    let mut __ad_d_t9: ::autograd::__private::Dual = __ad_d_s__2
+                        * __ad_p_s__2.1;
+                    let __ad_p_t9 = ::autograd::__private::dual::rules::mul(
+                        __ad_t7,
+                        __ad_t8,
+                        __ad_t9,
+                    );
+                    let mut __ad_d_t7: ::autograd::__private::Dual = __ad_d_t9
+                        * __ad_p_t9.0;
+                    let mut __ad_d_t8: ::autograd::__private::Dual = __ad_d_t9
+                        * __ad_p_t9.1;
+                    __ad_d_out[__ad_k] += __ad_d_t8;
+                    let __ad_i: usize = __ad_k;
+                    ::autograd::__private::dual::accumulate(
+                        &mut d___ad_d[..],
+                        &mut hv___ad_d[..],
+                        __ad_i,
+                        __ad_d_t7,
+                    );
+                    __ad_d_cell___ad_s_6 += __ad_d_s__1;
+                }
             }
         }
         let __ad_s__3: ::autograd::__private::Dual = __ad_cell___ad_s_6;
@@ -270,22 +325,55 @@ fn polar_adjoint(
         let mut __ad_d_out = ::autograd::__private::zeros_like(&__ad_out);
         {
             let mut __ad_d_cell___ad_s_6: f64;
-            for __ad_k in 0..__ad_out.len() {
-                let __ad_s__1 = __ad_cell___ad_s_6;
-                let __ad_t7 = __ad_out[__ad_k];
-                let __ad_t8 = (__ad_d[__ad_k]) * __ad_t7;
-                let __ad_s__2 = __ad_s__1 + __ad_t8;
-                __ad_cell___ad_s_6 = __ad_s__2;
-                __ad_d_cell___ad_s_6 = __ad_seed_cell___ad_s_6;
-                let mut __ad_d_s__2: f64 = __ad_d_cell___ad_s_6;
-                __ad_d_cell___ad_s_6 = 0.0;
-                let __ad_p_s__2 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
-                let mut __ad_d_s__1: f64 = __ad_d_s__2 * __ad_p_s__2.0;
-                let mut __ad_d_t8: f64 = __ad_d_s__2 * __ad_p_s__2.1;
-                let mut __ad_d_t7: f64 = __ad_d_t8
-                    * ::autograd::__private::rules::mul((__ad_d[__ad_k]), 0.0, 0.0).1;
-                __ad_d_out[__ad_k] += __ad_d_t7;
-                __ad_d_cell___ad_s_6 += __ad_d_s__1;
+            if let (Some(__ad_row_d), Some(__ad_row_d_out)) = (
+                ::autograd::__private::row(&__ad_d[..], 0usize, __ad_out.len()),
+                ::autograd::__private::row_mut(
+                    &mut __ad_d_out[..],
+                    0usize,
+                    __ad_out.len(),
+                ),
+            ) {
+                for __ad_k in 0..__ad_out.len() {
+                    let __ad_s__1 = __ad_cell___ad_s_6;
+                    let __ad_t7 = __ad_out[__ad_k];
+                    let __ad_t8 = (__ad_row_d[__ad_k]) * __ad_t7;
+                    let __ad_s__2 = __ad_s__1 + __ad_t8;
+                    __ad_cell___ad_s_6 = __ad_s__2;
+                    __ad_d_cell___ad_s_6 = __ad_seed_cell___ad_s_6;
+                    let mut __ad_d_s__2: f64 = __ad_d_cell___ad_s_6;
+                    __ad_d_cell___ad_s_6 = 0.0;
+                    let __ad_p_s__2 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
+                    let mut __ad_d_s__1: f64 = __ad_d_s__2 * __ad_p_s__2.0;
+                    let mut __ad_d_t8: f64 = __ad_d_s__2 * __ad_p_s__2.1;
+                    let mut __ad_d_t7: f64 = __ad_d_t8
+                        * ::autograd::__private::rules::mul(
+                                (__ad_row_d[__ad_k]),
+                                0.0,
+                                0.0,
+                            )
+                            .1;
+                    __ad_row_d_out[__ad_k] += __ad_d_t7;
+                    __ad_d_cell___ad_s_6 += __ad_d_s__1;
+                }
+            } else {
+                for __ad_k in 0..__ad_out.len() {
+                    let __ad_s__1 = __ad_cell___ad_s_6;
+                    let __ad_t7 = __ad_out[__ad_k];
+                    let __ad_t8 = (__ad_d[__ad_k]) * __ad_t7;
+                    let __ad_s__2 = __ad_s__1 + __ad_t8;
+                    __ad_cell___ad_s_6 = __ad_s__2;
+                    __ad_d_cell___ad_s_6 = __ad_seed_cell___ad_s_6;
+                    let mut __ad_d_s__2: f64 = __ad_d_cell___ad_s_6;
+                    __ad_d_cell___ad_s_6 = 0.0;
+                    let __ad_p_s__2 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
+                    let mut __ad_d_s__1: f64 = __ad_d_s__2 * __ad_p_s__2.0;
+                    let mut __ad_d_t8: f64 = __ad_d_s__2 * __ad_p_s__2.1;
+                    let mut __ad_d_t7: f64 = __ad_d_t8
+                        * ::autograd::__private::rules::mul((__ad_d[__ad_k]), 0.0, 0.0)
+                            .1;
+                    __ad_d_out[__ad_k] += __ad_d_t7;
+                    __ad_d_cell___ad_s_6 += __ad_d_s__1;
+                }
             }
         }
         let __ad_s__3 = __ad_cell___ad_s_6;

@@ -63,12 +63,39 @@ fn mlp_loss_grad(w: &[f64], xs: &[f64], ys: &[f64]) -> (f64, ::std::vec::Vec<f64
                 for j in 0..16 {
                     let a = w[32 + j];
                     let mut __ad_cell_a_2 = a;
-                    for k in 0..2 {
-                        let a__1 = __ad_cell_a_2;
-                        let __ad_t3 = w[j * 2 + k];
-                        let __ad_t4 = __ad_t3 * (xs[2 * s + k]);
-                        let a__2 = a__1 + __ad_t4;
-                        __ad_cell_a_2 = a__2;
+                    if let (Some(__ad_row_w), Some(__ad_row_xs)) = (
+                        ::autograd::__private::row(
+                            &w[..],
+                            ::autograd::__private::index::mul(j, 2usize),
+                            ::autograd::__private::index::add(
+                                ::autograd::__private::index::mul(j, 2usize),
+                                2usize,
+                            ),
+                        ),
+                        ::autograd::__private::row(
+                            &xs[..],
+                            ::autograd::__private::index::mul(2usize, s),
+                            ::autograd::__private::index::add(
+                                ::autograd::__private::index::mul(2usize, s),
+                                2usize,
+                            ),
+                        ),
+                    ) {
+                        for k in 0..2 {
+                            let a__1 = __ad_cell_a_2;
+                            let __ad_t3 = __ad_row_w[k];
+                            let __ad_t4 = __ad_t3 * (__ad_row_xs[k]);
+                            let a__2 = a__1 + __ad_t4;
+                            __ad_cell_a_2 = a__2;
+                        }
+                    } else {
+                        for k in 0..2 {
+                            let a__1 = __ad_cell_a_2;
+                            let __ad_t3 = w[j * 2 + k];
+                            let __ad_t4 = __ad_t3 * (xs[2 * s + k]);
+                            let a__2 = a__1 + __ad_t4;
+                            __ad_cell_a_2 = a__2;
+                        }
                     }
                     __ad_exits_cell_a_2[j as usize] = __ad_cell_a_2;
                     let a__3 = __ad_cell_a_2;
@@ -79,13 +106,40 @@ fn mlp_loss_grad(w: &[f64], xs: &[f64], ys: &[f64]) -> (f64, ::std::vec::Vec<f64
                 for j__1 in 0..16 {
                     let a__4 = w[304 + j__1];
                     let mut __ad_cell_a_7 = a__4;
-                    for k__1 in 0..16 {
-                        let a__5 = __ad_cell_a_7;
-                        let __ad_t8 = w[48 + j__1 * 16 + k__1];
-                        let __ad_t9 = h1[k__1];
-                        let __ad_t10 = __ad_t8 * __ad_t9;
-                        let a__6 = a__5 + __ad_t10;
-                        __ad_cell_a_7 = a__6;
+                    if let (Some(__ad_row_h1), Some(__ad_row_w_1)) = (
+                        ::autograd::__private::row(&h1[..], 0usize, 16usize),
+                        ::autograd::__private::row(
+                            &w[..],
+                            ::autograd::__private::index::add(
+                                48usize,
+                                ::autograd::__private::index::mul(j__1, 16usize),
+                            ),
+                            ::autograd::__private::index::add(
+                                ::autograd::__private::index::add(
+                                    48usize,
+                                    ::autograd::__private::index::mul(j__1, 16usize),
+                                ),
+                                16usize,
+                            ),
+                        ),
+                    ) {
+                        for k__1 in 0..16 {
+                            let a__5 = __ad_cell_a_7;
+                            let __ad_t8 = __ad_row_w_1[k__1];
+                            let __ad_t9 = __ad_row_h1[k__1];
+                            let __ad_t10 = __ad_t8 * __ad_t9;
+                            let a__6 = a__5 + __ad_t10;
+                            __ad_cell_a_7 = a__6;
+                        }
+                    } else {
+                        for k__1 in 0..16 {
+                            let a__5 = __ad_cell_a_7;
+                            let __ad_t8 = w[48 + j__1 * 16 + k__1];
+                            let __ad_t9 = h1[k__1];
+                            let __ad_t10 = __ad_t8 * __ad_t9;
+                            let a__6 = a__5 + __ad_t10;
+                            __ad_cell_a_7 = a__6;
+                        }
                     }
                     __ad_exits_cell_a_7[j__1 as usize] = __ad_cell_a_7;
                     let a__7 = __ad_cell_a_7;
@@ -94,13 +148,27 @@ fn mlp_loss_grad(w: &[f64], xs: &[f64], ys: &[f64]) -> (f64, ::std::vec::Vec<f64
                 }
                 let out = w[336];
                 let mut __ad_cell_out_13 = out;
-                for k__2 in 0..16 {
-                    let out__1 = __ad_cell_out_13;
-                    let __ad_t14 = w[320 + k__2];
-                    let __ad_t15 = h2[k__2];
-                    let __ad_t16 = __ad_t14 * __ad_t15;
-                    let out__2 = out__1 + __ad_t16;
-                    __ad_cell_out_13 = out__2;
+                if let (Some(__ad_row_h2), Some(__ad_row_w_2)) = (
+                    ::autograd::__private::row(&h2[..], 0usize, 16usize),
+                    ::autograd::__private::row(&w[..], 320usize, 336usize),
+                ) {
+                    for k__2 in 0..16 {
+                        let out__1 = __ad_cell_out_13;
+                        let __ad_t14 = __ad_row_w_2[k__2];
+                        let __ad_t15 = __ad_row_h2[k__2];
+                        let __ad_t16 = __ad_t14 * __ad_t15;
+                        let out__2 = out__1 + __ad_t16;
+                        __ad_cell_out_13 = out__2;
+                    }
+                } else {
+                    for k__2 in 0..16 {
+                        let out__1 = __ad_cell_out_13;
+                        let __ad_t14 = w[320 + k__2];
+                        let __ad_t15 = h2[k__2];
+                        let __ad_t16 = __ad_t14 * __ad_t15;
+                        let out__2 = out__1 + __ad_t16;
+                        __ad_cell_out_13 = out__2;
+                    }
                 }
                 let out__3 = __ad_cell_out_13;
                 let __ad_t17 = (ys[s]) * out__3;
@@ -126,32 +194,76 @@ fn mlp_loss_grad(w: &[f64], xs: &[f64], ys: &[f64]) -> (f64, ::std::vec::Vec<f64
                 __ad_d_cell_out_13 += __ad_d_out__3;
                 let __ad_seed_cell_out_13: f64 = __ad_d_cell_out_13;
                 if __ad_seed_cell_out_13 != 0.0 {
-                    for k__2 in 0..16 {
-                        __ad_d_cell_out_13 = __ad_seed_cell_out_13;
-                        let out__1 = __ad_cell_out_13;
-                        let __ad_t14 = w[320 + k__2];
-                        let __ad_t15 = h2[k__2];
-                        let __ad_t16 = __ad_t14 * __ad_t15;
-                        let out__2 = out__1 + __ad_t16;
-                        let mut __ad_d_out__2: f64 = __ad_d_cell_out_13;
-                        __ad_d_cell_out_13 = 0.0;
-                        let __ad_p_out__2 = ::autograd::__private::rules::add(
-                            0.0,
-                            0.0,
-                            0.0,
-                        );
-                        let mut __ad_d_out__1: f64 = __ad_d_out__2 * __ad_p_out__2.0;
-                        let mut __ad_d_t16: f64 = __ad_d_out__2 * __ad_p_out__2.1;
-                        let __ad_p_t16 = ::autograd::__private::rules::mul(
-                            __ad_t14,
-                            __ad_t15,
-                            0.0,
-                        );
-                        let mut __ad_d_t14: f64 = __ad_d_t16 * __ad_p_t16.0;
-                        let mut __ad_d_t15: f64 = __ad_d_t16 * __ad_p_t16.1;
-                        __ad_d_h2[k__2] += __ad_d_t15;
-                        d_w[320 + k__2] += __ad_d_t14;
-                        __ad_d_cell_out_13 += __ad_d_out__1;
+                    if let (
+                        Some(__ad_row_d_h2),
+                        Some(__ad_row_d_w),
+                        Some(__ad_row_h2_1),
+                        Some(__ad_row_w_3),
+                    ) = (
+                        ::autograd::__private::row_mut(
+                            &mut __ad_d_h2[..],
+                            0usize,
+                            16usize,
+                        ),
+                        ::autograd::__private::row_mut(&mut d_w[..], 320usize, 336usize),
+                        ::autograd::__private::row(&h2[..], 0usize, 16usize),
+                        ::autograd::__private::row(&w[..], 320usize, 336usize),
+                    ) {
+                        for k__2 in 0..16 {
+                            __ad_d_cell_out_13 = __ad_seed_cell_out_13;
+                            let out__1 = __ad_cell_out_13;
+                            let __ad_t14 = __ad_row_w_3[k__2];
+                            let __ad_t15 = __ad_row_h2_1[k__2];
+                            let __ad_t16 = __ad_t14 * __ad_t15;
+                            let out__2 = out__1 + __ad_t16;
+                            let mut __ad_d_out__2: f64 = __ad_d_cell_out_13;
+                            __ad_d_cell_out_13 = 0.0;
+                            let __ad_p_out__2 = ::autograd::__private::rules::add(
+                                0.0,
+                                0.0,
+                                0.0,
+                            );
+                            let mut __ad_d_out__1: f64 = __ad_d_out__2 * __ad_p_out__2.0;
+                            let mut __ad_d_t16: f64 = __ad_d_out__2 * __ad_p_out__2.1;
+                            let __ad_p_t16 = ::autograd::__private::rules::mul(
+                                __ad_t14,
+                                __ad_t15,
+                                0.0,
+                            );
+                            let mut __ad_d_t14: f64 = __ad_d_t16 * __ad_p_t16.0;
+                            let mut __ad_d_t15: f64 = __ad_d_t16 * __ad_p_t16.1;
+                            __ad_row_d_h2[k__2] += __ad_d_t15;
+                            __ad_row_d_w[k__2] += __ad_d_t14;
+                            __ad_d_cell_out_13 += __ad_d_out__1;
+                        }
+                    } else {
+                        for k__2 in 0..16 {
+                            __ad_d_cell_out_13 = __ad_seed_cell_out_13;
+                            let out__1 = __ad_cell_out_13;
+                            let __ad_t14 = w[320 + k__2];
+                            let __ad_t15 = h2[k__2];
+                            let __ad_t16 = __ad_t14 * __ad_t15;
+                            let out__2 = out__1 + __ad_t16;
+                            let mut __ad_d_out__2: f64 = __ad_d_cell_out_13;
+                            __ad_d_cell_out_13 = 0.0;
+                            let __ad_p_out__2 = ::autograd::__private::rules::add(
+                                0.0,
+                                0.0,
+                                0.0,
+                            );
+                            let mut __ad_d_out__1: f64 = __ad_d_out__2 * __ad_p_out__2.0;
+                            let mut __ad_d_t16: f64 = __ad_d_out__2 * __ad_p_out__2.1;
+                            let __ad_p_t16 = ::autograd::__private::rules::mul(
+                                __ad_t14,
+                                __ad_t15,
+                                0.0,
+                            );
+                            let mut __ad_d_t14: f64 = __ad_d_t16 * __ad_p_t16.0;
+                            let mut __ad_d_t15: f64 = __ad_d_t16 * __ad_p_t16.1;
+                            __ad_d_h2[k__2] += __ad_d_t15;
+                            d_w[320 + k__2] += __ad_d_t14;
+                            __ad_d_cell_out_13 += __ad_d_out__1;
+                        }
                     }
                 }
                 __ad_d_cell_out_13 = __ad_seed_cell_out_13;
@@ -173,32 +285,102 @@ fn mlp_loss_grad(w: &[f64], xs: &[f64], ys: &[f64]) -> (f64, ::std::vec::Vec<f64
                     __ad_d_cell_a_7 += __ad_d_a__7;
                     let __ad_seed_cell_a_7: f64 = __ad_d_cell_a_7;
                     if __ad_seed_cell_a_7 != 0.0 {
-                        for k__1 in 0..16 {
-                            __ad_d_cell_a_7 = __ad_seed_cell_a_7;
-                            let a__5 = __ad_cell_a_7;
-                            let __ad_t8 = w[48 + j__1 * 16 + k__1];
-                            let __ad_t9 = h1[k__1];
-                            let __ad_t10 = __ad_t8 * __ad_t9;
-                            let a__6 = a__5 + __ad_t10;
-                            let mut __ad_d_a__6: f64 = __ad_d_cell_a_7;
-                            __ad_d_cell_a_7 = 0.0;
-                            let __ad_p_a__6 = ::autograd::__private::rules::add(
-                                0.0,
-                                0.0,
-                                0.0,
-                            );
-                            let mut __ad_d_a__5: f64 = __ad_d_a__6 * __ad_p_a__6.0;
-                            let mut __ad_d_t10: f64 = __ad_d_a__6 * __ad_p_a__6.1;
-                            let __ad_p_t10 = ::autograd::__private::rules::mul(
-                                __ad_t8,
-                                __ad_t9,
-                                0.0,
-                            );
-                            let mut __ad_d_t8: f64 = __ad_d_t10 * __ad_p_t10.0;
-                            let mut __ad_d_t9: f64 = __ad_d_t10 * __ad_p_t10.1;
-                            __ad_d_h1[k__1] += __ad_d_t9;
-                            d_w[48 + j__1 * 16 + k__1] += __ad_d_t8;
-                            __ad_d_cell_a_7 += __ad_d_a__5;
+                        if let (
+                            Some(__ad_row_d_h1),
+                            Some(__ad_row_d_w_1),
+                            Some(__ad_row_h1_1),
+                            Some(__ad_row_w_4),
+                        ) = (
+                            ::autograd::__private::row_mut(
+                                &mut __ad_d_h1[..],
+                                0usize,
+                                16usize,
+                            ),
+                            ::autograd::__private::row_mut(
+                                &mut d_w[..],
+                                ::autograd::__private::index::add(
+                                    48usize,
+                                    ::autograd::__private::index::mul(j__1, 16usize),
+                                ),
+                                ::autograd::__private::index::add(
+                                    ::autograd::__private::index::add(
+                                        48usize,
+                                        ::autograd::__private::index::mul(j__1, 16usize),
+                                    ),
+                                    16usize,
+                                ),
+                            ),
+                            ::autograd::__private::row(&h1[..], 0usize, 16usize),
+                            ::autograd::__private::row(
+                                &w[..],
+                                ::autograd::__private::index::add(
+                                    48usize,
+                                    ::autograd::__private::index::mul(j__1, 16usize),
+                                ),
+                                ::autograd::__private::index::add(
+                                    ::autograd::__private::index::add(
+                                        48usize,
+                                        ::autograd::__private::index::mul(j__1, 16usize),
+                                    ),
+                                    16usize,
+                                ),
+                            ),
+                        ) {
+                            for k__1 in 0..16 {
+                                __ad_d_cell_a_7 = __ad_seed_cell_a_7;
+                                let a__5 = __ad_cell_a_7;
+                                let __ad_t8 = __ad_row_w_4[k__1];
+                                let __ad_t9 = __ad_row_h1_1[k__1];
+                                let __ad_t10 = __ad_t8 * __ad_t9;
+                                let a__6 = a__5 + __ad_t10;
+                                let mut __ad_d_a__6: f64 = __ad_d_cell_a_7;
+                                __ad_d_cell_a_7 = 0.0;
+                                let __ad_p_a__6 = ::autograd::__private::rules::add(
+                                    0.0,
+                                    0.0,
+                                    0.0,
+                                );
+                                let mut __ad_d_a__5: f64 = __ad_d_a__6 * __ad_p_a__6.0;
+                                let mut __ad_d_t10: f64 = __ad_d_a__6 * __ad_p_a__6.1;
+                                let __ad_p_t10 = ::autograd::__private::rules::mul(
+                                    __ad_t8,
+                                    __ad_t9,
+                                    0.0,
+                                );
+                                let mut __ad_d_t8: f64 = __ad_d_t10 * __ad_p_t10.0;
+                                let mut __ad_d_t9: f64 = __ad_d_t10 * __ad_p_t10.1;
+                                __ad_row_d_h1[k__1] += __ad_d_t9;
+                                __ad_row_d_w_1[k__1] += __ad_d_t8;
+                                __ad_d_cell_a_7 += __ad_d_a__5;
+                            }
+                        } else {
+                            for k__1 in 0..16 {
+                                __ad_d_cell_a_7 = __ad_seed_cell_a_7;
+                                let a__5 = __ad_cell_a_7;
+                                let __ad_t8 = w[48 + j__1 * 16 + k__1];
+                                let __ad_t9 = h1[k__1];
+                                let __ad_t10 = __ad_t8 * __ad_t9;
+                                let a__6 = a__5 + __ad_t10;
+                                let mut __ad_d_a__6: f64 = __ad_d_cell_a_7;
+                                __ad_d_cell_a_7 = 0.0;
+                                let __ad_p_a__6 = ::autograd::__private::rules::add(
+                                    0.0,
+                                    0.0,
+                                    0.0,
+                                );
+                                let mut __ad_d_a__5: f64 = __ad_d_a__6 * __ad_p_a__6.0;
+                                let mut __ad_d_t10: f64 = __ad_d_a__6 * __ad_p_a__6.1;
+                                let __ad_p_t10 = ::autograd::__private::rules::mul(
+                                    __ad_t8,
+                                    __ad_t9,
+                                    0.0,
+                                );
+                                let mut __ad_d_t8: f64 = __ad_d_t10 * __ad_p_t10.0;
+                                let mut __ad_d_t9: f64 = __ad_d_t10 * __ad_p_t10.1;
+                                __ad_d_h1[k__1] += __ad_d_t9;
+                                d_w[48 + j__1 * 16 + k__1] += __ad_d_t8;
+                                __ad_d_cell_a_7 += __ad_d_a__5;
+                            }
                         }
                     }
                     __ad_d_cell_a_7 = __ad_seed_cell_a_7;
@@ -221,30 +403,87 @@ fn mlp_loss_grad(w: &[f64], xs: &[f64], ys: &[f64]) -> (f64, ::std::vec::Vec<f64
                     __ad_d_cell_a_2 += __ad_d_a__3;
                     let __ad_seed_cell_a_2: f64 = __ad_d_cell_a_2;
                     if __ad_seed_cell_a_2 != 0.0 {
-                        for k in 0..2 {
-                            __ad_d_cell_a_2 = __ad_seed_cell_a_2;
-                            let a__1 = __ad_cell_a_2;
-                            let __ad_t3 = w[j * 2 + k];
-                            let __ad_t4 = __ad_t3 * (xs[2 * s + k]);
-                            let a__2 = a__1 + __ad_t4;
-                            let mut __ad_d_a__2: f64 = __ad_d_cell_a_2;
-                            __ad_d_cell_a_2 = 0.0;
-                            let __ad_p_a__2 = ::autograd::__private::rules::add(
-                                0.0,
-                                0.0,
-                                0.0,
-                            );
-                            let mut __ad_d_a__1: f64 = __ad_d_a__2 * __ad_p_a__2.0;
-                            let mut __ad_d_t4: f64 = __ad_d_a__2 * __ad_p_a__2.1;
-                            let mut __ad_d_t3: f64 = __ad_d_t4
-                                * ::autograd::__private::rules::mul(
-                                        0.0,
-                                        (xs[2 * s + k]),
-                                        0.0,
-                                    )
-                                    .0;
-                            d_w[j * 2 + k] += __ad_d_t3;
-                            __ad_d_cell_a_2 += __ad_d_a__1;
+                        if let (
+                            Some(__ad_row_d_w_2),
+                            Some(__ad_row_w_5),
+                            Some(__ad_row_xs_1),
+                        ) = (
+                            ::autograd::__private::row_mut(
+                                &mut d_w[..],
+                                ::autograd::__private::index::mul(j, 2usize),
+                                ::autograd::__private::index::add(
+                                    ::autograd::__private::index::mul(j, 2usize),
+                                    2usize,
+                                ),
+                            ),
+                            ::autograd::__private::row(
+                                &w[..],
+                                ::autograd::__private::index::mul(j, 2usize),
+                                ::autograd::__private::index::add(
+                                    ::autograd::__private::index::mul(j, 2usize),
+                                    2usize,
+                                ),
+                            ),
+                            ::autograd::__private::row(
+                                &xs[..],
+                                ::autograd::__private::index::mul(2usize, s),
+                                ::autograd::__private::index::add(
+                                    ::autograd::__private::index::mul(2usize, s),
+                                    2usize,
+                                ),
+                            ),
+                        ) {
+                            for k in 0..2 {
+                                __ad_d_cell_a_2 = __ad_seed_cell_a_2;
+                                let a__1 = __ad_cell_a_2;
+                                let __ad_t3 = __ad_row_w_5[k];
+                                let __ad_t4 = __ad_t3 * (__ad_row_xs_1[k]);
+                                let a__2 = a__1 + __ad_t4;
+                                let mut __ad_d_a__2: f64 = __ad_d_cell_a_2;
+                                __ad_d_cell_a_2 = 0.0;
+                                let __ad_p_a__2 = ::autograd::__private::rules::add(
+                                    0.0,
+                                    0.0,
+                                    0.0,
+                                );
+                                let mut __ad_d_a__1: f64 = __ad_d_a__2 * __ad_p_a__2.0;
+                                let mut __ad_d_t4: f64 = __ad_d_a__2 * __ad_p_a__2.1;
+                                let mut __ad_d_t3: f64 = __ad_d_t4
+                                    * ::autograd::__private::rules::mul(
+                                            0.0,
+                                            (__ad_row_xs_1[k]),
+                                            0.0,
+                                        )
+                                        .0;
+                                __ad_row_d_w_2[k] += __ad_d_t3;
+                                __ad_d_cell_a_2 += __ad_d_a__1;
+                            }
+                        } else {
+                            for k in 0..2 {
+                                __ad_d_cell_a_2 = __ad_seed_cell_a_2;
+                                let a__1 = __ad_cell_a_2;
+                                let __ad_t3 = w[j * 2 + k];
+                                let __ad_t4 = __ad_t3 * (xs[2 * s + k]);
+                                let a__2 = a__1 + __ad_t4;
+                                let mut __ad_d_a__2: f64 = __ad_d_cell_a_2;
+                                __ad_d_cell_a_2 = 0.0;
+                                let __ad_p_a__2 = ::autograd::__private::rules::add(
+                                    0.0,
+                                    0.0,
+                                    0.0,
+                                );
+                                let mut __ad_d_a__1: f64 = __ad_d_a__2 * __ad_p_a__2.0;
+                                let mut __ad_d_t4: f64 = __ad_d_a__2 * __ad_p_a__2.1;
+                                let mut __ad_d_t3: f64 = __ad_d_t4
+                                    * ::autograd::__private::rules::mul(
+                                            0.0,
+                                            (xs[2 * s + k]),
+                                            0.0,
+                                        )
+                                        .0;
+                                d_w[j * 2 + k] += __ad_d_t3;
+                                __ad_d_cell_a_2 += __ad_d_a__1;
+                            }
                         }
                     }
                     __ad_d_cell_a_2 = __ad_seed_cell_a_2;
@@ -261,27 +500,54 @@ fn mlp_loss_grad(w: &[f64], xs: &[f64], ys: &[f64]) -> (f64, ::std::vec::Vec<f64
         let __ad_seed_cell_reg_20: f64 = d_out * (1e-4);
         {
             let mut __ad_d_cell_reg_20: f64;
-            for i in 0..w.len() {
-                let reg__1 = __ad_cell_reg_20;
-                let __ad_t21 = w[i];
-                let __ad_t22 = __ad_t21 * __ad_t21;
-                let reg__2 = reg__1 + __ad_t22;
-                __ad_cell_reg_20 = reg__2;
-                __ad_d_cell_reg_20 = __ad_seed_cell_reg_20;
-                let mut __ad_d_reg__2: f64 = __ad_d_cell_reg_20;
-                __ad_d_cell_reg_20 = 0.0;
-                let __ad_p_reg__2 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
-                let mut __ad_d_reg__1: f64 = __ad_d_reg__2 * __ad_p_reg__2.0;
-                let mut __ad_d_t22: f64 = __ad_d_reg__2 * __ad_p_reg__2.1;
-                let __ad_p_t22 = ::autograd::__private::rules::mul(
-                    __ad_t21,
-                    __ad_t21,
-                    0.0,
-                );
-                let mut __ad_d_t21: f64 = __ad_d_t22 * __ad_p_t22.0;
-                __ad_d_t21 += __ad_d_t22 * __ad_p_t22.1;
-                d_w[i] += __ad_d_t21;
-                __ad_d_cell_reg_20 += __ad_d_reg__1;
+            if let (Some(__ad_row_d_w_3),) = (
+                ::autograd::__private::row_mut(&mut d_w[..], 0usize, w.len()),
+            ) {
+                for i in 0..w.len() {
+                    let reg__1 = __ad_cell_reg_20;
+                    let __ad_t21 = w[i];
+                    let __ad_t22 = __ad_t21 * __ad_t21;
+                    let reg__2 = reg__1 + __ad_t22;
+                    __ad_cell_reg_20 = reg__2;
+                    __ad_d_cell_reg_20 = __ad_seed_cell_reg_20;
+                    let mut __ad_d_reg__2: f64 = __ad_d_cell_reg_20;
+                    __ad_d_cell_reg_20 = 0.0;
+                    let __ad_p_reg__2 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
+                    let mut __ad_d_reg__1: f64 = __ad_d_reg__2 * __ad_p_reg__2.0;
+                    let mut __ad_d_t22: f64 = __ad_d_reg__2 * __ad_p_reg__2.1;
+                    let __ad_p_t22 = ::autograd::__private::rules::mul(
+                        __ad_t21,
+                        __ad_t21,
+                        0.0,
+                    );
+                    let mut __ad_d_t21: f64 = __ad_d_t22 * __ad_p_t22.0;
+                    __ad_d_t21 += __ad_d_t22 * __ad_p_t22.1;
+                    __ad_row_d_w_3[i] += __ad_d_t21;
+                    __ad_d_cell_reg_20 += __ad_d_reg__1;
+                }
+            } else {
+                for i in 0..w.len() {
+                    let reg__1 = __ad_cell_reg_20;
+                    let __ad_t21 = w[i];
+                    let __ad_t22 = __ad_t21 * __ad_t21;
+                    let reg__2 = reg__1 + __ad_t22;
+                    __ad_cell_reg_20 = reg__2;
+                    __ad_d_cell_reg_20 = __ad_seed_cell_reg_20;
+                    let mut __ad_d_reg__2: f64 = __ad_d_cell_reg_20;
+                    __ad_d_cell_reg_20 = 0.0;
+                    let __ad_p_reg__2 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
+                    let mut __ad_d_reg__1: f64 = __ad_d_reg__2 * __ad_p_reg__2.0;
+                    let mut __ad_d_t22: f64 = __ad_d_reg__2 * __ad_p_reg__2.1;
+                    let __ad_p_t22 = ::autograd::__private::rules::mul(
+                        __ad_t21,
+                        __ad_t21,
+                        0.0,
+                    );
+                    let mut __ad_d_t21: f64 = __ad_d_t22 * __ad_p_t22.0;
+                    __ad_d_t21 += __ad_d_t22 * __ad_p_t22.1;
+                    d_w[i] += __ad_d_t21;
+                    __ad_d_cell_reg_20 += __ad_d_reg__1;
+                }
             }
         }
         let reg__3 = __ad_cell_reg_20;
@@ -345,12 +611,39 @@ fn mlp_loss_adjoint(
             for j in 0..16 {
                 let a = w[32 + j];
                 let mut __ad_cell_a_2 = a;
-                for k in 0..2 {
-                    let a__1 = __ad_cell_a_2;
-                    let __ad_t3 = w[j * 2 + k];
-                    let __ad_t4 = __ad_t3 * (xs[2 * s + k]);
-                    let a__2 = a__1 + __ad_t4;
-                    __ad_cell_a_2 = a__2;
+                if let (Some(__ad_row_w), Some(__ad_row_xs)) = (
+                    ::autograd::__private::row(
+                        &w[..],
+                        ::autograd::__private::index::mul(j, 2usize),
+                        ::autograd::__private::index::add(
+                            ::autograd::__private::index::mul(j, 2usize),
+                            2usize,
+                        ),
+                    ),
+                    ::autograd::__private::row(
+                        &xs[..],
+                        ::autograd::__private::index::mul(2usize, s),
+                        ::autograd::__private::index::add(
+                            ::autograd::__private::index::mul(2usize, s),
+                            2usize,
+                        ),
+                    ),
+                ) {
+                    for k in 0..2 {
+                        let a__1 = __ad_cell_a_2;
+                        let __ad_t3 = __ad_row_w[k];
+                        let __ad_t4 = __ad_t3 * (__ad_row_xs[k]);
+                        let a__2 = a__1 + __ad_t4;
+                        __ad_cell_a_2 = a__2;
+                    }
+                } else {
+                    for k in 0..2 {
+                        let a__1 = __ad_cell_a_2;
+                        let __ad_t3 = w[j * 2 + k];
+                        let __ad_t4 = __ad_t3 * (xs[2 * s + k]);
+                        let a__2 = a__1 + __ad_t4;
+                        __ad_cell_a_2 = a__2;
+                    }
                 }
                 __ad_exits_cell_a_2[j as usize] = __ad_cell_a_2;
                 let a__3 = __ad_cell_a_2;
@@ -361,13 +654,40 @@ fn mlp_loss_adjoint(
             for j__1 in 0..16 {
                 let a__4 = w[304 + j__1];
                 let mut __ad_cell_a_7 = a__4;
-                for k__1 in 0..16 {
-                    let a__5 = __ad_cell_a_7;
-                    let __ad_t8 = w[48 + j__1 * 16 + k__1];
-                    let __ad_t9 = h1[k__1];
-                    let __ad_t10 = __ad_t8 * __ad_t9;
-                    let a__6 = a__5 + __ad_t10;
-                    __ad_cell_a_7 = a__6;
+                if let (Some(__ad_row_h1), Some(__ad_row_w_1)) = (
+                    ::autograd::__private::row(&h1[..], 0usize, 16usize),
+                    ::autograd::__private::row(
+                        &w[..],
+                        ::autograd::__private::index::add(
+                            48usize,
+                            ::autograd::__private::index::mul(j__1, 16usize),
+                        ),
+                        ::autograd::__private::index::add(
+                            ::autograd::__private::index::add(
+                                48usize,
+                                ::autograd::__private::index::mul(j__1, 16usize),
+                            ),
+                            16usize,
+                        ),
+                    ),
+                ) {
+                    for k__1 in 0..16 {
+                        let a__5 = __ad_cell_a_7;
+                        let __ad_t8 = __ad_row_w_1[k__1];
+                        let __ad_t9 = __ad_row_h1[k__1];
+                        let __ad_t10 = __ad_t8 * __ad_t9;
+                        let a__6 = a__5 + __ad_t10;
+                        __ad_cell_a_7 = a__6;
+                    }
+                } else {
+                    for k__1 in 0..16 {
+                        let a__5 = __ad_cell_a_7;
+                        let __ad_t8 = w[48 + j__1 * 16 + k__1];
+                        let __ad_t9 = h1[k__1];
+                        let __ad_t10 = __ad_t8 * __ad_t9;
+                        let a__6 = a__5 + __ad_t10;
+                        __ad_cell_a_7 = a__6;
+                    }
                 }
                 __ad_exits_cell_a_7[j__1 as usize] = __ad_cell_a_7;
                 let a__7 = __ad_cell_a_7;
@@ -376,13 +696,27 @@ fn mlp_loss_adjoint(
             }
             let out = w[336];
             let mut __ad_cell_out_13 = out;
-            for k__2 in 0..16 {
-                let out__1 = __ad_cell_out_13;
-                let __ad_t14 = w[320 + k__2];
-                let __ad_t15 = h2[k__2];
-                let __ad_t16 = __ad_t14 * __ad_t15;
-                let out__2 = out__1 + __ad_t16;
-                __ad_cell_out_13 = out__2;
+            if let (Some(__ad_row_h2), Some(__ad_row_w_2)) = (
+                ::autograd::__private::row(&h2[..], 0usize, 16usize),
+                ::autograd::__private::row(&w[..], 320usize, 336usize),
+            ) {
+                for k__2 in 0..16 {
+                    let out__1 = __ad_cell_out_13;
+                    let __ad_t14 = __ad_row_w_2[k__2];
+                    let __ad_t15 = __ad_row_h2[k__2];
+                    let __ad_t16 = __ad_t14 * __ad_t15;
+                    let out__2 = out__1 + __ad_t16;
+                    __ad_cell_out_13 = out__2;
+                }
+            } else {
+                for k__2 in 0..16 {
+                    let out__1 = __ad_cell_out_13;
+                    let __ad_t14 = w[320 + k__2];
+                    let __ad_t15 = h2[k__2];
+                    let __ad_t16 = __ad_t14 * __ad_t15;
+                    let out__2 = out__1 + __ad_t16;
+                    __ad_cell_out_13 = out__2;
+                }
             }
             let out__3 = __ad_cell_out_13;
             let __ad_t17 = (ys[s]) * out__3;
@@ -408,28 +742,72 @@ fn mlp_loss_adjoint(
             __ad_d_cell_out_13 += __ad_d_out__3;
             let __ad_seed_cell_out_13: f64 = __ad_d_cell_out_13;
             if __ad_seed_cell_out_13 != 0.0 {
-                for k__2 in 0..16 {
-                    __ad_d_cell_out_13 = __ad_seed_cell_out_13;
-                    let out__1 = __ad_cell_out_13;
-                    let __ad_t14 = w[320 + k__2];
-                    let __ad_t15 = h2[k__2];
-                    let __ad_t16 = __ad_t14 * __ad_t15;
-                    let out__2 = out__1 + __ad_t16;
-                    let mut __ad_d_out__2: f64 = __ad_d_cell_out_13;
-                    __ad_d_cell_out_13 = 0.0;
-                    let __ad_p_out__2 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
-                    let mut __ad_d_out__1: f64 = __ad_d_out__2 * __ad_p_out__2.0;
-                    let mut __ad_d_t16: f64 = __ad_d_out__2 * __ad_p_out__2.1;
-                    let __ad_p_t16 = ::autograd::__private::rules::mul(
-                        __ad_t14,
-                        __ad_t15,
-                        0.0,
-                    );
-                    let mut __ad_d_t14: f64 = __ad_d_t16 * __ad_p_t16.0;
-                    let mut __ad_d_t15: f64 = __ad_d_t16 * __ad_p_t16.1;
-                    __ad_d_h2[k__2] += __ad_d_t15;
-                    d_w[320 + k__2] += __ad_d_t14;
-                    __ad_d_cell_out_13 += __ad_d_out__1;
+                if let (
+                    Some(__ad_row_d_h2),
+                    Some(__ad_row_d_w),
+                    Some(__ad_row_h2_1),
+                    Some(__ad_row_w_3),
+                ) = (
+                    ::autograd::__private::row_mut(&mut __ad_d_h2[..], 0usize, 16usize),
+                    ::autograd::__private::row_mut(&mut d_w[..], 320usize, 336usize),
+                    ::autograd::__private::row(&h2[..], 0usize, 16usize),
+                    ::autograd::__private::row(&w[..], 320usize, 336usize),
+                ) {
+                    for k__2 in 0..16 {
+                        __ad_d_cell_out_13 = __ad_seed_cell_out_13;
+                        let out__1 = __ad_cell_out_13;
+                        let __ad_t14 = __ad_row_w_3[k__2];
+                        let __ad_t15 = __ad_row_h2_1[k__2];
+                        let __ad_t16 = __ad_t14 * __ad_t15;
+                        let out__2 = out__1 + __ad_t16;
+                        let mut __ad_d_out__2: f64 = __ad_d_cell_out_13;
+                        __ad_d_cell_out_13 = 0.0;
+                        let __ad_p_out__2 = ::autograd::__private::rules::add(
+                            0.0,
+                            0.0,
+                            0.0,
+                        );
+                        let mut __ad_d_out__1: f64 = __ad_d_out__2 * __ad_p_out__2.0;
+                        let mut __ad_d_t16: f64 = __ad_d_out__2 * __ad_p_out__2.1;
+                        let __ad_p_t16 = ::autograd::__private::rules::mul(
+                            __ad_t14,
+                            __ad_t15,
+                            0.0,
+                        );
+                        let mut __ad_d_t14: f64 = __ad_d_t16 * __ad_p_t16.0;
+                        let mut __ad_d_t15: f64 = __ad_d_t16 * __ad_p_t16.1;
+                        __ad_row_d_h2[k__2] += __ad_d_t15;
+                        __ad_row_d_w[k__2] += __ad_d_t14;
+                        __ad_d_cell_out_13 += __ad_d_out__1;
+                    }
+                } else {
+                    for k__2 in 0..16 {
+                        __ad_d_cell_out_13 = __ad_seed_cell_out_13;
+                        let out__1 = __ad_cell_out_13;
+                        let __ad_t14 = w[320 + k__2];
+                        let __ad_t15 = h2[k__2];
+                        let __ad_t16 = __ad_t14 * __ad_t15;
+                        let out__2 = out__1 + __ad_t16;
+                        let mut __ad_d_out__2: f64 = __ad_d_cell_out_13;
+                        __ad_d_cell_out_13 = 0.0;
+                        let __ad_p_out__2 = ::autograd::__private::rules::add(
+                            0.0,
+                            0.0,
+                            0.0,
+                        );
+                        let mut __ad_d_out__1: f64 = __ad_d_out__2 * __ad_p_out__2.0;
+                        let mut __ad_d_t16: f64 = __ad_d_out__2 * __ad_p_out__2.1;
+                        let __ad_p_t16 = ::autograd::__private::rules::mul(
+                            __ad_t14,
+                            __ad_t15,
+                            0.0,
+                        );
+                        let mut __ad_d_t14: f64 = __ad_d_t16 * __ad_p_t16.0;
+                        let mut __ad_d_t15: f64 = __ad_d_t16 * __ad_p_t16.1;
+                        __ad_d_h2[k__2] += __ad_d_t15;
+                        d_w[320 + k__2] += __ad_d_t14;
+                        __ad_d_cell_out_13 += __ad_d_out__1;
+                    }
                 }
             }
             __ad_d_cell_out_13 = __ad_seed_cell_out_13;
@@ -451,32 +829,102 @@ fn mlp_loss_adjoint(
                 __ad_d_cell_a_7 += __ad_d_a__7;
                 let __ad_seed_cell_a_7: f64 = __ad_d_cell_a_7;
                 if __ad_seed_cell_a_7 != 0.0 {
-                    for k__1 in 0..16 {
-                        __ad_d_cell_a_7 = __ad_seed_cell_a_7;
-                        let a__5 = __ad_cell_a_7;
-                        let __ad_t8 = w[48 + j__1 * 16 + k__1];
-                        let __ad_t9 = h1[k__1];
-                        let __ad_t10 = __ad_t8 * __ad_t9;
-                        let a__6 = a__5 + __ad_t10;
-                        let mut __ad_d_a__6: f64 = __ad_d_cell_a_7;
-                        __ad_d_cell_a_7 = 0.0;
-                        let __ad_p_a__6 = ::autograd::__private::rules::add(
-                            0.0,
-                            0.0,
-                            0.0,
-                        );
-                        let mut __ad_d_a__5: f64 = __ad_d_a__6 * __ad_p_a__6.0;
-                        let mut __ad_d_t10: f64 = __ad_d_a__6 * __ad_p_a__6.1;
-                        let __ad_p_t10 = ::autograd::__private::rules::mul(
-                            __ad_t8,
-                            __ad_t9,
-                            0.0,
-                        );
-                        let mut __ad_d_t8: f64 = __ad_d_t10 * __ad_p_t10.0;
-                        let mut __ad_d_t9: f64 = __ad_d_t10 * __ad_p_t10.1;
-                        __ad_d_h1[k__1] += __ad_d_t9;
-                        d_w[48 + j__1 * 16 + k__1] += __ad_d_t8;
-                        __ad_d_cell_a_7 += __ad_d_a__5;
+                    if let (
+                        Some(__ad_row_d_h1),
+                        Some(__ad_row_d_w_1),
+                        Some(__ad_row_h1_1),
+                        Some(__ad_row_w_4),
+                    ) = (
+                        ::autograd::__private::row_mut(
+                            &mut __ad_d_h1[..],
+                            0usize,
+                            16usize,
+                        ),
+                        ::autograd::__private::row_mut(
+                            &mut d_w[..],
+                            ::autograd::__private::index::add(
+                                48usize,
+                                ::autograd::__private::index::mul(j__1, 16usize),
+                            ),
+                            ::autograd::__private::index::add(
+                                ::autograd::__private::index::add(
+                                    48usize,
+                                    ::autograd::__private::index::mul(j__1, 16usize),
+                                ),
+                                16usize,
+                            ),
+                        ),
+                        ::autograd::__private::row(&h1[..], 0usize, 16usize),
+                        ::autograd::__private::row(
+                            &w[..],
+                            ::autograd::__private::index::add(
+                                48usize,
+                                ::autograd::__private::index::mul(j__1, 16usize),
+                            ),
+                            ::autograd::__private::index::add(
+                                ::autograd::__private::index::add(
+                                    48usize,
+                                    ::autograd::__private::index::mul(j__1, 16usize),
+                                ),
+                                16usize,
+                            ),
+                        ),
+                    ) {
+                        for k__1 in 0..16 {
+                            __ad_d_cell_a_7 = __ad_seed_cell_a_7;
+                            let a__5 = __ad_cell_a_7;
+                            let __ad_t8 = __ad_row_w_4[k__1];
+                            let __ad_t9 = __ad_row_h1_1[k__1];
+                            let __ad_t10 = __ad_t8 * __ad_t9;
+                            let a__6 = a__5 + __ad_t10;
+                            let mut __ad_d_a__6: f64 = __ad_d_cell_a_7;
+                            __ad_d_cell_a_7 = 0.0;
+                            let __ad_p_a__6 = ::autograd::__private::rules::add(
+                                0.0,
+                                0.0,
+                                0.0,
+                            );
+                            let mut __ad_d_a__5: f64 = __ad_d_a__6 * __ad_p_a__6.0;
+                            let mut __ad_d_t10: f64 = __ad_d_a__6 * __ad_p_a__6.1;
+                            let __ad_p_t10 = ::autograd::__private::rules::mul(
+                                __ad_t8,
+                                __ad_t9,
+                                0.0,
+                            );
+                            let mut __ad_d_t8: f64 = __ad_d_t10 * __ad_p_t10.0;
+                            let mut __ad_d_t9: f64 = __ad_d_t10 * __ad_p_t10.1;
+                            __ad_row_d_h1[k__1] += __ad_d_t9;
+                            __ad_row_d_w_1[k__1] += __ad_d_t8;
+                            __ad_d_cell_a_7 += __ad_d_a__5;
+                        }
+                    } else {
+                        for k__1 in 0..16 {
+                            __ad_d_cell_a_7 = __ad_seed_cell_a_7;
+                            let a__5 = __ad_cell_a_7;
+                            let __ad_t8 = w[48 + j__1 * 16 + k__1];
+                            let __ad_t9 = h1[k__1];
+                            let __ad_t10 = __ad_t8 * __ad_t9;
+                            let a__6 = a__5 + __ad_t10;
+                            let mut __ad_d_a__6: f64 = __ad_d_cell_a_7;
+                            __ad_d_cell_a_7 = 0.0;
+                            let __ad_p_a__6 = ::autograd::__private::rules::add(
+                                0.0,
+                                0.0,
+                                0.0,
+                            );
+                            let mut __ad_d_a__5: f64 = __ad_d_a__6 * __ad_p_a__6.0;
+                            let mut __ad_d_t10: f64 = __ad_d_a__6 * __ad_p_a__6.1;
+                            let __ad_p_t10 = ::autograd::__private::rules::mul(
+                                __ad_t8,
+                                __ad_t9,
+                                0.0,
+                            );
+                            let mut __ad_d_t8: f64 = __ad_d_t10 * __ad_p_t10.0;
+                            let mut __ad_d_t9: f64 = __ad_d_t10 * __ad_p_t10.1;
+                            __ad_d_h1[k__1] += __ad_d_t9;
+                            d_w[48 + j__1 * 16 + k__1] += __ad_d_t8;
+                            __ad_d_cell_a_7 += __ad_d_a__5;
+                        }
                     }
                 }
                 __ad_d_cell_a_7 = __ad_seed_cell_a_7;
@@ -499,30 +947,87 @@ fn mlp_loss_adjoint(
                 __ad_d_cell_a_2 += __ad_d_a__3;
                 let __ad_seed_cell_a_2: f64 = __ad_d_cell_a_2;
                 if __ad_seed_cell_a_2 != 0.0 {
-                    for k in 0..2 {
-                        __ad_d_cell_a_2 = __ad_seed_cell_a_2;
-                        let a__1 = __ad_cell_a_2;
-                        let __ad_t3 = w[j * 2 + k];
-                        let __ad_t4 = __ad_t3 * (xs[2 * s + k]);
-                        let a__2 = a__1 + __ad_t4;
-                        let mut __ad_d_a__2: f64 = __ad_d_cell_a_2;
-                        __ad_d_cell_a_2 = 0.0;
-                        let __ad_p_a__2 = ::autograd::__private::rules::add(
-                            0.0,
-                            0.0,
-                            0.0,
-                        );
-                        let mut __ad_d_a__1: f64 = __ad_d_a__2 * __ad_p_a__2.0;
-                        let mut __ad_d_t4: f64 = __ad_d_a__2 * __ad_p_a__2.1;
-                        let mut __ad_d_t3: f64 = __ad_d_t4
-                            * ::autograd::__private::rules::mul(
-                                    0.0,
-                                    (xs[2 * s + k]),
-                                    0.0,
-                                )
-                                .0;
-                        d_w[j * 2 + k] += __ad_d_t3;
-                        __ad_d_cell_a_2 += __ad_d_a__1;
+                    if let (
+                        Some(__ad_row_d_w_2),
+                        Some(__ad_row_w_5),
+                        Some(__ad_row_xs_1),
+                    ) = (
+                        ::autograd::__private::row_mut(
+                            &mut d_w[..],
+                            ::autograd::__private::index::mul(j, 2usize),
+                            ::autograd::__private::index::add(
+                                ::autograd::__private::index::mul(j, 2usize),
+                                2usize,
+                            ),
+                        ),
+                        ::autograd::__private::row(
+                            &w[..],
+                            ::autograd::__private::index::mul(j, 2usize),
+                            ::autograd::__private::index::add(
+                                ::autograd::__private::index::mul(j, 2usize),
+                                2usize,
+                            ),
+                        ),
+                        ::autograd::__private::row(
+                            &xs[..],
+                            ::autograd::__private::index::mul(2usize, s),
+                            ::autograd::__private::index::add(
+                                ::autograd::__private::index::mul(2usize, s),
+                                2usize,
+                            ),
+                        ),
+                    ) {
+                        for k in 0..2 {
+                            __ad_d_cell_a_2 = __ad_seed_cell_a_2;
+                            let a__1 = __ad_cell_a_2;
+                            let __ad_t3 = __ad_row_w_5[k];
+                            let __ad_t4 = __ad_t3 * (__ad_row_xs_1[k]);
+                            let a__2 = a__1 + __ad_t4;
+                            let mut __ad_d_a__2: f64 = __ad_d_cell_a_2;
+                            __ad_d_cell_a_2 = 0.0;
+                            let __ad_p_a__2 = ::autograd::__private::rules::add(
+                                0.0,
+                                0.0,
+                                0.0,
+                            );
+                            let mut __ad_d_a__1: f64 = __ad_d_a__2 * __ad_p_a__2.0;
+                            let mut __ad_d_t4: f64 = __ad_d_a__2 * __ad_p_a__2.1;
+                            let mut __ad_d_t3: f64 = __ad_d_t4
+                                * ::autograd::__private::rules::mul(
+                                        0.0,
+                                        (__ad_row_xs_1[k]),
+                                        0.0,
+                                    )
+                                    .0;
+                            __ad_row_d_w_2[k] += __ad_d_t3;
+                            __ad_d_cell_a_2 += __ad_d_a__1;
+                        }
+                    } else {
+                        for k in 0..2 {
+                            __ad_d_cell_a_2 = __ad_seed_cell_a_2;
+                            let a__1 = __ad_cell_a_2;
+                            let __ad_t3 = w[j * 2 + k];
+                            let __ad_t4 = __ad_t3 * (xs[2 * s + k]);
+                            let a__2 = a__1 + __ad_t4;
+                            let mut __ad_d_a__2: f64 = __ad_d_cell_a_2;
+                            __ad_d_cell_a_2 = 0.0;
+                            let __ad_p_a__2 = ::autograd::__private::rules::add(
+                                0.0,
+                                0.0,
+                                0.0,
+                            );
+                            let mut __ad_d_a__1: f64 = __ad_d_a__2 * __ad_p_a__2.0;
+                            let mut __ad_d_t4: f64 = __ad_d_a__2 * __ad_p_a__2.1;
+                            let mut __ad_d_t3: f64 = __ad_d_t4
+                                * ::autograd::__private::rules::mul(
+                                        0.0,
+                                        (xs[2 * s + k]),
+                                        0.0,
+                                    )
+                                    .0;
+                            d_w[j * 2 + k] += __ad_d_t3;
+                            __ad_d_cell_a_2 += __ad_d_a__1;
+                        }
                     }
                 }
                 __ad_d_cell_a_2 = __ad_seed_cell_a_2;
@@ -539,23 +1044,54 @@ fn mlp_loss_adjoint(
     let __ad_seed_cell_reg_20: f64 = d_out * (1e-4);
     {
         let mut __ad_d_cell_reg_20: f64;
-        for i in 0..w.len() {
-            let reg__1 = __ad_cell_reg_20;
-            let __ad_t21 = w[i];
-            let __ad_t22 = __ad_t21 * __ad_t21;
-            let reg__2 = reg__1 + __ad_t22;
-            __ad_cell_reg_20 = reg__2;
-            __ad_d_cell_reg_20 = __ad_seed_cell_reg_20;
-            let mut __ad_d_reg__2: f64 = __ad_d_cell_reg_20;
-            __ad_d_cell_reg_20 = 0.0;
-            let __ad_p_reg__2 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
-            let mut __ad_d_reg__1: f64 = __ad_d_reg__2 * __ad_p_reg__2.0;
-            let mut __ad_d_t22: f64 = __ad_d_reg__2 * __ad_p_reg__2.1;
-            let __ad_p_t22 = ::autograd::__private::rules::mul(__ad_t21, __ad_t21, 0.0);
-            let mut __ad_d_t21: f64 = __ad_d_t22 * __ad_p_t22.0;
-            __ad_d_t21 += __ad_d_t22 * __ad_p_t22.1;
-            d_w[i] += __ad_d_t21;
-            __ad_d_cell_reg_20 += __ad_d_reg__1;
+        if let (Some(__ad_row_d_w_3),) = (
+            ::autograd::__private::row_mut(&mut d_w[..], 0usize, w.len()),
+        ) {
+            for i in 0..w.len() {
+                let reg__1 = __ad_cell_reg_20;
+                let __ad_t21 = w[i];
+                let __ad_t22 = __ad_t21 * __ad_t21;
+                let reg__2 = reg__1 + __ad_t22;
+                __ad_cell_reg_20 = reg__2;
+                __ad_d_cell_reg_20 = __ad_seed_cell_reg_20;
+                let mut __ad_d_reg__2: f64 = __ad_d_cell_reg_20;
+                __ad_d_cell_reg_20 = 0.0;
+                let __ad_p_reg__2 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
+                let mut __ad_d_reg__1: f64 = __ad_d_reg__2 * __ad_p_reg__2.0;
+                let mut __ad_d_t22: f64 = __ad_d_reg__2 * __ad_p_reg__2.1;
+                let __ad_p_t22 = ::autograd::__private::rules::mul(
+                    __ad_t21,
+                    __ad_t21,
+                    0.0,
+                );
+                let mut __ad_d_t21: f64 = __ad_d_t22 * __ad_p_t22.0;
+                __ad_d_t21 += __ad_d_t22 * __ad_p_t22.1;
+                __ad_row_d_w_3[i] += __ad_d_t21;
+                __ad_d_cell_reg_20 += __ad_d_reg__1;
+            }
+        } else {
+            for i in 0..w.len() {
+                let reg__1 = __ad_cell_reg_20;
+                let __ad_t21 = w[i];
+                let __ad_t22 = __ad_t21 * __ad_t21;
+                let reg__2 = reg__1 + __ad_t22;
+                __ad_cell_reg_20 = reg__2;
+                __ad_d_cell_reg_20 = __ad_seed_cell_reg_20;
+                let mut __ad_d_reg__2: f64 = __ad_d_cell_reg_20;
+                __ad_d_cell_reg_20 = 0.0;
+                let __ad_p_reg__2 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
+                let mut __ad_d_reg__1: f64 = __ad_d_reg__2 * __ad_p_reg__2.0;
+                let mut __ad_d_t22: f64 = __ad_d_reg__2 * __ad_p_reg__2.1;
+                let __ad_p_t22 = ::autograd::__private::rules::mul(
+                    __ad_t21,
+                    __ad_t21,
+                    0.0,
+                );
+                let mut __ad_d_t21: f64 = __ad_d_t22 * __ad_p_t22.0;
+                __ad_d_t21 += __ad_d_t22 * __ad_p_t22.1;
+                d_w[i] += __ad_d_t21;
+                __ad_d_cell_reg_20 += __ad_d_reg__1;
+            }
         }
     }
     let reg__3 = __ad_cell_reg_20;

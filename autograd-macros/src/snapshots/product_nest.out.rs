@@ -49,12 +49,19 @@ fn product_grad(
                 for j in 0..n {
                     let s: f64 = 0.0;
                     let mut __ad_cell_s_0 = s;
-                    if let (Some(__ad_row),) = (
-                        ::autograd::__private::row(&a[..], i * n, 0, n),
+                    if let (Some(__ad_row_a),) = (
+                        ::autograd::__private::row(
+                            &a[..],
+                            ::autograd::__private::index::mul(i, n),
+                            ::autograd::__private::index::add(
+                                ::autograd::__private::index::mul(i, n),
+                                n,
+                            ),
+                        ),
                     ) {
                         for k in 0..n {
                             let s__1 = __ad_cell_s_0;
-                            let __ad_t1 = __ad_row[k];
+                            let __ad_t1 = __ad_row_a[k];
                             let __ad_t2 = b[k * n + j];
                             let __ad_t3 = __ad_t1 * __ad_t2;
                             let s__2 = s__1 + __ad_t3;
@@ -85,25 +92,67 @@ fn product_grad(
         let __ad_d_c = &mut __ad_own_d_c[..];
         {
             let mut __ad_d_cell_out_5: f64;
-            for i__1 in 0..n * n {
-                let out__1 = __ad_cell_out_5;
-                let __ad_t6 = c[i__1];
-                let __ad_t7 = __ad_t6;
-                let __ad_t8 = __ad_t6 * __ad_t7;
-                let out__2 = out__1 + __ad_t8;
-                __ad_cell_out_5 = out__2;
-                __ad_d_cell_out_5 = __ad_seed_cell_out_5;
-                let mut __ad_d_out__2: f64 = __ad_d_cell_out_5;
-                __ad_d_cell_out_5 = 0.0;
-                let __ad_p_out__2 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
-                let mut __ad_d_out__1: f64 = __ad_d_out__2 * __ad_p_out__2.0;
-                let mut __ad_d_t8: f64 = __ad_d_out__2 * __ad_p_out__2.1;
-                let __ad_p_t8 = ::autograd::__private::rules::mul(__ad_t6, __ad_t7, 0.0);
-                let mut __ad_d_t6: f64 = __ad_d_t8 * __ad_p_t8.0;
-                let mut __ad_d_t7: f64 = __ad_d_t8 * __ad_p_t8.1;
-                __ad_d_t6 += __ad_d_t7;
-                __ad_d_c[i__1] += __ad_d_t6;
-                __ad_d_cell_out_5 += __ad_d_out__1;
+            if let (Some(__ad_row_d_c), Some(__ad_row_c)) = (
+                ::autograd::__private::row_mut(
+                    &mut __ad_d_c[..],
+                    0usize,
+                    ::autograd::__private::index::mul(n, n),
+                ),
+                ::autograd::__private::row(
+                    &c[..],
+                    0usize,
+                    ::autograd::__private::index::mul(n, n),
+                ),
+            ) {
+                for i__1 in 0..n * n {
+                    let out__1 = __ad_cell_out_5;
+                    let __ad_t6 = __ad_row_c[i__1];
+                    let __ad_t7 = __ad_t6;
+                    let __ad_t8 = __ad_t6 * __ad_t7;
+                    let out__2 = out__1 + __ad_t8;
+                    __ad_cell_out_5 = out__2;
+                    __ad_d_cell_out_5 = __ad_seed_cell_out_5;
+                    let mut __ad_d_out__2: f64 = __ad_d_cell_out_5;
+                    __ad_d_cell_out_5 = 0.0;
+                    let __ad_p_out__2 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
+                    let mut __ad_d_out__1: f64 = __ad_d_out__2 * __ad_p_out__2.0;
+                    let mut __ad_d_t8: f64 = __ad_d_out__2 * __ad_p_out__2.1;
+                    let __ad_p_t8 = ::autograd::__private::rules::mul(
+                        __ad_t6,
+                        __ad_t7,
+                        0.0,
+                    );
+                    let mut __ad_d_t6: f64 = __ad_d_t8 * __ad_p_t8.0;
+                    let mut __ad_d_t7: f64 = __ad_d_t8 * __ad_p_t8.1;
+                    __ad_d_t6 += __ad_d_t7;
+                    __ad_row_d_c[i__1] += __ad_d_t6;
+                    __ad_d_cell_out_5 += __ad_d_out__1;
+                }
+            } else {
+                for i__1 in 0..n * n {
+                    let out__1 = __ad_cell_out_5;
+                    let __ad_t6 = c[i__1];
+                    let __ad_t7 = __ad_t6;
+                    let __ad_t8 = __ad_t6 * __ad_t7;
+                    let out__2 = out__1 + __ad_t8;
+                    __ad_cell_out_5 = out__2;
+                    __ad_d_cell_out_5 = __ad_seed_cell_out_5;
+                    let mut __ad_d_out__2: f64 = __ad_d_cell_out_5;
+                    __ad_d_cell_out_5 = 0.0;
+                    let __ad_p_out__2 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
+                    let mut __ad_d_out__1: f64 = __ad_d_out__2 * __ad_p_out__2.0;
+                    let mut __ad_d_t8: f64 = __ad_d_out__2 * __ad_p_out__2.1;
+                    let __ad_p_t8 = ::autograd::__private::rules::mul(
+                        __ad_t6,
+                        __ad_t7,
+                        0.0,
+                    );
+                    let mut __ad_d_t6: f64 = __ad_d_t8 * __ad_p_t8.0;
+                    let mut __ad_d_t7: f64 = __ad_d_t8 * __ad_p_t8.1;
+                    __ad_d_t6 += __ad_d_t7;
+                    __ad_d_c[i__1] += __ad_d_t6;
+                    __ad_d_cell_out_5 += __ad_d_out__1;
+                }
             }
         }
         let out__3 = __ad_cell_out_5;
@@ -123,29 +172,73 @@ fn product_grad(
                         * ::autograd::__private::rules::tanh(s__3, __ad_t4);
                     __ad_d_cell_s_0 += __ad_d_s__3;
                     let __ad_seed_cell_s_0: f64 = __ad_d_cell_s_0;
-                    for k in 0..n {
-                        __ad_d_cell_s_0 = __ad_seed_cell_s_0;
-                        let __ad_t1 = a[i * n + k];
-                        let __ad_t2 = b[k * n + j];
-                        let mut __ad_d_s__2: f64 = __ad_d_cell_s_0;
-                        __ad_d_cell_s_0 = 0.0;
-                        let __ad_p_s__2 = ::autograd::__private::rules::add(
-                            0.0,
-                            0.0,
-                            0.0,
-                        );
-                        let mut __ad_d_s__1: f64 = __ad_d_s__2 * __ad_p_s__2.0;
-                        let mut __ad_d_t3: f64 = __ad_d_s__2 * __ad_p_s__2.1;
-                        let __ad_p_t3 = ::autograd::__private::rules::mul(
-                            __ad_t1,
-                            __ad_t2,
-                            0.0,
-                        );
-                        let mut __ad_d_t1: f64 = __ad_d_t3 * __ad_p_t3.0;
-                        let mut __ad_d_t2: f64 = __ad_d_t3 * __ad_p_t3.1;
-                        d_b[k * n + j] += __ad_d_t2;
-                        d_a[i * n + k] += __ad_d_t1;
-                        __ad_d_cell_s_0 += __ad_d_s__1;
+                    if let (Some(__ad_row_a_1), Some(__ad_row_d_a)) = (
+                        ::autograd::__private::row(
+                            &a[..],
+                            ::autograd::__private::index::mul(i, n),
+                            ::autograd::__private::index::add(
+                                ::autograd::__private::index::mul(i, n),
+                                n,
+                            ),
+                        ),
+                        ::autograd::__private::row_mut(
+                            &mut d_a[..],
+                            ::autograd::__private::index::mul(i, n),
+                            ::autograd::__private::index::add(
+                                ::autograd::__private::index::mul(i, n),
+                                n,
+                            ),
+                        ),
+                    ) {
+                        for k in 0..n {
+                            __ad_d_cell_s_0 = __ad_seed_cell_s_0;
+                            let __ad_t1 = __ad_row_a_1[k];
+                            let __ad_t2 = b[k * n + j];
+                            let mut __ad_d_s__2: f64 = __ad_d_cell_s_0;
+                            __ad_d_cell_s_0 = 0.0;
+                            let __ad_p_s__2 = ::autograd::__private::rules::add(
+                                0.0,
+                                0.0,
+                                0.0,
+                            );
+                            let mut __ad_d_s__1: f64 = __ad_d_s__2 * __ad_p_s__2.0;
+                            let mut __ad_d_t3: f64 = __ad_d_s__2 * __ad_p_s__2.1;
+                            let __ad_p_t3 = ::autograd::__private::rules::mul(
+                                __ad_t1,
+                                __ad_t2,
+                                0.0,
+                            );
+                            let mut __ad_d_t1: f64 = __ad_d_t3 * __ad_p_t3.0;
+                            let mut __ad_d_t2: f64 = __ad_d_t3 * __ad_p_t3.1;
+                            d_b[k * n + j] += __ad_d_t2;
+                            __ad_row_d_a[k] += __ad_d_t1;
+                            __ad_d_cell_s_0 += __ad_d_s__1;
+                        }
+                    } else {
+                        for k in 0..n {
+                            __ad_d_cell_s_0 = __ad_seed_cell_s_0;
+                            let __ad_t1 = a[i * n + k];
+                            let __ad_t2 = b[k * n + j];
+                            let mut __ad_d_s__2: f64 = __ad_d_cell_s_0;
+                            __ad_d_cell_s_0 = 0.0;
+                            let __ad_p_s__2 = ::autograd::__private::rules::add(
+                                0.0,
+                                0.0,
+                                0.0,
+                            );
+                            let mut __ad_d_s__1: f64 = __ad_d_s__2 * __ad_p_s__2.0;
+                            let mut __ad_d_t3: f64 = __ad_d_s__2 * __ad_p_s__2.1;
+                            let __ad_p_t3 = ::autograd::__private::rules::mul(
+                                __ad_t1,
+                                __ad_t2,
+                                0.0,
+                            );
+                            let mut __ad_d_t1: f64 = __ad_d_t3 * __ad_p_t3.0;
+                            let mut __ad_d_t2: f64 = __ad_d_t3 * __ad_p_t3.1;
+                            d_b[k * n + j] += __ad_d_t2;
+                            d_a[i * n + k] += __ad_d_t1;
+                            __ad_d_cell_s_0 += __ad_d_s__1;
+                        }
                     }
                     __ad_d_cell_s_0 = __ad_seed_cell_s_0;
                 }
@@ -199,12 +292,19 @@ fn product_adjoint(
             for j in 0..n {
                 let s: f64 = 0.0;
                 let mut __ad_cell_s_0 = s;
-                if let (Some(__ad_row),) = (
-                    ::autograd::__private::row(&a[..], i * n, 0, n),
+                if let (Some(__ad_row_a),) = (
+                    ::autograd::__private::row(
+                        &a[..],
+                        ::autograd::__private::index::mul(i, n),
+                        ::autograd::__private::index::add(
+                            ::autograd::__private::index::mul(i, n),
+                            n,
+                        ),
+                    ),
                 ) {
                     for k in 0..n {
                         let s__1 = __ad_cell_s_0;
-                        let __ad_t1 = __ad_row[k];
+                        let __ad_t1 = __ad_row_a[k];
                         let __ad_t2 = b[k * n + j];
                         let __ad_t3 = __ad_t1 * __ad_t2;
                         let s__2 = s__1 + __ad_t3;
@@ -235,25 +335,59 @@ fn product_adjoint(
     let __ad_d_c = &mut __ad_own_d_c[..];
     {
         let mut __ad_d_cell_out_5: f64;
-        for i__1 in 0..n * n {
-            let out__1 = __ad_cell_out_5;
-            let __ad_t6 = c[i__1];
-            let __ad_t7 = __ad_t6;
-            let __ad_t8 = __ad_t6 * __ad_t7;
-            let out__2 = out__1 + __ad_t8;
-            __ad_cell_out_5 = out__2;
-            __ad_d_cell_out_5 = __ad_seed_cell_out_5;
-            let mut __ad_d_out__2: f64 = __ad_d_cell_out_5;
-            __ad_d_cell_out_5 = 0.0;
-            let __ad_p_out__2 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
-            let mut __ad_d_out__1: f64 = __ad_d_out__2 * __ad_p_out__2.0;
-            let mut __ad_d_t8: f64 = __ad_d_out__2 * __ad_p_out__2.1;
-            let __ad_p_t8 = ::autograd::__private::rules::mul(__ad_t6, __ad_t7, 0.0);
-            let mut __ad_d_t6: f64 = __ad_d_t8 * __ad_p_t8.0;
-            let mut __ad_d_t7: f64 = __ad_d_t8 * __ad_p_t8.1;
-            __ad_d_t6 += __ad_d_t7;
-            __ad_d_c[i__1] += __ad_d_t6;
-            __ad_d_cell_out_5 += __ad_d_out__1;
+        if let (Some(__ad_row_d_c), Some(__ad_row_c)) = (
+            ::autograd::__private::row_mut(
+                &mut __ad_d_c[..],
+                0usize,
+                ::autograd::__private::index::mul(n, n),
+            ),
+            ::autograd::__private::row(
+                &c[..],
+                0usize,
+                ::autograd::__private::index::mul(n, n),
+            ),
+        ) {
+            for i__1 in 0..n * n {
+                let out__1 = __ad_cell_out_5;
+                let __ad_t6 = __ad_row_c[i__1];
+                let __ad_t7 = __ad_t6;
+                let __ad_t8 = __ad_t6 * __ad_t7;
+                let out__2 = out__1 + __ad_t8;
+                __ad_cell_out_5 = out__2;
+                __ad_d_cell_out_5 = __ad_seed_cell_out_5;
+                let mut __ad_d_out__2: f64 = __ad_d_cell_out_5;
+                __ad_d_cell_out_5 = 0.0;
+                let __ad_p_out__2 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
+                let mut __ad_d_out__1: f64 = __ad_d_out__2 * __ad_p_out__2.0;
+                let mut __ad_d_t8: f64 = __ad_d_out__2 * __ad_p_out__2.1;
+                let __ad_p_t8 = ::autograd::__private::rules::mul(__ad_t6, __ad_t7, 0.0);
+                let mut __ad_d_t6: f64 = __ad_d_t8 * __ad_p_t8.0;
+                let mut __ad_d_t7: f64 = __ad_d_t8 * __ad_p_t8.1;
+                __ad_d_t6 += __ad_d_t7;
+                __ad_row_d_c[i__1] += __ad_d_t6;
+                __ad_d_cell_out_5 += __ad_d_out__1;
+            }
+        } else {
+            for i__1 in 0..n * n {
+                let out__1 = __ad_cell_out_5;
+                let __ad_t6 = c[i__1];
+                let __ad_t7 = __ad_t6;
+                let __ad_t8 = __ad_t6 * __ad_t7;
+                let out__2 = out__1 + __ad_t8;
+                __ad_cell_out_5 = out__2;
+                __ad_d_cell_out_5 = __ad_seed_cell_out_5;
+                let mut __ad_d_out__2: f64 = __ad_d_cell_out_5;
+                __ad_d_cell_out_5 = 0.0;
+                let __ad_p_out__2 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
+                let mut __ad_d_out__1: f64 = __ad_d_out__2 * __ad_p_out__2.0;
+                let mut __ad_d_t8: f64 = __ad_d_out__2 * __ad_p_out__2.1;
+                let __ad_p_t8 = ::autograd::__private::rules::mul(__ad_t6, __ad_t7, 0.0);
+                let mut __ad_d_t6: f64 = __ad_d_t8 * __ad_p_t8.0;
+                let mut __ad_d_t7: f64 = __ad_d_t8 * __ad_p_t8.1;
+                __ad_d_t6 += __ad_d_t7;
+                __ad_d_c[i__1] += __ad_d_t6;
+                __ad_d_cell_out_5 += __ad_d_out__1;
+            }
         }
     }
     let out__3 = __ad_cell_out_5;
@@ -273,25 +407,73 @@ fn product_adjoint(
                     * ::autograd::__private::rules::tanh(s__3, __ad_t4);
                 __ad_d_cell_s_0 += __ad_d_s__3;
                 let __ad_seed_cell_s_0: f64 = __ad_d_cell_s_0;
-                for k in 0..n {
-                    __ad_d_cell_s_0 = __ad_seed_cell_s_0;
-                    let __ad_t1 = a[i * n + k];
-                    let __ad_t2 = b[k * n + j];
-                    let mut __ad_d_s__2: f64 = __ad_d_cell_s_0;
-                    __ad_d_cell_s_0 = 0.0;
-                    let __ad_p_s__2 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
-                    let mut __ad_d_s__1: f64 = __ad_d_s__2 * __ad_p_s__2.0;
-                    let mut __ad_d_t3: f64 = __ad_d_s__2 * __ad_p_s__2.1;
-                    let __ad_p_t3 = ::autograd::__private::rules::mul(
-                        __ad_t1,
-                        __ad_t2,
-                        0.0,
-                    );
-                    let mut __ad_d_t1: f64 = __ad_d_t3 * __ad_p_t3.0;
-                    let mut __ad_d_t2: f64 = __ad_d_t3 * __ad_p_t3.1;
-                    d_b[k * n + j] += __ad_d_t2;
-                    d_a[i * n + k] += __ad_d_t1;
-                    __ad_d_cell_s_0 += __ad_d_s__1;
+                if let (Some(__ad_row_a_1), Some(__ad_row_d_a)) = (
+                    ::autograd::__private::row(
+                        &a[..],
+                        ::autograd::__private::index::mul(i, n),
+                        ::autograd::__private::index::add(
+                            ::autograd::__private::index::mul(i, n),
+                            n,
+                        ),
+                    ),
+                    ::autograd::__private::row_mut(
+                        &mut d_a[..],
+                        ::autograd::__private::index::mul(i, n),
+                        ::autograd::__private::index::add(
+                            ::autograd::__private::index::mul(i, n),
+                            n,
+                        ),
+                    ),
+                ) {
+                    for k in 0..n {
+                        __ad_d_cell_s_0 = __ad_seed_cell_s_0;
+                        let __ad_t1 = __ad_row_a_1[k];
+                        let __ad_t2 = b[k * n + j];
+                        let mut __ad_d_s__2: f64 = __ad_d_cell_s_0;
+                        __ad_d_cell_s_0 = 0.0;
+                        let __ad_p_s__2 = ::autograd::__private::rules::add(
+                            0.0,
+                            0.0,
+                            0.0,
+                        );
+                        let mut __ad_d_s__1: f64 = __ad_d_s__2 * __ad_p_s__2.0;
+                        let mut __ad_d_t3: f64 = __ad_d_s__2 * __ad_p_s__2.1;
+                        let __ad_p_t3 = ::autograd::__private::rules::mul(
+                            __ad_t1,
+                            __ad_t2,
+                            0.0,
+                        );
+                        let mut __ad_d_t1: f64 = __ad_d_t3 * __ad_p_t3.0;
+                        let mut __ad_d_t2: f64 = __ad_d_t3 * __ad_p_t3.1;
+                        d_b[k * n + j] += __ad_d_t2;
+                        __ad_row_d_a[k] += __ad_d_t1;
+                        __ad_d_cell_s_0 += __ad_d_s__1;
+                    }
+                } else {
+                    for k in 0..n {
+                        __ad_d_cell_s_0 = __ad_seed_cell_s_0;
+                        let __ad_t1 = a[i * n + k];
+                        let __ad_t2 = b[k * n + j];
+                        let mut __ad_d_s__2: f64 = __ad_d_cell_s_0;
+                        __ad_d_cell_s_0 = 0.0;
+                        let __ad_p_s__2 = ::autograd::__private::rules::add(
+                            0.0,
+                            0.0,
+                            0.0,
+                        );
+                        let mut __ad_d_s__1: f64 = __ad_d_s__2 * __ad_p_s__2.0;
+                        let mut __ad_d_t3: f64 = __ad_d_s__2 * __ad_p_s__2.1;
+                        let __ad_p_t3 = ::autograd::__private::rules::mul(
+                            __ad_t1,
+                            __ad_t2,
+                            0.0,
+                        );
+                        let mut __ad_d_t1: f64 = __ad_d_t3 * __ad_p_t3.0;
+                        let mut __ad_d_t2: f64 = __ad_d_t3 * __ad_p_t3.1;
+                        d_b[k * n + j] += __ad_d_t2;
+                        d_a[i * n + k] += __ad_d_t1;
+                        __ad_d_cell_s_0 += __ad_d_s__1;
+                    }
                 }
                 __ad_d_cell_s_0 = __ad_seed_cell_s_0;
             }

@@ -50,13 +50,21 @@ fn trisolve_grad(
             for i in 0..n {
                 let s = b[i];
                 let mut __ad_cell_s_1 = s;
-                if let (Some(__ad_row),) = (
-                    ::autograd::__private::row(&l[..], i * n, 0, i),
+                if let (Some(__ad_row_l), Some(__ad_row_y)) = (
+                    ::autograd::__private::row(
+                        &l[..],
+                        ::autograd::__private::index::mul(i, n),
+                        ::autograd::__private::index::add(
+                            ::autograd::__private::index::mul(i, n),
+                            i,
+                        ),
+                    ),
+                    ::autograd::__private::row(&y[..], 0usize, i),
                 ) {
                     for j in 0..i {
                         let s__1 = __ad_cell_s_1;
-                        let __ad_t2 = __ad_row[j];
-                        let __ad_t3 = y[j];
+                        let __ad_t2 = __ad_row_l[j];
+                        let __ad_t3 = __ad_row_y[j];
                         let __ad_t4 = __ad_t2 * __ad_t3;
                         let s__2 = s__1 - __ad_t4;
                         __ad_cell_s_1 = s__2;
@@ -89,32 +97,67 @@ fn trisolve_grad(
         let __ad_d_y = &mut __ad_own_d_y[..];
         {
             let mut __ad_d_cell_out_7: f64;
-            for i__1 in 0..n {
-                let out__1 = __ad_cell_out_7;
-                let __ad_t8 = y[i__1];
-                let __ad_t9 = 0.5 * __ad_t8;
-                let __ad_t10 = __ad_t8;
-                let __ad_t11 = __ad_t9 * __ad_t10;
-                let out__2 = out__1 + __ad_t11;
-                __ad_cell_out_7 = out__2;
-                __ad_d_cell_out_7 = __ad_seed_cell_out_7;
-                let mut __ad_d_out__2: f64 = __ad_d_cell_out_7;
-                __ad_d_cell_out_7 = 0.0;
-                let __ad_p_out__2 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
-                let mut __ad_d_out__1: f64 = __ad_d_out__2 * __ad_p_out__2.0;
-                let mut __ad_d_t11: f64 = __ad_d_out__2 * __ad_p_out__2.1;
-                let __ad_p_t11 = ::autograd::__private::rules::mul(
-                    __ad_t9,
-                    __ad_t10,
-                    0.0,
-                );
-                let mut __ad_d_t9: f64 = __ad_d_t11 * __ad_p_t11.0;
-                let mut __ad_d_t10: f64 = __ad_d_t11 * __ad_p_t11.1;
-                let mut __ad_d_t8: f64 = __ad_d_t10;
-                __ad_d_t8
-                    += __ad_d_t9 * ::autograd::__private::rules::mul(0.5, 0.0, 0.0).1;
-                __ad_d_y[i__1] += __ad_d_t8;
-                __ad_d_cell_out_7 += __ad_d_out__1;
+            if let (Some(__ad_row_d_y), Some(__ad_row_y_1)) = (
+                ::autograd::__private::row_mut(&mut __ad_d_y[..], 0usize, n),
+                ::autograd::__private::row(&y[..], 0usize, n),
+            ) {
+                for i__1 in 0..n {
+                    let out__1 = __ad_cell_out_7;
+                    let __ad_t8 = __ad_row_y_1[i__1];
+                    let __ad_t9 = 0.5 * __ad_t8;
+                    let __ad_t10 = __ad_t8;
+                    let __ad_t11 = __ad_t9 * __ad_t10;
+                    let out__2 = out__1 + __ad_t11;
+                    __ad_cell_out_7 = out__2;
+                    __ad_d_cell_out_7 = __ad_seed_cell_out_7;
+                    let mut __ad_d_out__2: f64 = __ad_d_cell_out_7;
+                    __ad_d_cell_out_7 = 0.0;
+                    let __ad_p_out__2 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
+                    let mut __ad_d_out__1: f64 = __ad_d_out__2 * __ad_p_out__2.0;
+                    let mut __ad_d_t11: f64 = __ad_d_out__2 * __ad_p_out__2.1;
+                    let __ad_p_t11 = ::autograd::__private::rules::mul(
+                        __ad_t9,
+                        __ad_t10,
+                        0.0,
+                    );
+                    let mut __ad_d_t9: f64 = __ad_d_t11 * __ad_p_t11.0;
+                    let mut __ad_d_t10: f64 = __ad_d_t11 * __ad_p_t11.1;
+                    let mut __ad_d_t8: f64 = __ad_d_t10;
+                    __ad_d_t8
+                        += __ad_d_t9
+                            * ::autograd::__private::rules::mul(0.5, 0.0, 0.0).1;
+                    __ad_row_d_y[i__1] += __ad_d_t8;
+                    __ad_d_cell_out_7 += __ad_d_out__1;
+                }
+            } else {
+                for i__1 in 0..n {
+                    let out__1 = __ad_cell_out_7;
+                    let __ad_t8 = y[i__1];
+                    let __ad_t9 = 0.5 * __ad_t8;
+                    let __ad_t10 = __ad_t8;
+                    let __ad_t11 = __ad_t9 * __ad_t10;
+                    let out__2 = out__1 + __ad_t11;
+                    __ad_cell_out_7 = out__2;
+                    __ad_d_cell_out_7 = __ad_seed_cell_out_7;
+                    let mut __ad_d_out__2: f64 = __ad_d_cell_out_7;
+                    __ad_d_cell_out_7 = 0.0;
+                    let __ad_p_out__2 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
+                    let mut __ad_d_out__1: f64 = __ad_d_out__2 * __ad_p_out__2.0;
+                    let mut __ad_d_t11: f64 = __ad_d_out__2 * __ad_p_out__2.1;
+                    let __ad_p_t11 = ::autograd::__private::rules::mul(
+                        __ad_t9,
+                        __ad_t10,
+                        0.0,
+                    );
+                    let mut __ad_d_t9: f64 = __ad_d_t11 * __ad_p_t11.0;
+                    let mut __ad_d_t10: f64 = __ad_d_t11 * __ad_p_t11.1;
+                    let mut __ad_d_t8: f64 = __ad_d_t10;
+                    __ad_d_t8
+                        += __ad_d_t9
+                            * ::autograd::__private::rules::mul(0.5, 0.0, 0.0).1;
+                    __ad_d_y[i__1] += __ad_d_t8;
+                    __ad_d_cell_out_7 += __ad_d_out__1;
+                }
             }
         }
         let out__3 = __ad_cell_out_7;
@@ -143,25 +186,80 @@ fn trisolve_grad(
                 d_l[i * n + i] += __ad_d_t5;
                 __ad_d_cell_s_1 += __ad_d_s__3;
                 let __ad_seed_cell_s_1: f64 = __ad_d_cell_s_1;
-                for j in 0..i {
-                    __ad_d_cell_s_1 = __ad_seed_cell_s_1;
-                    let __ad_t2 = l[i * n + j];
-                    let __ad_t3 = y[j];
-                    let mut __ad_d_s__2: f64 = __ad_d_cell_s_1;
-                    __ad_d_cell_s_1 = 0.0;
-                    let __ad_p_s__2 = ::autograd::__private::rules::sub(0.0, 0.0, 0.0);
-                    let mut __ad_d_s__1: f64 = __ad_d_s__2 * __ad_p_s__2.0;
-                    let mut __ad_d_t4: f64 = __ad_d_s__2 * __ad_p_s__2.1;
-                    let __ad_p_t4 = ::autograd::__private::rules::mul(
-                        __ad_t2,
-                        __ad_t3,
-                        0.0,
-                    );
-                    let mut __ad_d_t2: f64 = __ad_d_t4 * __ad_p_t4.0;
-                    let mut __ad_d_t3: f64 = __ad_d_t4 * __ad_p_t4.1;
-                    __ad_d_y[j] += __ad_d_t3;
-                    d_l[i * n + j] += __ad_d_t2;
-                    __ad_d_cell_s_1 += __ad_d_s__1;
+                if let (
+                    Some(__ad_row_d_y_1),
+                    Some(__ad_row_d_l),
+                    Some(__ad_row_l_1),
+                    Some(__ad_row_y_2),
+                ) = (
+                    ::autograd::__private::row_mut(&mut __ad_d_y[..], 0usize, i),
+                    ::autograd::__private::row_mut(
+                        &mut d_l[..],
+                        ::autograd::__private::index::mul(i, n),
+                        ::autograd::__private::index::add(
+                            ::autograd::__private::index::mul(i, n),
+                            i,
+                        ),
+                    ),
+                    ::autograd::__private::row(
+                        &l[..],
+                        ::autograd::__private::index::mul(i, n),
+                        ::autograd::__private::index::add(
+                            ::autograd::__private::index::mul(i, n),
+                            i,
+                        ),
+                    ),
+                    ::autograd::__private::row(&y[..], 0usize, i),
+                ) {
+                    for j in 0..i {
+                        __ad_d_cell_s_1 = __ad_seed_cell_s_1;
+                        let __ad_t2 = __ad_row_l_1[j];
+                        let __ad_t3 = __ad_row_y_2[j];
+                        let mut __ad_d_s__2: f64 = __ad_d_cell_s_1;
+                        __ad_d_cell_s_1 = 0.0;
+                        let __ad_p_s__2 = ::autograd::__private::rules::sub(
+                            0.0,
+                            0.0,
+                            0.0,
+                        );
+                        let mut __ad_d_s__1: f64 = __ad_d_s__2 * __ad_p_s__2.0;
+                        let mut __ad_d_t4: f64 = __ad_d_s__2 * __ad_p_s__2.1;
+                        let __ad_p_t4 = ::autograd::__private::rules::mul(
+                            __ad_t2,
+                            __ad_t3,
+                            0.0,
+                        );
+                        let mut __ad_d_t2: f64 = __ad_d_t4 * __ad_p_t4.0;
+                        let mut __ad_d_t3: f64 = __ad_d_t4 * __ad_p_t4.1;
+                        __ad_row_d_y_1[j] += __ad_d_t3;
+                        __ad_row_d_l[j] += __ad_d_t2;
+                        __ad_d_cell_s_1 += __ad_d_s__1;
+                    }
+                } else {
+                    for j in 0..i {
+                        __ad_d_cell_s_1 = __ad_seed_cell_s_1;
+                        let __ad_t2 = l[i * n + j];
+                        let __ad_t3 = y[j];
+                        let mut __ad_d_s__2: f64 = __ad_d_cell_s_1;
+                        __ad_d_cell_s_1 = 0.0;
+                        let __ad_p_s__2 = ::autograd::__private::rules::sub(
+                            0.0,
+                            0.0,
+                            0.0,
+                        );
+                        let mut __ad_d_s__1: f64 = __ad_d_s__2 * __ad_p_s__2.0;
+                        let mut __ad_d_t4: f64 = __ad_d_s__2 * __ad_p_s__2.1;
+                        let __ad_p_t4 = ::autograd::__private::rules::mul(
+                            __ad_t2,
+                            __ad_t3,
+                            0.0,
+                        );
+                        let mut __ad_d_t2: f64 = __ad_d_t4 * __ad_p_t4.0;
+                        let mut __ad_d_t3: f64 = __ad_d_t4 * __ad_p_t4.1;
+                        __ad_d_y[j] += __ad_d_t3;
+                        d_l[i * n + j] += __ad_d_t2;
+                        __ad_d_cell_s_1 += __ad_d_s__1;
+                    }
                 }
                 __ad_d_cell_s_1 = __ad_seed_cell_s_1;
                 let mut __ad_d_s: f64 = __ad_d_cell_s_1;
@@ -218,13 +316,21 @@ fn trisolve_adjoint(
         for i in 0..n {
             let s = b[i];
             let mut __ad_cell_s_1 = s;
-            if let (Some(__ad_row),) = (
-                ::autograd::__private::row(&l[..], i * n, 0, i),
+            if let (Some(__ad_row_l), Some(__ad_row_y)) = (
+                ::autograd::__private::row(
+                    &l[..],
+                    ::autograd::__private::index::mul(i, n),
+                    ::autograd::__private::index::add(
+                        ::autograd::__private::index::mul(i, n),
+                        i,
+                    ),
+                ),
+                ::autograd::__private::row(&y[..], 0usize, i),
             ) {
                 for j in 0..i {
                     let s__1 = __ad_cell_s_1;
-                    let __ad_t2 = __ad_row[j];
-                    let __ad_t3 = y[j];
+                    let __ad_t2 = __ad_row_l[j];
+                    let __ad_t3 = __ad_row_y[j];
                     let __ad_t4 = __ad_t2 * __ad_t3;
                     let s__2 = s__1 - __ad_t4;
                     __ad_cell_s_1 = s__2;
@@ -257,27 +363,65 @@ fn trisolve_adjoint(
     let __ad_d_y = &mut __ad_own_d_y[..];
     {
         let mut __ad_d_cell_out_7: f64;
-        for i__1 in 0..n {
-            let out__1 = __ad_cell_out_7;
-            let __ad_t8 = y[i__1];
-            let __ad_t9 = 0.5 * __ad_t8;
-            let __ad_t10 = __ad_t8;
-            let __ad_t11 = __ad_t9 * __ad_t10;
-            let out__2 = out__1 + __ad_t11;
-            __ad_cell_out_7 = out__2;
-            __ad_d_cell_out_7 = __ad_seed_cell_out_7;
-            let mut __ad_d_out__2: f64 = __ad_d_cell_out_7;
-            __ad_d_cell_out_7 = 0.0;
-            let __ad_p_out__2 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
-            let mut __ad_d_out__1: f64 = __ad_d_out__2 * __ad_p_out__2.0;
-            let mut __ad_d_t11: f64 = __ad_d_out__2 * __ad_p_out__2.1;
-            let __ad_p_t11 = ::autograd::__private::rules::mul(__ad_t9, __ad_t10, 0.0);
-            let mut __ad_d_t9: f64 = __ad_d_t11 * __ad_p_t11.0;
-            let mut __ad_d_t10: f64 = __ad_d_t11 * __ad_p_t11.1;
-            let mut __ad_d_t8: f64 = __ad_d_t10;
-            __ad_d_t8 += __ad_d_t9 * ::autograd::__private::rules::mul(0.5, 0.0, 0.0).1;
-            __ad_d_y[i__1] += __ad_d_t8;
-            __ad_d_cell_out_7 += __ad_d_out__1;
+        if let (Some(__ad_row_d_y), Some(__ad_row_y_1)) = (
+            ::autograd::__private::row_mut(&mut __ad_d_y[..], 0usize, n),
+            ::autograd::__private::row(&y[..], 0usize, n),
+        ) {
+            for i__1 in 0..n {
+                let out__1 = __ad_cell_out_7;
+                let __ad_t8 = __ad_row_y_1[i__1];
+                let __ad_t9 = 0.5 * __ad_t8;
+                let __ad_t10 = __ad_t8;
+                let __ad_t11 = __ad_t9 * __ad_t10;
+                let out__2 = out__1 + __ad_t11;
+                __ad_cell_out_7 = out__2;
+                __ad_d_cell_out_7 = __ad_seed_cell_out_7;
+                let mut __ad_d_out__2: f64 = __ad_d_cell_out_7;
+                __ad_d_cell_out_7 = 0.0;
+                let __ad_p_out__2 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
+                let mut __ad_d_out__1: f64 = __ad_d_out__2 * __ad_p_out__2.0;
+                let mut __ad_d_t11: f64 = __ad_d_out__2 * __ad_p_out__2.1;
+                let __ad_p_t11 = ::autograd::__private::rules::mul(
+                    __ad_t9,
+                    __ad_t10,
+                    0.0,
+                );
+                let mut __ad_d_t9: f64 = __ad_d_t11 * __ad_p_t11.0;
+                let mut __ad_d_t10: f64 = __ad_d_t11 * __ad_p_t11.1;
+                let mut __ad_d_t8: f64 = __ad_d_t10;
+                __ad_d_t8
+                    += __ad_d_t9 * ::autograd::__private::rules::mul(0.5, 0.0, 0.0).1;
+                __ad_row_d_y[i__1] += __ad_d_t8;
+                __ad_d_cell_out_7 += __ad_d_out__1;
+            }
+        } else {
+            for i__1 in 0..n {
+                let out__1 = __ad_cell_out_7;
+                let __ad_t8 = y[i__1];
+                let __ad_t9 = 0.5 * __ad_t8;
+                let __ad_t10 = __ad_t8;
+                let __ad_t11 = __ad_t9 * __ad_t10;
+                let out__2 = out__1 + __ad_t11;
+                __ad_cell_out_7 = out__2;
+                __ad_d_cell_out_7 = __ad_seed_cell_out_7;
+                let mut __ad_d_out__2: f64 = __ad_d_cell_out_7;
+                __ad_d_cell_out_7 = 0.0;
+                let __ad_p_out__2 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
+                let mut __ad_d_out__1: f64 = __ad_d_out__2 * __ad_p_out__2.0;
+                let mut __ad_d_t11: f64 = __ad_d_out__2 * __ad_p_out__2.1;
+                let __ad_p_t11 = ::autograd::__private::rules::mul(
+                    __ad_t9,
+                    __ad_t10,
+                    0.0,
+                );
+                let mut __ad_d_t9: f64 = __ad_d_t11 * __ad_p_t11.0;
+                let mut __ad_d_t10: f64 = __ad_d_t11 * __ad_p_t11.1;
+                let mut __ad_d_t8: f64 = __ad_d_t10;
+                __ad_d_t8
+                    += __ad_d_t9 * ::autograd::__private::rules::mul(0.5, 0.0, 0.0).1;
+                __ad_d_y[i__1] += __ad_d_t8;
+                __ad_d_cell_out_7 += __ad_d_out__1;
+            }
         }
     }
     let out__3 = __ad_cell_out_7;
@@ -302,21 +446,72 @@ fn trisolve_adjoint(
             d_l[i * n + i] += __ad_d_t5;
             __ad_d_cell_s_1 += __ad_d_s__3;
             let __ad_seed_cell_s_1: f64 = __ad_d_cell_s_1;
-            for j in 0..i {
-                __ad_d_cell_s_1 = __ad_seed_cell_s_1;
-                let __ad_t2 = l[i * n + j];
-                let __ad_t3 = y[j];
-                let mut __ad_d_s__2: f64 = __ad_d_cell_s_1;
-                __ad_d_cell_s_1 = 0.0;
-                let __ad_p_s__2 = ::autograd::__private::rules::sub(0.0, 0.0, 0.0);
-                let mut __ad_d_s__1: f64 = __ad_d_s__2 * __ad_p_s__2.0;
-                let mut __ad_d_t4: f64 = __ad_d_s__2 * __ad_p_s__2.1;
-                let __ad_p_t4 = ::autograd::__private::rules::mul(__ad_t2, __ad_t3, 0.0);
-                let mut __ad_d_t2: f64 = __ad_d_t4 * __ad_p_t4.0;
-                let mut __ad_d_t3: f64 = __ad_d_t4 * __ad_p_t4.1;
-                __ad_d_y[j] += __ad_d_t3;
-                d_l[i * n + j] += __ad_d_t2;
-                __ad_d_cell_s_1 += __ad_d_s__1;
+            if let (
+                Some(__ad_row_d_y_1),
+                Some(__ad_row_d_l),
+                Some(__ad_row_l_1),
+                Some(__ad_row_y_2),
+            ) = (
+                ::autograd::__private::row_mut(&mut __ad_d_y[..], 0usize, i),
+                ::autograd::__private::row_mut(
+                    &mut d_l[..],
+                    ::autograd::__private::index::mul(i, n),
+                    ::autograd::__private::index::add(
+                        ::autograd::__private::index::mul(i, n),
+                        i,
+                    ),
+                ),
+                ::autograd::__private::row(
+                    &l[..],
+                    ::autograd::__private::index::mul(i, n),
+                    ::autograd::__private::index::add(
+                        ::autograd::__private::index::mul(i, n),
+                        i,
+                    ),
+                ),
+                ::autograd::__private::row(&y[..], 0usize, i),
+            ) {
+                for j in 0..i {
+                    __ad_d_cell_s_1 = __ad_seed_cell_s_1;
+                    let __ad_t2 = __ad_row_l_1[j];
+                    let __ad_t3 = __ad_row_y_2[j];
+                    let mut __ad_d_s__2: f64 = __ad_d_cell_s_1;
+                    __ad_d_cell_s_1 = 0.0;
+                    let __ad_p_s__2 = ::autograd::__private::rules::sub(0.0, 0.0, 0.0);
+                    let mut __ad_d_s__1: f64 = __ad_d_s__2 * __ad_p_s__2.0;
+                    let mut __ad_d_t4: f64 = __ad_d_s__2 * __ad_p_s__2.1;
+                    let __ad_p_t4 = ::autograd::__private::rules::mul(
+                        __ad_t2,
+                        __ad_t3,
+                        0.0,
+                    );
+                    let mut __ad_d_t2: f64 = __ad_d_t4 * __ad_p_t4.0;
+                    let mut __ad_d_t3: f64 = __ad_d_t4 * __ad_p_t4.1;
+                    __ad_row_d_y_1[j] += __ad_d_t3;
+                    __ad_row_d_l[j] += __ad_d_t2;
+                    __ad_d_cell_s_1 += __ad_d_s__1;
+                }
+            } else {
+                for j in 0..i {
+                    __ad_d_cell_s_1 = __ad_seed_cell_s_1;
+                    let __ad_t2 = l[i * n + j];
+                    let __ad_t3 = y[j];
+                    let mut __ad_d_s__2: f64 = __ad_d_cell_s_1;
+                    __ad_d_cell_s_1 = 0.0;
+                    let __ad_p_s__2 = ::autograd::__private::rules::sub(0.0, 0.0, 0.0);
+                    let mut __ad_d_s__1: f64 = __ad_d_s__2 * __ad_p_s__2.0;
+                    let mut __ad_d_t4: f64 = __ad_d_s__2 * __ad_p_s__2.1;
+                    let __ad_p_t4 = ::autograd::__private::rules::mul(
+                        __ad_t2,
+                        __ad_t3,
+                        0.0,
+                    );
+                    let mut __ad_d_t2: f64 = __ad_d_t4 * __ad_p_t4.0;
+                    let mut __ad_d_t3: f64 = __ad_d_t4 * __ad_p_t4.1;
+                    __ad_d_y[j] += __ad_d_t3;
+                    d_l[i * n + j] += __ad_d_t2;
+                    __ad_d_cell_s_1 += __ad_d_s__1;
+                }
             }
             __ad_d_cell_s_1 = __ad_seed_cell_s_1;
             let mut __ad_d_s: f64 = __ad_d_cell_s_1;

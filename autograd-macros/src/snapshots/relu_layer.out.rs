@@ -52,13 +52,28 @@ fn relu_layer_grad(w: &[f64], x: &[f64], p: usize) -> (f64, ::std::vec::Vec<f64>
                 for j in 0..units {
                     let s: f64 = 0.0;
                     let mut __ad_cell_s_1 = s;
-                    if let (Some(__ad_row),) = (
-                        ::autograd::__private::row(&w[..], j * p, 0, p),
+                    if let (Some(__ad_row_w), Some(__ad_row_x)) = (
+                        ::autograd::__private::row(
+                            &w[..],
+                            ::autograd::__private::index::mul(j, p),
+                            ::autograd::__private::index::add(
+                                ::autograd::__private::index::mul(j, p),
+                                p,
+                            ),
+                        ),
+                        ::autograd::__private::row(
+                            &x[..],
+                            ::autograd::__private::index::mul(i, p),
+                            ::autograd::__private::index::add(
+                                ::autograd::__private::index::mul(i, p),
+                                p,
+                            ),
+                        ),
                     ) {
                         for k in 0..p {
                             let s__1 = __ad_cell_s_1;
-                            let __ad_t2 = __ad_row[k];
-                            let __ad_t3 = __ad_t2 * (x[i * p + k]);
+                            let __ad_t2 = __ad_row_w[k];
+                            let __ad_t3 = __ad_t2 * (__ad_row_x[k]);
                             let s__2 = s__1 + __ad_t3;
                             __ad_cell_s_1 = s__2;
                         }
@@ -80,11 +95,22 @@ fn relu_layer_grad(w: &[f64], x: &[f64], p: usize) -> (f64, ::std::vec::Vec<f64>
             }
             let out: f64 = 0.0;
             let mut __ad_cell_out_5 = out;
-            for j__1 in 0..units {
-                let out__1 = __ad_cell_out_5;
-                let __ad_t6 = hidden[j__1];
-                let out__2 = out__1 + __ad_t6;
-                __ad_cell_out_5 = out__2;
+            if let (Some(__ad_row_hidden),) = (
+                ::autograd::__private::row(&hidden[..], 0usize, units),
+            ) {
+                for j__1 in 0..units {
+                    let out__1 = __ad_cell_out_5;
+                    let __ad_t6 = __ad_row_hidden[j__1];
+                    let out__2 = out__1 + __ad_t6;
+                    __ad_cell_out_5 = out__2;
+                }
+            } else {
+                for j__1 in 0..units {
+                    let out__1 = __ad_cell_out_5;
+                    let __ad_t6 = hidden[j__1];
+                    let out__2 = out__1 + __ad_t6;
+                    __ad_cell_out_5 = out__2;
+                }
             }
             let out__3 = __ad_cell_out_5;
             let out__3 = __ad_record.push(out__3);
@@ -121,15 +147,30 @@ fn relu_layer_grad(w: &[f64], x: &[f64], p: usize) -> (f64, ::std::vec::Vec<f64>
                 += __ad_d_t7 * ::autograd::__private::rules::sub(0.0, 0.0, 0.0).0;
             __ad_d_cell_out_5 += __ad_d_out__3;
             let __ad_seed_cell_out_5: f64 = __ad_d_cell_out_5;
-            for j__1 in 0..units {
-                __ad_d_cell_out_5 = __ad_seed_cell_out_5;
-                let mut __ad_d_out__2: f64 = __ad_d_cell_out_5;
-                __ad_d_cell_out_5 = 0.0;
-                let __ad_p_out__2 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
-                let mut __ad_d_out__1: f64 = __ad_d_out__2 * __ad_p_out__2.0;
-                let mut __ad_d_t6: f64 = __ad_d_out__2 * __ad_p_out__2.1;
-                __ad_d_hidden[j__1] += __ad_d_t6;
-                __ad_d_cell_out_5 += __ad_d_out__1;
+            if let (Some(__ad_row_d_hidden),) = (
+                ::autograd::__private::row_mut(&mut __ad_d_hidden[..], 0usize, units),
+            ) {
+                for j__1 in 0..units {
+                    __ad_d_cell_out_5 = __ad_seed_cell_out_5;
+                    let mut __ad_d_out__2: f64 = __ad_d_cell_out_5;
+                    __ad_d_cell_out_5 = 0.0;
+                    let __ad_p_out__2 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
+                    let mut __ad_d_out__1: f64 = __ad_d_out__2 * __ad_p_out__2.0;
+                    let mut __ad_d_t6: f64 = __ad_d_out__2 * __ad_p_out__2.1;
+                    __ad_row_d_hidden[j__1] += __ad_d_t6;
+                    __ad_d_cell_out_5 += __ad_d_out__1;
+                }
+            } else {
+                for j__1 in 0..units {
+                    __ad_d_cell_out_5 = __ad_seed_cell_out_5;
+                    let mut __ad_d_out__2: f64 = __ad_d_cell_out_5;
+                    __ad_d_cell_out_5 = 0.0;
+                    let __ad_p_out__2 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
+                    let mut __ad_d_out__1: f64 = __ad_d_out__2 * __ad_p_out__2.0;
+                    let mut __ad_d_t6: f64 = __ad_d_out__2 * __ad_p_out__2.1;
+                    __ad_d_hidden[j__1] += __ad_d_t6;
+                    __ad_d_cell_out_5 += __ad_d_out__1;
+                }
             }
             __ad_d_cell_out_5 = __ad_seed_cell_out_5;
             {
@@ -147,26 +188,67 @@ fn relu_layer_grad(w: &[f64], x: &[f64], p: usize) -> (f64, ::std::vec::Vec<f64>
                     if __ad_seed_cell_s_1 != 0.0 {
                         let i = ::core::hint::black_box(i);
                         let j = ::core::hint::black_box(j);
-                        for k in 0..p {
-                            __ad_d_cell_s_1 = __ad_seed_cell_s_1;
-                            let mut __ad_d_s__2: f64 = __ad_d_cell_s_1;
-                            __ad_d_cell_s_1 = 0.0;
-                            let __ad_p_s__2 = ::autograd::__private::rules::add(
-                                0.0,
-                                0.0,
-                                0.0,
-                            );
-                            let mut __ad_d_s__1: f64 = __ad_d_s__2 * __ad_p_s__2.0;
-                            let mut __ad_d_t3: f64 = __ad_d_s__2 * __ad_p_s__2.1;
-                            let mut __ad_d_t2: f64 = __ad_d_t3
-                                * ::autograd::__private::rules::mul(
-                                        0.0,
-                                        (x[i * p + k]),
-                                        0.0,
-                                    )
-                                    .0;
-                            d_w[j * p + k] += __ad_d_t2;
-                            __ad_d_cell_s_1 += __ad_d_s__1;
+                        if let (Some(__ad_row_d_w), Some(__ad_row_x_1)) = (
+                            ::autograd::__private::row_mut(
+                                &mut d_w[..],
+                                ::autograd::__private::index::mul(j, p),
+                                ::autograd::__private::index::add(
+                                    ::autograd::__private::index::mul(j, p),
+                                    p,
+                                ),
+                            ),
+                            ::autograd::__private::row(
+                                &x[..],
+                                ::autograd::__private::index::mul(i, p),
+                                ::autograd::__private::index::add(
+                                    ::autograd::__private::index::mul(i, p),
+                                    p,
+                                ),
+                            ),
+                        ) {
+                            for k in 0..p {
+                                __ad_d_cell_s_1 = __ad_seed_cell_s_1;
+                                let mut __ad_d_s__2: f64 = __ad_d_cell_s_1;
+                                __ad_d_cell_s_1 = 0.0;
+                                let __ad_p_s__2 = ::autograd::__private::rules::add(
+                                    0.0,
+                                    0.0,
+                                    0.0,
+                                );
+                                let mut __ad_d_s__1: f64 = __ad_d_s__2 * __ad_p_s__2.0;
+                                let mut __ad_d_t3: f64 = __ad_d_s__2 * __ad_p_s__2.1;
+                                let mut __ad_d_t2: f64 = __ad_d_t3
+                                    * ::autograd::__private::rules::mul(
+                                            0.0,
+                                            (__ad_row_x_1[k]),
+                                            0.0,
+                                        )
+                                        .0;
+                                __ad_row_d_w[k] += __ad_d_t2;
+                                __ad_d_cell_s_1 += __ad_d_s__1;
+                            }
+                        } else {
+                            for k in 0..p {
+                                __ad_d_cell_s_1 = __ad_seed_cell_s_1;
+                                let mut __ad_d_s__2: f64 = __ad_d_cell_s_1;
+                                __ad_d_cell_s_1 = 0.0;
+                                let __ad_p_s__2 = ::autograd::__private::rules::add(
+                                    0.0,
+                                    0.0,
+                                    0.0,
+                                );
+                                let mut __ad_d_s__1: f64 = __ad_d_s__2 * __ad_p_s__2.0;
+                                let mut __ad_d_t3: f64 = __ad_d_s__2 * __ad_p_s__2.1;
+                                let mut __ad_d_t2: f64 = __ad_d_t3
+                                    * ::autograd::__private::rules::mul(
+                                            0.0,
+                                            (x[i * p + k]),
+                                            0.0,
+                                        )
+                                        .0;
+                                d_w[j * p + k] += __ad_d_t2;
+                                __ad_d_cell_s_1 += __ad_d_s__1;
+                            }
                         }
                     }
                     __ad_d_cell_s_1 = __ad_seed_cell_s_1;
@@ -220,13 +302,28 @@ fn relu_layer_adjoint(
             for j in 0..units {
                 let s: f64 = 0.0;
                 let mut __ad_cell_s_1 = s;
-                if let (Some(__ad_row),) = (
-                    ::autograd::__private::row(&w[..], j * p, 0, p),
+                if let (Some(__ad_row_w), Some(__ad_row_x)) = (
+                    ::autograd::__private::row(
+                        &w[..],
+                        ::autograd::__private::index::mul(j, p),
+                        ::autograd::__private::index::add(
+                            ::autograd::__private::index::mul(j, p),
+                            p,
+                        ),
+                    ),
+                    ::autograd::__private::row(
+                        &x[..],
+                        ::autograd::__private::index::mul(i, p),
+                        ::autograd::__private::index::add(
+                            ::autograd::__private::index::mul(i, p),
+                            p,
+                        ),
+                    ),
                 ) {
                     for k in 0..p {
                         let s__1 = __ad_cell_s_1;
-                        let __ad_t2 = __ad_row[k];
-                        let __ad_t3 = __ad_t2 * (x[i * p + k]);
+                        let __ad_t2 = __ad_row_w[k];
+                        let __ad_t3 = __ad_t2 * (__ad_row_x[k]);
                         let s__2 = s__1 + __ad_t3;
                         __ad_cell_s_1 = s__2;
                     }
@@ -248,11 +345,22 @@ fn relu_layer_adjoint(
         }
         let out: f64 = 0.0;
         let mut __ad_cell_out_5 = out;
-        for j__1 in 0..units {
-            let out__1 = __ad_cell_out_5;
-            let __ad_t6 = hidden[j__1];
-            let out__2 = out__1 + __ad_t6;
-            __ad_cell_out_5 = out__2;
+        if let (Some(__ad_row_hidden),) = (
+            ::autograd::__private::row(&hidden[..], 0usize, units),
+        ) {
+            for j__1 in 0..units {
+                let out__1 = __ad_cell_out_5;
+                let __ad_t6 = __ad_row_hidden[j__1];
+                let out__2 = out__1 + __ad_t6;
+                __ad_cell_out_5 = out__2;
+            }
+        } else {
+            for j__1 in 0..units {
+                let out__1 = __ad_cell_out_5;
+                let __ad_t6 = hidden[j__1];
+                let out__2 = out__1 + __ad_t6;
+                __ad_cell_out_5 = out__2;
+            }
         }
         let out__3 = __ad_cell_out_5;
         let out__3 = __ad_record.push(out__3);
@@ -288,15 +396,30 @@ fn relu_layer_adjoint(
         __ad_d_out__3 += __ad_d_t7 * ::autograd::__private::rules::sub(0.0, 0.0, 0.0).0;
         __ad_d_cell_out_5 += __ad_d_out__3;
         let __ad_seed_cell_out_5: f64 = __ad_d_cell_out_5;
-        for j__1 in 0..units {
-            __ad_d_cell_out_5 = __ad_seed_cell_out_5;
-            let mut __ad_d_out__2: f64 = __ad_d_cell_out_5;
-            __ad_d_cell_out_5 = 0.0;
-            let __ad_p_out__2 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
-            let mut __ad_d_out__1: f64 = __ad_d_out__2 * __ad_p_out__2.0;
-            let mut __ad_d_t6: f64 = __ad_d_out__2 * __ad_p_out__2.1;
-            __ad_d_hidden[j__1] += __ad_d_t6;
-            __ad_d_cell_out_5 += __ad_d_out__1;
+        if let (Some(__ad_row_d_hidden),) = (
+            ::autograd::__private::row_mut(&mut __ad_d_hidden[..], 0usize, units),
+        ) {
+            for j__1 in 0..units {
+                __ad_d_cell_out_5 = __ad_seed_cell_out_5;
+                let mut __ad_d_out__2: f64 = __ad_d_cell_out_5;
+                __ad_d_cell_out_5 = 0.0;
+                let __ad_p_out__2 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
+                let mut __ad_d_out__1: f64 = __ad_d_out__2 * __ad_p_out__2.0;
+                let mut __ad_d_t6: f64 = __ad_d_out__2 * __ad_p_out__2.1;
+                __ad_row_d_hidden[j__1] += __ad_d_t6;
+                __ad_d_cell_out_5 += __ad_d_out__1;
+            }
+        } else {
+            for j__1 in 0..units {
+                __ad_d_cell_out_5 = __ad_seed_cell_out_5;
+                let mut __ad_d_out__2: f64 = __ad_d_cell_out_5;
+                __ad_d_cell_out_5 = 0.0;
+                let __ad_p_out__2 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
+                let mut __ad_d_out__1: f64 = __ad_d_out__2 * __ad_p_out__2.0;
+                let mut __ad_d_t6: f64 = __ad_d_out__2 * __ad_p_out__2.1;
+                __ad_d_hidden[j__1] += __ad_d_t6;
+                __ad_d_cell_out_5 += __ad_d_out__1;
+            }
         }
         __ad_d_cell_out_5 = __ad_seed_cell_out_5;
         {
@@ -314,22 +437,67 @@ fn relu_layer_adjoint(
                 if __ad_seed_cell_s_1 != 0.0 {
                     let i = ::core::hint::black_box(i);
                     let j = ::core::hint::black_box(j);
-                    for k in 0..p {
-                        __ad_d_cell_s_1 = __ad_seed_cell_s_1;
-                        let mut __ad_d_s__2: f64 = __ad_d_cell_s_1;
-                        __ad_d_cell_s_1 = 0.0;
-                        let __ad_p_s__2 = ::autograd::__private::rules::add(
-                            0.0,
-                            0.0,
-                            0.0,
-                        );
-                        let mut __ad_d_s__1: f64 = __ad_d_s__2 * __ad_p_s__2.0;
-                        let mut __ad_d_t3: f64 = __ad_d_s__2 * __ad_p_s__2.1;
-                        let mut __ad_d_t2: f64 = __ad_d_t3
-                            * ::autograd::__private::rules::mul(0.0, (x[i * p + k]), 0.0)
-                                .0;
-                        d_w[j * p + k] += __ad_d_t2;
-                        __ad_d_cell_s_1 += __ad_d_s__1;
+                    if let (Some(__ad_row_d_w), Some(__ad_row_x_1)) = (
+                        ::autograd::__private::row_mut(
+                            &mut d_w[..],
+                            ::autograd::__private::index::mul(j, p),
+                            ::autograd::__private::index::add(
+                                ::autograd::__private::index::mul(j, p),
+                                p,
+                            ),
+                        ),
+                        ::autograd::__private::row(
+                            &x[..],
+                            ::autograd::__private::index::mul(i, p),
+                            ::autograd::__private::index::add(
+                                ::autograd::__private::index::mul(i, p),
+                                p,
+                            ),
+                        ),
+                    ) {
+                        for k in 0..p {
+                            __ad_d_cell_s_1 = __ad_seed_cell_s_1;
+                            let mut __ad_d_s__2: f64 = __ad_d_cell_s_1;
+                            __ad_d_cell_s_1 = 0.0;
+                            let __ad_p_s__2 = ::autograd::__private::rules::add(
+                                0.0,
+                                0.0,
+                                0.0,
+                            );
+                            let mut __ad_d_s__1: f64 = __ad_d_s__2 * __ad_p_s__2.0;
+                            let mut __ad_d_t3: f64 = __ad_d_s__2 * __ad_p_s__2.1;
+                            let mut __ad_d_t2: f64 = __ad_d_t3
+                                * ::autograd::__private::rules::mul(
+                                        0.0,
+                                        (__ad_row_x_1[k]),
+                                        0.0,
+                                    )
+                                    .0;
+                            __ad_row_d_w[k] += __ad_d_t2;
+                            __ad_d_cell_s_1 += __ad_d_s__1;
+                        }
+                    } else {
+                        for k in 0..p {
+                            __ad_d_cell_s_1 = __ad_seed_cell_s_1;
+                            let mut __ad_d_s__2: f64 = __ad_d_cell_s_1;
+                            __ad_d_cell_s_1 = 0.0;
+                            let __ad_p_s__2 = ::autograd::__private::rules::add(
+                                0.0,
+                                0.0,
+                                0.0,
+                            );
+                            let mut __ad_d_s__1: f64 = __ad_d_s__2 * __ad_p_s__2.0;
+                            let mut __ad_d_t3: f64 = __ad_d_s__2 * __ad_p_s__2.1;
+                            let mut __ad_d_t2: f64 = __ad_d_t3
+                                * ::autograd::__private::rules::mul(
+                                        0.0,
+                                        (x[i * p + k]),
+                                        0.0,
+                                    )
+                                    .0;
+                            d_w[j * p + k] += __ad_d_t2;
+                            __ad_d_cell_s_1 += __ad_d_s__1;
+                        }
                     }
                 }
                 __ad_d_cell_s_1 = __ad_seed_cell_s_1;

@@ -30,6 +30,227 @@ pub fn extended_rosenbrock_grad(x: &[f64]) -> (f64, ::std::vec::Vec<f64>) {
         let __ad_seed_cell_sum_0: f64 = d_out;
         {
             let mut __ad_d_cell_sum_0: f64;
+            if let (Some(__ad_row_x), Some(__ad_row_x_1)) = (
+                ::autograd::__private::row(
+                    &x[..],
+                    1usize,
+                    ::autograd::__private::index::add(
+                        ::autograd::__private::index::sub(x.len(), 1usize),
+                        1usize,
+                    ),
+                ),
+                ::autograd::__private::row(
+                    &x[..],
+                    0usize,
+                    ::autograd::__private::index::sub(x.len(), 1usize),
+                ),
+            ) {
+                for i in 0..x.len() - 1 {
+                    let sum__1 = __ad_cell_sum_0;
+                    let __ad_t1 = __ad_row_x[i];
+                    let __ad_t2 = __ad_row_x_1[i];
+                    let __ad_t3 = __ad_t2 * __ad_t2;
+                    let t = __ad_t1 - __ad_t3;
+                    let u = 1.0 - __ad_t2;
+                    let __ad_t6 = 100.0 * t;
+                    let __ad_t7 = __ad_t6 * t;
+                    let __ad_t8 = u * u;
+                    let __ad_t9 = __ad_t7 + __ad_t8;
+                    let sum__2 = sum__1 + __ad_t9;
+                    __ad_cell_sum_0 = sum__2;
+                    __ad_d_cell_sum_0 = __ad_seed_cell_sum_0;
+                    let mut __ad_d_sum__2: f64 = __ad_d_cell_sum_0;
+                    __ad_d_cell_sum_0 = 0.0;
+                    let __ad_p_sum__2 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
+                    let mut __ad_d_sum__1: f64 = __ad_d_sum__2 * __ad_p_sum__2.0;
+                    let mut __ad_d_t9: f64 = __ad_d_sum__2 * __ad_p_sum__2.1;
+                    let __ad_p_t9 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
+                    let mut __ad_d_t7: f64 = __ad_d_t9 * __ad_p_t9.0;
+                    let mut __ad_d_t8: f64 = __ad_d_t9 * __ad_p_t9.1;
+                    let __ad_p_t8 = ::autograd::__private::rules::mul(u, u, 0.0);
+                    let mut __ad_d_u: f64 = __ad_d_t8 * __ad_p_t8.0;
+                    __ad_d_u += __ad_d_t8 * __ad_p_t8.1;
+                    let __ad_p_t7 = ::autograd::__private::rules::mul(__ad_t6, t, 0.0);
+                    let mut __ad_d_t6: f64 = __ad_d_t7 * __ad_p_t7.0;
+                    let mut __ad_d_t: f64 = __ad_d_t7 * __ad_p_t7.1;
+                    __ad_d_t
+                        += __ad_d_t6
+                            * ::autograd::__private::rules::mul(100.0, 0.0, 0.0).1;
+                    let mut __ad_d_t2: f64 = __ad_d_u
+                        * ::autograd::__private::rules::sub(0.0, 0.0, 0.0).1;
+                    let __ad_p_t = ::autograd::__private::rules::sub(0.0, 0.0, 0.0);
+                    let mut __ad_d_t1: f64 = __ad_d_t * __ad_p_t.0;
+                    let mut __ad_d_t3: f64 = __ad_d_t * __ad_p_t.1;
+                    let __ad_p_t3 = ::autograd::__private::rules::mul(
+                        __ad_t2,
+                        __ad_t2,
+                        0.0,
+                    );
+                    __ad_d_t2 += __ad_d_t3 * __ad_p_t3.0;
+                    __ad_d_t2 += __ad_d_t3 * __ad_p_t3.1;
+                    d_x[i] += __ad_d_t2;
+                    ::std::sync::atomic::compiler_fence(
+                        ::std::sync::atomic::Ordering::SeqCst,
+                    );
+                    d_x[i + 1] += __ad_d_t1;
+                    ::std::sync::atomic::compiler_fence(
+                        ::std::sync::atomic::Ordering::SeqCst,
+                    );
+                    __ad_d_cell_sum_0 += __ad_d_sum__1;
+                }
+            } else {
+                for i in 0..x.len() - 1 {
+                    let sum__1 = __ad_cell_sum_0;
+                    let __ad_t1 = x[i + 1];
+                    let __ad_t2 = x[i];
+                    let __ad_t3 = __ad_t2 * __ad_t2;
+                    let t = __ad_t1 - __ad_t3;
+                    let u = 1.0 - __ad_t2;
+                    let __ad_t6 = 100.0 * t;
+                    let __ad_t7 = __ad_t6 * t;
+                    let __ad_t8 = u * u;
+                    let __ad_t9 = __ad_t7 + __ad_t8;
+                    let sum__2 = sum__1 + __ad_t9;
+                    __ad_cell_sum_0 = sum__2;
+                    __ad_d_cell_sum_0 = __ad_seed_cell_sum_0;
+                    let mut __ad_d_sum__2: f64 = __ad_d_cell_sum_0;
+                    __ad_d_cell_sum_0 = 0.0;
+                    let __ad_p_sum__2 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
+                    let mut __ad_d_sum__1: f64 = __ad_d_sum__2 * __ad_p_sum__2.0;
+                    let mut __ad_d_t9: f64 = __ad_d_sum__2 * __ad_p_sum__2.1;
+                    let __ad_p_t9 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
+                    let mut __ad_d_t7: f64 = __ad_d_t9 * __ad_p_t9.0;
+                    let mut __ad_d_t8: f64 = __ad_d_t9 * __ad_p_t9.1;
+                    let __ad_p_t8 = ::autograd::__private::rules::mul(u, u, 0.0);
+                    let mut __ad_d_u: f64 = __ad_d_t8 * __ad_p_t8.0;
+                    __ad_d_u += __ad_d_t8 * __ad_p_t8.1;
+                    let __ad_p_t7 = ::autograd::__private::rules::mul(__ad_t6, t, 0.0);
+                    let mut __ad_d_t6: f64 = __ad_d_t7 * __ad_p_t7.0;
+                    let mut __ad_d_t: f64 = __ad_d_t7 * __ad_p_t7.1;
+                    __ad_d_t
+                        += __ad_d_t6
+                            * ::autograd::__private::rules::mul(100.0, 0.0, 0.0).1;
+                    let mut __ad_d_t2: f64 = __ad_d_u
+                        * ::autograd::__private::rules::sub(0.0, 0.0, 0.0).1;
+                    let __ad_p_t = ::autograd::__private::rules::sub(0.0, 0.0, 0.0);
+                    let mut __ad_d_t1: f64 = __ad_d_t * __ad_p_t.0;
+                    let mut __ad_d_t3: f64 = __ad_d_t * __ad_p_t.1;
+                    let __ad_p_t3 = ::autograd::__private::rules::mul(
+                        __ad_t2,
+                        __ad_t2,
+                        0.0,
+                    );
+                    __ad_d_t2 += __ad_d_t3 * __ad_p_t3.0;
+                    __ad_d_t2 += __ad_d_t3 * __ad_p_t3.1;
+                    d_x[i] += __ad_d_t2;
+                    ::std::sync::atomic::compiler_fence(
+                        ::std::sync::atomic::Ordering::SeqCst,
+                    );
+                    d_x[i + 1] += __ad_d_t1;
+                    ::std::sync::atomic::compiler_fence(
+                        ::std::sync::atomic::Ordering::SeqCst,
+                    );
+                    __ad_d_cell_sum_0 += __ad_d_sum__1;
+                }
+            }
+        }
+        let sum__3 = __ad_cell_sum_0;
+        let mut __ad_d_sum__3: f64 = d_out;
+        let mut __ad_d_cell_sum_0: f64 = 0.0;
+        __ad_d_cell_sum_0 += __ad_d_sum__3;
+        sum__3
+    };
+    (__ad_value, __ad_grad_x)
+}
+/// Reverse-mode adjoint of `extended_rosenbrock`, generated by `#[differentiable]`: returns the value of `extended_rosenbrock` and adds `d_out` times its partial derivative with respect to each of `x` into the matching `d_` argument.
+#[allow(
+    dead_code,
+    unused_variables,
+    unused_mut,
+    unused_parens,
+    unused_assignments,
+    unreachable_code,
+    non_snake_case,
+    clippy::all,
+    clippy::pedantic
+)]
+pub fn extended_rosenbrock_adjoint(x: &[f64], d_out: f64, d_x: &mut [f64]) -> f64 {
+    ::autograd::__private::check_adjoint_len(
+        "extended_rosenbrock_adjoint",
+        "d_x",
+        d_x.len(),
+        "x",
+        x.len(),
+    );
+    let sum: f64 = 0.0;
+    let mut __ad_cell_sum_0 = sum;
+    let __ad_seed_cell_sum_0: f64 = d_out;
+    {
+        let mut __ad_d_cell_sum_0: f64;
+        if let (Some(__ad_row_x), Some(__ad_row_x_1)) = (
+            ::autograd::__private::row(
+                &x[..],
+                1usize,
+                ::autograd::__private::index::add(
+                    ::autograd::__private::index::sub(x.len(), 1usize),
+                    1usize,
+                ),
+            ),
+            ::autograd::__private::row(
+                &x[..],
+                0usize,
+                ::autograd::__private::index::sub(x.len(), 1usize),
+            ),
+        ) {
+            for i in 0..x.len() - 1 {
+                let sum__1 = __ad_cell_sum_0;
+                let __ad_t1 = __ad_row_x[i];
+                let __ad_t2 = __ad_row_x_1[i];
+                let __ad_t3 = __ad_t2 * __ad_t2;
+                let t = __ad_t1 - __ad_t3;
+                let u = 1.0 - __ad_t2;
+                let __ad_t6 = 100.0 * t;
+                let __ad_t7 = __ad_t6 * t;
+                let __ad_t8 = u * u;
+                let __ad_t9 = __ad_t7 + __ad_t8;
+                let sum__2 = sum__1 + __ad_t9;
+                __ad_cell_sum_0 = sum__2;
+                __ad_d_cell_sum_0 = __ad_seed_cell_sum_0;
+                let mut __ad_d_sum__2: f64 = __ad_d_cell_sum_0;
+                __ad_d_cell_sum_0 = 0.0;
+                let __ad_p_sum__2 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
+                let mut __ad_d_sum__1: f64 = __ad_d_sum__2 * __ad_p_sum__2.0;
+                let mut __ad_d_t9: f64 = __ad_d_sum__2 * __ad_p_sum__2.1;
+                let __ad_p_t9 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
+                let mut __ad_d_t7: f64 = __ad_d_t9 * __ad_p_t9.0;
+                let mut __ad_d_t8: f64 = __ad_d_t9 * __ad_p_t9.1;
+                let __ad_p_t8 = ::autograd::__private::rules::mul(u, u, 0.0);
+                let mut __ad_d_u: f64 = __ad_d_t8 * __ad_p_t8.0;
+                __ad_d_u += __ad_d_t8 * __ad_p_t8.1;
+                let __ad_p_t7 = ::autograd::__private::rules::mul(__ad_t6, t, 0.0);
+                let mut __ad_d_t6: f64 = __ad_d_t7 * __ad_p_t7.0;
+                let mut __ad_d_t: f64 = __ad_d_t7 * __ad_p_t7.1;
+                __ad_d_t
+                    += __ad_d_t6 * ::autograd::__private::rules::mul(100.0, 0.0, 0.0).1;
+                let mut __ad_d_t2: f64 = __ad_d_u
+                    * ::autograd::__private::rules::sub(0.0, 0.0, 0.0).1;
+                let __ad_p_t = ::autograd::__private::rules::sub(0.0, 0.0, 0.0);
+                let mut __ad_d_t1: f64 = __ad_d_t * __ad_p_t.0;
+                let mut __ad_d_t3: f64 = __ad_d_t * __ad_p_t.1;
+                let __ad_p_t3 = ::autograd::__private::rules::mul(__ad_t2, __ad_t2, 0.0);
+                __ad_d_t2 += __ad_d_t3 * __ad_p_t3.0;
+                __ad_d_t2 += __ad_d_t3 * __ad_p_t3.1;
+                d_x[i] += __ad_d_t2;
+                ::std::sync::atomic::compiler_fence(
+                    ::std::sync::atomic::Ordering::SeqCst,
+                );
+                d_x[i + 1] += __ad_d_t1;
+                ::std::sync::atomic::compiler_fence(
+                    ::std::sync::atomic::Ordering::SeqCst,
+                );
+                __ad_d_cell_sum_0 += __ad_d_sum__1;
+            }
+        } else {
             for i in 0..x.len() - 1 {
                 let sum__1 = __ad_cell_sum_0;
                 let __ad_t1 = x[i + 1];
@@ -78,82 +299,6 @@ pub fn extended_rosenbrock_grad(x: &[f64]) -> (f64, ::std::vec::Vec<f64>) {
                 );
                 __ad_d_cell_sum_0 += __ad_d_sum__1;
             }
-        }
-        let sum__3 = __ad_cell_sum_0;
-        let mut __ad_d_sum__3: f64 = d_out;
-        let mut __ad_d_cell_sum_0: f64 = 0.0;
-        __ad_d_cell_sum_0 += __ad_d_sum__3;
-        sum__3
-    };
-    (__ad_value, __ad_grad_x)
-}
-/// Reverse-mode adjoint of `extended_rosenbrock`, generated by `#[differentiable]`: returns the value of `extended_rosenbrock` and adds `d_out` times its partial derivative with respect to each of `x` into the matching `d_` argument.
-#[allow(
-    dead_code,
-    unused_variables,
-    unused_mut,
-    unused_parens,
-    unused_assignments,
-    unreachable_code,
-    non_snake_case,
-    clippy::all,
-    clippy::pedantic
-)]
-pub fn extended_rosenbrock_adjoint(x: &[f64], d_out: f64, d_x: &mut [f64]) -> f64 {
-    ::autograd::__private::check_adjoint_len(
-        "extended_rosenbrock_adjoint",
-        "d_x",
-        d_x.len(),
-        "x",
-        x.len(),
-    );
-    let sum: f64 = 0.0;
-    let mut __ad_cell_sum_0 = sum;
-    let __ad_seed_cell_sum_0: f64 = d_out;
-    {
-        let mut __ad_d_cell_sum_0: f64;
-        for i in 0..x.len() - 1 {
-            let sum__1 = __ad_cell_sum_0;
-            let __ad_t1 = x[i + 1];
-            let __ad_t2 = x[i];
-            let __ad_t3 = __ad_t2 * __ad_t2;
-            let t = __ad_t1 - __ad_t3;
-            let u = 1.0 - __ad_t2;
-            let __ad_t6 = 100.0 * t;
-            let __ad_t7 = __ad_t6 * t;
-            let __ad_t8 = u * u;
-            let __ad_t9 = __ad_t7 + __ad_t8;
-            let sum__2 = sum__1 + __ad_t9;
-            __ad_cell_sum_0 = sum__2;
-            __ad_d_cell_sum_0 = __ad_seed_cell_sum_0;
-            let mut __ad_d_sum__2: f64 = __ad_d_cell_sum_0;
-            __ad_d_cell_sum_0 = 0.0;
-            let __ad_p_sum__2 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
-            let mut __ad_d_sum__1: f64 = __ad_d_sum__2 * __ad_p_sum__2.0;
-            let mut __ad_d_t9: f64 = __ad_d_sum__2 * __ad_p_sum__2.1;
-            let __ad_p_t9 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
-            let mut __ad_d_t7: f64 = __ad_d_t9 * __ad_p_t9.0;
-            let mut __ad_d_t8: f64 = __ad_d_t9 * __ad_p_t9.1;
-            let __ad_p_t8 = ::autograd::__private::rules::mul(u, u, 0.0);
-            let mut __ad_d_u: f64 = __ad_d_t8 * __ad_p_t8.0;
-            __ad_d_u += __ad_d_t8 * __ad_p_t8.1;
-            let __ad_p_t7 = ::autograd::__private::rules::mul(__ad_t6, t, 0.0);
-            let mut __ad_d_t6: f64 = __ad_d_t7 * __ad_p_t7.0;
-            let mut __ad_d_t: f64 = __ad_d_t7 * __ad_p_t7.1;
-            __ad_d_t += __ad_d_t6 * ::autograd::__private::rules::mul(100.0, 0.0, 0.0).1;
-            let mut __ad_d_t2: f64 = __ad_d_u
-                * ::autograd::__private::rules::sub(0.0, 0.0, 0.0).1;
-            let __ad_p_t = ::autograd::__private::rules::sub(0.0, 0.0, 0.0);
-            let mut __ad_d_t1: f64 = __ad_d_t * __ad_p_t.0;
-            let mut __ad_d_t3: f64 = __ad_d_t * __ad_p_t.1;
-            let __ad_p_t3 = ::autograd::__private::rules::mul(__ad_t2, __ad_t2, 0.0);
-            __ad_d_t2 += __ad_d_t3 * __ad_p_t3.0;
-            __ad_d_t2 += __ad_d_t3 * __ad_p_t3.1;
-            d_x[i] += __ad_d_t2;
-            ::std::sync::atomic::compiler_fence(::std::sync::atomic::Ordering::SeqCst);
-            d_x[i + 1] += __ad_d_t1;
-            ::std::sync::atomic::compiler_fence(::std::sync::atomic::Ordering::SeqCst);
-            __ad_d_cell_sum_0 += __ad_d_sum__1;
         }
     }
     let sum__3 = __ad_cell_sum_0;

@@ -48,13 +48,29 @@ fn centered_products_grad(
             for c in 0..mu.len() / d {
                 let out__2 = __ad_cell_out_1;
                 __ad_undo_xc.save_span(&xc[..], 0..d);
-                if let (Some(__ad_row),) = (
-                    ::autograd::__private::row(&mu[..], c * d, 0, d),
+                if let (Some(__ad_row_mu), Some(__ad_row_x), Some(__ad_row_xc)) = (
+                    ::autograd::__private::row(
+                        &mu[..],
+                        ::autograd::__private::index::mul(c, d),
+                        ::autograd::__private::index::add(
+                            ::autograd::__private::index::mul(c, d),
+                            d,
+                        ),
+                    ),
+                    ::autograd::__private::row(
+                        &x[..],
+                        ::autograd::__private::index::mul(i, d),
+                        ::autograd::__private::index::add(
+                            ::autograd::__private::index::mul(i, d),
+                            d,
+                        ),
+                    ),
+                    ::autograd::__private::row_mut(&mut xc[..], 0usize, d),
                 ) {
                     for j in 0..d {
-                        let __ad_t2 = __ad_row[j];
-                        let __ad_t3 = (x[i * d + j]) - __ad_t2;
-                        xc[j] = __ad_t3;
+                        let __ad_t2 = __ad_row_mu[j];
+                        let __ad_t3 = (__ad_row_x[j]) - __ad_t2;
+                        __ad_row_xc[j] = __ad_t3;
                     }
                 } else {
                     for j in 0..d {
@@ -67,13 +83,26 @@ fn centered_products_grad(
                 for col in 0..d {
                     let out__3 = __ad_cell_out_4;
                     let mut __ad_cell_out_5 = out__3;
-                    for row in col..d {
-                        let out__4 = __ad_cell_out_5;
-                        let __ad_t6 = xc[row];
-                        let __ad_t7 = xc[col];
-                        let __ad_t8 = __ad_t6 * __ad_t7;
-                        let out__5 = out__4 + __ad_t8;
-                        __ad_cell_out_5 = out__5;
+                    if let (Some(__ad_row_xc_1),) = (
+                        ::autograd::__private::row(&xc[..], col, d),
+                    ) {
+                        for row in col..d {
+                            let out__4 = __ad_cell_out_5;
+                            let __ad_t6 = __ad_row_xc_1[row - col];
+                            let __ad_t7 = xc[col];
+                            let __ad_t8 = __ad_t6 * __ad_t7;
+                            let out__5 = out__4 + __ad_t8;
+                            __ad_cell_out_5 = out__5;
+                        }
+                    } else {
+                        for row in col..d {
+                            let out__4 = __ad_cell_out_5;
+                            let __ad_t6 = xc[row];
+                            let __ad_t7 = xc[col];
+                            let __ad_t8 = __ad_t6 * __ad_t7;
+                            let out__5 = out__4 + __ad_t8;
+                            __ad_cell_out_5 = out__5;
+                        }
                     }
                     let out__6 = __ad_cell_out_5;
                     __ad_cell_out_4 = out__6;
@@ -113,32 +142,65 @@ fn centered_products_grad(
                     __ad_d_cell_out_5 += __ad_d_out__6;
                     let mut __ad_sum: f64 = 0.0;
                     let __ad_seed_cell_out_5: f64 = __ad_d_cell_out_5;
-                    for row in col..d {
-                        __ad_d_cell_out_5 = __ad_seed_cell_out_5;
-                        let __ad_t6 = xc[row];
-                        let __ad_t7 = xc[col];
-                        let mut __ad_d_out__5: f64 = __ad_d_cell_out_5;
-                        __ad_d_cell_out_5 = 0.0;
-                        let __ad_p_out__5 = ::autograd::__private::rules::add(
-                            0.0,
-                            0.0,
-                            0.0,
-                        );
-                        let mut __ad_d_out__4: f64 = __ad_d_out__5 * __ad_p_out__5.0;
-                        let mut __ad_d_t8: f64 = __ad_d_out__5 * __ad_p_out__5.1;
-                        let __ad_p_t8 = ::autograd::__private::rules::mul(
-                            __ad_t6,
-                            __ad_t7,
-                            0.0,
-                        );
-                        let mut __ad_d_t6: f64 = __ad_d_t8 * __ad_p_t8.0;
-                        let mut __ad_d_t7: f64 = __ad_d_t8 * __ad_p_t8.1;
-                        __ad_sum += __ad_d_t7;
-                        __ad_d_xc[row] += __ad_d_t6;
-                        ::std::sync::atomic::compiler_fence(
-                            ::std::sync::atomic::Ordering::SeqCst,
-                        );
-                        __ad_d_cell_out_5 += __ad_d_out__4;
+                    if let (Some(__ad_row_d_xc), Some(__ad_row_xc_2)) = (
+                        ::autograd::__private::row_mut(&mut __ad_d_xc[..], col, d),
+                        ::autograd::__private::row(&xc[..], col, d),
+                    ) {
+                        for row in col..d {
+                            __ad_d_cell_out_5 = __ad_seed_cell_out_5;
+                            let __ad_t6 = __ad_row_xc_2[row - col];
+                            let __ad_t7 = xc[col];
+                            let mut __ad_d_out__5: f64 = __ad_d_cell_out_5;
+                            __ad_d_cell_out_5 = 0.0;
+                            let __ad_p_out__5 = ::autograd::__private::rules::add(
+                                0.0,
+                                0.0,
+                                0.0,
+                            );
+                            let mut __ad_d_out__4: f64 = __ad_d_out__5 * __ad_p_out__5.0;
+                            let mut __ad_d_t8: f64 = __ad_d_out__5 * __ad_p_out__5.1;
+                            let __ad_p_t8 = ::autograd::__private::rules::mul(
+                                __ad_t6,
+                                __ad_t7,
+                                0.0,
+                            );
+                            let mut __ad_d_t6: f64 = __ad_d_t8 * __ad_p_t8.0;
+                            let mut __ad_d_t7: f64 = __ad_d_t8 * __ad_p_t8.1;
+                            __ad_sum += __ad_d_t7;
+                            __ad_row_d_xc[row - col] += __ad_d_t6;
+                            ::std::sync::atomic::compiler_fence(
+                                ::std::sync::atomic::Ordering::SeqCst,
+                            );
+                            __ad_d_cell_out_5 += __ad_d_out__4;
+                        }
+                    } else {
+                        for row in col..d {
+                            __ad_d_cell_out_5 = __ad_seed_cell_out_5;
+                            let __ad_t6 = xc[row];
+                            let __ad_t7 = xc[col];
+                            let mut __ad_d_out__5: f64 = __ad_d_cell_out_5;
+                            __ad_d_cell_out_5 = 0.0;
+                            let __ad_p_out__5 = ::autograd::__private::rules::add(
+                                0.0,
+                                0.0,
+                                0.0,
+                            );
+                            let mut __ad_d_out__4: f64 = __ad_d_out__5 * __ad_p_out__5.0;
+                            let mut __ad_d_t8: f64 = __ad_d_out__5 * __ad_p_out__5.1;
+                            let __ad_p_t8 = ::autograd::__private::rules::mul(
+                                __ad_t6,
+                                __ad_t7,
+                                0.0,
+                            );
+                            let mut __ad_d_t6: f64 = __ad_d_t8 * __ad_p_t8.0;
+                            let mut __ad_d_t7: f64 = __ad_d_t8 * __ad_p_t8.1;
+                            __ad_sum += __ad_d_t7;
+                            __ad_d_xc[row] += __ad_d_t6;
+                            ::std::sync::atomic::compiler_fence(
+                                ::std::sync::atomic::Ordering::SeqCst,
+                            );
+                            __ad_d_cell_out_5 += __ad_d_out__4;
+                        }
                     }
                     __ad_d_cell_out_5 = __ad_seed_cell_out_5;
                     __ad_d_xc[col] += __ad_sum;
@@ -204,13 +266,29 @@ fn centered_products_adjoint(
         for c in 0..mu.len() / d {
             let out__2 = __ad_cell_out_1;
             __ad_undo_xc.save_span(&xc[..], 0..d);
-            if let (Some(__ad_row),) = (
-                ::autograd::__private::row(&mu[..], c * d, 0, d),
+            if let (Some(__ad_row_mu), Some(__ad_row_x), Some(__ad_row_xc)) = (
+                ::autograd::__private::row(
+                    &mu[..],
+                    ::autograd::__private::index::mul(c, d),
+                    ::autograd::__private::index::add(
+                        ::autograd::__private::index::mul(c, d),
+                        d,
+                    ),
+                ),
+                ::autograd::__private::row(
+                    &x[..],
+                    ::autograd::__private::index::mul(i, d),
+                    ::autograd::__private::index::add(
+                        ::autograd::__private::index::mul(i, d),
+                        d,
+                    ),
+                ),
+                ::autograd::__private::row_mut(&mut xc[..], 0usize, d),
             ) {
                 for j in 0..d {
-                    let __ad_t2 = __ad_row[j];
-                    let __ad_t3 = (x[i * d + j]) - __ad_t2;
-                    xc[j] = __ad_t3;
+                    let __ad_t2 = __ad_row_mu[j];
+                    let __ad_t3 = (__ad_row_x[j]) - __ad_t2;
+                    __ad_row_xc[j] = __ad_t3;
                 }
             } else {
                 for j in 0..d {
@@ -223,13 +301,26 @@ fn centered_products_adjoint(
             for col in 0..d {
                 let out__3 = __ad_cell_out_4;
                 let mut __ad_cell_out_5 = out__3;
-                for row in col..d {
-                    let out__4 = __ad_cell_out_5;
-                    let __ad_t6 = xc[row];
-                    let __ad_t7 = xc[col];
-                    let __ad_t8 = __ad_t6 * __ad_t7;
-                    let out__5 = out__4 + __ad_t8;
-                    __ad_cell_out_5 = out__5;
+                if let (Some(__ad_row_xc_1),) = (
+                    ::autograd::__private::row(&xc[..], col, d),
+                ) {
+                    for row in col..d {
+                        let out__4 = __ad_cell_out_5;
+                        let __ad_t6 = __ad_row_xc_1[row - col];
+                        let __ad_t7 = xc[col];
+                        let __ad_t8 = __ad_t6 * __ad_t7;
+                        let out__5 = out__4 + __ad_t8;
+                        __ad_cell_out_5 = out__5;
+                    }
+                } else {
+                    for row in col..d {
+                        let out__4 = __ad_cell_out_5;
+                        let __ad_t6 = xc[row];
+                        let __ad_t7 = xc[col];
+                        let __ad_t8 = __ad_t6 * __ad_t7;
+                        let out__5 = out__4 + __ad_t8;
+                        __ad_cell_out_5 = out__5;
+                    }
                 }
                 let out__6 = __ad_cell_out_5;
                 __ad_cell_out_4 = out__6;
@@ -269,28 +360,65 @@ fn centered_products_adjoint(
                 __ad_d_cell_out_5 += __ad_d_out__6;
                 let mut __ad_sum: f64 = 0.0;
                 let __ad_seed_cell_out_5: f64 = __ad_d_cell_out_5;
-                for row in col..d {
-                    __ad_d_cell_out_5 = __ad_seed_cell_out_5;
-                    let __ad_t6 = xc[row];
-                    let __ad_t7 = xc[col];
-                    let mut __ad_d_out__5: f64 = __ad_d_cell_out_5;
-                    __ad_d_cell_out_5 = 0.0;
-                    let __ad_p_out__5 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
-                    let mut __ad_d_out__4: f64 = __ad_d_out__5 * __ad_p_out__5.0;
-                    let mut __ad_d_t8: f64 = __ad_d_out__5 * __ad_p_out__5.1;
-                    let __ad_p_t8 = ::autograd::__private::rules::mul(
-                        __ad_t6,
-                        __ad_t7,
-                        0.0,
-                    );
-                    let mut __ad_d_t6: f64 = __ad_d_t8 * __ad_p_t8.0;
-                    let mut __ad_d_t7: f64 = __ad_d_t8 * __ad_p_t8.1;
-                    __ad_sum += __ad_d_t7;
-                    __ad_d_xc[row] += __ad_d_t6;
-                    ::std::sync::atomic::compiler_fence(
-                        ::std::sync::atomic::Ordering::SeqCst,
-                    );
-                    __ad_d_cell_out_5 += __ad_d_out__4;
+                if let (Some(__ad_row_d_xc), Some(__ad_row_xc_2)) = (
+                    ::autograd::__private::row_mut(&mut __ad_d_xc[..], col, d),
+                    ::autograd::__private::row(&xc[..], col, d),
+                ) {
+                    for row in col..d {
+                        __ad_d_cell_out_5 = __ad_seed_cell_out_5;
+                        let __ad_t6 = __ad_row_xc_2[row - col];
+                        let __ad_t7 = xc[col];
+                        let mut __ad_d_out__5: f64 = __ad_d_cell_out_5;
+                        __ad_d_cell_out_5 = 0.0;
+                        let __ad_p_out__5 = ::autograd::__private::rules::add(
+                            0.0,
+                            0.0,
+                            0.0,
+                        );
+                        let mut __ad_d_out__4: f64 = __ad_d_out__5 * __ad_p_out__5.0;
+                        let mut __ad_d_t8: f64 = __ad_d_out__5 * __ad_p_out__5.1;
+                        let __ad_p_t8 = ::autograd::__private::rules::mul(
+                            __ad_t6,
+                            __ad_t7,
+                            0.0,
+                        );
+                        let mut __ad_d_t6: f64 = __ad_d_t8 * __ad_p_t8.0;
+                        let mut __ad_d_t7: f64 = __ad_d_t8 * __ad_p_t8.1;
+                        __ad_sum += __ad_d_t7;
+                        __ad_row_d_xc[row - col] += __ad_d_t6;
+                        ::std::sync::atomic::compiler_fence(
+                            ::std::sync::atomic::Ordering::SeqCst,
+                        );
+                        __ad_d_cell_out_5 += __ad_d_out__4;
+                    }
+                } else {
+                    for row in col..d {
+                        __ad_d_cell_out_5 = __ad_seed_cell_out_5;
+                        let __ad_t6 = xc[row];
+                        let __ad_t7 = xc[col];
+                        let mut __ad_d_out__5: f64 = __ad_d_cell_out_5;
+                        __ad_d_cell_out_5 = 0.0;
+                        let __ad_p_out__5 = ::autograd::__private::rules::add(
+                            0.0,
+                            0.0,
+                            0.0,
+                        );
+                        let mut __ad_d_out__4: f64 = __ad_d_out__5 * __ad_p_out__5.0;
+                        let mut __ad_d_t8: f64 = __ad_d_out__5 * __ad_p_out__5.1;
+                        let __ad_p_t8 = ::autograd::__private::rules::mul(
+                            __ad_t6,
+                            __ad_t7,
+                            0.0,
+                        );
+                        let mut __ad_d_t6: f64 = __ad_d_t8 * __ad_p_t8.0;
+                        let mut __ad_d_t7: f64 = __ad_d_t8 * __ad_p_t8.1;
+                        __ad_sum += __ad_d_t7;
+                        __ad_d_xc[row] += __ad_d_t6;
+                        ::std::sync::atomic::compiler_fence(
+                            ::std::sync::atomic::Ordering::SeqCst,
+                        );
+                        __ad_d_cell_out_5 += __ad_d_out__4;
+                    }
                 }
                 __ad_d_cell_out_5 = __ad_seed_cell_out_5;
                 __ad_d_xc[col] += __ad_sum;

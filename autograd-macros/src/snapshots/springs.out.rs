@@ -28,38 +28,98 @@ fn springs_grad(x: &[f64]) -> (f64, ::std::vec::Vec<f64>) {
         let __ad_seed_cell_energy_0: f64 = d_out;
         {
             let mut __ad_d_cell_energy_0: f64;
-            for i in 0..x.len() - 1 {
-                let energy__1 = __ad_cell_energy_0;
-                let __ad_t1 = x[i];
-                let __ad_t2 = x[i + 1];
-                let mut __ad_dp_t3_0: f64 = -0.0;
-                let mut __ad_dp_t3_1: f64 = -0.0;
-                let __ad_t3 = spring_adjoint(
-                    __ad_t1,
-                    __ad_t2,
-                    1.0_f64,
-                    &mut __ad_dp_t3_0,
-                    &mut __ad_dp_t3_1,
-                );
-                let energy__2 = energy__1 + __ad_t3;
-                __ad_cell_energy_0 = energy__2;
-                __ad_d_cell_energy_0 = __ad_seed_cell_energy_0;
-                let mut __ad_d_energy__2: f64 = __ad_d_cell_energy_0;
-                __ad_d_cell_energy_0 = 0.0;
-                let __ad_p_energy__2 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
-                let mut __ad_d_energy__1: f64 = __ad_d_energy__2 * __ad_p_energy__2.0;
-                let mut __ad_d_t3: f64 = __ad_d_energy__2 * __ad_p_energy__2.1;
-                let mut __ad_d_t1: f64 = __ad_d_t3 * __ad_dp_t3_0;
-                let mut __ad_d_t2: f64 = __ad_d_t3 * __ad_dp_t3_1;
-                d_x[i + 1] += __ad_d_t2;
-                ::std::sync::atomic::compiler_fence(
-                    ::std::sync::atomic::Ordering::SeqCst,
-                );
-                d_x[i] += __ad_d_t1;
-                ::std::sync::atomic::compiler_fence(
-                    ::std::sync::atomic::Ordering::SeqCst,
-                );
-                __ad_d_cell_energy_0 += __ad_d_energy__1;
+            if let (Some(__ad_row_x), Some(__ad_row_x_1)) = (
+                ::autograd::__private::row(
+                    &x[..],
+                    0usize,
+                    ::autograd::__private::index::sub(x.len(), 1usize),
+                ),
+                ::autograd::__private::row(
+                    &x[..],
+                    1usize,
+                    ::autograd::__private::index::add(
+                        ::autograd::__private::index::sub(x.len(), 1usize),
+                        1usize,
+                    ),
+                ),
+            ) {
+                for i in 0..x.len() - 1 {
+                    let energy__1 = __ad_cell_energy_0;
+                    let __ad_t1 = __ad_row_x[i];
+                    let __ad_t2 = __ad_row_x_1[i];
+                    let mut __ad_dp_t3_0: f64 = -0.0;
+                    let mut __ad_dp_t3_1: f64 = -0.0;
+                    let __ad_t3 = spring_adjoint(
+                        __ad_t1,
+                        __ad_t2,
+                        1.0_f64,
+                        &mut __ad_dp_t3_0,
+                        &mut __ad_dp_t3_1,
+                    );
+                    let energy__2 = energy__1 + __ad_t3;
+                    __ad_cell_energy_0 = energy__2;
+                    __ad_d_cell_energy_0 = __ad_seed_cell_energy_0;
+                    let mut __ad_d_energy__2: f64 = __ad_d_cell_energy_0;
+                    __ad_d_cell_energy_0 = 0.0;
+                    let __ad_p_energy__2 = ::autograd::__private::rules::add(
+                        0.0,
+                        0.0,
+                        0.0,
+                    );
+                    let mut __ad_d_energy__1: f64 = __ad_d_energy__2
+                        * __ad_p_energy__2.0;
+                    let mut __ad_d_t3: f64 = __ad_d_energy__2 * __ad_p_energy__2.1;
+                    let mut __ad_d_t1: f64 = __ad_d_t3 * __ad_dp_t3_0;
+                    let mut __ad_d_t2: f64 = __ad_d_t3 * __ad_dp_t3_1;
+                    d_x[i + 1] += __ad_d_t2;
+                    ::std::sync::atomic::compiler_fence(
+                        ::std::sync::atomic::Ordering::SeqCst,
+                    );
+                    d_x[i] += __ad_d_t1;
+                    ::std::sync::atomic::compiler_fence(
+                        ::std::sync::atomic::Ordering::SeqCst,
+                    );
+                    __ad_d_cell_energy_0 += __ad_d_energy__1;
+                }
+            } else {
+                for i in 0..x.len() - 1 {
+                    let energy__1 = __ad_cell_energy_0;
+                    let __ad_t1 = x[i];
+                    let __ad_t2 = x[i + 1];
+                    let mut __ad_dp_t3_0: f64 = -0.0;
+                    let mut __ad_dp_t3_1: f64 = -0.0;
+                    let __ad_t3 = spring_adjoint(
+                        __ad_t1,
+                        __ad_t2,
+                        1.0_f64,
+                        &mut __ad_dp_t3_0,
+                        &mut __ad_dp_t3_1,
+                    );
+                    let energy__2 = energy__1 + __ad_t3;
+                    __ad_cell_energy_0 = energy__2;
+                    __ad_d_cell_energy_0 = __ad_seed_cell_energy_0;
+                    let mut __ad_d_energy__2: f64 = __ad_d_cell_energy_0;
+                    __ad_d_cell_energy_0 = 0.0;
+                    let __ad_p_energy__2 = ::autograd::__private::rules::add(
+                        0.0,
+                        0.0,
+                        0.0,
+                    );
+                    let mut __ad_d_energy__1: f64 = __ad_d_energy__2
+                        * __ad_p_energy__2.0;
+                    let mut __ad_d_t3: f64 = __ad_d_energy__2 * __ad_p_energy__2.1;
+                    let mut __ad_d_t1: f64 = __ad_d_t3 * __ad_dp_t3_0;
+                    let mut __ad_d_t2: f64 = __ad_d_t3 * __ad_dp_t3_1;
+                    d_x[i + 1] += __ad_d_t2;
+                    ::std::sync::atomic::compiler_fence(
+                        ::std::sync::atomic::Ordering::SeqCst,
+                    );
+                    d_x[i] += __ad_d_t1;
+                    ::std::sync::atomic::compiler_fence(
+                        ::std::sync::atomic::Ordering::SeqCst,
+                    );
+                    __ad_d_cell_energy_0 += __ad_d_energy__1;
+                }
             }
         }
         let energy__3 = __ad_cell_energy_0;
@@ -95,34 +155,88 @@ fn springs_adjoint(x: &[f64], d_out: f64, d_x: &mut [f64]) -> f64 {
     let __ad_seed_cell_energy_0: f64 = d_out;
     {
         let mut __ad_d_cell_energy_0: f64;
-        for i in 0..x.len() - 1 {
-            let energy__1 = __ad_cell_energy_0;
-            let __ad_t1 = x[i];
-            let __ad_t2 = x[i + 1];
-            let mut __ad_dp_t3_0: f64 = -0.0;
-            let mut __ad_dp_t3_1: f64 = -0.0;
-            let __ad_t3 = spring_adjoint(
-                __ad_t1,
-                __ad_t2,
-                1.0_f64,
-                &mut __ad_dp_t3_0,
-                &mut __ad_dp_t3_1,
-            );
-            let energy__2 = energy__1 + __ad_t3;
-            __ad_cell_energy_0 = energy__2;
-            __ad_d_cell_energy_0 = __ad_seed_cell_energy_0;
-            let mut __ad_d_energy__2: f64 = __ad_d_cell_energy_0;
-            __ad_d_cell_energy_0 = 0.0;
-            let __ad_p_energy__2 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
-            let mut __ad_d_energy__1: f64 = __ad_d_energy__2 * __ad_p_energy__2.0;
-            let mut __ad_d_t3: f64 = __ad_d_energy__2 * __ad_p_energy__2.1;
-            let mut __ad_d_t1: f64 = __ad_d_t3 * __ad_dp_t3_0;
-            let mut __ad_d_t2: f64 = __ad_d_t3 * __ad_dp_t3_1;
-            d_x[i + 1] += __ad_d_t2;
-            ::std::sync::atomic::compiler_fence(::std::sync::atomic::Ordering::SeqCst);
-            d_x[i] += __ad_d_t1;
-            ::std::sync::atomic::compiler_fence(::std::sync::atomic::Ordering::SeqCst);
-            __ad_d_cell_energy_0 += __ad_d_energy__1;
+        if let (Some(__ad_row_x), Some(__ad_row_x_1)) = (
+            ::autograd::__private::row(
+                &x[..],
+                0usize,
+                ::autograd::__private::index::sub(x.len(), 1usize),
+            ),
+            ::autograd::__private::row(
+                &x[..],
+                1usize,
+                ::autograd::__private::index::add(
+                    ::autograd::__private::index::sub(x.len(), 1usize),
+                    1usize,
+                ),
+            ),
+        ) {
+            for i in 0..x.len() - 1 {
+                let energy__1 = __ad_cell_energy_0;
+                let __ad_t1 = __ad_row_x[i];
+                let __ad_t2 = __ad_row_x_1[i];
+                let mut __ad_dp_t3_0: f64 = -0.0;
+                let mut __ad_dp_t3_1: f64 = -0.0;
+                let __ad_t3 = spring_adjoint(
+                    __ad_t1,
+                    __ad_t2,
+                    1.0_f64,
+                    &mut __ad_dp_t3_0,
+                    &mut __ad_dp_t3_1,
+                );
+                let energy__2 = energy__1 + __ad_t3;
+                __ad_cell_energy_0 = energy__2;
+                __ad_d_cell_energy_0 = __ad_seed_cell_energy_0;
+                let mut __ad_d_energy__2: f64 = __ad_d_cell_energy_0;
+                __ad_d_cell_energy_0 = 0.0;
+                let __ad_p_energy__2 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
+                let mut __ad_d_energy__1: f64 = __ad_d_energy__2 * __ad_p_energy__2.0;
+                let mut __ad_d_t3: f64 = __ad_d_energy__2 * __ad_p_energy__2.1;
+                let mut __ad_d_t1: f64 = __ad_d_t3 * __ad_dp_t3_0;
+                let mut __ad_d_t2: f64 = __ad_d_t3 * __ad_dp_t3_1;
+                d_x[i + 1] += __ad_d_t2;
+                ::std::sync::atomic::compiler_fence(
+                    ::std::sync::atomic::Ordering::SeqCst,
+                );
+                d_x[i] += __ad_d_t1;
+                ::std::sync::atomic::compiler_fence(
+                    ::std::sync::atomic::Ordering::SeqCst,
+                );
+                __ad_d_cell_energy_0 += __ad_d_energy__1;
+            }
+        } else {
+            for i in 0..x.len() - 1 {
+                let energy__1 = __ad_cell_energy_0;
+                let __ad_t1 = x[i];
+                let __ad_t2 = x[i + 1];
+                let mut __ad_dp_t3_0: f64 = -0.0;
+                let mut __ad_dp_t3_1: f64 = -0.0;
+                let __ad_t3 = spring_adjoint(
+                    __ad_t1,
+                    __ad_t2,
+                    1.0_f64,
+                    &mut __ad_dp_t3_0,
+                    &mut __ad_dp_t3_1,
+                );
+                let energy__2 = energy__1 + __ad_t3;
+                __ad_cell_energy_0 = energy__2;
+                __ad_d_cell_energy_0 = __ad_seed_cell_energy_0;
+                let mut __ad_d_energy__2: f64 = __ad_d_cell_energy_0;
+                __ad_d_cell_energy_0 = 0.0;
+                let __ad_p_energy__2 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
+                let mut __ad_d_energy__1: f64 = __ad_d_energy__2 * __ad_p_energy__2.0;
+                let mut __ad_d_t3: f64 = __ad_d_energy__2 * __ad_p_energy__2.1;
+                let mut __ad_d_t1: f64 = __ad_d_t3 * __ad_dp_t3_0;
+                let mut __ad_d_t2: f64 = __ad_d_t3 * __ad_dp_t3_1;
+                d_x[i + 1] += __ad_d_t2;
+                ::std::sync::atomic::compiler_fence(
+                    ::std::sync::atomic::Ordering::SeqCst,
+                );
+                d_x[i] += __ad_d_t1;
+                ::std::sync::atomic::compiler_fence(
+                    ::std::sync::atomic::Ordering::SeqCst,
+                );
+                __ad_d_cell_energy_0 += __ad_d_energy__1;
+            }
         }
     }
     let energy__3 = __ad_cell_energy_0;

@@ -43,28 +43,99 @@ fn heat_grad(u0: &[f64], target: &[f64], steps: usize) -> (f64, ::std::vec::Vec<
         let mut __ad_own_next = u0.to_vec();
         let next = &mut __ad_own_next[..];
         for __ad_i0__1 in 0..steps {
-            for i in 1..n - 1 {
-                let __ad_t1 = u[i];
-                let __ad_t2 = u[i - 1];
-                let __ad_t3 = __ad_t1;
-                let __ad_t4 = 2.0 * __ad_t3;
-                let __ad_t5 = __ad_t2 - __ad_t4;
-                let __ad_t6 = u[i + 1];
-                let __ad_t7 = __ad_t5 + __ad_t6;
-                let __ad_t8 = 0.25 * __ad_t7;
-                let __ad_t9 = __ad_t1 + __ad_t8;
-                let __ad_t10 = __ad_t1;
-                let __ad_t11 = 0.01 * __ad_t10;
-                let __ad_t12 = __ad_t1;
-                let __ad_t13 = 1.0 - __ad_t12;
-                let __ad_t14 = __ad_t11 * __ad_t13;
-                let __ad_t15 = __ad_t9 + __ad_t14;
-                next[i] = __ad_t15;
+            if let (
+                Some(__ad_row_next),
+                Some(__ad_row_u),
+                Some(__ad_row_u_1),
+                Some(__ad_row_u_2),
+            ) = (
+                ::autograd::__private::row_mut(
+                    &mut next[..],
+                    1usize,
+                    ::autograd::__private::index::sub(n, 1usize),
+                ),
+                ::autograd::__private::row(
+                    &u[..],
+                    1usize,
+                    ::autograd::__private::index::sub(n, 1usize),
+                ),
+                ::autograd::__private::row(
+                    &u[..],
+                    0usize,
+                    ::autograd::__private::index::sub(
+                        ::autograd::__private::index::sub(n, 1usize),
+                        1usize,
+                    ),
+                ),
+                ::autograd::__private::row(
+                    &u[..],
+                    2usize,
+                    ::autograd::__private::index::add(
+                        ::autograd::__private::index::sub(n, 1usize),
+                        1usize,
+                    ),
+                ),
+            ) {
+                for i in 1..n - 1 {
+                    let __ad_t1 = __ad_row_u[i - 1];
+                    let __ad_t2 = __ad_row_u_1[i - 1];
+                    let __ad_t3 = __ad_t1;
+                    let __ad_t4 = 2.0 * __ad_t3;
+                    let __ad_t5 = __ad_t2 - __ad_t4;
+                    let __ad_t6 = __ad_row_u_2[i - 1];
+                    let __ad_t7 = __ad_t5 + __ad_t6;
+                    let __ad_t8 = 0.25 * __ad_t7;
+                    let __ad_t9 = __ad_t1 + __ad_t8;
+                    let __ad_t10 = __ad_t1;
+                    let __ad_t11 = 0.01 * __ad_t10;
+                    let __ad_t12 = __ad_t1;
+                    let __ad_t13 = 1.0 - __ad_t12;
+                    let __ad_t14 = __ad_t11 * __ad_t13;
+                    let __ad_t15 = __ad_t9 + __ad_t14;
+                    __ad_row_next[i - 1] = __ad_t15;
+                }
+            } else {
+                for i in 1..n - 1 {
+                    let __ad_t1 = u[i];
+                    let __ad_t2 = u[i - 1];
+                    let __ad_t3 = __ad_t1;
+                    let __ad_t4 = 2.0 * __ad_t3;
+                    let __ad_t5 = __ad_t2 - __ad_t4;
+                    let __ad_t6 = u[i + 1];
+                    let __ad_t7 = __ad_t5 + __ad_t6;
+                    let __ad_t8 = 0.25 * __ad_t7;
+                    let __ad_t9 = __ad_t1 + __ad_t8;
+                    let __ad_t10 = __ad_t1;
+                    let __ad_t11 = 0.01 * __ad_t10;
+                    let __ad_t12 = __ad_t1;
+                    let __ad_t13 = 1.0 - __ad_t12;
+                    let __ad_t14 = __ad_t11 * __ad_t13;
+                    let __ad_t15 = __ad_t9 + __ad_t14;
+                    next[i] = __ad_t15;
+                }
             }
             __ad_undo_u.save_span(&u[..], 1..n - 1);
-            for i__1 in 1..n - 1 {
-                let __ad_t16 = next[i__1];
-                u[i__1] = __ad_t16;
+            if let (Some(__ad_row_next_1), Some(__ad_row_u_3)) = (
+                ::autograd::__private::row(
+                    &next[..],
+                    1usize,
+                    ::autograd::__private::index::sub(n, 1usize),
+                ),
+                ::autograd::__private::row_mut(
+                    &mut u[..],
+                    1usize,
+                    ::autograd::__private::index::sub(n, 1usize),
+                ),
+            ) {
+                for i__1 in 1..n - 1 {
+                    let __ad_t16 = __ad_row_next_1[i__1 - 1];
+                    __ad_row_u_3[i__1 - 1] = __ad_t16;
+                }
+            } else {
+                for i__1 in 1..n - 1 {
+                    let __ad_t16 = next[i__1];
+                    u[i__1] = __ad_t16;
+                }
             }
         }
         let loss: f64 = 0.0;
@@ -74,29 +145,70 @@ fn heat_grad(u0: &[f64], target: &[f64], steps: usize) -> (f64, ::std::vec::Vec<
         let __ad_d_u = &mut __ad_own_d_u[..];
         {
             let mut __ad_d_cell_loss_17: f64;
-            for i__2 in 0..n {
-                let loss__1 = __ad_cell_loss_17;
-                let __ad_t18 = u[i__2];
-                let e = __ad_t18 - (target[i__2]);
-                let __ad_t20 = 0.5 * e;
-                let __ad_t21 = __ad_t20 * e;
-                let loss__2 = loss__1 + __ad_t21;
-                __ad_cell_loss_17 = loss__2;
-                __ad_d_cell_loss_17 = __ad_seed_cell_loss_17;
-                let mut __ad_d_loss__2: f64 = __ad_d_cell_loss_17;
-                __ad_d_cell_loss_17 = 0.0;
-                let __ad_p_loss__2 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
-                let mut __ad_d_loss__1: f64 = __ad_d_loss__2 * __ad_p_loss__2.0;
-                let mut __ad_d_t21: f64 = __ad_d_loss__2 * __ad_p_loss__2.1;
-                let __ad_p_t21 = ::autograd::__private::rules::mul(__ad_t20, e, 0.0);
-                let mut __ad_d_t20: f64 = __ad_d_t21 * __ad_p_t21.0;
-                let mut __ad_d_e: f64 = __ad_d_t21 * __ad_p_t21.1;
-                __ad_d_e
-                    += __ad_d_t20 * ::autograd::__private::rules::mul(0.5, 0.0, 0.0).1;
-                let mut __ad_d_t18: f64 = __ad_d_e
-                    * ::autograd::__private::rules::sub(0.0, 0.0, 0.0).0;
-                __ad_d_u[i__2] += __ad_d_t18;
-                __ad_d_cell_loss_17 += __ad_d_loss__1;
+            if let (Some(__ad_row_d_u), Some(__ad_row_target), Some(__ad_row_u_4)) = (
+                ::autograd::__private::row_mut(&mut __ad_d_u[..], 0usize, n),
+                ::autograd::__private::row(&target[..], 0usize, n),
+                ::autograd::__private::row(&u[..], 0usize, n),
+            ) {
+                for i__2 in 0..n {
+                    let loss__1 = __ad_cell_loss_17;
+                    let __ad_t18 = __ad_row_u_4[i__2];
+                    let e = __ad_t18 - (__ad_row_target[i__2]);
+                    let __ad_t20 = 0.5 * e;
+                    let __ad_t21 = __ad_t20 * e;
+                    let loss__2 = loss__1 + __ad_t21;
+                    __ad_cell_loss_17 = loss__2;
+                    __ad_d_cell_loss_17 = __ad_seed_cell_loss_17;
+                    let mut __ad_d_loss__2: f64 = __ad_d_cell_loss_17;
+                    __ad_d_cell_loss_17 = 0.0;
+                    let __ad_p_loss__2 = ::autograd::__private::rules::add(
+                        0.0,
+                        0.0,
+                        0.0,
+                    );
+                    let mut __ad_d_loss__1: f64 = __ad_d_loss__2 * __ad_p_loss__2.0;
+                    let mut __ad_d_t21: f64 = __ad_d_loss__2 * __ad_p_loss__2.1;
+                    let __ad_p_t21 = ::autograd::__private::rules::mul(__ad_t20, e, 0.0);
+                    let mut __ad_d_t20: f64 = __ad_d_t21 * __ad_p_t21.0;
+                    let mut __ad_d_e: f64 = __ad_d_t21 * __ad_p_t21.1;
+                    __ad_d_e
+                        += __ad_d_t20
+                            * ::autograd::__private::rules::mul(0.5, 0.0, 0.0).1;
+                    let mut __ad_d_t18: f64 = __ad_d_e
+                        * ::autograd::__private::rules::sub(0.0, 0.0, 0.0).0;
+                    __ad_row_d_u[i__2] += __ad_d_t18;
+                    __ad_d_cell_loss_17 += __ad_d_loss__1;
+                }
+            } else {
+                for i__2 in 0..n {
+                    let loss__1 = __ad_cell_loss_17;
+                    let __ad_t18 = u[i__2];
+                    let e = __ad_t18 - (target[i__2]);
+                    let __ad_t20 = 0.5 * e;
+                    let __ad_t21 = __ad_t20 * e;
+                    let loss__2 = loss__1 + __ad_t21;
+                    __ad_cell_loss_17 = loss__2;
+                    __ad_d_cell_loss_17 = __ad_seed_cell_loss_17;
+                    let mut __ad_d_loss__2: f64 = __ad_d_cell_loss_17;
+                    __ad_d_cell_loss_17 = 0.0;
+                    let __ad_p_loss__2 = ::autograd::__private::rules::add(
+                        0.0,
+                        0.0,
+                        0.0,
+                    );
+                    let mut __ad_d_loss__1: f64 = __ad_d_loss__2 * __ad_p_loss__2.0;
+                    let mut __ad_d_t21: f64 = __ad_d_loss__2 * __ad_p_loss__2.1;
+                    let __ad_p_t21 = ::autograd::__private::rules::mul(__ad_t20, e, 0.0);
+                    let mut __ad_d_t20: f64 = __ad_d_t21 * __ad_p_t21.0;
+                    let mut __ad_d_e: f64 = __ad_d_t21 * __ad_p_t21.1;
+                    __ad_d_e
+                        += __ad_d_t20
+                            * ::autograd::__private::rules::mul(0.5, 0.0, 0.0).1;
+                    let mut __ad_d_t18: f64 = __ad_d_e
+                        * ::autograd::__private::rules::sub(0.0, 0.0, 0.0).0;
+                    __ad_d_u[i__2] += __ad_d_t18;
+                    __ad_d_cell_loss_17 += __ad_d_loss__1;
+                }
             }
         }
         let loss__3 = __ad_cell_loss_17;
@@ -209,28 +321,99 @@ fn heat_adjoint(
     let mut __ad_own_next = u0.to_vec();
     let next = &mut __ad_own_next[..];
     for __ad_i0__1 in 0..steps {
-        for i in 1..n - 1 {
-            let __ad_t1 = u[i];
-            let __ad_t2 = u[i - 1];
-            let __ad_t3 = __ad_t1;
-            let __ad_t4 = 2.0 * __ad_t3;
-            let __ad_t5 = __ad_t2 - __ad_t4;
-            let __ad_t6 = u[i + 1];
-            let __ad_t7 = __ad_t5 + __ad_t6;
-            let __ad_t8 = 0.25 * __ad_t7;
-            let __ad_t9 = __ad_t1 + __ad_t8;
-            let __ad_t10 = __ad_t1;
-            let __ad_t11 = 0.01 * __ad_t10;
-            let __ad_t12 = __ad_t1;
-            let __ad_t13 = 1.0 - __ad_t12;
-            let __ad_t14 = __ad_t11 * __ad_t13;
-            let __ad_t15 = __ad_t9 + __ad_t14;
-            next[i] = __ad_t15;
+        if let (
+            Some(__ad_row_next),
+            Some(__ad_row_u),
+            Some(__ad_row_u_1),
+            Some(__ad_row_u_2),
+        ) = (
+            ::autograd::__private::row_mut(
+                &mut next[..],
+                1usize,
+                ::autograd::__private::index::sub(n, 1usize),
+            ),
+            ::autograd::__private::row(
+                &u[..],
+                1usize,
+                ::autograd::__private::index::sub(n, 1usize),
+            ),
+            ::autograd::__private::row(
+                &u[..],
+                0usize,
+                ::autograd::__private::index::sub(
+                    ::autograd::__private::index::sub(n, 1usize),
+                    1usize,
+                ),
+            ),
+            ::autograd::__private::row(
+                &u[..],
+                2usize,
+                ::autograd::__private::index::add(
+                    ::autograd::__private::index::sub(n, 1usize),
+                    1usize,
+                ),
+            ),
+        ) {
+            for i in 1..n - 1 {
+                let __ad_t1 = __ad_row_u[i - 1];
+                let __ad_t2 = __ad_row_u_1[i - 1];
+                let __ad_t3 = __ad_t1;
+                let __ad_t4 = 2.0 * __ad_t3;
+                let __ad_t5 = __ad_t2 - __ad_t4;
+                let __ad_t6 = __ad_row_u_2[i - 1];
+                let __ad_t7 = __ad_t5 + __ad_t6;
+                let __ad_t8 = 0.25 * __ad_t7;
+                let __ad_t9 = __ad_t1 + __ad_t8;
+                let __ad_t10 = __ad_t1;
+                let __ad_t11 = 0.01 * __ad_t10;
+                let __ad_t12 = __ad_t1;
+                let __ad_t13 = 1.0 - __ad_t12;
+                let __ad_t14 = __ad_t11 * __ad_t13;
+                let __ad_t15 = __ad_t9 + __ad_t14;
+                __ad_row_next[i - 1] = __ad_t15;
+            }
+        } else {
+            for i in 1..n - 1 {
+                let __ad_t1 = u[i];
+                let __ad_t2 = u[i - 1];
+                let __ad_t3 = __ad_t1;
+                let __ad_t4 = 2.0 * __ad_t3;
+                let __ad_t5 = __ad_t2 - __ad_t4;
+                let __ad_t6 = u[i + 1];
+                let __ad_t7 = __ad_t5 + __ad_t6;
+                let __ad_t8 = 0.25 * __ad_t7;
+                let __ad_t9 = __ad_t1 + __ad_t8;
+                let __ad_t10 = __ad_t1;
+                let __ad_t11 = 0.01 * __ad_t10;
+                let __ad_t12 = __ad_t1;
+                let __ad_t13 = 1.0 - __ad_t12;
+                let __ad_t14 = __ad_t11 * __ad_t13;
+                let __ad_t15 = __ad_t9 + __ad_t14;
+                next[i] = __ad_t15;
+            }
         }
         __ad_undo_u.save_span(&u[..], 1..n - 1);
-        for i__1 in 1..n - 1 {
-            let __ad_t16 = next[i__1];
-            u[i__1] = __ad_t16;
+        if let (Some(__ad_row_next_1), Some(__ad_row_u_3)) = (
+            ::autograd::__private::row(
+                &next[..],
+                1usize,
+                ::autograd::__private::index::sub(n, 1usize),
+            ),
+            ::autograd::__private::row_mut(
+                &mut u[..],
+                1usize,
+                ::autograd::__private::index::sub(n, 1usize),
+            ),
+        ) {
+            for i__1 in 1..n - 1 {
+                let __ad_t16 = __ad_row_next_1[i__1 - 1];
+                __ad_row_u_3[i__1 - 1] = __ad_t16;
+            }
+        } else {
+            for i__1 in 1..n - 1 {
+                let __ad_t16 = next[i__1];
+                u[i__1] = __ad_t16;
+            }
         }
     }
     let loss: f64 = 0.0;
@@ -240,28 +423,60 @@ fn heat_adjoint(
     let __ad_d_u = &mut __ad_own_d_u[..];
     {
         let mut __ad_d_cell_loss_17: f64;
-        for i__2 in 0..n {
-            let loss__1 = __ad_cell_loss_17;
-            let __ad_t18 = u[i__2];
-            let e = __ad_t18 - (target[i__2]);
-            let __ad_t20 = 0.5 * e;
-            let __ad_t21 = __ad_t20 * e;
-            let loss__2 = loss__1 + __ad_t21;
-            __ad_cell_loss_17 = loss__2;
-            __ad_d_cell_loss_17 = __ad_seed_cell_loss_17;
-            let mut __ad_d_loss__2: f64 = __ad_d_cell_loss_17;
-            __ad_d_cell_loss_17 = 0.0;
-            let __ad_p_loss__2 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
-            let mut __ad_d_loss__1: f64 = __ad_d_loss__2 * __ad_p_loss__2.0;
-            let mut __ad_d_t21: f64 = __ad_d_loss__2 * __ad_p_loss__2.1;
-            let __ad_p_t21 = ::autograd::__private::rules::mul(__ad_t20, e, 0.0);
-            let mut __ad_d_t20: f64 = __ad_d_t21 * __ad_p_t21.0;
-            let mut __ad_d_e: f64 = __ad_d_t21 * __ad_p_t21.1;
-            __ad_d_e += __ad_d_t20 * ::autograd::__private::rules::mul(0.5, 0.0, 0.0).1;
-            let mut __ad_d_t18: f64 = __ad_d_e
-                * ::autograd::__private::rules::sub(0.0, 0.0, 0.0).0;
-            __ad_d_u[i__2] += __ad_d_t18;
-            __ad_d_cell_loss_17 += __ad_d_loss__1;
+        if let (Some(__ad_row_d_u), Some(__ad_row_target), Some(__ad_row_u_4)) = (
+            ::autograd::__private::row_mut(&mut __ad_d_u[..], 0usize, n),
+            ::autograd::__private::row(&target[..], 0usize, n),
+            ::autograd::__private::row(&u[..], 0usize, n),
+        ) {
+            for i__2 in 0..n {
+                let loss__1 = __ad_cell_loss_17;
+                let __ad_t18 = __ad_row_u_4[i__2];
+                let e = __ad_t18 - (__ad_row_target[i__2]);
+                let __ad_t20 = 0.5 * e;
+                let __ad_t21 = __ad_t20 * e;
+                let loss__2 = loss__1 + __ad_t21;
+                __ad_cell_loss_17 = loss__2;
+                __ad_d_cell_loss_17 = __ad_seed_cell_loss_17;
+                let mut __ad_d_loss__2: f64 = __ad_d_cell_loss_17;
+                __ad_d_cell_loss_17 = 0.0;
+                let __ad_p_loss__2 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
+                let mut __ad_d_loss__1: f64 = __ad_d_loss__2 * __ad_p_loss__2.0;
+                let mut __ad_d_t21: f64 = __ad_d_loss__2 * __ad_p_loss__2.1;
+                let __ad_p_t21 = ::autograd::__private::rules::mul(__ad_t20, e, 0.0);
+                let mut __ad_d_t20: f64 = __ad_d_t21 * __ad_p_t21.0;
+                let mut __ad_d_e: f64 = __ad_d_t21 * __ad_p_t21.1;
+                __ad_d_e
+                    += __ad_d_t20 * ::autograd::__private::rules::mul(0.5, 0.0, 0.0).1;
+                let mut __ad_d_t18: f64 = __ad_d_e
+                    * ::autograd::__private::rules::sub(0.0, 0.0, 0.0).0;
+                __ad_row_d_u[i__2] += __ad_d_t18;
+                __ad_d_cell_loss_17 += __ad_d_loss__1;
+            }
+        } else {
+            for i__2 in 0..n {
+                let loss__1 = __ad_cell_loss_17;
+                let __ad_t18 = u[i__2];
+                let e = __ad_t18 - (target[i__2]);
+                let __ad_t20 = 0.5 * e;
+                let __ad_t21 = __ad_t20 * e;
+                let loss__2 = loss__1 + __ad_t21;
+                __ad_cell_loss_17 = loss__2;
+                __ad_d_cell_loss_17 = __ad_seed_cell_loss_17;
+                let mut __ad_d_loss__2: f64 = __ad_d_cell_loss_17;
+                __ad_d_cell_loss_17 = 0.0;
+                let __ad_p_loss__2 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
+                let mut __ad_d_loss__1: f64 = __ad_d_loss__2 * __ad_p_loss__2.0;
+                let mut __ad_d_t21: f64 = __ad_d_loss__2 * __ad_p_loss__2.1;
+                let __ad_p_t21 = ::autograd::__private::rules::mul(__ad_t20, e, 0.0);
+                let mut __ad_d_t20: f64 = __ad_d_t21 * __ad_p_t21.0;
+                let mut __ad_d_e: f64 = __ad_d_t21 * __ad_p_t21.1;
+                __ad_d_e
+                    += __ad_d_t20 * ::autograd::__private::rules::mul(0.5, 0.0, 0.0).1;
+                let mut __ad_d_t18: f64 = __ad_d_e
+                    * ::autograd::__private::rules::sub(0.0, 0.0, 0.0).0;
+                __ad_d_u[i__2] += __ad_d_t18;
+                __ad_d_cell_loss_17 += __ad_d_loss__1;
+            }
         }
     }
     let loss__3 = __ad_cell_loss_17;

@@ -74,28 +74,57 @@ fn residuals_hvp_adjoint<
         let mut r: ::std::vec::Vec<::autograd::__private::Dual> = ::std::vec![
             ::autograd::__private::Dual::from(0.0); t.len()
         ];
-        for i in 0..t.len() {
-            let __ad_t0: ::autograd::__private::Dual = {
-                let __ad_k_1: usize = 0;
-                ::autograd::__private::Dual::new(
-                    p[__ad_k_1],
-                    ::autograd::__private::dual::tangent(&v_p[..], __ad_k_1),
-                )
-            };
-            let __ad_t1: ::autograd::__private::Dual = {
-                let __ad_k_2: usize = 1;
-                ::autograd::__private::Dual::new(
-                    p[__ad_k_2],
-                    ::autograd::__private::dual::tangent(&v_p[..], __ad_k_2),
-                )
-            };
-            let __ad_t2: ::autograd::__private::Dual = __ad_t1 * (t[i]);
-            let __ad_t3: ::autograd::__private::Dual = ::autograd::__private::Dual::exp(
-                ::autograd::__private::Dual::from(__ad_t2),
-            );
-            let __ad_t4: ::autograd::__private::Dual = __ad_t0 * __ad_t3;
-            let __ad_t5: ::autograd::__private::Dual = __ad_t4 - (y[i]);
-            r[i] = __ad_t5;
+        if let (Some(__ad_row_r), Some(__ad_row_y)) = (
+            ::autograd::__private::row_mut(&mut r[..], 0usize, t.len()),
+            ::autograd::__private::row(&y[..], 0usize, t.len()),
+        ) {
+            for i in 0..t.len() {
+                let __ad_t0: ::autograd::__private::Dual = {
+                    let __ad_k_1: usize = 0;
+                    ::autograd::__private::Dual::new(
+                        p[__ad_k_1],
+                        ::autograd::__private::dual::tangent(&v_p[..], __ad_k_1),
+                    )
+                };
+                let __ad_t1: ::autograd::__private::Dual = {
+                    let __ad_k_2: usize = 1;
+                    ::autograd::__private::Dual::new(
+                        p[__ad_k_2],
+                        ::autograd::__private::dual::tangent(&v_p[..], __ad_k_2),
+                    )
+                };
+                let __ad_t2: ::autograd::__private::Dual = __ad_t1 * (t[i]);
+                let __ad_t3: ::autograd::__private::Dual = ::autograd::__private::Dual::exp(
+                    ::autograd::__private::Dual::from(__ad_t2),
+                );
+                let __ad_t4: ::autograd::__private::Dual = __ad_t0 * __ad_t3;
+                let __ad_t5: ::autograd::__private::Dual = __ad_t4 - (__ad_row_y[i]);
+                __ad_row_r[i] = __ad_t5;
+            }
+        } else {
+            for i in 0..t.len() {
+                let __ad_t0: ::autograd::__private::Dual = {
+                    let __ad_k_1: usize = 0;
+                    ::autograd::__private::Dual::new(
+                        p[__ad_k_1],
+                        ::autograd::__private::dual::tangent(&v_p[..], __ad_k_1),
+                    )
+                };
+                let __ad_t1: ::autograd::__private::Dual = {
+                    let __ad_k_2: usize = 1;
+                    ::autograd::__private::Dual::new(
+                        p[__ad_k_2],
+                        ::autograd::__private::dual::tangent(&v_p[..], __ad_k_2),
+                    )
+                };
+                let __ad_t2: ::autograd::__private::Dual = __ad_t1 * (t[i]);
+                let __ad_t3: ::autograd::__private::Dual = ::autograd::__private::Dual::exp(
+                    ::autograd::__private::Dual::from(__ad_t2),
+                );
+                let __ad_t4: ::autograd::__private::Dual = __ad_t0 * __ad_t3;
+                let __ad_t5: ::autograd::__private::Dual = __ad_t4 - (y[i]);
+                r[i] = __ad_t5;
+            }
         }
         let mut __ad_out = r.clone();
         let __ad_s: f64 = 0.0_f64;
@@ -108,47 +137,102 @@ fn residuals_hvp_adjoint<
         let mut __ad_d_out = ::autograd::__private::zeros_like(&__ad_out);
         {
             let mut __ad_d_cell___ad_s_6: ::autograd::__private::Dual;
-            for __ad_k in 0..__ad_out.len() {
-                let __ad_s__1: ::autograd::__private::Dual = __ad_cell___ad_s_6;
-                let __ad_t7: ::autograd::__private::Dual = {
-                    let __ad_k_3: usize = __ad_k;
-                    ::autograd::__private::Dual::new(
-                        __ad_d[__ad_k_3],
-                        ::autograd::__private::dual::tangent(&v___ad_d[..], __ad_k_3),
-                    )
-                };
-                let __ad_t8: ::autograd::__private::Dual = __ad_out[__ad_k];
-                let __ad_t9: ::autograd::__private::Dual = __ad_t7 * __ad_t8;
-                let __ad_s__2: ::autograd::__private::Dual = __ad_s__1 + __ad_t9;
-                __ad_cell___ad_s_6 = __ad_s__2;
-                __ad_d_cell___ad_s_6 = __ad_seed_cell___ad_s_6;
-                let mut __ad_d_s__2: ::autograd::__private::Dual = __ad_d_cell___ad_s_6;
-                __ad_d_cell___ad_s_6 = ::autograd::__private::Dual::constant(0.0);
-                let __ad_p_s__2 = ::autograd::__private::dual::constant_partials::add(
-                    __ad_s__1,
-                    __ad_t9,
-                    __ad_s__2,
-                );
-                let mut __ad_d_s__1: ::autograd::__private::Dual = __ad_d_s__2
-                    * __ad_p_s__2.0;
-                let mut __ad_d_t9: ::autograd::__private::Dual = __ad_d_s__2
-                    * __ad_p_s__2.1;
-                let __ad_p_t9 = ::autograd::__private::dual::rules::mul(
-                    __ad_t7,
-                    __ad_t8,
-                    __ad_t9,
-                );
-                let mut __ad_d_t7: ::autograd::__private::Dual = __ad_d_t9 * __ad_p_t9.0;
-                let mut __ad_d_t8: ::autograd::__private::Dual = __ad_d_t9 * __ad_p_t9.1;
-                __ad_d_out[__ad_k] += __ad_d_t8;
-                let __ad_i: usize = __ad_k;
-                ::autograd::__private::dual::accumulate(
-                    &mut d___ad_d[..],
-                    &mut hv___ad_d[..],
-                    __ad_i,
-                    __ad_d_t7,
-                );
-                __ad_d_cell___ad_s_6 += __ad_d_s__1;
+            if let (Some(__ad_row_d_out),) = (
+                ::autograd::__private::row_mut(
+                    &mut __ad_d_out[..],
+                    0usize,
+                    __ad_out.len(),
+                ),
+            ) {
+                for __ad_k in 0..__ad_out.len() {
+                    let __ad_s__1: ::autograd::__private::Dual = __ad_cell___ad_s_6;
+                    let __ad_t7: ::autograd::__private::Dual = {
+                        let __ad_k_3: usize = __ad_k;
+                        ::autograd::__private::Dual::new(
+                            __ad_d[__ad_k_3],
+                            ::autograd::__private::dual::tangent(&v___ad_d[..], __ad_k_3),
+                        )
+                    };
+                    let __ad_t8: ::autograd::__private::Dual = __ad_out[__ad_k];
+                    let __ad_t9: ::autograd::__private::Dual = __ad_t7 * __ad_t8;
+                    let __ad_s__2: ::autograd::__private::Dual = __ad_s__1 + __ad_t9;
+                    __ad_cell___ad_s_6 = __ad_s__2;
+                    __ad_d_cell___ad_s_6 = __ad_seed_cell___ad_s_6;
+                    let mut __ad_d_s__2: ::autograd::__private::Dual = __ad_d_cell___ad_s_6;
+                    __ad_d_cell___ad_s_6 = ::autograd::__private::Dual::constant(0.0);
+                    let __ad_p_s__2 = ::autograd::__private::dual::constant_partials::add(
+                        __ad_s__1,
+                        __ad_t9,
+                        __ad_s__2,
+                    );
+                    let mut __ad_d_s__1: ::autograd::__private::Dual = __ad_d_s__2
+                        * __ad_p_s__2.0;
+                    let mut __ad_d_t9: ::autograd::__private::Dual = __ad_d_s__2
+                        * __ad_p_s__2.1;
+                    let __ad_p_t9 = ::autograd::__private::dual::rules::mul(
+                        __ad_t7,
+                        __ad_t8,
+                        __ad_t9,
+                    );
+                    let mut __ad_d_t7: ::autograd::__private::Dual = __ad_d_t9
+                        * __ad_p_t9.0;
+                    let mut __ad_d_t8: ::autograd::__private::Dual = __ad_d_t9
+                        * __ad_p_t9.1;
+                    __ad_row_d_out[__ad_k] += __ad_d_t8;
+                    let __ad_i: usize = __ad_k;
+                    ::autograd::__private::dual::accumulate(
+                        &mut d___ad_d[..],
+                        &mut hv___ad_d[..],
+                        __ad_i,
+                        __ad_d_t7,
+                    );
+                    __ad_d_cell___ad_s_6 += __ad_d_s__1;
+                }
+            } else {
+                for __ad_k in 0..__ad_out.len() {
+                    let __ad_s__1: ::autograd::__private::Dual = __ad_cell___ad_s_6;
+                    let __ad_t7: ::autograd::__private::Dual = {
+                        let __ad_k_3: usize = __ad_k;
+                        ::autograd::__private::Dual::new(
+                            __ad_d[__ad_k_3],
+                            ::autograd::__private::dual::tangent(&v___ad_d[..], __ad_k_3),
+                        )
+                    };
+                    let __ad_t8: ::autograd::__private::Dual = __ad_out[__ad_k];
+                    let __ad_t9: ::autograd::__private::Dual = __ad_t7 * __ad_t8;
+                    let __ad_s__2: ::autograd::__private::Dual = __ad_s__1 + __ad_t9;
+                    __ad_cell___ad_s_6 = __ad_s__2;
+                    __ad_d_cell___ad_s_6 = __ad_seed_cell___ad_s_6;
+                    let mut __ad_d_s__2: ::autograd::__private::Dual = __ad_d_cell___ad_s_6;
+                    __ad_d_cell___ad_s_6 = ::autograd::__private::Dual::constant(0.0);
+                    let __ad_p_s__2 = ::autograd::__private::dual::constant_partials::add(
+                        __ad_s__1,
+                        __ad_t9,
+                        __ad_s__2,
+                    );
+                    let mut __ad_d_s__1: ::autograd::__private::Dual = __ad_d_s__2
+                        * __ad_p_s__2.0;
+                    let mut __ad_d_t9: ::autograd::__private::Dual = __ad_d_s__2
+                        * __ad_p_s__2.1;
+                    let __ad_p_t9 = ::autograd::__private::dual::rules::mul(
+                        __ad_t7,
+                        __ad_t8,
+                        __ad_t9,
+                    );
+                    let mut __ad_d_t7: ::autograd::__private::Dual = __ad_d_t9
+                        * __ad_p_t9.0;
+                    let mut __ad_d_t8: ::autograd::__private::Dual = __ad_d_t9
+                        * __ad_p_t9.1;
+                    __ad_d_out[__ad_k] += __ad_d_t8;
+                    let __ad_i: usize = __ad_k;
+                    ::autograd::__private::dual::accumulate(
+                        &mut d___ad_d[..],
+                        &mut hv___ad_d[..],
+                        __ad_i,
+                        __ad_d_t7,
+                    );
+                    __ad_d_cell___ad_s_6 += __ad_d_s__1;
+                }
             }
         }
         let __ad_s__3: ::autograd::__private::Dual = __ad_cell___ad_s_6;
@@ -312,14 +396,29 @@ fn residuals_adjoint(
             p.len(),
         );
         let mut r: ::std::vec::Vec<f64> = ::std::vec![0.0; t.len()];
-        for i in 0..t.len() {
-            let __ad_t0 = p[0];
-            let __ad_t1 = p[1];
-            let __ad_t2 = __ad_t1 * (t[i]);
-            let __ad_t3 = __ad_t2.exp();
-            let __ad_t4 = __ad_t0 * __ad_t3;
-            let __ad_t5 = __ad_t4 - (y[i]);
-            r[i] = __ad_t5;
+        if let (Some(__ad_row_r), Some(__ad_row_y)) = (
+            ::autograd::__private::row_mut(&mut r[..], 0usize, t.len()),
+            ::autograd::__private::row(&y[..], 0usize, t.len()),
+        ) {
+            for i in 0..t.len() {
+                let __ad_t0 = p[0];
+                let __ad_t1 = p[1];
+                let __ad_t2 = __ad_t1 * (t[i]);
+                let __ad_t3 = __ad_t2.exp();
+                let __ad_t4 = __ad_t0 * __ad_t3;
+                let __ad_t5 = __ad_t4 - (__ad_row_y[i]);
+                __ad_row_r[i] = __ad_t5;
+            }
+        } else {
+            for i in 0..t.len() {
+                let __ad_t0 = p[0];
+                let __ad_t1 = p[1];
+                let __ad_t2 = __ad_t1 * (t[i]);
+                let __ad_t3 = __ad_t2.exp();
+                let __ad_t4 = __ad_t0 * __ad_t3;
+                let __ad_t5 = __ad_t4 - (y[i]);
+                r[i] = __ad_t5;
+            }
         }
         let mut __ad_out = r.clone();
         let __ad_s: f64 = 0.0_f64;
@@ -328,22 +427,55 @@ fn residuals_adjoint(
         let mut __ad_d_out = ::autograd::__private::zeros_like(&__ad_out);
         {
             let mut __ad_d_cell___ad_s_6: f64;
-            for __ad_k in 0..__ad_out.len() {
-                let __ad_s__1 = __ad_cell___ad_s_6;
-                let __ad_t7 = __ad_out[__ad_k];
-                let __ad_t8 = (__ad_d[__ad_k]) * __ad_t7;
-                let __ad_s__2 = __ad_s__1 + __ad_t8;
-                __ad_cell___ad_s_6 = __ad_s__2;
-                __ad_d_cell___ad_s_6 = __ad_seed_cell___ad_s_6;
-                let mut __ad_d_s__2: f64 = __ad_d_cell___ad_s_6;
-                __ad_d_cell___ad_s_6 = 0.0;
-                let __ad_p_s__2 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
-                let mut __ad_d_s__1: f64 = __ad_d_s__2 * __ad_p_s__2.0;
-                let mut __ad_d_t8: f64 = __ad_d_s__2 * __ad_p_s__2.1;
-                let mut __ad_d_t7: f64 = __ad_d_t8
-                    * ::autograd::__private::rules::mul((__ad_d[__ad_k]), 0.0, 0.0).1;
-                __ad_d_out[__ad_k] += __ad_d_t7;
-                __ad_d_cell___ad_s_6 += __ad_d_s__1;
+            if let (Some(__ad_row_d), Some(__ad_row_d_out)) = (
+                ::autograd::__private::row(&__ad_d[..], 0usize, __ad_out.len()),
+                ::autograd::__private::row_mut(
+                    &mut __ad_d_out[..],
+                    0usize,
+                    __ad_out.len(),
+                ),
+            ) {
+                for __ad_k in 0..__ad_out.len() {
+                    let __ad_s__1 = __ad_cell___ad_s_6;
+                    let __ad_t7 = __ad_out[__ad_k];
+                    let __ad_t8 = (__ad_row_d[__ad_k]) * __ad_t7;
+                    let __ad_s__2 = __ad_s__1 + __ad_t8;
+                    __ad_cell___ad_s_6 = __ad_s__2;
+                    __ad_d_cell___ad_s_6 = __ad_seed_cell___ad_s_6;
+                    let mut __ad_d_s__2: f64 = __ad_d_cell___ad_s_6;
+                    __ad_d_cell___ad_s_6 = 0.0;
+                    let __ad_p_s__2 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
+                    let mut __ad_d_s__1: f64 = __ad_d_s__2 * __ad_p_s__2.0;
+                    let mut __ad_d_t8: f64 = __ad_d_s__2 * __ad_p_s__2.1;
+                    let mut __ad_d_t7: f64 = __ad_d_t8
+                        * ::autograd::__private::rules::mul(
+                                (__ad_row_d[__ad_k]),
+                                0.0,
+                                0.0,
+                            )
+                            .1;
+                    __ad_row_d_out[__ad_k] += __ad_d_t7;
+                    __ad_d_cell___ad_s_6 += __ad_d_s__1;
+                }
+            } else {
+                for __ad_k in 0..__ad_out.len() {
+                    let __ad_s__1 = __ad_cell___ad_s_6;
+                    let __ad_t7 = __ad_out[__ad_k];
+                    let __ad_t8 = (__ad_d[__ad_k]) * __ad_t7;
+                    let __ad_s__2 = __ad_s__1 + __ad_t8;
+                    __ad_cell___ad_s_6 = __ad_s__2;
+                    __ad_d_cell___ad_s_6 = __ad_seed_cell___ad_s_6;
+                    let mut __ad_d_s__2: f64 = __ad_d_cell___ad_s_6;
+                    __ad_d_cell___ad_s_6 = 0.0;
+                    let __ad_p_s__2 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
+                    let mut __ad_d_s__1: f64 = __ad_d_s__2 * __ad_p_s__2.0;
+                    let mut __ad_d_t8: f64 = __ad_d_s__2 * __ad_p_s__2.1;
+                    let mut __ad_d_t7: f64 = __ad_d_t8
+                        * ::autograd::__private::rules::mul((__ad_d[__ad_k]), 0.0, 0.0)
+                            .1;
+                    __ad_d_out[__ad_k] += __ad_d_t7;
+                    __ad_d_cell___ad_s_6 += __ad_d_s__1;
+                }
             }
         }
         let __ad_s__3 = __ad_cell___ad_s_6;
@@ -444,14 +576,29 @@ fn residuals_jacobian(
             p.len(),
         );
         let mut r: ::std::vec::Vec<f64> = ::std::vec![0.0; t.len()];
-        for i in 0..t.len() {
-            let __ad_t0 = p[0];
-            let __ad_t1 = p[1];
-            let __ad_t2 = __ad_t1 * (t[i]);
-            let __ad_t3 = __ad_t2.exp();
-            let __ad_t4 = __ad_t0 * __ad_t3;
-            let __ad_t5 = __ad_t4 - (y[i]);
-            r[i] = __ad_t5;
+        if let (Some(__ad_row_r), Some(__ad_row_y)) = (
+            ::autograd::__private::row_mut(&mut r[..], 0usize, t.len()),
+            ::autograd::__private::row(&y[..], 0usize, t.len()),
+        ) {
+            for i in 0..t.len() {
+                let __ad_t0 = p[0];
+                let __ad_t1 = p[1];
+                let __ad_t2 = __ad_t1 * (t[i]);
+                let __ad_t3 = __ad_t2.exp();
+                let __ad_t4 = __ad_t0 * __ad_t3;
+                let __ad_t5 = __ad_t4 - (__ad_row_y[i]);
+                __ad_row_r[i] = __ad_t5;
+            }
+        } else {
+            for i in 0..t.len() {
+                let __ad_t0 = p[0];
+                let __ad_t1 = p[1];
+                let __ad_t2 = __ad_t1 * (t[i]);
+                let __ad_t3 = __ad_t2.exp();
+                let __ad_t4 = __ad_t0 * __ad_t3;
+                let __ad_t5 = __ad_t4 - (y[i]);
+                r[i] = __ad_t5;
+            }
         }
         let mut __ad_out = r.clone();
         let __ad_s: f64 = 0.0_f64;
@@ -460,22 +607,55 @@ fn residuals_jacobian(
         let mut __ad_d_out = ::autograd::__private::zeros_like(&__ad_out);
         {
             let mut __ad_d_cell___ad_s_6: f64;
-            for __ad_k in 0..__ad_out.len() {
-                let __ad_s__1 = __ad_cell___ad_s_6;
-                let __ad_t7 = __ad_out[__ad_k];
-                let __ad_t8 = (__ad_d[__ad_k]) * __ad_t7;
-                let __ad_s__2 = __ad_s__1 + __ad_t8;
-                __ad_cell___ad_s_6 = __ad_s__2;
-                __ad_d_cell___ad_s_6 = __ad_seed_cell___ad_s_6;
-                let mut __ad_d_s__2: f64 = __ad_d_cell___ad_s_6;
-                __ad_d_cell___ad_s_6 = 0.0;
-                let __ad_p_s__2 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
-                let mut __ad_d_s__1: f64 = __ad_d_s__2 * __ad_p_s__2.0;
-                let mut __ad_d_t8: f64 = __ad_d_s__2 * __ad_p_s__2.1;
-                let mut __ad_d_t7: f64 = __ad_d_t8
-                    * ::autograd::__private::rules::mul((__ad_d[__ad_k]), 0.0, 0.0).1;
-                __ad_d_out[__ad_k] += __ad_d_t7;
-                __ad_d_cell___ad_s_6 += __ad_d_s__1;
+            if let (Some(__ad_row_d), Some(__ad_row_d_out)) = (
+                ::autograd::__private::row(&__ad_d[..], 0usize, __ad_out.len()),
+                ::autograd::__private::row_mut(
+                    &mut __ad_d_out[..],
+                    0usize,
+                    __ad_out.len(),
+                ),
+            ) {
+                for __ad_k in 0..__ad_out.len() {
+                    let __ad_s__1 = __ad_cell___ad_s_6;
+                    let __ad_t7 = __ad_out[__ad_k];
+                    let __ad_t8 = (__ad_row_d[__ad_k]) * __ad_t7;
+                    let __ad_s__2 = __ad_s__1 + __ad_t8;
+                    __ad_cell___ad_s_6 = __ad_s__2;
+                    __ad_d_cell___ad_s_6 = __ad_seed_cell___ad_s_6;
+                    let mut __ad_d_s__2: f64 = __ad_d_cell___ad_s_6;
+                    __ad_d_cell___ad_s_6 = 0.0;
+                    let __ad_p_s__2 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
+                    let mut __ad_d_s__1: f64 = __ad_d_s__2 * __ad_p_s__2.0;
+                    let mut __ad_d_t8: f64 = __ad_d_s__2 * __ad_p_s__2.1;
+                    let mut __ad_d_t7: f64 = __ad_d_t8
+                        * ::autograd::__private::rules::mul(
+                                (__ad_row_d[__ad_k]),
+                                0.0,
+                                0.0,
+                            )
+                            .1;
+                    __ad_row_d_out[__ad_k] += __ad_d_t7;
+                    __ad_d_cell___ad_s_6 += __ad_d_s__1;
+                }
+            } else {
+                for __ad_k in 0..__ad_out.len() {
+                    let __ad_s__1 = __ad_cell___ad_s_6;
+                    let __ad_t7 = __ad_out[__ad_k];
+                    let __ad_t8 = (__ad_d[__ad_k]) * __ad_t7;
+                    let __ad_s__2 = __ad_s__1 + __ad_t8;
+                    __ad_cell___ad_s_6 = __ad_s__2;
+                    __ad_d_cell___ad_s_6 = __ad_seed_cell___ad_s_6;
+                    let mut __ad_d_s__2: f64 = __ad_d_cell___ad_s_6;
+                    __ad_d_cell___ad_s_6 = 0.0;
+                    let __ad_p_s__2 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
+                    let mut __ad_d_s__1: f64 = __ad_d_s__2 * __ad_p_s__2.0;
+                    let mut __ad_d_t8: f64 = __ad_d_s__2 * __ad_p_s__2.1;
+                    let mut __ad_d_t7: f64 = __ad_d_t8
+                        * ::autograd::__private::rules::mul((__ad_d[__ad_k]), 0.0, 0.0)
+                            .1;
+                    __ad_d_out[__ad_k] += __ad_d_t7;
+                    __ad_d_cell___ad_s_6 += __ad_d_s__1;
+                }
             }
         }
         let __ad_s__3 = __ad_cell___ad_s_6;

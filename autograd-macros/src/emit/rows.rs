@@ -1,0 +1,759 @@
+//! Rows: the bounds of a loop's array accesses checked once, before the
+//! loop, instead of at every element.
+//!
+//! A loop `for j in lo..hi` that reads or writes `a[base + j]` checks
+//! `base + j` against `a.len()` at every element, and the check keeps LLVM
+//! from vectorising the loop (a dot product `Σ_j w[i·d + j]·x[s·d + j]`: 12
+//! instructions an element, scalar; its reverse `d_w[i·d + j] +=
+//! g·x[s·d + j]` the same). A hand-written gradient slices the rows first
+//! (`let row = &w[i*d..(i+1)*d];`); this pass does it for every innermost
+//! loop of the generated code, forward and reverse sweeps alike:
+//!
+//! ```text
+//! if let (Some(__ad_row_w), Some(__ad_row_d_w)) = (
+//!     row(&w[..], mul(i, d), add(mul(i, d), d)),          // i·d + lo, i·d + hi
+//!     row_mut(&mut d_w[..], mul(i, d), add(mul(i, d), d)),
+//! ) {
+//!     for j in 0..d { .. __ad_row_w[j] .. __ad_row_d_w[j] += .. }
+//! } else {
+//!     for j in 0..d { .. w[i * d + j] .. d_w[i * d + j] += .. }  // as written
+//! }
+//! ```
+//!
+//! The first copy reads `row[j - lo]`, which LLVM proves in bounds from the
+//! row's length, `hi - lo`. When a row is not all in its array, or its
+//! bounds overflow, the loop runs as written: it panics where the function
+//! does, with the same message. The checks themselves never panic: their
+//! arithmetic is checked (`__private::index`, `None` on overflow), and they
+//! read nothing but locals, literals, constants and lengths.
+//!
+//! Which accesses: `a[e]` where `a` is an array the emitter names as one
+//! ([`Arrays`]: a float array of the function, or its adjoint) and `e` is
+//! the loop's index plus or minus terms the loop does not change (`j`,
+//! `base + j`, `j + 1`, `j - 1`, `(i + 1) * d + j`). Then `e(j) = e(lo) +
+//! (j - lo)` for every `j` of the loop, and every part of `e(j)` lies
+//! between its values at `lo` and `hi`, so the one check covers every
+//! element. Which arrays:
+//! - a parameter of the function read through a shared reference: a row
+//!   for each index it is read at;
+//! - any other array the loop only reads by index: the same;
+//! - an array the loop writes: one mutable row, when every mention of the
+//!   array in the loop is an access at that one index (the row borrows the
+//!   array for the whole loop), and the loop's range does not read it.
+//!
+//! Not given a row: `a[j]` in `for j in lo..a.len()`, which LLVM proves in
+//! bounds itself, and strided accesses (`v[j·d + c]`), whose elements are
+//! not one row.
+//!
+//! This pass reads and writes Rust syntax, after emission: it knows
+//! nothing of the IR beyond which names are arrays ([`Arrays`]), which
+//! `names.rs` makes unique to one variable each. A name the loop binds
+//! again, or a macro mentions, gets no row.
+
+use crate::names::Names;
+use proc_macro2::TokenStream;
+use quote::{quote, ToTokens};
+use std::collections::{HashMap, HashSet};
+use syn::visit::Visit;
+use syn::visit_mut::VisitMut;
+use syn::{BinOp, Expr};
+
+/// The names in an emitted body that are arrays, by how the rows may
+/// borrow them.
+#[derive(Default)]
+pub(super) struct Arrays {
+    /// Float arrays of the function and their adjoints: sliceable with
+    /// `[..]`, with `f64` (or `Dual`) elements, none of whose methods
+    /// takes `&mut self`.
+    pub sliceable: HashSet<String>,
+    /// Those a shared reference holds (parameters `x: &[f64]`): the loop
+    /// cannot write them, whatever else it does with them.
+    pub shared: HashSet<String>,
+}
+
+/// `body` (statements) with every innermost loop given rows where it has
+/// any; `body` itself if it does not parse (it then reaches
+/// rustc as emitted, which reports what is wrong with it).
+pub(super) fn check_rows_once(body: TokenStream, arrays: &Arrays, names: &Names) -> TokenStream {
+    let parser = syn::Block::parse_within;
+    let mut stmts = match syn::parse::Parser::parse2(parser, body.clone()) {
+        Ok(s) => s,
+        Err(_) => return body,
+    };
+    let mut pass = Versioner { arrays, names };
+    for stmt in &mut stmts {
+        pass.visit_stmt_mut(stmt);
+    }
+    quote!(#(#stmts)*)
+}
+
+/// Walks a body, versioning its innermost loops.
+struct Versioner<'a> {
+    arrays: &'a Arrays,
+    names: &'a Names,
+}
+
+impl VisitMut for Versioner<'_> {
+    fn visit_expr_mut(&mut self, expr: &mut Expr) {
+        syn::visit_mut::visit_expr_mut(self, expr);
+        if let Expr::ForLoop(l) = expr {
+            // (`version` refuses a loop with a loop inside.)
+            if let Some(versioned) = version(l, self.arrays, self.names) {
+                *expr = versioned;
+            }
+        }
+    }
+
+    // Items nested in the body are not its code.
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
+/// What one array's mentions in a loop body are.
+#[derive(Default)]
+struct Mentions {
+    /// Accesses `a[e]` read, with `e` as a string when it is of a row.
+    reads: Vec<Option<String>>,
+    /// Accesses written (assigned, compound-assigned, borrowed `&mut`).
+    writes: Vec<Option<String>>,
+    /// Mentions not as the array of an access (`a.len()`, `f(a)`).
+    other: usize,
+}
+
+/// What the versioning needs to know of a loop body.
+struct Facts<'a> {
+    index: &'a str,
+    arrays: &'a Arrays,
+    /// Names bound in the body (`let`, closure and `match` patterns).
+    bound: HashSet<String>,
+    /// Names the body may change: assigned, borrowed `&mut`, method
+    /// receivers, or mentioned in a macro (whose tokens are opaque).
+    changed: HashSet<String>,
+    /// Names in macros' tokens.
+    in_macros: HashSet<String>,
+    /// Each array's mentions, and its identifier as written (whose span
+    /// resolves it where the function's code is, also in a `macro_rules!`).
+    mentions: HashMap<String, (syn::Ident, Mentions)>,
+    /// The index expressions of accesses that may be of a row, by string.
+    indices: HashMap<String, Expr>,
+    /// In a place the expression is written through.
+    place: bool,
+    /// A loop or an item inside the body: not an innermost loop.
+    nested: bool,
+}
+
+impl<'ast> Visit<'ast> for Facts<'_> {
+    fn visit_expr(&mut self, expr: &'ast Expr) {
+        let place = std::mem::replace(&mut self.place, false);
+        match expr {
+            Expr::ForLoop(_) | Expr::While(_) | Expr::Loop(_) => self.nested = true,
+            Expr::Assign(e) => {
+                self.changed.extend(root(&e.left));
+                self.place = true;
+                self.visit_expr(&e.left);
+                self.visit_expr(&e.right);
+            }
+            Expr::Binary(e) if is_compound_assignment(&e.op) => {
+                self.changed.extend(root(&e.left));
+                self.place = true;
+                self.visit_expr(&e.left);
+                self.visit_expr(&e.right);
+            }
+            Expr::Reference(e) if e.mutability.is_some() => {
+                self.changed.extend(root(&e.expr));
+                self.place = true;
+                self.visit_expr(&e.expr);
+            }
+            Expr::MethodCall(e) => {
+                // (`x.method()` may take `&mut self`; an element's methods
+                // do not: `Arrays::sliceable`.)
+                if !matches!(&*e.receiver, Expr::Index(_)) {
+                    self.changed.extend(root(&e.receiver));
+                }
+                syn::visit::visit_expr_method_call(self, e);
+            }
+            Expr::Field(e) => {
+                self.place = place;
+                self.visit_expr(&e.base);
+            }
+            Expr::Paren(e) => {
+                self.place = place;
+                self.visit_expr(&e.expr);
+            }
+            Expr::Index(e) => match single_ident(&e.expr) {
+                Some(array) if self.arrays.sliceable.contains(&array.to_string()) => {
+                    let key = self.row_index(&e.index);
+                    if let Some(key) = &key {
+                        self.indices.insert(key.clone(), (*e.index).clone());
+                    }
+                    let mentions = self.mentions_of(array);
+                    match place {
+                        true => mentions.writes.push(key),
+                        false => mentions.reads.push(key),
+                    }
+                    self.visit_expr(&e.index);
+                }
+                _ => {
+                    self.place = place;
+                    self.visit_expr(&e.expr);
+                    self.visit_expr(&e.index);
+                }
+            },
+            Expr::Path(p) => {
+                if let Some(ident) = p.path.get_ident() {
+                    if self.arrays.sliceable.contains(&ident.to_string()) {
+                        self.mentions_of(ident.clone()).other += 1;
+                    }
+                    if place {
+                        self.changed.insert(ident.to_string());
+                    }
+                }
+            }
+            _ => syn::visit::visit_expr(self, expr),
+        }
+    }
+
+    fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
+        self.bound.insert(p.ident.to_string());
+        syn::visit::visit_pat_ident(self, p);
+    }
+
+    fn visit_macro(&mut self, m: &'ast syn::Macro) {
+        idents_in(m.tokens.clone(), &mut self.in_macros);
+    }
+
+    fn visit_item(&mut self, _: &'ast syn::Item) {
+        self.nested = true;
+    }
+}
+
+impl Facts<'_> {
+    fn mentions_of(&mut self, array: syn::Ident) -> &mut Mentions {
+        let entry = self.mentions.entry(array.to_string());
+        &mut entry.or_insert_with(|| (array, Mentions::default())).1
+    }
+
+    /// `index` as a string, when it is the loop's index plus or minus
+    /// terms of pure leaves (`unit_in`, `checked`); which of them the loop
+    /// changes is decided once the whole body is seen.
+    fn row_index(&self, index: &Expr) -> Option<String> {
+        let zero = quote!(0usize);
+        (unit_in(index, self.index) && checked(index, self.index, &zero).is_some())
+            .then(|| index.to_token_stream().to_string())
+    }
+}
+
+/// A row: an array, the index it is read at, and its name.
+struct Row {
+    array: syn::Ident,
+    index: Expr,
+    mutable: bool,
+    name: Option<syn::Ident>,
+}
+
+/// Loop `l` in two copies, one reading through rows checked before it
+/// (module docs); `None` when it has no row.
+fn version(l: &syn::ExprForLoop, arrays: &Arrays, names: &Names) -> Option<Expr> {
+    let syn::Pat::Ident(pat) = &*l.pat else {
+        return None;
+    };
+    if pat.by_ref.is_some() || pat.mutability.is_some() || pat.subpat.is_some() {
+        return None;
+    }
+    let index = pat.ident.to_string();
+    let (lo, hi) = crate::record::half_open(&l.expr.to_token_stream())?;
+    let mut facts = Facts {
+        index: &index,
+        arrays,
+        bound: HashSet::new(),
+        changed: HashSet::new(),
+        in_macros: HashSet::new(),
+        mentions: HashMap::new(),
+        indices: HashMap::new(),
+        place: false,
+        nested: false,
+    };
+    facts.visit_block(&l.body);
+    let mut changed: HashSet<String> = facts.bound.clone();
+    changed.extend(facts.changed.iter().cloned());
+    changed.extend(facts.in_macros.iter().cloned());
+    changed.insert(index.clone());
+    if facts.nested || facts.bound.contains(&index) || facts.in_macros.contains(&index) {
+        return None;
+    }
+    // What the loop does not change, but for its index.
+    let invariant = |e: &Expr| {
+        let mut idents = HashSet::new();
+        idents_in(e.to_token_stream(), &mut idents);
+        idents.remove(&index);
+        idents.is_disjoint(&changed)
+    };
+    // (The bounds are evaluated where the loop's range is, with the
+    // names the function has there: `j` in them is not the loop's.)
+    let none = TokenStream::new();
+    let (Some(first), Some(end)) = (checked(&lo, "", &none), checked(&hi, "", &none)) else {
+        return None;
+    };
+    // (`lo` is read again at every element: `row[j - lo]`.)
+    if !invariant(&lo) || crate::lower::syntax::mentions_ident(lo.to_token_stream(), &index) {
+        return None;
+    }
+    let mut header = HashSet::new();
+    idents_in(l.expr.to_token_stream(), &mut header);
+    let of_a_row = |key: &Option<String>| match key {
+        Some(key) => invariant(&facts.indices[key]).then(|| key.clone()),
+        None => None,
+    };
+    let mut mentions: Vec<(&String, &(syn::Ident, Mentions))> = facts.mentions.iter().collect();
+    mentions.sort_by_key(|(array, _)| *array);
+    let mut rows: Vec<Row> = Vec::new();
+    for (array, (ident, m)) in mentions {
+        if facts.bound.contains(array) || facts.in_macros.contains(array) {
+            continue;
+        }
+        let reads: Vec<Option<String>> = m.reads.iter().map(of_a_row).collect();
+        let writes: Vec<Option<String>> = m.writes.iter().map(of_a_row).collect();
+        let read_only = arrays.shared.contains(array) || (writes.is_empty() && m.other == 0);
+        let mut keys: Vec<String> = Vec::new();
+        let mutable = if read_only {
+            for key in reads.iter().flatten() {
+                // (`for j in lo..a.len()` reading `a[j]`: LLVM proves
+                // those reads in bounds itself.)
+                let proven = single_ident(&facts.indices[key]).is_some_and(|j| j == index)
+                    && is_len_of(&hi, array);
+                if !proven && !keys.contains(key) {
+                    keys.push(key.clone());
+                }
+            }
+            false
+        } else {
+            // One mutable row, through which goes every mention.
+            let all: Vec<&Option<String>> = reads.iter().chain(&writes).collect();
+            let Some(Some(first)) = all.first() else {
+                continue;
+            };
+            if m.other > 0
+                || header.contains(array)
+                || all.iter().any(|k| k.as_ref() != Some(first))
+            {
+                continue;
+            }
+            keys.push(first.clone());
+            true
+        };
+        for key in keys {
+            rows.push(Row {
+                array: ident.clone(),
+                index: facts.indices[&key].clone(),
+                mutable,
+                name: None,
+            });
+        }
+    }
+    // A mutable row's array may not be in another row's bounds (they are
+    // evaluated while it is borrowed).
+    let in_bounds: HashSet<String> = {
+        let mut idents = HashSet::new();
+        for row in &rows {
+            idents_in(row.index.to_token_stream(), &mut idents);
+        }
+        idents
+    };
+    rows.retain(|row| !(row.mutable && in_bounds.contains(&row.array.to_string())));
+    if rows.is_empty() {
+        return None;
+    }
+    for row in &mut rows {
+        let array = row.array.to_string();
+        row.name = Some(names.fresh(&format!("__ad_row_{}", plain(&array))));
+    }
+    let mut fast = l.clone();
+    let mut rewrite = Rewrite {
+        rows: &rows,
+        index: &pat.ident,
+        lo: &lo,
+    };
+    rewrite.visit_block_mut(&mut fast.body);
+    let checks = rows.iter().map(|row| {
+        let array = &row.array;
+        // (`checked` succeeded on every row's index in `Facts::row_index`.)
+        let first = checked(&row.index, &index, &first);
+        let end = checked(&row.index, &index, &end);
+        match row.mutable {
+            true => quote!(::autograd::__private::row_mut(&mut #array[..], #first, #end)),
+            false => quote!(::autograd::__private::row(&#array[..], #first, #end)),
+        }
+    });
+    let views = rows.iter().map(|row| &row.name);
+    syn::parse2(quote! {
+        if let (#(Some(#views),)*) = (#(#checks,)*) {
+            #fast
+        } else {
+            #l
+        }
+    })
+    .ok()
+}
+
+/// Replaces each access of a row with a read of the row.
+struct Rewrite<'a> {
+    rows: &'a [Row],
+    index: &'a syn::Ident,
+    lo: &'a Expr,
+}
+
+impl VisitMut for Rewrite<'_> {
+    fn visit_expr_mut(&mut self, expr: &mut Expr) {
+        syn::visit_mut::visit_expr_mut(self, expr);
+        let Expr::Index(access) = expr else {
+            return;
+        };
+        let Some(array) = single_ident(&access.expr) else {
+            return;
+        };
+        let at = access.index.to_token_stream().to_string();
+        let Some(row) = self
+            .rows
+            .iter()
+            .find(|row| row.array == array && row.index.to_token_stream().to_string() == at)
+        else {
+            return;
+        };
+        let (name, j, lo) = (&row.name, self.index, self.lo);
+        *expr = match lo {
+            _ if is_zero(lo) => syn::parse_quote!(#name[#j]),
+            Expr::Lit(_) | Expr::Path(_) => syn::parse_quote!(#name[#j - #lo]),
+            _ => syn::parse_quote!(#name[#j - (#lo)]),
+        };
+    }
+
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
+/// Whether `e` is `j` plus or minus terms without `j`: `j`, `b + j`,
+/// `j + b`, `j - b`, in parentheses or not, nested.
+fn unit_in(e: &Expr, j: &str) -> bool {
+    let mentions = |e: &Expr| crate::lower::syntax::mentions_ident(e.to_token_stream(), j);
+    match e {
+        Expr::Paren(p) => unit_in(&p.expr, j),
+        Expr::Group(g) => unit_in(&g.expr, j),
+        Expr::Path(p) => p.path.is_ident(j),
+        Expr::Binary(b) => match b.op {
+            BinOp::Add(_) => {
+                (unit_in(&b.left, j) && !mentions(&b.right))
+                    || (unit_in(&b.right, j) && !mentions(&b.left))
+            }
+            BinOp::Sub(_) => unit_in(&b.left, j) && !mentions(&b.right),
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
+/// `e` computed in checked arithmetic (`__private::index`: `None` where
+/// `e` would overflow or divide by zero), with `j` standing for `at`;
+/// `None` when `e` has a part whose evaluation may panic or change
+/// anything (an index, a call).
+fn checked(e: &Expr, j: &str, at: &TokenStream) -> Option<TokenStream> {
+    let index = quote!(::autograd::__private::index);
+    Some(match e {
+        Expr::Paren(p) => checked(&p.expr, j, at)?,
+        Expr::Group(g) => checked(&g.expr, j, at)?,
+        Expr::Path(p) if p.path.is_ident(j) => at.clone(),
+        Expr::Path(p) if p.qself.is_none() => p.to_token_stream(),
+        // (`index::Bound` takes a `usize`, which an unsuffixed literal is
+        // not until it is used as one.)
+        Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(int),
+            ..
+        }) => match int.suffix() {
+            "" => syn::LitInt::new(&format!("{}usize", int.base10_digits()), int.span())
+                .to_token_stream(),
+            _ => int.to_token_stream(),
+        },
+        Expr::Field(f) if is_path(&f.base) => f.to_token_stream(),
+        Expr::Cast(c) if is_path(&c.expr) => c.to_token_stream(),
+        Expr::MethodCall(m) if m.method == "len" && m.args.is_empty() && is_path(&m.receiver) => {
+            m.to_token_stream()
+        }
+        Expr::Binary(b) => {
+            let (left, right) = (checked(&b.left, j, at)?, checked(&b.right, j, at)?);
+            if let (Some(l), Some(r)) = (literal(&left), literal(&right)) {
+                // (folded here, as rustc would: `1 - 1` of `i - 1` at `i = 1`)
+                let folded = match b.op {
+                    BinOp::Add(_) => l.checked_add(r),
+                    BinOp::Sub(_) => l.checked_sub(r),
+                    BinOp::Mul(_) => l.checked_mul(r),
+                    BinOp::Div(_) => l.checked_div(r),
+                    BinOp::Rem(_) => l.checked_rem(r),
+                    _ => None,
+                };
+                if let Some(value) = folded {
+                    return Some(quote!(#value));
+                }
+            }
+            let zero = |t: &TokenStream| literal(t) == Some(0);
+            let op = match b.op {
+                BinOp::Add(_) if zero(&right) => return Some(left),
+                BinOp::Add(_) if zero(&left) => return Some(right),
+                BinOp::Add(_) => quote!(add),
+                BinOp::Sub(_) => quote!(sub),
+                BinOp::Mul(_) => quote!(mul),
+                BinOp::Div(_) => quote!(div),
+                BinOp::Rem(_) => quote!(rem),
+                _ => return None,
+            };
+            quote!(#index::#op(#left, #right))
+        }
+        _ => return None,
+    })
+}
+
+/// The value of a `usize` literal as `checked` writes one (`2usize`).
+fn literal(tokens: &TokenStream) -> Option<usize> {
+    match syn::parse2::<syn::LitInt>(tokens.clone()) {
+        Ok(int) if int.suffix() == "usize" => int.base10_parse().ok(),
+        _ => None,
+    }
+}
+
+/// Whether `e` is `array.len()`.
+fn is_len_of(e: &Expr, array: &str) -> bool {
+    matches!(e, Expr::MethodCall(m) if m.method == "len"
+        && m.args.is_empty()
+        && single_ident(&m.receiver).is_some_and(|r| r == array))
+}
+
+fn is_path(e: &Expr) -> bool {
+    matches!(e, Expr::Path(p) if p.qself.is_none())
+}
+
+fn is_zero(e: &Expr) -> bool {
+    matches!(e, Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. }) if i.base10_digits() == "0")
+}
+
+fn is_compound_assignment(op: &BinOp) -> bool {
+    matches!(
+        op,
+        BinOp::AddAssign(_)
+            | BinOp::SubAssign(_)
+            | BinOp::MulAssign(_)
+            | BinOp::DivAssign(_)
+            | BinOp::RemAssign(_)
+            | BinOp::BitXorAssign(_)
+            | BinOp::BitAndAssign(_)
+            | BinOp::BitOrAssign(_)
+            | BinOp::ShlAssign(_)
+            | BinOp::ShrAssign(_)
+    )
+}
+
+/// The name `e` is, when it is a single identifier.
+fn single_ident(e: &Expr) -> Option<syn::Ident> {
+    match e {
+        Expr::Path(p) if p.qself.is_none() => p.path.get_ident().cloned(),
+        Expr::Paren(p) => single_ident(&p.expr),
+        Expr::Group(g) => single_ident(&g.expr),
+        _ => None,
+    }
+}
+
+/// The variable a place expression is part of (`a` of `a[i].x`, `*a`).
+fn root(e: &Expr) -> Option<String> {
+    match e {
+        Expr::Index(i) => root(&i.expr),
+        Expr::Field(f) => root(&f.base),
+        Expr::Paren(p) => root(&p.expr),
+        Expr::Group(g) => root(&g.expr),
+        Expr::Unary(u) => root(&u.expr),
+        Expr::MethodCall(m) => root(&m.receiver),
+        _ => single_ident(e).map(|ident| ident.to_string()),
+    }
+}
+
+/// Every identifier in `tokens`, into `into`.
+fn idents_in(tokens: TokenStream, into: &mut HashSet<String>) {
+    for tree in tokens {
+        match tree {
+            proc_macro2::TokenTree::Ident(ident) => {
+                into.insert(ident.to_string());
+            }
+            proc_macro2::TokenTree::Group(group) => idents_in(group.stream(), into),
+            _ => {}
+        }
+    }
+}
+
+/// A name without the raw prefix, for a row's name (`r#in` → `in`).
+fn plain(name: &str) -> &str {
+    let name = name.strip_prefix("r#").unwrap_or(name);
+    name.strip_prefix("__ad_").unwrap_or(name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `body` through the pass, with `shared` read-only parameters and
+    /// `other` arrays, printed.
+    fn rows(body: &str, shared: &[&str], other: &[&str]) -> String {
+        let body: TokenStream = body.parse().unwrap();
+        let names = Names::new(&syn::parse_quote!(
+            fn f() {}
+        ));
+        let mut arrays = Arrays::default();
+        for name in shared.iter().chain(other) {
+            arrays.sliceable.insert(name.to_string());
+        }
+        arrays.shared.extend(shared.iter().map(|s| s.to_string()));
+        check_rows_once(body, &arrays, &names).to_string()
+    }
+
+    fn unchanged(body: &str, shared: &[&str], other: &[&str]) {
+        let expected: TokenStream = body.parse().unwrap();
+        assert_eq!(rows(body, shared, other), expected.to_string());
+    }
+
+    #[test]
+    fn a_dot_product_reads_two_rows() {
+        let out = rows(
+            "for j in 0..d { s += w[i * d + j] * x[k * d + j]; }",
+            &["w", "x"],
+            &[],
+        );
+        assert!(out.contains(
+            "row (& w [..] , :: autograd :: __private :: index :: mul (i , d) , \
+             :: autograd :: __private :: index :: add (:: autograd :: __private :: index :: \
+             mul (i , d) , d))"
+        ));
+        assert!(
+            out.contains("s += __ad_row_w [j] * __ad_row_x [j] ;"),
+            "{out}"
+        );
+        // the loop as written, for when a row is not all in its array
+        assert!(out.contains("else { for j in 0 .. d { s += w [i * d + j] * x [k * d + j] ; } }"));
+    }
+
+    #[test]
+    fn an_adjoint_written_at_one_index_is_one_mutable_row() {
+        let out = rows(
+            "for j in 1..n { d_w[b + j] += g * x[j - 1]; }",
+            &["x"],
+            &["d_w"],
+        );
+        assert!(
+            out.contains(
+                "row_mut (& mut d_w [..] , :: autograd :: __private :: index :: add (b , 1usize) ,"
+            ),
+            "{out}"
+        );
+        // `j - 1` at `j = 1` is folded
+        assert!(out.contains("row (& x [..] , 0usize ,"), "{out}");
+        assert!(
+            out.contains("__ad_row_d_w [j - 1] += g * __ad_row_x [j - 1]"),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn a_written_array_read_elsewhere_has_no_row() {
+        // `d_w` at two indices, `h` passed whole: neither can be borrowed
+        // for the whole loop
+        unchanged(
+            "for j in 0..n { d_w[j] += 1.0; d_w[j + 1] += 2.0; }",
+            &[],
+            &["d_w"],
+        );
+        unchanged("for j in 0..n { h[j] = 1.0; f(h); }", &[], &["h"]);
+        // nor an array the range reads
+        unchanged("for j in 0..h.len() { h[j] = 1.0; }", &[], &["h"]);
+    }
+
+    #[test]
+    fn an_array_only_read_has_a_row_beside_other_reads() {
+        let out = rows("for j in 0..n { s += h[j] * h[k]; }", &[], &["h"]);
+        assert!(out.contains("s += __ad_row_h [j] * h [k]"), "{out}");
+    }
+
+    #[test]
+    fn what_the_loop_changes_or_binds_gets_no_row() {
+        // the base is changed in the loop
+        unchanged("for j in 0..n { s += w[b + j]; b += 1; }", &["w"], &[]);
+        // a `let` in the loop shadows the array, or the index
+        unchanged("for j in 0..n { let w = v; s += w[j]; }", &["w"], &[]);
+        unchanged("for j in 0..n { let j = 2; s += w[j]; }", &["w"], &[]);
+        // a macro mentions it (its tokens are opaque)
+        unchanged("for j in 0..n { s += w[j]; m!(w); }", &[], &["w"]);
+        // `lo` is changed in the loop (it is read at every element)
+        unchanged("for j in lo..n { s += w[j]; lo = 2; }", &["w"], &[]);
+    }
+
+    #[test]
+    fn indices_that_may_panic_or_are_not_a_row_are_left_alone() {
+        // a call or an index in the base may panic or change something
+        unchanged("for j in 0..n { s += w[f(i) + j]; }", &["w"], &[]);
+        unchanged("for j in 0..n { s += w[idx[i] + j]; }", &["w"], &[]);
+        // a stride is not a row
+        unchanged("for j in 0..n { s += w[j * d + c]; }", &["w"], &[]);
+        // `j - 1 + j`, `b - j`: not the index plus a constant
+        unchanged("for j in 0..n { s += w[b - j]; }", &["w"], &[]);
+        // not an array the emitter knows
+        unchanged("for j in 0..n { s += m[i + j]; }", &[], &[]);
+    }
+
+    #[test]
+    fn reads_llvm_proves_in_bounds_get_no_row() {
+        unchanged("for k in 2..c.len() { s += c[k]; }", &["c"], &[]);
+    }
+
+    #[test]
+    fn only_innermost_loops_and_not_nested_items() {
+        let out = rows(
+            "for i in 0..n { for j in 0..d { s += w[i * d + j]; } t += w[i]; }",
+            &["w"],
+            &[],
+        );
+        // the inner loop has a row; the outer one, holding a loop, not
+        assert_eq!(out.matches("__ad_row_w").count(), 2, "{out}");
+        assert!(out.contains("t += w [i]"), "{out}");
+        unchanged(
+            "for j in 0..n { fn g(w: &[f64]) -> f64 { w[0] } s += w[j]; }",
+            &["w"],
+            &[],
+        );
+    }
+
+    #[test]
+    fn a_body_that_does_not_parse_is_left_as_it_is() {
+        unchanged("for j in 0..n { s += w[j]; } let", &["w"], &[]);
+    }
+
+    #[test]
+    fn checked_bounds_never_panic() {
+        let j = "j";
+        let at = quote!(lo);
+        let e: Expr = syn::parse_quote!((i + 1) * d - 2 + j);
+        let out = checked(&e, j, &at).unwrap().to_string();
+        assert_eq!(
+            out,
+            quote!(::autograd::__private::index::add(
+                ::autograd::__private::index::sub(
+                    ::autograd::__private::index::mul(
+                        ::autograd::__private::index::add(i, 1usize),
+                        d
+                    ),
+                    2usize
+                ),
+                lo
+            ))
+            .to_string()
+        );
+        // a call, an index, a method other than `len`: may panic
+        for e in [
+            syn::parse_quote!(f(i) + j),
+            syn::parse_quote!(v[i] + j),
+            syn::parse_quote!(v.get(i) + j),
+        ] {
+            assert!(checked(&e, j, &at).is_none());
+        }
+    }
+}

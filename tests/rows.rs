@@ -1,0 +1,256 @@
+//! Rows (`autograd-macros/src/emit/rows.rs`): a loop's accesses
+//! `a[base + j]` read from a row of `a` checked once before the loop, in
+//! the forward and the reverse sweep. Each function here has a twin whose
+//! indices go through `at`, an opaque identity, which keeps it from having
+//! any row: the two are checked against central finite differences and
+//! against each other (the same operations in the same order: equal to the
+//! bit). What runs past an array's end panics as the function does.
+
+#![allow(
+    clippy::needless_range_loop,
+    clippy::useless_vec,
+    clippy::manual_memcpy
+)]
+
+mod common;
+
+use autograd::differentiable;
+use common::check_gradient_and_adjoint;
+
+/// The identity, out of the pass's sight: an index through it is no row.
+#[inline(never)]
+fn at(k: usize) -> usize {
+    std::hint::black_box(k)
+}
+
+const POINTS: [[f64; 8]; 3] = [
+    [0.7, -1.3, 0.4, 1.9, -0.6, 1.1, 0.3, -0.9],
+    [1.2, 0.3, -0.8, 0.5, 2.1, -0.2, -1.4, 0.6],
+    [-0.4, 0.9, 1.6, -1.1, 0.2, 0.8, 1.3, -0.5],
+];
+
+/// A test `$test` of `$rows` against its twin `$plain`, both `fn(&[f64])`.
+macro_rules! twins {
+    ($test:ident: $rows:ident, $rows_grad:ident, $rows_adjoint:ident;
+     $plain:ident, $plain_grad:ident, $plain_adjoint:ident) => {
+        #[test]
+        fn $test() {
+            check_gradient_and_adjoint($rows, |x| $rows_grad(x), $rows_adjoint, &POINTS);
+            check_gradient_and_adjoint($plain, |x| $plain_grad(x), $plain_adjoint, &POINTS);
+            for x in POINTS {
+                assert_eq!($rows_grad(&x), $plain_grad(&x), "at {x:?}");
+            }
+        }
+    };
+}
+
+// A hidden layer per sample: rows of the weights and of the data in the
+// forward dot product, of the weights' adjoint in its reverse; the hidden
+// buffer written at `i` and read at `i` (a mutable row, then a shared one).
+#[differentiable(wrt(w))]
+fn layer(w: &[f64]) -> f64 {
+    let (d, hidden) = (2, 3);
+    let data = [0.5, -1.0, 1.5, 0.25, -0.75, 2.0];
+    let mut h = vec![0.0; hidden];
+    let mut loss = 0.0;
+    for s in 0..3 {
+        for i in 0..hidden {
+            let mut a = 0.0;
+            for j in 0..d {
+                a += w[i * d + j] * data[s * d + j];
+            }
+            h[i] = a.tanh();
+        }
+        for i in 0..hidden {
+            loss += w[6 + i % 2] * h[i] * h[i];
+        }
+    }
+    loss
+}
+
+#[differentiable(wrt(w))]
+fn layer_plain(w: &[f64]) -> f64 {
+    let (d, hidden) = (2, 3);
+    let data = [0.5, -1.0, 1.5, 0.25, -0.75, 2.0];
+    let mut h = vec![0.0; hidden];
+    let mut loss = 0.0;
+    for s in 0..3 {
+        for i in 0..hidden {
+            let mut a = 0.0;
+            for j in 0..d {
+                a += w[at(i * d + j)] * data[at(s * d + j)];
+            }
+            h[at(i)] = a.tanh();
+        }
+        for i in 0..hidden {
+            loss += w[6 + i % 2] * h[at(i)] * h[at(i)];
+        }
+    }
+    loss
+}
+
+twins!(a_layer_reads_rows_both_ways: layer, layer_grad, layer_adjoint;
+       layer_plain, layer_plain_grad, layer_plain_adjoint);
+
+// A stencil: `u[i - 1]`, `u[i]` and `u[i + 1]` from three rows over
+// `1..n - 1`, `next[i]` written through a mutable one; in the reverse, the
+// adjoint of `u` at three indices (no row) and of `next` at one (a row).
+#[differentiable]
+fn stencil(u0: &[f64]) -> f64 {
+    let n = u0.len();
+    let mut u = u0.to_vec();
+    let mut next = u0.to_vec();
+    for _ in 0..3 {
+        for i in 1..n - 1 {
+            next[i] = u[i] + 0.2 * (u[i - 1] - 2.0 * u[i] + u[i + 1]) + 0.1 * u[i] * u[i];
+        }
+        for i in 1..n - 1 {
+            u[i] = next[i];
+        }
+    }
+    let mut s = 0.0;
+    for i in 0..n {
+        s += u[i] * u[i] * (i as f64 + 1.0);
+    }
+    s
+}
+
+#[differentiable]
+fn stencil_plain(u0: &[f64]) -> f64 {
+    let n = u0.len();
+    let mut u = u0.to_vec();
+    let mut next = u0.to_vec();
+    for _ in 0..3 {
+        for i in 1..n - 1 {
+            next[at(i)] = u[at(i)]
+                + 0.2 * (u[at(i - 1)] - 2.0 * u[at(i)] + u[at(i + 1)])
+                + 0.1 * u[at(i)] * u[at(i)];
+        }
+        for i in 1..n - 1 {
+            u[at(i)] = next[at(i)];
+        }
+    }
+    let mut s = 0.0;
+    for i in 0..n {
+        s += u[at(i)] * u[at(i)] * (i as f64 + 1.0);
+    }
+    s
+}
+
+twins!(a_stencil_reads_rows_at_offsets: stencil, stencil_grad, stencil_adjoint;
+       stencil_plain, stencil_plain_grad, stencil_plain_adjoint);
+
+// A local accumulated at `j` in an inner loop (`z[j] +=`, a mutable row;
+// its adjoint read at `j` in the reverse), rows that start past 0
+// (`i..n`, `j - i`) and that are empty at the last iteration.
+#[differentiable]
+fn accumulate(x: &[f64]) -> f64 {
+    let n = 4;
+    let mut z = vec![0.0; n];
+    for i in 0..n {
+        for j in i..n {
+            z[j] += x[j - i] * x[i + 4] + x[2 * i + j % 2];
+        }
+    }
+    let mut s = 0.0;
+    for j in 0..n {
+        s += z[j].sin() * z[j];
+    }
+    s
+}
+
+#[differentiable]
+fn accumulate_plain(x: &[f64]) -> f64 {
+    let n = 4;
+    let mut z = vec![0.0; n];
+    for i in 0..n {
+        for j in i..n {
+            z[at(j)] += x[at(j - i)] * x[at(i + 4)] + x[at(2 * i + j % 2)];
+        }
+    }
+    let mut s = 0.0;
+    for j in 0..n {
+        s += z[at(j)].sin() * z[at(j)];
+    }
+    s
+}
+
+twins!(an_accumulated_local_has_rows: accumulate, accumulate_grad, accumulate_adjoint;
+       accumulate_plain, accumulate_plain_grad, accumulate_plain_adjoint);
+
+// Second order: the rows of the `Dual` bodies of `f_hvp` and `f_hessian`.
+#[differentiable(hessian)]
+fn quadratic_form(x: &[f64]) -> f64 {
+    let n = 4;
+    let mut s = 0.0;
+    for i in 0..n {
+        let mut r = 0.0;
+        for j in 0..n {
+            r += x[i + j % 2] * x[j] * x[4 + j];
+        }
+        s += r * r;
+    }
+    s
+}
+
+#[test]
+fn second_order_bodies_read_rows_too() {
+    for x in POINTS {
+        let (value, gradient, hessian) = quadratic_form_hessian(&x);
+        let (v, g) = quadratic_form_grad(&x);
+        assert_eq!(value, v);
+        assert_eq!(gradient, g);
+        let report = autograd::check::hessian(|p| quadratic_form_grad(p).1, &x, &hessian);
+        assert!(report.is_ok(1e-6), "at {x:?}: {report}");
+    }
+}
+
+/// `x[j - 1]` from `j = 0`: the row's first element would be at `0 - 1`,
+/// which its checked arithmetic refuses, so the loop runs as written and
+/// panics where the function does.
+#[differentiable]
+fn reads_before_the_start(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..2 {
+        for j in 0..3 {
+            s += x[j + i] * x[j - 1 + i];
+        }
+    }
+    s
+}
+
+#[test]
+#[should_panic(expected = "attempt to subtract with overflow")]
+fn a_row_before_the_start_panics_as_the_function_does() {
+    let _ = reads_before_the_start_grad(&[1.0, 2.0, 3.0, 4.0]);
+}
+
+#[test]
+#[should_panic(expected = "attempt to subtract with overflow")]
+fn the_function_panics_there_too() {
+    let _ = reads_before_the_start(&[1.0, 2.0, 3.0, 4.0]);
+}
+
+/// A row whose bounds overflow `usize`: refused by its checked arithmetic;
+/// the loop as written never reaches the index (it is past a branch).
+#[differentiable]
+fn overflowing_base(x: &[f64], far: usize) -> f64 {
+    let mut s = 0.0;
+    for i in 0..2 {
+        for j in 0..2 {
+            if i > 5 {
+                s += x[far * 2 + j];
+            }
+            s += x[i + j] * x[j];
+        }
+    }
+    s
+}
+
+#[test]
+fn a_row_that_would_overflow_is_not_taken() {
+    let x = [1.0, 2.0, 3.0];
+    let (value, gradient) = overflowing_base_grad(&x, usize::MAX);
+    assert_eq!(value, overflowing_base(&x, usize::MAX));
+    assert_eq!(gradient, overflowing_base_grad(&x, 0).1);
+}
