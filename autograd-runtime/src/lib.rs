@@ -391,6 +391,14 @@ pub mod __private {
             }
         }
 
+        /// `value`, if `other` did not overflow: the bound of a row serving
+        /// several accesses, each of whose bounds must be computable.
+        #[inline(always)]
+        pub fn given(value: impl Bound, other: impl Bound) -> Option<usize> {
+            other.bound()?;
+            value.bound()
+        }
+
         /// `a + b`.
         #[inline(always)]
         pub fn add(a: impl Bound, b: impl Bound) -> Option<usize> {

@@ -1002,6 +1002,32 @@ impl Gen {
 
     /// An index into a buffer of length `len`, provably in bounds.
     fn index(&mut self, len: usize) -> IntExpr {
+        // `a * m + b` (row-major, `m` past `b`'s largest value) or `a + b`
+        // with two integer locals (an outer and an inner loop's index),
+        // sometimes: the rows of `emit/rows.rs`.
+        let vars: Vec<(IntExpr, usize, usize)> = self
+            .int_atoms()
+            .into_iter()
+            .filter(|(e, _, _)| matches!(e, IntExpr::Var(_)))
+            .collect();
+        if vars.len() >= 2 && self.chance(0.4) {
+            {
+                let a = self.rng.gen_range(0..vars.len());
+                let mut b = self.rng.gen_range(0..vars.len() - 1);
+                if b >= a {
+                    b += 1;
+                }
+                let ((ea, _, ha), (eb, _, hb)) = (vars[a].clone(), vars[b].clone());
+                let m = hb + 1;
+                if self.chance(0.5) && ha * m + hb < len {
+                    let row = IntExpr::Mul(Box::new(ea), Box::new(IntExpr::Lit(m)));
+                    return IntExpr::Add(Box::new(row), Box::new(eb));
+                }
+                if ha + hb < len {
+                    return IntExpr::Add(Box::new(ea), Box::new(eb));
+                }
+            }
+        }
         // `k % len` with a counter, sometimes.
         if !self.counters.is_empty() && self.chance(0.3) {
             let k = IntExpr::Var(self.pick(&self.counters.clone()).clone());

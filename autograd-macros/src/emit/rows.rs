@@ -242,10 +242,13 @@ impl Facts<'_> {
     }
 }
 
-/// A row: an array, the index it is read at, and its name.
+/// A row: an array, the accesses it serves (indices that differ by a
+/// constant: the same `terms`, each member's offset), and its name.
 struct Row {
     array: syn::Ident,
-    index: Expr,
+    terms: Vec<(bool, String)>,
+    /// By offset, least first.
+    members: Vec<(i128, Expr)>,
     mutable: bool,
     name: Option<syn::Ident>,
 }
@@ -313,48 +316,64 @@ fn version(l: &syn::ExprForLoop, arrays: &Arrays, names: &Names) -> Option<Expr>
         let reads: Vec<Option<String>> = m.reads.iter().map(of_a_row).collect();
         let writes: Vec<Option<String>> = m.writes.iter().map(of_a_row).collect();
         let read_only = arrays.shared.contains(array) || (writes.is_empty() && m.other == 0);
-        let mut keys: Vec<String> = Vec::new();
-        let mutable = if read_only {
+        let mut keys: Vec<&String> = Vec::new();
+        if read_only {
             for key in reads.iter().flatten() {
                 // (`for j in lo..a.len()` reading `a[j]`: LLVM proves
                 // those reads in bounds itself.)
                 let proven = single_ident(&facts.indices[key]).is_some_and(|j| j == index)
                     && is_len_of(&hi, array);
-                if !proven && !keys.contains(key) {
-                    keys.push(key.clone());
+                if !proven && !keys.contains(&key) {
+                    keys.push(key);
                 }
             }
-            false
         } else {
             // One mutable row, through which goes every mention.
-            let all: Vec<&Option<String>> = reads.iter().chain(&writes).collect();
-            let Some(Some(first)) = all.first() else {
-                continue;
-            };
-            if m.other > 0
-                || header.contains(array)
-                || all.iter().any(|k| k.as_ref() != Some(first))
-            {
+            if m.other > 0 || header.contains(array) {
                 continue;
             }
-            keys.push(first.clone());
-            true
-        };
+            let all: Option<Vec<&String>> =
+                reads.iter().chain(&writes).map(Option::as_ref).collect();
+            let Some(all) = all else {
+                continue;
+            };
+            for key in all {
+                if !keys.contains(&key) {
+                    keys.push(key);
+                }
+            }
+        }
+        // Accesses that differ by a constant share a row (`u[j - 1]`,
+        // `u[j]`, `u[j + 1]`); a written array has one row or none.
+        let mut groups: Vec<Row> = Vec::new();
         for key in keys {
-            rows.push(Row {
-                array: ident.clone(),
-                index: facts.indices[&key].clone(),
-                mutable,
-                name: None,
-            });
+            let index = &facts.indices[key];
+            let (terms, offset) = affine(index, &pat.ident.to_string());
+            match groups.iter_mut().find(|row| row.terms == terms) {
+                Some(row) => row.members.push((offset, index.clone())),
+                None => groups.push(Row {
+                    array: ident.clone(),
+                    terms,
+                    members: vec![(offset, index.clone())],
+                    mutable: !read_only,
+                    name: None,
+                }),
+            }
+        }
+        if !read_only && groups.len() > 1 {
+            continue;
+        }
+        for mut row in groups {
+            row.members.sort_by_key(|(offset, _)| *offset);
+            rows.push(row);
         }
     }
     // A mutable row's array may not be in another row's bounds (they are
     // evaluated while it is borrowed).
     let in_bounds: HashSet<String> = {
         let mut idents = HashSet::new();
-        for row in &rows {
-            idents_in(row.index.to_token_stream(), &mut idents);
+        for (_, index) in rows.iter().flat_map(|row| &row.members) {
+            idents_in(index.to_token_stream(), &mut idents);
         }
         idents
     };
@@ -375,9 +394,22 @@ fn version(l: &syn::ExprForLoop, arrays: &Arrays, names: &Names) -> Option<Expr>
     rewrite.visit_block_mut(&mut fast.body);
     let checks = rows.iter().map(|row| {
         let array = &row.array;
-        // (`checked` succeeded on every row's index in `Facts::row_index`.)
-        let first = checked(&row.index, &index, &first);
-        let end = checked(&row.index, &index, &end);
+        // From the first element the least member reads to past the last
+        // the greatest does; every member's bounds computed (`given`), so
+        // that none overflows where its loop as written would panic.
+        // (`checked` succeeded on every index in `Facts::row_index`.)
+        let bounds = |at: &TokenStream, of: usize| {
+            let own = |k: usize| checked(&row.members[k].1, &index, at).unwrap_or_default();
+            let mut bound = own(of);
+            for k in (0..row.members.len()).filter(|&k| k != of) {
+                let other = own(k);
+                if literal(&other).is_none() {
+                    bound = quote!(::autograd::__private::index::given(#bound, #other));
+                }
+            }
+            bound
+        };
+        let (first, end) = (bounds(&first, 0), bounds(&end, row.members.len() - 1));
         match row.mutable {
             true => quote!(::autograd::__private::row_mut(&mut #array[..], #first, #end)),
             false => quote!(::autograd::__private::row(&#array[..], #first, #end)),
@@ -411,22 +443,85 @@ impl VisitMut for Rewrite<'_> {
             return;
         };
         let at = access.index.to_token_stream().to_string();
-        let Some(row) = self
+        let found = self
             .rows
             .iter()
-            .find(|row| row.array == array && row.index.to_token_stream().to_string() == at)
-        else {
+            .filter(|row| row.array == array)
+            .find_map(|row| {
+                let least = row.members[0].0;
+                let member = row
+                    .members
+                    .iter()
+                    .find(|(_, i)| i.to_token_stream().to_string() == at);
+                member.map(|(offset, _)| (row, offset - least))
+            });
+        let Some((row, past)) = found else {
             return;
         };
+        // `row[j - lo + past]`, with what is known folded
         let (name, j, lo) = (&row.name, self.index, self.lo);
-        *expr = match lo {
-            _ if is_zero(lo) => syn::parse_quote!(#name[#j]),
-            Expr::Lit(_) | Expr::Path(_) => syn::parse_quote!(#name[#j - #lo]),
-            _ => syn::parse_quote!(#name[#j - (#lo)]),
+        let literal = |value: i128| proc_macro2::Literal::u128_unsuffixed(value.unsigned_abs());
+        let at = match lo {
+            Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Int(int),
+                ..
+            }) if int.base10_parse::<i128>().is_ok() => {
+                let shift = past - int.base10_parse::<i128>().unwrap_or(0);
+                let magnitude = literal(shift);
+                match shift {
+                    0 => quote!(#j),
+                    s if s > 0 => quote!(#j + #magnitude),
+                    _ => quote!(#j - #magnitude),
+                }
+            }
+            _ => {
+                let lo = match lo {
+                    Expr::Path(_) => quote!(#lo),
+                    _ => quote!((#lo)),
+                };
+                match past {
+                    0 => quote!(#j - #lo),
+                    _ => {
+                        let past = literal(past);
+                        quote!(#j - #lo + #past)
+                    }
+                }
+            }
         };
+        *expr = syn::parse_quote!(#name[#at]);
     }
 
     fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
+/// The terms of `e` (the index `j` plus or minus terms) other than `j`
+/// and literals, with their signs, sorted, and the sum of its literals:
+/// accesses whose terms are the same differ by a constant.
+fn affine(e: &Expr, j: &str) -> (Vec<(bool, String)>, i128) {
+    fn collect(e: &Expr, j: &str, plus: bool, terms: &mut Vec<(bool, String)>, sum: &mut i128) {
+        match e {
+            Expr::Paren(p) => collect(&p.expr, j, plus, terms, sum),
+            Expr::Group(g) => collect(&g.expr, j, plus, terms, sum),
+            Expr::Binary(b) if matches!(b.op, BinOp::Add(_) | BinOp::Sub(_)) => {
+                collect(&b.left, j, plus, terms, sum);
+                let right = plus == matches!(b.op, BinOp::Add(_));
+                collect(&b.right, j, right, terms, sum);
+            }
+            Expr::Path(p) if p.path.is_ident(j) => {}
+            Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Int(int),
+                ..
+            }) if int.base10_parse::<i64>().is_ok() => {
+                let value = int.base10_parse::<i64>().unwrap_or(0) as i128;
+                *sum += if plus { value } else { -value };
+            }
+            _ => terms.push((plus, e.to_token_stream().to_string())),
+        }
+    }
+    let (mut terms, mut sum) = (Vec::new(), 0);
+    collect(e, j, true, &mut terms, &mut sum);
+    terms.sort();
+    (terms, sum)
 }
 
 /// Whether `e` is `j` plus or minus terms without `j`: `j`, `b + j`,
@@ -525,10 +620,6 @@ fn is_len_of(e: &Expr, array: &str) -> bool {
 
 fn is_path(e: &Expr) -> bool {
     matches!(e, Expr::Path(p) if p.qself.is_none())
-}
-
-fn is_zero(e: &Expr) -> bool {
-    matches!(e, Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. }) if i.base10_digits() == "0")
 }
 
 fn is_compound_assignment(op: &BinOp) -> bool {
@@ -656,16 +747,58 @@ mod tests {
 
     #[test]
     fn a_written_array_read_elsewhere_has_no_row() {
-        // `d_w` at two indices, `h` passed whole: neither can be borrowed
-        // for the whole loop
+        // `d_w` at two rows, `h` passed whole: neither can be borrowed for
+        // the whole loop
         unchanged(
-            "for j in 0..n { d_w[j] += 1.0; d_w[j + 1] += 2.0; }",
+            "for j in 0..n { d_w[j] += 1.0; d_w[k + j] += 2.0; }",
             &[],
             &["d_w"],
         );
         unchanged("for j in 0..n { h[j] = 1.0; f(h); }", &[], &["h"]);
         // nor an array the range reads
         unchanged("for j in 0..h.len() { h[j] = 1.0; }", &[], &["h"]);
+    }
+
+    #[test]
+    fn accesses_a_constant_apart_share_one_row() {
+        // a written array at two offsets: one mutable row from the least
+        // member's first element to past the greatest's last; the bound
+        // the other member alone would give is computed too (`given`)
+        let out = rows(
+            "for j in 0..n { d_w[j] += 1.0; d_w[j + 1] += 2.0; }",
+            &[],
+            &["d_w"],
+        );
+        assert!(out.contains(
+            "row_mut (& mut d_w [..] , 0usize , :: autograd :: __private :: index :: given \
+             (:: autograd :: __private :: index :: add (n , 1usize) , n))"
+        ));
+        assert!(
+            out.contains("__ad_row_d_w [j] += 1.0 ; __ad_row_d_w [j + 1] += 2.0 ;"),
+            "{out}"
+        );
+        // a stencil from `lo = 1`: one row of `u`, read at `i - 1 + 0..2`
+        let out = rows(
+            "for i in 1..n - 1 { v[i] = u[i - 1] - 2.0 * u[i] + u[i + 1]; }",
+            &["u"],
+            &["v"],
+        );
+        assert_eq!(out.matches("row (& u").count(), 1, "{out}");
+        assert!(
+            out.contains("__ad_row_u [i - 1] - 2.0 * __ad_row_u [i] + __ad_row_u [i + 1]"),
+            "{out}"
+        );
+        assert!(out.contains("__ad_row_v [i - 1] ="), "{out}");
+        // a range from a variable: `j - lo + past`
+        let out = rows(
+            "for j in lo..n { s += x[b + j] * x[b + j + 2]; }",
+            &["x"],
+            &[],
+        );
+        assert!(
+            out.contains("__ad_row_x [j - lo] * __ad_row_x [j - lo + 2]"),
+            "{out}"
+        );
     }
 
     #[test]

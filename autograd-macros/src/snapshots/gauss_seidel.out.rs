@@ -43,14 +43,25 @@ fn gauss_seidel_grad(
         let mut __ad_own_u: ::std::vec::Vec<f64> = ::std::vec![0.0; n];
         let u = &mut __ad_own_u[..];
         for __ad_i0__1 in 0..sweeps {
-            if let (Some(__ad_row_f),) = (
+            if let (Some(__ad_row_f), Some(__ad_row_u)) = (
                 ::autograd::__private::row(&f[..], 0usize, n),
+                ::autograd::__private::row_mut(
+                    &mut u[..],
+                    ::autograd::__private::index::sub(0usize, 1usize),
+                    ::autograd::__private::index::given(
+                        ::autograd::__private::index::given(
+                            ::autograd::__private::index::add(n, 1usize),
+                            ::autograd::__private::index::sub(n, 1usize),
+                        ),
+                        n,
+                    ),
+                ),
             ) {
                 for i in 0..n {
                     let mut __ad_cell_value_1: f64;
                     let __ad_c2: bool = i > 0;
                     if __ad_c2 {
-                        let __ad_t3 = u[i - 1];
+                        let __ad_t3 = __ad_row_u[i];
                         __ad_cell_value_1 = __ad_t3;
                     } else {
                         __ad_cell_value_1 = 0.0;
@@ -59,7 +70,7 @@ fn gauss_seidel_grad(
                     let mut __ad_cell_value_5: f64;
                     let __ad_c6: bool = i + 1 < n;
                     if __ad_c6 {
-                        let __ad_t7 = u[i + 1];
+                        let __ad_t7 = __ad_row_u[i + 2];
                         __ad_cell_value_5 = __ad_t7;
                     } else {
                         __ad_cell_value_5 = 0.0;
@@ -70,7 +81,7 @@ fn gauss_seidel_grad(
                     let __ad_t11 = h2 * __ad_t10;
                     let __ad_t12 = __ad_t9 + __ad_t11;
                     let __ad_t13 = 0.5 * __ad_t12;
-                    u[i] = __ad_t13;
+                    __ad_row_u[i + 1] = __ad_t13;
                 }
             } else {
                 for i in 0..n {
@@ -108,14 +119,14 @@ fn gauss_seidel_grad(
         let __ad_d_u = &mut __ad_own_d_u[..];
         {
             let mut __ad_d_cell_loss_14: f64;
-            if let (Some(__ad_row_d_u), Some(__ad_row_target), Some(__ad_row_u)) = (
+            if let (Some(__ad_row_d_u), Some(__ad_row_target), Some(__ad_row_u_1)) = (
                 ::autograd::__private::row_mut(&mut __ad_d_u[..], 0usize, n),
                 ::autograd::__private::row(&target[..], 0usize, n),
                 ::autograd::__private::row(&u[..], 0usize, n),
             ) {
                 for i__1 in 0..n {
                     let loss__1 = __ad_cell_loss_14;
-                    let __ad_t15 = __ad_row_u[i__1];
+                    let __ad_t15 = __ad_row_u_1[i__1];
                     let d = __ad_t15 - (__ad_row_target[i__1]);
                     let __ad_t17 = d * d;
                     let loss__2 = loss__1 + __ad_t17;
@@ -243,12 +254,25 @@ fn gauss_seidel_adjoint(
     let mut __ad_own_u: ::std::vec::Vec<f64> = ::std::vec![0.0; n];
     let u = &mut __ad_own_u[..];
     for __ad_i0__1 in 0..sweeps {
-        if let (Some(__ad_row_f),) = (::autograd::__private::row(&f[..], 0usize, n),) {
+        if let (Some(__ad_row_f), Some(__ad_row_u)) = (
+            ::autograd::__private::row(&f[..], 0usize, n),
+            ::autograd::__private::row_mut(
+                &mut u[..],
+                ::autograd::__private::index::sub(0usize, 1usize),
+                ::autograd::__private::index::given(
+                    ::autograd::__private::index::given(
+                        ::autograd::__private::index::add(n, 1usize),
+                        ::autograd::__private::index::sub(n, 1usize),
+                    ),
+                    n,
+                ),
+            ),
+        ) {
             for i in 0..n {
                 let mut __ad_cell_value_1: f64;
                 let __ad_c2: bool = i > 0;
                 if __ad_c2 {
-                    let __ad_t3 = u[i - 1];
+                    let __ad_t3 = __ad_row_u[i];
                     __ad_cell_value_1 = __ad_t3;
                 } else {
                     __ad_cell_value_1 = 0.0;
@@ -257,7 +281,7 @@ fn gauss_seidel_adjoint(
                 let mut __ad_cell_value_5: f64;
                 let __ad_c6: bool = i + 1 < n;
                 if __ad_c6 {
-                    let __ad_t7 = u[i + 1];
+                    let __ad_t7 = __ad_row_u[i + 2];
                     __ad_cell_value_5 = __ad_t7;
                 } else {
                     __ad_cell_value_5 = 0.0;
@@ -268,7 +292,7 @@ fn gauss_seidel_adjoint(
                 let __ad_t11 = h2 * __ad_t10;
                 let __ad_t12 = __ad_t9 + __ad_t11;
                 let __ad_t13 = 0.5 * __ad_t12;
-                u[i] = __ad_t13;
+                __ad_row_u[i + 1] = __ad_t13;
             }
         } else {
             for i in 0..n {
@@ -306,14 +330,14 @@ fn gauss_seidel_adjoint(
     let __ad_d_u = &mut __ad_own_d_u[..];
     {
         let mut __ad_d_cell_loss_14: f64;
-        if let (Some(__ad_row_d_u), Some(__ad_row_target), Some(__ad_row_u)) = (
+        if let (Some(__ad_row_d_u), Some(__ad_row_target), Some(__ad_row_u_1)) = (
             ::autograd::__private::row_mut(&mut __ad_d_u[..], 0usize, n),
             ::autograd::__private::row(&target[..], 0usize, n),
             ::autograd::__private::row(&u[..], 0usize, n),
         ) {
             for i__1 in 0..n {
                 let loss__1 = __ad_cell_loss_14;
-                let __ad_t15 = __ad_row_u[i__1];
+                let __ad_t15 = __ad_row_u_1[i__1];
                 let d = __ad_t15 - (__ad_row_target[i__1]);
                 let __ad_t17 = d * d;
                 let loss__2 = loss__1 + __ad_t17;

@@ -30,25 +30,34 @@ pub fn extended_rosenbrock_grad(x: &[f64]) -> (f64, ::std::vec::Vec<f64>) {
         let __ad_seed_cell_sum_0: f64 = d_out;
         {
             let mut __ad_d_cell_sum_0: f64;
-            if let (Some(__ad_row_x), Some(__ad_row_x_1)) = (
-                ::autograd::__private::row(
-                    &x[..],
-                    1usize,
-                    ::autograd::__private::index::add(
+            if let (Some(__ad_row_d_x), Some(__ad_row_x)) = (
+                ::autograd::__private::row_mut(
+                    &mut d_x[..],
+                    0usize,
+                    ::autograd::__private::index::given(
+                        ::autograd::__private::index::add(
+                            ::autograd::__private::index::sub(x.len(), 1usize),
+                            1usize,
+                        ),
                         ::autograd::__private::index::sub(x.len(), 1usize),
-                        1usize,
                     ),
                 ),
                 ::autograd::__private::row(
                     &x[..],
                     0usize,
-                    ::autograd::__private::index::sub(x.len(), 1usize),
+                    ::autograd::__private::index::given(
+                        ::autograd::__private::index::add(
+                            ::autograd::__private::index::sub(x.len(), 1usize),
+                            1usize,
+                        ),
+                        ::autograd::__private::index::sub(x.len(), 1usize),
+                    ),
                 ),
             ) {
                 for i in 0..x.len() - 1 {
                     let sum__1 = __ad_cell_sum_0;
-                    let __ad_t1 = __ad_row_x[i];
-                    let __ad_t2 = __ad_row_x_1[i];
+                    let __ad_t1 = __ad_row_x[i + 1];
+                    let __ad_t2 = __ad_row_x[i];
                     let __ad_t3 = __ad_t2 * __ad_t2;
                     let t = __ad_t1 - __ad_t3;
                     let u = 1.0 - __ad_t2;
@@ -88,11 +97,11 @@ pub fn extended_rosenbrock_grad(x: &[f64]) -> (f64, ::std::vec::Vec<f64>) {
                     );
                     __ad_d_t2 += __ad_d_t3 * __ad_p_t3.0;
                     __ad_d_t2 += __ad_d_t3 * __ad_p_t3.1;
-                    d_x[i] += __ad_d_t2;
+                    __ad_row_d_x[i] += __ad_d_t2;
                     ::std::sync::atomic::compiler_fence(
                         ::std::sync::atomic::Ordering::SeqCst,
                     );
-                    d_x[i + 1] += __ad_d_t1;
+                    __ad_row_d_x[i + 1] += __ad_d_t1;
                     ::std::sync::atomic::compiler_fence(
                         ::std::sync::atomic::Ordering::SeqCst,
                     );
@@ -187,25 +196,34 @@ pub fn extended_rosenbrock_adjoint(x: &[f64], d_out: f64, d_x: &mut [f64]) -> f6
     let __ad_seed_cell_sum_0: f64 = d_out;
     {
         let mut __ad_d_cell_sum_0: f64;
-        if let (Some(__ad_row_x), Some(__ad_row_x_1)) = (
-            ::autograd::__private::row(
-                &x[..],
-                1usize,
-                ::autograd::__private::index::add(
+        if let (Some(__ad_row_d_x), Some(__ad_row_x)) = (
+            ::autograd::__private::row_mut(
+                &mut d_x[..],
+                0usize,
+                ::autograd::__private::index::given(
+                    ::autograd::__private::index::add(
+                        ::autograd::__private::index::sub(x.len(), 1usize),
+                        1usize,
+                    ),
                     ::autograd::__private::index::sub(x.len(), 1usize),
-                    1usize,
                 ),
             ),
             ::autograd::__private::row(
                 &x[..],
                 0usize,
-                ::autograd::__private::index::sub(x.len(), 1usize),
+                ::autograd::__private::index::given(
+                    ::autograd::__private::index::add(
+                        ::autograd::__private::index::sub(x.len(), 1usize),
+                        1usize,
+                    ),
+                    ::autograd::__private::index::sub(x.len(), 1usize),
+                ),
             ),
         ) {
             for i in 0..x.len() - 1 {
                 let sum__1 = __ad_cell_sum_0;
-                let __ad_t1 = __ad_row_x[i];
-                let __ad_t2 = __ad_row_x_1[i];
+                let __ad_t1 = __ad_row_x[i + 1];
+                let __ad_t2 = __ad_row_x[i];
                 let __ad_t3 = __ad_t2 * __ad_t2;
                 let t = __ad_t1 - __ad_t3;
                 let u = 1.0 - __ad_t2;
@@ -240,11 +258,11 @@ pub fn extended_rosenbrock_adjoint(x: &[f64], d_out: f64, d_x: &mut [f64]) -> f6
                 let __ad_p_t3 = ::autograd::__private::rules::mul(__ad_t2, __ad_t2, 0.0);
                 __ad_d_t2 += __ad_d_t3 * __ad_p_t3.0;
                 __ad_d_t2 += __ad_d_t3 * __ad_p_t3.1;
-                d_x[i] += __ad_d_t2;
+                __ad_row_d_x[i] += __ad_d_t2;
                 ::std::sync::atomic::compiler_fence(
                     ::std::sync::atomic::Ordering::SeqCst,
                 );
-                d_x[i + 1] += __ad_d_t1;
+                __ad_row_d_x[i + 1] += __ad_d_t1;
                 ::std::sync::atomic::compiler_fence(
                     ::std::sync::atomic::Ordering::SeqCst,
                 );

@@ -28,25 +28,34 @@ fn springs_grad(x: &[f64]) -> (f64, ::std::vec::Vec<f64>) {
         let __ad_seed_cell_energy_0: f64 = d_out;
         {
             let mut __ad_d_cell_energy_0: f64;
-            if let (Some(__ad_row_x), Some(__ad_row_x_1)) = (
-                ::autograd::__private::row(
-                    &x[..],
+            if let (Some(__ad_row_d_x), Some(__ad_row_x)) = (
+                ::autograd::__private::row_mut(
+                    &mut d_x[..],
                     0usize,
-                    ::autograd::__private::index::sub(x.len(), 1usize),
+                    ::autograd::__private::index::given(
+                        ::autograd::__private::index::add(
+                            ::autograd::__private::index::sub(x.len(), 1usize),
+                            1usize,
+                        ),
+                        ::autograd::__private::index::sub(x.len(), 1usize),
+                    ),
                 ),
                 ::autograd::__private::row(
                     &x[..],
-                    1usize,
-                    ::autograd::__private::index::add(
+                    0usize,
+                    ::autograd::__private::index::given(
+                        ::autograd::__private::index::add(
+                            ::autograd::__private::index::sub(x.len(), 1usize),
+                            1usize,
+                        ),
                         ::autograd::__private::index::sub(x.len(), 1usize),
-                        1usize,
                     ),
                 ),
             ) {
                 for i in 0..x.len() - 1 {
                     let energy__1 = __ad_cell_energy_0;
                     let __ad_t1 = __ad_row_x[i];
-                    let __ad_t2 = __ad_row_x_1[i];
+                    let __ad_t2 = __ad_row_x[i + 1];
                     let mut __ad_dp_t3_0: f64 = -0.0;
                     let mut __ad_dp_t3_1: f64 = -0.0;
                     let __ad_t3 = spring_adjoint(
@@ -71,11 +80,11 @@ fn springs_grad(x: &[f64]) -> (f64, ::std::vec::Vec<f64>) {
                     let mut __ad_d_t3: f64 = __ad_d_energy__2 * __ad_p_energy__2.1;
                     let mut __ad_d_t1: f64 = __ad_d_t3 * __ad_dp_t3_0;
                     let mut __ad_d_t2: f64 = __ad_d_t3 * __ad_dp_t3_1;
-                    d_x[i + 1] += __ad_d_t2;
+                    __ad_row_d_x[i + 1] += __ad_d_t2;
                     ::std::sync::atomic::compiler_fence(
                         ::std::sync::atomic::Ordering::SeqCst,
                     );
-                    d_x[i] += __ad_d_t1;
+                    __ad_row_d_x[i] += __ad_d_t1;
                     ::std::sync::atomic::compiler_fence(
                         ::std::sync::atomic::Ordering::SeqCst,
                     );
@@ -155,25 +164,34 @@ fn springs_adjoint(x: &[f64], d_out: f64, d_x: &mut [f64]) -> f64 {
     let __ad_seed_cell_energy_0: f64 = d_out;
     {
         let mut __ad_d_cell_energy_0: f64;
-        if let (Some(__ad_row_x), Some(__ad_row_x_1)) = (
-            ::autograd::__private::row(
-                &x[..],
+        if let (Some(__ad_row_d_x), Some(__ad_row_x)) = (
+            ::autograd::__private::row_mut(
+                &mut d_x[..],
                 0usize,
-                ::autograd::__private::index::sub(x.len(), 1usize),
+                ::autograd::__private::index::given(
+                    ::autograd::__private::index::add(
+                        ::autograd::__private::index::sub(x.len(), 1usize),
+                        1usize,
+                    ),
+                    ::autograd::__private::index::sub(x.len(), 1usize),
+                ),
             ),
             ::autograd::__private::row(
                 &x[..],
-                1usize,
-                ::autograd::__private::index::add(
+                0usize,
+                ::autograd::__private::index::given(
+                    ::autograd::__private::index::add(
+                        ::autograd::__private::index::sub(x.len(), 1usize),
+                        1usize,
+                    ),
                     ::autograd::__private::index::sub(x.len(), 1usize),
-                    1usize,
                 ),
             ),
         ) {
             for i in 0..x.len() - 1 {
                 let energy__1 = __ad_cell_energy_0;
                 let __ad_t1 = __ad_row_x[i];
-                let __ad_t2 = __ad_row_x_1[i];
+                let __ad_t2 = __ad_row_x[i + 1];
                 let mut __ad_dp_t3_0: f64 = -0.0;
                 let mut __ad_dp_t3_1: f64 = -0.0;
                 let __ad_t3 = spring_adjoint(
@@ -193,11 +211,11 @@ fn springs_adjoint(x: &[f64], d_out: f64, d_x: &mut [f64]) -> f64 {
                 let mut __ad_d_t3: f64 = __ad_d_energy__2 * __ad_p_energy__2.1;
                 let mut __ad_d_t1: f64 = __ad_d_t3 * __ad_dp_t3_0;
                 let mut __ad_d_t2: f64 = __ad_d_t3 * __ad_dp_t3_1;
-                d_x[i + 1] += __ad_d_t2;
+                __ad_row_d_x[i + 1] += __ad_d_t2;
                 ::std::sync::atomic::compiler_fence(
                     ::std::sync::atomic::Ordering::SeqCst,
                 );
-                d_x[i] += __ad_d_t1;
+                __ad_row_d_x[i] += __ad_d_t1;
                 ::std::sync::atomic::compiler_fence(
                     ::std::sync::atomic::Ordering::SeqCst,
                 );

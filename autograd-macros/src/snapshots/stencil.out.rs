@@ -43,12 +43,7 @@ fn heat_grad(u0: &[f64], target: &[f64], steps: usize) -> (f64, ::std::vec::Vec<
         let mut __ad_own_next = u0.to_vec();
         let next = &mut __ad_own_next[..];
         for __ad_i0__1 in 0..steps {
-            if let (
-                Some(__ad_row_next),
-                Some(__ad_row_u),
-                Some(__ad_row_u_1),
-                Some(__ad_row_u_2),
-            ) = (
+            if let (Some(__ad_row_next), Some(__ad_row_u)) = (
                 ::autograd::__private::row_mut(
                     &mut next[..],
                     1usize,
@@ -56,33 +51,29 @@ fn heat_grad(u0: &[f64], target: &[f64], steps: usize) -> (f64, ::std::vec::Vec<
                 ),
                 ::autograd::__private::row(
                     &u[..],
-                    1usize,
-                    ::autograd::__private::index::sub(n, 1usize),
-                ),
-                ::autograd::__private::row(
-                    &u[..],
                     0usize,
-                    ::autograd::__private::index::sub(
+                    ::autograd::__private::index::given(
+                        ::autograd::__private::index::given(
+                            ::autograd::__private::index::add(
+                                ::autograd::__private::index::sub(n, 1usize),
+                                1usize,
+                            ),
+                            ::autograd::__private::index::sub(
+                                ::autograd::__private::index::sub(n, 1usize),
+                                1usize,
+                            ),
+                        ),
                         ::autograd::__private::index::sub(n, 1usize),
-                        1usize,
-                    ),
-                ),
-                ::autograd::__private::row(
-                    &u[..],
-                    2usize,
-                    ::autograd::__private::index::add(
-                        ::autograd::__private::index::sub(n, 1usize),
-                        1usize,
                     ),
                 ),
             ) {
                 for i in 1..n - 1 {
-                    let __ad_t1 = __ad_row_u[i - 1];
-                    let __ad_t2 = __ad_row_u_1[i - 1];
+                    let __ad_t1 = __ad_row_u[i];
+                    let __ad_t2 = __ad_row_u[i - 1];
                     let __ad_t3 = __ad_t1;
                     let __ad_t4 = 2.0 * __ad_t3;
                     let __ad_t5 = __ad_t2 - __ad_t4;
-                    let __ad_t6 = __ad_row_u_2[i - 1];
+                    let __ad_t6 = __ad_row_u[i + 1];
                     let __ad_t7 = __ad_t5 + __ad_t6;
                     let __ad_t8 = 0.25 * __ad_t7;
                     let __ad_t9 = __ad_t1 + __ad_t8;
@@ -115,7 +106,7 @@ fn heat_grad(u0: &[f64], target: &[f64], steps: usize) -> (f64, ::std::vec::Vec<
                 }
             }
             __ad_undo_u.save_span(&u[..], 1..n - 1);
-            if let (Some(__ad_row_next_1), Some(__ad_row_u_3)) = (
+            if let (Some(__ad_row_next_1), Some(__ad_row_u_1)) = (
                 ::autograd::__private::row(
                     &next[..],
                     1usize,
@@ -129,7 +120,7 @@ fn heat_grad(u0: &[f64], target: &[f64], steps: usize) -> (f64, ::std::vec::Vec<
             ) {
                 for i__1 in 1..n - 1 {
                     let __ad_t16 = __ad_row_next_1[i__1 - 1];
-                    __ad_row_u_3[i__1 - 1] = __ad_t16;
+                    __ad_row_u_1[i__1 - 1] = __ad_t16;
                 }
             } else {
                 for i__1 in 1..n - 1 {
@@ -145,14 +136,14 @@ fn heat_grad(u0: &[f64], target: &[f64], steps: usize) -> (f64, ::std::vec::Vec<
         let __ad_d_u = &mut __ad_own_d_u[..];
         {
             let mut __ad_d_cell_loss_17: f64;
-            if let (Some(__ad_row_d_u), Some(__ad_row_target), Some(__ad_row_u_4)) = (
+            if let (Some(__ad_row_d_u), Some(__ad_row_target), Some(__ad_row_u_2)) = (
                 ::autograd::__private::row_mut(&mut __ad_d_u[..], 0usize, n),
                 ::autograd::__private::row(&target[..], 0usize, n),
                 ::autograd::__private::row(&u[..], 0usize, n),
             ) {
                 for i__2 in 0..n {
                     let loss__1 = __ad_cell_loss_17;
-                    let __ad_t18 = __ad_row_u_4[i__2];
+                    let __ad_t18 = __ad_row_u_2[i__2];
                     let e = __ad_t18 - (__ad_row_target[i__2]);
                     let __ad_t20 = 0.5 * e;
                     let __ad_t21 = __ad_t20 * e;
@@ -321,12 +312,7 @@ fn heat_adjoint(
     let mut __ad_own_next = u0.to_vec();
     let next = &mut __ad_own_next[..];
     for __ad_i0__1 in 0..steps {
-        if let (
-            Some(__ad_row_next),
-            Some(__ad_row_u),
-            Some(__ad_row_u_1),
-            Some(__ad_row_u_2),
-        ) = (
+        if let (Some(__ad_row_next), Some(__ad_row_u)) = (
             ::autograd::__private::row_mut(
                 &mut next[..],
                 1usize,
@@ -334,33 +320,29 @@ fn heat_adjoint(
             ),
             ::autograd::__private::row(
                 &u[..],
-                1usize,
-                ::autograd::__private::index::sub(n, 1usize),
-            ),
-            ::autograd::__private::row(
-                &u[..],
                 0usize,
-                ::autograd::__private::index::sub(
+                ::autograd::__private::index::given(
+                    ::autograd::__private::index::given(
+                        ::autograd::__private::index::add(
+                            ::autograd::__private::index::sub(n, 1usize),
+                            1usize,
+                        ),
+                        ::autograd::__private::index::sub(
+                            ::autograd::__private::index::sub(n, 1usize),
+                            1usize,
+                        ),
+                    ),
                     ::autograd::__private::index::sub(n, 1usize),
-                    1usize,
-                ),
-            ),
-            ::autograd::__private::row(
-                &u[..],
-                2usize,
-                ::autograd::__private::index::add(
-                    ::autograd::__private::index::sub(n, 1usize),
-                    1usize,
                 ),
             ),
         ) {
             for i in 1..n - 1 {
-                let __ad_t1 = __ad_row_u[i - 1];
-                let __ad_t2 = __ad_row_u_1[i - 1];
+                let __ad_t1 = __ad_row_u[i];
+                let __ad_t2 = __ad_row_u[i - 1];
                 let __ad_t3 = __ad_t1;
                 let __ad_t4 = 2.0 * __ad_t3;
                 let __ad_t5 = __ad_t2 - __ad_t4;
-                let __ad_t6 = __ad_row_u_2[i - 1];
+                let __ad_t6 = __ad_row_u[i + 1];
                 let __ad_t7 = __ad_t5 + __ad_t6;
                 let __ad_t8 = 0.25 * __ad_t7;
                 let __ad_t9 = __ad_t1 + __ad_t8;
@@ -393,7 +375,7 @@ fn heat_adjoint(
             }
         }
         __ad_undo_u.save_span(&u[..], 1..n - 1);
-        if let (Some(__ad_row_next_1), Some(__ad_row_u_3)) = (
+        if let (Some(__ad_row_next_1), Some(__ad_row_u_1)) = (
             ::autograd::__private::row(
                 &next[..],
                 1usize,
@@ -407,7 +389,7 @@ fn heat_adjoint(
         ) {
             for i__1 in 1..n - 1 {
                 let __ad_t16 = __ad_row_next_1[i__1 - 1];
-                __ad_row_u_3[i__1 - 1] = __ad_t16;
+                __ad_row_u_1[i__1 - 1] = __ad_t16;
             }
         } else {
             for i__1 in 1..n - 1 {
@@ -423,14 +405,14 @@ fn heat_adjoint(
     let __ad_d_u = &mut __ad_own_d_u[..];
     {
         let mut __ad_d_cell_loss_17: f64;
-        if let (Some(__ad_row_d_u), Some(__ad_row_target), Some(__ad_row_u_4)) = (
+        if let (Some(__ad_row_d_u), Some(__ad_row_target), Some(__ad_row_u_2)) = (
             ::autograd::__private::row_mut(&mut __ad_d_u[..], 0usize, n),
             ::autograd::__private::row(&target[..], 0usize, n),
             ::autograd::__private::row(&u[..], 0usize, n),
         ) {
             for i__2 in 0..n {
                 let loss__1 = __ad_cell_loss_17;
-                let __ad_t18 = __ad_row_u_4[i__2];
+                let __ad_t18 = __ad_row_u_2[i__2];
                 let e = __ad_t18 - (__ad_row_target[i__2]);
                 let __ad_t20 = 0.5 * e;
                 let __ad_t21 = __ad_t20 * e;
