@@ -401,10 +401,19 @@ fn version(l: &syn::ExprForLoop, arrays: &Arrays, names: &Names) -> Option<Expr>
         let bounds = |at: &TokenStream, of: usize| {
             let own = |k: usize| checked(&row.members[k].1, &index, at).unwrap_or_default();
             let mut bound = own(of);
-            for k in (0..row.members.len()).filter(|&k| k != of) {
-                let other = own(k);
-                if literal(&other).is_none() {
+            // (Only a computation may overflow, and one inside another is
+            // computed by it: `n - 1` by `n - 1 - 1`.)
+            let mut others: Vec<(String, TokenStream)> = (0..row.members.len())
+                .filter(|&k| k != of)
+                .map(|k| (own(k).to_string(), own(k)))
+                .filter(|(text, _)| text.starts_with(":: autograd"))
+                .collect();
+            others.sort_by_key(|(text, _)| std::cmp::Reverse(text.len()));
+            let mut computed = vec![bound.to_string()];
+            for (text, other) in others {
+                if computed.iter().all(|c| !c.contains(&text)) {
                     bound = quote!(::autograd::__private::index::given(#bound, #other));
+                    computed.push(text);
                 }
             }
             bound
@@ -762,16 +771,14 @@ mod tests {
     #[test]
     fn accesses_a_constant_apart_share_one_row() {
         // a written array at two offsets: one mutable row from the least
-        // member's first element to past the greatest's last; the bound
-        // the other member alone would give is computed too (`given`)
+        // member's first element to past the greatest's last
         let out = rows(
             "for j in 0..n { d_w[j] += 1.0; d_w[j + 1] += 2.0; }",
             &[],
             &["d_w"],
         );
         assert!(out.contains(
-            "row_mut (& mut d_w [..] , 0usize , :: autograd :: __private :: index :: given \
-             (:: autograd :: __private :: index :: add (n , 1usize) , n))"
+            "row_mut (& mut d_w [..] , 0usize , :: autograd :: __private :: index :: add (n , 1usize))"
         ));
         assert!(
             out.contains("__ad_row_d_w [j] += 1.0 ; __ad_row_d_w [j + 1] += 2.0 ;"),
@@ -784,6 +791,14 @@ mod tests {
             &["v"],
         );
         assert_eq!(out.matches("row (& u").count(), 1, "{out}");
+        // the bound `u[i - 1]` alone would give at the end, `n - 1 - 1`, is
+        // computed too (`given`; it computes `n - 1`, `u[i]`'s, on the way)
+        let (sub, given) = (":: autograd :: __private :: index :: sub", "index :: given");
+        assert!(
+            out.contains(&format!("{sub} ({sub} (n , 1usize) , 1usize))")),
+            "{out}"
+        );
+        assert_eq!(out.matches(given).count(), 1, "{out}");
         assert!(
             out.contains("__ad_row_u [i - 1] - 2.0 * __ad_row_u [i] + __ad_row_u [i + 1]"),
             "{out}"

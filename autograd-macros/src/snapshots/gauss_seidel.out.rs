@@ -49,11 +49,8 @@ fn gauss_seidel_grad(
                     &mut u[..],
                     ::autograd::__private::index::sub(0usize, 1usize),
                     ::autograd::__private::index::given(
-                        ::autograd::__private::index::given(
-                            ::autograd::__private::index::add(n, 1usize),
-                            ::autograd::__private::index::sub(n, 1usize),
-                        ),
-                        n,
+                        ::autograd::__private::index::add(n, 1usize),
+                        ::autograd::__private::index::sub(n, 1usize),
                     ),
                 ),
             ) {
@@ -260,11 +257,8 @@ fn gauss_seidel_adjoint(
                 &mut u[..],
                 ::autograd::__private::index::sub(0usize, 1usize),
                 ::autograd::__private::index::given(
-                    ::autograd::__private::index::given(
-                        ::autograd::__private::index::add(n, 1usize),
-                        ::autograd::__private::index::sub(n, 1usize),
-                    ),
-                    n,
+                    ::autograd::__private::index::add(n, 1usize),
+                    ::autograd::__private::index::sub(n, 1usize),
                 ),
             ),
         ) {

@@ -53,17 +53,14 @@ fn heat_grad(u0: &[f64], target: &[f64], steps: usize) -> (f64, ::std::vec::Vec<
                     &u[..],
                     0usize,
                     ::autograd::__private::index::given(
-                        ::autograd::__private::index::given(
-                            ::autograd::__private::index::add(
-                                ::autograd::__private::index::sub(n, 1usize),
-                                1usize,
-                            ),
-                            ::autograd::__private::index::sub(
-                                ::autograd::__private::index::sub(n, 1usize),
-                                1usize,
-                            ),
+                        ::autograd::__private::index::add(
+                            ::autograd::__private::index::sub(n, 1usize),
+                            1usize,
                         ),
-                        ::autograd::__private::index::sub(n, 1usize),
+                        ::autograd::__private::index::sub(
+                            ::autograd::__private::index::sub(n, 1usize),
+                            1usize,
+                        ),
                     ),
                 ),
             ) {
@@ -322,17 +319,14 @@ fn heat_adjoint(
                 &u[..],
                 0usize,
                 ::autograd::__private::index::given(
-                    ::autograd::__private::index::given(
-                        ::autograd::__private::index::add(
-                            ::autograd::__private::index::sub(n, 1usize),
-                            1usize,
-                        ),
-                        ::autograd::__private::index::sub(
-                            ::autograd::__private::index::sub(n, 1usize),
-                            1usize,
-                        ),
+                    ::autograd::__private::index::add(
+                        ::autograd::__private::index::sub(n, 1usize),
+                        1usize,
                     ),
-                    ::autograd::__private::index::sub(n, 1usize),
+                    ::autograd::__private::index::sub(
+                        ::autograd::__private::index::sub(n, 1usize),
+                        1usize,
+                    ),
                 ),
             ),
         ) {
