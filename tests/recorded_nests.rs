@@ -237,6 +237,47 @@ twins!(span_undone_stores_agree: spans, spans_grad, spans_adjoint;
     total
 });
 
+// Stores whose loop first loads the element it overwrites: a span when
+// the reverse does not load that value again (`s[j] = (s[j] - m).exp()`,
+// a softmax's scores: only the difference is needed, and it is recorded),
+// and when the value is recorded (`s[j] * s[j]`); the element's adjoint
+// flows through the load and the store alike.
+twins!(span_after_loading_its_element_agrees: softmax_spans, softmax_spans_grad,
+       softmax_spans_adjoint; softmax_spans_r, softmax_spans_r_grad,
+       softmax_spans_r_adjoint; |x| {
+    let n = x.len();
+    let mut s = vec![0.0; n];
+    let mut total = 0.0;
+    for i in 0..3 {
+        let mut m = f64::NEG_INFINITY;
+        for j in 0..n {
+            s[j] = x[j] * x[(i + j) % n];
+            m = m.max(s[j]);
+        }
+        let mut z = 0.0;
+        for j in 0..n {
+            s[j] = (s[j] - m).exp();
+            z += s[j];
+        }
+        for c in 0..2 {
+            let mut o = 0.0;
+            for j in 0..n {
+                o += s[j] * x[(j + c) % n];
+            }
+            total += o * o / z;
+        }
+        for j in 0..n {
+            s[j] = s[j] * s[j] + x[j];
+        }
+        for c in 0..2 {
+            for j in 0..n {
+                total += s[j] * x[(j + i + c) % n];
+            }
+        }
+    }
+    total
+});
+
 // A hidden layer per sample (`h[i] = a.tanh()`): `h` keeps its undo tape
 // as a span, which costs less than recording its loads
 // (`record::keeps_undo`), and the reverse reads `t` again from `h[i]`

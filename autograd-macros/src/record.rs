@@ -526,10 +526,12 @@ fn plain_arrays(scope: &Block, nests: &HashSet<usize>) -> HashSet<VarId> {
 /// A loop `for j in a..b` whose body stores into `x` once, at its top
 /// level and at `x[j]`, changes the elements `a..b` of `x` and nothing
 /// else. When every read of `x` in the body is a load at `x[j]` after that
-/// store (in the body or in a construct nested in it), each reversed
-/// iteration reads only its own element, as its store left it: the reverse
-/// can leave the elements as the whole loop left them, and set them back
-/// once after it. So the forward sweep saves `x[a..b]` in one copy before
+/// store (in the body or in a construct nested in it), or one before it
+/// whose value the reverse does not read again from `x` (it is recorded,
+/// or not needed: `sc[j] = (sc[j] - mx).exp()`), each reversed iteration
+/// reads only its own element, as its store left it: the reverse can leave
+/// the elements as the whole loop left them, and set them back once after
+/// it. So the forward sweep saves `x[a..b]` in one copy before
 /// the loop (`Record::save_span`) rather than pushing each element as the
 /// store overwrites it, and the reverse copies them back after the loop
 /// (`Record::restore_span`) rather than popping one an iteration. The loop
@@ -552,9 +554,14 @@ pub fn spans(
             continue;
         }
         let mut arrays = Vec::new();
+        // (a value the reverse loads again: `Keep::Recompute`)
+        let not_reloaded = |var: VarId| !matches!(recording.keep.get(&var), Some(Keep::Recompute));
         for (position, stmt) in l.body.stmts.iter().enumerate() {
             if let Stmt::Store { array, .. } = stmt {
-                if bare(*array) && !arrays.contains(array) && is_span(func, l, position) {
+                if bare(*array)
+                    && !arrays.contains(array)
+                    && is_span(func, l, position, &not_reloaded)
+                {
                     arrays.push(*array);
                 }
             }
@@ -570,8 +577,14 @@ pub fn spans(
 /// Whether the statement at `position` of loop `l`'s body is a store its
 /// loop can undo as a span (`spans`): the body's only store into its
 /// array, at the index of a loop over `start..end`, with every other read
-/// of the array in the body a load at that index after it.
-fn is_span(func: &Func, l: &crate::ir::Loop, position: usize) -> bool {
+/// of the array in the body a load at that index, after it or of a value
+/// the reverse does not load again (`not_reloaded`).
+fn is_span(
+    func: &Func,
+    l: &crate::ir::Loop,
+    position: usize,
+    not_reloaded: &dyn Fn(VarId) -> bool,
+) -> bool {
     let (
         Header::Range { index, range },
         Some(Stmt::Store {
@@ -586,17 +599,20 @@ fn is_span(func: &Func, l: &crate::ir::Loop, position: usize) -> bool {
     };
     own_index(at)
         && half_open(&range.tokens).is_some()
-        && only_own_element_after(l, position, *array, &own_index)
+        && only_own_element_after(l, position, *array, &own_index, not_reloaded)
 }
 
 /// Whether the store at `position` of loop `l`'s body is the body's only
 /// store into `array`, and every other read of `array` in it a load at the
-/// loop's index (`own_index`) after the store.
+/// loop's index (`own_index`), after the store or of a value the reverse
+/// does not load again (`not_reloaded`: the element then holds the stored
+/// value).
 fn only_own_element_after(
     l: &crate::ir::Loop,
     position: usize,
     array: VarId,
     own_index: &dyn Fn(&crate::ir::Const) -> bool,
+    not_reloaded: &dyn Fn(VarId) -> bool,
 ) -> bool {
     let mut only = true;
     for (at, stmt) in l.body.stmts.iter().enumerate() {
@@ -605,9 +621,10 @@ fn only_own_element_after(
                 only &= at == position && std::ptr::eq(s, stmt)
             }
             Stmt::Let {
+                var,
                 init: Some(Rhs::Load { array: a, index }),
                 ..
-            } if *a == array => only &= at > position && own_index(index),
+            } if *a == array => only &= (at > position || not_reloaded(*var)) && own_index(index),
             _ => only &= !s.reads().contains(&array),
         });
     }
@@ -1040,8 +1057,10 @@ fn keeps_undo(
         let mut spans: HashSet<*const Stmt> = HashSet::new();
         for m in loops {
             for (at, stmt) in m.body.stmts.iter().enumerate() {
+                // (which loaded values the reverse reads again is decided
+                // later: here, none that it reads at all)
                 if matches!(stmt, Stmt::Store { array: a, .. } if *a == array)
-                    && is_span(func, m, at)
+                    && is_span(func, m, at, &|var| !activity.needed(var))
                 {
                     spans.insert(stmt);
                 }
