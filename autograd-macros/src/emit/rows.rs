@@ -58,6 +58,9 @@ use syn::visit::Visit;
 use syn::visit_mut::VisitMut;
 use syn::{BinOp, Expr};
 
+/// Loops of at most this many elements, both bounds literals, get no rows.
+const FEW: usize = 4;
+
 /// The names in an emitted body that are arrays, by how the rows may
 /// borrow them.
 #[derive(Default)]
@@ -296,6 +299,13 @@ fn version(l: &syn::ExprForLoop, arrays: &Arrays, names: &Names) -> Option<Expr>
     let (Some(first), Some(end)) = (checked(&lo, "", &none), checked(&hi, "", &none)) else {
         return None;
     };
+    // A loop of a few elements known here (`for k in 0..2`) is unrolled
+    // whole by LLVM, and its checks are as few as a row's would be.
+    if let (Some(lo), Some(hi)) = (literal(&first), literal(&end)) {
+        if hi.saturating_sub(lo) <= FEW {
+            return None;
+        }
+    }
     // (`lo` is read again at every element: `row[j - lo]`.)
     if !invariant(&lo) || crate::lower::syntax::mentions_ident(lo.to_token_stream(), &index) {
         return None;
@@ -851,6 +861,9 @@ mod tests {
     #[test]
     fn reads_llvm_proves_in_bounds_get_no_row() {
         unchanged("for k in 2..c.len() { s += c[k]; }", &["c"], &[]);
+        // nor a loop of a few elements, unrolled whole
+        unchanged("for k in 0..2 { s += w[i * 2 + k]; }", &["w"], &[]);
+        assert!(rows("for k in 0..5 { s += w[i * 5 + k]; }", &["w"], &[]).contains("__ad_row_w"));
     }
 
     #[test]

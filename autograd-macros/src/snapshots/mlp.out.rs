@@ -63,39 +63,12 @@ fn mlp_loss_grad(w: &[f64], xs: &[f64], ys: &[f64]) -> (f64, ::std::vec::Vec<f64
                 for j in 0..16 {
                     let a = w[32 + j];
                     let mut __ad_cell_a_2 = a;
-                    if let (Some(__ad_row_w), Some(__ad_row_xs)) = (
-                        ::autograd::__private::row(
-                            &w[..],
-                            ::autograd::__private::index::mul(j, 2usize),
-                            ::autograd::__private::index::add(
-                                ::autograd::__private::index::mul(j, 2usize),
-                                2usize,
-                            ),
-                        ),
-                        ::autograd::__private::row(
-                            &xs[..],
-                            ::autograd::__private::index::mul(2usize, s),
-                            ::autograd::__private::index::add(
-                                ::autograd::__private::index::mul(2usize, s),
-                                2usize,
-                            ),
-                        ),
-                    ) {
-                        for k in 0..2 {
-                            let a__1 = __ad_cell_a_2;
-                            let __ad_t3 = __ad_row_w[k];
-                            let __ad_t4 = __ad_t3 * (__ad_row_xs[k]);
-                            let a__2 = a__1 + __ad_t4;
-                            __ad_cell_a_2 = a__2;
-                        }
-                    } else {
-                        for k in 0..2 {
-                            let a__1 = __ad_cell_a_2;
-                            let __ad_t3 = w[j * 2 + k];
-                            let __ad_t4 = __ad_t3 * (xs[2 * s + k]);
-                            let a__2 = a__1 + __ad_t4;
-                            __ad_cell_a_2 = a__2;
-                        }
+                    for k in 0..2 {
+                        let a__1 = __ad_cell_a_2;
+                        let __ad_t3 = w[j * 2 + k];
+                        let __ad_t4 = __ad_t3 * (xs[2 * s + k]);
+                        let a__2 = a__1 + __ad_t4;
+                        __ad_cell_a_2 = a__2;
                     }
                     __ad_exits_cell_a_2[j as usize] = __ad_cell_a_2;
                     let a__3 = __ad_cell_a_2;
@@ -106,7 +79,7 @@ fn mlp_loss_grad(w: &[f64], xs: &[f64], ys: &[f64]) -> (f64, ::std::vec::Vec<f64
                 for j__1 in 0..16 {
                     let a__4 = w[304 + j__1];
                     let mut __ad_cell_a_7 = a__4;
-                    if let (Some(__ad_row_h1), Some(__ad_row_w_1)) = (
+                    if let (Some(__ad_row_h1), Some(__ad_row_w)) = (
                         ::autograd::__private::row(&h1[..], 0usize, 16usize),
                         ::autograd::__private::row(
                             &w[..],
@@ -125,7 +98,7 @@ fn mlp_loss_grad(w: &[f64], xs: &[f64], ys: &[f64]) -> (f64, ::std::vec::Vec<f64
                     ) {
                         for k__1 in 0..16 {
                             let a__5 = __ad_cell_a_7;
-                            let __ad_t8 = __ad_row_w_1[k__1];
+                            let __ad_t8 = __ad_row_w[k__1];
                             let __ad_t9 = __ad_row_h1[k__1];
                             let __ad_t10 = __ad_t8 * __ad_t9;
                             let a__6 = a__5 + __ad_t10;
@@ -148,13 +121,13 @@ fn mlp_loss_grad(w: &[f64], xs: &[f64], ys: &[f64]) -> (f64, ::std::vec::Vec<f64
                 }
                 let out = w[336];
                 let mut __ad_cell_out_13 = out;
-                if let (Some(__ad_row_h2), Some(__ad_row_w_2)) = (
+                if let (Some(__ad_row_h2), Some(__ad_row_w_1)) = (
                     ::autograd::__private::row(&h2[..], 0usize, 16usize),
                     ::autograd::__private::row(&w[..], 320usize, 336usize),
                 ) {
                     for k__2 in 0..16 {
                         let out__1 = __ad_cell_out_13;
-                        let __ad_t14 = __ad_row_w_2[k__2];
+                        let __ad_t14 = __ad_row_w_1[k__2];
                         let __ad_t15 = __ad_row_h2[k__2];
                         let __ad_t16 = __ad_t14 * __ad_t15;
                         let out__2 = out__1 + __ad_t16;
@@ -198,7 +171,7 @@ fn mlp_loss_grad(w: &[f64], xs: &[f64], ys: &[f64]) -> (f64, ::std::vec::Vec<f64
                         Some(__ad_row_d_h2),
                         Some(__ad_row_d_w),
                         Some(__ad_row_h2_1),
-                        Some(__ad_row_w_3),
+                        Some(__ad_row_w_2),
                     ) = (
                         ::autograd::__private::row_mut(
                             &mut __ad_d_h2[..],
@@ -212,7 +185,7 @@ fn mlp_loss_grad(w: &[f64], xs: &[f64], ys: &[f64]) -> (f64, ::std::vec::Vec<f64
                         for k__2 in 0..16 {
                             __ad_d_cell_out_13 = __ad_seed_cell_out_13;
                             let out__1 = __ad_cell_out_13;
-                            let __ad_t14 = __ad_row_w_3[k__2];
+                            let __ad_t14 = __ad_row_w_2[k__2];
                             let __ad_t15 = __ad_row_h2_1[k__2];
                             let __ad_t16 = __ad_t14 * __ad_t15;
                             let out__2 = out__1 + __ad_t16;
@@ -289,7 +262,7 @@ fn mlp_loss_grad(w: &[f64], xs: &[f64], ys: &[f64]) -> (f64, ::std::vec::Vec<f64
                             Some(__ad_row_d_h1),
                             Some(__ad_row_d_w_1),
                             Some(__ad_row_h1_1),
-                            Some(__ad_row_w_4),
+                            Some(__ad_row_w_3),
                         ) = (
                             ::autograd::__private::row_mut(
                                 &mut __ad_d_h1[..],
@@ -329,7 +302,7 @@ fn mlp_loss_grad(w: &[f64], xs: &[f64], ys: &[f64]) -> (f64, ::std::vec::Vec<f64
                             for k__1 in 0..16 {
                                 __ad_d_cell_a_7 = __ad_seed_cell_a_7;
                                 let a__5 = __ad_cell_a_7;
-                                let __ad_t8 = __ad_row_w_4[k__1];
+                                let __ad_t8 = __ad_row_w_3[k__1];
                                 let __ad_t9 = __ad_row_h1_1[k__1];
                                 let __ad_t10 = __ad_t8 * __ad_t9;
                                 let a__6 = a__5 + __ad_t10;
@@ -403,87 +376,30 @@ fn mlp_loss_grad(w: &[f64], xs: &[f64], ys: &[f64]) -> (f64, ::std::vec::Vec<f64
                     __ad_d_cell_a_2 += __ad_d_a__3;
                     let __ad_seed_cell_a_2: f64 = __ad_d_cell_a_2;
                     if __ad_seed_cell_a_2 != 0.0 {
-                        if let (
-                            Some(__ad_row_d_w_2),
-                            Some(__ad_row_w_5),
-                            Some(__ad_row_xs_1),
-                        ) = (
-                            ::autograd::__private::row_mut(
-                                &mut d_w[..],
-                                ::autograd::__private::index::mul(j, 2usize),
-                                ::autograd::__private::index::add(
-                                    ::autograd::__private::index::mul(j, 2usize),
-                                    2usize,
-                                ),
-                            ),
-                            ::autograd::__private::row(
-                                &w[..],
-                                ::autograd::__private::index::mul(j, 2usize),
-                                ::autograd::__private::index::add(
-                                    ::autograd::__private::index::mul(j, 2usize),
-                                    2usize,
-                                ),
-                            ),
-                            ::autograd::__private::row(
-                                &xs[..],
-                                ::autograd::__private::index::mul(2usize, s),
-                                ::autograd::__private::index::add(
-                                    ::autograd::__private::index::mul(2usize, s),
-                                    2usize,
-                                ),
-                            ),
-                        ) {
-                            for k in 0..2 {
-                                __ad_d_cell_a_2 = __ad_seed_cell_a_2;
-                                let a__1 = __ad_cell_a_2;
-                                let __ad_t3 = __ad_row_w_5[k];
-                                let __ad_t4 = __ad_t3 * (__ad_row_xs_1[k]);
-                                let a__2 = a__1 + __ad_t4;
-                                let mut __ad_d_a__2: f64 = __ad_d_cell_a_2;
-                                __ad_d_cell_a_2 = 0.0;
-                                let __ad_p_a__2 = ::autograd::__private::rules::add(
-                                    0.0,
-                                    0.0,
-                                    0.0,
-                                );
-                                let mut __ad_d_a__1: f64 = __ad_d_a__2 * __ad_p_a__2.0;
-                                let mut __ad_d_t4: f64 = __ad_d_a__2 * __ad_p_a__2.1;
-                                let mut __ad_d_t3: f64 = __ad_d_t4
-                                    * ::autograd::__private::rules::mul(
-                                            0.0,
-                                            (__ad_row_xs_1[k]),
-                                            0.0,
-                                        )
-                                        .0;
-                                __ad_row_d_w_2[k] += __ad_d_t3;
-                                __ad_d_cell_a_2 += __ad_d_a__1;
-                            }
-                        } else {
-                            for k in 0..2 {
-                                __ad_d_cell_a_2 = __ad_seed_cell_a_2;
-                                let a__1 = __ad_cell_a_2;
-                                let __ad_t3 = w[j * 2 + k];
-                                let __ad_t4 = __ad_t3 * (xs[2 * s + k]);
-                                let a__2 = a__1 + __ad_t4;
-                                let mut __ad_d_a__2: f64 = __ad_d_cell_a_2;
-                                __ad_d_cell_a_2 = 0.0;
-                                let __ad_p_a__2 = ::autograd::__private::rules::add(
-                                    0.0,
-                                    0.0,
-                                    0.0,
-                                );
-                                let mut __ad_d_a__1: f64 = __ad_d_a__2 * __ad_p_a__2.0;
-                                let mut __ad_d_t4: f64 = __ad_d_a__2 * __ad_p_a__2.1;
-                                let mut __ad_d_t3: f64 = __ad_d_t4
-                                    * ::autograd::__private::rules::mul(
-                                            0.0,
-                                            (xs[2 * s + k]),
-                                            0.0,
-                                        )
-                                        .0;
-                                d_w[j * 2 + k] += __ad_d_t3;
-                                __ad_d_cell_a_2 += __ad_d_a__1;
-                            }
+                        for k in 0..2 {
+                            __ad_d_cell_a_2 = __ad_seed_cell_a_2;
+                            let a__1 = __ad_cell_a_2;
+                            let __ad_t3 = w[j * 2 + k];
+                            let __ad_t4 = __ad_t3 * (xs[2 * s + k]);
+                            let a__2 = a__1 + __ad_t4;
+                            let mut __ad_d_a__2: f64 = __ad_d_cell_a_2;
+                            __ad_d_cell_a_2 = 0.0;
+                            let __ad_p_a__2 = ::autograd::__private::rules::add(
+                                0.0,
+                                0.0,
+                                0.0,
+                            );
+                            let mut __ad_d_a__1: f64 = __ad_d_a__2 * __ad_p_a__2.0;
+                            let mut __ad_d_t4: f64 = __ad_d_a__2 * __ad_p_a__2.1;
+                            let mut __ad_d_t3: f64 = __ad_d_t4
+                                * ::autograd::__private::rules::mul(
+                                        0.0,
+                                        (xs[2 * s + k]),
+                                        0.0,
+                                    )
+                                    .0;
+                            d_w[j * 2 + k] += __ad_d_t3;
+                            __ad_d_cell_a_2 += __ad_d_a__1;
                         }
                     }
                     __ad_d_cell_a_2 = __ad_seed_cell_a_2;
@@ -500,7 +416,7 @@ fn mlp_loss_grad(w: &[f64], xs: &[f64], ys: &[f64]) -> (f64, ::std::vec::Vec<f64
         let __ad_seed_cell_reg_20: f64 = d_out * (1e-4);
         {
             let mut __ad_d_cell_reg_20: f64;
-            if let (Some(__ad_row_d_w_3),) = (
+            if let (Some(__ad_row_d_w_2),) = (
                 ::autograd::__private::row_mut(&mut d_w[..], 0usize, w.len()),
             ) {
                 for i in 0..w.len() {
@@ -522,7 +438,7 @@ fn mlp_loss_grad(w: &[f64], xs: &[f64], ys: &[f64]) -> (f64, ::std::vec::Vec<f64
                     );
                     let mut __ad_d_t21: f64 = __ad_d_t22 * __ad_p_t22.0;
                     __ad_d_t21 += __ad_d_t22 * __ad_p_t22.1;
-                    __ad_row_d_w_3[i] += __ad_d_t21;
+                    __ad_row_d_w_2[i] += __ad_d_t21;
                     __ad_d_cell_reg_20 += __ad_d_reg__1;
                 }
             } else {
@@ -611,39 +527,12 @@ fn mlp_loss_adjoint(
             for j in 0..16 {
                 let a = w[32 + j];
                 let mut __ad_cell_a_2 = a;
-                if let (Some(__ad_row_w), Some(__ad_row_xs)) = (
-                    ::autograd::__private::row(
-                        &w[..],
-                        ::autograd::__private::index::mul(j, 2usize),
-                        ::autograd::__private::index::add(
-                            ::autograd::__private::index::mul(j, 2usize),
-                            2usize,
-                        ),
-                    ),
-                    ::autograd::__private::row(
-                        &xs[..],
-                        ::autograd::__private::index::mul(2usize, s),
-                        ::autograd::__private::index::add(
-                            ::autograd::__private::index::mul(2usize, s),
-                            2usize,
-                        ),
-                    ),
-                ) {
-                    for k in 0..2 {
-                        let a__1 = __ad_cell_a_2;
-                        let __ad_t3 = __ad_row_w[k];
-                        let __ad_t4 = __ad_t3 * (__ad_row_xs[k]);
-                        let a__2 = a__1 + __ad_t4;
-                        __ad_cell_a_2 = a__2;
-                    }
-                } else {
-                    for k in 0..2 {
-                        let a__1 = __ad_cell_a_2;
-                        let __ad_t3 = w[j * 2 + k];
-                        let __ad_t4 = __ad_t3 * (xs[2 * s + k]);
-                        let a__2 = a__1 + __ad_t4;
-                        __ad_cell_a_2 = a__2;
-                    }
+                for k in 0..2 {
+                    let a__1 = __ad_cell_a_2;
+                    let __ad_t3 = w[j * 2 + k];
+                    let __ad_t4 = __ad_t3 * (xs[2 * s + k]);
+                    let a__2 = a__1 + __ad_t4;
+                    __ad_cell_a_2 = a__2;
                 }
                 __ad_exits_cell_a_2[j as usize] = __ad_cell_a_2;
                 let a__3 = __ad_cell_a_2;
@@ -654,7 +543,7 @@ fn mlp_loss_adjoint(
             for j__1 in 0..16 {
                 let a__4 = w[304 + j__1];
                 let mut __ad_cell_a_7 = a__4;
-                if let (Some(__ad_row_h1), Some(__ad_row_w_1)) = (
+                if let (Some(__ad_row_h1), Some(__ad_row_w)) = (
                     ::autograd::__private::row(&h1[..], 0usize, 16usize),
                     ::autograd::__private::row(
                         &w[..],
@@ -673,7 +562,7 @@ fn mlp_loss_adjoint(
                 ) {
                     for k__1 in 0..16 {
                         let a__5 = __ad_cell_a_7;
-                        let __ad_t8 = __ad_row_w_1[k__1];
+                        let __ad_t8 = __ad_row_w[k__1];
                         let __ad_t9 = __ad_row_h1[k__1];
                         let __ad_t10 = __ad_t8 * __ad_t9;
                         let a__6 = a__5 + __ad_t10;
@@ -696,13 +585,13 @@ fn mlp_loss_adjoint(
             }
             let out = w[336];
             let mut __ad_cell_out_13 = out;
-            if let (Some(__ad_row_h2), Some(__ad_row_w_2)) = (
+            if let (Some(__ad_row_h2), Some(__ad_row_w_1)) = (
                 ::autograd::__private::row(&h2[..], 0usize, 16usize),
                 ::autograd::__private::row(&w[..], 320usize, 336usize),
             ) {
                 for k__2 in 0..16 {
                     let out__1 = __ad_cell_out_13;
-                    let __ad_t14 = __ad_row_w_2[k__2];
+                    let __ad_t14 = __ad_row_w_1[k__2];
                     let __ad_t15 = __ad_row_h2[k__2];
                     let __ad_t16 = __ad_t14 * __ad_t15;
                     let out__2 = out__1 + __ad_t16;
@@ -746,7 +635,7 @@ fn mlp_loss_adjoint(
                     Some(__ad_row_d_h2),
                     Some(__ad_row_d_w),
                     Some(__ad_row_h2_1),
-                    Some(__ad_row_w_3),
+                    Some(__ad_row_w_2),
                 ) = (
                     ::autograd::__private::row_mut(&mut __ad_d_h2[..], 0usize, 16usize),
                     ::autograd::__private::row_mut(&mut d_w[..], 320usize, 336usize),
@@ -756,7 +645,7 @@ fn mlp_loss_adjoint(
                     for k__2 in 0..16 {
                         __ad_d_cell_out_13 = __ad_seed_cell_out_13;
                         let out__1 = __ad_cell_out_13;
-                        let __ad_t14 = __ad_row_w_3[k__2];
+                        let __ad_t14 = __ad_row_w_2[k__2];
                         let __ad_t15 = __ad_row_h2_1[k__2];
                         let __ad_t16 = __ad_t14 * __ad_t15;
                         let out__2 = out__1 + __ad_t16;
@@ -833,7 +722,7 @@ fn mlp_loss_adjoint(
                         Some(__ad_row_d_h1),
                         Some(__ad_row_d_w_1),
                         Some(__ad_row_h1_1),
-                        Some(__ad_row_w_4),
+                        Some(__ad_row_w_3),
                     ) = (
                         ::autograd::__private::row_mut(
                             &mut __ad_d_h1[..],
@@ -873,7 +762,7 @@ fn mlp_loss_adjoint(
                         for k__1 in 0..16 {
                             __ad_d_cell_a_7 = __ad_seed_cell_a_7;
                             let a__5 = __ad_cell_a_7;
-                            let __ad_t8 = __ad_row_w_4[k__1];
+                            let __ad_t8 = __ad_row_w_3[k__1];
                             let __ad_t9 = __ad_row_h1_1[k__1];
                             let __ad_t10 = __ad_t8 * __ad_t9;
                             let a__6 = a__5 + __ad_t10;
@@ -947,87 +836,30 @@ fn mlp_loss_adjoint(
                 __ad_d_cell_a_2 += __ad_d_a__3;
                 let __ad_seed_cell_a_2: f64 = __ad_d_cell_a_2;
                 if __ad_seed_cell_a_2 != 0.0 {
-                    if let (
-                        Some(__ad_row_d_w_2),
-                        Some(__ad_row_w_5),
-                        Some(__ad_row_xs_1),
-                    ) = (
-                        ::autograd::__private::row_mut(
-                            &mut d_w[..],
-                            ::autograd::__private::index::mul(j, 2usize),
-                            ::autograd::__private::index::add(
-                                ::autograd::__private::index::mul(j, 2usize),
-                                2usize,
-                            ),
-                        ),
-                        ::autograd::__private::row(
-                            &w[..],
-                            ::autograd::__private::index::mul(j, 2usize),
-                            ::autograd::__private::index::add(
-                                ::autograd::__private::index::mul(j, 2usize),
-                                2usize,
-                            ),
-                        ),
-                        ::autograd::__private::row(
-                            &xs[..],
-                            ::autograd::__private::index::mul(2usize, s),
-                            ::autograd::__private::index::add(
-                                ::autograd::__private::index::mul(2usize, s),
-                                2usize,
-                            ),
-                        ),
-                    ) {
-                        for k in 0..2 {
-                            __ad_d_cell_a_2 = __ad_seed_cell_a_2;
-                            let a__1 = __ad_cell_a_2;
-                            let __ad_t3 = __ad_row_w_5[k];
-                            let __ad_t4 = __ad_t3 * (__ad_row_xs_1[k]);
-                            let a__2 = a__1 + __ad_t4;
-                            let mut __ad_d_a__2: f64 = __ad_d_cell_a_2;
-                            __ad_d_cell_a_2 = 0.0;
-                            let __ad_p_a__2 = ::autograd::__private::rules::add(
-                                0.0,
-                                0.0,
-                                0.0,
-                            );
-                            let mut __ad_d_a__1: f64 = __ad_d_a__2 * __ad_p_a__2.0;
-                            let mut __ad_d_t4: f64 = __ad_d_a__2 * __ad_p_a__2.1;
-                            let mut __ad_d_t3: f64 = __ad_d_t4
-                                * ::autograd::__private::rules::mul(
-                                        0.0,
-                                        (__ad_row_xs_1[k]),
-                                        0.0,
-                                    )
-                                    .0;
-                            __ad_row_d_w_2[k] += __ad_d_t3;
-                            __ad_d_cell_a_2 += __ad_d_a__1;
-                        }
-                    } else {
-                        for k in 0..2 {
-                            __ad_d_cell_a_2 = __ad_seed_cell_a_2;
-                            let a__1 = __ad_cell_a_2;
-                            let __ad_t3 = w[j * 2 + k];
-                            let __ad_t4 = __ad_t3 * (xs[2 * s + k]);
-                            let a__2 = a__1 + __ad_t4;
-                            let mut __ad_d_a__2: f64 = __ad_d_cell_a_2;
-                            __ad_d_cell_a_2 = 0.0;
-                            let __ad_p_a__2 = ::autograd::__private::rules::add(
-                                0.0,
-                                0.0,
-                                0.0,
-                            );
-                            let mut __ad_d_a__1: f64 = __ad_d_a__2 * __ad_p_a__2.0;
-                            let mut __ad_d_t4: f64 = __ad_d_a__2 * __ad_p_a__2.1;
-                            let mut __ad_d_t3: f64 = __ad_d_t4
-                                * ::autograd::__private::rules::mul(
-                                        0.0,
-                                        (xs[2 * s + k]),
-                                        0.0,
-                                    )
-                                    .0;
-                            d_w[j * 2 + k] += __ad_d_t3;
-                            __ad_d_cell_a_2 += __ad_d_a__1;
-                        }
+                    for k in 0..2 {
+                        __ad_d_cell_a_2 = __ad_seed_cell_a_2;
+                        let a__1 = __ad_cell_a_2;
+                        let __ad_t3 = w[j * 2 + k];
+                        let __ad_t4 = __ad_t3 * (xs[2 * s + k]);
+                        let a__2 = a__1 + __ad_t4;
+                        let mut __ad_d_a__2: f64 = __ad_d_cell_a_2;
+                        __ad_d_cell_a_2 = 0.0;
+                        let __ad_p_a__2 = ::autograd::__private::rules::add(
+                            0.0,
+                            0.0,
+                            0.0,
+                        );
+                        let mut __ad_d_a__1: f64 = __ad_d_a__2 * __ad_p_a__2.0;
+                        let mut __ad_d_t4: f64 = __ad_d_a__2 * __ad_p_a__2.1;
+                        let mut __ad_d_t3: f64 = __ad_d_t4
+                            * ::autograd::__private::rules::mul(
+                                    0.0,
+                                    (xs[2 * s + k]),
+                                    0.0,
+                                )
+                                .0;
+                        d_w[j * 2 + k] += __ad_d_t3;
+                        __ad_d_cell_a_2 += __ad_d_a__1;
                     }
                 }
                 __ad_d_cell_a_2 = __ad_seed_cell_a_2;
@@ -1044,7 +876,7 @@ fn mlp_loss_adjoint(
     let __ad_seed_cell_reg_20: f64 = d_out * (1e-4);
     {
         let mut __ad_d_cell_reg_20: f64;
-        if let (Some(__ad_row_d_w_3),) = (
+        if let (Some(__ad_row_d_w_2),) = (
             ::autograd::__private::row_mut(&mut d_w[..], 0usize, w.len()),
         ) {
             for i in 0..w.len() {
@@ -1066,7 +898,7 @@ fn mlp_loss_adjoint(
                 );
                 let mut __ad_d_t21: f64 = __ad_d_t22 * __ad_p_t22.0;
                 __ad_d_t21 += __ad_d_t22 * __ad_p_t22.1;
-                __ad_row_d_w_3[i] += __ad_d_t21;
+                __ad_row_d_w_2[i] += __ad_d_t21;
                 __ad_d_cell_reg_20 += __ad_d_reg__1;
             }
         } else {

@@ -31,34 +31,17 @@ fn k_grad(a0: [f64; 1], x1: f64) -> (f64, ([f64; 1], f64)) {
         {
             let mut __ad_slots = __ad_record
                 .slots(::autograd::__private::room(&(0..1), 3usize));
-            if let (Some(__ad_row_b4),) = (
-                ::autograd::__private::row_mut(&mut b4[..], 0usize, 1usize),
-            ) {
-                for i in 0..1 {
-                    let __ad_t0 = __ad_row_b4[i];
-                    let __ad_t0 = __ad_slots.push(__ad_t0);
-                    let __ad_t1 = __ad_t0.cos();
-                    let __ad_t1 = __ad_slots.push(__ad_t1);
-                    let __ad_t2 = f0(__ad_t1);
-                    let __ad_t2 = __ad_slots.push(__ad_t2);
-                    let __ad_t3 = __ad_t2 * x1;
-                    let __ad_t4 = __ad_t0;
-                    let __ad_t5 = __ad_t4 + __ad_t3;
-                    __ad_row_b4[i] = __ad_t5;
-                }
-            } else {
-                for i in 0..1 {
-                    let __ad_t0 = b4[i];
-                    let __ad_t0 = __ad_slots.push(__ad_t0);
-                    let __ad_t1 = __ad_t0.cos();
-                    let __ad_t1 = __ad_slots.push(__ad_t1);
-                    let __ad_t2 = f0(__ad_t1);
-                    let __ad_t2 = __ad_slots.push(__ad_t2);
-                    let __ad_t3 = __ad_t2 * x1;
-                    let __ad_t4 = __ad_t0;
-                    let __ad_t5 = __ad_t4 + __ad_t3;
-                    b4[i] = __ad_t5;
-                }
+            for i in 0..1 {
+                let __ad_t0 = b4[i];
+                let __ad_t0 = __ad_slots.push(__ad_t0);
+                let __ad_t1 = __ad_t0.cos();
+                let __ad_t1 = __ad_slots.push(__ad_t1);
+                let __ad_t2 = f0(__ad_t1);
+                let __ad_t2 = __ad_slots.push(__ad_t2);
+                let __ad_t3 = __ad_t2 * x1;
+                let __ad_t4 = __ad_t0;
+                let __ad_t5 = __ad_t4 + __ad_t3;
+                b4[i] = __ad_t5;
             }
         }
         let __ad_t6 = b4[0];
@@ -118,34 +101,17 @@ fn k_adjoint(
     {
         let mut __ad_slots = __ad_record
             .slots(::autograd::__private::room(&(0..1), 3usize));
-        if let (Some(__ad_row_b4),) = (
-            ::autograd::__private::row_mut(&mut b4[..], 0usize, 1usize),
-        ) {
-            for i in 0..1 {
-                let __ad_t0 = __ad_row_b4[i];
-                let __ad_t0 = __ad_slots.push(__ad_t0);
-                let __ad_t1 = __ad_t0.cos();
-                let __ad_t1 = __ad_slots.push(__ad_t1);
-                let __ad_t2 = f0(__ad_t1);
-                let __ad_t2 = __ad_slots.push(__ad_t2);
-                let __ad_t3 = __ad_t2 * x1;
-                let __ad_t4 = __ad_t0;
-                let __ad_t5 = __ad_t4 + __ad_t3;
-                __ad_row_b4[i] = __ad_t5;
-            }
-        } else {
-            for i in 0..1 {
-                let __ad_t0 = b4[i];
-                let __ad_t0 = __ad_slots.push(__ad_t0);
-                let __ad_t1 = __ad_t0.cos();
-                let __ad_t1 = __ad_slots.push(__ad_t1);
-                let __ad_t2 = f0(__ad_t1);
-                let __ad_t2 = __ad_slots.push(__ad_t2);
-                let __ad_t3 = __ad_t2 * x1;
-                let __ad_t4 = __ad_t0;
-                let __ad_t5 = __ad_t4 + __ad_t3;
-                b4[i] = __ad_t5;
-            }
+        for i in 0..1 {
+            let __ad_t0 = b4[i];
+            let __ad_t0 = __ad_slots.push(__ad_t0);
+            let __ad_t1 = __ad_t0.cos();
+            let __ad_t1 = __ad_slots.push(__ad_t1);
+            let __ad_t2 = f0(__ad_t1);
+            let __ad_t2 = __ad_slots.push(__ad_t2);
+            let __ad_t3 = __ad_t2 * x1;
+            let __ad_t4 = __ad_t0;
+            let __ad_t5 = __ad_t4 + __ad_t3;
+            b4[i] = __ad_t5;
         }
     }
     let __ad_t6 = b4[0];
