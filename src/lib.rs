@@ -337,7 +337,8 @@
 /// changes and the other reads is only arrays at that index; `f` itself is
 /// left as written. A loop of a nest that overwrites each element of a
 /// buffer once, at its own index (`for j in 0..d { xc[j] = .. }`), and reads
-/// the buffer only there after, saves the elements it overwrites in one
+/// the buffer only there (after the store, or before it when the reverse
+/// does not need that value again), saves the elements it overwrites in one
 /// copy before it runs and restores them once after its reverse, rather
 /// than one at a time; and a value the nest stores into a buffer that keeps
 /// its old values (`h[i] = a.tanh()`) is read back from the buffer by the
