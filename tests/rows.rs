@@ -254,3 +254,38 @@ fn a_row_that_would_overflow_is_not_taken() {
     assert_eq!(value, overflowing_base(&x, usize::MAX));
     assert_eq!(gradient, overflowing_base_grad(&x, 0).1);
 }
+
+// A recorded inner loop, whose forward copy reads rows (`w` at `i * 2 + j`,
+// `h` at `j`) and whose reverse counts down (`(0..n).rev()`, which gets no
+// rows: on the bench suite they cost more than they saved, BENCHMARKS.md).
+#[differentiable]
+fn counted_down(w: &[f64]) -> f64 {
+    let n = 2 + w.len() % 2;
+    let mut h = vec![0.0; n];
+    let mut s = 0.0;
+    for i in 0..3 {
+        for j in 0..n {
+            h[j] = (w[i * 2 + j] * s + w[j]).tanh();
+            s += h[j] * h[j];
+        }
+    }
+    s
+}
+
+#[differentiable]
+fn counted_down_plain(w: &[f64]) -> f64 {
+    let n = 2 + w.len() % 2;
+    let mut h = vec![0.0; n];
+    let mut s = 0.0;
+    for i in 0..3 {
+        for j in 0..n {
+            h[at(j)] = (w[at(i * 2 + j)] * s + w[at(j)]).tanh();
+            s += h[at(j)] * h[at(j)];
+        }
+    }
+    s
+}
+
+twins!(a_recorded_loop_reversed_counting_down_agrees: counted_down, counted_down_grad,
+       counted_down_adjoint; counted_down_plain, counted_down_plain_grad,
+       counted_down_plain_adjoint);
