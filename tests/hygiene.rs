@@ -923,3 +923,54 @@ fn a_users_rows_keep_their_names() {
         }
     }
 }
+
+/// The twelfth session's rows (`emit/rows.rs`) under the names their
+/// expansions use: locals named `__ad_row_w`, `__ad_row_d_w`, `row`,
+/// `row_mut`, `index` and `given`, a parameter named `d_x` (whose adjoint
+/// argument is `d_d_x`, written through a row of its own, `__ad_row_d_d_x`,
+/// while the user's names keep theirs: the rows of `w` are `__ad_row_w_1`),
+/// and a loop whose index is named like the row's arithmetic (`add`).
+/// First and second order, against finite differences.
+#[differentiable(wrt(w, d_x), hessian)]
+fn twelfth_session_rows(w: &[f64], d_x: &[f64]) -> f64 {
+    let (__ad_row_w, __ad_row_d_w, row) = (0.5, 0.25, 2);
+    let row_mut = w.len() / 2;
+    let mut total = 0.0;
+    for index in 0..row {
+        let mut given = 0.0;
+        for add in 0..row_mut {
+            given += w[index * row_mut + add] * d_x[add] * __ad_row_w + __ad_row_d_w;
+        }
+        total += given.sin();
+    }
+    total
+}
+
+#[test]
+fn twelfth_session_rows_keep_user_names_apart() {
+    // `w` is 2 × 5 (`row` × `row_mut`), `d_x` 5 long
+    let points = [
+        [
+            0.3, -0.6, 0.8, 0.1, 0.5, 0.2, -0.3, 0.7, 0.9, -0.4, 1.1, 0.6, -0.2, 0.4, 0.8,
+        ],
+        [
+            0.5, 0.2, -0.3, 0.7, 0.1, 0.9, 0.4, 0.2, -0.8, 0.3, 0.6, -0.1, 0.7, 0.3, -0.5,
+        ],
+    ];
+    for p in points {
+        let (w, d_x) = p.split_at(10);
+        let f = |v: &[f64]| twelfth_session_rows(&v[..10], &v[10..]);
+        let (value, gradient) = twelfth_session_rows_grad(w, d_x);
+        assert_eq!(value, twelfth_session_rows(w, d_x));
+        let flat: Vec<f64> = gradient.0.iter().chain(&gradient.1).copied().collect();
+        let report = autograd::check::gradient(f, &p, &flat);
+        assert!(report.is_ok(1e-6), "{report}");
+        let (_, _, hessian) = twelfth_session_rows_hessian(w, d_x);
+        let grad = |v: &[f64]| {
+            let (_, (gw, gx)) = twelfth_session_rows_grad(&v[..10], &v[10..]);
+            gw.iter().chain(&gx).copied().collect::<Vec<f64>>()
+        };
+        let report = autograd::check::hessian(grad, &p, &hessian);
+        assert!(report.is_ok(1e-6), "{report}");
+    }
+}
