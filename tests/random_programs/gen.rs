@@ -1002,6 +1002,26 @@ impl Gen {
 
     /// An index into a buffer of length `len`, provably in bounds.
     fn index(&mut self, len: usize) -> IntExpr {
+        // The index of the innermost loop in sight, or one beside it, often:
+        // what a loop over a buffer reads (and `emit/rows.rs` checks once).
+        if self.chance(0.35) {
+            let inner = self.visible().into_iter().find_map(|b| match b.kind {
+                Kind::Int { lo, hi } if lo < hi && hi < 1 << 20 => Some((b.name, lo, hi)),
+                _ => None,
+            });
+            if let Some((name, lo, hi)) = inner {
+                let var = IntExpr::Var(name);
+                if hi + 1 < len && self.chance(0.3) {
+                    return IntExpr::Add(Box::new(var), Box::new(IntExpr::Lit(1)));
+                }
+                if lo >= 1 && hi - 1 < len && self.chance(0.3) {
+                    return IntExpr::Sub(Box::new(var), Box::new(IntExpr::Lit(1)));
+                }
+                if hi < len {
+                    return var;
+                }
+            }
+        }
         // `a * m + b` (row-major, `m` past `b`'s largest value) or `a + b`
         // with two integer locals (an outer and an inner loop's index),
         // sometimes: the rows of `emit/rows.rs`.
