@@ -1192,6 +1192,36 @@ pub mod __private {
     }
 
     #[cfg(test)]
+    mod span_tests {
+        use super::Record;
+
+        /// A span saved and restored gives back exactly the elements it
+        /// saved and takes them off the record, at every length (the
+        /// short ones copied as values, the others through a slice), and
+        /// a range past the array's end is cut to it.
+        #[test]
+        fn spans_come_back_at_every_length() {
+            for n in 0..9 {
+                let original: Vec<f64> = (0..n).map(|k| k as f64 + 0.5).collect();
+                for (start, end) in [(0, n), (1.min(n), n), (0, n + 3)] {
+                    let mut array = original.clone();
+                    let mut record = Record::<f64>::new();
+                    record.push(-1.0);
+                    record.save_span(&array, start..end);
+                    array.iter_mut().for_each(|x| *x = 9.0);
+                    record.restore_span(&mut array, start..end);
+                    let want: Vec<f64> = (0..n)
+                        .map(|k| if k >= start { original[k] } else { 9.0 })
+                        .collect();
+                    assert_eq!(array, want, "n = {n}, {start}..{end}");
+                    assert_eq!(record.pop(), Some(-1.0));
+                    assert_eq!(record.pop(), None);
+                }
+            }
+        }
+    }
+
+    #[cfg(test)]
     mod lazy_tests {
         use super::Lazy;
 
