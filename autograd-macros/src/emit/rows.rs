@@ -155,7 +155,7 @@ impl<'ast> Visit<'ast> for Facts<'_> {
                 self.visit_expr(&e.left);
                 self.visit_expr(&e.right);
             }
-            Expr::Binary(e) if is_compound_assignment(&e.op) => {
+            Expr::Binary(e) if crate::lower::syntax::is_compound(&e.op) => {
                 self.changed.extend(root(&e.left));
                 self.place = true;
                 self.visit_expr(&e.left);
@@ -639,22 +639,6 @@ fn is_len_of(e: &Expr, array: &str) -> bool {
 
 fn is_path(e: &Expr) -> bool {
     matches!(e, Expr::Path(p) if p.qself.is_none())
-}
-
-fn is_compound_assignment(op: &BinOp) -> bool {
-    matches!(
-        op,
-        BinOp::AddAssign(_)
-            | BinOp::SubAssign(_)
-            | BinOp::MulAssign(_)
-            | BinOp::DivAssign(_)
-            | BinOp::RemAssign(_)
-            | BinOp::BitXorAssign(_)
-            | BinOp::BitAndAssign(_)
-            | BinOp::BitOrAssign(_)
-            | BinOp::ShlAssign(_)
-            | BinOp::ShrAssign(_)
-    )
 }
 
 /// The name `e` is, when it is a single identifier.
