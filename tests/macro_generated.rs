@@ -57,6 +57,40 @@ slice_fn!(branchy, |x| {
     t + p
 });
 
+// Rows (`emit/rows.rs`) over indices and a buffer that come in as
+// fragments (`$at:expr`, invisible groups in the tokens): a dot product
+// per row of a buffer written at `$at` and read back.
+macro_rules! rows_fn {
+    ($name:ident, $x:ident, $buf:ident, $i:ident, $j:ident, $n:ident, $at:expr, $offset:expr) => {
+        #[differentiable]
+        fn $name($x: &[f64]) -> f64 {
+            let $n = $x.len() / 2;
+            let mut $buf = vec![0.0; $n];
+            let mut total = 0.0;
+            for $i in 0..2 {
+                for $j in 0..$n {
+                    $buf[$at] = $x[$offset + $j] * $x[$j] + $buf[$at];
+                }
+                for $j in 0..$n {
+                    total += $buf[$j].sin() * $x[$i * $n + $j];
+                }
+            }
+            total
+        }
+    };
+}
+
+rows_fn!(fragment_rows, x, h, i, j, n, j, i * n);
+
+#[test]
+fn rows_over_fragments_compile_and_differentiate() {
+    for x in [[0.3, 0.9, 1.2, 0.8, -0.5, 0.6], [1.5, -0.4, 0.7, 2.0, 0.1, -0.9]] {
+        let (value, d) = fragment_rows_grad(&x);
+        assert_eq!(value, fragment_rows(&x));
+        assert_gradient(fragment_rows, &x, &d);
+    }
+}
+
 #[test]
 fn bodies_from_macro_rules_compile_and_differentiate() {
     for x in [0.4, 1.7, 3.0] {

@@ -182,6 +182,11 @@ impl<'ast> Visit<'ast> for Facts<'_> {
                 self.place = place;
                 self.visit_expr(&e.expr);
             }
+            // (a `macro_rules!` fragment, `$place = v`: written through too)
+            Expr::Group(e) => {
+                self.place = place;
+                self.visit_expr(&e.expr);
+            }
             Expr::Index(e) => match single_ident(&e.expr) {
                 Some(array) if self.arrays.sliceable.contains(&array.to_string()) => {
                     let key = self.row_index(&e.index);
@@ -808,6 +813,22 @@ mod tests {
             out.contains("__ad_row_x [j - lo] * __ad_row_x [j - lo + 2]"),
             "{out}"
         );
+    }
+
+    #[test]
+    fn a_place_from_a_macro_fragment_is_written() {
+        // `$place = 1.0` with `$place:expr` = `h[j]`: an invisible group,
+        // written through, so a mutable row (an immutable one would not
+        // compile)
+        let place = proc_macro2::Group::new(proc_macro2::Delimiter::None, quote!(h[j]));
+        let body = quote!(for j in 0..n { #place = 1.0; });
+        let names = Names::new(&syn::parse_quote!(
+            fn f() {}
+        ));
+        let mut arrays = Arrays::default();
+        arrays.sliceable.insert("h".to_string());
+        let out = check_rows_once(body, &arrays, &names).to_string();
+        assert!(out.contains("row_mut (& mut h [..]"), "{out}");
     }
 
     #[test]
