@@ -84,7 +84,10 @@ rows_fn!(fragment_rows, x, h, i, j, n, j, i * n);
 
 #[test]
 fn rows_over_fragments_compile_and_differentiate() {
-    for x in [[0.3, 0.9, 1.2, 0.8, -0.5, 0.6], [1.5, -0.4, 0.7, 2.0, 0.1, -0.9]] {
+    for x in [
+        [0.3, 0.9, 1.2, 0.8, -0.5, 0.6],
+        [1.5, -0.4, 0.7, 2.0, 0.1, -0.9],
+    ] {
         let (value, d) = fragment_rows_grad(&x);
         assert_eq!(value, fragment_rows(&x));
         assert_gradient(fragment_rows, &x, &d);
