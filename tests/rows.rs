@@ -289,3 +289,76 @@ fn counted_down_plain(w: &[f64]) -> f64 {
 twins!(a_recorded_loop_reversed_counting_down_agrees: counted_down, counted_down_grad,
        counted_down_adjoint; counted_down_plain, counted_down_plain_grad,
        counted_down_plain_adjoint);
+
+// Indices counting down (`c.iter().rev()` lowers to `c[n - 1 - k]`): a row
+// of their own, read at `n - 1 - k`, both in the loop counting up and in its
+// reverse, which counts down and then reads the row upwards. Horner's
+// carried `p` is also where the reverse sets the cell's adjoint instead of
+// adding it to a zero (`Body::zeroed`).
+#[differentiable(wrt(c))]
+fn horner(c: &[f64]) -> f64 {
+    let xs = [0.5, -1.25, 0.75, 2.0, -0.4, 1.1];
+    let mut sse = 0.0;
+    for (k, x) in xs.iter().enumerate() {
+        let mut p = 0.0;
+        for coef in c.iter().rev() {
+            p = p * x + coef;
+        }
+        let r = p - 0.1 * k as f64;
+        sse += r * r;
+    }
+    let n = c.len();
+    let mut q = 0.0;
+    for k in (0..n).rev() {
+        q = q * 0.5 + c[n - 1 - k] * c[k];
+    }
+    sse + q
+}
+
+#[differentiable(wrt(c))]
+fn horner_plain(c: &[f64]) -> f64 {
+    let xs = [0.5, -1.25, 0.75, 2.0, -0.4, 1.1];
+    let mut sse = 0.0;
+    let n = c.len();
+    for (k, x) in xs.iter().enumerate() {
+        let mut p = 0.0;
+        for j in 0..n {
+            p = p * x + c[at(n - 1 - j)];
+        }
+        let r = p - 0.1 * k as f64;
+        sse += r * r;
+    }
+    let mut q = 0.0;
+    for k in (0..n).rev() {
+        q = q * 0.5 + c[at(n - 1 - k)] * c[at(k)];
+    }
+    sse + q
+}
+
+twins!(indices_counting_down_read_rows: horner, horner_grad, horner_adjoint;
+       horner_plain, horner_plain_grad, horner_plain_adjoint);
+
+/// `x[n - 2 - k]` up to `k = n - 1`: the row would start at `0 - 1`, which
+/// its checked arithmetic refuses, so the loop runs as written and panics
+/// where the function does.
+#[differentiable]
+fn counts_down_past_the_start(x: &[f64]) -> f64 {
+    let n = x.len();
+    let mut s = 0.0;
+    for k in 0..n {
+        s += x[n - 2 - k] * x[k];
+    }
+    s
+}
+
+#[test]
+#[should_panic(expected = "attempt to subtract with overflow")]
+fn a_row_counting_down_past_the_start_panics_as_the_function_does() {
+    let _ = counts_down_past_the_start_grad(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+}
+
+#[test]
+#[should_panic(expected = "attempt to subtract with overflow")]
+fn the_function_counting_down_panics_there_too() {
+    let _ = counts_down_past_the_start(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+}

@@ -74,6 +74,16 @@ pub(super) struct Body<'a> {
     names: &'a Names,
     /// Adjoint locals declared so far.
     declared: HashSet<VarId>,
+    /// Cells whose adjoint the reverse sweep has just set to zero (the
+    /// reverse of `cell = v`), with no code since that could have added to
+    /// it: the next contribution sets it (`d_cell = a`) instead of adding
+    /// to the zero (`d_cell += a`). In a loop carrying `p = p * x + c` the
+    /// addition of `0.0` was on the chain from one iteration's adjoint to
+    /// the next: a multiply and an add a step where a hand-written
+    /// gradient has a multiply. (`0.0 + a` is `a` but for the sign of a
+    /// zero, as in `find_increments`; first order only.) Emptied around
+    /// every statement that emits code of its own blocks or calls.
+    zeroed: HashSet<VarId>,
     /// While a loop body is replayed in its reverse: that loop's cells whose
     /// entry values are not restored. Updating them would compute values
     /// nothing reads (a loop-carried chain LLVM may keep), so it is skipped.
@@ -124,6 +134,7 @@ impl<'a> Body<'a> {
             activity,
             names,
             declared: HashSet::new(),
+            zeroed: HashSet::new(),
             dead_cells: HashSet::new(),
             forward_partials: HashSet::new(),
             plan: Plan::new(func, activity, names, &sig.d_out, second),
@@ -1445,9 +1456,23 @@ impl<'a> Body<'a> {
             .filter_map(|k| self.sunk_before(block, k).map(|sink| (k, sink)))
             .collect();
         let moved: HashSet<usize> = sunk.values().flat_map(|(_, run)| run.clone()).collect();
+        // (`zeroed`: only the reverse of a straight run of statements.)
+        self.zeroed.clear();
         for (position, stmt) in block.stmts.iter().enumerate().rev() {
             if moved.contains(&position) {
                 continue;
+            }
+            let straight = sunk.is_empty()
+                && match stmt {
+                    Stmt::Let { init, .. } => matches!(
+                        init,
+                        None | Some(Rhs::Use(_) | Rhs::Prim { .. } | Rhs::Load { .. })
+                    ),
+                    Stmt::Update { .. } => true,
+                    _ => false,
+                };
+            if !straight {
+                self.zeroed.clear();
             }
             // the reverse of the statements sunk into this `if`'s branch:
             // their operands' adjoints declared before it, their code after
@@ -1485,6 +1510,9 @@ impl<'a> Body<'a> {
                     }
                     let zero = self.zero();
                     out.push(quote!(#d_cell = #zero;));
+                    if !self.second {
+                        self.zeroed.insert(*cell);
+                    }
                 }
                 Stmt::Store {
                     array,
@@ -1604,7 +1632,11 @@ impl<'a> Body<'a> {
                 }
                 _ => {}
             }
+            if !straight {
+                self.zeroed.clear();
+            }
         }
+        self.zeroed.clear();
         out
     }
 
@@ -2441,6 +2473,8 @@ impl<'a> Body<'a> {
         if self.declared.insert(var) {
             let scalar = self.scalar();
             out.push(quote!(let mut #adjoint: #scalar = #amount;));
+        } else if self.zeroed.remove(&var) {
+            out.push(quote!(#adjoint = #amount;));
         } else {
             out.push(quote!(#adjoint += #amount;));
         }

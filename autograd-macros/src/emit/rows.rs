@@ -241,11 +241,11 @@ impl Facts<'_> {
     }
 
     /// `index` as a string, when it is the loop's index plus or minus
-    /// terms of pure leaves (`unit_in`, `checked`); which of them the loop
+    /// terms of pure leaves (`direction_in`, `checked`); which of them the loop
     /// changes is decided once the whole body is seen.
     fn row_index(&self, index: &Expr) -> Option<String> {
         let zero = quote!(0usize);
-        (unit_in(index, self.index) && checked(index, self.index, &zero).is_some())
+        (direction_in(index, self.index).is_some() && checked(index, self.index, &zero).is_some())
             .then(|| index.to_token_stream().to_string())
     }
 }
@@ -254,6 +254,8 @@ impl Facts<'_> {
 /// constant: the same `terms`, each member's offset), and its name.
 struct Row {
     array: syn::Ident,
+    /// The index counts down as the loop's counts up (`n - 1 - j`).
+    descending: bool,
     terms: Vec<(bool, String)>,
     /// By offset, least first.
     members: Vec<(i128, Expr)>,
@@ -271,7 +273,7 @@ fn version(l: &syn::ExprForLoop, arrays: &Arrays, names: &Names) -> Option<Expr>
         return None;
     }
     let index = pat.ident.to_string();
-    let (lo, hi) = crate::record::half_open(&l.expr.to_token_stream())?;
+    let (lo, hi, counted_down) = range_of(&l.expr)?;
     let mut facts = Facts {
         index: &index,
         arrays,
@@ -315,10 +317,29 @@ fn version(l: &syn::ExprForLoop, arrays: &Arrays, names: &Names) -> Option<Expr>
     if !invariant(&lo) || crate::lower::syntax::mentions_ident(lo.to_token_stream(), &index) {
         return None;
     }
+    // An index that counts down, `n - 1 - j`, is read at `row[hi - 1 -
+    // j]`, which LLVM proves in bounds when the loop starts at 0 (not
+    // from `lo`: measured), so `hi` is read again at every element too. A
+    // loop counted down gets rows only for such indices, which it reads
+    // upwards.
+    let descending_allowed = literal(&first) == Some(0)
+        && invariant(&hi)
+        && !crate::lower::syntax::mentions_ident(hi.to_token_stream(), &index);
+    if counted_down && !descending_allowed {
+        return None;
+    }
+    let allowed = |descending: bool| match descending {
+        true => descending_allowed,
+        false => !counted_down,
+    };
     let mut header = HashSet::new();
     idents_in(l.expr.to_token_stream(), &mut header);
     let of_a_row = |key: &Option<String>| match key {
-        Some(key) => invariant(&facts.indices[key]).then(|| key.clone()),
+        Some(key) => {
+            let at = &facts.indices[key];
+            let descending = direction_in(at, &index) == Some(Direction::Down);
+            (invariant(at) && allowed(descending)).then(|| key.clone())
+        }
         None => None,
     };
     let mut mentions: Vec<(&String, &(syn::Ident, Mentions))> = facts.mentions.iter().collect();
@@ -360,14 +381,23 @@ fn version(l: &syn::ExprForLoop, arrays: &Arrays, names: &Names) -> Option<Expr>
         }
         // Accesses that differ by a constant share a row (`u[j - 1]`,
         // `u[j]`, `u[j + 1]`); a written array has one row or none.
+        // (An index counting down has a row of its own: LLVM keeps the
+        // checks of `row[hi - 1 - j + 1]`, measured.)
         let mut groups: Vec<Row> = Vec::new();
         for key in keys {
             let index = &facts.indices[key];
+            let descending = direction_in(index, &pat.ident.to_string()) == Some(Direction::Down);
             let (terms, offset) = affine(index, &pat.ident.to_string());
-            match groups.iter_mut().find(|row| row.terms == terms) {
+            let shared = groups.iter_mut().find(|row| {
+                row.descending == descending
+                    && row.terms == terms
+                    && (!descending || row.members[0].0 == offset)
+            });
+            match shared {
                 Some(row) => row.members.push((offset, index.clone())),
                 None => groups.push(Row {
                     array: ident.clone(),
+                    descending,
                     terms,
                     members: vec![(offset, index.clone())],
                     mutable: !read_only,
@@ -405,6 +435,7 @@ fn version(l: &syn::ExprForLoop, arrays: &Arrays, names: &Names) -> Option<Expr>
         rows: &rows,
         index: &pat.ident,
         lo: &lo,
+        hi: &hi,
     };
     rewrite.visit_block_mut(&mut fast.body);
     let checks = rows.iter().map(|row| {
@@ -433,7 +464,19 @@ fn version(l: &syn::ExprForLoop, arrays: &Arrays, names: &Names) -> Option<Expr>
             }
             bound
         };
-        let (first, end) = (bounds(&first, 0), bounds(&end, row.members.len() - 1));
+        let (first, end) = match row.descending {
+            // one member (above), from its value at `hi - 1` to past its
+            // value at `0`
+            true => {
+                let last = quote!(::autograd::__private::index::sub(#end, 1usize));
+                let at_zero = bounds(&quote!(0usize), 0);
+                (
+                    bounds(&last, 0),
+                    quote!(::autograd::__private::index::add(#at_zero, 1usize)),
+                )
+            }
+            false => (bounds(&first, 0), bounds(&end, row.members.len() - 1)),
+        };
         match row.mutable {
             true => quote!(::autograd::__private::row_mut(&mut #array[..], #first, #end)),
             false => quote!(::autograd::__private::row(&#array[..], #first, #end)),
@@ -455,6 +498,7 @@ struct Rewrite<'a> {
     rows: &'a [Row],
     index: &'a syn::Ident,
     lo: &'a Expr,
+    hi: &'a Expr,
 }
 
 impl VisitMut for Rewrite<'_> {
@@ -482,8 +526,17 @@ impl VisitMut for Rewrite<'_> {
         let Some((row, past)) = found else {
             return;
         };
-        // `row[j - lo + past]`, with what is known folded
         let (name, j, lo) = (&row.name, self.index, self.lo);
+        if row.descending {
+            // `row[hi - 1 - j]` (the loop starts at 0)
+            let hi = match self.hi {
+                hi @ (Expr::Path(_) | Expr::Lit(_) | Expr::MethodCall(_)) => quote!(#hi),
+                hi => quote!((#hi)),
+            };
+            *expr = syn::parse_quote!(#name[#hi - 1 - #j]);
+            return;
+        }
+        // `row[j - lo + past]`, with what is known folded
         let literal = |value: i128| proc_macro2::Literal::u128_unsuffixed(value.unsigned_abs());
         let at = match lo {
             Expr::Lit(syn::ExprLit {
@@ -548,23 +601,51 @@ fn affine(e: &Expr, j: &str) -> (Vec<(bool, String)>, i128) {
     (terms, sum)
 }
 
-/// Whether `e` is `j` plus or minus terms without `j`: `j`, `b + j`,
-/// `j + b`, `j - b`, in parentheses or not, nested.
-fn unit_in(e: &Expr, j: &str) -> bool {
+/// Which way an index moves as the loop's index `j` counts up.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Direction {
+    /// `j`, `b + j`, `j + b`, `j - b`
+    Up,
+    /// `b - j`, `n - 1 - j`, `n - j - 1`
+    Down,
+}
+
+/// Whether `e` is `j` or `-j` plus or minus terms without `j` (in
+/// parentheses or not, nested), and which.
+fn direction_in(e: &Expr, j: &str) -> Option<Direction> {
     let mentions = |e: &Expr| crate::lower::syntax::mentions_ident(e.to_token_stream(), j);
+    let flip = |d: Direction| match d {
+        Direction::Up => Direction::Down,
+        Direction::Down => Direction::Up,
+    };
     match e {
-        Expr::Paren(p) => unit_in(&p.expr, j),
-        Expr::Group(g) => unit_in(&g.expr, j),
-        Expr::Path(p) => p.path.is_ident(j),
+        Expr::Paren(p) => direction_in(&p.expr, j),
+        Expr::Group(g) => direction_in(&g.expr, j),
+        Expr::Path(p) => p.path.is_ident(j).then_some(Direction::Up),
         Expr::Binary(b) => match b.op {
-            BinOp::Add(_) => {
-                (unit_in(&b.left, j) && !mentions(&b.right))
-                    || (unit_in(&b.right, j) && !mentions(&b.left))
-            }
-            BinOp::Sub(_) => unit_in(&b.left, j) && !mentions(&b.right),
-            _ => false,
+            BinOp::Add(_) if !mentions(&b.right) => direction_in(&b.left, j),
+            BinOp::Add(_) if !mentions(&b.left) => direction_in(&b.right, j),
+            BinOp::Sub(_) if !mentions(&b.right) => direction_in(&b.left, j),
+            BinOp::Sub(_) if !mentions(&b.left) => direction_in(&b.right, j).map(flip),
+            _ => None,
         },
-        _ => false,
+        _ => None,
+    }
+}
+
+/// The bounds of a loop's range, `lo..hi` or `(lo..hi).rev()`, and
+/// whether it is counted down.
+fn range_of(range: &Expr) -> Option<(Expr, Expr, bool)> {
+    let tokens = range.to_token_stream();
+    if let Some((lo, hi)) = crate::record::half_open(&tokens) {
+        return Some((lo, hi, false));
+    }
+    match range {
+        Expr::MethodCall(m) if m.method == "rev" && m.args.is_empty() => {
+            let (lo, hi) = crate::record::half_open(&m.receiver.to_token_stream())?;
+            Some((lo, hi, true))
+        }
+        _ => None,
     }
 }
 
@@ -614,6 +695,7 @@ fn checked(e: &Expr, j: &str, at: &TokenStream) -> Option<TokenStream> {
             let op = match b.op {
                 BinOp::Add(_) if zero(&right) => return Some(left),
                 BinOp::Add(_) if zero(&left) => return Some(right),
+                BinOp::Sub(_) if zero(&right) => return Some(left),
                 BinOp::Add(_) => quote!(add),
                 BinOp::Sub(_) => quote!(sub),
                 BinOp::Mul(_) => quote!(mul),
@@ -816,6 +898,63 @@ mod tests {
     }
 
     #[test]
+    fn indices_counting_down_get_rows_of_their_own() {
+        // `c.iter().rev()` lowered: `c[n - 1 - k]` for `k` in `0..n`, a row
+        // from the value at `k = n - 1` to past the value at `k = 0`, read
+        // at `n - 1 - k`; the adjoint's the same, counted down
+        let index = ":: autograd :: __private :: index";
+        for range in ["0..n", "(0..n).rev()"] {
+            let body = format!(
+                "for k in {range} {{ p = p * x + c[n - 1 - (k)]; d_c[n - 1 - (k)] += g; }}"
+            );
+            let out = rows(&body, &["c"], &["d_c"]);
+            let first = format!(
+                "{index} :: sub ({index} :: sub (n , 1usize) , {index} :: sub (n , 1usize))"
+            );
+            let end = format!("{index} :: add ({index} :: sub (n , 1usize) , 1usize)");
+            assert!(
+                out.contains(&format!("row (& c [..] , {first} , {end})")),
+                "{out}"
+            );
+            assert!(
+                out.contains(&format!("row_mut (& mut d_c [..] , {first} , {end})")),
+                "{out}"
+            );
+            assert!(out.contains("__ad_row_c [n - 1 - k]"), "{out}");
+            assert!(out.contains("__ad_row_d_c [n - 1 - k] += g"), "{out}");
+        }
+        // a bound that is an expression is read in parentheses
+        let out = rows("for k in 0..m - 2 { s += w[b - k]; }", &["w"], &[]);
+        assert!(out.contains("__ad_row_w [(m - 2) - 1 - k]"), "{out}");
+        // two of them a constant apart: a row each (LLVM keeps the checks
+        // of a shared one); one counting up beside them has its own
+        let out = rows(
+            "for k in 0..n { s += w[b - k] * w[b + 1 - k] * w[b + k]; }",
+            &["w"],
+            &[],
+        );
+        assert_eq!(out.matches("row (& w").count(), 3, "{out}");
+        // counted down, only the index counting down
+        let out = rows(
+            "for k in (0..n).rev() { s += w[b + k]; s += w[b - k]; }",
+            &["w"],
+            &[],
+        );
+        assert_eq!(out.matches("row (& w").count(), 1, "{out}");
+        assert!(
+            out.contains("s += w [b + k] ; s += __ad_row_w [n - 1 - k]"),
+            "{out}"
+        );
+        // not from a start other than 0 (LLVM keeps the checks of
+        // `row[hi - 1 - k]`), nor a loop counted down counting up, nor a
+        // bound the loop changes or that names the loop's index
+        unchanged("for k in 1..n { s += w[b - k]; }", &["w"], &[]);
+        unchanged("for k in (0..n).rev() { s += w[b + k]; }", &["w"], &[]);
+        unchanged("for k in 0..n { n = 1; s += w[b - k]; }", &["w"], &[]);
+        unchanged("for k in 0..k { s += w[b - k]; }", &["w"], &[]);
+    }
+
+    #[test]
     fn a_place_from_a_macro_fragment_is_written() {
         // `$place = 1.0` with `$place:expr` = `h[j]`: an invisible group,
         // written through, so a mutable row (an immutable one would not
@@ -857,8 +996,9 @@ mod tests {
         unchanged("for j in 0..n { s += w[idx[i] + j]; }", &["w"], &[]);
         // a stride is not a row
         unchanged("for j in 0..n { s += w[j * d + c]; }", &["w"], &[]);
-        // `j - 1 + j`, `b - j`: not the index plus a constant
-        unchanged("for j in 0..n { s += w[b - j]; }", &["w"], &[]);
+        // `j + j`, `b - j - j`: not the index plus or minus a constant
+        unchanged("for j in 0..n { s += w[j + j]; }", &["w"], &[]);
+        unchanged("for j in 0..n { s += w[b - j - j]; }", &["w"], &[]);
         // not an array the emitter knows
         unchanged("for j in 0..n { s += m[i + j]; }", &[], &[]);
     }

@@ -125,7 +125,7 @@ fn chebyshev_grad(c: &[f64], xs: &[f64], ys: &[f64]) -> (f64, ::std::vec::Vec<f6
                             let mut __ad_d_t11: f64 = __ad_d_t12
                                 * ::autograd::__private::rules::mul(0.0, t2, 0.0).0;
                             __ad_row_d_c[k - 2] += __ad_d_t11;
-                            __ad_d_cell_p_5 += __ad_d_p__1;
+                            __ad_d_cell_p_5 = __ad_d_p__1;
                         }
                     } else {
                         for k in 2..c.len() {
@@ -156,7 +156,7 @@ fn chebyshev_grad(c: &[f64], xs: &[f64], ys: &[f64]) -> (f64, ::std::vec::Vec<f6
                             let mut __ad_d_t11: f64 = __ad_d_t12
                                 * ::autograd::__private::rules::mul(0.0, t2, 0.0).0;
                             d_c[k] += __ad_d_t11;
-                            __ad_d_cell_p_5 += __ad_d_p__1;
+                            __ad_d_cell_p_5 = __ad_d_p__1;
                         }
                     }
                 }
@@ -299,7 +299,7 @@ fn chebyshev_adjoint(
                         let mut __ad_d_t11: f64 = __ad_d_t12
                             * ::autograd::__private::rules::mul(0.0, t2, 0.0).0;
                         __ad_row_d_c[k - 2] += __ad_d_t11;
-                        __ad_d_cell_p_5 += __ad_d_p__1;
+                        __ad_d_cell_p_5 = __ad_d_p__1;
                     }
                 } else {
                     for k in 2..c.len() {
@@ -330,7 +330,7 @@ fn chebyshev_adjoint(
                         let mut __ad_d_t11: f64 = __ad_d_t12
                             * ::autograd::__private::rules::mul(0.0, t2, 0.0).0;
                         d_c[k] += __ad_d_t11;
-                        __ad_d_cell_p_5 += __ad_d_p__1;
+                        __ad_d_cell_p_5 = __ad_d_p__1;
                     }
                 }
             }

@@ -181,7 +181,7 @@ fn triangular_grad(q: &[f64], x: &[f64], d: usize) -> (f64, ::std::vec::Vec<f64>
                     let mut __ad_d_t12: f64 = __ad_d_t13 * __ad_p_t13.1;
                     __ad_d_t11 += __ad_d_t12;
                     __ad_d_y[j__1] += __ad_d_t11;
-                    __ad_d_cell_out_10 += __ad_d_out__2;
+                    __ad_d_cell_out_10 = __ad_d_out__2;
                 }
             }
             __ad_d_cell_out_10 = __ad_seed_cell_out_10;
@@ -406,7 +406,7 @@ fn triangular_adjoint(
                 let mut __ad_d_t12: f64 = __ad_d_t13 * __ad_p_t13.1;
                 __ad_d_t11 += __ad_d_t12;
                 __ad_d_y[j__1] += __ad_d_t11;
-                __ad_d_cell_out_10 += __ad_d_out__2;
+                __ad_d_cell_out_10 = __ad_d_out__2;
             }
         }
         __ad_d_cell_out_10 = __ad_seed_cell_out_10;

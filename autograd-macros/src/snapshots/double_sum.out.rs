@@ -85,7 +85,7 @@ fn pair_energy_grad(x: &[f64]) -> (f64, ::std::vec::Vec<f64>) {
                                 ::std::sync::atomic::Ordering::SeqCst,
                             );
                             __ad_sum += __ad_d_t2;
-                            __ad_d_cell_e_1 += __ad_d_e__2;
+                            __ad_d_cell_e_1 = __ad_d_e__2;
                         }
                     } else {
                         for j in i + 1..x.len() {
@@ -128,7 +128,7 @@ fn pair_energy_grad(x: &[f64]) -> (f64, ::std::vec::Vec<f64>) {
                                 ::std::sync::atomic::Ordering::SeqCst,
                             );
                             __ad_sum += __ad_d_t2;
-                            __ad_d_cell_e_1 += __ad_d_e__2;
+                            __ad_d_cell_e_1 = __ad_d_e__2;
                         }
                     }
                     d_x[i] += __ad_sum;
@@ -226,7 +226,7 @@ fn pair_energy_adjoint(x: &[f64], d_out: f64, d_x: &mut [f64]) -> f64 {
                             ::std::sync::atomic::Ordering::SeqCst,
                         );
                         __ad_sum += __ad_d_t2;
-                        __ad_d_cell_e_1 += __ad_d_e__2;
+                        __ad_d_cell_e_1 = __ad_d_e__2;
                     }
                 } else {
                     for j in i + 1..x.len() {
@@ -264,7 +264,7 @@ fn pair_energy_adjoint(x: &[f64], d_out: f64, d_x: &mut [f64]) -> f64 {
                             ::std::sync::atomic::Ordering::SeqCst,
                         );
                         __ad_sum += __ad_d_t2;
-                        __ad_d_cell_e_1 += __ad_d_e__2;
+                        __ad_d_cell_e_1 = __ad_d_e__2;
                     }
                 }
                 d_x[i] += __ad_sum;

@@ -144,7 +144,7 @@ fn gauss_seidel_grad(
                     let mut __ad_d_t15: f64 = __ad_d_d
                         * ::autograd::__private::rules::sub(0.0, 0.0, 0.0).0;
                     __ad_row_d_u[i__1] += __ad_d_t15;
-                    __ad_d_cell_loss_14 += __ad_d_loss__1;
+                    __ad_d_cell_loss_14 = __ad_d_loss__1;
                 }
             } else {
                 for i__1 in 0..n {
@@ -170,7 +170,7 @@ fn gauss_seidel_grad(
                     let mut __ad_d_t15: f64 = __ad_d_d
                         * ::autograd::__private::rules::sub(0.0, 0.0, 0.0).0;
                     __ad_d_u[i__1] += __ad_d_t15;
-                    __ad_d_cell_loss_14 += __ad_d_loss__1;
+                    __ad_d_cell_loss_14 = __ad_d_loss__1;
                 }
             }
         }
@@ -348,7 +348,7 @@ fn gauss_seidel_adjoint(
                 let mut __ad_d_t15: f64 = __ad_d_d
                     * ::autograd::__private::rules::sub(0.0, 0.0, 0.0).0;
                 __ad_row_d_u[i__1] += __ad_d_t15;
-                __ad_d_cell_loss_14 += __ad_d_loss__1;
+                __ad_d_cell_loss_14 = __ad_d_loss__1;
             }
         } else {
             for i__1 in 0..n {
@@ -370,7 +370,7 @@ fn gauss_seidel_adjoint(
                 let mut __ad_d_t15: f64 = __ad_d_d
                     * ::autograd::__private::rules::sub(0.0, 0.0, 0.0).0;
                 __ad_d_u[i__1] += __ad_d_t15;
-                __ad_d_cell_loss_14 += __ad_d_loss__1;
+                __ad_d_cell_loss_14 = __ad_d_loss__1;
             }
         }
     }

@@ -99,7 +99,7 @@ pub fn extended_rosenbrock_grad(x: &[f64]) -> (f64, ::std::vec::Vec<f64>) {
                     ::std::sync::atomic::compiler_fence(
                         ::std::sync::atomic::Ordering::SeqCst,
                     );
-                    __ad_d_cell_sum_0 += __ad_d_sum__1;
+                    __ad_d_cell_sum_0 = __ad_d_sum__1;
                 }
             } else {
                 for i in 0..x.len() - 1 {
@@ -153,7 +153,7 @@ pub fn extended_rosenbrock_grad(x: &[f64]) -> (f64, ::std::vec::Vec<f64>) {
                     ::std::sync::atomic::compiler_fence(
                         ::std::sync::atomic::Ordering::SeqCst,
                     );
-                    __ad_d_cell_sum_0 += __ad_d_sum__1;
+                    __ad_d_cell_sum_0 = __ad_d_sum__1;
                 }
             }
         }
@@ -254,7 +254,7 @@ pub fn extended_rosenbrock_adjoint(x: &[f64], d_out: f64, d_x: &mut [f64]) -> f6
                 ::std::sync::atomic::compiler_fence(
                     ::std::sync::atomic::Ordering::SeqCst,
                 );
-                __ad_d_cell_sum_0 += __ad_d_sum__1;
+                __ad_d_cell_sum_0 = __ad_d_sum__1;
             }
         } else {
             for i in 0..x.len() - 1 {
@@ -303,7 +303,7 @@ pub fn extended_rosenbrock_adjoint(x: &[f64], d_out: f64, d_x: &mut [f64]) -> f6
                 ::std::sync::atomic::compiler_fence(
                     ::std::sync::atomic::Ordering::SeqCst,
                 );
-                __ad_d_cell_sum_0 += __ad_d_sum__1;
+                __ad_d_cell_sum_0 = __ad_d_sum__1;
             }
         }
     }

@@ -353,7 +353,7 @@ fn polar_adjoint(
                             )
                             .1;
                     __ad_row_d_out[__ad_k] += __ad_d_t7;
-                    __ad_d_cell___ad_s_6 += __ad_d_s__1;
+                    __ad_d_cell___ad_s_6 = __ad_d_s__1;
                 }
             } else {
                 for __ad_k in 0..__ad_out.len() {
@@ -372,7 +372,7 @@ fn polar_adjoint(
                         * ::autograd::__private::rules::mul((__ad_d[__ad_k]), 0.0, 0.0)
                             .1;
                     __ad_d_out[__ad_k] += __ad_d_t7;
-                    __ad_d_cell___ad_s_6 += __ad_d_s__1;
+                    __ad_d_cell___ad_s_6 = __ad_d_s__1;
                 }
             }
         }

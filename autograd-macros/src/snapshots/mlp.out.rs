@@ -207,7 +207,7 @@ fn mlp_loss_grad(w: &[f64], xs: &[f64], ys: &[f64]) -> (f64, ::std::vec::Vec<f64
                             let mut __ad_d_t15: f64 = __ad_d_t16 * __ad_p_t16.1;
                             __ad_row_d_h2[k__2] += __ad_d_t15;
                             __ad_row_d_w[k__2] += __ad_d_t14;
-                            __ad_d_cell_out_13 += __ad_d_out__1;
+                            __ad_d_cell_out_13 = __ad_d_out__1;
                         }
                     } else {
                         for k__2 in 0..16 {
@@ -235,7 +235,7 @@ fn mlp_loss_grad(w: &[f64], xs: &[f64], ys: &[f64]) -> (f64, ::std::vec::Vec<f64
                             let mut __ad_d_t15: f64 = __ad_d_t16 * __ad_p_t16.1;
                             __ad_d_h2[k__2] += __ad_d_t15;
                             d_w[320 + k__2] += __ad_d_t14;
-                            __ad_d_cell_out_13 += __ad_d_out__1;
+                            __ad_d_cell_out_13 = __ad_d_out__1;
                         }
                     }
                 }
@@ -324,7 +324,7 @@ fn mlp_loss_grad(w: &[f64], xs: &[f64], ys: &[f64]) -> (f64, ::std::vec::Vec<f64
                                 let mut __ad_d_t9: f64 = __ad_d_t10 * __ad_p_t10.1;
                                 __ad_row_d_h1[k__1] += __ad_d_t9;
                                 __ad_row_d_w_1[k__1] += __ad_d_t8;
-                                __ad_d_cell_a_7 += __ad_d_a__5;
+                                __ad_d_cell_a_7 = __ad_d_a__5;
                             }
                         } else {
                             for k__1 in 0..16 {
@@ -352,7 +352,7 @@ fn mlp_loss_grad(w: &[f64], xs: &[f64], ys: &[f64]) -> (f64, ::std::vec::Vec<f64
                                 let mut __ad_d_t9: f64 = __ad_d_t10 * __ad_p_t10.1;
                                 __ad_d_h1[k__1] += __ad_d_t9;
                                 d_w[48 + j__1 * 16 + k__1] += __ad_d_t8;
-                                __ad_d_cell_a_7 += __ad_d_a__5;
+                                __ad_d_cell_a_7 = __ad_d_a__5;
                             }
                         }
                     }
@@ -399,7 +399,7 @@ fn mlp_loss_grad(w: &[f64], xs: &[f64], ys: &[f64]) -> (f64, ::std::vec::Vec<f64
                                     )
                                     .0;
                             d_w[j * 2 + k] += __ad_d_t3;
-                            __ad_d_cell_a_2 += __ad_d_a__1;
+                            __ad_d_cell_a_2 = __ad_d_a__1;
                         }
                     }
                     __ad_d_cell_a_2 = __ad_seed_cell_a_2;
@@ -439,7 +439,7 @@ fn mlp_loss_grad(w: &[f64], xs: &[f64], ys: &[f64]) -> (f64, ::std::vec::Vec<f64
                     let mut __ad_d_t21: f64 = __ad_d_t22 * __ad_p_t22.0;
                     __ad_d_t21 += __ad_d_t22 * __ad_p_t22.1;
                     __ad_row_d_w_2[i] += __ad_d_t21;
-                    __ad_d_cell_reg_20 += __ad_d_reg__1;
+                    __ad_d_cell_reg_20 = __ad_d_reg__1;
                 }
             } else {
                 for i in 0..w.len() {
@@ -462,7 +462,7 @@ fn mlp_loss_grad(w: &[f64], xs: &[f64], ys: &[f64]) -> (f64, ::std::vec::Vec<f64
                     let mut __ad_d_t21: f64 = __ad_d_t22 * __ad_p_t22.0;
                     __ad_d_t21 += __ad_d_t22 * __ad_p_t22.1;
                     d_w[i] += __ad_d_t21;
-                    __ad_d_cell_reg_20 += __ad_d_reg__1;
+                    __ad_d_cell_reg_20 = __ad_d_reg__1;
                 }
             }
         }
@@ -667,7 +667,7 @@ fn mlp_loss_adjoint(
                         let mut __ad_d_t15: f64 = __ad_d_t16 * __ad_p_t16.1;
                         __ad_row_d_h2[k__2] += __ad_d_t15;
                         __ad_row_d_w[k__2] += __ad_d_t14;
-                        __ad_d_cell_out_13 += __ad_d_out__1;
+                        __ad_d_cell_out_13 = __ad_d_out__1;
                     }
                 } else {
                     for k__2 in 0..16 {
@@ -695,7 +695,7 @@ fn mlp_loss_adjoint(
                         let mut __ad_d_t15: f64 = __ad_d_t16 * __ad_p_t16.1;
                         __ad_d_h2[k__2] += __ad_d_t15;
                         d_w[320 + k__2] += __ad_d_t14;
-                        __ad_d_cell_out_13 += __ad_d_out__1;
+                        __ad_d_cell_out_13 = __ad_d_out__1;
                     }
                 }
             }
@@ -784,7 +784,7 @@ fn mlp_loss_adjoint(
                             let mut __ad_d_t9: f64 = __ad_d_t10 * __ad_p_t10.1;
                             __ad_row_d_h1[k__1] += __ad_d_t9;
                             __ad_row_d_w_1[k__1] += __ad_d_t8;
-                            __ad_d_cell_a_7 += __ad_d_a__5;
+                            __ad_d_cell_a_7 = __ad_d_a__5;
                         }
                     } else {
                         for k__1 in 0..16 {
@@ -812,7 +812,7 @@ fn mlp_loss_adjoint(
                             let mut __ad_d_t9: f64 = __ad_d_t10 * __ad_p_t10.1;
                             __ad_d_h1[k__1] += __ad_d_t9;
                             d_w[48 + j__1 * 16 + k__1] += __ad_d_t8;
-                            __ad_d_cell_a_7 += __ad_d_a__5;
+                            __ad_d_cell_a_7 = __ad_d_a__5;
                         }
                     }
                 }
@@ -859,7 +859,7 @@ fn mlp_loss_adjoint(
                                 )
                                 .0;
                         d_w[j * 2 + k] += __ad_d_t3;
-                        __ad_d_cell_a_2 += __ad_d_a__1;
+                        __ad_d_cell_a_2 = __ad_d_a__1;
                     }
                 }
                 __ad_d_cell_a_2 = __ad_seed_cell_a_2;
@@ -899,7 +899,7 @@ fn mlp_loss_adjoint(
                 let mut __ad_d_t21: f64 = __ad_d_t22 * __ad_p_t22.0;
                 __ad_d_t21 += __ad_d_t22 * __ad_p_t22.1;
                 __ad_row_d_w_2[i] += __ad_d_t21;
-                __ad_d_cell_reg_20 += __ad_d_reg__1;
+                __ad_d_cell_reg_20 = __ad_d_reg__1;
             }
         } else {
             for i in 0..w.len() {
@@ -922,7 +922,7 @@ fn mlp_loss_adjoint(
                 let mut __ad_d_t21: f64 = __ad_d_t22 * __ad_p_t22.0;
                 __ad_d_t21 += __ad_d_t22 * __ad_p_t22.1;
                 d_w[i] += __ad_d_t21;
-                __ad_d_cell_reg_20 += __ad_d_reg__1;
+                __ad_d_cell_reg_20 = __ad_d_reg__1;
             }
         }
     }

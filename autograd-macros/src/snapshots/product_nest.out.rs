@@ -126,7 +126,7 @@ fn product_grad(
                     let mut __ad_d_t7: f64 = __ad_d_t8 * __ad_p_t8.1;
                     __ad_d_t6 += __ad_d_t7;
                     __ad_row_d_c[i__1] += __ad_d_t6;
-                    __ad_d_cell_out_5 += __ad_d_out__1;
+                    __ad_d_cell_out_5 = __ad_d_out__1;
                 }
             } else {
                 for i__1 in 0..n * n {
@@ -151,7 +151,7 @@ fn product_grad(
                     let mut __ad_d_t7: f64 = __ad_d_t8 * __ad_p_t8.1;
                     __ad_d_t6 += __ad_d_t7;
                     __ad_d_c[i__1] += __ad_d_t6;
-                    __ad_d_cell_out_5 += __ad_d_out__1;
+                    __ad_d_cell_out_5 = __ad_d_out__1;
                 }
             }
         }
@@ -212,7 +212,7 @@ fn product_grad(
                             let mut __ad_d_t2: f64 = __ad_d_t3 * __ad_p_t3.1;
                             d_b[k * n + j] += __ad_d_t2;
                             __ad_row_d_a[k] += __ad_d_t1;
-                            __ad_d_cell_s_0 += __ad_d_s__1;
+                            __ad_d_cell_s_0 = __ad_d_s__1;
                         }
                     } else {
                         for k in 0..n {
@@ -237,7 +237,7 @@ fn product_grad(
                             let mut __ad_d_t2: f64 = __ad_d_t3 * __ad_p_t3.1;
                             d_b[k * n + j] += __ad_d_t2;
                             d_a[i * n + k] += __ad_d_t1;
-                            __ad_d_cell_s_0 += __ad_d_s__1;
+                            __ad_d_cell_s_0 = __ad_d_s__1;
                         }
                     }
                     __ad_d_cell_s_0 = __ad_seed_cell_s_0;
@@ -365,7 +365,7 @@ fn product_adjoint(
                 let mut __ad_d_t7: f64 = __ad_d_t8 * __ad_p_t8.1;
                 __ad_d_t6 += __ad_d_t7;
                 __ad_row_d_c[i__1] += __ad_d_t6;
-                __ad_d_cell_out_5 += __ad_d_out__1;
+                __ad_d_cell_out_5 = __ad_d_out__1;
             }
         } else {
             for i__1 in 0..n * n {
@@ -386,7 +386,7 @@ fn product_adjoint(
                 let mut __ad_d_t7: f64 = __ad_d_t8 * __ad_p_t8.1;
                 __ad_d_t6 += __ad_d_t7;
                 __ad_d_c[i__1] += __ad_d_t6;
-                __ad_d_cell_out_5 += __ad_d_out__1;
+                __ad_d_cell_out_5 = __ad_d_out__1;
             }
         }
     }
@@ -447,7 +447,7 @@ fn product_adjoint(
                         let mut __ad_d_t2: f64 = __ad_d_t3 * __ad_p_t3.1;
                         d_b[k * n + j] += __ad_d_t2;
                         __ad_row_d_a[k] += __ad_d_t1;
-                        __ad_d_cell_s_0 += __ad_d_s__1;
+                        __ad_d_cell_s_0 = __ad_d_s__1;
                     }
                 } else {
                     for k in 0..n {
@@ -472,7 +472,7 @@ fn product_adjoint(
                         let mut __ad_d_t2: f64 = __ad_d_t3 * __ad_p_t3.1;
                         d_b[k * n + j] += __ad_d_t2;
                         d_a[i * n + k] += __ad_d_t1;
-                        __ad_d_cell_s_0 += __ad_d_s__1;
+                        __ad_d_cell_s_0 = __ad_d_s__1;
                     }
                 }
                 __ad_d_cell_s_0 = __ad_seed_cell_s_0;

@@ -127,7 +127,7 @@ fn trisolve_grad(
                         += __ad_d_t9
                             * ::autograd::__private::rules::mul(0.5, 0.0, 0.0).1;
                     __ad_row_d_y[i__1] += __ad_d_t8;
-                    __ad_d_cell_out_7 += __ad_d_out__1;
+                    __ad_d_cell_out_7 = __ad_d_out__1;
                 }
             } else {
                 for i__1 in 0..n {
@@ -156,7 +156,7 @@ fn trisolve_grad(
                         += __ad_d_t9
                             * ::autograd::__private::rules::mul(0.5, 0.0, 0.0).1;
                     __ad_d_y[i__1] += __ad_d_t8;
-                    __ad_d_cell_out_7 += __ad_d_out__1;
+                    __ad_d_cell_out_7 = __ad_d_out__1;
                 }
             }
         }
@@ -233,7 +233,7 @@ fn trisolve_grad(
                         let mut __ad_d_t3: f64 = __ad_d_t4 * __ad_p_t4.1;
                         __ad_row_d_y_1[j] += __ad_d_t3;
                         __ad_row_d_l[j] += __ad_d_t2;
-                        __ad_d_cell_s_1 += __ad_d_s__1;
+                        __ad_d_cell_s_1 = __ad_d_s__1;
                     }
                 } else {
                     for j in 0..i {
@@ -258,7 +258,7 @@ fn trisolve_grad(
                         let mut __ad_d_t3: f64 = __ad_d_t4 * __ad_p_t4.1;
                         __ad_d_y[j] += __ad_d_t3;
                         d_l[i * n + j] += __ad_d_t2;
-                        __ad_d_cell_s_1 += __ad_d_s__1;
+                        __ad_d_cell_s_1 = __ad_d_s__1;
                     }
                 }
                 __ad_d_cell_s_1 = __ad_seed_cell_s_1;
@@ -392,7 +392,7 @@ fn trisolve_adjoint(
                 __ad_d_t8
                     += __ad_d_t9 * ::autograd::__private::rules::mul(0.5, 0.0, 0.0).1;
                 __ad_row_d_y[i__1] += __ad_d_t8;
-                __ad_d_cell_out_7 += __ad_d_out__1;
+                __ad_d_cell_out_7 = __ad_d_out__1;
             }
         } else {
             for i__1 in 0..n {
@@ -420,7 +420,7 @@ fn trisolve_adjoint(
                 __ad_d_t8
                     += __ad_d_t9 * ::autograd::__private::rules::mul(0.5, 0.0, 0.0).1;
                 __ad_d_y[i__1] += __ad_d_t8;
-                __ad_d_cell_out_7 += __ad_d_out__1;
+                __ad_d_cell_out_7 = __ad_d_out__1;
             }
         }
     }
@@ -489,7 +489,7 @@ fn trisolve_adjoint(
                     let mut __ad_d_t3: f64 = __ad_d_t4 * __ad_p_t4.1;
                     __ad_row_d_y_1[j] += __ad_d_t3;
                     __ad_row_d_l[j] += __ad_d_t2;
-                    __ad_d_cell_s_1 += __ad_d_s__1;
+                    __ad_d_cell_s_1 = __ad_d_s__1;
                 }
             } else {
                 for j in 0..i {
@@ -510,7 +510,7 @@ fn trisolve_adjoint(
                     let mut __ad_d_t3: f64 = __ad_d_t4 * __ad_p_t4.1;
                     __ad_d_y[j] += __ad_d_t3;
                     d_l[i * n + j] += __ad_d_t2;
-                    __ad_d_cell_s_1 += __ad_d_s__1;
+                    __ad_d_cell_s_1 = __ad_d_s__1;
                 }
             }
             __ad_d_cell_s_1 = __ad_seed_cell_s_1;

@@ -158,7 +158,7 @@ fn relu_layer_grad(w: &[f64], x: &[f64], p: usize) -> (f64, ::std::vec::Vec<f64>
                     let mut __ad_d_out__1: f64 = __ad_d_out__2 * __ad_p_out__2.0;
                     let mut __ad_d_t6: f64 = __ad_d_out__2 * __ad_p_out__2.1;
                     __ad_row_d_hidden[j__1] += __ad_d_t6;
-                    __ad_d_cell_out_5 += __ad_d_out__1;
+                    __ad_d_cell_out_5 = __ad_d_out__1;
                 }
             } else {
                 for j__1 in 0..units {
@@ -169,7 +169,7 @@ fn relu_layer_grad(w: &[f64], x: &[f64], p: usize) -> (f64, ::std::vec::Vec<f64>
                     let mut __ad_d_out__1: f64 = __ad_d_out__2 * __ad_p_out__2.0;
                     let mut __ad_d_t6: f64 = __ad_d_out__2 * __ad_p_out__2.1;
                     __ad_d_hidden[j__1] += __ad_d_t6;
-                    __ad_d_cell_out_5 += __ad_d_out__1;
+                    __ad_d_cell_out_5 = __ad_d_out__1;
                 }
             }
             __ad_d_cell_out_5 = __ad_seed_cell_out_5;
@@ -225,7 +225,7 @@ fn relu_layer_grad(w: &[f64], x: &[f64], p: usize) -> (f64, ::std::vec::Vec<f64>
                                         )
                                         .0;
                                 __ad_row_d_w[k] += __ad_d_t2;
-                                __ad_d_cell_s_1 += __ad_d_s__1;
+                                __ad_d_cell_s_1 = __ad_d_s__1;
                             }
                         } else {
                             for k in 0..p {
@@ -247,7 +247,7 @@ fn relu_layer_grad(w: &[f64], x: &[f64], p: usize) -> (f64, ::std::vec::Vec<f64>
                                         )
                                         .0;
                                 d_w[j * p + k] += __ad_d_t2;
-                                __ad_d_cell_s_1 += __ad_d_s__1;
+                                __ad_d_cell_s_1 = __ad_d_s__1;
                             }
                         }
                     }
@@ -407,7 +407,7 @@ fn relu_layer_adjoint(
                 let mut __ad_d_out__1: f64 = __ad_d_out__2 * __ad_p_out__2.0;
                 let mut __ad_d_t6: f64 = __ad_d_out__2 * __ad_p_out__2.1;
                 __ad_row_d_hidden[j__1] += __ad_d_t6;
-                __ad_d_cell_out_5 += __ad_d_out__1;
+                __ad_d_cell_out_5 = __ad_d_out__1;
             }
         } else {
             for j__1 in 0..units {
@@ -418,7 +418,7 @@ fn relu_layer_adjoint(
                 let mut __ad_d_out__1: f64 = __ad_d_out__2 * __ad_p_out__2.0;
                 let mut __ad_d_t6: f64 = __ad_d_out__2 * __ad_p_out__2.1;
                 __ad_d_hidden[j__1] += __ad_d_t6;
-                __ad_d_cell_out_5 += __ad_d_out__1;
+                __ad_d_cell_out_5 = __ad_d_out__1;
             }
         }
         __ad_d_cell_out_5 = __ad_seed_cell_out_5;
@@ -474,7 +474,7 @@ fn relu_layer_adjoint(
                                     )
                                     .0;
                             __ad_row_d_w[k] += __ad_d_t2;
-                            __ad_d_cell_s_1 += __ad_d_s__1;
+                            __ad_d_cell_s_1 = __ad_d_s__1;
                         }
                     } else {
                         for k in 0..p {
@@ -496,7 +496,7 @@ fn relu_layer_adjoint(
                                     )
                                     .0;
                             d_w[j * p + k] += __ad_d_t2;
-                            __ad_d_cell_s_1 += __ad_d_s__1;
+                            __ad_d_cell_s_1 = __ad_d_s__1;
                         }
                     }
                 }

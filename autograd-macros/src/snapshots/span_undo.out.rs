@@ -171,7 +171,7 @@ fn centered_products_grad(
                             ::std::sync::atomic::compiler_fence(
                                 ::std::sync::atomic::Ordering::SeqCst,
                             );
-                            __ad_d_cell_out_5 += __ad_d_out__4;
+                            __ad_d_cell_out_5 = __ad_d_out__4;
                         }
                     } else {
                         for row in col..d {
@@ -199,7 +199,7 @@ fn centered_products_grad(
                             ::std::sync::atomic::compiler_fence(
                                 ::std::sync::atomic::Ordering::SeqCst,
                             );
-                            __ad_d_cell_out_5 += __ad_d_out__4;
+                            __ad_d_cell_out_5 = __ad_d_out__4;
                         }
                     }
                     __ad_d_cell_out_5 = __ad_seed_cell_out_5;
@@ -389,7 +389,7 @@ fn centered_products_adjoint(
                         ::std::sync::atomic::compiler_fence(
                             ::std::sync::atomic::Ordering::SeqCst,
                         );
-                        __ad_d_cell_out_5 += __ad_d_out__4;
+                        __ad_d_cell_out_5 = __ad_d_out__4;
                     }
                 } else {
                     for row in col..d {
@@ -417,7 +417,7 @@ fn centered_products_adjoint(
                         ::std::sync::atomic::compiler_fence(
                             ::std::sync::atomic::Ordering::SeqCst,
                         );
-                        __ad_d_cell_out_5 += __ad_d_out__4;
+                        __ad_d_cell_out_5 = __ad_d_out__4;
                     }
                 }
                 __ad_d_cell_out_5 = __ad_seed_cell_out_5;

@@ -165,7 +165,7 @@ fn heat_grad(u0: &[f64], target: &[f64], steps: usize) -> (f64, ::std::vec::Vec<
                     let mut __ad_d_t18: f64 = __ad_d_e
                         * ::autograd::__private::rules::sub(0.0, 0.0, 0.0).0;
                     __ad_row_d_u[i__2] += __ad_d_t18;
-                    __ad_d_cell_loss_17 += __ad_d_loss__1;
+                    __ad_d_cell_loss_17 = __ad_d_loss__1;
                 }
             } else {
                 for i__2 in 0..n {
@@ -195,7 +195,7 @@ fn heat_grad(u0: &[f64], target: &[f64], steps: usize) -> (f64, ::std::vec::Vec<
                     let mut __ad_d_t18: f64 = __ad_d_e
                         * ::autograd::__private::rules::sub(0.0, 0.0, 0.0).0;
                     __ad_d_u[i__2] += __ad_d_t18;
-                    __ad_d_cell_loss_17 += __ad_d_loss__1;
+                    __ad_d_cell_loss_17 = __ad_d_loss__1;
                 }
             }
         }
@@ -426,7 +426,7 @@ fn heat_adjoint(
                 let mut __ad_d_t18: f64 = __ad_d_e
                     * ::autograd::__private::rules::sub(0.0, 0.0, 0.0).0;
                 __ad_row_d_u[i__2] += __ad_d_t18;
-                __ad_d_cell_loss_17 += __ad_d_loss__1;
+                __ad_d_cell_loss_17 = __ad_d_loss__1;
             }
         } else {
             for i__2 in 0..n {
@@ -451,7 +451,7 @@ fn heat_adjoint(
                 let mut __ad_d_t18: f64 = __ad_d_e
                     * ::autograd::__private::rules::sub(0.0, 0.0, 0.0).0;
                 __ad_d_u[i__2] += __ad_d_t18;
-                __ad_d_cell_loss_17 += __ad_d_loss__1;
+                __ad_d_cell_loss_17 = __ad_d_loss__1;
             }
         }
     }

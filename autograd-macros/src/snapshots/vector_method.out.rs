@@ -290,7 +290,7 @@ fn __ad_weighted_offsets_adjoint(
                     * ::autograd::__private::rules::mul((__ad_row_d[__ad_k]), 0.0, 0.0)
                         .1;
                 __ad_row_d_out[__ad_k] += __ad_d_t5;
-                __ad_d_cell___ad_s_4 += __ad_d_s__1;
+                __ad_d_cell___ad_s_4 = __ad_d_s__1;
             }
         } else {
             for __ad_k in 0..__ad_out.len() {
@@ -308,7 +308,7 @@ fn __ad_weighted_offsets_adjoint(
                 let mut __ad_d_t5: f64 = __ad_d_t6
                     * ::autograd::__private::rules::mul((__ad_d[__ad_k]), 0.0, 0.0).1;
                 __ad_d_out[__ad_k] += __ad_d_t5;
-                __ad_d_cell___ad_s_4 += __ad_d_s__1;
+                __ad_d_cell___ad_s_4 = __ad_d_s__1;
             }
         }
     }
