@@ -665,6 +665,94 @@ fn get_copied_unwrap_or_is_a_branch() {
     );
 }
 
+// `.sum()` with no `::<f64>` over elements whose type only their context
+// tells: `get(..).copied().unwrap_or(..)` of a float slice, the value of a
+// helper with integer arguments (a constant). The function's `f64` value,
+// `return`, and `let s: f64` / `let n: usize` say which sum it is.
+fn weight(i: usize) -> f64 {
+    1.0 / (1.0 + i as f64)
+}
+
+#[differentiable]
+fn untyped_sums(x: &[f64]) -> f64 {
+    let norm: f64 = (0..x.len()).map(|i| weight(i)).sum();
+    let odd: usize = (0..x.len()).map(|i| i % 2).sum();
+    if x[0] > 10.0 {
+        return (0..x.len()).map(|i| weight(i)).sum();
+    }
+    let fit = x
+        .iter()
+        .enumerate()
+        .map(|(i, v)| v * weight(i))
+        .sum::<f64>()
+        / norm;
+    fit * odd as f64
+        + (0..x.len())
+            .map(|i| x.get(i).copied().unwrap_or(0.5) * x.get(i + 1).copied().unwrap_or(-1.0))
+            .sum::<f64>()
+}
+
+#[differentiable]
+fn untyped_sum_of_defaults(x: &[f64]) -> f64 {
+    (0..x.len())
+        .map(|i| x.get(i).copied().unwrap_or(0.5) * x.get(i + 1).copied().unwrap_or(-1.0))
+        .sum()
+}
+
+#[differentiable]
+fn untyped_sums_loop(x: &[f64]) -> f64 {
+    let n = x.len();
+    let mut norm = -0.0;
+    for i in 0..n {
+        norm += weight(i);
+    }
+    let odd = n / 2;
+    if x[0] > 10.0 {
+        return norm;
+    }
+    let mut fit = -0.0;
+    for i in 0..n {
+        fit += x[i] * weight(i);
+    }
+    let mut pairs = -0.0;
+    for i in 0..n {
+        let next = if i + 1 < n { x[i + 1] } else { -1.0 };
+        pairs += x[i] * next;
+    }
+    fit / norm * odd as f64 + pairs
+}
+
+#[differentiable]
+fn untyped_sum_of_defaults_loop(x: &[f64]) -> f64 {
+    let n = x.len();
+    let mut pairs = -0.0;
+    for i in 0..n {
+        let next = if i + 1 < n { x[i + 1] } else { -1.0 };
+        pairs += x[i] * next;
+    }
+    pairs
+}
+
+#[test]
+fn sums_take_their_type_from_the_code_around() {
+    same_as_loop(
+        untyped_sums,
+        untyped_sums_grad,
+        untyped_sums_adjoint,
+        untyped_sums_loop_grad,
+        &P4,
+    );
+    same_as_loop(
+        untyped_sum_of_defaults,
+        untyped_sum_of_defaults_grad,
+        untyped_sum_of_defaults_adjoint,
+        untyped_sum_of_defaults_loop_grad,
+        &P4,
+    );
+    let x = [11.0, 1.0, 2.0];
+    assert_eq!(untyped_sums_grad(&x), (1.0 + 0.5 + 1.0 / 3.0, vec![0.0; 3]));
+}
+
 #[differentiable]
 fn ends(x: &[f64], i: usize) -> f64 {
     let buf = x.to_vec();

@@ -815,7 +815,8 @@ impl Lowerer<'_> {
                 )
             }
             _ => {
-                let ty = turbofish_type(call);
+                let key = call.to_token_stream().to_string();
+                let ty = turbofish_type(call).or_else(|| self.consumer_types.get(&key).cloned());
                 let float = match &ty {
                     Some(ty) => crate::signature::is_f64(ty),
                     None => self.guess_float(&elem, &mut Vec::new()),
@@ -899,6 +900,14 @@ impl Lowerer<'_> {
                 match name.as_str() {
                     // `fold(f64::INFINITY, f64::min)`: its start's type
                     "fold" if m.args.first().is_some_and(|a| self.guess_float(a, env)) => true,
+                    // `x.get(i).copied().unwrap_or(0.5)`: an element of the
+                    // slice, or the default
+                    "get" | "first" | "last" | "copied" | "cloned" | "unwrap" | "expect"
+                    | "unwrap_or_default" => self.guess_float(&m.receiver, env),
+                    "unwrap_or" => {
+                        self.guess_float(&m.receiver, env)
+                            || m.args.iter().any(|a| self.guess_float(a, env))
+                    }
                     "sum" | "product" | "fold" => m
                         .turbofish
                         .as_ref()

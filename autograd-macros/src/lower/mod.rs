@@ -175,6 +175,12 @@ struct Lowerer<'a> {
     /// The signature returns `f64`. When it does not (an error already
     /// reported), returned expressions are not checked again.
     returns_f64: bool,
+    /// The types of `sum()` and `product()` calls written without one
+    /// (`::<f64>`) where the code around says it: `let n: usize =
+    /// ..sum();`, a function's `f64` value. By the call's tokens; read by
+    /// `iter.rs`, where the element alone may not tell (`x.get(i)
+    /// .copied().unwrap_or(0.5)`, a helper's value).
+    consumer_types: HashMap<String, syn::Type>,
     /// Locals whose `let` had an error: later uses are not reported again.
     poisoned: HashSet<VarId>,
     /// Locals that stand for more than one value (tuples, closures,
@@ -220,6 +226,7 @@ impl<'a> Lowerer<'a> {
             function_sink: Sink::Return,
             uninit: HashSet::new(),
             returns_f64: true,
+            consumer_types: HashMap::new(),
             poisoned: HashSet::new(),
             compound: HashMap::new(),
             fixed_lens: HashMap::new(),
@@ -777,6 +784,17 @@ impl<'a> Lowerer<'a> {
         out
     }
 
+    /// Notes that `expr`, if it is a `sum()` or `product()` call, has
+    /// type `ty` (`consumer_types`).
+    fn consumer_type(&mut self, expr: &Expr, ty: syn::Type) {
+        if let Expr::MethodCall(call) = syntax::strip_parens(expr) {
+            if call.method == "sum" || call.method == "product" {
+                let key = call.to_token_stream().to_string();
+                self.consumer_types.insert(key, ty);
+            }
+        }
+    }
+
     /// The tail expression of a block: its value goes to `sink`.
     fn lower_tail(&mut self, expr: &Expr, sink: Option<Sink>, exits: &[Exit]) {
         match expr {
@@ -832,6 +850,14 @@ impl<'a> Lowerer<'a> {
             }
             _ if sink.is_some() && !self.returns_f64 => {}
             _ => {
+                let float_sink = match sink {
+                    Some(Sink::Return) => true,
+                    Some(Sink::Cell(cell)) => self.vars[cell].kind == Kind::Float,
+                    _ => false,
+                };
+                if float_sink {
+                    self.consumer_type(expr, syn::parse_quote!(f64));
+                }
                 let value = self.lower_expr(expr);
                 match sink {
                     Some(sink) => {
@@ -913,6 +939,9 @@ impl<'a> Lowerer<'a> {
             // `let v: Vec<f64> = chain.collect();`
             if self.lower_collect(&p.ident, ty, &init.expr) {
                 return;
+            }
+            if let Some(ty) = ty {
+                self.consumer_type(&init.expr, ty.clone());
             }
             // `let r = residuals(x, ..);` of a function returning a vector.
             let typed_array = ty.is_some_and(is_float_array_type);
@@ -1992,6 +2021,7 @@ impl<'a> Lowerer<'a> {
                 if !self.returns_f64 {
                     return;
                 }
+                self.consumer_type(value, syn::parse_quote!(f64));
                 let value = self.lower_expr(value);
                 let operand = self.operand(value, span);
                 let sink = self.function_sink;
