@@ -686,7 +686,14 @@ fn untyped_sums(x: &[f64]) -> f64 {
         .map(|(i, v)| v * weight(i))
         .sum::<f64>()
         / norm;
-    fit * odd as f64
+    // assigned to a float local and to a float buffer's element
+    let mut again = x[1];
+    if x[1] > -5.0 {
+        again = (0..x.len()).map(|i| weight(i)).sum();
+    }
+    let mut buf = vec![0.0; 2];
+    buf[1] = (0..x.len()).map(|i| weight(i)).product();
+    fit * odd as f64 * again / norm * buf[1]
         + (0..x.len())
             .map(|i| x.get(i).copied().unwrap_or(0.5) * x.get(i + 1).copied().unwrap_or(-1.0))
             .sum::<f64>()
@@ -714,12 +721,20 @@ fn untyped_sums_loop(x: &[f64]) -> f64 {
     for i in 0..n {
         fit += x[i] * weight(i);
     }
+    let mut again = x[1];
+    if x[1] > -5.0 {
+        again = norm;
+    }
+    let mut product = 1.0;
+    for i in 0..n {
+        product *= weight(i);
+    }
     let mut pairs = -0.0;
     for i in 0..n {
         let next = if i + 1 < n { x[i + 1] } else { -1.0 };
         pairs += x[i] * next;
     }
-    fit / norm * odd as f64 + pairs
+    fit / norm * odd as f64 * again / norm * product + pairs
 }
 
 #[differentiable]

@@ -1176,6 +1176,19 @@ impl<'a> Lowerer<'a> {
 
     /// `place = rhs` or `place op= rhs`: a new version of the local.
     fn lower_assign(&mut self, place: &Expr, op: Option<&syn::BinOp>, rhs: &Expr) {
+        // `total = xs.iter().map(..).sum();` into a float: a float sum
+        let root = match syntax::strip_parens(place) {
+            Expr::Index(i) => syntax::strip_parens(&i.expr),
+            place => place,
+        };
+        let float_place = match root {
+            Expr::Path(p) => p.path.get_ident().and_then(|i| self.lookup(&i.to_string())),
+            _ => None,
+        }
+        .is_some_and(|id| matches!(self.vars[id].kind, Kind::Float | Kind::FloatArray));
+        if float_place && op.is_none() {
+            self.consumer_type(rhs, syn::parse_quote!(f64));
+        }
         // `*v = ..` of an `iter_mut` element.
         if let Expr::Unary(u) = syntax::strip_parens(place) {
             if let (syn::UnOp::Deref(_), Some(pattern::Bound::Place { array, index })) =
