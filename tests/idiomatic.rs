@@ -691,7 +691,7 @@ fn untyped_sums(x: &[f64]) -> f64 {
     if x[1] > -5.0 {
         again = (0..x.len()).map(|i| weight(i)).sum();
     }
-    let mut buf = vec![0.0; 2];
+    let mut buf = [0.0; 2];
     buf[1] = (0..x.len()).map(|i| weight(i)).product();
     fit * odd as f64 * again / norm * buf[1]
         + (0..x.len())
