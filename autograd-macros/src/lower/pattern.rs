@@ -253,9 +253,9 @@ impl Lowerer<'_> {
                 .error_spanned_by(closure, "async closures are not supported");
             return false;
         }
-        if super::syntax::may_jump(&closure.body) {
+        if let Some(jump) = super::syntax::first_jump(&closure.body) {
             self.cx.error_spanned_by(
-                &closure.body,
+                jump,
                 "`return` inside a closure is not supported by `#[differentiable]`; make \
                  the closure's value an `if`/`else` expression",
             );

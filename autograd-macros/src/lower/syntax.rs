@@ -263,21 +263,34 @@ fn contains_return(stmt: &Stmt) -> bool {
 /// Does `expr` contain a `break`/`continue` that leaves it (one not inside a
 /// loop nested in `expr`), or a `return`?
 pub fn may_jump(expr: &Expr) -> bool {
-    struct Finder {
+    first_jump(expr).is_some()
+}
+
+/// The first `break`, `continue` or `return` in `expr` that leaves it (not
+/// one inside a loop or a closure of its own).
+pub fn first_jump(expr: &Expr) -> Option<&Expr> {
+    struct Finder<'a> {
         loop_depth: usize,
-        found: bool,
+        found: Option<&'a Expr>,
     }
-    impl<'a> Visit<'a> for Finder {
+    impl<'a> Visit<'a> for Finder<'a> {
         fn visit_expr(&mut self, expr: &'a Expr) {
+            if self.found.is_some() {
+                return;
+            }
             match expr {
                 Expr::ForLoop(_) | Expr::While(_) | Expr::Loop(_) => {
                     self.loop_depth += 1;
                     syn::visit::visit_expr(self, expr);
                     self.loop_depth -= 1;
                 }
-                Expr::Break(b) if self.loop_depth == 0 || b.label.is_some() => self.found = true,
-                Expr::Continue(c) if self.loop_depth == 0 || c.label.is_some() => self.found = true,
-                Expr::Return(_) => self.found = true,
+                Expr::Break(b) if self.loop_depth == 0 || b.label.is_some() => {
+                    self.found = Some(expr)
+                }
+                Expr::Continue(c) if self.loop_depth == 0 || c.label.is_some() => {
+                    self.found = Some(expr)
+                }
+                Expr::Return(_) => self.found = Some(expr),
                 Expr::Closure(_) => {}
                 _ => syn::visit::visit_expr(self, expr),
             }
@@ -285,7 +298,7 @@ pub fn may_jump(expr: &Expr) -> bool {
     }
     let mut finder = Finder {
         loop_depth: 0,
-        found: false,
+        found: None,
     };
     finder.visit_expr(expr);
     finder.found
