@@ -41,9 +41,20 @@
 //!   array in the loop is an access at that one index (the row borrows the
 //!   array for the whole loop), and the loop's range does not read it.
 //!
+//! An index counting down, `c[n - 1 - j]` (what `c.iter().rev()` lowers
+//! to), in a loop from 0 has a row of its own, from its value at `hi - 1`
+//! to past its value at 0, read at `row[hi - 1 - j]`: LLVM proves that in
+//! bounds when the loop starts at 0, not from another `lo`, and not
+//! `row[hi - 1 - j + 1]` of a row two such indices share (both measured).
+//! A loop counted down, `(0..hi).rev()`, gets rows only for such indices,
+//! which it reads upwards (rows it would read downwards cost the mixture
+//! more than they saved, BENCHMARKS.md).
+//!
 //! Not given a row: `a[j]` in `for j in lo..a.len()`, which LLVM proves in
-//! bounds itself, and strided accesses (`v[j·d + c]`), whose elements are
-//! not one row.
+//! bounds itself, strided accesses (`v[j·d + c]`), whose elements are not
+//! one row, and an index through a counter the loop steps (`icf[b + l]`,
+//! `l += 1`): rows for those cost the mixture more than they saved
+//! (BENCHMARKS.md).
 //!
 //! This pass reads and writes Rust syntax, after emission: it knows
 //! nothing of the IR beyond which names are arrays ([`Arrays`]), which
