@@ -1587,3 +1587,61 @@ fn a_block_in_an_array_literal_argument_runs_once() {
         assert_eq!(hessian, vec![0.0, 0.0, 0.0, 2.0 * SCALE]);
     }
 }
+
+// Seed 53322865 #791 (nests over buffers, minimized): a loop of a recorded
+// nest that overwrites a local buffer over `0..u.len()` has its stores
+// undone as a span, restored after its reverse by
+// `restore_span(&mut u[..], 0..u.len())`, whose range could not read the
+// length of the array the first argument had borrowed (E0502, 51 programs
+// of 1 500). The range is now evaluated first.
+#[differentiable]
+fn span_over_its_own_length(x: &[f64]) -> f64 {
+    let mut u = x.to_vec();
+    let mut s = 0.0;
+    for t in 0..2 {
+        for j in 0..3 {
+            s += u[j].cos();
+        }
+        for j in 0..u.len() {
+            u[j] = 0.0;
+        }
+    }
+    s
+}
+
+#[differentiable]
+fn span_over_an_arrays_length(x: &[f64]) -> f64 {
+    let mut b = [0.0; 2];
+    for j in 0..2 {
+        for k in 0..b.len() {
+            b[k] = x[k].sin();
+        }
+    }
+    b[0] = 0.0;
+    b[1]
+}
+
+#[test]
+fn a_span_over_the_buffers_own_length_compiles() {
+    check_gradient_and_adjoint(
+        span_over_its_own_length,
+        span_over_its_own_length_grad,
+        span_over_its_own_length_adjoint,
+        &[[0.3, -0.4, 1.2], [1.1, 0.2, -0.7]],
+    );
+    let x = [0.3, -0.4, 1.2];
+    let (value, gradient) = span_over_its_own_length_grad(&x);
+    let s: f64 = x.iter().map(|v| v.cos()).sum::<f64>() + 3.0;
+    assert!((value - s).abs() < 1e-15);
+    assert_close(&gradient, &x.map(|v| -v.sin()));
+    check_gradient_and_adjoint(
+        span_over_an_arrays_length,
+        span_over_an_arrays_length_grad,
+        span_over_an_arrays_length_adjoint,
+        &[[0.3, -0.4], [1.1, 0.2]],
+    );
+    assert_eq!(
+        span_over_an_arrays_length_grad(&[0.3, -0.4]).1,
+        vec![0.0, (-0.4f64).cos()]
+    );
+}

@@ -790,9 +790,17 @@ impl<'a> Body<'a> {
         self.cursors = outer_cursors;
         // the elements the loop overwrote, restored after its reverse (which
         // reads each only as its own iteration left it)
+        // (The range first: it may read the array's length, `0..u.len()`,
+        // which the array's `&mut` borrow would not let it.)
         let restore_spans: Vec<TokenStream> = spans
             .iter()
-            .map(|(_, array, tape, range)| quote!(#tape.restore_span(&mut #array[..], #range);))
+            .map(|(_, array, tape, range)| {
+                let elements = self.names.fresh("__ad_elements");
+                quote! {
+                    let #elements = #range;
+                    #tape.restore_span(&mut #array[..], #elements);
+                }
+            })
             .collect();
         // The loop's integers counted back (`counters.rs`): the running
         // value starts at the integer after the loop; each reversed

@@ -217,7 +217,8 @@ fn centered_products_grad(
                         * ::autograd::__private::rules::sub(0.0, 0.0, 0.0).1;
                     d_mu[c * d + j] += __ad_d_t2;
                 }
-                __ad_undo_xc.restore_span(&mut xc[..], 0..d);
+                let __ad_elements = 0..d;
+                __ad_undo_xc.restore_span(&mut xc[..], __ad_elements);
                 __ad_d_cell_out_1 += __ad_d_out__2;
             }
             __ad_d_cell_out_1 = __ad_seed_cell_out_1;
@@ -435,7 +436,8 @@ fn centered_products_adjoint(
                     * ::autograd::__private::rules::sub(0.0, 0.0, 0.0).1;
                 d_mu[c * d + j] += __ad_d_t2;
             }
-            __ad_undo_xc.restore_span(&mut xc[..], 0..d);
+            let __ad_elements = 0..d;
+            __ad_undo_xc.restore_span(&mut xc[..], __ad_elements);
             __ad_d_cell_out_1 += __ad_d_out__2;
         }
         __ad_d_cell_out_1 = __ad_seed_cell_out_1;

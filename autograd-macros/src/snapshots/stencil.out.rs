@@ -212,7 +212,8 @@ fn heat_grad(u0: &[f64], target: &[f64], steps: usize) -> (f64, ::std::vec::Vec<
                 __ad_d_u[__ad_i] = 0.0;
                 __ad_d_next[i__1] += __ad_d_t16;
             }
-            __ad_undo_u.restore_span(&mut u[..], 1..n - 1);
+            let __ad_elements = 1..n - 1;
+            __ad_undo_u.restore_span(&mut u[..], __ad_elements);
             for i in (1..n - 1).rev() {
                 let __ad_t1 = u[i];
                 let __ad_t10 = __ad_t1;
@@ -468,7 +469,8 @@ fn heat_adjoint(
             __ad_d_u[__ad_i] = 0.0;
             __ad_d_next[i__1] += __ad_d_t16;
         }
-        __ad_undo_u.restore_span(&mut u[..], 1..n - 1);
+        let __ad_elements = 1..n - 1;
+        __ad_undo_u.restore_span(&mut u[..], __ad_elements);
         for i in (1..n - 1).rev() {
             let __ad_t1 = u[i];
             let __ad_t10 = __ad_t1;
