@@ -13,13 +13,19 @@
 //! RANDOM_PROGRAMS_COUNT=5000 cargo test --release --test random_programs -- --nocapture
 //! # repeat one run:
 //! RANDOM_PROGRAMS_SEED=<seed> RANDOM_PROGRAMS_COUNT=5000 cargo test --test random_programs -- --nocapture
-//! # print one program (and its tape rendering) without running anything:
+//! # print one program (and its tape rendering) without running anything
+//! # (with RANDOM_PROGRAMS_NESTS=1 too for a program of a run with it):
 //! RANDOM_PROGRAMS_SHOW=<seed>:<index> cargo test --test random_programs show -- --nocapture
 //! # shrink one example of each cause of failure (slower):
 //! RANDOM_PROGRAMS_MINIMIZE=1 cargo test --test random_programs -- --nocapture
 //! # every function `#[differentiable(hessian)]`, and f_hessian checked
 //! # against finite differences of f_grad too:
 //! RANDOM_PROGRAMS_HESSIAN=1 RANDOM_PROGRAMS_COUNT=1000 cargo test --release --test random_programs -- --nocapture
+//! # every function a nest over buffers (`nests.rs`: slices of 8 to 40
+//! # floats, sizes as `usize` parameters, loops two or three deep indexing
+//! # `a[i * m + j]`, `u[j - 1]`, per-iteration buffers; one in five
+//! # functions otherwise):
+//! RANDOM_PROGRAMS_NESTS=1 RANDOM_PROGRAMS_COUNT=1000 cargo test --release --test random_programs -- --nocapture
 //! # leave out constructs (see `gen::avoid` for the list), e.g. a known bug:
 //! RANDOM_PROGRAMS_AVOID=literal-args,generated-names cargo test --test random_programs -- --nocapture
 //! # re-check (and with the above, shrink) only some programs of a batch:
@@ -40,7 +46,8 @@
 //! found so far.
 //!
 //! The modules, one concern each: `ast.rs` is the syntax tree, `gen.rs`
-//! writes random programs, `render.rs` prints them (plain and on the tape),
+//! writes random programs (`nests.rs`, a child module, the nests over
+//! buffers), `render.rs` prints them (plain and on the tape),
 //! `harness.rs` builds and runs them and attributes errors, `oracle.rs` is
 //! the checker compiled into the generated crate, `minimize.rs` shrinks a
 //! failing program.
@@ -92,7 +99,12 @@ fn random_programs() {
             FIXED_SEED
         }
     });
-    println!("random_programs: seed {seed}, {count} functions (RANDOM_PROGRAMS_SEED={seed} RANDOM_PROGRAMS_COUNT={count} to repeat)");
+    let nests = if gen::nests_only() {
+        "RANDOM_PROGRAMS_NESTS=1 "
+    } else {
+        ""
+    };
+    println!("random_programs: seed {seed}, {count} functions ({nests}RANDOM_PROGRAMS_SEED={seed} RANDOM_PROGRAMS_COUNT={count} to repeat)");
     let start = Instant::now();
     // `RANDOM_PROGRAMS_ONLY=3,17` re-checks just those programs of the batch.
     let only: Option<Vec<usize>> = std::env::var("RANDOM_PROGRAMS_ONLY")
@@ -229,9 +241,14 @@ fn report(programs: &[ast::Program], outcome: &harness::Outcome) -> String {
             .function
             .as_ref()
             .map_or(String::new(), |f| format!(", in `{f}`"));
+        let nests = if gen::nests_only() {
+            "RANDOM_PROGRAMS_NESTS=1 "
+        } else {
+            ""
+        };
         writeln!(
             s,
-            "    smallest: seed {} index {} (RANDOM_PROGRAMS_SHOW={}:{}){function}",
+            "    smallest: seed {} index {} ({nests}RANDOM_PROGRAMS_SHOW={}:{}){function}",
             smallest.seed, smallest.index, smallest.seed, smallest.index,
         )
         .unwrap();
@@ -415,6 +432,42 @@ fn generator_covers_the_subset() {
         })
         .count();
     assert!(twins > 0, "never generated: twin loops");
+}
+
+/// Nests over buffers (`nests.rs`): about one function in five of the
+/// default mix (drawn apart from the rest, so the other programs are those
+/// of before), every index in bounds (`elem` asserts it while generating:
+/// this generates a few hundred), and every shape written.
+#[test]
+fn generator_writes_nests() {
+    if !gen::nests_only() {
+        let nests = (0..1000).filter(|&i| gen::is_nest(FIXED_SEED, i)).count();
+        assert!((150..=250).contains(&nests), "{nests} nests in 1000");
+    }
+    let text: String = (0..300)
+        .map(|i| render::plain_program(&Gen::program_as(FIXED_SEED, i, true)))
+        .collect();
+    let constructs = [
+        ("usize sizes", ": usize"),
+        ("triangular loop", "..=i"),
+        ("loop from 1", " in 1.."),
+        ("loop to n - 1", " - 1) {"),
+        ("left neighbour", " - 1]"),
+        ("right neighbour", " + 1]"),
+        ("row-major", " * m + "),
+        ("a local copy", ".to_vec()"),
+        ("per-iteration buffer", "vec![0.0"),
+        ("running max", ".max("),
+        ("log-sum-exp", ").exp()"),
+        ("log-sum-exp", ".ln()"),
+        ("a row's start", "let base = "),
+    ];
+    let missing: Vec<&str> = constructs
+        .iter()
+        .filter(|(_, needle)| !text.contains(needle))
+        .map(|(name, _)| *name)
+        .collect();
+    assert!(missing.is_empty(), "never generated in nests: {missing:?}");
 }
 
 /// A `while` stepped last (`k = k + (k + 1);`) has its body in a block of

@@ -96,6 +96,11 @@ pub enum Stmt {
     LetCounter {
         name: String,
     },
+    /// `let name = value;` of a `usize` (a row's start, `let base = i * m;`)
+    LetInt {
+        name: String,
+        value: IntExpr,
+    },
     /// `name += 1;` on a counter.
     Incr {
         name: String,

@@ -15,6 +15,12 @@ use super::render::{chain_positions, is_typed};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
+// Nests over buffers (`RANDOM_PROGRAMS_NESTS`): a child module, so that it
+// extends `Gen` with the same private environment.
+#[path = "nests.rs"]
+mod nests;
+pub(crate) use nests::{is_nest, nests_only};
+
 /// Local names: ordinary ones and ones that look generated.
 const LOCAL_NAMES: &[&str] = &[
     "t0", "t1", "t2", "t17", "d_x", "d_w", "d_out", "d_y", "d_a", "tmp", "value", "i", "j", "k",
@@ -58,7 +64,10 @@ const CONSTS: &[&str] = &[
 /// (`while k < L { ..; k = k + (k + 1); }`, stepped last); `whole-arrays`
 /// (`b = [x, y];` of a local array); `read-only-arrays` (`let b = [x, y];`
 /// never written); `twin-loops` (a `for` over a range followed by another
-/// over the same range with the same index, which the macro may fuse).
+/// over the same range with the same index, which the macro may fuse);
+/// `nests` (functions that are nests over buffers, `nests.rs`: the mix of
+/// before them, program for program); `local-len-bounds` (in nests, loops
+/// bounded by a local buffer's `.len()`, `for j in 0..buf.len()`).
 fn avoid(feature: &str) -> bool {
     static AVOID: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
     AVOID
@@ -176,6 +185,10 @@ pub struct Gen {
     /// one the seed gave before twins were generated (the regression tests
     /// name programs by seed and index).
     twin_rng: StdRng,
+    /// Names the function being written refers to later by name (a nest's
+    /// indices, sizes, accumulators and buffers): no local takes them, so
+    /// none shadows them (`fresh_local`).
+    reserved: Vec<String>,
 }
 
 impl Gen {
@@ -199,6 +212,7 @@ impl Gen {
             counters: Vec::new(),
             last_range_for: None,
             twin_rng: StdRng::seed_from_u64(mixed ^ 0x7417_1005),
+            reserved: Vec::new(),
         }
     }
 
@@ -243,6 +257,12 @@ impl Gen {
     }
 
     pub fn program(seed: u64, index: usize) -> Program {
+        Gen::program_as(seed, index, nests::is_nest(seed, index))
+    }
+
+    /// Program `index` of batch `seed`, its `f` a nest over buffers or not
+    /// (its helpers and constants are the same either way).
+    pub fn program_as(seed: u64, index: usize, nest: bool) -> Program {
         let mut g = Gen::new(seed, index);
         g.consts = vec![
             ("SCALE".to_string(), g.lit_value(0.25, 1.5)),
@@ -258,7 +278,11 @@ impl Gen {
             });
             helpers.push(f);
         }
-        let main = g.func("f", false);
+        let main = if nest {
+            g.nest_func("f")
+        } else {
+            g.func("f", false)
+        };
         Program {
             seed,
             index,
@@ -312,6 +336,7 @@ impl Gen {
         self.env.clear();
         self.frozen.clear();
         self.counters.clear();
+        self.reserved.clear();
         self.loop_depth = 0;
         self.budget = if helper {
             self.rng.gen_range(1..=5)
@@ -319,7 +344,20 @@ impl Gen {
             self.rng.gen_range(3..=12)
         };
         let mut params = self.params(helper);
-        // Sometimes `wrt(..)` a non-empty subset of the floats.
+        let explicit_wrt = self.choose_wrt(&mut params);
+        self.bind_params(&params);
+        let body = self.block(true, 0);
+        Func {
+            name: name.to_string(),
+            params,
+            explicit_wrt,
+            body,
+        }
+    }
+
+    /// Sometimes `wrt(..)` a non-empty subset of the floats: whether the
+    /// function names them (the others are then constants).
+    fn choose_wrt(&mut self, params: &mut [Param]) -> bool {
         let floats: Vec<usize> = (0..params.len())
             .filter(|&i| params[i].ty.is_float())
             .collect();
@@ -332,7 +370,11 @@ impl Gen {
                 }
             }
         }
-        for p in &params {
+        explicit_wrt
+    }
+
+    fn bind_params(&mut self, params: &[Param]) {
+        for p in params {
             let kind = match p.ty {
                 Ty::F64 if p.active => Kind::Float {
                     mutable: false,
@@ -352,13 +394,6 @@ impl Gen {
                 },
             };
             self.bind(&p.name, kind);
-        }
-        let body = self.block(true, 0);
-        Func {
-            name: name.to_string(),
-            params,
-            explicit_wrt,
-            body,
         }
     }
 
@@ -422,13 +457,15 @@ impl Gen {
             LOCAL_NAMES
         };
         // never a counter's name: a binding shadowing it would turn the
-        // counter's steps and reads into ones of that binding
-        loop {
+        // counter's steps and reads into ones of that binding (nor a
+        // reserved one, for the same reason)
+        for _ in 0..64 {
             let name = self.pick(pool).to_string();
-            if !self.counters.contains(&name) {
+            if !self.counters.contains(&name) && !self.reserved.contains(&name) {
                 return name;
             }
         }
+        format!("{}_l", self.pick(pool))
     }
 
     fn stmt(&mut self, depth: usize) -> Stmt {

@@ -358,9 +358,10 @@ fn names(f: &Func) -> Vec<String> {
     walk_blocks(&mut body, &mut |b| {
         for s in &b.stmts {
             match s {
-                Stmt::Let { name, .. } | Stmt::LetBuf { name, .. } | Stmt::LetCounter { name } => {
-                    out.push(name.clone())
-                }
+                Stmt::Let { name, .. }
+                | Stmt::LetBuf { name, .. }
+                | Stmt::LetCounter { name }
+                | Stmt::LetInt { name, .. } => out.push(name.clone()),
                 Stmt::For { pat, .. } => match pat {
                     ForPat::Index(n) | ForPat::Value(n) | ForPat::AmpValue(n) => {
                         out.push(n.clone())
@@ -437,6 +438,10 @@ fn rename_stmt(s: &mut Stmt, from: &str, to: &str) {
             }
         }
         Stmt::LetCounter { name } | Stmt::Incr { name } => ren(name, from, to),
+        Stmt::LetInt { name, value } => {
+            ren(name, from, to);
+            rename_int(value, from, to);
+        }
         Stmt::Step { name, by, .. } => {
             ren(name, from, to);
             rename_int(by, from, to);

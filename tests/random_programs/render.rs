@@ -349,6 +349,7 @@ impl Printer {
                 }
             }
             Stmt::LetCounter { name } => self.line(&format!("let mut {name} = 0;")),
+            Stmt::LetInt { name, value } => self.line(&format!("let {name} = {};", int(value))),
             Stmt::Incr { name } => self.line(&format!("{name} += 1;")),
             Stmt::Step {
                 name,

@@ -1,0 +1,1312 @@
+//! Nests over buffers: functions shaped like the numeric code people write
+//! (`RANDOM_PROGRAMS_NESTS=1` makes every function one; otherwise about one
+//! in five is, [`NEST_SHARE`]).
+//!
+//! The ordinary mix seldom indexes a buffer by a loop's index, and its
+//! loops are mostly short with literal bounds (FINDINGS.md §O, §P), so the
+//! rows of `emit/rows.rs` and the per-iteration buffers a loop nest records
+//! once went nearly untested by random programs. A nest function takes
+//! slices of 8 to 40 floats with their sizes as `usize` parameters, and
+//! runs one to three of the shapes below: a loop nest whose innermost loops
+//! index buffers by the loop's index (`a[i * m + j]`, `a[base + j]`,
+//! `u[j - 1] + u[j + 1]`, `u[i + k]`), with bounds spelled as parameters,
+//! `.len()` or long literals. Their floats come from the ordinary
+//! expression generator (`mix`), and a few of its statements go between the
+//! shapes and into the outer loops (`filler`). Everything is the ordinary
+//! syntax tree, so both renderings (plain and on the tape) are `render.rs`'s.
+//!
+//! Every index goes through `elem`, which checks it in bounds by interval
+//! arithmetic over the values the generator knows (`int_range`): a program
+//! that reads past an end is a generator bug caught while generating.
+
+use super::*;
+
+/// The share of functions that are nests in the default mix.
+const NEST_SHARE: f64 = 0.2;
+
+/// Loop indices.
+const INDEX_NAMES: &[&str] = &[
+    "i", "j", "k", "r", "c", "t", "ii", "jj", "kk", "col", "row", "step",
+];
+/// `usize` parameters holding sizes.
+const SIZE_NAMES: &[&str] = &["n", "m", "d", "rows", "cols", "len", "dim", "width"];
+/// The `usize` parameter counting time steps.
+const STEP_NAMES: &[&str] = &["steps", "iters", "sweeps"];
+/// Accumulators and buffers of the shapes (none is in `minimize::FRESH` or
+/// names a helper).
+const NEST_LOCALS: &[&str] = &[
+    "acc", "s", "total", "mx", "se", "buf", "nx", "gs", "out", "dot", "hidden", "z", "cur", "lse",
+    "best", "energy", "row_sum", "wsum", "conv", "tri", "gram", "state", "flux", "ym", "sum",
+    "prev", "cell",
+];
+/// Now and then: names like the macro's own, rows included.
+const NEST_GENERATED_LOCALS: &[&str] = &[
+    "__ad_row_x",
+    "__ad_row_buf",
+    "__ad_row_a",
+    "d_buf",
+    "t0",
+    "__ad_t3",
+    "d_out",
+];
+
+/// Whether program `index` of batch `seed` is a nest: from a stream of its
+/// own, so that the other programs are the ones the seed gave before nests
+/// existed (FINDINGS.md and the regression tests name programs by seed and
+/// index).
+pub(crate) fn is_nest(seed: u64, index: usize) -> bool {
+    if avoid("nests") {
+        return false;
+    }
+    if nests_only() {
+        return true;
+    }
+    let mixed = seed ^ (index as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    StdRng::seed_from_u64(mixed ^ 0x4E35_7453).gen_bool(NEST_SHARE)
+}
+
+/// `RANDOM_PROGRAMS_NESTS=1`: every function a nest.
+pub(crate) fn nests_only() -> bool {
+    std::env::var("RANDOM_PROGRAMS_NESTS").is_ok_and(|v| v.trim() == "1")
+}
+
+/// A size the nest loops over: its value, and the ways the program can
+/// spell it (a `usize` parameter, a buffer's `.len()`, `n * m`; the literal
+/// otherwise).
+#[derive(Clone)]
+struct Dim {
+    v: usize,
+    spellings: Vec<IntExpr>,
+}
+
+impl Dim {
+    /// The same size, also spelled `buf.len()` (a local buffer's: not with
+    /// `RANDOM_PROGRAMS_AVOID=local-len-bounds`, FINDINGS.md §Q).
+    fn with_len(&self, buf: &str) -> Dim {
+        let mut d = self.clone();
+        if !avoid("local-len-bounds") {
+            d.spellings.push(IntExpr::Len(buf.to_string()));
+        }
+        d
+    }
+}
+
+/// What the shapes of one function work on.
+struct Frame {
+    /// The matrix parameter, `n` rows of `m`, row-major.
+    mat: String,
+    n: Dim,
+    m: Dim,
+    /// A vector parameter of `m` floats.
+    x: String,
+    /// A vector parameter of `n` floats, sometimes.
+    y: Option<String>,
+    /// A long vector parameter of `l` floats (the matrix, flat, when the
+    /// function has none).
+    u: String,
+    l: Dim,
+    /// The `usize` parameter counting time steps, if any.
+    steps: Option<String>,
+    /// The values the shapes computed: the function returns their sum.
+    terms: Vec<Expr>,
+    /// Names that go out of scope with the current shape (its indices and
+    /// the locals of its loops): reserved until it ends.
+    scoped: Vec<String>,
+}
+
+/// Where a shape puts one value per outer iteration.
+enum Sink {
+    /// `acc += value;`
+    Acc(String),
+    /// `buf[i] = value;`
+    Buf(String),
+}
+
+fn var(n: &str) -> IntExpr {
+    IntExpr::Var(n.to_string())
+}
+
+fn add(a: IntExpr, b: IntExpr) -> IntExpr {
+    IntExpr::Add(Box::new(a), Box::new(b))
+}
+
+fn sub(a: IntExpr, b: IntExpr) -> IntExpr {
+    IntExpr::Sub(Box::new(a), Box::new(b))
+}
+
+fn mul(a: IntExpr, b: IntExpr) -> IntExpr {
+    IntExpr::Mul(Box::new(a), Box::new(b))
+}
+
+/// `e + s`, `e - s` or `e`.
+fn shifted(e: IntExpr, s: isize) -> IntExpr {
+    match s {
+        0 => e,
+        s if s > 0 => add(e, IntExpr::Lit(s as usize)),
+        s => sub(e, IntExpr::Lit((-s) as usize)),
+    }
+}
+
+fn bin(op: BinOp, a: Expr, b: Expr) -> Expr {
+    Expr::Bin(op, Box::new(a), Box::new(b))
+}
+
+fn local(n: &str) -> Expr {
+    Expr::Local(n.to_string())
+}
+
+fn zero() -> Expr {
+    Expr::Lit(0.0, false)
+}
+
+impl Gen {
+    /// A nest function: its parameters, one to three shapes with a few
+    /// ordinary statements between them, and the sum of what they computed.
+    pub(super) fn nest_func(&mut self, name: &str) -> Func {
+        self.env.clear();
+        self.frozen.clear();
+        self.counters.clear();
+        self.reserved.clear();
+        self.loop_depth = 0;
+        // (for the ordinary statements only: the shapes are written anyway)
+        self.budget = self.rng.gen_range(1..=5);
+        let (mut params, mut fr) = self.nest_params();
+        let explicit_wrt = self.choose_wrt(&mut params);
+        self.bind_params(&params);
+        let mut stmts = self.filler(1);
+        for _ in 0..*self.pick(&[1, 2, 2, 2, 3]) {
+            stmts.extend(self.shape(&mut fr));
+            stmts.extend(self.filler(1));
+        }
+        let tail = self.nest_tail(&mut fr);
+        Func {
+            name: name.to_string(),
+            params,
+            explicit_wrt,
+            body: Block {
+                stmts,
+                tail: Some(Box::new(tail)),
+            },
+        }
+    }
+
+    /// The parameters (in a random order) and the frame over them: a matrix
+    /// `a` of `n × m` with `8 ≤ n·m ≤ 40`, `x` of `m`, sometimes `y` of
+    /// `n`, usually `u` of 8 to 40, the sizes as `usize`s, sometimes a
+    /// scalar and a count of time steps.
+    fn nest_params(&mut self) -> (Vec<Param>, Frame) {
+        let (n, m) = loop {
+            let n = self.rng.gen_range(2..=6);
+            let m = self.rng.gen_range(3..=8);
+            if (8..=40).contains(&(n * m)) {
+                break (n, m);
+            }
+        };
+        let float_names = if avoid("generated-names") {
+            &PARAM_NAMES[..12]
+        } else {
+            PARAM_NAMES
+        };
+        let mut params = Vec::new();
+        let mut slice = |g: &mut Gen, len: usize| {
+            let name = g.nest_name(float_names);
+            params.push(Param {
+                name: name.clone(),
+                ty: Ty::Slice(len),
+                active: true,
+                mutable: false,
+            });
+            name
+        };
+        let mat = slice(self, n * m);
+        let x = slice(self, m);
+        let y = self.chance(0.5).then(|| slice(self, n));
+        let l = self.rng.gen_range(8..=40);
+        let u = self.chance(0.7).then(|| slice(self, l));
+        if self.chance(0.35) {
+            let name = self.nest_name(float_names);
+            params.push(Param {
+                name,
+                ty: Ty::F64,
+                active: true,
+                mutable: false,
+            });
+        }
+        let mut size = |g: &mut Gen, pool: &[&str], v: usize, p: f64| {
+            g.chance(p).then(|| {
+                let name = g.nest_name(pool);
+                params.push(Param {
+                    name: name.clone(),
+                    ty: Ty::Usize(v),
+                    active: false,
+                    mutable: false,
+                });
+                IntExpr::Var(name)
+            })
+        };
+        let n_param = size(self, SIZE_NAMES, n, 0.75);
+        let m_param = size(self, SIZE_NAMES, m, 0.75);
+        let l_param = if u.is_some() {
+            size(self, SIZE_NAMES, l, 0.3)
+        } else {
+            None
+        };
+        let steps_value = self.rng.gen_range(1..=3);
+        let steps = size(self, STEP_NAMES, steps_value, 0.3).map(|e| match e {
+            IntExpr::Var(name) => name,
+            _ => unreachable!("a parameter"),
+        });
+        // in a random order
+        for k in (1..params.len()).rev() {
+            let other = self.rng.gen_range(0..=k);
+            params.swap(k, other);
+        }
+        let spellings = |p: Option<IntExpr>, len_of: Option<&String>| {
+            p.into_iter()
+                .chain(len_of.map(|b| IntExpr::Len(b.clone())))
+                .collect::<Vec<_>>()
+        };
+        let n_dim = Dim {
+            v: n,
+            spellings: spellings(n_param.clone(), y.as_ref()),
+        };
+        let m_dim = Dim {
+            v: m,
+            spellings: spellings(m_param.clone(), Some(&x)),
+        };
+        let (u, l_dim) = match u {
+            Some(u) => {
+                let d = Dim {
+                    v: l,
+                    spellings: spellings(l_param, Some(&u)),
+                };
+                (u, d)
+            }
+            None => {
+                // the matrix, flat: `a.len()`, or `n * m`
+                let mut sp = vec![IntExpr::Len(mat.clone())];
+                if let (Some(a), Some(b)) = (n_param, m_param) {
+                    sp.push(mul(a, b));
+                }
+                (
+                    mat.clone(),
+                    Dim {
+                        v: n * m,
+                        spellings: sp,
+                    },
+                )
+            }
+        };
+        let fr = Frame {
+            mat,
+            n: n_dim,
+            m: m_dim,
+            x,
+            y,
+            u,
+            l: l_dim,
+            steps,
+            terms: Vec::new(),
+            scoped: Vec::new(),
+        };
+        (params, fr)
+    }
+
+    /// A name from `pool` that nothing in sight has and nothing reserved
+    /// takes, reserved from now on.
+    fn nest_name(&mut self, pool: &[&str]) -> String {
+        let visible: Vec<String> = self.visible().into_iter().map(|b| b.name).collect();
+        let taken = |g: &Gen, n: &str| {
+            g.reserved.iter().any(|r| r == n) || visible.contains(&n.to_string())
+        };
+        let mut name = None;
+        for _ in 0..32 {
+            let c = self.pick(pool).to_string();
+            if !taken(self, &c) {
+                name = Some(c);
+                break;
+            }
+        }
+        let name = name.unwrap_or_else(|| {
+            let base = self.pick(pool).to_string();
+            (2..)
+                .map(|k| format!("{base}{k}"))
+                .find(|c| !taken(self, c))
+                .expect("a free name")
+        });
+        self.reserved.push(name.clone());
+        name
+    }
+
+    /// A local's name (now and then one like the macro's own).
+    fn nest_local(&mut self) -> String {
+        if !avoid("generated-names") && self.chance(0.1) {
+            self.nest_name(NEST_GENERATED_LOCALS)
+        } else {
+            self.nest_name(NEST_LOCALS)
+        }
+    }
+
+    /// A name for the current shape only (an index, a local of its loops).
+    fn scoped_name(&mut self, fr: &mut Frame, pool: &[&str]) -> String {
+        let n = self.nest_name(pool);
+        fr.scoped.push(n.clone());
+        n
+    }
+
+    /// `d` as the program spells it: mostly a parameter or a length, now
+    /// and then the literal.
+    fn spell(&mut self, d: &Dim) -> IntExpr {
+        if d.spellings.is_empty() || self.chance(0.15) {
+            IntExpr::Lit(d.v)
+        } else {
+            self.pick(&d.spellings).clone()
+        }
+    }
+
+    /// The values `e` can take, from the ranges of the integers in sight
+    /// (`None`: it may underflow, or reads something not an integer).
+    fn int_range(&self, e: &IntExpr) -> Option<(usize, usize)> {
+        match e {
+            IntExpr::Lit(v) => Some((*v, *v)),
+            IntExpr::Var(n) => self
+                .visible()
+                .into_iter()
+                .find(|b| b.name == *n)
+                .and_then(|b| match b.kind {
+                    Kind::Int { lo, hi } => Some((lo, hi)),
+                    _ => None,
+                }),
+            IntExpr::Len(n) => self
+                .visible()
+                .into_iter()
+                .find(|b| b.name == *n)
+                .and_then(|b| match b.kind {
+                    Kind::Buf { len, .. } => Some((len, len)),
+                    _ => None,
+                }),
+            IntExpr::Add(a, b) => {
+                let (a, b) = (self.int_range(a)?, self.int_range(b)?);
+                Some((a.0 + b.0, a.1 + b.1))
+            }
+            IntExpr::Sub(a, b) => {
+                let (a, b) = (self.int_range(a)?, self.int_range(b)?);
+                (a.0 >= b.1).then(|| (a.0 - b.1, a.1 - b.0))
+            }
+            IntExpr::Mul(a, b) => {
+                let (a, b) = (self.int_range(a)?, self.int_range(b)?);
+                Some((a.0 * b.0, a.1 * b.1))
+            }
+            IntExpr::Rem(a, b) => {
+                let (a, b) = (self.int_range(a)?, self.int_range(b)?);
+                (b.0 > 0).then(|| (0, a.1.min(b.1 - 1)))
+            }
+        }
+    }
+
+    /// The length of a buffer in sight.
+    fn buf_len(&self, buf: &str) -> Option<usize> {
+        self.visible()
+            .into_iter()
+            .find(|b| b.name == buf)
+            .and_then(|b| match b.kind {
+                Kind::Buf { len, .. } => Some(len),
+                _ => None,
+            })
+    }
+
+    /// Whether `buf[i]` is in bounds whatever the integers in sight hold.
+    fn fits(&self, buf: &str, i: &IntExpr) -> bool {
+        match (self.buf_len(buf), self.int_range(i)) {
+            (Some(len), Some((_, hi))) => hi < len,
+            _ => false,
+        }
+    }
+
+    /// `buf[i]`, which must be in bounds (the shapes are built so).
+    fn elem(&self, buf: &str, i: IntExpr) -> Expr {
+        assert!(
+            self.fits(buf, &i),
+            "nests: `{buf}[{}]` may be out of bounds ({:?} of {:?})",
+            crate::render::int(&i),
+            self.int_range(&i),
+            self.buf_len(buf)
+        );
+        Expr::Elem(buf.to_string(), i)
+    }
+
+    /// The place `buf[i]` (in bounds, as for `elem`).
+    fn elem_place(&self, buf: &str, i: IntExpr) -> Place {
+        let Expr::Elem(b, i) = self.elem(buf, i) else {
+            unreachable!()
+        };
+        Place::Elem(b, i)
+    }
+
+    /// A read of some buffer in sight at `j`, `j ± 1` or `o + j` with `o`
+    /// an outer index, when one fits (the rows of other arrays).
+    fn read_near(&mut self, j: &str) -> Option<Expr> {
+        let bufs: Vec<String> = self
+            .visible()
+            .into_iter()
+            .filter(|b| matches!(b.kind, Kind::Buf { .. }))
+            .map(|b| b.name)
+            .collect();
+        let outers: Vec<String> = self
+            .visible()
+            .into_iter()
+            .filter(|b| {
+                b.name != j && matches!(b.kind, Kind::Int { lo, hi } if lo < hi && hi < 1 << 20)
+            })
+            .map(|b| b.name)
+            .collect();
+        for _ in 0..6 {
+            let buf = self.pick(&bufs).clone();
+            let i = match self.rng.gen_range(0..5) {
+                0 | 1 => var(j),
+                2 => add(var(j), IntExpr::Lit(1)),
+                3 => sub(var(j), IntExpr::Lit(1)),
+                _ if !outers.is_empty() => {
+                    let o = self.pick(&outers).clone();
+                    add(var(&o), var(j))
+                }
+                _ => var(j),
+            };
+            if self.fits(&buf, &i) {
+                return Some(Expr::Elem(buf, i));
+            }
+        }
+        None
+    }
+
+    /// A float from `reads` (a shape's elements) and sometimes one more
+    /// element near `j`, with the operations of the ordinary expression
+    /// generator; kept moderate, as a nest sums up to a few hundred.
+    fn mix(&mut self, mut reads: Vec<Expr>, j: Option<&str>) -> Expr {
+        if let Some(j) = j {
+            if self.chance(0.3) {
+                reads.extend(self.read_near(j));
+            }
+        }
+        let mut it = reads.into_iter();
+        let mut e = it.next().unwrap_or_else(|| self.leaf());
+        for r in it {
+            let op = *self.pick(&[BinOp::Add, BinOp::Sub, BinOp::Mul, BinOp::Mul]);
+            e = bin(op, e, r);
+        }
+        match self.rng.gen_range(0..12) {
+            0..=3 => e,
+            4..=5 => {
+                let other = self.expr(1);
+                let op = *self.pick(&[BinOp::Add, BinOp::Sub, BinOp::Mul]);
+                let other = if op == BinOp::Mul {
+                    self.squash(other)
+                } else {
+                    other
+                };
+                bin(op, e, other)
+            }
+            6..=7 => {
+                let m = *self.pick(&["sin", "cos", "tanh", "atan"]);
+                self.m1(m, e)
+            }
+            8 => Expr::Powi(Box::new(e), 2, self.form()),
+            9 => {
+                let d = self.denominator();
+                bin(BinOp::Div, e, d)
+            }
+            10 => {
+                let other = self.expr(1);
+                let m = *self.pick(&["max", "min"]);
+                self.m(m, e, vec![other])
+            }
+            _ => {
+                let c = Expr::Lit(self.lit_value(0.25, 1.5), false);
+                let other = self.expr(1);
+                self.m("mul_add", e, vec![c, other])
+            }
+        }
+    }
+
+    /// A few ordinary statements (no loops of their own), while the budget
+    /// lasts.
+    fn filler(&mut self, max: usize) -> Vec<Stmt> {
+        let mut out = Vec::new();
+        for _ in 0..self.rng.gen_range(0..=max) {
+            if self.budget == 0 {
+                break;
+            }
+            self.budget -= 1;
+            out.push(self.stmt(2));
+        }
+        out
+    }
+
+    /// `for index in lo..hi { body }` (`..=` if `inclusive`), the index
+    /// bound to the values it takes while `body` writes the statements.
+    fn nest_for(
+        &mut self,
+        fr: &mut Frame,
+        index: &str,
+        lo: IntExpr,
+        hi: IntExpr,
+        inclusive: bool,
+        body: impl FnOnce(&mut Gen, &mut Frame) -> Vec<Stmt>,
+    ) -> Stmt {
+        let (lo_v, _) = self.int_range(&lo).expect("a loop's start in sight");
+        let (_, hi_v) = self.int_range(&hi).expect("a loop's end in sight");
+        let top = if inclusive {
+            hi_v
+        } else {
+            hi_v.saturating_sub(1)
+        };
+        let mark = self.env.len();
+        self.bind(
+            index,
+            Kind::Int {
+                lo: lo_v,
+                hi: top.max(lo_v),
+            },
+        );
+        self.loop_depth += 1;
+        let stmts = body(self, fr);
+        self.loop_depth -= 1;
+        self.env.truncate(mark);
+        Stmt::For {
+            pat: ForPat::Index(index.to_string()),
+            iter: ForIter::Range {
+                lo,
+                hi,
+                inclusive,
+                rev: false,
+            },
+            body: Block { stmts, tail: None },
+        }
+    }
+
+    /// `let mut name = init;` (annotated where plain Rust needs it).
+    fn let_acc(&mut self, name: &str, init: Expr) -> Stmt {
+        let annotate = !is_typed(&init) || self.chance(0.3);
+        self.bind(
+            name,
+            Kind::Float {
+                mutable: true,
+                deref: false,
+            },
+        );
+        Stmt::Let {
+            name: name.to_string(),
+            mutable: true,
+            annotate,
+            init,
+        }
+    }
+
+    /// `let mut name = vec![0.0; d];` or `[0.0; D]`.
+    fn let_zeros(&mut self, name: &str, d: &Dim) -> Stmt {
+        let (init, class) = if self.chance(0.35) {
+            (BufInit::Zeros(d.v), BufClass::LocalArray)
+        } else {
+            (BufInit::VecZeros(self.spell(d)), BufClass::LocalVec)
+        };
+        self.bind(
+            name,
+            Kind::Buf {
+                len: d.v,
+                writable: true,
+                class,
+                inactive: false,
+            },
+        );
+        Stmt::LetBuf {
+            name: name.to_string(),
+            init,
+            annotate: self.chance(0.3),
+            mutable: true,
+        }
+    }
+
+    /// Where one value per outer iteration over `d` goes: an accumulator
+    /// or a buffer of `d`, declared now (before the nest), its value a term
+    /// of the function's.
+    fn sink(&mut self, fr: &mut Frame, d: &Dim, stmts: &mut Vec<Stmt>) -> Sink {
+        let name = self.nest_local();
+        if self.chance(0.5) {
+            let init = if self.chance(0.7) {
+                zero()
+            } else {
+                self.expr(1)
+            };
+            stmts.push(self.let_acc(&name, init));
+            fr.terms.push(local(&name));
+            Sink::Acc(name)
+        } else {
+            stmts.push(self.let_zeros(&name, d));
+            self.buf_terms(fr, &name, d.v);
+            Sink::Buf(name)
+        }
+    }
+
+    /// `acc += value;` or `buf[i] = value;`
+    fn store(&mut self, sink: &Sink, i: &str, value: Expr) -> Stmt {
+        match sink {
+            Sink::Acc(acc) => Stmt::Assign {
+                place: Place::Local(acc.clone()),
+                op: AssignOp::Add,
+                value,
+            },
+            Sink::Buf(buf) => Stmt::Assign {
+                place: self.elem_place(buf, var(i)),
+                op: *self.pick(&[AssignOp::Set, AssignOp::Set, AssignOp::Add]),
+                value,
+            },
+        }
+    }
+
+    /// One or two elements of a buffer of `len` as terms of the value.
+    fn buf_terms(&mut self, fr: &mut Frame, buf: &str, len: usize) {
+        for _ in 0..self.rng.gen_range(1..=2) {
+            let k = self.rng.gen_range(0..len);
+            fr.terms.push(Expr::Elem(buf.to_string(), IntExpr::Lit(k)));
+        }
+    }
+
+    /// Row `i` of the matrix at column `j` (the row's start if `None`)
+    /// plus `shift`: `i * m + j`, `base + j` with `let base = i * m;`,
+    /// now and then `j + i * m`.
+    fn row_at(
+        &mut self,
+        fr: &Frame,
+        i: &str,
+        base: Option<&str>,
+        j: Option<&str>,
+        shift: isize,
+    ) -> IntExpr {
+        let start = match base {
+            Some(b) => var(b),
+            None => {
+                let m = self.spell(&fr.m);
+                mul(var(i), m)
+            }
+        };
+        let e = match j {
+            None => start,
+            Some(j) if base.is_none() && self.chance(0.1) => add(var(j), start),
+            Some(j) => add(start, var(j)),
+        };
+        shifted(e, shift)
+    }
+
+    /// Sometimes `let base = i * m;`, bound with its range.
+    fn maybe_base(&mut self, fr: &mut Frame, i: &str, stmts: &mut Vec<Stmt>) -> Option<String> {
+        if !self.chance(0.4) {
+            return None;
+        }
+        let name = self.scoped_name(fr, &["base", "off", "start", "row0", "at"]);
+        let m = self.spell(&fr.m);
+        let value = mul(var(i), m);
+        let (lo, hi) = self.int_range(&value).expect("a row's start");
+        self.bind(&name, Kind::Int { lo, hi });
+        stmts.push(Stmt::LetInt {
+            name: name.clone(),
+            value,
+        });
+        Some(name)
+    }
+
+    /// The value of the function: every shape's terms, and the ordinary
+    /// tail (an expression and a few locals in sight).
+    fn nest_tail(&mut self, fr: &mut Frame) -> Expr {
+        let mut e = self.tail();
+        for t in std::mem::take(&mut fr.terms) {
+            let op = *self.pick(&[BinOp::Add, BinOp::Add, BinOp::Sub]);
+            e = bin(op, e, t);
+        }
+        e
+    }
+
+    // ----- the shapes -------------------------------------------------------
+
+    /// One shape; its indices and inner locals are free again after it.
+    fn shape(&mut self, fr: &mut Frame) -> Vec<Stmt> {
+        let stmts = match self.rng.gen_range(0..7) {
+            0 => self.row_reduce(fr),
+            1 => self.row_buffer(fr),
+            2 => self.triangle(fr),
+            3 => self.stencil(fr),
+            4 => self.scatter(fr),
+            5 => self.window(fr),
+            _ => self.gram(fr),
+        };
+        let scoped = std::mem::take(&mut fr.scoped);
+        self.reserved.retain(|n| !scoped.contains(n));
+        stmts
+    }
+
+    /// Each row reduced: `for i in 0..n { let mut s = 0.0; for j in 0..m {
+    /// s += a[i * m + j] * x[j]; } acc += s; }` (a matrix-vector product),
+    /// or each row's running maximum (`for j in 1..m { s = s.max(..) }`),
+    /// or its log-sum-exp (the maximum, then `se += (a[..] - mx).exp()`).
+    fn row_reduce(&mut self, fr: &mut Frame) -> Vec<Stmt> {
+        let mut stmts = Vec::new();
+        let n = fr.n.clone();
+        let sink = self.sink(fr, &n, &mut stmts);
+        let i = self.scoped_name(fr, INDEX_NAMES);
+        let hi = self.spell(&n);
+        let outer = self.nest_for(fr, &i.clone(), IntExpr::Lit(0), hi, false, |g, fr| {
+            let mut body = g.filler(1);
+            let base = g.maybe_base(fr, &i, &mut body);
+            let base = base.as_deref();
+            let j = g.scoped_name(fr, INDEX_NAMES);
+            let mat = fr.mat.clone();
+            let value = match g.rng.gen_range(0..3) {
+                0 => {
+                    // a sum
+                    let s = g.scoped_name(fr, NEST_LOCALS);
+                    let init = if g.chance(0.7) { zero() } else { g.expr(1) };
+                    body.push(g.let_acc(&s, init));
+                    let m = g.spell(&fr.m);
+                    body.push(
+                        g.nest_for(fr, &j.clone(), IntExpr::Lit(0), m, false, |g, fr| {
+                            let at = g.row_at(fr, &i, base, Some(&j), 0);
+                            let mut reads = vec![g.elem(&mat, at)];
+                            if g.chance(0.7) {
+                                reads.push(g.elem(&fr.x.clone(), var(&j)));
+                            }
+                            let value = g.mix(reads, Some(&j));
+                            vec![Stmt::Assign {
+                                place: Place::Local(s.clone()),
+                                op: AssignOp::Add,
+                                value,
+                            }]
+                        }),
+                    );
+                    local(&s)
+                }
+                1 => {
+                    // a running maximum, from the row's first element
+                    let s = g.scoped_name(fr, NEST_LOCALS);
+                    let first = g.row_at(fr, &i, base, None, 0);
+                    let init = g.elem(&mat, first);
+                    body.push(g.let_acc(&s, init));
+                    let m = g.spell(&fr.m);
+                    body.push(
+                        g.nest_for(fr, &j.clone(), IntExpr::Lit(1), m, false, |g, fr| {
+                            let at = g.row_at(fr, &i, base, Some(&j), 0);
+                            let read = g.elem(&mat, at);
+                            let value = if g.chance(0.5) {
+                                read
+                            } else {
+                                g.mix(vec![read], Some(&j))
+                            };
+                            let form = g.form();
+                            vec![Stmt::Assign {
+                                place: Place::Local(s.clone()),
+                                op: AssignOp::Set,
+                                value: Expr::Method {
+                                    name: "max",
+                                    form,
+                                    recv: Box::new(local(&s)),
+                                    args: vec![value],
+                                },
+                            }]
+                        }),
+                    );
+                    local(&s)
+                }
+                _ => {
+                    // log-sum-exp: the maximum, then the sum of exp(a - max)
+                    let mx = g.scoped_name(fr, NEST_LOCALS);
+                    let se = g.scoped_name(fr, NEST_LOCALS);
+                    let first = g.row_at(fr, &i, base, None, 0);
+                    let init = g.elem(&mat, first);
+                    body.push(g.let_acc(&mx, init));
+                    let m = g.spell(&fr.m);
+                    body.push(
+                        g.nest_for(fr, &j.clone(), IntExpr::Lit(1), m, false, |g, fr| {
+                            let at = g.row_at(fr, &i, base, Some(&j), 0);
+                            let read = g.elem(&mat, at);
+                            vec![Stmt::Assign {
+                                place: Place::Local(mx.clone()),
+                                op: AssignOp::Set,
+                                value: g.m("max", local(&mx), vec![read]),
+                            }]
+                        }),
+                    );
+                    body.push(g.let_acc(&se, zero()));
+                    let m = g.spell(&fr.m);
+                    body.push(
+                        g.nest_for(fr, &j.clone(), IntExpr::Lit(0), m, false, |g, fr| {
+                            let at = g.row_at(fr, &i, base, Some(&j), 0);
+                            let read = g.elem(&mat, at);
+                            let e = g.m1("exp", bin(BinOp::Sub, read, local(&mx)));
+                            vec![Stmt::Assign {
+                                place: Place::Local(se.clone()),
+                                op: AssignOp::Add,
+                                value: e,
+                            }]
+                        }),
+                    );
+                    let ln = g.m1("ln", local(&se));
+                    bin(BinOp::Add, local(&mx), ln)
+                }
+            };
+            let value = if g.chance(0.5) {
+                g.mix(vec![value], None)
+            } else {
+                value
+            };
+            body.push(g.store(&sink, &i, value));
+            body
+        });
+        stmts.push(outer);
+        stmts
+    }
+
+    /// A buffer per outer iteration: `for i in 0..n { let mut h = vec![0.0;
+    /// m]; for j in 0..m { h[j] = .. a[i * m + j] ..; } [for j in 1..m {
+    /// h[j] += 0.5 * h[j - 1]; }] for j in .. { acc += .. h[j] ..; } }` (or
+    /// `h` declared before the nest and overwritten).
+    fn row_buffer(&mut self, fr: &mut Frame) -> Vec<Stmt> {
+        let mut stmts = Vec::new();
+        let acc = self.nest_local();
+        let init = if self.chance(0.7) {
+            zero()
+        } else {
+            self.expr(1)
+        };
+        stmts.push(self.let_acc(&acc, init));
+        fr.terms.push(local(&acc));
+        let m_dim = fr.m.clone();
+        let h_before = self.chance(0.4).then(|| {
+            let h = self.nest_local();
+            stmts.push(self.let_zeros(&h, &m_dim));
+            self.buf_terms(fr, &h, m_dim.v);
+            h
+        });
+        let i = self.scoped_name(fr, INDEX_NAMES);
+        let hi = self.spell(&fr.n.clone());
+        let outer = self.nest_for(fr, &i.clone(), IntExpr::Lit(0), hi, false, |g, fr| {
+            let mut body = Vec::new();
+            let h = match &h_before {
+                Some(h) => h.clone(),
+                None => {
+                    let h = g.scoped_name(fr, NEST_LOCALS);
+                    body.push(g.let_zeros(&h, &m_dim));
+                    h
+                }
+            };
+            let m_h = m_dim.with_len(&h);
+            let base = g.maybe_base(fr, &i, &mut body);
+            let base = base.as_deref();
+            let j = g.scoped_name(fr, INDEX_NAMES);
+            let mat = fr.mat.clone();
+            // fill the row
+            let hi = g.spell(&m_h);
+            body.push(
+                g.nest_for(fr, &j.clone(), IntExpr::Lit(0), hi, false, |g, fr| {
+                    let at = g.row_at(fr, &i, base, Some(&j), 0);
+                    let mut reads = vec![g.elem(&mat, at)];
+                    if g.chance(0.6) {
+                        reads.push(g.elem(&fr.x.clone(), var(&j)));
+                    }
+                    let value = g.mix(reads, Some(&j));
+                    vec![Stmt::Assign {
+                        place: g.elem_place(&h, var(&j)),
+                        op: AssignOp::Set,
+                        value,
+                    }]
+                }),
+            );
+            // sometimes a scan over it, in place
+            if g.chance(0.4) {
+                let hi = g.spell(&m_h);
+                body.push(
+                    g.nest_for(fr, &j.clone(), IntExpr::Lit(1), hi, false, |g, _| {
+                        let prev = g.elem(&h, sub(var(&j), IntExpr::Lit(1)));
+                        vec![Stmt::Assign {
+                            place: g.elem_place(&h, var(&j)),
+                            op: AssignOp::Add,
+                            value: bin(BinOp::Mul, Expr::Lit(0.5, false), prev),
+                        }]
+                    }),
+                );
+            }
+            body.extend(g.filler(1));
+            // read it back: each element, or its neighbours (`1..m - 1`)
+            let stencil = g.chance(0.4);
+            let (lo, hi) = if stencil {
+                let hi = g.spell(&m_h);
+                (IntExpr::Lit(1), sub(hi, IntExpr::Lit(1)))
+            } else {
+                (IntExpr::Lit(0), g.spell(&m_h))
+            };
+            body.push(g.nest_for(fr, &j.clone(), lo, hi, false, |g, _| {
+                let reads = if stencil {
+                    vec![
+                        g.elem(&h, sub(var(&j), IntExpr::Lit(1))),
+                        g.elem(&h, add(var(&j), IntExpr::Lit(1))),
+                    ]
+                } else {
+                    vec![g.elem(&h, var(&j))]
+                };
+                let value = g.mix(reads, Some(&j));
+                vec![Stmt::Assign {
+                    place: Place::Local(acc.clone()),
+                    op: AssignOp::Add,
+                    value,
+                }]
+            }));
+            body
+        });
+        stmts.push(outer);
+        stmts
+    }
+
+    /// Pairs: `for i in 0..n { for j in 0..=i { acc += .. v[i] .. v[j] ..;
+    /// } }`, the inner loop also `0..i`, `i + 1..n` or `i..n`, the outer
+    /// sometimes from 1; over the matrix's rows or the long vector.
+    fn triangle(&mut self, fr: &mut Frame) -> Vec<Stmt> {
+        let mut stmts = Vec::new();
+        let acc = self.nest_local();
+        stmts.push(self.let_acc(&acc, zero()));
+        fr.terms.push(local(&acc));
+        let over_u = fr.l.v <= 24 && self.chance(0.5);
+        let d = if over_u { fr.l.clone() } else { fr.n.clone() };
+        let i = self.scoped_name(fr, INDEX_NAMES);
+        let j = self.scoped_name(fr, INDEX_NAMES);
+        let outer_lo = IntExpr::Lit(if self.chance(0.3) { 1 } else { 0 });
+        let hi = self.spell(&d);
+        let shape = self.rng.gen_range(0..4);
+        let outer = self.nest_for(fr, &i.clone(), outer_lo, hi, false, |g, fr| {
+            let (lo, hi, inclusive) = match shape {
+                0 => (IntExpr::Lit(0), var(&i), true),
+                1 => (IntExpr::Lit(0), var(&i), false),
+                2 => (add(var(&i), IntExpr::Lit(1)), g.spell(&d), false),
+                _ => (var(&i), g.spell(&d), false),
+            };
+            let mut body = g.filler(1);
+            body.push(g.nest_for(fr, &j.clone(), lo, hi, inclusive, |g, fr| {
+                // the two ends of the pair, from whichever buffers fit
+                let mut reads = Vec::new();
+                for at in [&i, &j] {
+                    let bufs: Vec<String> = [fr.u.clone(), fr.mat.clone(), fr.x.clone()]
+                        .into_iter()
+                        .chain(fr.y.clone())
+                        .filter(|b| g.fits(b, &var(at)))
+                        .collect();
+                    if !bufs.is_empty() {
+                        let b = g.pick(&bufs).clone();
+                        reads.push(g.elem(&b, var(at)));
+                    }
+                }
+                let at = g.row_at(fr, &i, None, Some(&j), 0);
+                if g.fits(&fr.mat, &at) && g.chance(0.5) {
+                    reads.push(g.elem(&fr.mat.clone(), at));
+                }
+                let value = if reads.len() >= 2 && g.chance(0.3) {
+                    // a squared distance
+                    let b = reads.pop().expect("two reads");
+                    let a = reads.pop().expect("two reads");
+                    Expr::Powi(Box::new(bin(BinOp::Sub, a, b)), 2, g.form())
+                } else {
+                    g.mix(reads, Some(&j))
+                };
+                vec![Stmt::Assign {
+                    place: Place::Local(acc.clone()),
+                    op: AssignOp::Add,
+                    value,
+                }]
+            }));
+            body
+        });
+        stmts.push(outer);
+        stmts
+    }
+
+    /// Time stepping on a copy: `let mut v = u.to_vec(); for t in 0..steps
+    /// { for j in 1..n - 1 { v[j] = 0.5 * v[j] + 0.25 * (v[j - 1] + v[j +
+    /// 1]) + ..; } }` in place, or through `next` (`next[j] = v[j] + c *
+    /// (v[j - 1] - 2.0 * v[j] + v[j + 1]) + ..;` then copied back).
+    fn stencil(&mut self, fr: &mut Frame) -> Vec<Stmt> {
+        let mut stmts = Vec::new();
+        let v = self.nest_local();
+        let l = fr.l.v;
+        self.bind(
+            &v,
+            Kind::Buf {
+                len: l,
+                writable: true,
+                class: BufClass::LocalVec,
+                inactive: false,
+            },
+        );
+        stmts.push(Stmt::LetBuf {
+            name: v.clone(),
+            init: BufInit::ToVec(fr.u.clone()),
+            annotate: self.chance(0.3),
+            mutable: true,
+        });
+        self.buf_terms(fr, &v, l);
+        let l_v = fr.l.with_len(&v);
+        let next = self.chance(0.5).then(|| {
+            let nx = self.nest_local();
+            stmts.push(self.let_zeros(&nx, &l_v));
+            nx
+        });
+        let t = self.scoped_name(fr, INDEX_NAMES);
+        let steps = match &fr.steps {
+            Some(s) if self.chance(0.8) => var(s),
+            _ => IntExpr::Lit(self.rng.gen_range(1..=3)),
+        };
+        let outer = self.nest_for(fr, &t.clone(), IntExpr::Lit(0), steps, false, |g, fr| {
+            let j = g.scoped_name(fr, INDEX_NAMES);
+            let end = |g: &mut Gen| {
+                let hi = g.spell(&l_v);
+                sub(hi, IntExpr::Lit(1))
+            };
+            let hi = end(g);
+            let mut body = vec![
+                g.nest_for(fr, &j.clone(), IntExpr::Lit(1), hi, false, |g, _| {
+                    let at = |g: &Gen, s: isize| g.elem(&v, shifted(var(&j), s));
+                    let (place, value) = match &next {
+                        Some(nx) => {
+                            // v[j] + c * (v[j - 1] - 2.0 * v[j] + v[j + 1])
+                            let lap = bin(
+                                BinOp::Add,
+                                bin(
+                                    BinOp::Sub,
+                                    at(g, -1),
+                                    bin(BinOp::Mul, Expr::Lit(2.0, false), at(g, 0)),
+                                ),
+                                at(g, 1),
+                            );
+                            let c = *g.pick(&[0.25, 0.2, 0.125]);
+                            let value = bin(
+                                BinOp::Add,
+                                at(g, 0),
+                                bin(BinOp::Mul, Expr::Lit(c, false), lap),
+                            );
+                            (g.elem_place(nx, var(&j)), value)
+                        }
+                        None => {
+                            // 0.5 * v[j] + 0.25 * (v[j - 1] + v[j + 1])
+                            let sides = bin(BinOp::Add, at(g, -1), at(g, 1));
+                            let value = bin(
+                                BinOp::Add,
+                                bin(BinOp::Mul, Expr::Lit(0.5, false), at(g, 0)),
+                                bin(BinOp::Mul, Expr::Lit(0.25, false), sides),
+                            );
+                            (g.elem_place(&v, var(&j)), value)
+                        }
+                    };
+                    // plus a small forcing term, bounded
+                    let value = if g.chance(0.7) {
+                        let f = g.mix(vec![at(g, 0)], Some(&j));
+                        let f = g.squash(f);
+                        let d = *g.pick(&[0.1, 0.25]);
+                        bin(BinOp::Add, value, bin(BinOp::Mul, Expr::Lit(d, false), f))
+                    } else {
+                        value
+                    };
+                    vec![Stmt::Assign {
+                        place,
+                        op: AssignOp::Set,
+                        value,
+                    }]
+                }),
+            ];
+            if let Some(nx) = &next {
+                let hi = end(g);
+                body.push(
+                    g.nest_for(fr, &j.clone(), IntExpr::Lit(1), hi, false, |g, _| {
+                        vec![Stmt::Assign {
+                            place: g.elem_place(&v, var(&j)),
+                            op: AssignOp::Set,
+                            value: g.elem(nx, var(&j)),
+                        }]
+                    }),
+                );
+            }
+            body.extend(g.filler(1));
+            body
+        });
+        stmts.push(outer);
+        stmts
+    }
+
+    /// `+=` into a buffer: `let mut gs = vec![0.0; m]; for i in 0..n { let
+    /// w = ..; for j in 0..m { gs[j] += w * a[i * m + j]; } }` (a
+    /// transposed product, what a gradient by hand looks like).
+    fn scatter(&mut self, fr: &mut Frame) -> Vec<Stmt> {
+        let mut stmts = Vec::new();
+        let gs = self.nest_local();
+        let m_dim = fr.m.clone();
+        stmts.push(self.let_zeros(&gs, &m_dim));
+        self.buf_terms(fr, &gs, m_dim.v);
+        let m_g = m_dim.with_len(&gs);
+        let i = self.scoped_name(fr, INDEX_NAMES);
+        let hi = self.spell(&fr.n.clone());
+        let outer = self.nest_for(fr, &i.clone(), IntExpr::Lit(0), hi, false, |g, fr| {
+            let mut body = g.filler(1);
+            let w = g.scoped_name(fr, NEST_LOCALS);
+            let weight = match fr.y.clone() {
+                Some(y) if g.chance(0.7) => g.elem(&y, var(&i)),
+                _ => g.expr(1),
+            };
+            let weight = g.mix(vec![weight], None);
+            let annotate = !is_typed(&weight) || g.chance(0.3);
+            g.bind(
+                &w,
+                Kind::Float {
+                    mutable: false,
+                    deref: false,
+                },
+            );
+            body.push(Stmt::Let {
+                name: w.clone(),
+                mutable: false,
+                annotate,
+                init: weight,
+            });
+            let base = g.maybe_base(fr, &i, &mut body);
+            let base = base.as_deref();
+            let j = g.scoped_name(fr, INDEX_NAMES);
+            let hi = g.spell(&m_g);
+            let mat = fr.mat.clone();
+            body.push(
+                g.nest_for(fr, &j.clone(), IntExpr::Lit(0), hi, false, |g, fr| {
+                    let at = g.row_at(fr, &i, base, Some(&j), 0);
+                    let read = g.elem(&mat, at);
+                    let value = if g.chance(0.6) {
+                        bin(BinOp::Mul, local(&w), read)
+                    } else {
+                        g.mix(vec![local(&w), read], Some(&j))
+                    };
+                    vec![Stmt::Assign {
+                        place: g.elem_place(&gs, var(&j)),
+                        op: *g.pick(&[AssignOp::Add, AssignOp::Add, AssignOp::Sub]),
+                        value,
+                    }]
+                }),
+            );
+            body
+        });
+        stmts.push(outer);
+        stmts
+    }
+
+    /// A convolution: `for i in 0..n - m + 1 { let mut s = 0.0; for k in
+    /// 0..m { s += u[i + k] * x[k]; } out[i] = s.tanh(); }`.
+    fn window(&mut self, fr: &mut Frame) -> Vec<Stmt> {
+        let mut stmts = Vec::new();
+        let (l, m) = (fr.l.clone(), fr.m.clone());
+        // `l - m + 1` windows (`l ≥ 8 ≥ m`)
+        let count = |g: &mut Gen| {
+            let (a, b) = (g.spell(&l), g.spell(&m));
+            add(sub(a, b), IntExpr::Lit(1))
+        };
+        let spelled = count(self);
+        let windows = Dim {
+            v: l.v - m.v + 1,
+            spellings: vec![spelled],
+        };
+        let sink = self.sink(fr, &windows, &mut stmts);
+        let i = self.scoped_name(fr, INDEX_NAMES);
+        let hi = count(self);
+        let outer = self.nest_for(fr, &i.clone(), IntExpr::Lit(0), hi, false, |g, fr| {
+            let mut body = Vec::new();
+            let s = g.scoped_name(fr, NEST_LOCALS);
+            body.push(g.let_acc(&s, zero()));
+            let k = g.scoped_name(fr, INDEX_NAMES);
+            let hi = g.spell(&m);
+            let (u, x) = (fr.u.clone(), fr.x.clone());
+            body.push(
+                g.nest_for(fr, &k.clone(), IntExpr::Lit(0), hi, false, |g, _| {
+                    let at = if g.chance(0.2) {
+                        add(var(&k), var(&i))
+                    } else {
+                        add(var(&i), var(&k))
+                    };
+                    let reads = vec![g.elem(&u, at), g.elem(&x, var(&k))];
+                    let value = if g.chance(0.5) {
+                        bin(BinOp::Mul, reads[0].clone(), reads[1].clone())
+                    } else {
+                        g.mix(reads, Some(&k))
+                    };
+                    vec![Stmt::Assign {
+                        place: Place::Local(s.clone()),
+                        op: AssignOp::Add,
+                        value,
+                    }]
+                }),
+            );
+            let value = match g.rng.gen_range(0..3) {
+                0 => g.m1("tanh", local(&s)),
+                1 => g.m("max", local(&s), vec![zero()]),
+                _ => local(&s),
+            };
+            body.push(g.store(&sink, &i, value));
+            body
+        });
+        stmts.push(outer);
+        stmts
+    }
+
+    /// Three deep: the rows' inner products, `for i in 0..n { for k in
+    /// 0..n { let mut s = 0.0; for j in 0..m { s += a[i * m + j] * a[k * m
+    /// + j]; } .. s .. } }` (`0..=i` for the symmetric half).
+    fn gram(&mut self, fr: &mut Frame) -> Vec<Stmt> {
+        let mut stmts = Vec::new();
+        let n = fr.n.clone();
+        let sink = self.sink(fr, &n, &mut stmts);
+        let i = self.scoped_name(fr, INDEX_NAMES);
+        let k = self.scoped_name(fr, INDEX_NAMES);
+        let j = self.scoped_name(fr, INDEX_NAMES);
+        let hi = self.spell(&n);
+        let half = self.chance(0.4);
+        let outer = self.nest_for(fr, &i.clone(), IntExpr::Lit(0), hi, false, |g, fr| {
+            let (hi, inclusive) = if half {
+                (var(&i), true)
+            } else {
+                (g.spell(&n), false)
+            };
+            let middle = g.nest_for(fr, &k.clone(), IntExpr::Lit(0), hi, inclusive, |g, fr| {
+                let mut body = Vec::new();
+                let s = g.scoped_name(fr, NEST_LOCALS);
+                body.push(g.let_acc(&s, zero()));
+                let m = g.spell(&fr.m);
+                let mat = fr.mat.clone();
+                body.push(
+                    g.nest_for(fr, &j.clone(), IntExpr::Lit(0), m, false, |g, fr| {
+                        let a = g.row_at(fr, &i, None, Some(&j), 0);
+                        let b = g.row_at(fr, &k, None, Some(&j), 0);
+                        let mut value = bin(BinOp::Mul, g.elem(&mat, a), g.elem(&mat, b));
+                        if g.chance(0.3) {
+                            value = bin(BinOp::Mul, value, g.elem(&fr.x.clone(), var(&j)));
+                        }
+                        vec![Stmt::Assign {
+                            place: Place::Local(s.clone()),
+                            op: AssignOp::Add,
+                            value,
+                        }]
+                    }),
+                );
+                let value = g.mix(vec![local(&s)], None);
+                body.push(match &sink {
+                    // (one value per row: added up over `k`)
+                    Sink::Buf(b) => Stmt::Assign {
+                        place: g.elem_place(b, var(&i)),
+                        op: AssignOp::Add,
+                        value,
+                    },
+                    acc => g.store(acc, &i, value),
+                });
+                body
+            });
+            vec![middle]
+        });
+        stmts.push(outer);
+        stmts
+    }
+}
