@@ -122,6 +122,16 @@ enum Sink {
     Buf(String),
 }
 
+impl Sink {
+    /// What a value stored into it must not read (see `mix`).
+    fn hide(&self) -> Vec<&str> {
+        match self {
+            Sink::Acc(acc) => vec![acc.as_str()],
+            Sink::Buf(_) => vec![],
+        }
+    }
+}
+
 fn var(n: &str) -> IntExpr {
     IntExpr::Var(n.to_string())
 }
@@ -481,8 +491,21 @@ impl Gen {
 
     /// A float from `reads` (a shape's elements) and sometimes one more
     /// element near `j`, with the operations of the ordinary expression
-    /// generator; kept moderate, as a nest sums up to a few hundred.
-    fn mix(&mut self, mut reads: Vec<Expr>, j: Option<&str>) -> Expr {
+    /// generator; kept moderate, as a nest sums up to a few hundred. It
+    /// reads none of `hide` (the accumulator it is added to: `acc +=
+    /// .. acc ..` doubles at every step, 2^300 in a triangle of 24; seed
+    /// 53322865 #972, #1294 overflowed so).
+    fn mix(&mut self, reads: Vec<Expr>, j: Option<&str>, hide: &[&str]) -> Expr {
+        let mark = self.env.len();
+        for h in hide {
+            self.bind(h, Kind::Hidden);
+        }
+        let e = self.mix_visible(reads, j);
+        self.env.truncate(mark);
+        e
+    }
+
+    fn mix_visible(&mut self, mut reads: Vec<Expr>, j: Option<&str>) -> Expr {
         if let Some(j) = j {
             if self.chance(0.3) {
                 reads.extend(self.read_near(j));
@@ -773,7 +796,7 @@ impl Gen {
                             if g.chance(0.7) {
                                 reads.push(g.elem(&fr.x.clone(), var(&j)));
                             }
-                            let value = g.mix(reads, Some(&j));
+                            let value = g.mix(reads, Some(&j), &[&s]);
                             vec![Stmt::Assign {
                                 place: Place::Local(s.clone()),
                                 op: AssignOp::Add,
@@ -797,7 +820,7 @@ impl Gen {
                             let value = if g.chance(0.5) {
                                 read
                             } else {
-                                g.mix(vec![read], Some(&j))
+                                g.mix(vec![read], Some(&j), &[&s])
                             };
                             let form = g.form();
                             vec![Stmt::Assign {
@@ -852,7 +875,7 @@ impl Gen {
                 }
             };
             let value = if g.chance(0.5) {
-                g.mix(vec![value], None)
+                g.mix(vec![value], None, &sink.hide())
             } else {
                 value
             };
@@ -910,7 +933,7 @@ impl Gen {
                     if g.chance(0.6) {
                         reads.push(g.elem(&fr.x.clone(), var(&j)));
                     }
-                    let value = g.mix(reads, Some(&j));
+                    let value = g.mix(reads, Some(&j), &[&acc]);
                     vec![Stmt::Assign {
                         place: g.elem_place(&h, var(&j)),
                         op: AssignOp::Set,
@@ -950,7 +973,7 @@ impl Gen {
                 } else {
                     vec![g.elem(&h, var(&j))]
                 };
-                let value = g.mix(reads, Some(&j));
+                let value = g.mix(reads, Some(&j), &[&acc]);
                 vec![Stmt::Assign {
                     place: Place::Local(acc.clone()),
                     op: AssignOp::Add,
@@ -1010,7 +1033,7 @@ impl Gen {
                     let a = reads.pop().expect("two reads");
                     Expr::Powi(Box::new(bin(BinOp::Sub, a, b)), 2, g.form())
                 } else {
-                    g.mix(reads, Some(&j))
+                    g.mix(reads, Some(&j), &[&acc])
                 };
                 vec![Stmt::Assign {
                     place: Place::Local(acc.clone()),
@@ -1102,7 +1125,7 @@ impl Gen {
                     };
                     // plus a small forcing term, bounded
                     let value = if g.chance(0.7) {
-                        let f = g.mix(vec![at(g, 0)], Some(&j));
+                        let f = g.mix(vec![at(g, 0)], Some(&j), &[]);
                         let f = g.squash(f);
                         let d = *g.pick(&[0.1, 0.25]);
                         bin(BinOp::Add, value, bin(BinOp::Mul, Expr::Lit(d, false), f))
@@ -1154,7 +1177,7 @@ impl Gen {
                 Some(y) if g.chance(0.7) => g.elem(&y, var(&i)),
                 _ => g.expr(1),
             };
-            let weight = g.mix(vec![weight], None);
+            let weight = g.mix(vec![weight], None, &[]);
             let annotate = !is_typed(&weight) || g.chance(0.3);
             g.bind(
                 &w,
@@ -1181,7 +1204,7 @@ impl Gen {
                     let value = if g.chance(0.6) {
                         bin(BinOp::Mul, local(&w), read)
                     } else {
-                        g.mix(vec![local(&w), read], Some(&j))
+                        g.mix(vec![local(&w), read], Some(&j), &[])
                     };
                     vec![Stmt::Assign {
                         place: g.elem_place(&gs, var(&j)),
@@ -1232,7 +1255,7 @@ impl Gen {
                     let value = if g.chance(0.5) {
                         bin(BinOp::Mul, reads[0].clone(), reads[1].clone())
                     } else {
-                        g.mix(reads, Some(&k))
+                        g.mix(reads, Some(&k), &[&s])
                     };
                     vec![Stmt::Assign {
                         place: Place::Local(s.clone()),
@@ -1292,7 +1315,7 @@ impl Gen {
                         }]
                     }),
                 );
-                let value = g.mix(vec![local(&s)], None);
+                let value = g.mix(vec![local(&s)], None, &sink.hide());
                 body.push(match &sink {
                     // (one value per row: added up over `k`)
                     Sink::Buf(b) => Stmt::Assign {
