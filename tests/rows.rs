@@ -362,3 +362,70 @@ fn a_row_counting_down_past_the_start_panics_as_the_function_does() {
 fn the_function_counting_down_panics_there_too() {
     let _ = counts_down_past_the_start(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
 }
+
+// Columns: `v[j * d + c]` steps by `d` as `j` counts up. The forward sweep
+// reads a column of `v` checked once before the loop
+// (`__private::strided`), the reverse writes one of `d_v`; a column from
+// `lo = 1` with the stride on the left, `v[d * j + 1]`, too.
+#[differentiable(wrt(v))]
+fn columns(v: &[f64]) -> f64 {
+    let (t, d) = (v.len() / 2, 2);
+    let w = [0.5, -1.0, 1.5, 0.25];
+    let mut out = 0.0;
+    for c in 0..d {
+        let mut o = 0.0;
+        for j in 0..t {
+            o += w[j] * v[j * d + c];
+        }
+        out += o * o;
+    }
+    for j in 1..t {
+        out += v[d * j + 1].sin();
+    }
+    out
+}
+
+#[differentiable(wrt(v))]
+fn columns_plain(v: &[f64]) -> f64 {
+    let (t, d) = (v.len() / 2, 2);
+    let w = [0.5, -1.0, 1.5, 0.25];
+    let mut out = 0.0;
+    for c in 0..d {
+        let mut o = 0.0;
+        for j in 0..t {
+            o += w[at(j)] * v[at(j * d + c)];
+        }
+        out += o * o;
+    }
+    for j in 1..t {
+        out += v[at(d * j + 1)].sin();
+    }
+    out
+}
+
+twins!(strided_indices_read_columns: columns, columns_grad, columns_adjoint;
+       columns_plain, columns_plain_grad, columns_plain_adjoint);
+
+/// `x[j * 3]` up to `j = 3` of 8 elements: the column's last element would
+/// be at 9, so the loop runs as written and panics where the function does.
+#[differentiable]
+fn column_past_the_end(x: &[f64]) -> f64 {
+    let t = x.len() / 2;
+    let mut s = 0.0;
+    for j in 0..t {
+        s += x[j * 3] * x[j];
+    }
+    s
+}
+
+#[test]
+#[should_panic(expected = "index out of bounds: the len is 8 but the index is 9")]
+fn a_column_past_the_end_panics_as_the_function_does() {
+    let _ = column_past_the_end_grad(&[1.0; 8]);
+}
+
+#[test]
+#[should_panic(expected = "index out of bounds: the len is 8 but the index is 9")]
+fn the_function_panics_past_the_column_too() {
+    let _ = column_past_the_end(&[1.0; 8]);
+}

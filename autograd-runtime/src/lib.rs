@@ -380,6 +380,119 @@ pub mod __private {
         array.get_mut(first.bound()?..end.bound()?)
     }
 
+    /// Elements `first`, `first + stride`, ..., `count` of them, of
+    /// `array`, if all are in it (and their indices did not overflow): the
+    /// column a loop `for j in lo..hi` reads as `array[base + j * stride]`
+    /// (`first = base + lo * stride`, `count = hi - lo`), checked once
+    /// before the loop. The loop reads `column[j - lo]`, whose check
+    /// against `count` LLVM proves from the loop's bounds; when this is
+    /// `None`, the loop runs as written (the macro's `emit/rows.rs`).
+    ///
+    /// ```
+    /// # extern crate autograd_runtime as autograd;
+    /// use autograd::__private::strided;
+    /// let a = [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0];
+    /// let column = strided(&a[..], 1usize, 3usize, 2usize).unwrap();
+    /// assert_eq!((column[0], column[1]), (1.0, 4.0));
+    /// assert!(strided(&a[..], 1usize, 3usize, 3usize).is_none()); // 7 is past the end
+    /// ```
+    #[inline(always)]
+    pub fn strided<T>(
+        array: &[T],
+        first: impl index::Bound,
+        stride: impl index::Bound,
+        count: impl index::Bound,
+    ) -> Option<Strided<'_, T>> {
+        let (first, stride, count) = (first.bound()?, stride.bound()?, count.bound()?);
+        strided_in(array.len(), first, stride, count)?;
+        Some(Strided {
+            // (in bounds when `count > 0`, checked above; else never read)
+            base: array.as_ptr().wrapping_add(first),
+            stride,
+            count,
+            array: std::marker::PhantomData,
+        })
+    }
+
+    /// [`strided`] of an array the loop writes.
+    #[inline(always)]
+    pub fn strided_mut<T>(
+        array: &mut [T],
+        first: impl index::Bound,
+        stride: impl index::Bound,
+        count: impl index::Bound,
+    ) -> Option<StridedMut<'_, T>> {
+        let (first, stride, count) = (first.bound()?, stride.bound()?, count.bound()?);
+        strided_in(array.len(), first, stride, count)?;
+        Some(StridedMut {
+            base: array.as_mut_ptr().wrapping_add(first),
+            stride,
+            count,
+            array: std::marker::PhantomData,
+        })
+    }
+
+    /// `Some` if the elements `first + k * stride`, `k < count`, are all
+    /// below `len`.
+    #[inline(always)]
+    fn strided_in(len: usize, first: usize, stride: usize, count: usize) -> Option<()> {
+        if count > 0 {
+            let last = first.checked_add((count - 1).checked_mul(stride)?)?;
+            if last >= len {
+                return None;
+            }
+        }
+        Some(())
+    }
+
+    /// A column of an array ([`strided`]).
+    pub struct Strided<'a, T> {
+        base: *const T,
+        stride: usize,
+        count: usize,
+        array: std::marker::PhantomData<&'a [T]>,
+    }
+
+    /// A column of an array the loop writes ([`strided_mut`]).
+    pub struct StridedMut<'a, T> {
+        base: *mut T,
+        stride: usize,
+        count: usize,
+        array: std::marker::PhantomData<&'a mut [T]>,
+    }
+
+    impl<T> std::ops::Index<usize> for Strided<'_, T> {
+        type Output = T;
+        #[inline(always)]
+        fn index(&self, k: usize) -> &T {
+            assert!(k < self.count, "column index out of bounds");
+            // SAFETY: `k < count`, and `strided` checked that element
+            // `first + k * stride` is in the array, which `'a` borrows.
+            unsafe { &*self.base.add(k * self.stride) }
+        }
+    }
+
+    impl<T> std::ops::Index<usize> for StridedMut<'_, T> {
+        type Output = T;
+        #[inline(always)]
+        fn index(&self, k: usize) -> &T {
+            assert!(k < self.count, "column index out of bounds");
+            // SAFETY: as in `Strided`, the array borrowed mutably by `'a`.
+            unsafe { &*self.base.add(k * self.stride) }
+        }
+    }
+
+    impl<T> std::ops::IndexMut<usize> for StridedMut<'_, T> {
+        #[inline(always)]
+        fn index_mut(&mut self, k: usize) -> &mut T {
+            assert!(k < self.count, "column index out of bounds");
+            // SAFETY: as in `Strided`; `&mut self` makes the reference the
+            // only one (two `k` may name one element when `stride` is 0,
+            // but never at once).
+            unsafe { &mut *self.base.add(k * self.stride) }
+        }
+    }
+
     /// Index arithmetic that cannot panic, for the bounds of a [`row`]:
     /// `None` where the index the function computes would overflow (or
     /// divide by zero), and then the loop runs as written.

@@ -256,7 +256,9 @@ impl Facts<'_> {
     /// changes is decided once the whole body is seen.
     fn row_index(&self, index: &Expr) -> Option<String> {
         let zero = quote!(0usize);
-        (direction_in(index, self.index).is_some() && checked(index, self.index, &zero).is_some())
+        let shape =
+            direction_in(index, self.index).is_some() || stride_in(index, self.index).is_some();
+        (shape && checked(index, self.index, &zero).is_some())
             .then(|| index.to_token_stream().to_string())
     }
 }
@@ -267,6 +269,9 @@ struct Row {
     array: syn::Ident,
     /// The index counts down as the loop's counts up (`n - 1 - j`).
     descending: bool,
+    /// The index steps by this as the loop's counts up (`j * d + c`): a
+    /// column (`__private::strided`), of one member.
+    stride: Option<Expr>,
     terms: Vec<(bool, String)>,
     /// By offset, least first.
     members: Vec<(i128, Expr)>,
@@ -348,8 +353,14 @@ fn version(l: &syn::ExprForLoop, arrays: &Arrays, names: &Names) -> Option<Expr>
     let of_a_row = |key: &Option<String>| match key {
         Some(key) => {
             let at = &facts.indices[key];
-            let descending = direction_in(at, &index) == Some(Direction::Down);
-            (invariant(at) && allowed(descending)).then(|| key.clone())
+            let ok = match stride_in(at, &index) {
+                // (the stride is read where the loop's range is)
+                Some(stride) => {
+                    !counted_down && checked(&stride, "", &TokenStream::new()).is_some()
+                }
+                None => allowed(direction_in(at, &index) == Some(Direction::Down)),
+            };
+            (invariant(at) && ok).then(|| key.clone())
         }
         None => None,
     };
@@ -394,21 +405,38 @@ fn version(l: &syn::ExprForLoop, arrays: &Arrays, names: &Names) -> Option<Expr>
         // `u[j]`, `u[j + 1]`); a written array has one row or none.
         // (An index counting down has a row of its own: LLVM keeps the
         // checks of `row[hi - 1 - j + 1]`, measured.)
+        // A column only where it is the array's one (`v[j * d + c]`): three
+        // a constant apart (`p[3 * j]`, `p[3 * j + 1]`, `p[3 * j + 2]`)
+        // cost more in checks than they saved (a pair loop, measured).
+        let columns = keys
+            .iter()
+            .filter(|key| stride_in(&facts.indices[**key], &index).is_some())
+            .count();
+        if columns > 1 {
+            if !read_only {
+                continue;
+            }
+            keys.retain(|key| stride_in(&facts.indices[*key], &index).is_none());
+        }
         let mut groups: Vec<Row> = Vec::new();
         for key in keys {
             let index = &facts.indices[key];
             let descending = direction_in(index, &pat.ident.to_string()) == Some(Direction::Down);
+            let stride = stride_in(index, &pat.ident.to_string());
             let (terms, offset) = affine(index, &pat.ident.to_string());
+            let alone = descending || stride.is_some();
             let shared = groups.iter_mut().find(|row| {
                 row.descending == descending
+                    && row.stride.is_some() == stride.is_some()
                     && row.terms == terms
-                    && (!descending || row.members[0].0 == offset)
+                    && (!alone || row.members[0].0 == offset)
             });
             match shared {
                 Some(row) => row.members.push((offset, index.clone())),
                 None => groups.push(Row {
                     array: ident.clone(),
                     descending,
+                    stride,
                     terms,
                     members: vec![(offset, index.clone())],
                     mutable: !read_only,
@@ -449,6 +477,8 @@ fn version(l: &syn::ExprForLoop, arrays: &Arrays, names: &Names) -> Option<Expr>
         hi: &hi,
     };
     rewrite.visit_block_mut(&mut fast.body);
+    // (`lo` and `hi` as computed where the range is, for columns)
+    let (lo_bound, hi_bound) = (first.clone(), end.clone());
     let checks = rows.iter().map(|row| {
         let array = &row.array;
         // From the first element the least member reads to past the last
@@ -488,12 +518,36 @@ fn version(l: &syn::ExprForLoop, arrays: &Arrays, names: &Names) -> Option<Expr>
             }
             false => (bounds(&first, 0), bounds(&end, row.members.len() - 1)),
         };
+        if let Some(stride) = &row.stride {
+            // its first element, the stride, and `hi - lo` elements
+            let at_lo = bounds(&lo_bound, 0);
+            let stride = checked(stride, "", &TokenStream::new()).unwrap_or_default();
+            let count = match literal(&lo_bound) {
+                Some(0) => hi_bound.clone(),
+                _ => quote!(::autograd::__private::index::sub(#hi_bound, #lo_bound)),
+            };
+            return match row.mutable {
+                true => quote! {
+                    ::autograd::__private::strided_mut(&mut #array[..], #at_lo, #stride, #count)
+                },
+                false => {
+                    quote!(::autograd::__private::strided(&#array[..], #at_lo, #stride, #count))
+                }
+            };
+        }
         match row.mutable {
             true => quote!(::autograd::__private::row_mut(&mut #array[..], #first, #end)),
             false => quote!(::autograd::__private::row(&#array[..], #first, #end)),
         }
     });
-    let views = rows.iter().map(|row| &row.name);
+    // (a column the loop writes is a value whose `IndexMut` takes `&mut`)
+    let views = rows.iter().map(|row| match (row.mutable, &row.stride) {
+        (true, Some(_)) => {
+            let name = &row.name;
+            quote!(mut #name)
+        }
+        _ => row.name.to_token_stream(),
+    });
     syn::parse2(quote! {
         if let (#(Some(#views),)*) = (#(#checks,)*) {
             #fast
@@ -644,6 +698,26 @@ fn direction_in(e: &Expr, j: &str) -> Option<Direction> {
     }
 }
 
+/// The stride of `e` when it is `j * s` (or `s * j`) plus or minus terms
+/// without `j`, `s` without `j`: `v[j * d + c]`, a column.
+fn stride_in(e: &Expr, j: &str) -> Option<Expr> {
+    let mentions = |e: &Expr| crate::lower::syntax::mentions_ident(e.to_token_stream(), j);
+    let is_j = |e: &Expr| single_ident(e).is_some_and(|i| i == j);
+    match e {
+        Expr::Paren(p) => stride_in(&p.expr, j),
+        Expr::Group(g) => stride_in(&g.expr, j),
+        Expr::Binary(b) => match b.op {
+            BinOp::Mul(_) if is_j(&b.left) && !mentions(&b.right) => Some((*b.right).clone()),
+            BinOp::Mul(_) if is_j(&b.right) && !mentions(&b.left) => Some((*b.left).clone()),
+            BinOp::Add(_) if !mentions(&b.right) => stride_in(&b.left, j),
+            BinOp::Add(_) if !mentions(&b.left) => stride_in(&b.right, j),
+            BinOp::Sub(_) if !mentions(&b.right) => stride_in(&b.left, j),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 /// The bounds of a loop's range, `lo..hi` or `(lo..hi).rev()`, and
 /// whether it is counted down.
 fn range_of(range: &Expr) -> Option<(Expr, Expr, bool)> {
@@ -707,6 +781,10 @@ fn checked(e: &Expr, j: &str, at: &TokenStream) -> Option<TokenStream> {
                 BinOp::Add(_) if zero(&right) => return Some(left),
                 BinOp::Add(_) if zero(&left) => return Some(right),
                 BinOp::Sub(_) if zero(&right) => return Some(left),
+                // (`0 * d`, of a loop from 0; not `0 * (n - 1)`, whose
+                // `n - 1` may overflow where the function's does)
+                BinOp::Mul(_) if zero(&left) && is_path(&b.right) => return Some(quote!(0usize)),
+                BinOp::Mul(_) if zero(&right) && is_path(&b.left) => return Some(quote!(0usize)),
                 BinOp::Add(_) => quote!(add),
                 BinOp::Sub(_) => quote!(sub),
                 BinOp::Mul(_) => quote!(mul),
@@ -966,6 +1044,43 @@ mod tests {
     }
 
     #[test]
+    fn a_strided_index_is_a_column() {
+        // `v[j * d + c]` read, `d_v[j * d + c]` written: a column each, of
+        // `n` elements from `c` (at `j = 0`), read at `j`
+        let out = rows(
+            "for j in 0..n { o += s[j] * v[j * d + c]; d_v[j * d + c] += g * s[j]; }",
+            &["v", "s"],
+            &["d_v"],
+        );
+        assert!(out.contains("strided (& v [..] , c , d , n)"), "{out}");
+        assert!(out.contains("Some (mut __ad_row_d_v)"), "{out}");
+        assert!(
+            out.contains("strided_mut (& mut d_v [..] , c , d , n)"),
+            "{out}"
+        );
+        assert!(out.contains("__ad_row_v [j]"), "{out}");
+        assert!(out.contains("__ad_row_d_v [j] += g"), "{out}");
+        // from `lo`: the first element at `lo`, `n - lo` of them, `j - lo`
+        let out = rows("for j in lo..n { o += v[c + d * j]; }", &["v"], &[]);
+        let index = ":: autograd :: __private :: index";
+        assert!(
+            out.contains(&format!(
+                "strided (& v [..] , {index} :: add (c , {index} :: mul (d , lo)) , d , {index} :: sub (n , lo))"
+            )),
+            "{out}"
+        );
+        assert!(out.contains("__ad_row_v [j - lo]"), "{out}");
+        // one column an array, or none: `p[3 * j]`, `p[3 * j + 1]`
+        unchanged(
+            "for j in 0..n { o += p[3 * j] * p[3 * j + 1]; }",
+            &["p"],
+            &[],
+        );
+        // not in a loop counted down
+        unchanged("for j in (0..n).rev() { o += v[j * d + c]; }", &["v"], &[]);
+    }
+
+    #[test]
     fn a_place_from_a_macro_fragment_is_written() {
         // `$place = 1.0` with `$place:expr` = `h[j]`: an invisible group,
         // written through, so a mutable row (an immutable one would not
@@ -1005,8 +1120,9 @@ mod tests {
         // a call or an index in the base may panic or change something
         unchanged("for j in 0..n { s += w[f(i) + j]; }", &["w"], &[]);
         unchanged("for j in 0..n { s += w[idx[i] + j]; }", &["w"], &[]);
-        // a stride is not a row
-        unchanged("for j in 0..n { s += w[j * d + c]; }", &["w"], &[]);
+        // a stride the loop changes, or that may panic, is no column
+        unchanged("for j in 0..n { d = 2; s += w[j * d + c]; }", &["w"], &[]);
+        unchanged("for j in 0..n { s += w[j * f(d) + c]; }", &["w"], &[]);
         // `j + j`, `b - j - j`: not the index plus or minus a constant
         unchanged("for j in 0..n { s += w[j + j]; }", &["w"], &[]);
         unchanged("for j in 0..n { s += w[b - j - j]; }", &["w"], &[]);

@@ -49,7 +49,7 @@ fn product_grad(
                 for j in 0..n {
                     let s: f64 = 0.0;
                     let mut __ad_cell_s_0 = s;
-                    if let (Some(__ad_row_a),) = (
+                    if let (Some(__ad_row_a), Some(__ad_row_b)) = (
                         ::autograd::__private::row(
                             &a[..],
                             ::autograd::__private::index::mul(i, n),
@@ -58,11 +58,12 @@ fn product_grad(
                                 n,
                             ),
                         ),
+                        ::autograd::__private::strided(&b[..], j, n, n),
                     ) {
                         for k in 0..n {
                             let s__1 = __ad_cell_s_0;
                             let __ad_t1 = __ad_row_a[k];
-                            let __ad_t2 = b[k * n + j];
+                            let __ad_t2 = __ad_row_b[k];
                             let __ad_t3 = __ad_t1 * __ad_t2;
                             let s__2 = s__1 + __ad_t3;
                             __ad_cell_s_0 = s__2;
@@ -172,7 +173,12 @@ fn product_grad(
                         * ::autograd::__private::rules::tanh(s__3, __ad_t4);
                     __ad_d_cell_s_0 += __ad_d_s__3;
                     let __ad_seed_cell_s_0: f64 = __ad_d_cell_s_0;
-                    if let (Some(__ad_row_a_1), Some(__ad_row_d_a)) = (
+                    if let (
+                        Some(__ad_row_a_1),
+                        Some(__ad_row_b_1),
+                        Some(__ad_row_d_a),
+                        Some(mut __ad_row_d_b),
+                    ) = (
                         ::autograd::__private::row(
                             &a[..],
                             ::autograd::__private::index::mul(i, n),
@@ -181,6 +187,7 @@ fn product_grad(
                                 n,
                             ),
                         ),
+                        ::autograd::__private::strided(&b[..], j, n, n),
                         ::autograd::__private::row_mut(
                             &mut d_a[..],
                             ::autograd::__private::index::mul(i, n),
@@ -189,11 +196,12 @@ fn product_grad(
                                 n,
                             ),
                         ),
+                        ::autograd::__private::strided_mut(&mut d_b[..], j, n, n),
                     ) {
                         for k in 0..n {
                             __ad_d_cell_s_0 = __ad_seed_cell_s_0;
                             let __ad_t1 = __ad_row_a_1[k];
-                            let __ad_t2 = b[k * n + j];
+                            let __ad_t2 = __ad_row_b_1[k];
                             let mut __ad_d_s__2: f64 = __ad_d_cell_s_0;
                             __ad_d_cell_s_0 = 0.0;
                             let __ad_p_s__2 = ::autograd::__private::rules::add(
@@ -210,7 +218,7 @@ fn product_grad(
                             );
                             let mut __ad_d_t1: f64 = __ad_d_t3 * __ad_p_t3.0;
                             let mut __ad_d_t2: f64 = __ad_d_t3 * __ad_p_t3.1;
-                            d_b[k * n + j] += __ad_d_t2;
+                            __ad_row_d_b[k] += __ad_d_t2;
                             __ad_row_d_a[k] += __ad_d_t1;
                             __ad_d_cell_s_0 = __ad_d_s__1;
                         }
@@ -292,7 +300,7 @@ fn product_adjoint(
             for j in 0..n {
                 let s: f64 = 0.0;
                 let mut __ad_cell_s_0 = s;
-                if let (Some(__ad_row_a),) = (
+                if let (Some(__ad_row_a), Some(__ad_row_b)) = (
                     ::autograd::__private::row(
                         &a[..],
                         ::autograd::__private::index::mul(i, n),
@@ -301,11 +309,12 @@ fn product_adjoint(
                             n,
                         ),
                     ),
+                    ::autograd::__private::strided(&b[..], j, n, n),
                 ) {
                     for k in 0..n {
                         let s__1 = __ad_cell_s_0;
                         let __ad_t1 = __ad_row_a[k];
-                        let __ad_t2 = b[k * n + j];
+                        let __ad_t2 = __ad_row_b[k];
                         let __ad_t3 = __ad_t1 * __ad_t2;
                         let s__2 = s__1 + __ad_t3;
                         __ad_cell_s_0 = s__2;
@@ -407,7 +416,12 @@ fn product_adjoint(
                     * ::autograd::__private::rules::tanh(s__3, __ad_t4);
                 __ad_d_cell_s_0 += __ad_d_s__3;
                 let __ad_seed_cell_s_0: f64 = __ad_d_cell_s_0;
-                if let (Some(__ad_row_a_1), Some(__ad_row_d_a)) = (
+                if let (
+                    Some(__ad_row_a_1),
+                    Some(__ad_row_b_1),
+                    Some(__ad_row_d_a),
+                    Some(mut __ad_row_d_b),
+                ) = (
                     ::autograd::__private::row(
                         &a[..],
                         ::autograd::__private::index::mul(i, n),
@@ -416,6 +430,7 @@ fn product_adjoint(
                             n,
                         ),
                     ),
+                    ::autograd::__private::strided(&b[..], j, n, n),
                     ::autograd::__private::row_mut(
                         &mut d_a[..],
                         ::autograd::__private::index::mul(i, n),
@@ -424,11 +439,12 @@ fn product_adjoint(
                             n,
                         ),
                     ),
+                    ::autograd::__private::strided_mut(&mut d_b[..], j, n, n),
                 ) {
                     for k in 0..n {
                         __ad_d_cell_s_0 = __ad_seed_cell_s_0;
                         let __ad_t1 = __ad_row_a_1[k];
-                        let __ad_t2 = b[k * n + j];
+                        let __ad_t2 = __ad_row_b_1[k];
                         let mut __ad_d_s__2: f64 = __ad_d_cell_s_0;
                         __ad_d_cell_s_0 = 0.0;
                         let __ad_p_s__2 = ::autograd::__private::rules::add(
@@ -445,7 +461,7 @@ fn product_adjoint(
                         );
                         let mut __ad_d_t1: f64 = __ad_d_t3 * __ad_p_t3.0;
                         let mut __ad_d_t2: f64 = __ad_d_t3 * __ad_p_t3.1;
-                        d_b[k * n + j] += __ad_d_t2;
+                        __ad_row_d_b[k] += __ad_d_t2;
                         __ad_row_d_a[k] += __ad_d_t1;
                         __ad_d_cell_s_0 = __ad_d_s__1;
                     }
