@@ -796,7 +796,11 @@ impl Gen {
                             if g.chance(0.7) {
                                 reads.push(g.elem(&fr.x.clone(), var(&j)));
                             }
-                            let value = g.mix(reads, Some(&j), &[&s]);
+                            // (nor the sink's accumulator: `s += .. + acc`
+                            // then `acc += s` grows geometrically)
+                            let mut hide = sink.hide();
+                            hide.push(&s);
+                            let value = g.mix(reads, Some(&j), &hide);
                             vec![Stmt::Assign {
                                 place: Place::Local(s.clone()),
                                 op: AssignOp::Add,
@@ -820,7 +824,9 @@ impl Gen {
                             let value = if g.chance(0.5) {
                                 read
                             } else {
-                                g.mix(vec![read], Some(&j), &[&s])
+                                let mut hide = sink.hide();
+                                hide.push(&s);
+                                g.mix(vec![read], Some(&j), &hide)
                             };
                             let form = g.form();
                             vec![Stmt::Assign {
@@ -1255,7 +1261,13 @@ impl Gen {
                     let value = if g.chance(0.5) {
                         bin(BinOp::Mul, reads[0].clone(), reads[1].clone())
                     } else {
-                        g.mix(reads, Some(&k), &[&s])
+                        // (nor the sink's accumulator: seed 1204228155
+                        // #1235, `buf += u[..] * x[..] + s` then `s +=
+                        // buf.max(0.0)`, 1e14 and finite differences that
+                        // resolve nothing)
+                        let mut hide = sink.hide();
+                        hide.push(&s);
+                        g.mix(reads, Some(&k), &hide)
                     };
                     vec![Stmt::Assign {
                         place: Place::Local(s.clone()),
