@@ -50,10 +50,16 @@
 //! which it reads upwards (rows it would read downwards cost the mixture
 //! more than they saved, BENCHMARKS.md).
 //!
+//! A strided index, `v[j·d + c]` (`d` fixed), is a column: its elements
+//! are not one row, so `__private::strided` checks the last of them once
+//! and lends a view whose `[j - lo]` LLVM proves in bounds, as a row's. Only
+//! the array's one strided access gets one (`p[3·j]`, `p[3·j + 1]` and
+//! `p[3·j + 2]` cost a pair loop more in checks than they saved), and not
+//! in a loop counted down.
+//!
 //! Not given a row: `a[j]` in `for j in lo..a.len()`, which LLVM proves in
-//! bounds itself, strided accesses (`v[j·d + c]`), whose elements are not
-//! one row, and an index through a counter the loop steps (`icf[b + l]`,
-//! `l += 1`): rows for those cost the mixture more than they saved
+//! bounds itself, and an index through a counter the loop steps (`icf[b +
+//! l]`, `l += 1`): rows for those cost the mixture more than they saved
 //! (BENCHMARKS.md).
 //!
 //! This pass reads and writes Rust syntax, after emission: it knows
