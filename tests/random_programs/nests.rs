@@ -752,13 +752,14 @@ impl Gen {
 
     /// One shape; its indices and inner locals are free again after it.
     fn shape(&mut self, fr: &mut Frame) -> Vec<Stmt> {
-        let stmts = match self.rng.gen_range(0..7) {
+        let stmts = match self.rng.gen_range(0..8) {
             0 => self.row_reduce(fr),
             1 => self.row_buffer(fr),
             2 => self.triangle(fr),
             3 => self.stencil(fr),
             4 => self.scatter(fr),
             5 => self.window(fr),
+            6 => self.columns(fr),
             _ => self.gram(fr),
         };
         let scoped = std::mem::take(&mut fr.scoped);
@@ -1282,6 +1283,81 @@ impl Gen {
                 _ => local(&s),
             };
             body.push(g.store(&sink, &i, value));
+            body
+        });
+        stmts.push(outer);
+        stmts
+    }
+
+    /// Columns and rows read from their end (what `emit/rows.rs` reads
+    /// through `__private::strided` and through rows counting down): `for
+    /// j in 0..m { let mut s = 0.0; for i in 0..n { s += a[i * m + j] * ..;
+    /// } .. }` (the transpose times a vector), or Horner's rule along each
+    /// row from its end, `for i in 0..n { let mut p = 0.0; for k in 0..m {
+    /// p = p * c + a[i * m + (m - 1 - k)]; } .. }`, whose inner loop is now
+    /// and then counted down (`(0..m).rev()`, reading the row forwards).
+    fn columns(&mut self, fr: &mut Frame) -> Vec<Stmt> {
+        let mut stmts = Vec::new();
+        let horner = self.chance(0.5);
+        let (outer_dim, inner_dim) = match horner {
+            true => (fr.n.clone(), fr.m.clone()),
+            false => (fr.m.clone(), fr.n.clone()),
+        };
+        let sink = self.sink(fr, &outer_dim, &mut stmts);
+        let o = self.scoped_name(fr, INDEX_NAMES);
+        let hi = self.spell(&outer_dim);
+        let mat = fr.mat.clone();
+        let outer = self.nest_for(fr, &o.clone(), IntExpr::Lit(0), hi, false, |g, fr| {
+            let mut body = Vec::new();
+            let s = g.scoped_name(fr, NEST_LOCALS);
+            body.push(g.let_acc(&s, zero()));
+            let k = g.scoped_name(fr, INDEX_NAMES);
+            let hi = g.spell(&inner_dim);
+            let counted_down = horner && g.chance(0.3);
+            let mut inner = g.nest_for(fr, &k.clone(), IntExpr::Lit(0), hi, false, |g, fr| {
+                // (neither accumulator: see `window`)
+                let mut hide = sink.hide();
+                hide.push(&s);
+                let m = g.spell(&fr.m);
+                if horner {
+                    let last = sub(g.spell(&fr.m), IntExpr::Lit(1));
+                    let at = add(mul(var(&o), m), sub(last, var(&k)));
+                    let mut read = g.elem(&mat, at);
+                    if g.chance(0.5) {
+                        read = g.mix(vec![read], Some(&k), &hide);
+                    }
+                    let c = Expr::Lit(g.lit_value(0.25, 0.9), false);
+                    let value = bin(BinOp::Add, bin(BinOp::Mul, local(&s), c), read);
+                    vec![Stmt::Assign {
+                        place: Place::Local(s.clone()),
+                        op: AssignOp::Set,
+                        value,
+                    }]
+                } else {
+                    let mut reads = vec![g.elem(&mat, add(mul(var(&k), m), var(&o)))];
+                    if let Some(y) = fr.y.clone() {
+                        if g.chance(0.6) {
+                            reads.push(g.elem(&y, var(&k)));
+                        }
+                    }
+                    let value = g.mix(reads, Some(&k), &hide);
+                    vec![Stmt::Assign {
+                        place: Place::Local(s.clone()),
+                        op: AssignOp::Add,
+                        value,
+                    }]
+                }
+            });
+            if let Stmt::For {
+                iter: ForIter::Range { rev, .. },
+                ..
+            } = &mut inner
+            {
+                *rev = counted_down;
+            }
+            body.push(inner);
+            let value = g.mix(vec![local(&s)], None, &sink.hide());
+            body.push(g.store(&sink, &o, value));
             body
         });
         stmts.push(outer);
