@@ -394,6 +394,7 @@ pub mod __private {
     /// let a = [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0];
     /// let column = strided(&a[..], 1usize, 3usize, 2usize).unwrap();
     /// assert_eq!((column[0], column[1]), (1.0, 4.0));
+    /// assert!(std::panic::catch_unwind(|| column[2]).is_err()); // past the column
     /// assert!(strided(&a[..], 1usize, 3usize, 3usize).is_none()); // 7 is past the end
     /// ```
     #[inline(always)]
@@ -461,14 +462,21 @@ pub mod __private {
         array: std::marker::PhantomData<&'a mut [T]>,
     }
 
+    /// The offset of element `k` of a column of `count` elements `stride`
+    /// apart, which panics (as a slice's index does) when `k` is past it.
+    #[inline(always)]
+    fn offset(k: usize, count: usize, stride: usize) -> usize {
+        assert!(k < count, "column index out of bounds");
+        k * stride
+    }
+
     impl<T> std::ops::Index<usize> for Strided<'_, T> {
         type Output = T;
         #[inline(always)]
         fn index(&self, k: usize) -> &T {
-            assert!(k < self.count, "column index out of bounds");
-            // SAFETY: `k < count`, and `strided` checked that element
-            // `first + k * stride` is in the array, which `'a` borrows.
-            unsafe { &*self.base.add(k * self.stride) }
+            // SAFETY: `k < count` (`offset`), and `strided` checked that
+            // element `first + k * stride` is in the array `'a` borrows.
+            unsafe { &*self.base.add(offset(k, self.count, self.stride)) }
         }
     }
 
@@ -476,20 +484,18 @@ pub mod __private {
         type Output = T;
         #[inline(always)]
         fn index(&self, k: usize) -> &T {
-            assert!(k < self.count, "column index out of bounds");
             // SAFETY: as in `Strided`, the array borrowed mutably by `'a`.
-            unsafe { &*self.base.add(k * self.stride) }
+            unsafe { &*self.base.add(offset(k, self.count, self.stride)) }
         }
     }
 
     impl<T> std::ops::IndexMut<usize> for StridedMut<'_, T> {
         #[inline(always)]
         fn index_mut(&mut self, k: usize) -> &mut T {
-            assert!(k < self.count, "column index out of bounds");
             // SAFETY: as in `Strided`; `&mut self` makes the reference the
             // only one (two `k` may name one element when `stride` is 0,
             // but never at once).
-            unsafe { &mut *self.base.add(k * self.stride) }
+            unsafe { &mut *self.base.add(offset(k, self.count, self.stride)) }
         }
     }
 
