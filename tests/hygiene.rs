@@ -974,3 +974,60 @@ fn twelfth_session_rows_keep_user_names_apart() {
         assert!(report.is_ok(1e-6), "{report}");
     }
 }
+
+/// The thirteenth session's additions under the names their expansions
+/// use: a column (`__private::strided`, `__ad_row_v`), a row counting down
+/// (`c[n - 1 - k]`), a span restored over its buffer's own length
+/// (`__ad_elements`), a cell whose adjoint is set after its zeroing, and a
+/// sum without `::<f64>`; the user's locals named `strided`, `offset`,
+/// `__ad_row_v`, `__ad_elements`, `__ad_from`, `t0` and a parameter `d_v`
+/// (adjoint `d_d_v`). First and second order, against finite differences.
+#[differentiable(wrt(v, d_v), hessian)]
+fn thirteenth_session(v: &[f64], d_v: &[f64]) -> f64 {
+    let (strided, offset) = (2, v.len() / 2);
+    let (__ad_row_v, __ad_from) = (0.5, 0.25);
+    let mut __ad_elements = d_v.to_vec();
+    let mut t0 = 0.0;
+    for c in 0..strided {
+        let mut o = 0.0;
+        for j in 0..offset {
+            o += v[j * strided + c] * __ad_row_v;
+        }
+        for k in 0..__ad_elements.len() {
+            __ad_elements[k] = (__ad_elements[k] * o).sin();
+        }
+        t0 += o * o;
+    }
+    let n = d_v.len();
+    let mut p = __ad_from;
+    for k in 0..n {
+        p = p * 0.5 + d_v[n - 1 - k] * __ad_elements[k];
+    }
+    let tail: f64 = (0..n).map(|k| __ad_elements[k] * v[k]).sum();
+    t0 + p + tail
+}
+
+#[test]
+fn thirteenth_session_keeps_user_names_apart() {
+    // `v` is 6 long (3 rows of 2), `d_v` 5 long
+    let points = [
+        [0.3, -0.6, 0.8, 0.1, 0.5, 0.2, -0.3, 0.7, 0.9, -0.4, 1.1],
+        [0.5, 0.2, -0.3, 0.7, 0.1, 0.9, 0.4, 0.2, -0.8, 0.3, 0.6],
+    ];
+    for p in points {
+        let (v, d_v) = p.split_at(6);
+        let f = |q: &[f64]| thirteenth_session(&q[..6], &q[6..]);
+        let (value, gradient) = thirteenth_session_grad(v, d_v);
+        assert_eq!(value, thirteenth_session(v, d_v));
+        let flat: Vec<f64> = gradient.0.iter().chain(&gradient.1).copied().collect();
+        let report = autograd::check::gradient(f, &p, &flat);
+        assert!(report.is_ok(1e-6), "{report}");
+        let (_, _, hessian) = thirteenth_session_hessian(v, d_v);
+        let grad = |q: &[f64]| {
+            let (_, (gv, gd)) = thirteenth_session_grad(&q[..6], &q[6..]);
+            gv.iter().chain(&gd).copied().collect::<Vec<f64>>()
+        };
+        let report = autograd::check::hessian(grad, &p, &hessian);
+        assert!(report.is_ok(1e-6), "{report}");
+    }
+}
