@@ -1645,3 +1645,82 @@ fn a_span_over_the_buffers_own_length_compiles() {
         vec![0.0, (-0.4f64).cos()]
     );
 }
+
+// Seed 1128040712 #733 (nests over buffers, minimized): the reverse of a
+// loop that sums (`e += z[k]`) was skipped when its accumulator's adjoint
+// was 0 (`e - e`), though the loop also stores into `z`, whose `z[0]`
+// read after it carries an adjoint into `p`: the gradient was 0, not 1.
+// A loop that stores into an array with an adjoint is never skipped.
+#[differentiable]
+fn skipped_with_stores(g: usize, p: &[f64]) -> f64 {
+    let mut e: f64 = 1.0;
+    let mut z: [f64; 4] = [0.0; 4];
+    for _t in 0..5 {
+        for k in 0..4 {
+            z[k] = p[k];
+        }
+        for k in 0..g {
+            e += z[k];
+        }
+    }
+    if 1.0 <= f64::powi(1.0 + 0.75, -2) {
+        return 1.0;
+    }
+    e - e + z[0]
+}
+
+// The same, replayed: a loop that declares an array is not recorded.
+#[differentiable]
+fn skipped_with_stores_replayed(g: usize, p: &[f64]) -> f64 {
+    let mut e: f64 = 1.0;
+    let mut z: [f64; 4] = [0.0; 4];
+    for _t in 0..5 {
+        let mut keeps_the_replay = [0.0; 1];
+        keeps_the_replay[0] = p[1];
+        for k in 0..4 {
+            z[k] = p[k];
+        }
+        for k in 0..g {
+            e += z[k] + 0.0 * keeps_the_replay[0];
+        }
+    }
+    if 1.0 <= f64::powi(1.0 + 0.75, -2) {
+        return 1.0;
+    }
+    e - e + z[0]
+}
+
+// A single loop that stores and sums.
+#[differentiable]
+fn skipped_with_stores_single(p: &[f64]) -> f64 {
+    let mut e: f64 = 1.0;
+    let mut z: [f64; 4] = [0.0; 4];
+    for k in 0..4 {
+        z[k] = p[k] * p[k];
+        e += z[k];
+    }
+    if e > 1e9 {
+        return 1.0;
+    }
+    e - e + z[0]
+}
+
+#[test]
+fn a_summing_loop_that_stores_is_reversed_when_its_sum_has_no_adjoint() {
+    let p = [-0.74, 1.37, 0.28, -0.96];
+    assert_eq!(
+        skipped_with_stores_single_grad(&p).1,
+        vec![2.0 * p[0], 0.0, 0.0, 0.0]
+    );
+    for g in [0, 2, 4] {
+        let (value, gradient) = skipped_with_stores_replayed_grad(g, &p);
+        assert_eq!(value, p[0]);
+        assert_eq!(gradient, vec![1.0, 0.0, 0.0, 0.0], "g = {g}");
+    }
+    for g in [0, 2, 4] {
+        let p = [-0.74, 1.37, 0.28, -0.96];
+        let (value, gradient) = skipped_with_stores_grad(g, &p);
+        assert_eq!(value, p[0]);
+        assert_eq!(gradient, vec![1.0, 0.0, 0.0, 0.0], "g = {g}");
+    }
+}

@@ -868,6 +868,7 @@ impl<'a> Body<'a> {
                     && !cells.is_empty()
                     && self.plan.vanishing.contains(&l.id)
                     && !self.takes_back(l)
+                    && !self.stores_adjoints(l)
                 {
                     let seeds = cells.iter().map(|c| self.seed(*c));
                     skip = Some(quote!(#(#seeds != 0.0)||*));
@@ -2217,6 +2218,21 @@ impl<'a> Body<'a> {
             }
             Header::Infinite => quote!(for _ in 0..#counter { #inner }),
         })
+    }
+
+    /// Whether loop `l` stores into an array that carries an adjoint: its
+    /// reverse then moves that adjoint (from what reads the array after the
+    /// loop) into the stored values, whatever its accumulators' seeds are,
+    /// so it is not skipped when they are all 0 (`z[k] = p[k]` in a loop
+    /// that also sums `e += z[k]`, and only `z[0]` read after it).
+    fn stores_adjoints(&self, l: &crate::ir::Loop) -> bool {
+        let mut stores = false;
+        l.body.walk(0, &mut |stmt, _| {
+            if let Stmt::Store { array, .. } = stmt {
+                stores |= self.activity.needs_adjoint(*array);
+            }
+        });
+        stores
     }
 
     /// Whether the call defining `var` gets its partials in the forward
