@@ -198,6 +198,7 @@ pub enum Callee {
 }
 
 /// One argument of a [`Rhs::Call`].
+#[derive(Clone)]
 pub enum CallArg {
     /// A float value.
     Float(Operand),

@@ -118,6 +118,11 @@ pub struct Nest {
     /// empty is not declared).
     pub has_floats: bool,
     pub has_decisions: bool,
+    /// Its record of the local arrays its calls are given (`copied_args`),
+    /// and each such array's twin, which the reverse fills from it to give
+    /// the callee's adjoint the array as the call saw it.
+    pub args: Option<Ident>,
+    pub twins: Vec<(VarId, Ident)>,
 }
 
 /// The recording policy of a function.
@@ -137,6 +142,10 @@ pub struct Recording {
     pub plain: HashSet<VarId>,
     /// The loop integers the reverse counts back, by cell.
     pub counters: HashMap<VarId, Counter>,
+    /// Calls in recorded nests (by the variable they define) given local
+    /// arrays the function stores into: the arrays the forward sweep copies
+    /// onto its nest's `args` record at the call (`copied_args`).
+    pub copies: HashMap<VarId, Vec<VarId>>,
 }
 
 impl Recording {
@@ -241,7 +250,11 @@ pub fn plan(
                 saves.contains(&l.id) && records_costly(l, keep)
             }
             Some((keep, _)) if !holds_loop(l) => records_costly(l, keep),
-            Some((keep, _)) => saves.contains(&l.id) || allocates || !needs_storage(l, keep),
+            Some((keep, _)) => {
+                saves.contains(&l.id)
+                    || allocates
+                    || (!needs_storage(l, keep) && copied_args(func, activity, l).is_empty())
+            }
         };
         if candidates.iter().zip(&keeps).any(|(c, k)| !kept(c, k)) {
             candidates = candidates
@@ -289,6 +302,17 @@ pub fn plan(
                 }
             });
             recording.keep.extend(keep);
+            let copies = copied_args(func, activity, l);
+            let args = (!copies.is_empty()).then(|| names.fresh("__ad_args"));
+            let mut twins: Vec<(VarId, Ident)> = Vec::new();
+            for (_, arrays) in &copies {
+                for array in arrays {
+                    if !twins.iter().any(|(a, _)| a == array) {
+                        twins.push((*array, names.fresh("__ad_as_called")));
+                    }
+                }
+            }
+            recording.copies.extend(copies);
             recording.nests.insert(
                 l.id,
                 Nest {
@@ -297,6 +321,8 @@ pub fn plan(
                     loops,
                     has_floats,
                     has_decisions,
+                    args,
+                    twins,
                 },
             );
         }
@@ -413,10 +439,6 @@ fn recordable(l: &crate::ir::Loop, nested_only: bool) -> bool {
             init: Some(Rhs::Array(_)),
             ..
         } => ok = false,
-        Stmt::Let {
-            init: Some(Rhs::Call { args, .. }),
-            ..
-        } => ok &= args.iter().all(|a| !matches!(a, CallArg::Array { .. })),
         _ => {}
     });
     (nested || !nested_only) && ok
@@ -453,6 +475,55 @@ fn needs_storage(l: &crate::ir::Loop, keep: &HashMap<VarId, Keep>) -> bool {
         || keep
             .values()
             .any(|k| matches!(k, Keep::Float | Keep::Own(_)))
+}
+
+/// The calls of nest `l` whose adjoint the reverse calls (by the variable
+/// each defines), each with the local arrays it is given that the function
+/// stores into, in order, once each. The reverse reaches such a call after
+/// later iterations stored into the array, so the forward sweep copies the
+/// array at the call (onto the nest's `args` record) and the reverse gives
+/// the callee's adjoint that copy: a log-sum-exp over a buffer of
+/// predictions, `logsumexp(&ypred, b)`, at every step of a sequence. (An
+/// array nothing stores into after it is declared, and a parameter, are
+/// given as they are.)
+pub(crate) fn copied_args(
+    func: &Func,
+    activity: &Activity,
+    l: &crate::ir::Loop,
+) -> Vec<(VarId, Vec<VarId>)> {
+    let mut stored: HashSet<VarId> = HashSet::new();
+    func.body.walk(0, &mut |stmt, _| {
+        if let Stmt::Store { array, .. } = stmt {
+            stored.insert(*array);
+        }
+    });
+    let mut copies = Vec::new();
+    l.body.walk(0, &mut |stmt, _| {
+        let Stmt::Let {
+            var,
+            init: Some(Rhs::Call { args, .. }),
+            ..
+        } = stmt
+        else {
+            return;
+        };
+        if !activity.needs_adjoint(*var) {
+            return;
+        }
+        let mut arrays: Vec<VarId> = Vec::new();
+        for arg in args {
+            if let CallArg::Array { array, .. } = arg {
+                let local = !matches!(func.vars[*array].origin, Origin::Param { .. });
+                if local && stored.contains(array) && !arrays.contains(array) {
+                    arrays.push(*array);
+                }
+            }
+        }
+        if !arrays.is_empty() {
+            copies.push((*var, arrays));
+        }
+    });
+    copies
 }
 
 /// Whether replaying nest `l` would save anything (an undo tape, a loop's

@@ -287,6 +287,9 @@ impl<'a> Body<'a> {
                     quote!(let mut #decisions = ::autograd::__private::Record::<bool>::new();),
                 );
             }
+            if let Some(args) = &nest.args {
+                tapes.push(quote!(let mut #args = ::autograd::__private::Record::<f64>::new();));
+            }
         }
         let mut own: Vec<(&VarId, &Ident)> = self
             .plan
@@ -453,6 +456,9 @@ impl<'a> Body<'a> {
                 }
                 Stmt::Let { var, ty, init } => {
                     out.push(self.let_stmt(*var, ty.as_ref(), init.as_ref()));
+                    if mode.store {
+                        out.extend(self.copy_args(*var));
+                    }
                 }
                 Stmt::Update { cell, value } => {
                     if mode.replay && self.dead_cells.contains(cell) {
@@ -1629,6 +1635,9 @@ impl<'a> Body<'a> {
                     let outer = self.nest;
                     self.nest = self.nest.or(Some(l.id));
                     if let Some(code) = self.reverse_recorded_loop(l) {
+                        if outer.is_none() {
+                            out.extend(self.declare_twins(l.id));
+                        }
                         out.push(code);
                     }
                     out.extend(self.counted_after(l.id));
@@ -2400,6 +2409,11 @@ impl<'a> Body<'a> {
             }
         }
         out.extend(before);
+        let as_called = self.args_as_called(out, var, args);
+        let (args, taken) = match &as_called {
+            Some((renamed, taken)) => (&renamed[..], Some(taken)),
+            None => (args, None),
+        };
         // A vector-valued callee's `d_out` is the adjoint of the array it
         // returned.
         let d_out = if self.func.vars[var].kind == Kind::FloatArray {
@@ -2409,7 +2423,96 @@ impl<'a> Body<'a> {
         };
         let call = self.adjoint_call(callee, args, d_out, &slots);
         out.push(quote!(#call;));
+        out.extend(taken.cloned());
         out.extend(after);
+    }
+
+    /// In a recorded nest's forward sweep, after the call that defines
+    /// `var`: the local arrays it was given that the function stores into
+    /// (`record::copied_args`), copied onto the nest's `args` record.
+    fn copy_args(&self, var: VarId) -> Vec<TokenStream> {
+        let (Some(arrays), Some(nest)) = (self.plan.recording.copies.get(&var), self.nest) else {
+            return Vec::new();
+        };
+        let args = self.plan.recording.nests[&nest]
+            .args
+            .as_ref()
+            .expect("a nest with copies");
+        arrays
+            .iter()
+            .map(|array| {
+                let array = self.ident(*array);
+                quote!(#args.extend_from_slice(&#array[..]);)
+            })
+            .collect()
+    }
+
+    /// Before the reverse of recorded nest `top`: a twin of each array its
+    /// calls are given copies of (zeros like it, of its type).
+    fn declare_twins(&self, top: usize) -> Vec<TokenStream> {
+        let nest = &self.plan.recording.nests[&top];
+        nest.twins
+            .iter()
+            .map(|(array, twin)| {
+                let array = self.ident(*array);
+                quote!(let mut #twin = ::autograd::__private::zeros_like(&#array);)
+            })
+            .collect()
+    }
+
+    /// The arguments of the call that defines `var` as its adjoint gets
+    /// them: each array the forward sweep copied (`copy_args`) taken back
+    /// from the nest's `args` record into its twin, and the argument read
+    /// from the twin (`&ypred` as `&twin`, `&ypred[a..b]` as
+    /// `&twin[a..b]`), with what to run after the adjoint's call (the
+    /// record cut back); `None` for a call that copied nothing.
+    fn args_as_called(
+        &mut self,
+        out: &mut Vec<TokenStream>,
+        var: VarId,
+        args: &[CallArg],
+    ) -> Option<(Vec<CallArg>, TokenStream)> {
+        let (Some(arrays), Some(nest)) = (self.plan.recording.copies.get(&var), self.nest) else {
+            return None;
+        };
+        let nest = &self.plan.recording.nests[&nest];
+        let record = nest.args.clone().expect("a nest with copies");
+        let twin_of = |array: &VarId| {
+            nest.twins
+                .iter()
+                .find(|(a, _)| a == array)
+                .map(|(_, twin)| twin.clone())
+                .expect("a twin for every copied array")
+        };
+        // the last pushed first
+        let mut end = quote!(#record.len());
+        let mut first = None;
+        for array in arrays.iter().rev() {
+            let (twin, at) = (twin_of(array), self.names.fresh("__ad_at"));
+            out.push(quote! {
+                let #at = #end - #twin.len();
+                #twin[..].copy_from_slice(&#record[#at..#end]);
+            });
+            end = quote!(#at);
+            first = Some(at);
+        }
+        let renamed: Vec<CallArg> = args
+            .iter()
+            .map(|arg| match arg {
+                CallArg::Array {
+                    array,
+                    tokens,
+                    range,
+                } if arrays.contains(array) => CallArg::Array {
+                    array: *array,
+                    tokens: rename(tokens.clone(), self.ident(*array), &twin_of(array)),
+                    range: range.clone(),
+                },
+                other => other.clone(),
+            })
+            .collect();
+        let first = first.expect("at least one copied array");
+        Some((renamed, quote!(#record.truncate(#first);)))
     }
 
     /// `callee_adjoint(args.., d_out, slots..)` (`primal::adjoint_call`),
@@ -2690,4 +2793,26 @@ fn outer_reads(l: &crate::ir::Loop) -> Vec<VarId> {
 /// what its loop needs to be reversed counting up.
 fn counted_at_start(counter: &Counter) -> bool {
     counter.inner.is_empty() && counter.chain.iter().all(|u| u.point == Point::Start)
+}
+
+/// `tokens` with every identifier `from` (outside nested functions: the
+/// argument of a call is an expression) replaced by `to`.
+fn rename(tokens: TokenStream, from: &Ident, to: &Ident) -> TokenStream {
+    tokens
+        .into_iter()
+        .map(|tree| match tree {
+            proc_macro2::TokenTree::Ident(ident) if ident == *from => {
+                let mut to = to.clone();
+                to.set_span(ident.span());
+                proc_macro2::TokenTree::Ident(to)
+            }
+            proc_macro2::TokenTree::Group(group) => {
+                let mut new =
+                    proc_macro2::Group::new(group.delimiter(), rename(group.stream(), from, to));
+                new.set_span(group.span());
+                proc_macro2::TokenTree::Group(new)
+            }
+            other => other,
+        })
+        .collect()
 }

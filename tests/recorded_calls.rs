@@ -1,0 +1,179 @@
+//! Calls given local arrays inside recorded loop nests
+//! (`autograd-macros/src/record.rs`, `copied_args`): the forward sweep
+//! copies each array the function stores into at the call, and the reverse
+//! gives the callee's adjoint that copy, as the call saw it — later
+//! iterations have overwritten the array by then. Each function here has a
+//! twin that declares a local array inside its nest, which keeps the nest
+//! replayed (the way such calls were differentiated before); both are
+//! checked against central finite differences and against each other.
+
+#![allow(clippy::needless_range_loop)]
+
+mod common;
+
+use autograd::differentiable;
+use common::check_gradient_and_adjoint;
+
+const POINTS: [[f64; 6]; 3] = [
+    [0.7, -1.3, 0.4, 1.9, -0.6, 1.1],
+    [1.2, 0.3, -0.8, 0.5, 2.1, -0.2],
+    [-0.4, 0.9, 1.6, -1.1, 0.2, 0.8],
+];
+
+fn assert_close(a: &[f64], b: &[f64], at: &[f64]) {
+    for (k, (p, q)) in a.iter().zip(b).enumerate() {
+        assert!(
+            (p - q).abs() <= 1e-13 * p.abs().max(q.abs()).max(1.0),
+            "entry {k}: {p} against {q} at {at:?}"
+        );
+    }
+}
+
+macro_rules! twins {
+    ($test:ident: $recorded:ident, $recorded_grad:ident, $recorded_adjoint:ident;
+     $replayed:ident, $replayed_grad:ident, $replayed_adjoint:ident) => {
+        #[test]
+        fn $test() {
+            check_gradient_and_adjoint(
+                $recorded,
+                |x| $recorded_grad(x),
+                $recorded_adjoint,
+                &POINTS,
+            );
+            check_gradient_and_adjoint(
+                $replayed,
+                |x| $replayed_grad(x),
+                $replayed_adjoint,
+                &POINTS,
+            );
+            for x in POINTS {
+                let (value, gradient) = $recorded_grad(&x);
+                let (replayed_value, replayed_gradient) = $replayed_grad(&x);
+                assert_eq!(value, replayed_value, "at {x:?}");
+                assert_close(&gradient, &replayed_gradient, &x);
+            }
+        }
+    };
+}
+
+#[differentiable]
+fn log_sum_exp(v: &[f64], n: usize) -> f64 {
+    let mut sum = 0.0;
+    for i in 0..n {
+        sum += v[i].exp();
+    }
+    (sum + 2.0).ln()
+}
+
+#[differentiable]
+fn weighted(v: &[f64; 3], w: [f64; 3]) -> f64 {
+    v[0] * w[0] + v[1] * w[1].sin() + v[2] * w[2]
+}
+
+#[differentiable]
+fn pair(a: &[f64], b: &[f64]) -> f64 {
+    a[0] * b[1] - a[1] * b[0] + a[0] * a[0]
+}
+
+// A sequence model's step: a buffer of predictions overwritten every step,
+// its log-sum-exp by a helper, a state carried from step to step.
+#[differentiable]
+fn steps(x: &[f64]) -> f64 {
+    let n = 3;
+    let mut ypred = vec![0.0; n];
+    let mut state = x[3..6].to_vec();
+    let mut total = 0.0;
+    for t in 0..4 {
+        for i in 0..n {
+            ypred[i] = (state[i] * x[i]).tanh() + 0.1 * t as f64;
+        }
+        let lse = log_sum_exp(&ypred, n);
+        for i in 0..n {
+            total += x[(i + t) % 6] * (ypred[i] - lse);
+            state[i] = state[i] * 0.5 + ypred[i];
+        }
+    }
+    total
+}
+
+#[differentiable]
+fn steps_replayed(x: &[f64]) -> f64 {
+    let n = 3;
+    let mut ypred = vec![0.0; n];
+    let mut state = x[3..6].to_vec();
+    let mut total = 0.0;
+    for t in 0..4 {
+        let mut keeps_the_replay = [0.0; 1];
+        keeps_the_replay[0] = x[0];
+        for i in 0..n {
+            ypred[i] = (state[i] * x[i]).tanh() + 0.1 * t as f64;
+        }
+        let lse = log_sum_exp(&ypred, n);
+        for i in 0..n {
+            total += x[(i + t) % 6] * (ypred[i] - lse);
+            state[i] = state[i] * 0.5 + ypred[i];
+        }
+        total += 0.0 * keeps_the_replay[0];
+    }
+    total
+}
+
+twins!(a_buffer_overwritten_every_step_is_given_as_called:
+    steps, steps_grad, steps_adjoint;
+    steps_replayed, steps_replayed_grad, steps_replayed_adjoint);
+
+// Subslices, fixed-size arrays by reference and by value, one array given
+// twice, two arrays in one call, a call in a branch of an inner loop, and
+// a parameter and an array nothing stores into (given as they are).
+#[differentiable]
+fn shapes(x: &[f64]) -> f64 {
+    let mut buf = x.to_vec();
+    let mut fixed = [x[0], x[1], x[2]];
+    let data = [0.5, -0.25];
+    let mut total = 0.0;
+    for t in 0..3 {
+        for i in 0..6 {
+            buf[i] = (buf[i] * x[(i + t) % 6]).sin();
+        }
+        for k in 0..3 {
+            fixed[k] = fixed[k] * 0.5 + buf[k + t];
+            if buf[k] > 0.0 {
+                total += log_sum_exp(&buf[k..k + 2], 2);
+            }
+        }
+        total += log_sum_exp(&buf[1..], 4) * weighted(&fixed, fixed);
+        total += pair(&buf, &buf) + pair(&fixed, &buf[2..4]) + pair(&data, &fixed);
+        total += pair(x, &data);
+    }
+    total
+}
+
+#[differentiable]
+fn shapes_replayed(x: &[f64]) -> f64 {
+    let mut buf = x.to_vec();
+    let mut fixed = [x[0], x[1], x[2]];
+    let data = [0.5, -0.25];
+    let mut total = 0.0;
+    for t in 0..3 {
+        let mut keeps_the_replay = [0.0; 1];
+        keeps_the_replay[0] = x[0];
+        for i in 0..6 {
+            buf[i] = (buf[i] * x[(i + t) % 6]).sin();
+        }
+        for k in 0..3 {
+            fixed[k] = fixed[k] * 0.5 + buf[k + t];
+            if buf[k] > 0.0 {
+                total += log_sum_exp(&buf[k..k + 2], 2);
+            }
+        }
+        total += log_sum_exp(&buf[1..], 4) * weighted(&fixed, fixed);
+        total += pair(&buf, &buf) + pair(&fixed, &buf[2..4]) + pair(&data, &fixed);
+        total += pair(x, &data);
+        total += 0.0 * keeps_the_replay[0];
+    }
+    total
+}
+
+twins!(arrays_of_every_shape_are_given_as_called:
+    shapes, shapes_grad, shapes_adjoint;
+    shapes_replayed, shapes_replayed_grad, shapes_replayed_adjoint);
