@@ -123,6 +123,9 @@ pub struct Nest {
     /// the callee's adjoint the array as the call saw it.
     pub args: Option<Ident>,
     pub twins: Vec<(VarId, Ident)>,
+    /// Its record of the partials its calls take in the forward sweep
+    /// (`partials_in_forward`), when it has such calls.
+    pub partials: Option<Ident>,
 }
 
 /// The recording policy of a function.
@@ -313,6 +316,18 @@ pub fn plan(
                 }
             }
             recording.copies.extend(copies);
+            let mut calls = false;
+            l.body.walk(0, &mut |stmt, _| {
+                if let Stmt::Let {
+                    var,
+                    init: Some(Rhs::Call { args, .. }),
+                    ..
+                } = stmt
+                {
+                    calls |= partials_in_forward(func, activity, *var, args);
+                }
+            });
+            let partials = calls.then(|| names.fresh("__ad_partials"));
             recording.nests.insert(
                 l.id,
                 Nest {
@@ -323,6 +338,7 @@ pub fn plan(
                     has_decisions,
                     args,
                     twins,
+                    partials,
                 },
             );
         }
@@ -477,6 +493,28 @@ fn needs_storage(l: &crate::ir::Loop, keep: &HashMap<VarId, Keep>) -> bool {
             .any(|k| matches!(k, Keep::Float | Keep::Own(_)))
 }
 
+/// Whether the call defining `var` (of `args`) gets its partials in the
+/// forward sweep, where its block is run once and not replayed (the
+/// function body, a fused loop's body, a recorded nest): when the result
+/// needs an adjoint and only scalar arguments vary (an array's partials
+/// would need a buffer). Its reverse multiplies them by the result's
+/// adjoint instead of calling the callee's adjoint, which would evaluate
+/// the callee again (`emit/reverse.rs`, `call_with_partials`), and reads
+/// none of its arguments.
+pub(crate) fn partials_in_forward(
+    func: &Func,
+    activity: &Activity,
+    var: VarId,
+    args: &[CallArg],
+) -> bool {
+    func.vars[var].kind == Kind::Float
+        && activity.needs_adjoint(var)
+        && args.iter().all(|arg| match arg {
+            CallArg::Array { array, .. } => !activity.needs_adjoint(*array),
+            _ => true,
+        })
+}
+
 /// The calls of nest `l` whose adjoint the reverse calls (by the variable
 /// each defines), each with the local arrays it is given that the function
 /// stores into, in order, once each. The reverse reaches such a call after
@@ -507,7 +545,7 @@ pub(crate) fn copied_args(
         else {
             return;
         };
-        if !activity.needs_adjoint(*var) {
+        if !activity.needs_adjoint(*var) || partials_in_forward(func, activity, *var, args) {
             return;
         }
         let mut arrays: Vec<VarId> = Vec::new();
@@ -780,7 +818,7 @@ fn keep_of(
         _ => {}
     });
     let stored = stored_values(func, &l.body, plain, &indices, &defs);
-    let mut work: Vec<VarId> = reverse_reads(activity, &l.body, plain);
+    let mut work: Vec<VarId> = reverse_reads(func, activity, &l.body, plain);
     let mut keep: HashMap<VarId, Keep> = HashMap::new();
     // Integers the nest's loops step: a value of a counter's chain known at
     // the start of its reversed iteration is counted back (and the counter
@@ -1117,7 +1155,7 @@ fn keeps_undo(
         if settled_arrays(func, scopes[scope], position).contains(&array) {
             continue;
         }
-        let reads = read_through_copies(activity, &l.body);
+        let reads = read_through_copies(func, activity, &l.body);
         // the stores the nest would undo as spans, one copy for the loop
         let mut loops = vec![l];
         l.body.walk(0, &mut |stmt, _| {
@@ -1166,8 +1204,8 @@ fn keeps_undo(
 /// one varied value (`cheap_of_one`), as `keep_of` does: the loads of a
 /// stencil's `u[i]` are read by the reverse through `HEAT_DT * u[i]` and
 /// `1.0 - u[i]`.
-fn read_through_copies(activity: &Activity, block: &Block) -> HashSet<VarId> {
-    let mut reads: HashSet<VarId> = reverse_reads(activity, block, &HashSet::new())
+fn read_through_copies(func: &Func, activity: &Activity, block: &Block) -> HashSet<VarId> {
+    let mut reads: HashSet<VarId> = reverse_reads(func, activity, block, &HashSet::new())
         .into_iter()
         .collect();
     let mut from: Vec<(VarId, Vec<VarId>)> = Vec::new();
@@ -1199,7 +1237,12 @@ fn read_through_copies(activity: &Activity, block: &Block) -> HashSet<VarId> {
 
 /// The variables the reverse sweep of `block` reads when nothing of it is
 /// replayed: what `emit/reverse.rs` writes for each statement.
-fn reverse_reads(activity: &Activity, block: &Block, plain: &HashSet<VarId>) -> Vec<VarId> {
+fn reverse_reads(
+    func: &Func,
+    activity: &Activity,
+    block: &Block,
+    plain: &HashSet<VarId>,
+) -> Vec<VarId> {
     let mut reads = Vec::new();
     let operand = |op: &Operand, reads: &mut Vec<VarId>| match op {
         Operand::Var(v) => reads.push(*v),
@@ -1220,6 +1263,8 @@ fn reverse_reads(activity: &Activity, block: &Block, plain: &HashSet<VarId>) -> 
                 }
             }
             Rhs::Load { index, .. } => reads.extend(&index.uses),
+            // (its partials, taken in the forward sweep, read nothing)
+            Rhs::Call { args, .. } if partials_in_forward(func, activity, *var, args) => {}
             // (the callee's adjoint reads every argument again)
             Rhs::Call { callee, args } => reads.extend(crate::activity::call_reads(callee, args)),
             _ => {}

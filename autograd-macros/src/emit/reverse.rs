@@ -287,8 +287,8 @@ impl<'a> Body<'a> {
                     quote!(let mut #decisions = ::autograd::__private::Record::<bool>::new();),
                 );
             }
-            if let Some(args) = &nest.args {
-                tapes.push(quote!(let mut #args = ::autograd::__private::Record::<f64>::new();));
+            for record in nest.args.iter().chain(&nest.partials) {
+                tapes.push(quote!(let mut #record = ::autograd::__private::Record::<f64>::new();));
             }
         }
         let mut own: Vec<(&VarId, &Ident)> = self
@@ -453,6 +453,19 @@ impl<'a> Body<'a> {
                     init: Some(Rhs::Call { callee, args }),
                 } if mode.record && !mode.replay && self.partials_in_forward(*var, args) => {
                     out.extend(self.call_with_partials(*var, ty.as_ref(), callee, args));
+                }
+                // in a recorded nest, its partials pushed on the nest's
+                // record of them, which the reverse pops (`reverse_call`)
+                Stmt::Let {
+                    var,
+                    ty,
+                    init: Some(Rhs::Call { callee, args }),
+                } if mode.store && self.partials_in_forward(*var, args) => {
+                    out.extend(self.call_with_partials(*var, ty.as_ref(), callee, args));
+                    let partials = self.varied_partials(*var, args);
+                    let nest = &self.plan.recording.nests[&self.nest.expect("in a nest")];
+                    let record = nest.partials.as_ref().expect("a nest with calls");
+                    out.push(quote!(#record.extend_from_slice(&[#(#partials),*]);));
                 }
                 Stmt::Let { var, ty, init } => {
                     out.push(self.let_stmt(*var, ty.as_ref(), init.as_ref()));
@@ -2249,12 +2262,19 @@ impl<'a> Body<'a> {
     /// caller checks), when the result needs an adjoint and only scalar
     /// arguments vary (an array's partials would need a buffer).
     fn partials_in_forward(&self, var: VarId, args: &[CallArg]) -> bool {
-        self.func.vars[var].kind == Kind::Float
-            && self.activity.needs_adjoint(var)
-            && args.iter().all(|arg| match arg {
-                CallArg::Array { array, .. } => !self.activity.needs_adjoint(*array),
-                _ => true,
+        crate::record::partials_in_forward(self.func, self.activity, var, args)
+    }
+
+    /// The partials of call `var` taken in the forward sweep
+    /// (`call_with_partials`): one per argument that varies, in order.
+    fn varied_partials(&self, var: VarId, args: &[CallArg]) -> Vec<Ident> {
+        args.iter()
+            .enumerate()
+            .filter(|(_, arg)| {
+                matches!(arg, CallArg::Float(Operand::Var(v)) if self.activity.needs_adjoint(*v))
             })
+            .map(|(k, _)| self.call_partial(var, k))
+            .collect()
     }
 
     /// The slot that receives the partial of call `var` with respect to its
@@ -2322,6 +2342,16 @@ impl<'a> Body<'a> {
     ) {
         let d_var = self.adjoint(var);
         if self.forward_partials.contains(&var) {
+            // in a recorded nest, taken back from its record, the last
+            // pushed first
+            if let Some(record) = self
+                .nest
+                .and_then(|nest| self.plan.recording.nests[&nest].partials.clone())
+            {
+                for partial in self.varied_partials(var, args).iter().rev() {
+                    out.push(quote!(let #partial: f64 = ::autograd::__private::pop(&mut #record);));
+                }
+            }
             for (k, arg) in args.iter().enumerate() {
                 if let CallArg::Float(Operand::Var(v)) = arg {
                     if self.activity.needs_adjoint(*v) {

@@ -26,6 +26,7 @@ fn k_grad(a0: [f64; 1], x1: f64) -> (f64, ([f64; 1], f64)) {
     let d_out = 1.0_f64;
     let __ad_value = {
         let mut __ad_record = ::autograd::__private::Record::<f64>::new();
+        let mut __ad_partials = ::autograd::__private::Record::<f64>::new();
         let mut __ad_own_b4: ::std::vec::Vec<f64> = ::std::vec![0.0; a0.len()];
         let b4 = &mut __ad_own_b4[..];
         {
@@ -36,7 +37,9 @@ fn k_grad(a0: [f64; 1], x1: f64) -> (f64, ([f64; 1], f64)) {
                 let __ad_t0 = __ad_slots.push(__ad_t0);
                 let __ad_t1 = __ad_t0.cos();
                 let __ad_t1 = __ad_slots.push(__ad_t1);
-                let __ad_t2 = f0(__ad_t1);
+                let mut __ad_dp_t2_0: f64 = -0.0;
+                let __ad_t2 = f0_adjoint(__ad_t1, 1.0_f64, &mut __ad_dp_t2_0);
+                __ad_partials.extend_from_slice(&[__ad_dp_t2_0]);
                 let __ad_t2 = __ad_slots.push(__ad_t2);
                 let __ad_t3 = __ad_t2 * x1;
                 let __ad_t4 = __ad_t0;
@@ -64,8 +67,8 @@ fn k_grad(a0: [f64; 1], x1: f64) -> (f64, ([f64; 1], f64)) {
                 let __ad_p_t3 = ::autograd::__private::rules::mul(__ad_t2, x1, 0.0);
                 let mut __ad_d_t2: f64 = __ad_d_t3 * __ad_p_t3.0;
                 __ad_d_x1 += __ad_d_t3 * __ad_p_t3.1;
-                let mut __ad_d_t1: f64 = 0.0;
-                f0_adjoint(__ad_t1, __ad_d_t2, &mut __ad_d_t1);
+                let __ad_dp_t2_0: f64 = ::autograd::__private::pop(&mut __ad_partials);
+                let mut __ad_d_t1: f64 = __ad_d_t2 * __ad_dp_t2_0;
                 __ad_d_t0
                     += __ad_d_t1 * ::autograd::__private::rules::cos(__ad_t0, __ad_t1);
                 __ad_d_b4[i] += __ad_d_t0;
@@ -96,6 +99,7 @@ fn k_adjoint(
     d_x1: &mut f64,
 ) -> f64 {
     let mut __ad_record = ::autograd::__private::Record::<f64>::new();
+    let mut __ad_partials = ::autograd::__private::Record::<f64>::new();
     let mut __ad_own_b4: ::std::vec::Vec<f64> = ::std::vec![0.0; a0.len()];
     let b4 = &mut __ad_own_b4[..];
     {
@@ -106,7 +110,9 @@ fn k_adjoint(
             let __ad_t0 = __ad_slots.push(__ad_t0);
             let __ad_t1 = __ad_t0.cos();
             let __ad_t1 = __ad_slots.push(__ad_t1);
-            let __ad_t2 = f0(__ad_t1);
+            let mut __ad_dp_t2_0: f64 = -0.0;
+            let __ad_t2 = f0_adjoint(__ad_t1, 1.0_f64, &mut __ad_dp_t2_0);
+            __ad_partials.extend_from_slice(&[__ad_dp_t2_0]);
             let __ad_t2 = __ad_slots.push(__ad_t2);
             let __ad_t3 = __ad_t2 * x1;
             let __ad_t4 = __ad_t0;
@@ -134,8 +140,8 @@ fn k_adjoint(
             let __ad_p_t3 = ::autograd::__private::rules::mul(__ad_t2, x1, 0.0);
             let mut __ad_d_t2: f64 = __ad_d_t3 * __ad_p_t3.0;
             __ad_d_x1 += __ad_d_t3 * __ad_p_t3.1;
-            let mut __ad_d_t1: f64 = 0.0;
-            f0_adjoint(__ad_t1, __ad_d_t2, &mut __ad_d_t1);
+            let __ad_dp_t2_0: f64 = ::autograd::__private::pop(&mut __ad_partials);
+            let mut __ad_d_t1: f64 = __ad_d_t2 * __ad_dp_t2_0;
             __ad_d_t0 += __ad_d_t1 * ::autograd::__private::rules::cos(__ad_t0, __ad_t1);
             __ad_d_b4[i] += __ad_d_t0;
         }
