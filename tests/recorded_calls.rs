@@ -177,3 +177,49 @@ fn shapes_replayed(x: &[f64]) -> f64 {
 twins!(arrays_of_every_shape_are_given_as_called:
     shapes, shapes_grad, shapes_adjoint;
     shapes_replayed, shapes_replayed_grad, shapes_replayed_adjoint);
+
+// The names this change generates, as a user's: a buffer called
+// `__ad_as_called`, locals `__ad_args`, `__ad_partials`, `__ad_at`, and a
+// scalar helper whose partials the forward sweep takes.
+#[differentiable]
+fn squash(v: f64) -> f64 {
+    1.0 / (1.0 + (-v).exp())
+}
+
+#[differentiable]
+fn user_names(x: &[f64]) -> f64 {
+    let n = 3;
+    let mut __ad_as_called = vec![0.0; n];
+    let mut __ad_args = 0.0;
+    for t in 0..3 {
+        for i in 0..n {
+            let __ad_at = squash(x[i] * x[(i + t) % 6]);
+            __ad_as_called[i] = __ad_at + 0.5 * __ad_as_called[i];
+        }
+        let __ad_partials = log_sum_exp(&__ad_as_called, n);
+        __ad_args += __ad_partials * x[t];
+    }
+    __ad_args
+}
+
+#[differentiable]
+fn user_names_replayed(x: &[f64]) -> f64 {
+    let n = 3;
+    let mut __ad_as_called = vec![0.0; n];
+    let mut __ad_args = 0.0;
+    for t in 0..3 {
+        let mut keeps_the_replay = [0.0; 1];
+        keeps_the_replay[0] = x[0];
+        for i in 0..n {
+            let __ad_at = squash(x[i] * x[(i + t) % 6]);
+            __ad_as_called[i] = __ad_at + 0.5 * __ad_as_called[i];
+        }
+        let __ad_partials = log_sum_exp(&__ad_as_called, n);
+        __ad_args += __ad_partials * x[t] + 0.0 * keeps_the_replay[0];
+    }
+    __ad_args
+}
+
+twins!(generated_names_as_users_names:
+    user_names, user_names_grad, user_names_adjoint;
+    user_names_replayed, user_names_replayed_grad, user_names_replayed_adjoint);
