@@ -10,11 +10,11 @@
 #   nested workloads: benches/instructions.sh nested   (primal, hand_written,
 #                     macro_adjoint on the nested rows, one call per count)
 # ROWS="mlp:100 newton:30" narrows the rows (default: the ten rows of the
-# flat workloads; with `nested`, the 34 nested rows).
+# flat workloads; with `nested`, the 40 nested rows).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-nested_rows="gmm_d2_k5:1000 gmm_d2_k50:1000 gmm_d2_k200:1000 gmm_d10_k5:1000 gmm_d10_k50:100 gmm_d10_k200:100 gmm_d20_k5:1000 gmm_d20_k50:100 gmm_d20_k200:10 gmm_d64_k5:100 gmm_d64_k50:10 gmm_d64_k200:10 lstm_b8:16 lstm_b32:64 heat_n100:100 heat_n1000:100 trisolve:10 trisolve:100 trisolve:500 product:10 product:30 product:100 pairs:100 pairs:1000 kmeans_d4_k8:1000 kmeans_d16_k32:1000 softmax_p8_c10:1000 softmax_p64_c10:100 chebyshev_m12:1000 chebyshev_m40:1000 cutoff:125 cutoff:512 gauss_seidel:100 gauss_seidel:1000"
+nested_rows="gmm_d2_k5:1000 gmm_d2_k50:1000 gmm_d2_k200:1000 gmm_d10_k5:1000 gmm_d10_k50:100 gmm_d10_k200:100 gmm_d20_k5:1000 gmm_d20_k50:100 gmm_d20_k200:10 gmm_d64_k5:100 gmm_d64_k50:10 gmm_d64_k200:10 lstm_b8:16 lstm_b32:64 heat_n100:100 heat_n1000:100 trisolve:10 trisolve:100 trisolve:500 product:10 product:30 product:100 pairs:100 pairs:1000 kmeans_d4_k8:1000 kmeans_d16_k32:1000 softmax_p8_c10:1000 softmax_p64_c10:100 chebyshev_m12:1000 chebyshev_m40:1000 cutoff:125 cutoff:512 gauss_seidel:100 gauss_seidel:1000 adbench_lstm_l2_b14:64 adbench_lstm_l4_b14:256 adbench_lstm_l2_b128:64 colsolve:10 colsolve:100 colsolve:500"
 if [ "${1:-}" = nested ]; then
     # the nested workloads (benches/nested.rs): one call per count
     ROWS=${ROWS:-$nested_rows}

@@ -30,6 +30,9 @@
 //!   pairs of points in space: most pairs are beyond it and add nothing.
 //! - [`gauss_seidel_objective`]: Gauss–Seidel sweeps for `−u'' = f` in
 //!   place, with `if`s at the boundary, then a least-squares misfit.
+//! - [`adbench_lstm_objective`]: ADBench's LSTM as a user ports it, with
+//!   `sigmoid` and `logsumexp(&ypred, b)` helper calls in its nest.
+//! - [`colsolve_objective`]: forward substitution by columns, in place.
 //!
 //! Each `_by_hand` function adds the gradient into its output slices (like
 //! an `_adjoint` with `d_out = 1`) and returns the value. `benches/tests/
@@ -1047,4 +1050,307 @@ pub fn gauss_seidel_by_hand(f: &[f64], target: &[f64], sweeps: usize, d_f: &mut 
 pub fn gauss_seidel_data(n: usize, seed: u64) -> (Vec<f64>, Vec<f64>) {
     let mut rng = Rng(seed | 1);
     (rng.vec(n, -1.0, 1.0), rng.vec(n, -0.01, 0.01))
+}
+
+// ----- (l) ADBench's LSTM, as a user ports it -----------------------------------
+
+/// The logistic function, a helper the LSTM's gates call.
+#[differentiable]
+pub fn sigmoid(x: f64) -> f64 {
+    1.0 / (1.0 + (-x).exp())
+}
+
+/// ADBench's `logsumexp`: `ln(Σ exp(v_i) + 2)` over the first `b` entries.
+#[differentiable]
+pub fn logsumexp(v: &[f64], b: usize) -> f64 {
+    let mut sum = 0.0;
+    for i in 0..b {
+        sum += v[i].exp();
+    }
+    sum += 2.0;
+    sum.ln()
+}
+
+/// ADBench's LSTM objective (`lstm_objective` of its C++ reference),
+/// ported as a user would: `l` layers of a diagonal LSTM of width `b`
+/// (`main_params`: per layer 4b weights, then 4b biases; `extra_params`:
+/// the input scale, the output scale and the output bias, b each) run over
+/// a sequence of `c` entries of `b` values, predicting each next entry;
+/// `lstm_model` and `lstm_predict` inlined (a `#[differentiable]` function
+/// takes no `&mut` state), the gates into a buffer every step overwrites,
+/// `sigmoid` and `logsumexp(&ypred, b)` as helper calls. Its nest calls a
+/// helper with a buffer it overwrites every step (`record::copied_args`)
+/// and one with a scalar (`partials_in_forward`).
+#[differentiable(wrt(main_params, extra_params))]
+pub fn adbench_lstm_objective(
+    l: usize,
+    c: usize,
+    b: usize,
+    main_params: &[f64],
+    extra_params: &[f64],
+    state: &[f64],
+    sequence: &[f64],
+) -> f64 {
+    let mut s = state.to_vec();
+    let mut total = 0.0;
+    let mut count = 0;
+    let mut input = 0;
+    let mut ypred = vec![0.0; b];
+    let mut ynorm = vec![0.0; b];
+    let mut gates = vec![0.0; 4 * b];
+    let mut xp = vec![0.0; b];
+    for t in 0..c - 1 {
+        // lstm_predict
+        for i in 0..b {
+            ypred[i] = sequence[input + i] * extra_params[i];
+        }
+        for i in 0..b {
+            xp[i] = ypred[i];
+        }
+        for layer in 0..l {
+            let w = layer * 8 * b;
+            let bias = w + 4 * b;
+            let h = layer * 2 * b;
+            let cl = h + b;
+            // lstm_model
+            for i in 0..b {
+                gates[i] = sigmoid(xp[i] * main_params[w + i] + main_params[bias + i]);
+                gates[b + i] =
+                    sigmoid(s[h + i] * main_params[w + b + i] + main_params[bias + b + i]);
+                gates[2 * b + i] =
+                    sigmoid(xp[i] * main_params[w + 2 * b + i] + main_params[bias + 2 * b + i]);
+                gates[3 * b + i] =
+                    (s[h + i] * main_params[w + 3 * b + i] + main_params[bias + 3 * b + i]).tanh();
+            }
+            for i in 0..b {
+                s[cl + i] = s[cl + i] * gates[i] + gates[b + i] * gates[3 * b + i];
+            }
+            for i in 0..b {
+                s[h + i] = gates[2 * b + i] * s[cl + i].tanh();
+            }
+            for i in 0..b {
+                xp[i] = s[h + i];
+            }
+        }
+        for i in 0..b {
+            ypred[i] = xp[i] * extra_params[b + i] + extra_params[2 * b + i];
+        }
+        let lse = logsumexp(&ypred, b);
+        for i in 0..b {
+            ynorm[i] = ypred[i] - lse;
+        }
+        let target = &sequence[(t + 1) * b..(t + 2) * b];
+        for i in 0..b {
+            total += target[i] * ynorm[i];
+        }
+        count += b;
+        input = (t + 1) * b;
+    }
+    -total / count as f64
+}
+
+/// Parameters, state and sequence of [`adbench_lstm_objective`]: `l`
+/// layers of width `b`, a sequence of `c` entries.
+pub fn adbench_lstm_data(l: usize, c: usize, b: usize, seed: u64) -> [Vec<f64>; 4] {
+    let mut rng = Rng(seed | 1);
+    [
+        rng.vec(8 * l * b, -0.5, 0.5),
+        rng.vec(3 * b, -0.5, 0.5),
+        rng.vec(2 * l * b, -0.5, 0.5),
+        rng.vec(c * b, -1.0, 1.0),
+    ]
+}
+
+/// [`adbench_lstm_objective`] and its gradient, by hand: the forward pass
+/// keeps, per step and layer, the layer's input, the previous hidden and
+/// cell states, the four gates and `tanh` of the new cell, and per step the
+/// exponentials of the predictions and their sum; the backward pass runs
+/// back through time and down through the layers.
+pub fn adbench_lstm_by_hand(
+    l: usize,
+    c: usize,
+    b: usize,
+    main_params: &[f64],
+    extra_params: &[f64],
+    state: &[f64],
+    sequence: &[f64],
+    d_main: &mut [f64],
+    d_extra: &mut [f64],
+) -> f64 {
+    let logistic = |x: f64| 1.0 / (1.0 + (-x).exp());
+    let steps = c - 1;
+    let mut s = state.to_vec();
+    let rec = 8 * b;
+    let mut tape = vec![0.0; steps * l * rec];
+    let mut eyp = vec![0.0; steps * b];
+    let mut sums = vec![0.0; steps];
+    let mut ypred = vec![0.0; b];
+    let mut total = 0.0;
+    let mut count = 0;
+    for t in 0..steps {
+        let input = &sequence[t * b..(t + 1) * b];
+        for k in 0..l {
+            let w = &main_params[k * 8 * b..k * 8 * b + 4 * b];
+            let bias = &main_params[k * 8 * b + 4 * b..(k + 1) * 8 * b];
+            let r = &mut tape[(t * l + k) * rec..(t * l + k + 1) * rec];
+            if k == 0 {
+                for i in 0..b {
+                    r[i] = input[i] * extra_params[i];
+                }
+            } else {
+                let hp = (k - 1) * 2 * b;
+                r[..b].copy_from_slice(&s[hp..hp + b]);
+            }
+            let (hs, cs) = s[k * 2 * b..(k + 1) * 2 * b].split_at_mut(b);
+            r[b..2 * b].copy_from_slice(hs);
+            r[2 * b..3 * b].copy_from_slice(cs);
+            for i in 0..b {
+                let (x, h) = (r[i], hs[i]);
+                let f = logistic(x * w[i] + bias[i]);
+                let ig = logistic(h * w[b + i] + bias[b + i]);
+                let o = logistic(x * w[2 * b + i] + bias[2 * b + i]);
+                let ch = (h * w[3 * b + i] + bias[3 * b + i]).tanh();
+                let cn = cs[i] * f + ig * ch;
+                let tc = cn.tanh();
+                cs[i] = cn;
+                hs[i] = o * tc;
+                r[3 * b + i] = f;
+                r[4 * b + i] = ig;
+                r[5 * b + i] = o;
+                r[6 * b + i] = ch;
+                r[7 * b + i] = tc;
+            }
+        }
+        let hl = (l - 1) * 2 * b;
+        let mut sum = 0.0;
+        for i in 0..b {
+            ypred[i] = s[hl + i] * extra_params[b + i] + extra_params[2 * b + i];
+            let e = ypred[i].exp();
+            eyp[t * b + i] = e;
+            sum += e;
+        }
+        sum += 2.0;
+        sums[t] = sum;
+        let lse = sum.ln();
+        let target = &sequence[(t + 1) * b..(t + 2) * b];
+        for i in 0..b {
+            total += target[i] * (ypred[i] - lse);
+        }
+        count += b;
+    }
+    let value = -total / count as f64;
+
+    let d_total = -1.0 / count as f64;
+    let mut dh = vec![0.0; l * b];
+    let mut dc = vec![0.0; l * b];
+    let mut dx = vec![0.0; b];
+    for t in (0..steps).rev() {
+        let input = &sequence[t * b..(t + 1) * b];
+        let target = &sequence[(t + 1) * b..(t + 2) * b];
+        let tsum: f64 = target.iter().sum();
+        let sum = sums[t];
+        let top = (l - 1) * b;
+        let rt = &tape[(t * l + l - 1) * rec..(t * l + l) * rec];
+        for i in 0..b {
+            let dy = d_total * (target[i] - tsum * eyp[t * b + i] / sum);
+            let h = rt[5 * b + i] * rt[7 * b + i];
+            d_extra[b + i] += dy * h;
+            d_extra[2 * b + i] += dy;
+            dh[top + i] += dy * extra_params[b + i];
+        }
+        for k in (0..l).rev() {
+            let w = &main_params[k * 8 * b..k * 8 * b + 4 * b];
+            let r = &tape[(t * l + k) * rec..(t * l + k + 1) * rec];
+            let (dw, db) = d_main[k * 8 * b..(k + 1) * 8 * b].split_at_mut(4 * b);
+            for i in 0..b {
+                let (x, hp, cp) = (r[i], r[b + i], r[2 * b + i]);
+                let (f, ig, o) = (r[3 * b + i], r[4 * b + i], r[5 * b + i]);
+                let (ch, tc) = (r[6 * b + i], r[7 * b + i]);
+                let dhn = dh[k * b + i];
+                let d_o = dhn * tc;
+                let dcn = dc[k * b + i] + dhn * o * (1.0 - tc * tc);
+                let dzf = dcn * cp * f * (1.0 - f);
+                let dzi = dcn * ch * ig * (1.0 - ig);
+                let dzo = d_o * o * (1.0 - o);
+                let dzc = dcn * ig * (1.0 - ch * ch);
+                dw[i] += dzf * x;
+                db[i] += dzf;
+                dw[b + i] += dzi * hp;
+                db[b + i] += dzi;
+                dw[2 * b + i] += dzo * x;
+                db[2 * b + i] += dzo;
+                dw[3 * b + i] += dzc * hp;
+                db[3 * b + i] += dzc;
+                dx[i] = dzf * w[i] + dzo * w[2 * b + i];
+                dh[k * b + i] = dzi * w[b + i] + dzc * w[3 * b + i];
+                dc[k * b + i] = dcn * f;
+            }
+            if k > 0 {
+                for i in 0..b {
+                    dh[(k - 1) * b + i] += dx[i];
+                }
+            } else {
+                for i in 0..b {
+                    d_extra[i] += dx[i] * input[i];
+                }
+            }
+        }
+    }
+    value
+}
+
+// ----- (m) forward substitution by columns, in place -----------------------------
+
+/// `½‖y‖²` for `L y = b` solved by columns, in place: `y[j]` divided by
+/// the diagonal, then subtracted from every `y[i]` below it, so every
+/// element is overwritten many times (`lower/share.rs`: the inner loop's
+/// `y[j]` is the quotient stored before it).
+#[differentiable(wrt(l, b))]
+pub fn colsolve_objective(l: &[f64], b: &[f64], n: usize) -> f64 {
+    let mut y = b.to_vec();
+    for j in 0..n {
+        y[j] /= l[j * n + j];
+        for i in j + 1..n {
+            y[i] -= l[i * n + j] * y[j];
+        }
+    }
+    let mut loss = 0.0;
+    for i in 0..n {
+        loss += y[i] * y[i];
+    }
+    0.5 * loss
+}
+
+/// [`colsolve_objective`] and its gradient, by hand: `y[j]` is final after
+/// step `j`, so the reverse needs no saved values; each column's sum in a
+/// local.
+pub fn colsolve_by_hand(l: &[f64], b: &[f64], n: usize, d_l: &mut [f64], d_b: &mut [f64]) -> f64 {
+    let mut y = b.to_vec();
+    for j in 0..n {
+        y[j] /= l[j * n + j];
+        let yj = y[j];
+        for i in j + 1..n {
+            y[i] -= l[i * n + j] * yj;
+        }
+    }
+    let mut loss = 0.0;
+    for i in 0..n {
+        loss += y[i] * y[i];
+    }
+    let mut yb = y.clone();
+    for j in (0..n).rev() {
+        let yj = y[j];
+        let mut acc = yb[j];
+        for i in j + 1..n {
+            d_l[i * n + j] -= yb[i] * yj;
+            acc -= yb[i] * l[i * n + j];
+        }
+        let ljj = l[j * n + j];
+        d_l[j * n + j] -= acc * yj / ljj;
+        yb[j] = acc / ljj;
+    }
+    for i in 0..n {
+        d_b[i] += yb[i];
+    }
+    0.5 * loss
 }

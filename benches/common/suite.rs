@@ -44,7 +44,7 @@ pub struct Row {
 }
 
 /// The rows, in the order they run.
-pub const ROWS: [(&str, usize); 44] = [
+pub const ROWS: [(&str, usize); 50] = [
     ("rosenbrock", 2),
     ("rosenbrock", 10),
     ("rosenbrock", 100),
@@ -103,6 +103,15 @@ pub const ROWS: [(&str, usize); 44] = [
     // Gauss–Seidel, 20 sweeps: N points
     ("gauss_seidel", 100),
     ("gauss_seidel", 1000),
+    // ADBench's LSTM: `adbench_lstm_l<layers>_b<width>` over a sequence of
+    // the parameter's length
+    ("adbench_lstm_l2_b14", 64),
+    ("adbench_lstm_l4_b14", 256),
+    ("adbench_lstm_l2_b128", 64),
+    // forward substitution by columns, in place, n × n
+    ("colsolve", 10),
+    ("colsolve", 100),
+    ("colsolve", 500),
 ];
 
 /// Computes the value, and writes the gradient into the slice.
@@ -151,6 +160,8 @@ pub fn run_all(runner: &mut dyn Runner) {
             _ if workload.starts_with("chebyshev_") => chebyshev(runner, workload, param),
             "cutoff" => cutoff(runner, param),
             "gauss_seidel" => gauss_seidel(runner, param),
+            "colsolve" => colsolve(runner, param),
+            _ if workload.starts_with("adbench_lstm_") => adbench_lstm(runner, workload, param),
             _ if workload.starts_with("gmm_") => gmm(runner, workload, param),
             _ if workload.starts_with("lstm_b") => lstm(runner, workload, param),
             _ if workload.starts_with("heat_n") => heat(runner, workload, param),
@@ -485,6 +496,69 @@ fn trisolve(runner: &mut dyn Runner, n: usize) {
         }),
     ];
     check_and_run(runner, "trisolve", n, n * n + n, &mut variants);
+}
+
+fn colsolve(runner: &mut dyn Runner, n: usize) {
+    let (l, b) = nested::trisolve_data(n, 42);
+    let mut variants = vec![
+        variant("primal", |_| {
+            nested::colsolve_objective(black_box(&l), &b, n)
+        }),
+        variant("hand_written", |grad| {
+            grad.fill(0.0);
+            let (dl, db) = grad.split_at_mut(n * n);
+            nested::colsolve_by_hand(black_box(&l), &b, n, dl, db)
+        }),
+        variant("macro_adjoint", |grad| {
+            grad.fill(0.0);
+            let (dl, db) = grad.split_at_mut(n * n);
+            nested::colsolve_objective_adjoint(black_box(&l), &b, n, 1.0, dl, db)
+        }),
+    ];
+    check_and_run(runner, "colsolve", n, n * n + n, &mut variants);
+}
+
+fn adbench_lstm(runner: &mut dyn Runner, workload: &'static str, c: usize) {
+    let (l, b) = (size_in(workload, 'l'), size_in(workload, 'b'));
+    let [main, extra, state, sequence] = nested::adbench_lstm_data(l, c, b, 42);
+    let nm = main.len();
+    let mut variants = vec![
+        variant("primal", |_| {
+            nested::adbench_lstm_objective(l, c, b, black_box(&main), &extra, &state, &sequence)
+        }),
+        variant("hand_written", |grad| {
+            grad.fill(0.0);
+            let (dm, de) = grad.split_at_mut(nm);
+            nested::adbench_lstm_by_hand(
+                l,
+                c,
+                b,
+                black_box(&main),
+                &extra,
+                &state,
+                &sequence,
+                dm,
+                de,
+            )
+        }),
+        variant("macro_adjoint", |grad| {
+            grad.fill(0.0);
+            let (dm, de) = grad.split_at_mut(nm);
+            nested::adbench_lstm_objective_adjoint(
+                l,
+                c,
+                b,
+                black_box(&main),
+                &extra,
+                &state,
+                &sequence,
+                1.0,
+                dm,
+                de,
+            )
+        }),
+    ];
+    check_and_run(runner, workload, c, nm + extra.len(), &mut variants);
 }
 
 fn product(runner: &mut dyn Runner, n: usize) {

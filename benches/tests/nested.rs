@@ -259,6 +259,30 @@ fn hand_written_gradients_match_finite_differences() {
             "cutoff d_pos[{i}]"
         );
     }
+    let [main, extra, state, seq] = adbench_lstm_data(2, 5, 3, 9);
+    let (mut hm, mut he) = (vec![0.0; main.len()], vec![0.0; extra.len()]);
+    adbench_lstm_by_hand(2, 5, 3, &main, &extra, &state, &seq, &mut hm, &mut he);
+    for i in [0, 11, main.len() - 1] {
+        let f = |m: &[f64]| adbench_lstm_objective(2, 5, 3, m, &extra, &state, &seq);
+        assert!(
+            (fd(&f, &main, i) - hm[i]).abs() < 1e-8,
+            "adbench_lstm d_main[{i}]"
+        );
+    }
+    for (i, h) in he.iter().enumerate() {
+        let f = |e: &[f64]| adbench_lstm_objective(2, 5, 3, &main, e, &state, &seq);
+        assert!(
+            (fd(&f, &extra, i) - h).abs() < 1e-8,
+            "adbench_lstm d_extra[{i}]"
+        );
+    }
+    let (l, b) = trisolve_data(6, 8);
+    let (mut hl, mut hb) = (vec![0.0; 36], vec![0.0; 6]);
+    colsolve_by_hand(&l, &b, 6, &mut hl, &mut hb);
+    for i in [0, 13, 35] {
+        let f = |l: &[f64]| colsolve_objective(l, &b, 6);
+        assert!((fd(&f, &l, i) - hl[i]).abs() < 1e-6, "colsolve d_l[{i}]");
+    }
     let (f0, target) = gauss_seidel_data(7, 6);
     let mut hf = vec![0.0; 7];
     gauss_seidel_by_hand(&f0, &target, 4, &mut hf);
@@ -276,5 +300,35 @@ fn hand_written_gradients_match_finite_differences() {
             (fd(&f, &x, i) - hx[i]).abs() < 1e-6 * scale,
             "pairs d_x[{i}]"
         );
+    }
+}
+
+#[test]
+fn adbench_lstm_gradients_agree() {
+    for (l, c, b) in [(1, 2, 1), (2, 4, 3), (3, 7, 5)] {
+        let [main, extra, state, seq] = adbench_lstm_data(l, c, b, 13 + (l * b) as u64);
+        let (mut hm, mut he) = (vec![0.0; main.len()], vec![0.0; extra.len()]);
+        let hand = adbench_lstm_by_hand(l, c, b, &main, &extra, &state, &seq, &mut hm, &mut he);
+        let (value, (gm, ge)) = adbench_lstm_objective_grad(l, c, b, &main, &extra, &state, &seq);
+        assert_eq!(
+            value,
+            adbench_lstm_objective(l, c, b, &main, &extra, &state, &seq)
+        );
+        close("adbench_lstm value", &[value], &[hand], 1e-12);
+        close("adbench_lstm d_main", &gm, &hm, 1e-9);
+        close("adbench_lstm d_extra", &ge, &he, 1e-9);
+    }
+}
+
+#[test]
+fn colsolve_gradients_agree() {
+    for n in [1, 2, 5, 17] {
+        let (l, b) = trisolve_data(n, 3 + n as u64);
+        let (mut hl, mut hb) = (vec![0.0; n * n], vec![0.0; n]);
+        let hand = colsolve_by_hand(&l, &b, n, &mut hl, &mut hb);
+        let (value, (gl, gb)) = colsolve_objective_grad(&l, &b, n);
+        close("colsolve value", &[value], &[hand], 1e-12);
+        close("colsolve d_l", &gl, &hl, 1e-9);
+        close("colsolve d_b", &gb, &hb, 1e-9);
     }
 }
