@@ -1175,7 +1175,7 @@ fn keeps_undo(
                 }
             }
         }
-        l.body.walk(1, &mut |stmt, depth| {
+        walk_in_loops(&l.body, 1, &mut |stmt, depth| {
             let weight = WEIGHT.saturating_pow(depth as u32);
             match stmt {
                 Stmt::Store { array: a, .. } if *a == array => {
@@ -1197,6 +1197,25 @@ fn keeps_undo(
         });
     }
     loads > stores
+}
+
+/// Calls `f` on every statement of `block` and of the blocks nested in it,
+/// with the number of loops around it (`depth` for `block`'s own): a
+/// branch runs its statements at most once an iteration, so an `if` adds
+/// no level (a kernel's diagonal `if i == j { k[c] += noise; }` is a
+/// store per row, not per row and column and one more).
+fn walk_in_loops<'a>(block: &'a Block, depth: usize, f: &mut dyn FnMut(&'a Stmt, usize)) {
+    for stmt in &block.stmts {
+        f(stmt, depth);
+        match stmt {
+            Stmt::If { then_, else_, .. } => {
+                walk_in_loops(then_, depth, f);
+                walk_in_loops(else_, depth, f);
+            }
+            Stmt::Loop(inner) => walk_in_loops(&inner.body, depth + 1, f),
+            _ => {}
+        }
+    }
 }
 
 /// The variables the reverse sweep of `block` reads (`reverse_reads`), and
