@@ -88,6 +88,12 @@ pub(super) struct Body<'a> {
     /// entry values are not restored. Updating them would compute values
     /// nothing reads (a loop-carried chain LLVM may keep), so it is skipped.
     dead_cells: HashSet<VarId>,
+    /// The cells of the fused loops (`fused_loop`) whose body is being
+    /// emitted: their forward code goes on after each iteration's reverse,
+    /// so a replay there that assigns one of them leaves in it what the
+    /// next iteration reads, and none of its loops is left out
+    /// (`replay_is_dead`).
+    fused_cells: HashSet<VarId>,
     /// Calls whose partials the forward code computed (`call_with_partials`).
     forward_partials: HashSet<VarId>,
     /// What was decided before emitting (`plan.rs`).
@@ -136,6 +142,7 @@ impl<'a> Body<'a> {
             declared: HashSet::new(),
             zeroed: HashSet::new(),
             dead_cells: HashSet::new(),
+            fused_cells: HashSet::new(),
             forward_partials: HashSet::new(),
             plan: Plan::new(func, activity, names, &sig.d_out, second),
             second,
@@ -609,6 +616,8 @@ impl<'a> Body<'a> {
                         }
                     }
                 }
+                // a replay that would compute only what nothing reads
+                Stmt::Loop(l) if mode.replay && self.replay_is_dead(l, block, mode) => {}
                 Stmt::Loop(l) => out.push(self.forward_loop(l, mode)),
                 Stmt::Jump(jump) => {
                     if mode.native_loop {
@@ -1334,6 +1343,15 @@ impl<'a> Body<'a> {
     /// iteration runs its body, then reverses it with the accumulators'
     /// adjoints, known before the loop. Nothing is saved or replayed.
     fn fused_loop(&mut self, l: &crate::ir::Loop) -> TokenStream {
+        let outer = self.fused_cells.clone();
+        self.fused_cells.extend(l.carried.iter().map(|c| c.cell));
+        let code = self.fused_loop_code(l);
+        self.fused_cells = outer;
+        code
+    }
+
+    /// [`Self::fused_loop`]'s code, emitted with its cells in `fused_cells`.
+    fn fused_loop_code(&mut self, l: &crate::ir::Loop) -> TokenStream {
         let Fused {
             index,
             range,
@@ -2240,6 +2258,70 @@ impl<'a> Body<'a> {
             }
             Header::Infinite => quote!(for _ in 0..#counter { #inner }),
         })
+    }
+
+    /// Whether replaying loop `l` (inside replayed `block`) would compute
+    /// nothing the reverse reads: its carried values are not needed
+    /// (`Activity::needed`: an accumulator's are not), and it has no effect
+    /// but them — no store, call, branch, opaque code or jump, no tape of
+    /// saved cells, in it or in any loop in it, and no exit values saved
+    /// there. Its own reverse
+    /// replays each iteration it needs. A convolution's score summed over
+    /// channels, rows and columns replayed the whole sub-nest at every level
+    /// of the reverse, `tanh` and all, for values nothing read: the forward
+    /// ran four times.
+    fn replay_is_dead(&self, l: &crate::ir::Loop, block: &Block, mode: Mode) -> bool {
+        if self.second {
+            return false;
+        }
+        // (in a fused loop's body: not where the replayed block assigns a
+        // cell of the fused loop, which the loop's next iteration reads)
+        let mut assigns_fused = false;
+        block.walk(0, &mut |stmt, _| {
+            if let Stmt::Update { cell, .. } = stmt {
+                assigns_fused |= self.fused_cells.contains(cell);
+            }
+        });
+        if assigns_fused {
+            return false;
+        }
+        let plain = |l: &crate::ir::Loop| {
+            matches!(l.header, Header::Range { .. })
+                && !l.breaks
+                && self
+                    .plan
+                    .loop_tapes
+                    .get(&l.id)
+                    .map_or(true, |t| t.is_empty())
+        };
+        // Exit values are saved after a loop of `Plan::exits` emitted where
+        // they are saved: `l` itself in a block that saves them, and the
+        // loops directly in `l`'s body when `l` records (`forward_loop`
+        // gives its body `Exits::Save`; deeper bodies run theirs).
+        let saves_exits = (mode.exits == Exits::Save && self.plan.exits.contains_key(&l.id))
+            || (mode.record
+                && l.body.stmts.iter().any(
+                    |s| matches!(s, Stmt::Loop(inner) if self.plan.exits.contains_key(&inner.id)),
+                ));
+        if saves_exits {
+            return false;
+        }
+        // (what loops inside it carry stays inside it: their own values
+        // are for their own reverse, inside `l`'s, which replays them)
+        let mut dead = plain(l)
+            && l.carried
+                .iter()
+                .all(|c| !self.activity.needed(c.cell) && !self.activity.needed(c.entry));
+        l.body.walk(0, &mut |stmt, _| match stmt {
+            Stmt::Let {
+                init: None | Some(Rhs::Use(_) | Rhs::Prim { .. } | Rhs::Load { .. }),
+                ..
+            }
+            | Stmt::Update { .. } => {}
+            Stmt::Loop(inner) => dead &= plain(inner),
+            _ => dead = false,
+        });
+        dead
     }
 
     /// Whether loop `l` stores into an array that carries an adjoint: its

@@ -1,0 +1,131 @@
+//! Replays that would compute only what nothing reads are left out
+//! (`autograd-macros/src/emit/reverse.rs`, `replay_is_dead`): a score
+//! summed over a nest inside a loop the reverse runs level by level (a
+//! function that allocates nothing replays rather than records) replayed
+//! the whole sub-nest at every level, for values nothing read. Each
+//! function here has a twin with a branch in its innermost loop, which
+//! keeps every replay; both are checked against central finite differences
+//! and against each other.
+
+#![allow(clippy::needless_range_loop)]
+
+mod common;
+
+use autograd::differentiable;
+use common::check_gradient_and_adjoint;
+
+const POINTS: [[f64; 8]; 3] = [
+    [0.7, -1.3, 0.4, 1.9, -0.6, 1.1, 0.3, -0.9],
+    [1.2, 0.3, -0.8, 0.5, 2.1, -0.2, -1.4, 0.6],
+    [-0.4, 0.9, 1.6, -1.1, 0.2, 0.8, 1.3, -0.5],
+];
+
+const IMAGE: [f64; 16] = [
+    0.1, -0.4, 0.7, 0.2, -0.3, 0.9, -0.8, 0.5, 0.6, -0.1, 0.3, -0.7, 0.4, 0.8, -0.2, -0.6,
+];
+
+fn assert_close(a: &[f64], b: &[f64], at: &[f64]) {
+    for (k, (p, q)) in a.iter().zip(b).enumerate() {
+        assert!(
+            (p - q).abs() <= 1e-13 * p.abs().max(q.abs()).max(1.0),
+            "entry {k}: {p} against {q} at {at:?}"
+        );
+    }
+}
+
+// A two-channel 2 × 2 convolution over a 4 × 4 image, `tanh`, a weighted
+// readout, squared error, over two labels: the score is summed over
+// channels, rows and columns.
+#[differentiable]
+fn convolution(w: &[f64]) -> f64 {
+    let n = 4;
+    let mut loss = 0.0;
+    for label in [0.5, -0.25] {
+        let mut score = 0.0;
+        for c in 0..2 {
+            for y in 0..n - 1 {
+                for x in 0..n - 1 {
+                    let mut s = w[6 + c];
+                    for ky in 0..2 {
+                        for kx in 0..2 {
+                            s += w[c * 3 + ky + kx] * IMAGE[(y + ky) * n + x + kx];
+                        }
+                    }
+                    score += (0.5 + 0.1 * (x + y) as f64) * s.tanh();
+                }
+            }
+        }
+        let e = score - label;
+        loss += e * e;
+    }
+    loss
+}
+
+#[differentiable]
+fn convolution_twin(w: &[f64]) -> f64 {
+    let n = 4;
+    let mut loss = 0.0;
+    for label in [0.5, -0.25] {
+        let mut score = 0.0;
+        for c in 0..2 {
+            for y in 0..n - 1 {
+                for x in 0..n - 1 {
+                    let mut s = w[6 + c];
+                    for ky in 0..2 {
+                        for kx in 0..2 {
+                            s += w[c * 3 + ky + kx] * IMAGE[(y + ky) * n + x + kx];
+                            if label > 1e9 {
+                                s += 1.0;
+                            }
+                        }
+                    }
+                    score += (0.5 + 0.1 * (x + y) as f64) * s.tanh();
+                }
+            }
+        }
+        let e = score - label;
+        loss += e * e;
+    }
+    loss
+}
+
+#[test]
+fn a_score_summed_over_a_nest_agrees_with_its_replayed_twin() {
+    check_gradient_and_adjoint(convolution, convolution_grad, convolution_adjoint, &POINTS);
+    check_gradient_and_adjoint(
+        convolution_twin,
+        convolution_twin_grad,
+        convolution_twin_adjoint,
+        &POINTS,
+    );
+    for x in POINTS {
+        let (value, gradient) = convolution_grad(&x);
+        let (twin_value, twin_gradient) = convolution_twin_grad(&x);
+        assert_eq!(value, twin_value, "at {x:?}");
+        assert_close(&gradient, &twin_gradient, &x);
+    }
+}
+
+// A product of sums: the inner sums' cells are needed (the product reads
+// them), so their replay stays; the outer sum's is dead.
+#[differentiable]
+fn sums(x: &[f64]) -> f64 {
+    let mut total = 0.0;
+    for i in 0..4 {
+        let mut outer = 0.0;
+        for j in 0..4 {
+            let mut a = 0.0;
+            for k in 0..2 {
+                a += x[(i + j + k) % 8] * x[(j + 2 * k) % 8];
+            }
+            outer += a * a.sin();
+        }
+        total += outer * outer;
+    }
+    total
+}
+
+#[test]
+fn needed_sums_are_replayed() {
+    check_gradient_and_adjoint(sums, sums_grad, sums_adjoint, &POINTS);
+}
