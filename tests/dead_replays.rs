@@ -129,3 +129,41 @@ fn sums(x: &[f64]) -> f64 {
 fn needed_sums_are_replayed() {
     check_gradient_and_adjoint(sums, sums_grad, sums_adjoint, &POINTS);
 }
+
+// Random programs, seed 1128050501 #1430 (minimized): the sum read after
+// its loop (`e.sin()`), in the branch an early `return` leaves, was left
+// out of the branch's replay — its cell kept the value the replay starts
+// it with, and the gradient was `cos(0)`. Only a loop's replay that feeds
+// nothing but the sums of the loop being reversed is left out.
+#[differentiable]
+fn sum_after_a_return(g: &[f64], o: &[f64], w: &[f64]) -> f64 {
+    if g.iter().all(|&q| q < 0.5) && w.iter().any(|&q| q > 1.0) {
+        return 1.0;
+    }
+    let mut e: f64 = 0.0;
+    for c in 0..g.len() {
+        for _l in 0..=c {
+            let mut h: f64 = 0.0;
+            for t in 0..o.len() {
+                h += w[t + c * o.len()];
+            }
+            e += h;
+        }
+    }
+    e.sin()
+}
+
+#[test]
+fn a_sum_read_after_its_loop_is_replayed() {
+    let (g, o) = ([0.9, 0.4, -0.4], [0.4, 0.8]);
+    let w = [0.5, -1.4, 0.6, 0.7, -0.7, 0.3];
+    let (value, (_, _, d_w)) = sum_after_a_return_grad(&g, &o, &w);
+    let e: f64 = (0..3)
+        .map(|c| (c + 1) as f64 * (w[2 * c] + w[2 * c + 1]))
+        .sum();
+    assert_eq!(value, sum_after_a_return(&g, &o, &w));
+    for (k, d) in d_w.iter().enumerate() {
+        let expected = (k / 2 + 1) as f64 * e.cos();
+        assert!((d - expected).abs() < 1e-12, "d_w[{k}] = {d}, not {expected}");
+    }
+}

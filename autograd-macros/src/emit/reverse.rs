@@ -94,6 +94,11 @@ pub(super) struct Body<'a> {
     /// next iteration reads, and none of its loops is left out
     /// (`replay_is_dead`).
     fused_cells: HashSet<VarId>,
+    /// While the body of a loop that only accumulates is replayed for its
+    /// reverse in the forward order (`reverse_loop`): that body, and the
+    /// loop's accumulators, whose values its reverse does not read
+    /// (`replay_is_dead`).
+    replaying_sums: Option<(*const Block, HashSet<VarId>)>,
     /// Calls whose partials the forward code computed (`call_with_partials`).
     forward_partials: HashSet<VarId>,
     /// What was decided before emitting (`plan.rs`).
@@ -143,6 +148,7 @@ impl<'a> Body<'a> {
             zeroed: HashSet::new(),
             dead_cells: HashSet::new(),
             fused_cells: HashSet::new(),
+            replaying_sums: None,
             forward_partials: HashSet::new(),
             plan: Plan::new(func, activity, names, &sig.d_out, second),
             second,
@@ -2180,7 +2186,21 @@ impl<'a> Body<'a> {
             .filter(|c| !saved_cells.contains(c))
             .collect();
         let outer_dead = std::mem::replace(&mut self.dead_cells, dead);
+        // (the body of a loop that only accumulates, reversed in the
+        // forward order below, may leave out loops that only feed its sums)
+        let in_order = self.plan.reversed_in_order(l, self.activity);
+        let sums = match (&l.header, saved.is_empty(), in_order, self.second) {
+            (Header::Range { .. }, true, true, false) => {
+                crate::fuse::accumulators(l, self.activity)
+            }
+            _ => None,
+        };
+        let outer_sums = std::mem::replace(
+            &mut self.replaying_sums,
+            sums.map(|cells| (&l.body as *const Block, cells.into_iter().collect())),
+        );
         let body = self.forward(&l.body, replay);
+        self.replaying_sums = outer_sums;
         self.dead_cells = outer_dead;
         let restore = saved.iter().map(|(tape, cell)| {
             let cell = self.ident(*cell);
@@ -2190,7 +2210,6 @@ impl<'a> Body<'a> {
         // Stores into arrays declared outside the loop (`plain_stores`, not
         // in `stores`) must be reversed last to first: an element written
         // by two iterations gives its adjoint to the last write.
-        let in_order = self.plan.reversed_in_order(l, self.activity);
         if let (Header::Range { index, range }, true, true) =
             (&l.header, saved.is_empty(), in_order)
         {
@@ -2271,7 +2290,16 @@ impl<'a> Body<'a> {
     /// of the reverse, `tanh` and all, for values nothing read: the forward
     /// ran four times.
     fn replay_is_dead(&self, l: &crate::ir::Loop, block: &Block, mode: Mode) -> bool {
-        if self.second {
+        // Only directly in the body of a loop that only accumulates, being
+        // replayed for its reverse in the forward order, and only a loop
+        // whose values go nowhere but into that loop's sums (copied, then
+        // assigned to one of its accumulators): elsewhere a replay
+        // recomputes what its block's reverse reads (a branch's replay, the
+        // sum read after the loop in it).
+        let Some((body, sums)) = &self.replaying_sums else {
+            return false;
+        };
+        if self.second || !std::ptr::eq(*body, block) || !only_into(block, l, sums) {
             return false;
         }
         // (in a fused loop's body: not where the replayed block assigns a
@@ -2927,4 +2955,39 @@ fn rename(tokens: TokenStream, from: &Ident, to: &Ident) -> TokenStream {
             other => other,
         })
         .collect()
+}
+
+/// Whether the values loop `l` (a statement of `block`) leaves in its cells
+/// go, in the statements of `block` after it, only into the cells `sums`:
+/// read only by copies, and the copies only assigned to those cells.
+fn only_into(block: &Block, l: &crate::ir::Loop, sums: &HashSet<VarId>) -> bool {
+    let Some(at) = block
+        .stmts
+        .iter()
+        .position(|s| matches!(s, Stmt::Loop(m) if std::ptr::eq(m, l)))
+    else {
+        return false;
+    };
+    let mut from: HashSet<VarId> = l.carried.iter().map(|c| c.cell).collect();
+    let mut only = true;
+    for stmt in &block.stmts[at + 1..] {
+        crate::record::walk_stmt(stmt, &mut |s| match s {
+            Stmt::Let {
+                var,
+                init: Some(Rhs::Use(Operand::Var(v))),
+                ..
+            } if from.contains(v) => {
+                from.insert(*var);
+            }
+            Stmt::Update {
+                cell,
+                value: Operand::Var(v),
+            } if from.contains(v) => {
+                only &= sums.contains(cell);
+                from.insert(*cell);
+            }
+            _ => only &= !s.reads().iter().any(|v| from.contains(v)),
+        });
+    }
+    only
 }
