@@ -12,7 +12,7 @@
 mod common;
 
 use autograd::differentiable;
-use common::check_gradient_and_adjoint;
+use common::{assert_close, check_gradient_and_adjoint};
 
 const POINTS: [[f64; 8]; 3] = [
     [0.7, -1.3, 0.4, 1.9, -0.6, 1.1, 0.3, -0.9],
@@ -23,15 +23,6 @@ const POINTS: [[f64; 8]; 3] = [
 const IMAGE: [f64; 16] = [
     0.1, -0.4, 0.7, 0.2, -0.3, 0.9, -0.8, 0.5, 0.6, -0.1, 0.3, -0.7, 0.4, 0.8, -0.2, -0.6,
 ];
-
-fn assert_close(a: &[f64], b: &[f64], at: &[f64]) {
-    for (k, (p, q)) in a.iter().zip(b).enumerate() {
-        assert!(
-            (p - q).abs() <= 1e-13 * p.abs().max(q.abs()).max(1.0),
-            "entry {k}: {p} against {q} at {at:?}"
-        );
-    }
-}
 
 // A two-channel 2 × 2 convolution over a 4 × 4 image, `tanh`, a weighted
 // readout, squared error, over two labels: the score is summed over
@@ -164,6 +155,9 @@ fn a_sum_read_after_its_loop_is_replayed() {
     assert_eq!(value, sum_after_a_return(&g, &o, &w));
     for (k, d) in d_w.iter().enumerate() {
         let expected = (k / 2 + 1) as f64 * e.cos();
-        assert!((d - expected).abs() < 1e-12, "d_w[{k}] = {d}, not {expected}");
+        assert!(
+            (d - expected).abs() < 1e-12,
+            "d_w[{k}] = {d}, not {expected}"
+        );
     }
 }

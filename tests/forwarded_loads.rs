@@ -14,7 +14,7 @@
 mod common;
 
 use autograd::differentiable;
-use common::check_gradient_and_adjoint;
+use common::{assert_close, check_gradient_and_adjoint};
 
 /// The identity, out of the pass's sight: an index through it is no known
 /// element.
@@ -35,15 +35,6 @@ const POINTS: [[f64; 12]; 3] = [
         1.4, 0.9, 1.6, -1.1, 2.4, 0.8, 1.3, -0.5, 1.2, 0.2, 0.6, -0.9,
     ],
 ];
-
-fn assert_close(a: &[f64], b: &[f64], at: &[f64]) {
-    for (k, (p, q)) in a.iter().zip(b).enumerate() {
-        assert!(
-            (p - q).abs() <= 1e-13 * p.abs().max(q.abs()).max(1.0),
-            "entry {k}: {p} against {q} at {at:?}"
-        );
-    }
-}
 
 /// A test `$test` of `$known` against its twin `$plain`, both `fn(&[f64])`.
 macro_rules! twins {

@@ -12,22 +12,13 @@
 mod common;
 
 use autograd::differentiable;
-use common::check_gradient_and_adjoint;
+use common::{assert_close, check_gradient_and_adjoint};
 
 const POINTS: [[f64; 6]; 3] = [
     [0.7, -1.3, 0.4, 1.9, -0.6, 1.1],
     [1.2, 0.3, -0.8, 0.5, 2.1, -0.2],
     [-0.4, 0.9, 1.6, -1.1, 0.2, 0.8],
 ];
-
-fn assert_close(a: &[f64], b: &[f64], at: &[f64]) {
-    for (k, (p, q)) in a.iter().zip(b).enumerate() {
-        assert!(
-            (p - q).abs() <= 1e-13 * p.abs().max(q.abs()).max(1.0),
-            "entry {k}: {p} against {q} at {at:?}"
-        );
-    }
-}
 
 macro_rules! twins {
     ($test:ident: $recorded:ident, $recorded_grad:ident, $recorded_adjoint:ident;

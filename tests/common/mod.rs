@@ -42,3 +42,16 @@ pub fn check_gradient_and_adjoint<const N: usize>(
         }
     }
 }
+
+/// Asserts that two gradients agree to rounding: every entry within
+/// `1e-13` relative (absolute below 1), with the point `at` in the message.
+/// For twins whose reverse adds the same terms in another order.
+pub fn assert_close(a: &[f64], b: &[f64], at: &[f64]) {
+    assert_eq!(a.len(), b.len(), "lengths at {at:?}");
+    for (k, (p, q)) in a.iter().zip(b).enumerate() {
+        assert!(
+            (p - q).abs() <= 1e-13 * p.abs().max(q.abs()).max(1.0),
+            "entry {k}: {p} against {q} at {at:?}"
+        );
+    }
+}
