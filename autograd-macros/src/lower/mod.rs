@@ -1176,6 +1176,19 @@ impl<'a> Lowerer<'a> {
 
     /// `place = rhs` or `place op= rhs`: a new version of the local.
     fn lower_assign(&mut self, place: &Expr, op: Option<&syn::BinOp>, rhs: &Expr) {
+        // `input = target;` of a local subslice: a view is bound once
+        if let Expr::Path(_) = syntax::strip_parens(place) {
+            let view = |b: Option<pattern::Bound>| matches!(b, Some(pattern::Bound::View(_)));
+            if view(self.compound_of(place)) || view(self.compound_of(rhs)) {
+                self.cx.error_spanned_by(
+                    place,
+                    "a local subslice cannot be assigned another one; keep where it \
+                     starts in an integer local instead and index from it: `let mut \
+                     start = 0; .. x[start + i] ..; start = (t + 1) * b;`",
+                );
+                return;
+            }
+        }
         // `total = xs.iter().map(..).sum();` into a float: a float sum
         let root = match syntax::strip_parens(place) {
             Expr::Index(i) => syntax::strip_parens(&i.expr),
