@@ -2280,15 +2280,15 @@ impl<'a> Body<'a> {
     }
 
     /// Whether replaying loop `l` (inside replayed `block`) would compute
-    /// nothing the reverse reads: its carried values are not needed
-    /// (`Activity::needed`: an accumulator's are not), and it has no effect
-    /// but them — no store, call, branch, opaque code or jump, no tape of
-    /// saved cells, in it or in any loop in it, and no exit values saved
-    /// there. Its own reverse
-    /// replays each iteration it needs. A convolution's score summed over
-    /// channels, rows and columns replayed the whole sub-nest at every level
-    /// of the reverse, `tanh` and all, for values nothing read: the forward
-    /// ran four times.
+    /// nothing the reverse reads: `block` is the body of a summing loop
+    /// replayed for its own reverse, `l`'s values go only into that loop's
+    /// sums, its carried values are not needed (`Activity::needed`), and it
+    /// has no effect but them — no store, call, branch, opaque code or
+    /// jump, no tape of saved cells, in it or in any loop in it, and no exit
+    /// values saved there. Its own reverse replays each iteration it needs.
+    /// A convolution's score summed over channels, rows and columns
+    /// replayed the whole sub-nest at every level of the reverse, `tanh` and
+    /// all, for values nothing read: the forward ran four times.
     fn replay_is_dead(&self, l: &crate::ir::Loop, block: &Block, mode: Mode) -> bool {
         // Only directly in the body of a loop that only accumulates, being
         // replayed for its reverse in the forward order, and only a loop
