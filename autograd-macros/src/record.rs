@@ -212,6 +212,12 @@ pub fn plan(
         .filter(|(_, _, l)| replay_saves(activity, l, plain_stores))
         .map(|(_, _, l)| l.id)
         .collect();
+    // A nest's calls take their partials in the forward sweep, onto a
+    // record, where recording it needs storage anyway (its replay would
+    // save, or the function allocates); elsewhere their reverse calls the
+    // callee's adjoint, as a replay does, and a function that allocated
+    // nothing still allocates nothing.
+    let takes_partials = |l: &crate::ir::Loop| allocates || saves.contains(&l.id);
     loop {
         if candidates.is_empty() {
             return Recording::default();
@@ -228,14 +234,23 @@ pub fn plan(
             }
         }
         plain.retain(|a| {
-            !plain_stores.contains(a) && !keeps_undo(func, activity, &scopes, &candidates, *a)
+            !plain_stores.contains(a)
+                && !keeps_undo(func, activity, &scopes, &candidates, &takes_partials, *a)
         });
         let with_undo_free: HashSet<VarId> = plain.union(plain_stores).copied().collect();
         let keeps: Vec<Option<NestKeep>> = candidates
             .iter()
             .map(|&(scope, position, l)| {
                 let settled = settled_arrays(func, scopes[scope], position);
-                keep_of(func, activity, names, l, &settled, &with_undo_free)
+                keep_of(
+                    func,
+                    activity,
+                    names,
+                    l,
+                    &settled,
+                    &with_undo_free,
+                    takes_partials(l),
+                )
             })
             .collect();
         // dropped: a nest whose reverse cannot get what it reads, and one
@@ -254,9 +269,7 @@ pub fn plan(
             }
             Some((keep, _)) if !holds_loop(l) => records_costly(l, keep),
             Some((keep, _)) => {
-                saves.contains(&l.id)
-                    || allocates
-                    || (!needs_storage(l, keep) && copied_args(func, activity, l).is_empty())
+                saves.contains(&l.id) || allocates || !needs_storage(func, activity, l, keep)
             }
         };
         if candidates.iter().zip(&keeps).any(|(c, k)| !kept(c, k)) {
@@ -305,7 +318,7 @@ pub fn plan(
                 }
             });
             recording.keep.extend(keep);
-            let copies = copied_args(func, activity, l);
+            let copies = copied_args(func, activity, l, takes_partials(l));
             let args = (!copies.is_empty()).then(|| names.fresh("__ad_args"));
             let mut twins: Vec<(VarId, Ident)> = Vec::new();
             for (_, arrays) in &copies {
@@ -324,7 +337,7 @@ pub fn plan(
                     ..
                 } = stmt
                 {
-                    calls |= partials_in_forward(func, activity, *var, args);
+                    calls |= takes_partials(l) && partials_in_forward(func, activity, *var, args);
                 }
             });
             let partials = calls.then(|| names.fresh("__ad_partials"));
@@ -481,13 +494,21 @@ fn allocates_anyway(func: &Func) -> bool {
 }
 
 /// Whether recording nest `l` with `keep` needs storage: a value on a
-/// record or a tape, or an `if` (whose decision may be recorded).
-fn needs_storage(l: &crate::ir::Loop, keep: &HashMap<VarId, Keep>) -> bool {
+/// record or a tape, an `if` (whose decision may be recorded), or a copy
+/// of an array a call is given (`copied_args`; a call's partials are taken
+/// in the forward sweep only where storage is needed anyway).
+fn needs_storage(
+    func: &Func,
+    activity: &Activity,
+    l: &crate::ir::Loop,
+    keep: &HashMap<VarId, Keep>,
+) -> bool {
     let mut branches = false;
     l.body.walk(0, &mut |stmt, _| {
         branches |= matches!(stmt, Stmt::If { .. })
     });
     branches
+        || !copied_args(func, activity, l, false).is_empty()
         || keep
             .values()
             .any(|k| matches!(k, Keep::Float | Keep::Own(_)))
@@ -528,6 +549,7 @@ pub(crate) fn copied_args(
     func: &Func,
     activity: &Activity,
     l: &crate::ir::Loop,
+    partials: bool,
 ) -> Vec<(VarId, Vec<VarId>)> {
     let mut stored: HashSet<VarId> = HashSet::new();
     func.body.walk(0, &mut |stmt, _| {
@@ -545,7 +567,9 @@ pub(crate) fn copied_args(
         else {
             return;
         };
-        if !activity.needs_adjoint(*var) || partials_in_forward(func, activity, *var, args) {
+        if !activity.needs_adjoint(*var)
+            || (partials && partials_in_forward(func, activity, *var, args))
+        {
             return;
         }
         let mut arrays: Vec<VarId> = Vec::new();
@@ -786,6 +810,7 @@ fn keep_of(
     l: &crate::ir::Loop,
     settled: &HashSet<VarId>,
     plain: &HashSet<VarId>,
+    partials: bool,
 ) -> Option<NestKeep> {
     let stable = stable_loads(&l.body);
     // What a copy, a constant or a load the reverse can read again is
@@ -818,7 +843,7 @@ fn keep_of(
         _ => {}
     });
     let stored = stored_values(func, &l.body, plain, &indices, &defs);
-    let mut work: Vec<VarId> = reverse_reads(func, activity, &l.body, plain);
+    let mut work: Vec<VarId> = reverse_reads(func, activity, &l.body, plain, partials);
     let mut keep: HashMap<VarId, Keep> = HashMap::new();
     // Integers the nest's loops step: a value of a counter's chain known at
     // the start of its reversed iteration is counted back (and the counter
@@ -1143,6 +1168,7 @@ fn keeps_undo(
     activity: &Activity,
     scopes: &[&Block],
     nests: &[Candidate],
+    takes_partials: &dyn Fn(&crate::ir::Loop) -> bool,
     array: VarId,
 ) -> bool {
     const WEIGHT: u64 = 16;
@@ -1155,7 +1181,7 @@ fn keeps_undo(
         if settled_arrays(func, scopes[scope], position).contains(&array) {
             continue;
         }
-        let reads = read_through_copies(func, activity, &l.body);
+        let reads = read_through_copies(func, activity, &l.body, takes_partials(l));
         // the stores the nest would undo as spans, one copy for the loop
         let mut loops = vec![l];
         l.body.walk(0, &mut |stmt, _| {
@@ -1223,8 +1249,13 @@ fn walk_in_loops<'a>(block: &'a Block, depth: usize, f: &mut dyn FnMut(&'a Stmt,
 /// one varied value (`cheap_of_one`), as `keep_of` does: the loads of a
 /// stencil's `u[i]` are read by the reverse through `HEAT_DT * u[i]` and
 /// `1.0 - u[i]`.
-fn read_through_copies(func: &Func, activity: &Activity, block: &Block) -> HashSet<VarId> {
-    let mut reads: HashSet<VarId> = reverse_reads(func, activity, block, &HashSet::new())
+fn read_through_copies(
+    func: &Func,
+    activity: &Activity,
+    block: &Block,
+    partials: bool,
+) -> HashSet<VarId> {
+    let mut reads: HashSet<VarId> = reverse_reads(func, activity, block, &HashSet::new(), partials)
         .into_iter()
         .collect();
     let mut from: Vec<(VarId, Vec<VarId>)> = Vec::new();
@@ -1261,6 +1292,7 @@ fn reverse_reads(
     activity: &Activity,
     block: &Block,
     plain: &HashSet<VarId>,
+    partials: bool,
 ) -> Vec<VarId> {
     let mut reads = Vec::new();
     let operand = |op: &Operand, reads: &mut Vec<VarId>| match op {
@@ -1283,7 +1315,8 @@ fn reverse_reads(
             }
             Rhs::Load { index, .. } => reads.extend(&index.uses),
             // (its partials, taken in the forward sweep, read nothing)
-            Rhs::Call { args, .. } if partials_in_forward(func, activity, *var, args) => {}
+            Rhs::Call { args, .. }
+                if partials && partials_in_forward(func, activity, *var, args) => {}
             // (the callee's adjoint reads every argument again)
             Rhs::Call { callee, args } => reads.extend(crate::activity::call_reads(callee, args)),
             _ => {}

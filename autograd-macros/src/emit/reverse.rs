@@ -473,7 +473,10 @@ impl<'a> Body<'a> {
                     var,
                     ty,
                     init: Some(Rhs::Call { callee, args }),
-                } if mode.store && self.partials_in_forward(*var, args) => {
+                } if mode.store
+                    && self.nest_takes_partials()
+                    && self.partials_in_forward(*var, args) =>
+                {
                     out.extend(self.call_with_partials(*var, ty.as_ref(), callee, args));
                     let partials = self.varied_partials(*var, args);
                     let nest = &self.plan.recording.nests[&self.nest.expect("in a nest")];
@@ -2373,6 +2376,13 @@ impl<'a> Body<'a> {
     /// arguments vary (an array's partials would need a buffer).
     fn partials_in_forward(&self, var: VarId, args: &[CallArg]) -> bool {
         crate::record::partials_in_forward(self.func, self.activity, var, args)
+    }
+
+    /// Whether the recorded nest being emitted takes its calls' partials in
+    /// the forward sweep (`record::plan`: where it needs storage anyway).
+    fn nest_takes_partials(&self) -> bool {
+        self.nest
+            .is_some_and(|nest| self.plan.recording.nests[&nest].partials.is_some())
     }
 
     /// The partials of call `var` taken in the forward sweep
