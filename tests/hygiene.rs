@@ -1031,3 +1031,65 @@ fn thirteenth_session_keeps_user_names_apart() {
         assert!(report.is_ok(1e-6), "{report}");
     }
 }
+
+// The fourteenth session's constructs under names a user may choose: a
+// value forwarded into an inner loop (`y[j]` in `for i in j + 1..n`), a
+// buffer given to a helper in a recorded nest, a scalar helper's partials,
+// and a replay left out of a summing nest, with locals named `t0`, `d_x`,
+// `d_y`, `__ad_sum`, `__ad_at` and `twin`.
+#[differentiable]
+fn fourteenth_session_helper(v: &[f64], t0: f64) -> f64 {
+    let mut s = 0.0;
+    for i in 0..v.len() {
+        s += (v[i] * t0).exp();
+    }
+    s.ln()
+}
+
+#[differentiable]
+fn fourteenth_session_squash(d_x: f64) -> f64 {
+    d_x / (1.0 + d_x.abs())
+}
+
+#[differentiable]
+fn fourteenth_session_names(x: &[f64]) -> f64 {
+    let n = 3;
+    let mut d_y = x[0..n].to_vec();
+    for j in 0..n {
+        d_y[j] /= 2.0 + x[j] * x[j];
+        for i in j + 1..n {
+            d_y[i] -= x[i + 1] * d_y[j];
+        }
+    }
+    let mut twin = vec![0.0; n];
+    let mut t0 = 0.0;
+    for step in 0..3 {
+        for i in 0..n {
+            twin[i] = fourteenth_session_squash(d_y[i] * x[(i + step) % 5]);
+        }
+        let __ad_at = fourteenth_session_helper(&twin, 0.5);
+        t0 += __ad_at * x[step];
+    }
+    let mut __ad_sum = 0.0;
+    for c in 0..2 {
+        for r in 0..2 {
+            let mut d_x = 0.0;
+            for k in 0..2 {
+                d_x += x[c + r + k] * x[k];
+            }
+            __ad_sum += (d_x + 0.1 * c as f64).tanh();
+        }
+    }
+    t0 * __ad_sum.sin()
+}
+
+#[test]
+fn fourteenth_session_names_stay_apart() {
+    let points = [[0.7, -1.3, 0.4, 1.9, -0.6], [1.2, 0.3, -0.8, 0.5, 2.1]];
+    common::check_gradient_and_adjoint(
+        fourteenth_session_names,
+        fourteenth_session_names_grad,
+        fourteenth_session_names_adjoint,
+        &points,
+    );
+}
