@@ -100,6 +100,7 @@ fn softplus(x: f64) -> f64 {
 // call's partials, which recording would keep on a record (an allocation),
 // so in a function that allocates nothing it is replayed.
 #[differentiable(wrt(w))]
+#[allow(clippy::needless_range_loop)]
 fn calls_in_a_summing_nest(w: &[f64], xs: &[f64]) -> f64 {
     let mut s = 0.0;
     for i in 0..xs.len() {
