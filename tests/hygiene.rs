@@ -1093,3 +1093,48 @@ fn fourteenth_session_names_stay_apart() {
         &points,
     );
 }
+
+// The fifteenth session's constructs (arrays a recorded nest declares: a
+// helper's returned array, a stage state, a buffer per step, their shapes
+// and twins) under names a user may choose.
+#[differentiable]
+fn fifteenth_session_rhs(__ad_shape_k1: &[f64; 2], p: &[f64]) -> [f64; 2] {
+    [
+        p[0] * __ad_shape_k1[0] - p[1] * __ad_shape_k1[1],
+        p[2] * __ad_shape_k1[0] * __ad_shape_k1[1],
+    ]
+}
+
+#[differentiable]
+fn fifteenth_session_names(x: &[f64]) -> f64 {
+    let mut __ad_shapes_k1 = [x[3], x[4]];
+    let mut __ad_as_called = 0.0;
+    for __ad_shape in 0..3 {
+        let k1 = fifteenth_session_rhs(&__ad_shapes_k1, x);
+        let mut __ad_shape_k1 = [0.0; 2];
+        for i in 0..2 {
+            __ad_shape_k1[i] = __ad_shapes_k1[i] + 0.1 * k1[i];
+        }
+        let __ad_d_k1 = fifteenth_session_rhs(&__ad_shape_k1, x);
+        let mut __ad_zeros = vec![0.0; __ad_shape + 1];
+        for i in 0..__ad_shape + 1 {
+            __ad_zeros[i] = x[i] * __ad_d_k1[i % 2];
+        }
+        for i in 0..2 {
+            __ad_shapes_k1[i] += 0.05 * (k1[i] + __ad_d_k1[i]) + 0.01 * __ad_zeros[0];
+        }
+        __ad_as_called += __ad_shapes_k1[0] * __ad_shapes_k1[1];
+    }
+    __ad_as_called
+}
+
+#[test]
+fn fifteenth_session_names_stay_apart() {
+    let points = [[0.7, -1.3, 0.4, 1.9, -0.6], [1.2, 0.3, -0.8, 0.5, 2.1]];
+    common::check_gradient_and_adjoint(
+        fifteenth_session_names,
+        fifteenth_session_names_grad,
+        fifteenth_session_names_adjoint,
+        &points,
+    );
+}

@@ -3,9 +3,9 @@
 //! copies each array the function stores into at the call, and the reverse
 //! gives the callee's adjoint that copy, as the call saw it — later
 //! iterations have overwritten the array by then. Each function here has a
-//! twin that declares a local array inside its nest, which keeps the nest
-//! replayed (the way such calls were differentiated before); both are
-//! checked against central finite differences and against each other.
+//! twin with its nest inside an `if`, which keeps the nest replayed (the
+//! way such calls were differentiated before); both are checked against
+//! central finite differences and against each other.
 
 #![allow(clippy::needless_range_loop)]
 
@@ -93,18 +93,18 @@ fn steps_replayed(x: &[f64]) -> f64 {
     let mut ypred = vec![0.0; n];
     let mut state = x[3..6].to_vec();
     let mut total = 0.0;
-    for t in 0..4 {
-        let mut keeps_the_replay = [0.0; 1];
-        keeps_the_replay[0] = x[0];
-        for i in 0..n {
-            ypred[i] = (state[i] * x[i]).tanh() + 0.1 * t as f64;
+    // (in an `if`: a nest outside the function body is replayed)
+    if x.len() < 1000 {
+        for t in 0..4 {
+            for i in 0..n {
+                ypred[i] = (state[i] * x[i]).tanh() + 0.1 * t as f64;
+            }
+            let lse = log_sum_exp(&ypred, n);
+            for i in 0..n {
+                total += x[(i + t) % 6] * (ypred[i] - lse);
+                state[i] = state[i] * 0.5 + ypred[i];
+            }
         }
-        let lse = log_sum_exp(&ypred, n);
-        for i in 0..n {
-            total += x[(i + t) % 6] * (ypred[i] - lse);
-            state[i] = state[i] * 0.5 + ypred[i];
-        }
-        total += 0.0 * keeps_the_replay[0];
     }
     total
 }
@@ -145,22 +145,22 @@ fn shapes_replayed(x: &[f64]) -> f64 {
     let mut fixed = [x[0], x[1], x[2]];
     let data = [0.5, -0.25];
     let mut total = 0.0;
-    for t in 0..3 {
-        let mut keeps_the_replay = [0.0; 1];
-        keeps_the_replay[0] = x[0];
-        for i in 0..6 {
-            buf[i] = (buf[i] * x[(i + t) % 6]).sin();
-        }
-        for k in 0..3 {
-            fixed[k] = fixed[k] * 0.5 + buf[k + t];
-            if buf[k] > 0.0 {
-                total += log_sum_exp(&buf[k..k + 2], 2);
+    // (in an `if`: a nest outside the function body is replayed)
+    if x.len() < 1000 {
+        for t in 0..3 {
+            for i in 0..6 {
+                buf[i] = (buf[i] * x[(i + t) % 6]).sin();
             }
+            for k in 0..3 {
+                fixed[k] = fixed[k] * 0.5 + buf[k + t];
+                if buf[k] > 0.0 {
+                    total += log_sum_exp(&buf[k..k + 2], 2);
+                }
+            }
+            total += log_sum_exp(&buf[1..], 4) * weighted(&fixed, fixed);
+            total += pair(&buf, &buf) + pair(&fixed, &buf[2..4]) + pair(&data, &fixed);
+            total += pair(x, &data);
         }
-        total += log_sum_exp(&buf[1..], 4) * weighted(&fixed, fixed);
-        total += pair(&buf, &buf) + pair(&fixed, &buf[2..4]) + pair(&data, &fixed);
-        total += pair(x, &data);
-        total += 0.0 * keeps_the_replay[0];
     }
     total
 }
@@ -198,15 +198,16 @@ fn user_names_replayed(x: &[f64]) -> f64 {
     let n = 3;
     let mut __ad_as_called = vec![0.0; n];
     let mut __ad_args = 0.0;
-    for t in 0..3 {
-        let mut keeps_the_replay = [0.0; 1];
-        keeps_the_replay[0] = x[0];
-        for i in 0..n {
-            let __ad_at = squash(x[i] * x[(i + t) % 6]);
-            __ad_as_called[i] = __ad_at + 0.5 * __ad_as_called[i];
+    // (in an `if`: a nest outside the function body is replayed)
+    if x.len() < 1000 {
+        for t in 0..3 {
+            for i in 0..n {
+                let __ad_at = squash(x[i] * x[(i + t) % 6]);
+                __ad_as_called[i] = __ad_at + 0.5 * __ad_as_called[i];
+            }
+            let __ad_partials = log_sum_exp(&__ad_as_called, n);
+            __ad_args += __ad_partials * x[t];
         }
-        let __ad_partials = log_sum_exp(&__ad_as_called, n);
-        __ad_args += __ad_partials * x[t] + 0.0 * keeps_the_replay[0];
     }
     __ad_args
 }

@@ -14,10 +14,10 @@
     clippy::manual_memcpy
 )]
 
+#[macro_use]
 mod common;
 
 use autograd::differentiable;
-use common::check_gradient_and_adjoint;
 
 const POINTS: [[f64; 6]; 3] = [
     [0.7, -1.3, 0.4, 1.9, -0.6, 1.1],
@@ -25,42 +25,10 @@ const POINTS: [[f64; 6]; 3] = [
     [-0.4, 0.9, 1.6, -1.1, 0.2, 0.8],
 ];
 
-/// A test `$test` of two functions from one body (`x: &[f64]`): `$rec`
-/// as written, `$rep` with the body inside an `if` (replayed).
-macro_rules! twins {
-    ($test:ident: $rec:ident, $rec_grad:ident, $rec_adjoint:ident;
-     $rep:ident, $rep_grad:ident, $rep_adjoint:ident; |$x:ident| $body:block) => {
-        #[differentiable]
-        fn $rec($x: &[f64]) -> f64 $body
-
-        #[differentiable]
-        fn $rep($x: &[f64]) -> f64 {
-            let always = $x.len() < 1000;
-            if always $body else { 0.0 }
-        }
-
-        #[test]
-        fn $test() {
-            check_gradient_and_adjoint($rec, |x| $rec_grad(x), $rec_adjoint, &POINTS);
-            check_gradient_and_adjoint($rep, |x| $rep_grad(x), $rep_adjoint, &POINTS);
-            for x in POINTS {
-                let (a, b) = ($rec_grad(&x), $rep_grad(&x));
-                assert_eq!(a.0, b.0, "values at {x:?}");
-                for (i, (p, q)) in a.1.iter().zip(&b.1).enumerate() {
-                    assert!(
-                        (p - q).abs() <= 1e-12 * (1.0 + p.abs()),
-                        "d/dx{i} at {x:?}: recorded {p}, replayed {q}"
-                    );
-                }
-            }
-        }
-    };
-}
-
 // A mixture-like objective: buffers every iteration overwrites, a
 // triangular product indexed by an integer the inner loop carries, a
 // running max (decisions), a log-sum-exp.
-twins!(mixture_agrees: mixture, mixture_grad, mixture_adjoint;
+recorded_and_replayed!(mixture_agrees: mixture, mixture_grad, mixture_adjoint;
        mixture_r, mixture_r_grad, mixture_r_adjoint; |x| {
     let d = 3;
     let mut centered = vec![0.0; d];
@@ -110,7 +78,7 @@ twins!(mixture_agrees: mixture, mixture_grad, mixture_adjoint;
 // loops that must stay reversed: one that also reads the array it
 // increments at another element, one that increments the same element
 // every iteration and reads it too, one whose increment is nested in an `if`.
-twins!(increments_reversed_in_order_agree: increments, increments_grad, increments_adjoint;
+recorded_and_replayed!(increments_reversed_in_order_agree: increments, increments_grad, increments_adjoint;
        increments_r, increments_r_grad, increments_r_adjoint; |x| {
     let n = x.len();
     let stride = 2;
@@ -151,7 +119,7 @@ twins!(increments_reversed_in_order_agree: increments, increments_grad, incremen
 // `c` and `q` only at their index and are one loop in the generated code;
 // the fourth reads `q` at another element and the fifth changes `s`, which
 // the sixth reads whole, so each stays a loop of its own.
-twins!(adjacent_loops_agree: adjacent, adjacent_grad, adjacent_adjoint;
+recorded_and_replayed!(adjacent_loops_agree: adjacent, adjacent_grad, adjacent_adjoint;
        adjacent_r, adjacent_r_grad, adjacent_r_adjoint; |x| {
     let n = x.len();
     let mut c = vec![0.0; n];
@@ -191,7 +159,7 @@ twins!(adjacent_loops_agree: adjacent, adjacent_grad, adjacent_adjoint;
 // spans: one reads its element before storing it, one reads a neighbour,
 // and one reads, in an `if` before its store, the element the next
 // iteration overwrites (which its reverse reads again).
-twins!(span_undone_stores_agree: spans, spans_grad, spans_adjoint;
+recorded_and_replayed!(span_undone_stores_agree: spans, spans_grad, spans_adjoint;
        spans_r, spans_r_grad, spans_r_adjoint; |x| {
     let n = x.len();
     let mut y = vec![0.0; n];
@@ -242,7 +210,7 @@ twins!(span_undone_stores_agree: spans, spans_grad, spans_adjoint;
 // a softmax's scores: only the difference is needed, and it is recorded),
 // and when the value is recorded (`s[j] * s[j]`); the element's adjoint
 // flows through the load and the store alike.
-twins!(span_after_loading_its_element_agrees: softmax_spans, softmax_spans_grad,
+recorded_and_replayed!(span_after_loading_its_element_agrees: softmax_spans, softmax_spans_grad,
        softmax_spans_adjoint; softmax_spans_r, softmax_spans_r_grad,
        softmax_spans_r_adjoint; |x| {
     let n = x.len();
@@ -286,7 +254,7 @@ twins!(span_after_loading_its_element_agrees: softmax_spans, softmax_spans_grad,
 // block stores into `g` again after it (`g[(3 * i) % 4]`, the same element
 // when `i` is 0 or 2), so the element may no longer hold it at the start
 // of the block's reverse.
-twins!(stored_values_read_again_agree: stored, stored_grad, stored_adjoint;
+recorded_and_replayed!(stored_values_read_again_agree: stored, stored_grad, stored_adjoint;
        stored_r, stored_r_grad, stored_r_adjoint; |x| {
     let n = x.len();
     let mut h = vec![0.0; 4];
@@ -320,7 +288,7 @@ twins!(stored_values_read_again_agree: stored, stored_grad, stored_adjoint;
 // from a row checked once before the loop (`__private::row`): rows at
 // `i + j`, at `j + 2 * i` from a range that does not start at 0, at `j`
 // alone, and a range empty at the last iteration (`i..2`).
-twins!(parameter_rows_agree: rows, rows_grad, rows_adjoint;
+recorded_and_replayed!(parameter_rows_agree: rows, rows_grad, rows_adjoint;
        rows_r, rows_r_grad, rows_r_adjoint; |x| {
     let mut total = 0.0;
     for i in 0..3 {
@@ -374,7 +342,7 @@ fn the_function_itself_panics_there_too() {
 // Nests beside steps (`lower/fusion.rs`): `y[i] = y[i].tanh()` stays apart
 // from the nest after it that reads `y[i]` in its inner loop; the
 // convolution's nest and the two steps after it are one loop.
-twins!(nests_beside_steps_agree: nests_steps, nests_steps_grad, nests_steps_adjoint;
+recorded_and_replayed!(nests_beside_steps_agree: nests_steps, nests_steps_grad, nests_steps_adjoint;
        nests_steps_r, nests_steps_r_grad, nests_steps_r_adjoint; |x| {
     let n = 3;
     let mut y = vec![0.0; n];
@@ -419,7 +387,7 @@ twins!(nests_beside_steps_agree: nests_steps, nests_steps_grad, nests_steps_adjo
 // length, so the reverse evaluates them again instead of recording them
 // (`record.rs`, `recomputable`); the branch on a float, and the one on an
 // integer the nest assigns, stay recorded.
-twins!(gauss_seidel_agrees: gauss_seidel, gauss_seidel_grad, gauss_seidel_adjoint;
+recorded_and_replayed!(gauss_seidel_agrees: gauss_seidel, gauss_seidel_grad, gauss_seidel_adjoint;
        gauss_seidel_r, gauss_seidel_r_grad, gauss_seidel_r_adjoint; |x| {
     let n = x.len();
     let mut u = vec![0.0; n];
@@ -447,7 +415,7 @@ twins!(gauss_seidel_agrees: gauss_seidel, gauss_seidel_grad, gauss_seidel_adjoin
 // A single loop of the function body whose replay would save its carried
 // values anyway and compute `sin_cos` and `exp` again: recorded
 // (`record.rs`, `kept`), its stores into a local array plain.
-twins!(single_loop_agrees: single_loop, single_loop_grad, single_loop_adjoint;
+recorded_and_replayed!(single_loop_agrees: single_loop, single_loop_grad, single_loop_adjoint;
        single_loop_r, single_loop_r_grad, single_loop_r_adjoint; |x| {
     let mut rot = [1.0, 0.0];
     let mut reach = 0.0;
@@ -473,7 +441,7 @@ twins!(single_loop_agrees: single_loop, single_loop_grad, single_loop_adjoint;
 // (`x[1] * tmp[0]`), recomputed from them rather than recorded, and the
 // step sizes `0.5 * h`, `h / 6.0` of a local that varies with nothing,
 // recomputed too (`record.rs`, `keep_of`, `cheap_of_one`).
-twins!(runge_kutta_agrees: runge_kutta, runge_kutta_grad, runge_kutta_adjoint;
+recorded_and_replayed!(runge_kutta_agrees: runge_kutta, runge_kutta_grad, runge_kutta_adjoint;
        runge_kutta_r, runge_kutta_r_grad, runge_kutta_r_adjoint; |x| {
     let h = 0.05;
     let mut state = [1.0, 0.5];
@@ -495,7 +463,7 @@ twins!(runge_kutta_agrees: runge_kutta, runge_kutta_grad, runge_kutta_adjoint;
     state[0] * state[0] + state[1].sin()
 });
 
-twins!(nearest_in_fused_agrees: nearest_in_fused, nearest_in_fused_grad, nearest_in_fused_adjoint;
+recorded_and_replayed!(nearest_in_fused_agrees: nearest_in_fused, nearest_in_fused_grad, nearest_in_fused_adjoint;
        nearest_in_fused_r, nearest_in_fused_r_grad, nearest_in_fused_r_adjoint; |x| {
     let mut loss = 0.0;
     for i in 0..4 {
@@ -519,7 +487,7 @@ twins!(nearest_in_fused_agrees: nearest_in_fused, nearest_in_fused_grad, nearest
 
 // The same with a sum that records (an `exp`): its reverse takes records
 // back, so it runs whatever its seed.
-twins!(recording_sums_in_fused_agree: recording_sums_in_fused, recording_sums_in_fused_grad,
+recorded_and_replayed!(recording_sums_in_fused_agree: recording_sums_in_fused, recording_sums_in_fused_grad,
        recording_sums_in_fused_adjoint;
        recording_sums_in_fused_r, recording_sums_in_fused_r_grad,
        recording_sums_in_fused_r_adjoint; |x| {
@@ -542,7 +510,7 @@ twins!(recording_sums_in_fused_agree: recording_sums_in_fused, recording_sums_in
 
 // Per point, buffers declared in the fused loop's body, a product indexed
 // by an integer counted back, and a log-sum-exp.
-twins!(mixture_in_fused_agrees: mixture_in_fused, mixture_in_fused_grad, mixture_in_fused_adjoint;
+recorded_and_replayed!(mixture_in_fused_agrees: mixture_in_fused, mixture_in_fused_grad, mixture_in_fused_adjoint;
        mixture_in_fused_r, mixture_in_fused_r_grad, mixture_in_fused_r_adjoint; |x| {
     let d = 3;
     let mut total = 0.0;
@@ -582,7 +550,7 @@ twins!(mixture_in_fused_agrees: mixture_in_fused, mixture_in_fused_grad, mixture
 
 // A softmax cross-entropy per sample: a single loop of `exp`s in the fused
 // loop's body is recorded (not replayed: each `exp` is taken once).
-twins!(softmax_in_fused_agrees: softmax_in_fused, softmax_in_fused_grad, softmax_in_fused_adjoint;
+recorded_and_replayed!(softmax_in_fused_agrees: softmax_in_fused, softmax_in_fused_grad, softmax_in_fused_adjoint;
        softmax_in_fused_r, softmax_in_fused_r_grad, softmax_in_fused_r_adjoint; |x| {
     let mut loss = 0.0;
     for b in 0..3 {
@@ -601,7 +569,7 @@ twins!(softmax_in_fused_agrees: softmax_in_fused, softmax_in_fused_grad, softmax
 
 // A forward substitution: each `y[i]` is written once, then read by every
 // later row (the undo tape is kept so that the reverse reads `y` again).
-twins!(substitution_agrees: substitution, substitution_grad, substitution_adjoint;
+recorded_and_replayed!(substitution_agrees: substitution, substitution_grad, substitution_adjoint;
        substitution_r, substitution_r_grad, substitution_r_adjoint; |x| {
     let n = 3;
     let mut y = vec![0.0; n];
@@ -621,7 +589,7 @@ twins!(substitution_agrees: substitution, substitution_grad, substitution_adjoin
 
 // A loop *before* the nest reads the buffer the nest overwrites, and is
 // itself replayed (a product): the nest must restore the buffer.
-twins!(read_before_agrees: read_before, read_before_grad, read_before_adjoint;
+recorded_and_replayed!(read_before_agrees: read_before, read_before_grad, read_before_adjoint;
        read_before_r, read_before_r_grad, read_before_r_adjoint; |x| {
     let mut buf = vec![0.0; 3];
     for k in 0..3 {
@@ -645,7 +613,7 @@ twins!(read_before_agrees: read_before, read_before_grad, read_before_adjoint;
 
 // Two nests store into one buffer, with a replayed loop between them that
 // reads it.
-twins!(two_nests_agrees: two_nests, two_nests_grad, two_nests_adjoint;
+recorded_and_replayed!(two_nests_agrees: two_nests, two_nests_grad, two_nests_adjoint;
        two_nests_r, two_nests_r_grad, two_nests_r_adjoint; |x| {
     let mut h = vec![0.0; 2];
     for t in 0..2 {
@@ -667,7 +635,7 @@ twins!(two_nests_agrees: two_nests, two_nests_grad, two_nests_adjoint;
 
 // Branches in the nest, one holding a loop; a value the nest defines
 // bounds a nested range; an `i64` carried by a loop.
-twins!(branches_agrees: branches, branches_grad, branches_adjoint;
+recorded_and_replayed!(branches_agrees: branches, branches_grad, branches_adjoint;
        branches_r, branches_r_grad, branches_r_adjoint; |x| {
     let mut acc = 0.0;
     let mut z = 1.0;
@@ -696,7 +664,7 @@ twins!(branches_agrees: branches, branches_grad, branches_adjoint;
 // Loop integers the reverse counts back instead of recording
 // (`autograd-macros/src/counters.rs`): one stepped down by a stride, one by
 // the inner loop's index, one carried by the top loop across an inner loop.
-twins!(counters_agree: counted, counted_grad, counted_adjoint;
+recorded_and_replayed!(counters_agree: counted, counted_grad, counted_adjoint;
        counted_r, counted_r_grad, counted_r_adjoint; |x| {
     let stride = x.len() / 3;
     let mut down = 9 * stride + 3;
@@ -721,7 +689,7 @@ twins!(counters_agree: counted, counted_grad, counted_adjoint;
 // a branch, one read again after the inner loop that steps it, one whose
 // step comes from a float (`as usize`), and an `f32` (whose steps do not
 // undo exactly).
-twins!(uncountable_agree: uncountable, uncountable_grad, uncountable_adjoint;
+recorded_and_replayed!(uncountable_agree: uncountable, uncountable_grad, uncountable_adjoint;
        uncountable_r, uncountable_r_grad, uncountable_r_adjoint; |x| {
     let mut branchy: i32 = 1;
     let mut l = 0;
@@ -746,7 +714,7 @@ twins!(uncountable_agree: uncountable, uncountable_grad, uncountable_adjoint;
 
 // The mixture's integer counted back in its triangular product, with a
 // second counter stepping the other way in the same loop.
-twins!(triangular_agrees: triangular, triangular_grad, triangular_adjoint;
+recorded_and_replayed!(triangular_agrees: triangular, triangular_grad, triangular_adjoint;
        triangular_r, triangular_r_grad, triangular_r_adjoint; |x| {
     let d = 3;
     let mut q = vec![0.0; d];
@@ -774,7 +742,7 @@ twins!(triangular_agrees: triangular, triangular_grad, triangular_adjoint;
 // A stencil overwriting its state every step: values that are one
 // operation of a recorded float and constants (`0.1 * u[i]`, `1.0 - u[i]`,
 // `-u[i]`, `u[i] + 0.5`) are recomputed from it in the reverse.
-twins!(stencil_agrees: stencil, stencil_grad, stencil_adjoint;
+recorded_and_replayed!(stencil_agrees: stencil, stencil_grad, stencil_adjoint;
        stencil_r, stencil_r_grad, stencil_r_adjoint; |x| {
     let mut u = x.to_vec();
     let mut next = x.to_vec();
@@ -797,7 +765,7 @@ twins!(stencil_agrees: stencil, stencil_grad, stencil_adjoint;
 // accumulate, a buffer written before it is read), recorded because the
 // function allocates anyway: the reverse takes back each entry's sum and
 // `tanh` instead of running the sums again.
-twins!(product_agrees: product, product_grad, product_adjoint;
+recorded_and_replayed!(product_agrees: product, product_grad, product_adjoint;
        product_r, product_r_grad, product_r_adjoint; |x| {
     let n = 2;
     let mut c = vec![0.0; n * n];
@@ -828,7 +796,7 @@ fn bump(a: f64, b: f64) -> f64 {
 // the inner loop reads to recompute `t`, was not saved: `activity.rs`
 // now treats the cells of loops nested in a construct like those of an
 // `if`.)
-twins!(calls_agrees: calls, calls_grad, calls_adjoint;
+recorded_and_replayed!(calls_agrees: calls, calls_grad, calls_adjoint;
        calls_r, calls_r_grad, calls_r_adjoint; |x| {
     let mut s = 0.0;
     for i in 0..3 {
@@ -842,7 +810,7 @@ twins!(calls_agrees: calls, calls_grad, calls_adjoint;
 });
 
 // An LSTM-like step: state buffers read, then overwritten, every step.
-twins!(recurrent_agrees: recurrent, recurrent_grad, recurrent_adjoint;
+recorded_and_replayed!(recurrent_agrees: recurrent, recurrent_grad, recurrent_adjoint;
        recurrent_r, recurrent_r_grad, recurrent_r_adjoint; |x| {
     let mut h = vec![0.0; 2];
     let mut c = vec![0.0; 2];

@@ -50,6 +50,11 @@ pub enum Role {
     Owner,
     /// The `Vec` of the adjoint of such a buffer, used through a slice too.
     AdjointOwner,
+    /// The tape of the shapes of an array a recorded nest declares
+    /// (`record::Shaped`): `__ad_shapes_<a>`.
+    Shapes,
+    /// One such shape, taken back in the reverse sweep: `__ad_shape_<a>`.
+    Shape,
 }
 
 /// The one allocator of identifiers for an expansion.
@@ -179,6 +184,8 @@ impl Names {
             Role::Gradient => format!("__ad_grad_{plain}"),
             Role::Owner => format!("__ad_own_{plain}"),
             Role::AdjointOwner => format!("__ad_own_d_{plain}"),
+            Role::Shapes => format!("__ad_shapes_{plain}"),
+            Role::Shape => format!("__ad_shape_{plain}"),
         };
         let name = self.fresh(&base);
         self.state

@@ -68,10 +68,17 @@
 //! (`allocates_anyway`): a function that allocates nothing replayed stays
 //! so.
 //!
+//! An array the nest declares (`let mut ys = [0.0; 4];`, a helper's
+//! returned array `let k1 = rhs(&y, p);`, a `vec!` per step) is out of
+//! scope where the nest's reverse runs: its stores are plain, its loads
+//! are recorded rather than read again, a call given it is given a copy
+//! (`copied_args`), and its adjoint is made from its shape, recorded where
+//! it is declared (`Shaped`: nothing for a fixed-size array).
+//!
 //! A nest is recorded only when its whole reverse can work this way: every
-//! loop has a range and no `break`, no local array is declared inside it,
-//! no call takes or returns an array, no item or expression statement
-//! needs to be in scope again, and nothing read is a loop's cell. Other
+//! loop has a range and no `break`, no item or expression statement
+//! needs to be in scope again, and nothing read is a loop's cell or an
+//! array the nest declares (`a.len()` in a range). Other
 //! nests, single loops and second-order bodies keep replay — but for a
 //! single loop in a fused loop's body that would record a costly value
 //! (`records_costly`: an `exp`, not a `+`), which is recorded, and a single
@@ -149,6 +156,28 @@ pub struct Recording {
     /// arrays the function stores into: the arrays the forward sweep copies
     /// onto its nest's `args` record at the call (`copied_args`).
     pub copies: HashMap<VarId, Vec<VarId>>,
+    /// The arrays recorded nests declare whose shape their reverse needs
+    /// (for an adjoint, or a call's twin), each with its shape tape.
+    pub shapes: HashMap<VarId, Shaped>,
+}
+
+/// An array a recorded nest declares (`let mut ys = [0.0; 4];`, a call's
+/// returned array `let k1 = rhs(&y, p);`, each iteration its own), whose
+/// reverse needs an array shaped like it: the array's adjoint, or the twin
+/// a call's adjoint is given (`copied_args`). The reverse of the nest runs
+/// after the whole nest, where the array is out of scope; so the forward
+/// sweep records its shape where it is declared
+/// (`__private::shape_of`: nothing for a `[f64; N]`, whose tape of
+/// zero-sized shapes never allocates; the length of a `Vec`), and the
+/// reverse of the declaring block takes it back first and makes zeros of
+/// it (`__private::zeros_of`). Nothing else of such an array is read by the
+/// reverse: its stores are plain, its loads are not read again from it,
+/// and a call given it is given a copy.
+pub struct Shaped {
+    /// The tape of its shapes (a `Vec`, typed by its pushes).
+    pub tape: Ident,
+    /// The shape taken back at the start of its block's reverse.
+    pub shape: Ident,
 }
 
 impl Recording {
@@ -233,9 +262,16 @@ pub fn plan(
                 plain.extend(plain_arrays(block, &positions));
             }
         }
+        // (An array a nest declares is out of scope where its reverse runs:
+        // its stores are plain.)
+        let declared: HashSet<VarId> = candidates
+            .iter()
+            .flat_map(|(_, _, l)| declared_arrays(func, &l.body))
+            .collect();
         plain.retain(|a| {
             !plain_stores.contains(a)
-                && !keeps_undo(func, activity, &scopes, &candidates, &takes_partials, *a)
+                && (declared.contains(a)
+                    || !keeps_undo(func, activity, &scopes, &candidates, &takes_partials, *a))
         });
         let with_undo_free: HashSet<VarId> = plain.union(plain_stores).copied().collect();
         let keeps: Vec<Option<NestKeep>> = candidates
@@ -328,7 +364,20 @@ pub fn plan(
                     }
                 }
             }
+            let copied: HashSet<VarId> = copies.iter().flat_map(|(_, a)| a.clone()).collect();
             recording.copies.extend(copies);
+            let mut declared: Vec<VarId> = declared_arrays(func, &l.body).into_iter().collect();
+            declared.sort_unstable();
+            for array in declared {
+                if activity.needs_adjoint(array) || copied.contains(&array) {
+                    let of = &func.vars[array].ident;
+                    let shaped = Shaped {
+                        tape: names.derived(Role::Shapes, array, of),
+                        shape: names.derived(Role::Shape, array, of),
+                    };
+                    recording.shapes.insert(array, shaped);
+                }
+            }
             let mut calls = false;
             l.body.walk(0, &mut |stmt, _| {
                 if let Stmt::Let {
@@ -464,13 +513,24 @@ fn recordable(l: &crate::ir::Loop, nested_only: bool) -> bool {
         }
         Stmt::Jump(_) | Stmt::Return { .. } => ok = false,
         Stmt::Opaque { replay: true, .. } => ok = false,
-        Stmt::Let {
-            init: Some(Rhs::Array(_)),
-            ..
-        } => ok = false,
         _ => {}
     });
     (nested || !nested_only) && ok
+}
+
+/// The float arrays `block` and the blocks nested in it declare (an array
+/// `let`, a call returning an array): out of scope where the reverse of a
+/// nest holding them runs (`Shaped`).
+pub(crate) fn declared_arrays(func: &Func, block: &Block) -> HashSet<VarId> {
+    let mut declared = HashSet::new();
+    block.walk(0, &mut |stmt, _| {
+        if let Stmt::Let { var, .. } = stmt {
+            if func.vars[*var].kind == Kind::FloatArray {
+                declared.insert(*var);
+            }
+        }
+    });
+    declared
 }
 
 /// Whether the function body declares a `Vec` (`vec![..]`, `to_vec()`):
@@ -557,6 +617,7 @@ pub(crate) fn copied_args(
             stored.insert(*array);
         }
     });
+    let declared = declared_arrays(func, &l.body);
     let mut copies = Vec::new();
     l.body.walk(0, &mut |stmt, _| {
         let Stmt::Let {
@@ -576,7 +637,9 @@ pub(crate) fn copied_args(
         for arg in args {
             if let CallArg::Array { array, .. } = arg {
                 let local = !matches!(func.vars[*array].origin, Origin::Param { .. });
-                if local && stored.contains(array) && !arrays.contains(array) {
+                // (an array the nest declares is out of scope in its reverse)
+                let changes = stored.contains(array) || declared.contains(array);
+                if local && changes && !arrays.contains(array) {
                     arrays.push(*array);
                 }
             }
@@ -813,13 +876,18 @@ fn keep_of(
     partials: bool,
 ) -> Option<NestKeep> {
     let stable = stable_loads(&l.body);
+    // (an array the nest declares is not there in its reverse)
+    let declared = declared_arrays(func, &l.body);
+    let settled: HashSet<VarId> = settled.difference(&declared).copied().collect();
+    let settled = &settled;
     // What a copy, a constant or a load the reverse can read again is
     // recomputed from (`None` for any other definition).
     let copied_or_reloaded = |var: VarId, init: Option<&Rhs>| match init {
         Some(Rhs::Use(Operand::Const(c))) => Some(c.uses.clone()),
         Some(Rhs::Use(Operand::Var(v))) => Some(vec![*v]),
         Some(Rhs::Load { array, index })
-            if rereadable(func, *array, var, plain, &stable, settled) =>
+            if !declared.contains(array)
+                && rereadable(func, *array, var, plain, &stable, settled) =>
         {
             Some(index.uses.clone())
         }
@@ -1299,6 +1367,7 @@ fn reverse_reads(
         Operand::Var(v) => reads.push(*v),
         Operand::Const(c) => reads.extend(&c.uses),
     };
+    let declared = declared_arrays(func, block);
     block.walk(0, &mut |stmt, _| match stmt {
         Stmt::Let {
             var,
@@ -1317,8 +1386,13 @@ fn reverse_reads(
             // (its partials, taken in the forward sweep, read nothing)
             Rhs::Call { args, .. }
                 if partials && partials_in_forward(func, activity, *var, args) => {}
-            // (the callee's adjoint reads every argument again)
-            Rhs::Call { callee, args } => reads.extend(crate::activity::call_reads(callee, args)),
+            // (the callee's adjoint reads every argument again; an array
+            // the block declares from a copy, `copied_args`)
+            Rhs::Call { callee, args } => reads.extend(
+                crate::activity::call_reads(callee, args)
+                    .into_iter()
+                    .filter(|v| !declared.contains(v)),
+            ),
             _ => {}
         },
         Stmt::Store { array, index, .. }

@@ -1158,27 +1158,106 @@ pub mod __private {
     /// it, `views.rs` in the macro) a `Vec`.
     pub trait ZerosLike {
         type Zeros;
+        /// What [`Shape::zeros`] needs to make `Zeros` again: nothing for
+        /// an array (its length is in its type), the length of a `Vec`.
+        type Shape: Shape<Zeros = Self::Zeros>;
         fn zeros_like(&self) -> Self::Zeros;
+        fn shape(&self) -> Self::Shape;
+    }
+
+    /// The shape of an array declared inside a recorded loop nest, which
+    /// the forward sweep records so that the reverse, where the array
+    /// itself is out of scope, can declare its adjoint ([`shape_of`],
+    /// [`zeros_of`]).
+    pub trait Shape: Copy {
+        type Zeros;
+        fn zeros(self) -> Self::Zeros;
+    }
+
+    /// The shape of a `[T; N]`: nothing to record (a tape of them never
+    /// allocates).
+    pub struct ArrayShape<T, const N: usize>(::core::marker::PhantomData<T>);
+
+    impl<T, const N: usize> Clone for ArrayShape<T, N> {
+        fn clone(&self) -> Self {
+            *self
+        }
+    }
+
+    impl<T, const N: usize> Copy for ArrayShape<T, N> {}
+
+    impl<T: Copy + Default, const N: usize> Shape for ArrayShape<T, N> {
+        type Zeros = [T; N];
+        #[inline]
+        fn zeros(self) -> [T; N] {
+            [T::default(); N]
+        }
+    }
+
+    /// The shape of a `Vec<T>` (or of the slice a local buffer is used
+    /// through): its length.
+    pub struct VecShape<T>(usize, ::core::marker::PhantomData<T>);
+
+    impl<T> Clone for VecShape<T> {
+        fn clone(&self) -> Self {
+            *self
+        }
+    }
+
+    impl<T> Copy for VecShape<T> {}
+
+    impl<T: Clone + Default> Shape for VecShape<T> {
+        type Zeros = ::std::vec::Vec<T>;
+        #[inline]
+        fn zeros(self) -> ::std::vec::Vec<T> {
+            ::std::vec![T::default(); self.0]
+        }
+    }
+
+    /// The shape of `array`, recorded by the forward sweep where a
+    /// recorded nest declares it.
+    #[inline]
+    pub fn shape_of<A: ZerosLike + ?Sized>(array: &A) -> A::Shape {
+        array.shape()
+    }
+
+    /// A zeroed buffer of the recorded `shape`: the adjoint, or the twin,
+    /// of an array declared inside a recorded nest.
+    #[inline]
+    pub fn zeros_of<S: Shape>(shape: S) -> S::Zeros {
+        shape.zeros()
     }
 
     impl<T: Copy + Default, const N: usize> ZerosLike for [T; N] {
         type Zeros = [T; N];
+        type Shape = ArrayShape<T, N>;
         fn zeros_like(&self) -> Self::Zeros {
             [T::default(); N]
+        }
+        fn shape(&self) -> Self::Shape {
+            ArrayShape(::core::marker::PhantomData)
         }
     }
 
     impl<T: Clone + Default> ZerosLike for ::std::vec::Vec<T> {
         type Zeros = ::std::vec::Vec<T>;
+        type Shape = VecShape<T>;
         fn zeros_like(&self) -> Self::Zeros {
             ::std::vec![T::default(); self.len()]
+        }
+        fn shape(&self) -> Self::Shape {
+            VecShape(self.len(), ::core::marker::PhantomData)
         }
     }
 
     impl<T: Clone + Default> ZerosLike for &mut [T] {
         type Zeros = ::std::vec::Vec<T>;
+        type Shape = VecShape<T>;
         fn zeros_like(&self) -> Self::Zeros {
             ::std::vec![T::default(); self.len()]
+        }
+        fn shape(&self) -> Self::Shape {
+            VecShape(self.len(), ::core::marker::PhantomData)
         }
     }
 

@@ -55,3 +55,39 @@ pub fn assert_close(a: &[f64], b: &[f64], at: &[f64]) {
         );
     }
 }
+
+/// A test `$test` of two functions from one body (`x: &[f64]`): `$rec`
+/// as written (its nests recorded), `$rep` with the body inside an `if`
+/// (a nest that is not in the function body is replayed). Both are checked
+/// against central finite differences at the test file's `POINTS`, their
+/// adjoints against pre-filled buffers, and against each other to 1e-12.
+#[allow(unused_macros)]
+macro_rules! recorded_and_replayed {
+    ($test:ident: $rec:ident, $rec_grad:ident, $rec_adjoint:ident;
+     $rep:ident, $rep_grad:ident, $rep_adjoint:ident; |$x:ident| $body:block) => {
+        #[autograd::differentiable]
+        fn $rec($x: &[f64]) -> f64 $body
+
+        #[autograd::differentiable]
+        fn $rep($x: &[f64]) -> f64 {
+            let always = $x.len() < 1000;
+            if always $body else { 0.0 }
+        }
+
+        #[test]
+        fn $test() {
+            $crate::common::check_gradient_and_adjoint($rec, |x| $rec_grad(x), $rec_adjoint, &$crate::POINTS);
+            $crate::common::check_gradient_and_adjoint($rep, |x| $rep_grad(x), $rep_adjoint, &$crate::POINTS);
+            for x in $crate::POINTS {
+                let (a, b) = ($rec_grad(&x), $rep_grad(&x));
+                assert_eq!(a.0, b.0, "values at {x:?}");
+                for (i, (p, q)) in a.1.iter().zip(&b.1).enumerate() {
+                    assert!(
+                        (p - q).abs() <= 1e-12 * (1.0 + p.abs()),
+                        "d/dx{i} at {x:?}: recorded {p}, replayed {q}"
+                    );
+                }
+            }
+        }
+    };
+}

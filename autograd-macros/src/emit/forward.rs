@@ -819,7 +819,15 @@ impl<'a> Tangents<'a> {
                 &slots,
             )
         } else {
-            adjoint_call(self.func, self.names, callee, args, quote!(1.0_f64), &slots)
+            adjoint_call(
+                self.func,
+                self.names,
+                callee,
+                args,
+                quote!(1.0_f64),
+                &slots,
+                &[],
+            )
         };
         let ident = self.ident(var);
         let ty = match self.second {

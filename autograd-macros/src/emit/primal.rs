@@ -146,7 +146,15 @@ pub fn operand(func: &Func, op: &Operand) -> TokenStream {
 /// the callee does not differentiate, allocates nothing. `None` for an
 /// argument that is not a float. A scalar's scratch is a temporary; a local
 /// array's a zeroed twin (on the heap for a `Vec`).
-fn scratch_slot(func: &Func, arg: &CallArg) -> Option<(TokenStream, bool)> {
+///
+/// `twins`: arrays the call is given a twin of (`record::copied_args`),
+/// whose scratch is zeros like the twin (the array itself may be out of
+/// scope: one a recorded nest declares).
+fn scratch_slot(
+    func: &Func,
+    arg: &CallArg,
+    twins: &[(VarId, Ident)],
+) -> Option<(TokenStream, bool)> {
     match arg {
         CallArg::Float(_) => Some((quote!(&mut 0.0_f64), false)),
         // The argument as written (`pair`, `data`, `&data[1..]`).
@@ -156,7 +164,10 @@ fn scratch_slot(func: &Func, arg: &CallArg) -> Option<(TokenStream, bool)> {
             Some((tokens.clone(), true))
         }
         CallArg::Array { array, range, .. } => {
-            let array = &func.vars[*array].ident;
+            let array = match twins.iter().find(|(a, _)| a == array) {
+                Some((_, twin)) => twin,
+                None => &func.vars[*array].ident,
+            };
             let zeros = quote!(::autograd::__private::zeros_like(&#array));
             Some(match range {
                 Some(range) => {
@@ -200,6 +211,7 @@ pub fn adjoint_call(
     args: &[CallArg],
     d_out: TokenStream,
     slots: &[Option<TokenStream>],
+    twins: &[(VarId, Ident)],
 ) -> TokenStream {
     let mut arg_tokens: Vec<TokenStream> = args.iter().map(|a| call_arg(func, a)).collect();
     // Every argument that may take a slot, in order: its slot (its
@@ -214,7 +226,7 @@ pub fn adjoint_call(
             let (slot, varied, lazy) = match slot {
                 Some(slot) => (slot.clone(), true, false),
                 None => {
-                    let (slot, lazy) = scratch_slot(func, arg)?;
+                    let (slot, lazy) = scratch_slot(func, arg, twins)?;
                     (slot, false, lazy)
                 }
             };

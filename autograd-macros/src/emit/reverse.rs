@@ -304,6 +304,13 @@ impl<'a> Body<'a> {
                 tapes.push(quote!(let mut #record = ::autograd::__private::Record::<f64>::new();));
             }
         }
+        let mut shapes: Vec<(&VarId, &Ident)> = (self.plan.recording.shapes.iter())
+            .map(|(array, shaped)| (array, &shaped.tape))
+            .collect();
+        shapes.sort();
+        for (_, tape) in shapes {
+            tapes.push(quote!(let mut #tape = ::std::vec::Vec::new();));
+        }
         let mut own: Vec<(&VarId, &Ident)> = self
             .plan
             .recording
@@ -444,7 +451,15 @@ impl<'a> Body<'a> {
     /// (the mixture's reverse triangular product).
     fn declare_array_adjoint(&self, var: VarId) -> TokenStream {
         let (array, adjoint) = (self.ident(var), self.adjoint(var));
-        let zeros = quote!(::autograd::__private::zeros_like(&#array));
+        // (an array a recorded nest declares, out of scope here: zeros of
+        // its shape, taken back at the start of its block's reverse)
+        let zeros = match self.plan.recording.shapes.get(&var) {
+            Some(shaped) => {
+                let shape = &shaped.shape;
+                quote!(::autograd::__private::zeros_of(#shape))
+            }
+            None => quote!(::autograd::__private::zeros_like(&#array)),
+        };
         if self.func.vars[var].view && !self.second {
             let owner = self.names.derived(Role::AdjointOwner, var, array);
             quote!(let mut #owner = #zeros; let #adjoint = &mut #owner[..];)
@@ -487,6 +502,12 @@ impl<'a> Body<'a> {
                     out.push(self.let_stmt(*var, ty.as_ref(), init.as_ref()));
                     if mode.store {
                         out.extend(self.copy_args(*var));
+                        // an array the nest declares: its shape, for the
+                        // reverse of its block (`record::Shaped`)
+                        if let Some(shaped) = self.plan.recording.shapes.get(var) {
+                            let (tape, array) = (&shaped.tape, self.ident(*var));
+                            out.push(quote!(#tape.push(::autograd::__private::shape_of(&#array));));
+                        }
                     }
                 }
                 Stmt::Update { cell, value } => {
@@ -779,6 +800,15 @@ impl<'a> Body<'a> {
         out.extend(take(&nest.decisions, &decisions, quote!(bool)));
         for (var, tape) in own {
             out.push(quote!(let #var = ::autograd::__private::pop(&mut #tape);));
+        }
+        // the shapes of the arrays the block declares (`record::Shaped`)
+        for stmt in &block.stmts {
+            if let Stmt::Let { var, .. } = stmt {
+                if let Some(shaped) = self.plan.recording.shapes.get(var) {
+                    let (shape, tape) = (&shaped.shape, &shaped.tape);
+                    out.push(quote!(let #shape = ::autograd::__private::pop(&mut #tape);));
+                }
+            }
         }
         if reverse.is_empty() && out.is_empty() {
             return reverse;
@@ -1084,6 +1114,7 @@ impl<'a> Body<'a> {
         l.body.walk(0, &mut |stmt, _| match stmt {
             Stmt::Let { var, .. } => {
                 takes |= matches!(recording.keep.get(var), Some(Keep::Float | Keep::Own(_)))
+                    || recording.shapes.contains_key(var)
             }
             Stmt::If { decision, .. } => {
                 takes |= recording.decisions.contains(&decision.to_string())
@@ -1878,8 +1909,8 @@ impl<'a> Body<'a> {
 
     /// Loads in the body of loop `l` at an index the loop does not change
     /// (`x[col]` in `for row in col + 1..d { q[row] += L[l] * x[col] }`),
-    /// from an array nothing in the loop stores into or passes to a call:
-    /// their adjoints are summed in a local across the iterations of the
+    /// from an array nothing in the loop declares, stores into or passes to
+    /// a call: their adjoints are summed in a local across the iterations of the
     /// loop's reverse and added into the array's adjoint once after it.
     /// Returns the sums' declarations and the additions.
     /// `params_only`: only loads from parameters, whose adjoint buffers are
@@ -1929,6 +1960,8 @@ impl<'a> Body<'a> {
             if !self.activity.needs_adjoint(*var)
                 || (params_only && !self.is_param(*array))
                 || touched.contains(array)
+                // (an array the loop declares: its adjoint is its iteration's)
+                || inside.contains(array)
                 || index
                     .uses
                     .iter()
@@ -2440,7 +2473,7 @@ impl<'a> Body<'a> {
             true => quote!(::autograd::__private::Dual::constant(1.0)),
             false => quote!(1.0_f64),
         };
-        let call = self.adjoint_call(callee, args, one, &slots);
+        let call = self.adjoint_call(callee, args, one, &slots, &[]);
         let ident = self.ident(var);
         let ty = match self.second {
             true => Some(quote!(: ::autograd::__private::Dual)),
@@ -2560,9 +2593,13 @@ impl<'a> Body<'a> {
         }
         out.extend(before);
         let as_called = self.args_as_called(out, var, args);
-        let (args, taken) = match &as_called {
-            Some((renamed, taken)) => (&renamed[..], Some(taken)),
-            None => (args, None),
+        let (args, taken, twins) = match &as_called {
+            Some(as_called) => (
+                &as_called.args[..],
+                Some(&as_called.after),
+                &as_called.twins[..],
+            ),
+            None => (args, None, &[][..]),
         };
         // A vector-valued callee's `d_out` is the adjoint of the array it
         // returned.
@@ -2571,7 +2608,7 @@ impl<'a> Body<'a> {
         } else {
             quote!(#d_var)
         };
-        let call = self.adjoint_call(callee, args, d_out, &slots);
+        let call = self.adjoint_call(callee, args, d_out, &slots, twins);
         out.push(quote!(#call;));
         out.extend(taken.cloned());
         out.extend(after);
@@ -2603,6 +2640,9 @@ impl<'a> Body<'a> {
         let nest = &self.plan.recording.nests[&top];
         nest.twins
             .iter()
+            // (the twin of an array the nest declares is made where the
+            // call is reversed, from its shape: `args_as_called`)
+            .filter(|(array, _)| !self.plan.recording.shapes.contains_key(array))
             .map(|(array, twin)| {
                 let array = self.ident(*array);
                 quote!(let mut #twin = ::autograd::__private::zeros_like(&#array);)
@@ -2615,13 +2655,14 @@ impl<'a> Body<'a> {
     /// from the nest's `args` record into its twin, and the argument read
     /// from the twin (`&ypred` as `&twin`, `&ypred[a..b]` as
     /// `&twin[a..b]`), with what to run after the adjoint's call (the
-    /// record cut back); `None` for a call that copied nothing.
+    /// record cut back) and each array's twin (for the scratch slot of one
+    /// that does not vary); `None` for a call that copied nothing.
     fn args_as_called(
         &mut self,
         out: &mut Vec<TokenStream>,
         var: VarId,
         args: &[CallArg],
-    ) -> Option<(Vec<CallArg>, TokenStream)> {
+    ) -> Option<AsCalled> {
         let (Some(arrays), Some(nest)) = (self.plan.recording.copies.get(&var), self.nest) else {
             return None;
         };
@@ -2639,6 +2680,10 @@ impl<'a> Body<'a> {
         let mut first = None;
         for array in arrays.iter().rev() {
             let (twin, at) = (twin_of(array), self.names.fresh("__ad_at"));
+            if let Some(shaped) = self.plan.recording.shapes.get(array) {
+                let shape = &shaped.shape;
+                out.push(quote!(let mut #twin = ::autograd::__private::zeros_of(#shape);));
+            }
             out.push(quote! {
                 let #at = #end - #twin.len();
                 #twin[..].copy_from_slice(&#record[#at..#end]);
@@ -2662,7 +2707,12 @@ impl<'a> Body<'a> {
             })
             .collect();
         let first = first.expect("at least one copied array");
-        Some((renamed, quote!(#record.truncate(#first);)))
+        let twins = arrays.iter().map(|a| (*a, twin_of(a))).collect();
+        Some(AsCalled {
+            args: renamed,
+            after: quote!(#record.truncate(#first);),
+            twins,
+        })
     }
 
     /// `callee_adjoint(args.., d_out, slots..)` (`primal::adjoint_call`),
@@ -2673,6 +2723,7 @@ impl<'a> Body<'a> {
         args: &[CallArg],
         d_out: TokenStream,
         slots: &[Option<TokenStream>],
+        twins: &[(VarId, Ident)],
     ) -> TokenStream {
         if self.second {
             return super::second::hvp_call(
@@ -2686,7 +2737,7 @@ impl<'a> Body<'a> {
                 slots,
             );
         }
-        adjoint_call(self.func, self.names, callee, args, d_out, slots)
+        adjoint_call(self.func, self.names, callee, args, d_out, slots, twins)
     }
 
     /// `__private::undo_to`, or its generic twin for arrays of `Dual`s.
@@ -2865,6 +2916,17 @@ impl<'a> Body<'a> {
     }
 }
 
+/// A call's arguments as its adjoint gets them in a recorded nest
+/// (`Body::args_as_called`).
+struct AsCalled {
+    /// The arguments, each copied array read from its twin.
+    args: Vec<CallArg>,
+    /// What runs after the adjoint's call: the record cut back.
+    after: TokenStream,
+    /// Each copied array with its twin.
+    twins: Vec<(VarId, Ident)>,
+}
+
 /// The cursors of a loop of a recorded nest (`Body::loop_cursors`): each
 /// tape with its cursor, and the same by tape name for the emitter to look
 /// up.
@@ -2951,9 +3013,12 @@ fn rename(tokens: TokenStream, from: &Ident, to: &Ident) -> TokenStream {
     tokens
         .into_iter()
         .map(|tree| match tree {
+            // (`to`'s hygiene, where it is declared, at `ident`'s place: a
+            // body from a `macro_rules!` names its locals in another
+            // context than the expansion's own names)
             proc_macro2::TokenTree::Ident(ident) if ident == *from => {
                 let mut to = to.clone();
-                to.set_span(ident.span());
+                to.set_span(to.span().located_at(ident.span()));
                 proc_macro2::TokenTree::Ident(to)
             }
             proc_macro2::TokenTree::Group(group) => {

@@ -1,0 +1,274 @@
+//! Arrays declared inside recorded loop nests (`autograd-macros/src/
+//! record.rs`, `Shaped`): a stage state `let mut ys = [0.0; 4];` or a
+//! helper's returned array `let k1 = rhs(&y, p);` in the body of a time
+//! step, a `vec![0.0; n]` buffer per step. The nest's reverse runs after
+//! the whole nest, where such an array is out of scope: the forward sweep
+//! records its shape, the reverse makes its adjoint (and the twin a call's
+//! adjoint is given) from it. Until 2026-11-28 a nest declaring an array
+//! was replayed, and one given a call's returned array did not compile
+//! (E0425: the reverse named the array to size its adjoint).
+//!
+//! Each function is written twice from one body, as is (recorded) and
+//! inside an `if` (replayed), checked against central finite differences
+//! and against each other (`common::recorded_and_replayed!`).
+
+#![allow(
+    clippy::needless_range_loop,
+    clippy::useless_vec,
+    clippy::manual_memcpy
+)]
+
+#[macro_use]
+mod common;
+
+use autograd::differentiable;
+use common::check_gradient_and_adjoint;
+
+const POINTS: [[f64; 6]; 3] = [
+    [0.7, -1.3, 0.4, 1.9, -0.6, 1.1],
+    [1.2, 0.3, -0.8, 0.5, 2.1, -0.2],
+    [-0.4, 0.9, 1.6, -1.1, 0.2, 0.8],
+];
+
+/// A predator–prey right-hand side, vector-valued.
+#[differentiable]
+fn rhs(y: &[f64; 2], p: &[f64]) -> [f64; 2] {
+    [
+        p[0] * y[0] - p[1] * y[0] * y[1],
+        -p[2] * y[1] + p[3] * y[0] * y[1],
+    ]
+}
+
+/// The same, returning a `Vec`.
+#[differentiable]
+fn rhs_vec(y: &[f64], p: &[f64]) -> Vec<f64> {
+    vec![
+        p[0] * y[0] - p[1] * y[0] * y[1],
+        -p[2] * y[1] + p[3] * y[0] * y[1],
+    ]
+}
+
+// Heun's method through a helper: the returned arrays and a stage state
+// declared every step (the 2026-11-28 E0425).
+recorded_and_replayed!(heun_through_a_helper: heun, heun_grad, heun_adjoint;
+    heun_replayed, heun_replayed_grad, heun_replayed_adjoint; |x| {
+    let mut y = [x[4], x[5]];
+    let mut loss = 0.0;
+    for s in 0..6 {
+        let k1 = rhs(&y, x);
+        let mut ys = [0.0; 2];
+        for i in 0..2 {
+            ys[i] = y[i] + 0.1 * k1[i];
+        }
+        let k2 = rhs(&ys, x);
+        for i in 0..2 {
+            y[i] += 0.05 * (k1[i] + k2[i]);
+        }
+        let e = y[0] - 0.1 * s as f64;
+        loss += e * e;
+    }
+    loss
+});
+
+// The stage state as an array literal that nothing stores into: the call's
+// adjoint is given a copy all the same (the array is gone by its reverse).
+recorded_and_replayed!(a_literal_stage_state: literal_stage, literal_stage_grad,
+    literal_stage_adjoint; literal_stage_replayed, literal_stage_replayed_grad,
+    literal_stage_replayed_adjoint; |x| {
+    let mut y = [x[4], x[5]];
+    let mut loss = 0.0;
+    for _ in 0..5 {
+        let k1 = rhs(&y, x);
+        let y2 = [y[0] + 0.1 * k1[0], y[1] + 0.1 * k1[1]];
+        let k2 = rhs(&y2, x);
+        for i in 0..2 {
+            y[i] += 0.05 * (k1[i] + k2[i]);
+        }
+        loss += y[0] * y[1];
+    }
+    loss
+});
+
+// Values the reverse reads from arrays nothing stores into: a returned
+// array and a literal, whose loads are recorded (until the fix, the
+// reverse loaded them again from arrays out of its scope: E0425, found by
+// `tests/hygiene.rs`).
+recorded_and_replayed!(values_read_from_unstored_arrays: unstored, unstored_grad,
+    unstored_adjoint; unstored_replayed, unstored_replayed_grad, unstored_replayed_adjoint; |x| {
+    let mut y = [x[4], x[5]];
+    let mut total = 0.0;
+    for t in 0..4 {
+        let k = rhs(&y, x);
+        let w = [k[0] * x[t], k[1]];
+        for i in 0..2 {
+            y[i] = (y[i] + 0.1 * k[i] * w[1 - i]).sin();
+        }
+        total += k[0] * k[1] + w[0].cos();
+    }
+    total
+});
+
+// A helper returning a `Vec`: its shape is its length.
+recorded_and_replayed!(a_returned_vec: returned_vec, returned_vec_grad, returned_vec_adjoint;
+    returned_vec_replayed, returned_vec_replayed_grad, returned_vec_replayed_adjoint; |x| {
+    let mut y = vec![x[4], x[5]];
+    let mut loss = 0.0;
+    for _ in 0..4 {
+        let k = rhs_vec(&y, x);
+        for i in 0..2 {
+            y[i] += 0.1 * k[i];
+        }
+        loss += y[0] - y[1] * y[1];
+    }
+    loss
+});
+
+// An Elman step with its new state and outputs in buffers declared inside
+// the step loop.
+recorded_and_replayed!(buffers_declared_per_step: elman, elman_grad, elman_adjoint;
+    elman_replayed, elman_replayed_grad, elman_replayed_adjoint; |x| {
+    let mut h = vec![0.0; 3];
+    let mut loss = 0.0;
+    for t in 0..4 {
+        let mut hnew = vec![0.0; 3];
+        let mut out = [0.0; 2];
+        for i in 0..3 {
+            let mut s = x[i + 3] + 0.2 * t as f64;
+            for k in 0..3 {
+                s += x[(i + k) % 6] * h[k];
+            }
+            hnew[i] = s.tanh();
+        }
+        for i in 0..3 {
+            h[i] = hnew[i];
+        }
+        for i in 0..2 {
+            out[i] = h[i] * x[i + 1] + h[2];
+        }
+        loss += out[0] * out[0] + out[1];
+    }
+    loss
+});
+
+// A buffer whose length changes from one iteration to the next: the shape
+// recorded is each iteration's own.
+recorded_and_replayed!(a_buffer_growing_per_step: growing, growing_grad, growing_adjoint;
+    growing_replayed, growing_replayed_grad, growing_replayed_adjoint; |x| {
+    let mut total = 0.0;
+    for t in 0..5 {
+        let mut b = vec![0.0; t + 1];
+        for i in 0..t + 1 {
+            b[i] = x[i] * x[t];
+        }
+        for i in 0..t + 1 {
+            total += b[i].sin() * (i + 1) as f64;
+        }
+    }
+    total
+});
+
+// An array declared in a branch of the nest, and a copy of a carried
+// state declared every step.
+recorded_and_replayed!(declared_in_a_branch_and_copied: branchy, branchy_grad, branchy_adjoint;
+    branchy_replayed, branchy_replayed_grad, branchy_replayed_adjoint; |x| {
+    let mut state = [x[0], x[1], x[2]];
+    let mut acc = 0.0;
+    for t in 0..4 {
+        if x[t] > 0.0 {
+            let mut b = [0.0; 3];
+            for i in 0..3 {
+                b[i] = state[i] * x[t + 1];
+            }
+            for i in 0..3 {
+                acc += b[i].sin();
+            }
+        } else {
+            acc += x[t] * state[0];
+        }
+        let previous = state.to_vec();
+        for i in 0..3 {
+            state[i] = previous[(i + 1) % 3] * 0.9 + 0.1 * x[i + 3];
+        }
+    }
+    acc + state[0] * state[2]
+});
+
+// A buffer of data the gradient does not flow through, declared per step
+// (no adjoint, so no shape), and one read through its length (the reverse
+// would read the array itself: the nest stays replayed).
+recorded_and_replayed!(inactive_and_measured_buffers: inactive, inactive_grad, inactive_adjoint;
+    inactive_replayed, inactive_replayed_grad, inactive_replayed_adjoint; |x| {
+    let mut acc = 0.0;
+    for t in 0..3 {
+        let mut w = [0.0; 3];
+        for i in 0..3 {
+            w[i] = (i + t) as f64 * 0.5;
+        }
+        let mut v = vec![0.0; 2 + t];
+        for i in 0..v.len() {
+            v[i] = x[i] * w[i % 3];
+        }
+        for i in 0..v.len() {
+            acc += v[i] * v[i];
+        }
+    }
+    acc
+});
+
+// A buffer declared before the nest, overwritten every step and given to a
+// helper (`copied_args`), in a body a `macro_rules!` writes: the twin the
+// helper's adjoint is given is named in the expansion's hygiene context,
+// not the body's (E0425 until 2026-11-28).
+recorded_and_replayed!(a_copied_buffer_in_a_macro_body: copied_in_macro, copied_in_macro_grad,
+    copied_in_macro_adjoint; copied_in_macro_replayed, copied_in_macro_replayed_grad,
+    copied_in_macro_replayed_adjoint; |x| {
+    let mut y = [x[4], x[5]];
+    let mut total = 0.0;
+    for t in 0..4 {
+        for i in 0..2 {
+            y[i] = (y[i] * x[i + t]).sin();
+        }
+        let k = rhs(&y, x);
+        for i in 0..2 {
+            total += k[i] * x[i];
+        }
+    }
+    total
+});
+
+/// The Heun fit written with its arrays declared before the loop: the same
+/// gradient bit for bit, which the recorded nest now computes without
+/// replaying (`heun_through_a_helper` checks both against finite
+/// differences and the replay).
+#[differentiable]
+fn heun_hoisted(x: &[f64]) -> f64 {
+    let mut y = [x[4], x[5]];
+    let mut loss = 0.0;
+    let mut ys = [0.0; 2];
+    for s in 0..6 {
+        let k1 = rhs(&y, x);
+        for i in 0..2 {
+            ys[i] = y[i] + 0.1 * k1[i];
+        }
+        let k2 = rhs(&ys, x);
+        for i in 0..2 {
+            y[i] += 0.05 * (k1[i] + k2[i]);
+        }
+        let e = y[0] - 0.1 * s as f64;
+        loss += e * e;
+    }
+    loss
+}
+
+#[test]
+fn declaring_the_stage_state_inside_or_before_the_loop_gives_one_gradient() {
+    check_gradient_and_adjoint(
+        heun_hoisted,
+        heun_hoisted_grad,
+        heun_hoisted_adjoint,
+        &POINTS,
+    );
+    for x in POINTS {
+        assert_eq!(heun_grad(&x), heun_hoisted_grad(&x), "at {x:?}");
+    }
+}
