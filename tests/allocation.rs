@@ -488,3 +488,61 @@ fn a_product_nest_on_the_stack_allocates_nothing() {
     }
     assert!(d_a.iter().chain(&d_b).all(|d| d.is_finite() && *d != 0.0));
 }
+
+/// An Elman step whose new state is a `vec!` declared every step, and a
+/// Runge–Kutta-like step whose stage state is a `[f64; 2]` declared every
+/// step: the recorded nest refills one buffer a call for the new state
+/// and its adjoint (`record::Pool`) rather than allocating two a step, and
+/// records the fixed-size array's shape on a tape of zero-sized values,
+/// which never allocates.
+#[allow(clippy::needless_range_loop, clippy::manual_memcpy)]
+#[differentiable(wrt(w))]
+fn elman_buffers_per_step(w: &[f64], xs: &[f64], steps: usize) -> f64 {
+    let n = 3;
+    let mut h = vec![0.0; n];
+    let mut loss = 0.0;
+    for t in 0..steps {
+        let mut hnew = vec![0.0; n];
+        for i in 0..n {
+            let mut s = xs[(t + i) % xs.len()];
+            for k in 0..n {
+                s += w[i * n + k] * h[k];
+            }
+            hnew[i] = s.tanh();
+        }
+        let mut stage = [0.0; 2];
+        for i in 0..2 {
+            stage[i] = hnew[i] * hnew[i + 1];
+        }
+        for i in 0..n {
+            h[i] = hnew[i];
+        }
+        loss += stage[0] - stage[1];
+    }
+    loss
+}
+
+#[test]
+fn buffers_declared_every_step_do_not_allocate_every_step() {
+    let w: Vec<f64> = (0..9).map(|k| 0.3 * (k as f64 * 0.7).sin()).collect();
+    let xs = [0.4, -0.9, 0.2, 0.7, -0.1];
+    let count = |steps: usize| {
+        let mut d_w = vec![0.0; 9];
+        elman_buffers_per_step_adjoint(&w, &xs, steps, 1.0, &mut d_w);
+        allocations(|| {
+            elman_buffers_per_step_adjoint(&w, &xs, steps, 1.0, &mut d_w);
+        })
+    };
+    let (few, many) = (count(8), count(512));
+    // (the pools, and the `Vec` of the buffer's shapes, which doubles
+    // its storage: 6 times more from 8 steps to 512)
+    assert!(
+        many <= few + 8,
+        "{few} allocations at 8 steps, {many} at 512: the nest allocates per step"
+    );
+    assert!(few <= 8, "{few} allocations at 8 steps");
+    let x: Vec<f64> = w.clone();
+    let (_, gradient) = elman_buffers_per_step_grad(&x, &xs, 6);
+    let report = autograd::check::gradient(|w| elman_buffers_per_step(w, &xs, 6), &x, &gradient);
+    assert!(report.is_ok(1e-6), "{report}");
+}

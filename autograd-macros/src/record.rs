@@ -159,6 +159,25 @@ pub struct Recording {
     /// The arrays recorded nests declare whose shape their reverse needs
     /// (for an adjoint, or a call's twin), each with its shape tape.
     pub shapes: HashMap<VarId, Shaped>,
+    /// The `Vec` buffers recorded nests declare (used through slices,
+    /// `views.rs`), each with the storage reused by all its iterations.
+    pub pools: HashMap<VarId, Pool>,
+}
+
+/// A `Vec` buffer a recorded nest declares every iteration
+/// (`let mut hnew = vec![0.0; n];` in a time step), used through a slice
+/// (`views.rs`). Where the user's code allocates a buffer an iteration,
+/// the forward sweep refills one `Vec` declared before the nest
+/// (`__private::refill`) and the reverse zeroes another for the adjoint
+/// (`__private::zeros_in`, from the recorded shape): one allocation per
+/// call each, as a hand-written gradient that hoists its buffers makes,
+/// not two per iteration (an Elman RNN of width 8: 1.52 → 1.2 times the
+/// hand-written gradient in instructions).
+pub struct Pool {
+    /// The storage of the buffer's iterations.
+    pub forward: Ident,
+    /// The storage of its adjoint's, when it has one.
+    pub adjoint: Option<Ident>,
 }
 
 /// An array a recorded nest declares (`let mut ys = [0.0; 4];`, a call's
@@ -368,7 +387,18 @@ pub fn plan(
             recording.copies.extend(copies);
             let mut declared: Vec<VarId> = declared_arrays(func, &l.body).into_iter().collect();
             declared.sort_unstable();
+            let buffers = declared_buffers(func, &l.body);
             for array in declared {
+                if buffers.contains(&array) {
+                    let of = &func.vars[array].ident;
+                    let pool = Pool {
+                        forward: names.fresh_for("__ad_pool_", of),
+                        adjoint: activity
+                            .needs_adjoint(array)
+                            .then(|| names.fresh_for("__ad_pool_d_", of)),
+                    };
+                    recording.pools.insert(array, pool);
+                }
                 if activity.needs_adjoint(array) || copied.contains(&array) {
                     let of = &func.vars[array].ident;
                     let shaped = Shaped {
@@ -516,6 +546,25 @@ fn recordable(l: &crate::ir::Loop, nested_only: bool) -> bool {
         _ => {}
     });
     (nested || !nested_only) && ok
+}
+
+/// The `Vec` buffers `block` and the blocks nested in it declare and use
+/// through a slice (`views.rs`): what a recorded nest keeps in a `Pool`.
+fn declared_buffers(func: &Func, block: &Block) -> HashSet<VarId> {
+    let mut buffers = HashSet::new();
+    block.walk(0, &mut |stmt, _| {
+        if let Stmt::Let {
+            var,
+            init: Some(Rhs::Array(_)),
+            ..
+        } = stmt
+        {
+            if func.vars[*var].view {
+                buffers.insert(*var);
+            }
+        }
+    });
+    buffers
 }
 
 /// The float arrays `block` and the blocks nested in it declare (an array

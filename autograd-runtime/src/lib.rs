@@ -1214,6 +1214,33 @@ pub mod __private {
         }
     }
 
+    /// `vec![value; len]` in `pool`'s storage: a `Vec` buffer a recorded
+    /// loop nest declares every iteration, refilled in one allocation per
+    /// call rather than allocated per iteration (the macro's
+    /// `record::Pool`).
+    #[inline]
+    pub fn refill(pool: &mut ::std::vec::Vec<f64>, value: f64, len: usize) -> &mut [f64] {
+        pool.clear();
+        pool.resize(len, value);
+        &mut pool[..]
+    }
+
+    /// `items.to_vec()` (`vec![a, b]`, `x.to_vec()`) in `pool`'s storage
+    /// (see [`refill`]).
+    #[inline]
+    pub fn refill_from<'a>(pool: &'a mut ::std::vec::Vec<f64>, items: &[f64]) -> &'a mut [f64] {
+        pool.clear();
+        pool.extend_from_slice(items);
+        &mut pool[..]
+    }
+
+    /// The zeroed adjoint of such a buffer, of its recorded `shape`, in
+    /// `pool`'s storage (see [`refill`]).
+    #[inline]
+    pub fn zeros_in(pool: &mut ::std::vec::Vec<f64>, shape: VecShape<f64>) -> &mut [f64] {
+        refill(pool, 0.0, shape.0)
+    }
+
     /// The shape of `array`, recorded by the forward sweep where a
     /// recorded nest declares it.
     #[inline]

@@ -311,6 +311,14 @@ impl<'a> Body<'a> {
         for (_, tape) in shapes {
             tapes.push(quote!(let mut #tape = ::std::vec::Vec::new();));
         }
+        let mut pools: Vec<(&VarId, &crate::record::Pool)> =
+            self.plan.recording.pools.iter().collect();
+        pools.sort_by_key(|(array, _)| **array);
+        for (_, pool) in pools {
+            for pool in std::iter::once(&pool.forward).chain(&pool.adjoint) {
+                tapes.push(quote!(let mut #pool: ::std::vec::Vec<f64> = ::std::vec::Vec::new();));
+            }
+        }
         let mut own: Vec<(&VarId, &Ident)> = self
             .plan
             .recording
@@ -456,6 +464,13 @@ impl<'a> Body<'a> {
         let zeros = match self.plan.recording.shapes.get(&var) {
             Some(shaped) => {
                 let shape = &shaped.shape;
+                // (a buffer's: zeroed in its pool, `record::Pool`)
+                let pool = self.plan.recording.pools.get(&var);
+                if let Some(pool) = pool.and_then(|p| p.adjoint.as_ref()) {
+                    return quote! {
+                        let #adjoint = ::autograd::__private::zeros_in(&mut #pool, #shape);
+                    };
+                }
                 quote!(::autograd::__private::zeros_of(#shape))
             }
             None => quote!(::autograd::__private::zeros_like(&#array)),
@@ -497,6 +512,36 @@ impl<'a> Body<'a> {
                     let nest = &self.plan.recording.nests[&self.nest.expect("in a nest")];
                     let record = nest.partials.as_ref().expect("a nest with calls");
                     out.push(quote!(#record.extend_from_slice(&[#(#partials),*]);));
+                }
+                // a buffer a recorded nest declares: refilled in its pool
+                // (`record::Pool`)
+                Stmt::Let {
+                    var,
+                    init: Some(Rhs::Array(init)),
+                    ..
+                } if mode.store && self.plan.recording.pools.contains_key(var) => {
+                    let pool = &self.plan.recording.pools[var].forward;
+                    let ident = self.ident(*var);
+                    let refill = match init {
+                        ArrayInit::Fill { value, len, .. } => {
+                            let value = &value.tokens;
+                            quote!(::autograd::__private::refill(&mut #pool, #value, #len))
+                        }
+                        ArrayInit::List { items, .. } => {
+                            let items = items.iter().map(|i| self.operand(i));
+                            quote!(::autograd::__private::refill_from(&mut #pool, &[#(#items),*]))
+                        }
+                        ArrayInit::Copy { source, .. } => {
+                            let source = self.ident(*source);
+                            quote!(::autograd::__private::refill_from(&mut #pool, &#source[..]))
+                        }
+                    };
+                    out.push(quote!(let #ident = #refill;));
+                    out.extend(self.copy_args(*var));
+                    if let Some(shaped) = self.plan.recording.shapes.get(var) {
+                        let tape = &shaped.tape;
+                        out.push(quote!(#tape.push(::autograd::__private::shape_of(&#ident));));
+                    }
                 }
                 Stmt::Let { var, ty, init } => {
                     out.push(self.let_stmt(*var, ty.as_ref(), init.as_ref()));
