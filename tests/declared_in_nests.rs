@@ -215,6 +215,32 @@ recorded_and_replayed!(inactive_and_measured_buffers: inactive, inactive_grad, i
     acc
 });
 
+// A nest in the body of a loop whose iterations each run forward, then
+// reverse (a sum over samples, `fuse.rs`): its arrays are declared, and
+// their shapes taken back, within one sample.
+recorded_and_replayed!(declared_in_a_nest_of_a_sum_over_samples: per_sample, per_sample_grad,
+    per_sample_adjoint; per_sample_replayed, per_sample_replayed_grad,
+    per_sample_replayed_adjoint; |x| {
+    let mut loss = 0.0;
+    for s in 0..3 {
+        let mut acc = x[s];
+        for t in 0..3 {
+            let mut b = [0.0; 2];
+            for i in 0..2 {
+                b[i] = (x[i + t] * acc).tanh();
+            }
+            let k = rhs(&b, x);
+            let mut h = vec![0.0; 2];
+            for i in 0..2 {
+                h[i] = k[i] * b[1 - i];
+            }
+            acc += h[0] * h[1];
+        }
+        loss += acc.sin();
+    }
+    loss
+});
+
 // A buffer declared before the nest, overwritten every step and given to a
 // helper (`copied_args`), in a body a `macro_rules!` writes: the twin the
 // helper's adjoint is given is named in the expansion's hygiene context,
