@@ -841,3 +841,64 @@ fn a_methods_data_given_to_differentiated_parameters() {
         common::assert_gradient(|v| springs.energy(v[0]), &[x], &[dx]);
     }
 }
+
+// What the refusal of a buffer given by `&mut` (ui-tests
+// `changed_by_a_call`) tells the user to write for a double buffer: the
+// swap as copies. Its gradient against finite differences.
+#[differentiable]
+#[allow(clippy::assign_op_pattern)]
+fn smoothed_with_a_swap(u0: &[f64]) -> f64 {
+    let n = u0.len();
+    let mut u = u0.to_vec();
+    let mut next = vec![0.0; n];
+    for _ in 0..3 {
+        next[0] = u[0];
+        next[n - 1] = u[n - 1];
+        for i in 1..n - 1 {
+            next[i] = 0.5 * u[i] + 0.25 * (u[i - 1] + u[i + 1]);
+        }
+        let old = u.to_vec();
+        u = next.clone();
+        next = old;
+    }
+    let mut total = 0.0;
+    for i in 0..n {
+        total += u[i] * u[i] * (i + 1) as f64 + next[i];
+    }
+    total
+}
+
+#[test]
+fn a_double_buffer_swapped_by_copies() {
+    let x = [1.0, 2.0, 3.0, 4.0, 0.5];
+    let (value, gradient) = smoothed_with_a_swap_grad(&x);
+    assert_eq!(value, smoothed_with_a_swap(&x));
+    common::assert_gradient(smoothed_with_a_swap, &x, &gradient);
+}
+
+fn fill_grid(xs: &mut [f64], h: f64) {
+    for (k, x) in xs.iter_mut().enumerate() {
+        *x = k as f64 * h;
+    }
+}
+
+// A buffer of constants a helper fills by `&mut` before anything
+// differentiated is stored into it is still passed.
+#[differentiable]
+fn on_a_grid(w: &[f64]) -> f64 {
+    let mut xs = vec![0.0; 4];
+    fill_grid(&mut xs, 0.5);
+    let mut total = 0.0;
+    for k in 0..4 {
+        total += (w[0] * xs[k] + w[1]).sin();
+    }
+    total
+}
+
+#[test]
+fn a_constant_buffer_filled_by_a_helper() {
+    let w = [0.7, -0.2];
+    let (value, gradient) = on_a_grid_grad(&w);
+    assert_eq!(value, on_a_grid(&w));
+    common::assert_gradient(on_a_grid, &w, &gradient);
+}

@@ -481,3 +481,129 @@ pub fn call_reads(callee: &Callee, args: &[CallArg]) -> Vec<VarId> {
     }
     reads
 }
+
+/// Refuses calls given, by `&mut`, a float array that holds values
+/// depending on a differentiated input where the call is made
+/// (`std::mem::swap(&mut u, &mut next)`, `scale_in_place(&mut u, 3.0)`):
+/// the callee may change the array where the reverse sweep cannot follow,
+/// and the gradient would miss the change (it did, silently, until
+/// 2026-11-28). A buffer filled by a helper before anything differentiated
+/// is stored into it (`fill_grid(&mut xs)`) is still passed.
+pub fn refuse_changes_by_calls(cx: &crate::ctxt::Ctxt, func: &Func, activity: &Activity) {
+    let mut holding = HashSet::new();
+    refuse_in_block(cx, func, activity, &func.body, &mut holding);
+}
+
+/// [`refuse_changes_by_calls`] over `block`, in program order; `holding`:
+/// the arrays that hold varied values by then (a loop's stores count from
+/// its start: a later iteration's call sees them).
+fn refuse_in_block(
+    cx: &crate::ctxt::Ctxt,
+    func: &Func,
+    activity: &Activity,
+    block: &Block,
+    holding: &mut HashSet<VarId>,
+) {
+    let varied_operand = |op: &Operand| matches!(op, Operand::Var(v) if activity.varied(*v));
+    for stmt in &block.stmts {
+        match stmt {
+            Stmt::Let {
+                var,
+                init: Some(rhs),
+                ..
+            } => {
+                if let Rhs::Call { callee, args } = rhs {
+                    refuse_call(cx, func, callee, args, holding);
+                }
+                if func.vars[*var].kind == Kind::FloatArray && activity.varied(*var) {
+                    let varied_init = match rhs {
+                        Rhs::Array(crate::ir::ArrayInit::Fill { .. }) => false,
+                        Rhs::Array(crate::ir::ArrayInit::List { items, .. }) => {
+                            items.iter().any(varied_operand)
+                        }
+                        Rhs::Array(crate::ir::ArrayInit::Copy { source, .. }) => {
+                            holding.contains(source) || activity.varied(*source)
+                        }
+                        _ => true,
+                    };
+                    if varied_init {
+                        holding.insert(*var);
+                    }
+                }
+            }
+            Stmt::Store { array, value, .. } if varied_operand(value) => {
+                holding.insert(*array);
+            }
+            Stmt::If { then_, else_, .. } => {
+                let mut other = holding.clone();
+                refuse_in_block(cx, func, activity, then_, holding);
+                refuse_in_block(cx, func, activity, else_, &mut other);
+                holding.extend(other);
+            }
+            Stmt::Loop(l) => {
+                l.body.walk(0, &mut |s, _| {
+                    if let Stmt::Store { array, value, .. } = s {
+                        if varied_operand(value) {
+                            holding.insert(*array);
+                        }
+                    }
+                });
+                refuse_in_block(cx, func, activity, &l.body, holding);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Reports the call `callee(args)` if it is given, by `&mut`, an array in
+/// `holding`.
+fn refuse_call(
+    cx: &crate::ctxt::Ctxt,
+    func: &Func,
+    callee: &Callee,
+    args: &[CallArg],
+    holding: &HashSet<VarId>,
+) {
+    let changed: Vec<(&proc_macro2::TokenStream, &syn::Ident)> = args
+        .iter()
+        .filter_map(|arg| match arg {
+            CallArg::Array { array, tokens, .. } if by_mut(tokens) && holding.contains(array) => {
+                Some((tokens, &func.vars[*array].ident))
+            }
+            _ => None,
+        })
+        .collect();
+    let Some((first, name)) = changed.first() else {
+        return;
+    };
+    let called = match callee {
+        Callee::Path { path, .. } => path.to_string().replace(' ', ""),
+        Callee::Method { method, .. } => method.to_string(),
+    };
+    let names: Vec<String> = changed.iter().map(|(_, n)| format!("`{n}`")).collect();
+    cx.error_spanned_by(
+        first,
+        format!(
+            "`{called}` is given {} by `&mut`, so it may change values that depend on a \
+             differentiated input: `#[differentiable]` cannot follow a change made inside \
+             another function, and the gradient would miss it. Make the change in this \
+             function: assign elements (`{name}[i] = ..`), or replace the whole buffer \
+             (`{name} = other.clone();`; to swap two buffers, `let old = {name}.to_vec(); \
+             {name} = other.clone(); other = old;`); or give the helper `&{name}` and have \
+             it return the new values",
+            names.join(" and ")
+        ),
+    );
+}
+
+/// Whether a call argument is written `&mut ..`.
+fn by_mut(tokens: &proc_macro2::TokenStream) -> bool {
+    let mut trees = tokens.clone().into_iter();
+    matches!(
+        (trees.next(), trees.next()),
+        (
+            Some(proc_macro2::TokenTree::Punct(amp)),
+            Some(proc_macro2::TokenTree::Ident(word)),
+        ) if amp.as_char() == '&' && word == "mut"
+    )
+}

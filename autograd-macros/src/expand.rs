@@ -31,9 +31,15 @@ pub fn differentiable(attr: TokenStream, item: TokenStream) -> TokenStream {
     });
     let sig = signature::analyze(&cx, &item.sig, &args, &names);
     let func = lower::lower(&cx, &sig, &item, &names);
+    // (the analyses run on a body lowered without errors)
+    let activity = (cx.error_count() == 0).then(|| {
+        let activity = activity::analyze(&func);
+        activity::refuse_changes_by_calls(&cx, &func, &activity);
+        activity
+    });
     match cx.check() {
         Ok(()) => {
-            let activity = activity::analyze(&func);
+            let activity = activity.unwrap_or_else(|| activity::analyze(&func));
             emit::emit(&item, &sig, &func, &activity, &names)
         }
         Err(error) => fallback::emit(&item, &sig, error),
