@@ -373,3 +373,55 @@ fn array_literals_read_by_literal_indices() {
         assert!(report.is_ok(1e-5), "{report}");
     }
 }
+
+// Two buffers swapped by a tuple assignment, fixed-size and `Vec`: every
+// part is read before anything is assigned, so `next` gets the old `cur`
+// (the fixed-size version gave a value and gradient off by 4e-3 until
+// 2026-11-28 — `next` got the new `cur` — and the `Vec` one did not
+// compile, E0382).
+#[differentiable]
+fn swapped_arrays(x: &[f64]) -> f64 {
+    let mut cur = [x[0], x[1], x[2]];
+    let mut next = [0.0; 3];
+    for _ in 0..3 {
+        for i in 0..3 {
+            next[i] = 0.5 * cur[i] + 0.5 * cur[(i + 1) % 3].tanh();
+        }
+        (cur, next) = (next, cur);
+    }
+    let mut s = 0.0;
+    for i in 0..3 {
+        s += cur[i] * cur[i] + 0.3 * next[i];
+    }
+    s
+}
+
+#[differentiable]
+fn swapped_vecs(x: &[f64]) -> f64 {
+    let n = x.len();
+    let mut cur = x.to_vec();
+    let mut next = vec![0.0; n];
+    for _ in 0..3 {
+        for i in 0..n {
+            next[i] = 0.5 * cur[i] + 0.5 * cur[(i + 1) % n].tanh();
+        }
+        (cur, next) = (next, cur);
+    }
+    let mut s = 0.0;
+    for i in 0..n {
+        s += cur[i] * cur[i] + 0.3 * next[i];
+    }
+    s
+}
+
+#[test]
+fn buffers_swapped_by_a_tuple_assignment() {
+    for x in [[0.3, -0.4, 0.5], [1.2, 0.1, -0.9]] {
+        let (value, gradient) = swapped_arrays_grad(&x);
+        assert_eq!(value, swapped_arrays(&x));
+        assert_gradient(swapped_arrays, &x, &gradient);
+        let (value, gradient) = swapped_vecs_grad(&x);
+        assert_eq!(value, swapped_vecs(&x));
+        assert_gradient(swapped_vecs, &x, &gradient);
+    }
+}

@@ -1597,3 +1597,121 @@ fn past_the_row(w: &[f64], data: &[f64]) -> f64 {
 fn an_element_past_a_row_panics() {
     past_the_row_grad(&[1.0], &FEATURES);
 }
+
+/// An observation: data of a type that is not `Copy`.
+pub struct Observation {
+    pub at: usize,
+    pub target: f64,
+}
+
+// Constant slices whose elements are not `Copy` (`&[Vec<f64>]` rows,
+// `&[Observation]`), iterated by `for` and by a chain: each element is
+// taken by reference, as iterating the slice gives it (the element was
+// moved out of the slice until 2026-11-28: E0508 in the expansion); `Copy`
+// elements by value as before (a tuple's floats).
+#[differentiable(wrt(w))]
+fn rows_through_tanh(w: &[f64], rows: &[Vec<f64>]) -> f64 {
+    let mut s = 0.0;
+    for row in rows {
+        let z: f64 = row.iter().zip(w).map(|(a, b)| a * b).sum();
+        s += z.tanh();
+    }
+    s
+}
+
+#[differentiable(wrt(x))]
+fn observed(x: &[f64], obs: &[Observation], pairs: &[(f64, f64)]) -> f64 {
+    let by_chain: f64 = obs.iter().map(|o| (x[o.at] - o.target).powi(2)).sum();
+    let mut by_loop = 0.0;
+    for o in obs {
+        by_loop += (x[o.at] * o.target).sin();
+    }
+    for (a, b) in pairs {
+        by_loop += a * x[0] * x[1] + b;
+    }
+    by_chain + by_loop
+}
+
+#[test]
+fn constant_slices_of_elements_that_are_not_copy() {
+    let rows = vec![vec![1.0, 2.0], vec![-0.5, 0.25], vec![0.3, -1.2]];
+    let w = [0.4, -0.3];
+    let (value, gradient) = rows_through_tanh_grad(&w, &rows);
+    assert_eq!(value, rows_through_tanh(&w, &rows));
+    common::assert_gradient(|w| rows_through_tanh(w, &rows), &w, &gradient);
+
+    let obs = [
+        Observation { at: 0, target: 1.0 },
+        Observation {
+            at: 2,
+            target: -0.5,
+        },
+        Observation {
+            at: 1,
+            target: 0.25,
+        },
+    ];
+    let pairs = [(0.5, 1.0), (-1.5, 2.0)];
+    let x = [0.3, -0.7, 1.1];
+    let (value, gradient) = observed_grad(&x, &obs, &pairs);
+    assert_eq!(value, observed(&x, &obs, &pairs));
+    common::assert_gradient(|x| observed(x, &obs, &pairs), &x, &gradient);
+}
+
+// Slice methods that write a local buffer, as statements: `fill`, `swap`
+// and `copy_from_slice` (whole, and from a subslice) are the stores they
+// stand for (they were refused, with a message that said only how to
+// read, until 2026-11-28).
+#[differentiable]
+fn buffer_methods(x: &[f64]) -> f64 {
+    let n = x.len();
+    let mut u = x.to_vec();
+    let mut next = vec![0.0; n];
+    let mut total = 0.0;
+    for step in 0..3 {
+        next.fill(x[step] * 0.5);
+        for i in 1..n - 1 {
+            next[i] += 0.25 * (u[i - 1] + u[i + 1]) * u[i];
+        }
+        next.swap(0, n - 1);
+        u.copy_from_slice(&next);
+        total += u[0] * u[1];
+    }
+    let mut tail = [0.0; 2];
+    tail.copy_from_slice(&u[1..3]);
+    total + tail[0] * tail[1].sin()
+}
+
+#[test]
+fn slice_methods_that_write_a_buffer() {
+    for x in [[0.3, -0.7, 1.1, 0.4], [1.5, 0.2, -0.9, 0.8]] {
+        let (value, gradient) = buffer_methods_grad(&x);
+        assert_eq!(value, buffer_methods(&x));
+        assert_gradient(buffer_methods, &x, &gradient);
+    }
+}
+
+// `let b = a.clone();` of a float array: a copy, by value for a local
+// array of a known length, as a `Vec` otherwise (refused until
+// 2026-11-28; `a = b.clone();` was supported).
+#[differentiable]
+#[allow(clippy::clone_on_copy, noop_method_call)]
+fn clones(x: &[f64]) -> f64 {
+    let u = x.to_vec();
+    let mut next = u.clone();
+    next[0] *= next[1];
+    let a = [x[0].sin(), x[1]];
+    let mut b = a.clone();
+    b[1] += a[0] * x[2];
+    let p = x.clone();
+    next[0] + b[1] * u[1] + p[2].exp()
+}
+
+#[test]
+fn clones_of_float_arrays() {
+    for x in [[0.3, -0.7, 1.1], [1.5, 0.2, -0.9]] {
+        let (value, gradient) = clones_grad(&x);
+        assert_eq!(value, clones(&x));
+        assert_gradient(clones, &x, &gradient);
+    }
+}

@@ -1214,6 +1214,52 @@ pub mod __private {
         }
     }
 
+    /// Panics with `message` unless `a == b`: the check before a whole
+    /// buffer is assigned element by element (`u = next.clone();`).
+    #[inline]
+    #[track_caller]
+    pub fn same_len(a: usize, b: usize, message: &str) {
+        if a != b {
+            panic!("{message}: {a} against {b}");
+        }
+    }
+
+    /// An element of a constant slice a generated loop iterates over
+    /// (`for row in data`, `obs.iter().map(|o| ..)` with `data: &[Vec<f64>]`,
+    /// `obs: &[Obs]`): `(&Elem(&data[k])).element()` is the element by value
+    /// when its type is `Copy` ([`ElementByValue`], found first), and by
+    /// reference otherwise ([`ElementByRef`], one autoref later), as
+    /// iterating the slice gives it.
+    pub struct Elem<'a, T>(pub &'a T);
+
+    /// See [`Elem`]: a `Copy` element, by value.
+    pub trait ElementByValue {
+        type Out;
+        fn element(&self) -> Self::Out;
+    }
+
+    impl<T: Copy> ElementByValue for Elem<'_, T> {
+        type Out = T;
+        #[inline(always)]
+        fn element(&self) -> T {
+            *self.0
+        }
+    }
+
+    /// See [`Elem`]: any other element, by reference.
+    pub trait ElementByRef<'a> {
+        type Out;
+        fn element(&self) -> Self::Out;
+    }
+
+    impl<'a, T> ElementByRef<'a> for &Elem<'a, T> {
+        type Out = &'a T;
+        #[inline(always)]
+        fn element(&self) -> &'a T {
+            self.0
+        }
+    }
+
     /// `vec![value; len]` in `pool`'s storage: a `Vec` buffer a recorded
     /// loop nest declares every iteration, refilled in one allocation per
     /// call rather than allocated per iteration (the macro's

@@ -36,6 +36,23 @@ pub(super) struct ConstValue {
     pub uses: Vec<VarId>,
 }
 
+/// Slice methods that write their receiver: their refusal says how to
+/// write a buffer instead.
+const WRITING_METHODS: &[&str] = &[
+    "fill",
+    "fill_with",
+    "swap",
+    "copy_from_slice",
+    "clone_from",
+    "clone_from_slice",
+    "reverse",
+    "rotate_left",
+    "rotate_right",
+    "sort_by",
+    "iter_mut",
+    "split_at_mut",
+];
+
 /// `f64` methods that test a value (a `bool`, no derivative).
 const F64_TESTS: &[&str] = &[
     "is_nan",
@@ -145,6 +162,29 @@ impl Lowerer<'_> {
             Expr::If(ifx) => self.lower_if_value(ifx, expr),
             Expr::Match(m) => self.lower_match_value(m, expr),
             Expr::Range(_) => self.non_differentiated(expr),
+            // An element of a constant slice a loop or a chain iterates
+            // over (`lower/iter.rs`, `slice_seq`): a constant, by value if
+            // its type is `Copy`, else by reference (autoref specialization
+            // on `__private::Elem`).
+            Expr::Macro(m) if m.mac.path.is_ident("__autograd_element") => {
+                match m.mac.parse_body::<Expr>() {
+                    Ok(place) => {
+                        let (tokens, uses) = self.non_differentiated_tokens(&place);
+                        Value::Const(ConstValue {
+                            tokens: quote! {
+                                {
+                                    #[allow(unused_imports)]
+                                    use ::autograd::__private::{ElementByRef as _, ElementByValue as _};
+                                    (&::autograd::__private::Elem(&#tokens)).element()
+                                }
+                            },
+                            is_float: false,
+                            uses,
+                        })
+                    }
+                    Err(_) => self.unsupported(expr),
+                }
+            }
             _ => self.unsupported(expr),
         }
     }
@@ -400,7 +440,9 @@ impl Lowerer<'_> {
         }
     }
 
-    /// Methods on a whole float array: only `len()`.
+    /// Methods on a whole float array: only `len()`. (The slice methods
+    /// that write a local buffer are lowered as statements,
+    /// `Lowerer::buffer_method`.)
     fn array_method(&mut self, array: VarId, call: &syn::ExprMethodCall) -> Value {
         let ident = self.vars[array].ident.clone();
         if call.method == "len" && call.args.is_empty() {
@@ -416,6 +458,12 @@ impl Lowerer<'_> {
             format!(
                 "; `{ident}.{method}(..)` is supported unwrapped at once: `.unwrap()`, \
                  `.copied().unwrap_or(v)`"
+            )
+        } else if WRITING_METHODS.contains(&method.as_str()) {
+            format!(
+                "; write elements with `{ident}[i] = ..` and a whole local buffer with \
+                 `{ident} = other.clone();` (as statements, `{ident}.fill(v)`, \
+                 `{ident}.swap(i, j)` and `{ident}.copy_from_slice(&other)` are supported)"
             )
         } else {
             String::new()

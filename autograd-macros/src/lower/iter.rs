@@ -226,17 +226,18 @@ impl Lowerer<'_> {
     #[allow(clippy::type_complexity)]
     fn collection(&mut self, expr: &Expr, mutable: bool) -> Option<(Ident, Option<Ident>, Ident)> {
         self.collection_of(expr, mutable)
-            .map(|(array, start, len, _)| (array, start, len))
+            .map(|(array, start, len, _, _)| (array, start, len))
     }
 
-    /// [`Self::collection`], and whether the array is data: a float array
-    /// that carries no derivative (an inactive parameter).
+    /// [`Self::collection`], whether the array is data (a float array that
+    /// carries no derivative: an inactive parameter), and whether it is a
+    /// constant of a type the macro cannot see (`&[Obs]`, `&[Vec<f64>]`).
     #[allow(clippy::type_complexity)]
     fn collection_of(
         &mut self,
         expr: &Expr,
         mutable: bool,
-    ) -> Option<(Ident, Option<Ident>, Ident, bool)> {
+    ) -> Option<(Ident, Option<Ident>, Ident, bool, bool)> {
         // `[1.5, 2.25, 2.625].iter()`, `&[a, b]`: a local array of its own.
         let literal = match strip_parens(expr) {
             Expr::Reference(r) => strip_parens(&r.expr),
@@ -247,7 +248,7 @@ impl Lowerer<'_> {
                 let id = self.new_array_temp(init, None);
                 let array = self.alias(id);
                 let len = self.const_local_of(&parse_quote!(#array.len()));
-                return Some((array, None, len, false));
+                return Some((array, None, len, false, false));
             }
         }
         let errors = self.cx.error_count();
@@ -255,6 +256,7 @@ impl Lowerer<'_> {
         if self.cx.error_count() > errors {
             return None;
         }
+        let constant = matches!(bound, Bound::Value(Value::Const(_)));
         let (array, start) = match bound {
             Bound::View(view) => {
                 let array = self.alias(view.array);
@@ -264,7 +266,7 @@ impl Lowerer<'_> {
                     self.check_mutable(view.array, expr)?;
                 }
                 let data = !self.is_active_array(view.array);
-                return Some((array, Some(start), len, data));
+                return Some((array, Some(start), len, data, false));
             }
             Bound::Value(Value::Array(id)) => {
                 if mutable {
@@ -292,7 +294,7 @@ impl Lowerer<'_> {
             }
         };
         let len = self.const_local_of(&parse_quote!(#array.len()));
-        Some((array, start, len, false))
+        Some((array, start, len, false, constant))
     }
 
     fn check_mutable(&mut self, array: usize, expr: &Expr) -> Option<()> {
@@ -504,8 +506,26 @@ impl Lowerer<'_> {
 
     /// A slice, array, `Vec` or subslice iterated over.
     fn slice_seq(&mut self, expr: &Expr, mutable: bool) -> Option<Seq> {
-        let (array, start, len, data) = self.collection_of(expr, mutable)?;
+        let (array, start, len, data, constant) = self.collection_of(expr, mutable)?;
         let count = len.clone();
+        // An element of a constant of a type the macro cannot see: by value
+        // if it is `Copy` (as the macro reads elements), else by reference,
+        // as iterating the slice gives it (`&[Vec<f64>]`'s rows, `&[Obs]`):
+        // moving it out was E0508 until 2026-11-28 (`__private::Elem`).
+        if constant && !mutable {
+            let elem: ElemFn = Rc::new(move |k: &Expr| {
+                let place: Expr = match &start {
+                    Some(s) => parse_quote!(#array[#s + (#k)]),
+                    None => parse_quote!(#array[#k]),
+                };
+                parse_quote!(__autograd_element!(#place))
+            });
+            return Some(Seq {
+                len: Some(len),
+                elem,
+                guards: Vec::new(),
+            });
+        }
         let elem: ElemFn = Rc::new(move |k: &Expr| match &start {
             // a subslice of data (`x.chunks(p)`'s row): read through the
             // subslice, as `row[k]` is (see `lower_index`)

@@ -464,8 +464,10 @@ impl<'a> Lowerer<'a> {
                     "`#[differentiable]` assigns `{name} = {ident}` element by element: \
                      the lengths must be equal"
                 );
+                // (a call, not `assert_eq!`: a statement macro would bring
+                // an alias `#ident` in by value, moving a `Vec`)
                 Some(syn::parse_quote!({
-                    ::core::assert_eq!(#name.len(), #ident.len(), #message);
+                    ::autograd::__private::same_len(#name.len(), #ident.len(), #message);
                     for #k in 0..#name.len() {
                         #name[#k] = #ident[#k];
                     }
@@ -1133,6 +1135,7 @@ impl<'a> Lowerer<'a> {
                 self.lower_stmts(&b.block.stmts, None, &[]);
                 self.pop_scope();
             }
+            _ if self.buffer_method(expr) => {}
             _ => {
                 // `idx.push(i);`: a change in place of a local (`in_place.rs`)
                 let receiver = match syntax::strip_parens(expr) {
@@ -1172,6 +1175,90 @@ impl<'a> Lowerer<'a> {
                 }
             }
         }
+    }
+
+    /// The slice methods that write a local float buffer, as statements,
+    /// lowered to the stores they stand for: `u.fill(v)`, `u.swap(i, j)`,
+    /// `u.copy_from_slice(&w)` (as `u = w.to_vec();`) and
+    /// `u.copy_from_slice(&w[a..b])`. Whether `expr` was one (else it is
+    /// left to the caller).
+    fn buffer_method(&mut self, expr: &Expr) -> bool {
+        let Expr::MethodCall(call) = syntax::strip_parens(expr) else {
+            return false;
+        };
+        let Some(local) = self.local_of(&call.receiver) else {
+            return false;
+        };
+        let info = &self.vars[local];
+        if info.kind != Kind::FloatArray
+            || info.origin != Origin::Local
+            || self.compound.contains_key(&local)
+        {
+            return false;
+        }
+        let u = &call.receiver;
+        let args: Vec<&Expr> = call.args.iter().collect();
+        let (value, k) = (self.fresh_ident("value"), self.fresh_ident("k"));
+        let block: syn::Block = match (call.method.to_string().as_str(), args.as_slice()) {
+            ("fill", [v]) => syn::parse_quote!({
+                let #value = #v;
+                for #k in 0..#u.len() {
+                    #u[#k] = #value;
+                }
+            }),
+            ("swap", [i, j]) => {
+                let (a, b) = (self.fresh_ident("i"), self.fresh_ident("j"));
+                syn::parse_quote!({
+                    let #a: usize = #i;
+                    let #b: usize = #j;
+                    let #value = #u[#a];
+                    #u[#a] = #u[#b];
+                    #u[#b] = #value;
+                })
+            }
+            ("copy_from_slice", [source]) => {
+                let source = match syntax::strip_parens(source) {
+                    Expr::Reference(r) if r.mutability.is_none() => syntax::strip_parens(&r.expr),
+                    other => other,
+                };
+                match source {
+                    Expr::Path(_) => {
+                        self.lower_assign(u, None, &syn::parse_quote!(#source.to_vec()));
+                        return true;
+                    }
+                    Expr::Index(index) => {
+                        let Expr::Range(syn::ExprRange {
+                            start: Some(lo),
+                            end: Some(hi),
+                            limits: syn::RangeLimits::HalfOpen(_),
+                            ..
+                        }) = syntax::strip_parens(&index.index)
+                        else {
+                            return false;
+                        };
+                        let w = &index.expr;
+                        let start = self.fresh_ident("start");
+                        let message = format!(
+                            "`{}.copy_from_slice(..)`: the lengths must be equal",
+                            u.to_token_stream()
+                        );
+                        syn::parse_quote!({
+                            let #start: usize = #lo;
+                            ::autograd::__private::same_len(#u.len(), (#hi) - #start, #message);
+                            for #k in 0..#u.len() {
+                                #u[#k] = #w[#start + #k];
+                            }
+                        })
+                    }
+                    _ => return false,
+                }
+            }
+            _ => return false,
+        };
+        self.push_scope(HashMap::new());
+        self.lower_stmts(&block.stmts, None, &[]);
+        self.pop_scope();
+        true
     }
 
     /// `place = rhs` or `place op= rhs`: a new version of the local.
@@ -1227,10 +1314,33 @@ impl<'a> Lowerer<'a> {
                     return;
                 }
             };
+            // the arrays assigned before each part is: an array part that
+            // is one of them is copied first (`(cur, next) = (next, cur);`
+            // read the new `cur` into `next` until 2026-11-28)
+            let assigned: Vec<Option<VarId>> = targets
+                .elems
+                .iter()
+                .map(|target| match syntax::strip_parens(target) {
+                    Expr::Path(path) => path
+                        .path
+                        .get_ident()
+                        .and_then(|name| self.lookup(&name.to_string())),
+                    _ => None,
+                })
+                .collect();
             let mut names = Vec::new();
-            for part in parts {
+            for (position, part) in parts.into_iter().enumerate() {
                 let value = self.value_of(part, rhs);
                 let name = match value {
+                    expr::Value::Array(id) if assigned[..position].contains(&Some(id)) => {
+                        // (a fixed-size array by value, anything else as a `Vec`)
+                        let vec = !self.fixed_lens.contains_key(&id);
+                        let copy = self.new_array_temp(ArrayInit::Copy { source: id, vec }, None);
+                        if let Some(&n) = self.fixed_lens.get(&id) {
+                            self.fixed_lens.insert(copy, n);
+                        }
+                        self.alias(copy)
+                    }
                     expr::Value::Var(id) | expr::Value::Array(id) => self.alias(id),
                     expr::Value::Const(c) => {
                         let c = c.into_ir();
@@ -1538,6 +1648,30 @@ impl<'a> Lowerer<'a> {
                 }
                 return None;
             }
+            // `x.clone()` of a float array: a copy (a local array of a
+            // known length by value, anything else as a `Vec`: the copy
+            // of a `&[f64]` is read as the slice is); refused with the
+            // other array methods until 2026-11-28
+            Expr::MethodCall(call) if call.method == "clone" && call.args.is_empty() => {
+                if let Expr::Path(path) = syntax::strip_parens(&call.receiver) {
+                    let source = path
+                        .path
+                        .get_ident()
+                        .and_then(|i| self.lookup(&i.to_string()))?;
+                    if self.vars[source].kind == Kind::FloatArray
+                        && !self.compound.contains_key(&source)
+                    {
+                        let fixed = self.vars[source].origin == Origin::Local
+                            && !self.vars[source].view
+                            && self.fixed_lens.contains_key(&source);
+                        return Some(ArrayInit::Copy {
+                            source,
+                            vec: !fixed,
+                        });
+                    }
+                }
+                return None;
+            }
             _ => return None,
         };
         let nested = match &literal {
@@ -1827,7 +1961,8 @@ impl<'a> Lowerer<'a> {
         // (`for (xs, v) in xs.iter().enumerate()`).
         let body = match element {
             Some((pat, array)) => {
-                let array = match self.lookup(&array.to_string()) {
+                let found = self.lookup(&array.to_string());
+                let array = match found {
                     Some(id) => {
                         let alias = self.fresh_ident("xs");
                         self.bind(&alias, id);
@@ -1836,7 +1971,20 @@ impl<'a> Lowerer<'a> {
                     None => array,
                 };
                 let (stmts, index) = (&f.body.stmts, &index_name);
-                syn::parse_quote!({ let #pat = #array[#index]; #(#stmts)* })
+                // (a constant of a type the macro cannot see: its element by
+                // reference unless it is `Copy`, `__private::Elem`)
+                // (not a view, a tuple or a closure bound to the name:
+                // `compound`, whose elements the macro reads itself)
+                let constant = found.is_some_and(|id| {
+                    self.vars[id].kind == Kind::Other && !self.compound.contains_key(&id)
+                });
+                match constant {
+                    true => syn::parse_quote!({
+                        let #pat = __autograd_element!(#array[#index]);
+                        #(#stmts)*
+                    }),
+                    false => syn::parse_quote!({ let #pat = #array[#index]; #(#stmts)* }),
+                }
             }
             None => f.body.clone(),
         };

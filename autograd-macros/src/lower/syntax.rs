@@ -1336,7 +1336,8 @@ fn split_in_tokens(tokens: TokenStream, name: &str, parts: &[syn::Ident]) -> Tok
 /// Whether the statements after a `let` (`rest`, the remainder of its
 /// block) use one of the names it bound as an array while that binding is
 /// in scope: indexed (`r[i]`), a slice's method called on it (`r.len()`,
-/// `r.iter()`), iterated (`for v in r`, `for v in &r`).
+/// `r.iter()`), iterated (`for v in r`, `for v in &r`), given by reference
+/// to a call (`h(&r)`).
 pub fn used_as_array_after(rest: &[Stmt], bound: &[String]) -> bool {
     struct Finder<'b> {
         bound: &'b [String],
@@ -1382,7 +1383,18 @@ pub fn used_as_array_after(rest: &[Stmt], bound: &[String]) -> bool {
     }
     impl<'a> Visit<'a> for Finder<'_> {
         fn visit_expr(&mut self, expr: &'a Expr) {
+            // (given by reference to a call, `h(&r)`: an array, as a float
+            // is not given by reference; a helper's vector passed on to the
+            // next was refused as a reference until 2026-11-28)
+            let by_reference = |args: &syn::punctuated::Punctuated<Expr, syn::Token![,]>| {
+                args.iter().any(|arg| {
+                    matches!(strip_parens(arg), Expr::Reference(r) if r.mutability.is_none())
+                        && self.is_bound(arg)
+                })
+            };
             match expr {
+                Expr::Call(call) if by_reference(&call.args) => self.found = true,
+                Expr::MethodCall(call) if by_reference(&call.args) => self.found = true,
                 Expr::Index(index) if self.is_bound(&index.expr) => self.found = true,
                 Expr::MethodCall(call) if self.is_bound(&call.receiver) => {
                     const ARRAY_METHODS: [&str; 11] = [
