@@ -1632,6 +1632,28 @@ fn observed(x: &[f64], obs: &[Observation], pairs: &[(f64, f64)]) -> f64 {
     by_chain + by_loop
 }
 
+// Indices in a constant slice, read by value and through the reference
+// iterating gives (`w[*i]`: E0614 in the expansion until 2026-11-28).
+#[differentiable(wrt(w))]
+fn gathered(w: &[f64], idx: &[usize]) -> f64 {
+    let mut s = 0.0;
+    for &i in idx {
+        s += w[i] * w[i];
+    }
+    for i in idx {
+        s += w[*i].sin();
+    }
+    s
+}
+
+#[test]
+fn indices_by_value_and_by_reference() {
+    let (w, idx) = ([0.3, -1.2, 0.8], [2usize, 0, 2]);
+    let (value, gradient) = gathered_grad(&w, &idx);
+    assert_eq!(value, gathered(&w, &idx));
+    common::assert_gradient(|w| gathered(w, &idx), &w, &gradient);
+}
+
 #[test]
 fn constant_slices_of_elements_that_are_not_copy() {
     let rows = vec![vec![1.0, 2.0], vec![-0.5, 0.25], vec![0.3, -1.2]];

@@ -85,3 +85,47 @@ fn d_out_of_the_wrong_length_panics() {
     let (mut dx, mut dy) = (0.0, 0.0);
     field_adjoint(0.1, 0.2, &[1.0, 2.0], &mut dx, &mut dy);
 }
+
+#[differentiable]
+fn twice(v: &[f64]) -> Vec<f64> {
+    let mut out = vec![0.0; v.len()];
+    for i in 0..v.len() {
+        out[i] = 2.0 * v[i] + v[(i + 1) % v.len()].sin();
+    }
+    out
+}
+
+#[differentiable]
+fn pair(x: f64) -> [f64; 2] {
+    [x * x, 3.0 * x]
+}
+
+// A buffer assigned a helper's vector whole (`a = twice(&a);`, `a =
+// pair(..)` in a loop), and a copy of a helper's result (`a = b.clone();`,
+// `b` known as an array from the `clone`): refused until 2026-11-28.
+#[differentiable]
+#[allow(clippy::redundant_clone)]
+fn assigned_from_helpers(x: &[f64]) -> f64 {
+    let mut a = twice(x);
+    for _ in 0..3 {
+        a = twice(&a);
+    }
+    let b = twice(x);
+    let mut c = vec![0.0; x.len()];
+    c = b.clone();
+    let mut p = [1.0; 2];
+    for i in 0..x.len() {
+        p = pair(x[i] * p[1]);
+    }
+    a[0] * c[1] + p[0] * p[1]
+}
+
+#[test]
+fn buffers_assigned_a_helpers_vector() {
+    for x in [[0.7, -0.3], [0.2, 0.5]] {
+        let (value, gradient) = assigned_from_helpers_grad(&x);
+        assert_eq!(value, assigned_from_helpers(&x));
+        let report = autograd::check::gradient(assigned_from_helpers, &x, &gradient);
+        assert!(report.is_ok(1e-6), "{report}");
+    }
+}

@@ -166,6 +166,20 @@ impl Lowerer<'_> {
             // over (`lower/iter.rs`, `slice_seq`): a constant, by value if
             // its type is `Copy`, else by reference (autoref specialization
             // on `__private::Elem`).
+            // ... and one the loop's body dereferences: the reference
+            Expr::Macro(m) if m.mac.path.is_ident("__autograd_element_ref") => {
+                match m.mac.parse_body::<Expr>() {
+                    Ok(place) => {
+                        let (tokens, uses) = self.non_differentiated_tokens(&place);
+                        Value::Const(ConstValue {
+                            tokens: quote!(&#tokens),
+                            is_float: false,
+                            uses,
+                        })
+                    }
+                    Err(_) => self.unsupported(expr),
+                }
+            }
             Expr::Macro(m) if m.mac.path.is_ident("__autograd_element") => {
                 match m.mac.parse_body::<Expr>() {
                     Ok(place) => {

@@ -1381,14 +1381,39 @@ impl<'a> Lowerer<'a> {
                 self.pop_scope();
                 return;
             }
+            // `a = force(&x, k);` of a helper returning a vector: its value
+            // in an array of its own, then assigned element by element
+            // (refused until 2026-11-28)
+            if matches!(
+                syntax::strip_parens(rhs),
+                Expr::Call(_) | Expr::MethodCall(_)
+            ) {
+                let errors = self.cx.error_count();
+                if let Some(expr::Value::Array(returned)) = self.vector_call(rhs) {
+                    let alias = self.alias(returned);
+                    let source: Expr = syn::parse_quote!(#alias);
+                    if let Some(block) = self.whole_array_assignment(target, &name, &source) {
+                        self.push_scope(HashMap::new());
+                        self.lower_stmts(&block.stmts, None, &[]);
+                        self.pop_scope();
+                        return;
+                    }
+                }
+                if self.cx.error_count() > errors {
+                    return;
+                }
+            }
         }
         if self.vars[target].kind == Kind::FloatArray {
             self.cx.error_spanned_by(
                 place,
-                "assigning a whole slice or array is supported from an array literal or another \
-                 float array (`a = [x, y];`, `a = b.clone();`) to a local array; here assign \
-                 its elements (`for k in 0..a.len() { a[k] = b[k]; }`, the new values in a \
-                 buffer of their own first when they read the old ones)",
+                "assigning a whole slice or array is supported from an array literal, another \
+                 float array or a helper's vector (`a = [x, y];`, `a = b.clone();`, `a = \
+                 g(..);`) to a local array; a local holding a helper's vector is known as an \
+                 array from its type (`let b: Vec<f64> = g(..);`, `let b: [f64; 2] = ..`) or \
+                 from a use as one (`b[i]`, `b.len()`, `h(&b)`); else assign the elements \
+                 (`for k in 0..a.len() { a[k] = b[k]; }`, the new values in a buffer of their \
+                 own first when they read the old ones)",
             );
             return;
         }
@@ -1978,7 +2003,17 @@ impl<'a> Lowerer<'a> {
                 let constant = found.is_some_and(|id| {
                     self.vars[id].kind == Kind::Other && !self.compound.contains_key(&id)
                 });
+                // (an element the body dereferences, `w[*i]` of `for i in
+                // idx`, is the reference iterating the slice gives)
+                let by_reference = match &*f.pat {
+                    Pat::Ident(p) => derefs(&f.body, &p.ident),
+                    _ => false,
+                };
                 match constant {
+                    true if by_reference => syn::parse_quote!({
+                        let #pat = __autograd_element_ref!(#array[#index]);
+                        #(#stmts)*
+                    }),
                     true => syn::parse_quote!({
                         let #pat = __autograd_element!(#array[#index]);
                         #(#stmts)*
@@ -2264,6 +2299,27 @@ fn is_float_array_type(ty: &syn::Type) -> bool {
         }),
         _ => false,
     }
+}
+
+/// Whether `block` dereferences the local `name` (`*name`).
+fn derefs(block: &syn::Block, name: &Ident) -> bool {
+    struct Finder<'n> {
+        name: &'n Ident,
+        found: bool,
+    }
+    impl<'a> syn::visit::Visit<'a> for Finder<'_> {
+        fn visit_expr_unary(&mut self, unary: &'a syn::ExprUnary) {
+            if let (syn::UnOp::Deref(_), Expr::Path(p)) =
+                (&unary.op, syntax::strip_parens(&unary.expr))
+            {
+                self.found |= p.path.is_ident(self.name);
+            }
+            syn::visit::visit_expr_unary(self, unary);
+        }
+    }
+    let mut finder = Finder { name, found: false };
+    syn::visit::Visit::visit_block(&mut finder, block);
+    finder.found
 }
 
 /// `&v` → `v` (elements are read by value).

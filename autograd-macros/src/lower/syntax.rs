@@ -1397,8 +1397,9 @@ pub fn used_as_array_after(rest: &[Stmt], bound: &[String]) -> bool {
                 Expr::MethodCall(call) if by_reference(&call.args) => self.found = true,
                 Expr::Index(index) if self.is_bound(&index.expr) => self.found = true,
                 Expr::MethodCall(call) if self.is_bound(&call.receiver) => {
-                    const ARRAY_METHODS: [&str; 11] = [
+                    const ARRAY_METHODS: [&str; 12] = [
                         "len",
+                        "clone",
                         "iter",
                         "into_iter",
                         "to_vec",

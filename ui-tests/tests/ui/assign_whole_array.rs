@@ -1,21 +1,22 @@
 use autograd::differentiable;
 
-fn rotate(rot: &[f64; 4], a: f64) -> [f64; 4] {
-    let (s, c) = a.sin_cos();
-    [rot[0] * c + rot[1] * s, rot[1] * c - rot[0] * s, rot[2] * c + rot[3] * s, rot[3] * c - rot[2] * s]
+#[differentiable]
+fn pair(x: f64) -> [f64; 2] {
+    [x * x, 3.0 * x]
 }
 
-// A whole array assigned from what a function returns (an array literal or
-// another float array is supported, element by element).
+// A whole array assigned from a local the macro cannot tell is an array
+// (a helper's vector used only whole): the error says how to make it known
+// (`a = pair(..)` itself, an array literal, another float array and
+// `a = b.clone()` are supported, element by element).
 #[differentiable]
-fn arm(angles: &[f64]) -> f64 {
-    let mut rot = [1.0, 0.0, 0.0, 1.0];
-    let mut x = 0.0;
-    for &a in angles {
-        rot = rotate(&rot, a);
-        x += rot[0];
+fn swing(x: &[f64]) -> f64 {
+    let mut a = [1.0; 2];
+    for &v in x {
+        let b = pair(v * a[1]);
+        a = b;
     }
-    x
+    a[0] * a[1]
 }
 
 fn main() {}
