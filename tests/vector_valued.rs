@@ -129,3 +129,34 @@ fn buffers_assigned_a_helpers_vector() {
         assert!(report.is_ok(1e-6), "{report}");
     }
 }
+
+#[differentiable]
+fn polar(r: f64, t: f64) -> [f64; 2] {
+    [r * t.cos(), r * t.sin()]
+}
+
+// `let [x, y] = polar(r, t);`: a helper's vector destructured (refused
+// until 2026-11-28; `let p = polar(..); p[0]` was supported).
+#[differentiable]
+fn destructured(r: f64, t: f64) -> f64 {
+    let [x, y] = polar(r, t);
+    let [u, v] = polar(x + 1.0, y);
+    x * y + u.sin() * v
+}
+
+#[test]
+fn a_helpers_vector_destructured() {
+    let (value, (d_r, d_t)) = destructured_grad(1.3, 0.4);
+    assert_eq!(value, destructured(1.3, 0.4));
+    let h = 1e-6;
+    let fd_r = (destructured(1.3 + h, 0.4) - destructured(1.3 - h, 0.4)) / (2.0 * h);
+    let fd_t = (destructured(1.3, 0.4 + h) - destructured(1.3, 0.4 - h)) / (2.0 * h);
+    assert!(
+        (d_r - fd_r).abs() < 1e-6 * (1.0 + fd_r.abs()),
+        "{d_r} against {fd_r}"
+    );
+    assert!(
+        (d_t - fd_t).abs() < 1e-6 * (1.0 + fd_t.abs()),
+        "{d_t} against {fd_t}"
+    );
+}

@@ -933,6 +933,33 @@ impl<'a> Lowerer<'a> {
             Pat::Ident(p) => p.by_ref.is_none() && p.subpat.is_none(),
             _ => false,
         };
+        // `let [x, y] = polar(r, t);`: the pattern says the helper returns an
+        // array; its value in an array of its own, then destructured
+        // (refused until 2026-11-28)
+        if let (Pat::Slice(_), Some(init)) = (pat, &local.init) {
+            if matches!(syntax::strip_parens(&init.expr), Expr::Call(_)) {
+                let errors = self.cx.error_count();
+                let returned = match self.vector_call(&init.expr) {
+                    Some(expr::Value::Array(temp)) => Some(self.alias(temp)),
+                    Some(expr::Value::Const(c)) => {
+                        let c = c.into_ir();
+                        Some(self.const_local(c.tokens, c.uses))
+                    }
+                    _ => None,
+                };
+                if self.cx.error_count() > errors {
+                    return;
+                }
+                if let Some(returned) = returned {
+                    let mut local = local.clone();
+                    if let Some(init) = local.init.as_mut() {
+                        *init.expr = syn::parse_quote!(#returned);
+                    }
+                    self.lower_let(&local, float_later, array_later);
+                    return;
+                }
+            }
+        }
         if let (Pat::Ident(p), Some(init), true) = (pat, &local.init, simple) {
             if let Some(stmts) = self.subslice_copy(&p.ident, &init.expr) {
                 self.lower_stmts(&stmts, None, &[]);
