@@ -1095,8 +1095,8 @@ fn fourteenth_session_names_stay_apart() {
 }
 
 // The fifteenth session's constructs (arrays a recorded nest declares: a
-// helper's returned array, a stage state, a buffer per step, their shapes
-// and twins) under names a user may choose.
+// helper's returned array, a stage state, a buffer per step, their shapes,
+// twins and pools) under names a user may choose.
 #[differentiable]
 fn fifteenth_session_rhs(__ad_shape_k1: &[f64; 2], p: &[f64]) -> [f64; 2] {
     [
@@ -1120,8 +1120,13 @@ fn fifteenth_session_names(x: &[f64]) -> f64 {
         for i in 0..__ad_shape + 1 {
             __ad_zeros[i] = x[i] * __ad_d_k1[i % 2];
         }
+        let __ad_pool_hh = 0.25;
+        let mut hh = vec![0.0; 2];
         for i in 0..2 {
-            __ad_shapes_k1[i] += 0.05 * (k1[i] + __ad_d_k1[i]) + 0.01 * __ad_zeros[0];
+            hh[i] = __ad_pool_hh * __ad_zeros[i % (__ad_shape + 1)];
+        }
+        for i in 0..2 {
+            __ad_shapes_k1[i] += 0.05 * (k1[i] + __ad_d_k1[i]) + 0.01 * hh[i];
         }
         __ad_as_called += __ad_shapes_k1[0] * __ad_shapes_k1[1];
     }
