@@ -546,3 +546,35 @@ fn buffers_declared_every_step_do_not_allocate_every_step() {
     let report = autograd::check::gradient(|w| elman_buffers_per_step(w, &xs, 6), &x, &gradient);
     assert!(report.is_ok(1e-6), "{report}");
 }
+
+#[differentiable]
+fn norm2(v: &[f64]) -> f64 {
+    (v[0] * v[0] + v[1] * v[1]).sqrt()
+}
+
+#[differentiable]
+fn triple(p: &[f64; 3]) -> f64 {
+    p[0] * p[1] + (p[2] * p[0]).sin()
+}
+
+/// Calls given arrays that vary (a fixed-size array, a subslice), in a
+/// function that allocates nothing: their reverse calls the helpers'
+/// adjoints, and allocates nothing either.
+#[differentiable]
+fn calls_on_the_stack(x: &[f64]) -> f64 {
+    let p = [x[0], x[1] * x[2], x[2]];
+    triple(&p) + norm2(&x[1..3])
+}
+
+#[test]
+fn calls_given_arrays_allocate_nothing() {
+    let x = [0.4, -1.1, 0.7];
+    let mut d_x = [0.0; 3];
+    let n = allocations(|| {
+        calls_on_the_stack_adjoint(&x, 1.0, &mut d_x);
+    });
+    assert_eq!(n, 0, "allocated {n} times");
+    let (_, gradient) = calls_on_the_stack_grad(&x);
+    let report = autograd::check::gradient(calls_on_the_stack, &x, &gradient);
+    assert!(report.is_ok(1e-6), "{report}");
+}

@@ -902,3 +902,86 @@ fn a_constant_buffer_filled_by_a_helper() {
     assert_eq!(value, on_a_grid(&w));
     common::assert_gradient(on_a_grid, &w, &gradient);
 }
+
+#[differentiable]
+fn log_sum_exp(v: &[f64]) -> f64 {
+    let mut m = f64::NEG_INFINITY;
+    for &x in v {
+        m = m.max(x);
+    }
+    let mut s = 0.0;
+    for &x in v {
+        s += (x - m).exp();
+    }
+    m + s.ln()
+}
+
+#[differentiable]
+fn pair_energy(p: &[f64; 3]) -> f64 {
+    p[0] * p[1] + (p[2] * p[0]).sin()
+}
+
+// Calls given arrays that vary: a log-sum-exp helper per sample in a sum
+// over samples (a fused loop's body) and in the function body, and a
+// helper given a fixed-size array; against a twin whose calls sit in a
+// branch (replayed) and finite differences. (Taking such a call's
+// partials as it runs, into a buffer, was tried on 2026-11-28 and not
+// kept: softmax regression through `lse(&logits)` 4–6% fewer
+// instructions at 650 samples, 5% more at 40, an allocation a call.)
+#[differentiable(wrt(w))]
+fn softmax_nll(w: &[f64], xs: &[f64], labels: &[usize]) -> f64 {
+    let classes = 3;
+    let mut total = 0.0;
+    for (i, &label) in labels.iter().enumerate() {
+        let mut logits = vec![0.0; classes];
+        for c in 0..classes {
+            logits[c] = w[c] * xs[i] + w[c + 3];
+        }
+        total += log_sum_exp(&logits) - logits[label];
+    }
+    let spread = log_sum_exp(&w[0..3]);
+    let p = [w[0], w[1] * w[2], w[3]];
+    total + 0.1 * spread + pair_energy(&p)
+}
+
+#[differentiable(wrt(w))]
+fn softmax_nll_replayed(w: &[f64], xs: &[f64], labels: &[usize]) -> f64 {
+    let classes = 3;
+    let mut total = 0.0;
+    let always = w.len() < 1000;
+    for (i, &label) in labels.iter().enumerate() {
+        let mut logits = vec![0.0; classes];
+        for c in 0..classes {
+            logits[c] = w[c] * xs[i] + w[c + 3];
+        }
+        if always {
+            total += log_sum_exp(&logits) - logits[label];
+        }
+    }
+    let mut spread = 0.0;
+    let mut energy = 0.0;
+    if always {
+        spread = log_sum_exp(&w[0..3]);
+        let p = [w[0], w[1] * w[2], w[3]];
+        energy = pair_energy(&p);
+    }
+    total + 0.1 * spread + energy
+}
+
+#[test]
+fn calls_given_arrays_take_their_partials_as_they_run() {
+    let (xs, labels) = ([0.5, -1.0, 2.0, 0.3], [0usize, 2, 1, 2]);
+    for w in [
+        [0.1, -0.4, 0.3, 0.2, 0.0, -0.1],
+        [1.2, 0.5, -0.7, -0.3, 0.4, 0.9],
+    ] {
+        let (value, gradient) = softmax_nll_grad(&w, &xs, &labels);
+        let (replayed_value, replayed) = softmax_nll_replayed_grad(&w, &xs, &labels);
+        assert_eq!(value, softmax_nll(&w, &xs, &labels));
+        assert_eq!(value, replayed_value);
+        for (a, b) in gradient.iter().zip(&replayed) {
+            assert!((a - b).abs() <= 1e-13 * (1.0 + a.abs()), "{a} against {b}");
+        }
+        assert_gradient(|w| softmax_nll(w, &xs, &labels), &w, &gradient);
+    }
+}
