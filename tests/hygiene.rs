@@ -1106,6 +1106,7 @@ fn fifteenth_session_rhs(__ad_shape_k1: &[f64; 2], p: &[f64]) -> [f64; 2] {
 }
 
 #[differentiable]
+#[allow(clippy::useless_vec)]
 fn fifteenth_session_names(x: &[f64]) -> f64 {
     let mut __ad_shapes_k1 = [x[3], x[4]];
     let mut __ad_as_called = 0.0;
