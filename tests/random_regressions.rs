@@ -1724,3 +1724,49 @@ fn a_summing_loop_that_stores_is_reversed_when_its_sum_has_no_adjoint() {
         assert_eq!(gradient, vec![1.0, 0.0, 0.0, 0.0], "g = {g}");
     }
 }
+
+// seed 14 #113 (the default batch, on the first version of arrays declared
+// in recorded nests): a helper given array literals inside a recorded nest
+// — `[LN_2, n as f64]` by value, `&[.., lse, s[row]]` by reference, arrays
+// the nest declares, so copied for the helper's adjoint — got a scratch
+// slot for the constant one made from the array itself, out of scope in
+// the nest's reverse (E0425); it is made from the array's twin.
+#[differentiable]
+fn weighted_literal(tmp: f64, w: [f64; 2], z: &[f64]) -> f64 {
+    1.25 * tmp.sin() + w[0] * z[2] + z[3] * z[2]
+}
+
+#[differentiable]
+fn literals_to_a_helper_in_a_nest(s: &[f64], x: &[f64], m: usize) -> f64 {
+    // (a `Vec` local: the nest is recorded even where its replay would
+    // save nothing)
+    let s = s.to_vec();
+    let mut conv = 0.0;
+    for ii in 0..m {
+        for row in 0..m {
+            let mut lse = 0.0;
+            for k in 0..2 {
+                lse += x[k + ii] * x[row + k];
+            }
+            conv += lse
+                + weighted_literal(
+                    std::f64::consts::E,
+                    [std::f64::consts::LN_2, (2 * s.len()) as f64],
+                    &[(2 * s.len()) as f64, (s.len() + 1) as f64, lse, s[row]],
+                );
+        }
+    }
+    // (read other than linearly: the nest is recorded, not fused)
+    conv.cos() * x[0] + conv
+}
+
+#[test]
+fn array_literals_given_to_a_helper_in_a_recorded_nest() {
+    let (s, x) = ([0.3, -0.8, 1.1], [0.5, 1.5, -0.25, 0.75]);
+    let (value, (d_s, d_x)) = literals_to_a_helper_in_a_nest_grad(&s, &x, 2);
+    assert_eq!(value, literals_to_a_helper_in_a_nest(&s, &x, 2));
+    let report = autograd::check::gradient(|s| literals_to_a_helper_in_a_nest(s, &x, 2), &s, &d_s);
+    assert!(report.is_ok(1e-6), "{report}");
+    let report = autograd::check::gradient(|x| literals_to_a_helper_in_a_nest(&s, x, 2), &x, &d_x);
+    assert!(report.is_ok(1e-6), "{report}");
+}
