@@ -160,3 +160,27 @@ fn a_helpers_vector_destructured() {
         "{d_t} against {fd_t}"
     );
 }
+
+// `let (a, b) = (twice(x), twice(y));` then `a[j]`: each part typed as a
+// `let` of its own is (a took `a` for a float until 2026-11-28), and a
+// tuple whose parts read the names it binds kept whole (`(s, t) = (t, s)`).
+#[differentiable]
+fn tuple_of_vectors(x: &[f64]) -> f64 {
+    let (a, b) = (twice(x), twice(&x[1..]));
+    let mut s = 0.0;
+    for j in 0..b.len() {
+        s += a[j] * b[j];
+    }
+    let (t, u) = (s.sin(), x[0]);
+    let (t, u) = (u, t);
+    s + t * u
+}
+
+#[test]
+fn a_tuple_of_a_helpers_vectors() {
+    let x = [0.7, -0.3, 1.2];
+    let (value, gradient) = tuple_of_vectors_grad(&x);
+    assert_eq!(value, tuple_of_vectors(&x));
+    let report = autograd::check::gradient(tuple_of_vectors, &x, &gradient);
+    assert!(report.is_ok(1e-6), "{report}");
+}

@@ -725,6 +725,65 @@ pub fn split_tuple_locals(stmts: &[Stmt], names: &Names) -> Vec<Stmt> {
 /// d = [σ (y − x), ..]`, at every Euler step). Uses where an inner binding
 /// shadows `d` are left alone; a use in a macro's tokens, or any other use,
 /// keeps the array.
+/// `let (a, b) = (e1, e2);` → `let a = e1; let b = e2;` when every part
+/// of the pattern is a name (`mut` or not) and no part of the tuple
+/// mentions a name the pattern binds (so binding `a` before `e2` runs
+/// changes nothing): each local is then typed as a `let` of its own is,
+/// a helper's vector by its uses as an array (`let (a, b) = (twice(x),
+/// twice(y)); a[j]` took `a` for a float until 2026-11-28).
+pub fn split_tuple_lets(stmts: &[Stmt]) -> Vec<Stmt> {
+    let mut out = Vec::new();
+    for stmt in stmts {
+        if let Some(split) = split_tuple_let(stmt) {
+            out.extend(split);
+        } else {
+            out.push(stmt.clone());
+        }
+    }
+    out
+}
+
+fn split_tuple_let(stmt: &Stmt) -> Option<Vec<Stmt>> {
+    let Stmt::Local(local) = stmt else {
+        return None;
+    };
+    let syn::Pat::Tuple(pattern) = &local.pat else {
+        return None;
+    };
+    let init = local.init.as_ref().filter(|i| i.diverge.is_none())?;
+    let Expr::Tuple(tuple) = strip_parens(&init.expr) else {
+        return None;
+    };
+    if pattern.elems.len() != tuple.elems.len() || pattern.elems.len() < 2 {
+        return None;
+    }
+    let mut names = Vec::new();
+    for part in &pattern.elems {
+        match part {
+            syn::Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => {
+                names.push(p.ident.to_string())
+            }
+            _ => return None,
+        }
+    }
+    let mentioned = tuple
+        .elems
+        .iter()
+        .any(|e| names.iter().any(|n| mentions_ident(e.to_token_stream(), n)));
+    if mentioned {
+        return None;
+    }
+    let attrs = &local.attrs;
+    Some(
+        pattern
+            .elems
+            .iter()
+            .zip(&tuple.elems)
+            .map(|(pat, value)| syn::parse_quote!(#(#attrs)* let #pat = #value;))
+            .collect(),
+    )
+}
+
 pub fn split_array_locals(stmts: &[Stmt], names: &Names) -> Vec<Stmt> {
     const MOST: usize = 16;
     let out: Vec<Stmt> = stmts.to_vec();
