@@ -184,3 +184,39 @@ fn a_tuple_of_a_helpers_vectors() {
     let report = autograd::check::gradient(tuple_of_vectors, &x, &gradient);
     assert!(report.is_ok(1e-6), "{report}");
 }
+
+#[differentiable]
+fn scale2(a: &[f64], s: f64) -> [f64; 2] {
+    [a[0] * s, a[1] * s.sin()]
+}
+
+// A helper's vector bound in a closure given to a chain, indexed and
+// iterated in the closure's value (taken for a float until 2026-11-28:
+// the value was not scanned with the closure's statements).
+#[differentiable(wrt(a))]
+fn closure_vectors(a: &[f64], s: &[f64], obs: &[f64]) -> f64 {
+    let by_index: f64 = s
+        .iter()
+        .map(|&si| {
+            let r = scale2(a, si);
+            (r[0] - obs[0]).powi(2) + (r[1] - obs[1]).powi(2)
+        })
+        .sum();
+    let by_chain: f64 = s
+        .iter()
+        .map(|&si| {
+            let r = scale2(a, si);
+            r.iter().zip(obs).map(|(x, y)| (x - y).powi(2)).sum::<f64>()
+        })
+        .sum();
+    by_index + 0.5 * by_chain
+}
+
+#[test]
+fn a_helpers_vector_in_a_closure() {
+    let (a, s, obs) = ([1.0, 2.0], [3.0, 1.0, -0.5], [0.5, 0.5]);
+    let (value, gradient) = closure_vectors_grad(&a, &s, &obs);
+    assert_eq!(value, closure_vectors(&a, &s, &obs));
+    let report = autograd::check::gradient(|a| closure_vectors(a, &s, &obs), &a, &gradient);
+    assert!(report.is_ok(1e-6), "{report}");
+}

@@ -1098,7 +1098,11 @@ impl Lowerer<'_> {
             Some((syn::Stmt::Expr(tail, None), body)) => (body, Some(tail.clone())),
             _ => (&stmts[..], None),
         };
+        // (the body's locals are typed by their uses in the value too:
+        // `let r = scale2(a, s); r[0] * r[1]` in a closure)
+        self.block_tail = tail.clone();
         self.lower_stmts(body, None, &[]);
+        self.block_tail = None;
         let value = match tail {
             Some(tail) => self.lower_bound(&tail),
             None => {

@@ -183,6 +183,10 @@ struct Lowerer<'a> {
     consumer_types: HashMap<String, syn::Type>,
     /// Locals whose `let` had an error: later uses are not reported again.
     poisoned: HashSet<VarId>,
+    /// The value of a block used as one (a closure's body), lowered apart
+    /// after its statements (`lower_block_bound`): what the next
+    /// `lower_stmts` scans with them for how its locals are used.
+    block_tail: Option<Expr>,
     /// Locals that stand for more than one value (tuples, closures,
     /// subslice views, element places): what they stand for.
     compound: HashMap<VarId, pattern::Bound>,
@@ -228,6 +232,7 @@ impl<'a> Lowerer<'a> {
             returns_f64: true,
             consumer_types: HashMap::new(),
             poisoned: HashSet::new(),
+            block_tail: None,
             compound: HashMap::new(),
             fixed_lens: HashMap::new(),
             declined_items: None,
@@ -721,6 +726,7 @@ impl<'a> Lowerer<'a> {
     }
 
     fn lower_stmts_at_depth(&mut self, stmts: &[syn::Stmt], sink: Option<Sink>, exits: &[Exit]) {
+        let tail = self.block_tail.take();
         let stmts = self.desugar_match_stmts(stmts);
         let stmts = syntax::loop_values(&stmts, self.names, &mut self.loop_values);
         let stmts = syntax::counted_whiles(&stmts, self.names);
@@ -738,8 +744,11 @@ impl<'a> Lowerer<'a> {
             match stmt {
                 syn::Stmt::Local(local) => {
                     let bound = syntax::pattern_names(&local.pat);
-                    let later = syntax::float_assigned_after(&stmts[i + 1..], &bound);
-                    let array_later = syntax::used_as_array_after(&stmts[i + 1..], &bound);
+                    // (with the block's value when it is lowered apart)
+                    let mut rest = stmts[i + 1..].to_vec();
+                    rest.extend(tail.iter().map(|t| syn::Stmt::Expr(t.clone(), None)));
+                    let later = syntax::float_assigned_after(&rest, &bound);
+                    let array_later = syntax::used_as_array_after(&rest, &bound);
                     self.lower_let(local, later, array_later)
                 }
                 syn::Stmt::Item(item) => self.lower_item(item),
