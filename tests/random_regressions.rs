@@ -1770,3 +1770,48 @@ fn array_literals_given_to_a_helper_in_a_recorded_nest() {
     let report = autograd::check::gradient(|x| literals_to_a_helper_in_a_nest(&s, x, 2), &x, &d_x);
     assert!(report.is_ok(1e-6), "{report}");
 }
+
+// seed 1128150302 #334 (nests; failing on 221df71 too): a summing loop in
+// a recorded nest calling a helper whose partials the forward sweep takes
+// (a `Vec` local: the nest needs storage anyway) was reversed counting up,
+// as loops that only accumulate are, and took its partials back from
+// their record last first: each iteration got another's (the gradient
+// went to z[1] instead of z[3]). Such a loop, and one taking back copied
+// arguments, is reversed counting down.
+#[differentiable]
+fn pick(g: f64, w: f64, l: f64) -> f64 {
+    let h = if !(1.0 > g) { g } else { w + 0.0 * l };
+    h
+}
+
+#[differentiable]
+fn partials_of_a_summing_loop(m: &[f64], z: &[f64]) -> f64 {
+    let mut g = vec![0.0_f64; 19];
+    for l in 0..(z.len() - m.len() + 1) {
+        let mut e: f64 = 0.0;
+        for h in 0..m.len() {
+            e += pick(z[h + 1], 1.0, 1.0);
+        }
+        g[l] = e;
+    }
+    g[14]
+}
+
+#[test]
+fn a_summing_loop_takes_its_calls_partials_back_in_order() {
+    let m = [0.3, -0.2, 0.5];
+    let z: Vec<f64> = (0..20)
+        .map(|k| {
+            if k % 3 == 0 {
+                1.5
+            } else {
+                0.2 * k as f64 - 1.0
+            }
+        })
+        .collect();
+    let (value, (_, d_z)) = partials_of_a_summing_loop_grad(&m, &z);
+    assert_eq!(value, partials_of_a_summing_loop(&m, &z));
+    let mut expected = vec![0.0; 20];
+    expected[3] = 1.0;
+    assert_eq!(d_z, expected);
+}

@@ -1156,10 +1156,17 @@ impl<'a> Body<'a> {
     fn takes_back(&self, l: &crate::ir::Loop) -> bool {
         let recording = &self.plan.recording;
         let mut takes = false;
+        // (a call's partials and copied arguments are taken back from
+        // their records too, last first: a loop whose reverse ran counting
+        // up gave each iteration another's — seed 1128150302 #334)
+        let takes_partials = self.nest_takes_partials();
         l.body.walk(0, &mut |stmt, _| match stmt {
-            Stmt::Let { var, .. } => {
+            Stmt::Let { var, init, .. } => {
                 takes |= matches!(recording.keep.get(var), Some(Keep::Float | Keep::Own(_)))
                     || recording.shapes.contains_key(var)
+                    || recording.copies.contains_key(var)
+                    || matches!(init, Some(Rhs::Call { args, .. })
+                        if takes_partials && self.partials_in_forward(*var, args))
             }
             Stmt::If { decision, .. } => {
                 takes |= recording.decisions.contains(&decision.to_string())
