@@ -1815,3 +1815,70 @@ fn a_summing_loop_takes_its_calls_partials_back_in_order() {
     expected[3] = 1.0;
     assert_eq!(d_z, expected);
 }
+
+// Nests generator (the generator's arrays-in-nests extension), seed 1128
+// #451, on 1d7f894: an array a recorded nest declares, measured in an
+// integer argument of a call (`h(e.len() - 1, ..)`): the nest was recorded
+// and its reverse evaluated `e.len()` where `e` is out of scope (E0425).
+// Such a nest reads the array in its reverse, so it is replayed.
+#[differentiable]
+fn scaled_first(g: usize, e: &[f64]) -> f64 {
+    e[0] * g as f64
+}
+
+#[differentiable]
+fn measured_declared_array(h: &[f64]) -> f64 {
+    let mut g = [h[0], 1.0, 1.0];
+    let mut l: f64 = 0.0;
+    for _ts in 0..3 {
+        let mut e = [0.0_f64; 2];
+        for o in 0..2 {
+            e[o] = scaled_first(e.len() - 1, &h[3..4]) * g[o];
+        }
+        for o in 0..2 {
+            l += e[o];
+        }
+        for q in 0..3 {
+            g[q] = g[q] * h[1] + l;
+        }
+    }
+    l + g[0]
+}
+
+#[test]
+fn a_declared_array_measured_in_a_calls_argument() {
+    let h = [0.3, 0.5, -0.2, 0.7, 1.1];
+    let (value, gradient) = measured_declared_array_grad(&h);
+    assert_eq!(value, measured_declared_array(&h));
+    let report = autograd::check::gradient(measured_declared_array, &h, &gradient);
+    assert!(report.is_ok(1e-6), "{report}");
+}
+
+// Nests generator, seed 1128 #442 (wrong since 0ce1ee6, fixed with #334 by
+// 8631ae3): `ym[l] += sq(e)` after an inner sum, in a recorded nest whose
+// calls' partials come back from a record — the loop's reverse ran
+// counting up and swapped the first and last iterations' partials.
+#[differentiable]
+fn squared(y: f64) -> f64 {
+    y * y
+}
+
+#[differentiable]
+fn incremented_by_a_helper(q: &[f64]) -> f64 {
+    let mut ym = [0.0; 3];
+    for l in 0..3 {
+        let mut e = 0.0;
+        for o in 0..2 {
+            e += q[o * 3 + l];
+        }
+        ym[l] += squared(e);
+    }
+    ym[0] + 10.0 * ym[1] + 100.0 * ym[2]
+}
+
+#[test]
+fn increments_by_a_helper_in_a_recorded_nest() {
+    let q = [0.3, 0.5, 0.7, 0.9, 1.1, 1.3];
+    let (_, gradient) = incremented_by_a_helper_grad(&q);
+    assert_close(&gradient, &[2.4, 32.0, 400.0, 2.4, 32.0, 400.0]);
+}

@@ -1436,12 +1436,28 @@ fn reverse_reads(
             Rhs::Call { args, .. }
                 if partials && partials_in_forward(func, activity, *var, args) => {}
             // (the callee's adjoint reads every argument again; an array
-            // the block declares from a copy, `copied_args`)
-            Rhs::Call { callee, args } => reads.extend(
-                crate::activity::call_reads(callee, args)
-                    .into_iter()
-                    .filter(|v| !declared.contains(v)),
-            ),
+            // the block declares given as an array, from a copy,
+            // `copied_args` — but not one an integer argument reads,
+            // `h(e.len() - 1, ..)`: seed 1128 #451 of the nests generator)
+            Rhs::Call { callee, args } => {
+                if let crate::ir::Callee::Method { receiver, .. } = callee {
+                    reads.extend(&receiver.uses);
+                }
+                for arg in args {
+                    match arg {
+                        CallArg::Float(op) => operand(op, &mut reads),
+                        CallArg::Const(c) => reads.extend(&c.uses),
+                        CallArg::Array { array, range, .. } => {
+                            if !declared.contains(array) {
+                                reads.push(*array);
+                            }
+                            if let Some(range) = range {
+                                reads.extend(&range.uses);
+                            }
+                        }
+                    }
+                }
+            }
             _ => {}
         },
         Stmt::Store { array, index, .. }
