@@ -23,8 +23,9 @@
 //! RANDOM_PROGRAMS_HESSIAN=1 RANDOM_PROGRAMS_COUNT=1000 cargo test --release --test random_programs -- --nocapture
 //! # every function a nest over buffers (`nests.rs`: slices of 8 to 40
 //! # floats, sizes as `usize` parameters, loops two or three deep indexing
-//! # `a[i * m + j]`, `u[j - 1]`, per-iteration buffers; one in five
-//! # functions otherwise):
+//! # `a[i * m + j]`, `u[j - 1]`, per-iteration buffers, arrays declared in
+//! # a nest's body and a vector-valued helper `hv` returning one; one in
+//! # five functions otherwise):
 //! RANDOM_PROGRAMS_NESTS=1 RANDOM_PROGRAMS_COUNT=1000 cargo test --release --test random_programs -- --nocapture
 //! # leave out constructs (see `gen::avoid` for the list), e.g. a known bug:
 //! RANDOM_PROGRAMS_AVOID=literal-args,generated-names cargo test --test random_programs -- --nocapture
@@ -461,6 +462,11 @@ fn generator_writes_nests() {
         ("log-sum-exp", ").exp()"),
         ("log-sum-exp", ".ln()"),
         ("a row's start", "let base = "),
+        // arrays declared in the body of a nest's outer loop
+        ("a vector-valued helper", "pub fn hv("),
+        ("its returned array", " = hv("),
+        ("a vec! whose length varies", " + 1];"),
+        ("a time step", "for ts in 0.."),
     ];
     let missing: Vec<&str> = constructs
         .iter()

@@ -6,7 +6,8 @@
 //! generator, and not guessed by the printers.
 
 /// One randomly generated test case: a few helpers and the function `f`
-/// that may call them, all in one module of the generated crate.
+/// that may call them, all in one module of the generated crate. A helper
+/// whose body's tail is an [`Expr::List`] is vector-valued.
 #[derive(Clone, Debug)]
 pub struct Program {
     /// The batch seed and the index of this program in the batch: together
@@ -213,6 +214,14 @@ pub enum BufInit {
     VecZeros(IntExpr),
     /// `x.to_vec()` of a parameter buffer.
     ToVec(String),
+    /// `h(args)` of a vector-valued helper, which returns `len` floats:
+    /// `[f64; len]`, or a `Vec<f64>` if `vec`.
+    Call {
+        func: String,
+        args: Vec<CallArg>,
+        len: usize,
+        vec: bool,
+    },
 }
 
 #[derive(Clone, Debug)]
@@ -302,6 +311,9 @@ pub enum Expr {
     /// `match scrut { .. }` as a value (the last arm is `_` or completes a
     /// `bool`)
     Match(Box<Scrut>, Vec<(MPat, Option<Cond>, Block)>),
+    /// `[a, b]` (`vec![a, b]` if the flag is set): only the tail of a
+    /// vector-valued helper, which returns it (`-> [f64; 2]`, `-> Vec<f64>`).
+    List(Vec<Expr>, bool),
 }
 
 #[derive(Clone, Debug)]

@@ -67,7 +67,14 @@ const CONSTS: &[&str] = &[
 /// over the same range with the same index, which the macro may fuse);
 /// `nests` (functions that are nests over buffers, `nests.rs`: the mix of
 /// before them, program for program); `local-len-bounds` (in nests, loops
-/// bounded by a local buffer's `.len()`, `for j in 0..buf.len()`).
+/// bounded by a local buffer's `.len()`, `for j in 0..buf.len()`);
+/// `nest-arrays` (in nests, arrays declared in the body of a nest's outer
+/// loop: a buffer filled and read back per iteration, a `vec!` whose
+/// length varies, an array literal only read, the array a vector-valued
+/// helper returns, any of them in an `if`; and the time-stepping shape
+/// carrying a state through them, `nests.rs`: the nests of before them,
+/// program for program); `vector-helpers` (just the vector-valued helper,
+/// `fn hv(y: &[f64; 2], p: &[f64]) -> [f64; 2]`, and its calls).
 fn avoid(feature: &str) -> bool {
     static AVOID: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
     AVOID
@@ -189,6 +196,14 @@ pub struct Gen {
     /// indices, sizes, accumulators and buffers): no local takes them, so
     /// none shadows them (`fresh_local`).
     reserved: Vec<String>,
+    /// The stream the arrays declared in nests are drawn from (and written
+    /// with, `nests.rs`): a nest without them is the one the seed gave
+    /// before them.
+    decl_rng: StdRng,
+    /// The vector-valued helper nests may call (`hv`), written before `f`
+    /// from `decl_rng`; in the program only if `f` calls it.
+    vec_helper: Option<nests::VecHelper>,
+    vec_helper_used: bool,
 }
 
 impl Gen {
@@ -213,6 +228,9 @@ impl Gen {
             last_range_for: None,
             twin_rng: StdRng::seed_from_u64(mixed ^ 0x7417_1005),
             reserved: Vec::new(),
+            decl_rng: StdRng::seed_from_u64(mixed ^ 0xDEC1_A2ED),
+            vec_helper: None,
+            vec_helper_used: false,
         }
     }
 
@@ -279,10 +297,14 @@ impl Gen {
             helpers.push(f);
         }
         let main = if nest {
+            g.prepare_vec_helper();
             g.nest_func("f")
         } else {
             g.func("f", false)
         };
+        if g.vec_helper_used {
+            helpers.extend(g.vec_helper.take().map(|h| h.func));
+        }
         Program {
             seed,
             index,
@@ -1753,13 +1775,23 @@ impl Gen {
 
     /// A fresh name not in `used` (pattern names must differ).
     fn fresh_distinct(&mut self, used: &mut Vec<String>) -> String {
-        loop {
+        // (a bound, so that a pattern that has taken every name of the pool
+        // gets one suffixed rather than spinning for ever: seed 1128 #696,
+        // nests, hung; a program that got a name within it is unchanged)
+        for _ in 0..10_000 {
             let n = self.fresh_local();
             if !used.contains(&n) {
                 used.push(n.clone());
                 return n;
             }
         }
+        let base = self.fresh_local();
+        let n = (2..)
+            .map(|k| format!("{base}_{k}"))
+            .find(|c| !used.contains(c))
+            .expect("a free name");
+        used.push(n.clone());
+        n
     }
 
     /// A pattern for `ty`, binding its names.

@@ -272,6 +272,10 @@ fn walk_exprs_block(b: &mut Block, f: &mut dyn FnMut(&mut Expr)) {
                 init: BufInit::List(items),
                 ..
             } => items.iter_mut().for_each(|e| walk_expr(e, f)),
+            Stmt::LetBuf {
+                init: BufInit::Call { args, .. },
+                ..
+            } => walk_args(args, f),
             Stmt::Block(x) | Stmt::For { body: x, .. } | Stmt::Loop { body: x } => {
                 walk_exprs_block(x, f)
             }
@@ -326,17 +330,7 @@ fn walk_expr(e: &mut Expr, f: &mut dyn FnMut(&mut Expr)) {
             walk_expr(recv, f);
             args.iter_mut().for_each(|a| walk_expr(a, f));
         }
-        Expr::Call(_, args) => {
-            for a in args {
-                match a {
-                    CallArg::Scalar(x) => walk_expr(x, f),
-                    CallArg::List(items) | CallArg::RefList(items) => {
-                        items.iter_mut().for_each(|x| walk_expr(x, f))
-                    }
-                    _ => {}
-                }
-            }
-        }
+        Expr::Call(_, args) => walk_args(args, f),
         Expr::If(arms, els) => {
             for (c, b) in arms {
                 walk_cond(c, f);
@@ -345,7 +339,20 @@ fn walk_expr(e: &mut Expr, f: &mut dyn FnMut(&mut Expr)) {
             walk_exprs_block(els, f);
         }
         Expr::Block(b) => walk_exprs_block(b, f),
+        Expr::List(items, _) => items.iter_mut().for_each(|x| walk_expr(x, f)),
         _ => {}
+    }
+}
+
+fn walk_args(args: &mut [CallArg], f: &mut dyn FnMut(&mut Expr)) {
+    for a in args {
+        match a {
+            CallArg::Scalar(x) => walk_expr(x, f),
+            CallArg::List(items) | CallArg::RefList(items) => {
+                items.iter_mut().for_each(|x| walk_expr(x, f))
+            }
+            _ => {}
+        }
     }
 }
 
@@ -434,6 +441,7 @@ fn rename_stmt(s: &mut Stmt, from: &str, to: &str) {
                 BufInit::List(items) => items.iter_mut().for_each(|e| rename_expr(e, from, to)),
                 BufInit::VecZeros(n) => rename_int(n, from, to),
                 BufInit::ToVec(src) => ren(src, from, to),
+                BufInit::Call { args, .. } => rename_args(args, from, to),
                 BufInit::Zeros(_) => {}
             }
         }
@@ -557,25 +565,8 @@ fn rename_expr(e: &mut Expr, from: &str, to: &str) {
             args.iter_mut().for_each(|a| rename_expr(a, from, to));
         }
         Expr::Cast(i) => rename_int(i, from, to),
-        Expr::Call(_, args) => {
-            for a in args {
-                match a {
-                    CallArg::Scalar(x) => rename_expr(x, from, to),
-                    CallArg::Int(i) => rename_int(i, from, to),
-                    CallArg::Name(n) | CallArg::Ref(n) => ren(n, from, to),
-                    CallArg::Sub(n, lo, hi) => {
-                        ren(n, from, to);
-                        rename_int(lo, from, to);
-                        if let Some(h) = hi {
-                            rename_int(h, from, to);
-                        }
-                    }
-                    CallArg::List(items) | CallArg::RefList(items) => {
-                        items.iter_mut().for_each(|x| rename_expr(x, from, to))
-                    }
-                }
-            }
-        }
+        Expr::Call(_, args) => rename_args(args, from, to),
+        Expr::List(items, _) => items.iter_mut().for_each(|x| rename_expr(x, from, to)),
         Expr::If(arms, els) => {
             for (c, b) in arms {
                 rename_cond(c, from, to);
@@ -586,5 +577,25 @@ fn rename_expr(e: &mut Expr, from: &str, to: &str) {
         Expr::Block(b) => rename_block(b, from, to),
         Expr::Lit(..) | Expr::Const(_) => {}
         _ => {}
+    }
+}
+
+fn rename_args(args: &mut [CallArg], from: &str, to: &str) {
+    for a in args {
+        match a {
+            CallArg::Scalar(x) => rename_expr(x, from, to),
+            CallArg::Int(i) => rename_int(i, from, to),
+            CallArg::Name(n) | CallArg::Ref(n) => ren(n, from, to),
+            CallArg::Sub(n, lo, hi) => {
+                ren(n, from, to);
+                rename_int(lo, from, to);
+                if let Some(h) = hi {
+                    rename_int(h, from, to);
+                }
+            }
+            CallArg::List(items) | CallArg::RefList(items) => {
+                items.iter_mut().for_each(|x| rename_expr(x, from, to))
+            }
+        }
     }
 }

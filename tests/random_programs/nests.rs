@@ -18,6 +18,20 @@
 //! Every index goes through `elem`, which checks it in bounds by interval
 //! arithmetic over the values the generator knows (`int_range`): a program
 //! that reads past an end is a generator bug caught while generating.
+//!
+//! Arrays declared inside a nest (the end of this file): now and then the
+//! body of a shape's outer loop ends with an array of its own, its values
+//! summed into an accumulator declared before the loop, and now and then a
+//! function ends with a time step carrying a state `y` through them
+//! (`for ts in 0..steps { let k = hv(&y, &u[ts..ts + 2]); .. }`): a
+//! buffer filled and read back per iteration (`[0.0; 3]`, `vec![0.0; 3]`),
+//! a `vec!` whose length varies with the iteration (`vec![0.0; t + 1]`,
+//! only read below it), an array literal only read (`w[0] * w[1]`,
+//! `w[0].sin()`), the array a vector-valued helper `hv` returns (`-> [f64;
+//! 2]` or `-> Vec<f64>`, given the state, an array declared in the body,
+//! `&[a, b]` or `&u[t..t + 2]`), any of them in an `if`. They are drawn
+//! from a stream of their own and named from pools of their own, so a
+//! nest without them is the one the seed gave before them.
 
 use super::*;
 
@@ -112,6 +126,12 @@ struct Frame {
     /// Names that go out of scope with the current shape (its indices and
     /// the locals of its loops): reserved until it ends.
     scoped: Vec<String>,
+    /// Statements to put before the current shape's outer loop (the
+    /// accumulators of the arrays declared in it, `decl_extra`).
+    pending: Vec<Stmt>,
+    /// The values of the arrays declared in nests: terms of the function's
+    /// value after the others (`decl_tail`).
+    decl_terms: Vec<Expr>,
 }
 
 /// Where a shape puts one value per outer iteration.
@@ -188,7 +208,15 @@ impl Gen {
             stmts.extend(self.shape(&mut fr));
             stmts.extend(self.filler(1));
         }
+        // now and then a time step through arrays it declares (drawn apart:
+        // the rest is the function of before)
+        if !avoid("nest-arrays") && self.decl_rng.gen_bool(STEPPER_SHARE) {
+            let mark = self.env.len();
+            stmts.extend(self.on_decl_stream(|g| g.stepper(&mut fr)));
+            self.env.truncate(mark);
+        }
         let tail = self.nest_tail(&mut fr);
+        let tail = self.decl_tail(tail, &mut fr);
         Func {
             name: name.to_string(),
             params,
@@ -318,6 +346,8 @@ impl Gen {
             steps,
             terms: Vec::new(),
             scoped: Vec::new(),
+            pending: Vec::new(),
+            decl_terms: Vec::new(),
         };
         (params, fr)
     }
@@ -592,7 +622,11 @@ impl Gen {
             },
         );
         self.loop_depth += 1;
-        let stmts = body(self, fr);
+        let mut stmts = body(self, fr);
+        if self.loop_depth == 1 {
+            // a shape's outer loop: now and then arrays declared in it
+            self.decl_extra(fr, index, &mut stmts);
+        }
         self.loop_depth -= 1;
         self.env.truncate(mark);
         Stmt::For {
@@ -762,6 +796,13 @@ impl Gen {
             6 => self.columns(fr),
             _ => self.gram(fr),
         };
+        let mut stmts = stmts;
+        if !fr.pending.is_empty() {
+            // (before the outer loop, the shape's last statement)
+            let outer = stmts.pop().expect("a shape ends with its loop");
+            stmts.append(&mut fr.pending);
+            stmts.push(outer);
+        }
         let scoped = std::mem::take(&mut fr.scoped);
         self.reserved.retain(|n| !scoped.contains(n));
         stmts
@@ -1418,6 +1459,893 @@ impl Gen {
             vec![middle]
         });
         stmts.push(outer);
+        stmts
+    }
+}
+
+// ----- arrays declared in nests ----------------------------------------------
+//
+// A nest at the top of a function is recorded even when the body of its
+// outer loop declares arrays of its own (the forward sweep records their
+// shapes): a buffer filled and read back per iteration, a `vec!` whose
+// length varies with the iteration, an array literal only read, the array
+// a vector-valued helper returns, any of them in an `if`. Now and then a
+// shape's outer loop ends with one of them (`decl_extra`), and now and
+// then a function ends with a time step carrying a state through them
+// (`stepper`). All of it is drawn from a stream of its own (`decl_rng`)
+// and named from pools no other draw uses, so a nest without them is the
+// one the seed gave before them (`RANDOM_PROGRAMS_AVOID=nest-arrays`
+// leaves them out; `vector-helpers` just the helper).
+
+/// The share of shapes whose outer loop ends with a declared array.
+const EXTRA_SHARE: f64 = 0.12;
+/// The share of nest functions ending with a time step (`stepper`).
+const STEPPER_SHARE: f64 = 0.2;
+/// The share of loops over a declared array bounded by its `.len()`
+/// (which keeps the nest replayed: the reverse would read the array).
+const DECL_LEN_BOUNDS: f64 = 0.1;
+
+/// Their accumulators, arrays, indices and time steps: names no other draw
+/// takes (reserving them leaves the other draws as they were).
+const DECL_ACCS: &[&str] = &["loss", "carry", "drift", "phi", "kin", "pot", "flow"];
+const DECL_ARRAYS: &[&str] = &[
+    "ws", "ks", "kv", "ys", "stage", "slab", "pair", "vel", "pos", "rk", "kn", "yh",
+];
+/// Now and then: names like the ones the macro gives a declared array's
+/// shapes and twins.
+const DECL_GENERATED: &[&str] = &[
+    "__ad_shape_ks",
+    "__ad_shapes_ys",
+    "__ad_zeros",
+    "__ad_d_kv",
+    "d_ks",
+];
+const DECL_INDICES: &[&str] = &["q", "qi", "qq", "ix", "kx"];
+const DECL_STEPS: &[&str] = &["ts", "tt", "it", "epoch"];
+
+/// The name of the vector-valued helper.
+const VEC_HELPER: &str = "hv";
+
+/// The vector-valued helper: `fn hv(y: &[f64; 2], p: &[f64]) -> [f64; 2]`
+/// (or `y: &[f64]`, `-> Vec<f64>`, three floats, no `p`).
+pub(crate) struct VecHelper {
+    pub(crate) func: Func,
+    /// The floats it takes in `y` and returns.
+    dim: usize,
+    /// Returns a `Vec<f64>`.
+    vec: bool,
+    /// The name of its `y` parameter.
+    y: String,
+}
+
+impl Gen {
+    /// `f` with the main stream and the declarations' swapped.
+    fn on_decl_stream<T>(&mut self, f: impl FnOnce(&mut Gen) -> T) -> T {
+        std::mem::swap(&mut self.rng, &mut self.decl_rng);
+        let out = f(self);
+        std::mem::swap(&mut self.rng, &mut self.decl_rng);
+        out
+    }
+
+    /// Writes `hv` before `f`, whether `f` calls it or not (so that
+    /// `RANDOM_PROGRAMS_AVOID=vector-helpers` changes no other draw).
+    pub(super) fn prepare_vec_helper(&mut self) {
+        if avoid("nest-arrays") {
+            return;
+        }
+        // (it calls no helper: a `#[differentiable(hessian)]` caller could
+        // not call it otherwise)
+        let callable = std::mem::take(&mut self.callable);
+        let h = self.on_decl_stream(|g| g.vec_helper_func());
+        self.callable = callable;
+        self.vec_helper = Some(h);
+    }
+
+    fn vec_helper_func(&mut self) -> VecHelper {
+        self.env.clear();
+        self.frozen.clear();
+        self.counters.clear();
+        self.reserved.clear();
+        self.loop_depth = 0;
+        self.budget = 2;
+        let dim = self.rng.gen_range(2..=3);
+        let vec = self.chance(0.35);
+        let pool = if avoid("generated-names") {
+            &PARAM_NAMES[..12]
+        } else {
+            PARAM_NAMES
+        };
+        let y = self.pick(pool).to_string();
+        let p = loop {
+            let p = self.pick(pool).to_string();
+            if p != y {
+                break p;
+            }
+        };
+        let y_ty = if self.chance(0.6) {
+            Ty::ArrayRef(dim)
+        } else {
+            Ty::Slice(dim)
+        };
+        let kp = self.rng.gen_range(2..=4);
+        let mut params = vec![Param {
+            name: y.clone(),
+            ty: y_ty,
+            active: true,
+            mutable: false,
+        }];
+        let with_p = self.chance(0.85);
+        if with_p {
+            params.push(Param {
+                name: p.clone(),
+                ty: Ty::Slice(kp),
+                active: true,
+                mutable: false,
+            });
+            if self.chance(0.3) {
+                params.swap(0, 1);
+            }
+        }
+        // (no local shadows a parameter)
+        self.reserved.extend(params.iter().map(|p| p.name.clone()));
+        self.bind_params(&params);
+        let mut stmts = Vec::new();
+        for _ in 0..self.rng.gen_range(0..=1) {
+            stmts.push(self.let_float(1));
+        }
+        let mut items = Vec::new();
+        for i in 0..dim {
+            let mut reads = vec![Expr::Elem(y.clone(), IntExpr::Lit(i))];
+            if self.chance(0.5) {
+                reads.push(Expr::Elem(y.clone(), IntExpr::Lit((i + 1) % dim)));
+            }
+            if with_p && self.chance(0.6) {
+                let k = self.rng.gen_range(0..kp);
+                reads.push(Expr::Elem(p.clone(), IntExpr::Lit(k)));
+            }
+            items.push(self.mix(reads, None, &[]));
+        }
+        self.env.clear();
+        self.reserved.clear();
+        VecHelper {
+            func: Func {
+                name: VEC_HELPER.to_string(),
+                params,
+                explicit_wrt: false,
+                body: Block {
+                    stmts,
+                    tail: Some(Box::new(Expr::List(items, vec))),
+                },
+            },
+            dim,
+            vec,
+            y,
+        }
+    }
+
+    /// A name for a declared array or accumulator from `pool` (now and
+    /// then one like the macro's own).
+    fn decl_name(&mut self, pool: &[&str]) -> String {
+        if !avoid("generated-names") && self.chance(0.1) {
+            self.nest_name(DECL_GENERATED)
+        } else {
+            self.nest_name(pool)
+        }
+    }
+
+    /// `for index in lo..hi { body }`, the index bound to `range`.
+    fn decl_for(
+        &mut self,
+        index: &str,
+        lo: IntExpr,
+        hi: IntExpr,
+        range: (usize, usize),
+        body: impl FnOnce(&mut Gen) -> Vec<Stmt>,
+    ) -> Stmt {
+        let mark = self.env.len();
+        self.bind(
+            index,
+            Kind::Int {
+                lo: range.0,
+                hi: range.1,
+            },
+        );
+        self.loop_depth += 1;
+        let stmts = body(self);
+        self.loop_depth -= 1;
+        self.env.truncate(mark);
+        Stmt::For {
+            pat: ForPat::Index(index.to_string()),
+            iter: ForIter::Range {
+                lo,
+                hi,
+                inclusive: false,
+                rev: false,
+            },
+            body: Block { stmts, tail: None },
+        }
+    }
+
+    /// An element at `at` of a buffer in sight that has it (a float leaf
+    /// if none has).
+    fn decl_read(&mut self, at: IntExpr) -> Expr {
+        let bufs: Vec<String> = self
+            .visible()
+            .into_iter()
+            .filter(|b| matches!(b.kind, Kind::Buf { .. }))
+            .map(|b| b.name)
+            .filter(|b| self.fits(b, &at))
+            .collect();
+        if bufs.is_empty() {
+            return self.leaf();
+        }
+        let b = self.pick(&bufs).clone();
+        self.elem(&b, at)
+    }
+
+    /// `acc += value;` (or `-=`).
+    fn add_to(&mut self, acc: &str, value: Expr) -> Stmt {
+        Stmt::Assign {
+            place: Place::Local(acc.to_string()),
+            op: *self.pick(&[AssignOp::Add, AssignOp::Add, AssignOp::Sub]),
+            value,
+        }
+    }
+
+    /// Now and then, at the end of the body of a shape's outer loop over
+    /// `index`: one of the declared arrays, its values summed into an
+    /// accumulator declared before the loop.
+    fn decl_extra(&mut self, fr: &mut Frame, index: &str, body: &mut Vec<Stmt>) {
+        if avoid("nest-arrays") || !self.decl_rng.gen_bool(EXTRA_SHARE) {
+            return;
+        }
+        self.on_decl_stream(|g| {
+            let acc = g.decl_name(DECL_ACCS);
+            let mark = g.env.len();
+            // (written, never read: a sum that read itself would grow
+            // geometrically)
+            g.bind(&acc, Kind::Hidden);
+            body.extend(g.decl_item(&acc, index, None, true));
+            g.env.truncate(mark);
+            fr.pending.push(Stmt::Let {
+                name: acc.clone(),
+                mutable: true,
+                annotate: true,
+                init: zero(),
+            });
+            fr.decl_terms.push(local(&acc));
+        });
+    }
+
+    /// The function's value with the declared arrays' terms.
+    fn decl_tail(&mut self, mut e: Expr, fr: &mut Frame) -> Expr {
+        for t in std::mem::take(&mut fr.decl_terms) {
+            let op = if self.decl_rng.gen_bool(0.7) {
+                BinOp::Add
+            } else {
+                BinOp::Sub
+            };
+            e = bin(op, e, t);
+        }
+        e
+    }
+
+    /// One declared array in a loop over `t`, its values summed into
+    /// `acc`; `state`, a carried array the helper's result may step.
+    fn decl_item(&mut self, acc: &str, t: &str, state: Option<&str>, branch: bool) -> Vec<Stmt> {
+        let helper = self.vec_helper.is_some() && !avoid("vector-helpers");
+        let mut kinds = vec![0, 0, 0, 1, 1, 2, 2];
+        if helper {
+            kinds.extend([3, 3, 3, 3]);
+        }
+        if branch {
+            kinds.extend([4, 4]);
+        }
+        match *self.pick(&kinds) {
+            0 => self.decl_buffer(acc, t),
+            1 => self.decl_growing(acc, t),
+            2 => self.decl_literal(acc, t),
+            3 => self.decl_call(acc, t, state),
+            _ => self.decl_branch(acc, t, state),
+        }
+    }
+
+    /// `let mut b = [0.0; 3];` (or `vec![0.0; 3]`) filled by one loop and
+    /// read back by another.
+    fn decl_buffer(&mut self, acc: &str, t: &str) -> Vec<Stmt> {
+        let mut stmts = Vec::new();
+        let b = self.decl_name(DECL_ARRAYS);
+        let len = self.rng.gen_range(2..=4);
+        let (init, class) = if self.chance(0.6) {
+            (BufInit::Zeros(len), BufClass::LocalArray)
+        } else {
+            (BufInit::VecZeros(IntExpr::Lit(len)), BufClass::LocalVec)
+        };
+        stmts.push(Stmt::LetBuf {
+            name: b.clone(),
+            init,
+            annotate: self.chance(0.3),
+            mutable: true,
+        });
+        self.bind(
+            &b,
+            Kind::Buf {
+                len,
+                writable: true,
+                class,
+                inactive: false,
+            },
+        );
+        let q = self.nest_name(DECL_INDICES);
+        let bound = |g: &mut Gen| {
+            if !avoid("local-len-bounds") && g.chance(DECL_LEN_BOUNDS) {
+                IntExpr::Len(b.clone())
+            } else {
+                IntExpr::Lit(len)
+            }
+        };
+        let hi = bound(self);
+        stmts.push(self.decl_for(&q, IntExpr::Lit(0), hi, (0, len - 1), |g| {
+            let at = if g.chance(0.5) {
+                add(var(&q), var(t))
+            } else {
+                var(&q)
+            };
+            let mut reads = vec![g.decl_read(at)];
+            if g.chance(0.4) {
+                reads.push(g.decl_read(var(&q)));
+            }
+            let value = g.mix(reads, Some(&q), &[]);
+            vec![Stmt::Assign {
+                place: g.elem_place(&b, var(&q)),
+                op: AssignOp::Set,
+                value,
+            }]
+        }));
+        let hi = bound(self);
+        stmts.push(self.decl_for(&q, IntExpr::Lit(0), hi, (0, len - 1), |g| {
+            let read = g.elem(&b, var(&q));
+            let value = g.mix(vec![read], Some(&q), &[]);
+            vec![g.add_to(acc, value)]
+        }));
+        if self.chance(0.4) {
+            let value = bin(
+                BinOp::Mul,
+                self.elem(&b, IntExpr::Lit(0)),
+                self.elem(&b, IntExpr::Lit(len - 1)),
+            );
+            stmts.push(self.add_to(acc, value));
+        }
+        stmts
+    }
+
+    /// `let mut b = vec![0.0; t + 1];`: a buffer whose length varies with
+    /// the iteration, filled and read back over its length.
+    fn decl_growing(&mut self, acc: &str, t: &str) -> Vec<Stmt> {
+        let mut stmts = Vec::new();
+        let (_, t_hi) = self.int_range(&var(t)).expect("an index in sight");
+        let len = if t_hi < 8 {
+            let k = if self.chance(0.7) { 1 } else { 2 };
+            add(var(t), IntExpr::Lit(k))
+        } else {
+            let r = IntExpr::Rem(Box::new(var(t)), Box::new(IntExpr::Lit(4)));
+            add(r, IntExpr::Lit(1))
+        };
+        let (_, hi) = self.int_range(&len).expect("a length in sight");
+        let b = self.decl_name(DECL_ARRAYS);
+        stmts.push(Stmt::LetBuf {
+            name: b.clone(),
+            init: BufInit::VecZeros(len.clone()),
+            annotate: self.chance(0.3),
+            mutable: true,
+        });
+        // Its length varies: only the loops here index it, below it.
+        self.bind(&b, Kind::Hidden);
+        let q = self.nest_name(DECL_INDICES);
+        let bound = |g: &mut Gen| {
+            if !avoid("local-len-bounds") && g.chance(DECL_LEN_BOUNDS) {
+                IntExpr::Len(b.clone())
+            } else {
+                len.clone()
+            }
+        };
+        let end = bound(self);
+        stmts.push(self.decl_for(&q, IntExpr::Lit(0), end, (0, hi - 1), |g| {
+            let mut reads = vec![g.decl_read(var(&q))];
+            if g.chance(0.5) {
+                reads.push(g.decl_read(var(t)));
+            }
+            let value = g.mix(reads, Some(&q), &[]);
+            vec![Stmt::Assign {
+                place: Place::Elem(b.clone(), var(&q)),
+                op: AssignOp::Set,
+                value,
+            }]
+        }));
+        let end = bound(self);
+        stmts.push(self.decl_for(&q, IntExpr::Lit(0), end, (0, hi - 1), |g| {
+            let read = Expr::Elem(b.clone(), var(&q));
+            let value = match g.rng.gen_range(0..3) {
+                0 => {
+                    let s = g.m1("sin", read);
+                    bin(BinOp::Mul, s, Expr::Cast(add(var(&q), IntExpr::Lit(1))))
+                }
+                1 => g.mix(vec![read], None, &[]),
+                _ => {
+                    let other = g.decl_read(var(&q));
+                    bin(BinOp::Mul, read, other)
+                }
+            };
+            vec![g.add_to(acc, value)]
+        }));
+        if self.chance(0.3) {
+            let first = Expr::Elem(b.clone(), IntExpr::Lit(0));
+            let value = self.mix(vec![first], None, &[]);
+            stmts.push(self.add_to(acc, value));
+        }
+        stmts
+    }
+
+    /// `let w = [a, b];` (nothing stores into it), bound.
+    fn literal_array(&mut self, t: &str, n: usize) -> (Stmt, String) {
+        let w = self.decl_name(DECL_ARRAYS);
+        let mut items = Vec::new();
+        for k in 0..n {
+            let at = match self.rng.gen_range(0..3) {
+                0 => var(t),
+                1 => add(var(t), IntExpr::Lit(k)),
+                _ => IntExpr::Lit(k),
+            };
+            let read = self.decl_read(at);
+            items.push(if self.chance(0.5) {
+                self.mix(vec![read], None, &[])
+            } else {
+                read
+            });
+        }
+        let stmt = Stmt::LetBuf {
+            name: w.clone(),
+            init: BufInit::List(items),
+            annotate: self.chance(0.3),
+            mutable: false,
+        };
+        self.bind(
+            &w,
+            Kind::Buf {
+                len: n,
+                writable: false,
+                class: BufClass::LocalArray,
+                inactive: false,
+            },
+        );
+        (stmt, w)
+    }
+
+    /// An array literal only read, also not linearly (`w[0] * w[1]`,
+    /// `w[0].sin()`).
+    fn decl_literal(&mut self, acc: &str, t: &str) -> Vec<Stmt> {
+        let n = self.rng.gen_range(2..=3);
+        let (stmt, w) = self.literal_array(t, n);
+        let r = |k: usize| Expr::Elem(w.clone(), IntExpr::Lit(k));
+        let value = match self.rng.gen_range(0..4) {
+            0 => bin(BinOp::Mul, r(0), r(n - 1)),
+            1 => {
+                let m = *self.pick(&["sin", "cos", "tanh"]);
+                self.m1(m, r(0))
+            }
+            2 => {
+                let c = self.m1("cos", r(n - 1));
+                bin(BinOp::Sub, bin(BinOp::Mul, r(0), r(1)), c)
+            }
+            _ => {
+                let k = self.rng.gen_range(0..n);
+                self.mix(vec![r(k)], None, &[])
+            }
+        };
+        vec![stmt, self.add_to(acc, value)]
+    }
+
+    /// What `hv`'s `y` (of `ty`, `dim` floats) is given: the state, a local
+    /// array in sight, one declared and filled now, a literal declared now,
+    /// `&[a, b]`, or `&u[t..t + 2]`.
+    fn state_arg(
+        &mut self,
+        ty: Ty,
+        dim: usize,
+        t: &str,
+        state: Option<&str>,
+        stmts: &mut Vec<Stmt>,
+    ) -> CallArg {
+        let by_array = matches!(ty, Ty::ArrayRef(_));
+        let locals: Vec<String> = self
+            .visible()
+            .into_iter()
+            .filter(|b| match b.kind {
+                Kind::Buf { len, class, .. } => {
+                    len == dim
+                        && match class {
+                            BufClass::LocalArray => true,
+                            BufClass::LocalVec => !by_array,
+                            _ => false,
+                        }
+                }
+                _ => false,
+            })
+            .map(|b| b.name)
+            .collect();
+        // the state, most often (`let k = hv(&y, p);` of a time step)
+        if let Some(s) = state.filter(|s| locals.iter().any(|l| l == s)) {
+            if self.chance(0.5) {
+                return CallArg::Ref(s.to_string());
+            }
+        }
+        for _ in 0..8 {
+            match self.rng.gen_range(0..5) {
+                0 if !locals.is_empty() => return CallArg::Ref(self.pick(&locals).clone()),
+                1 => {
+                    // declared and filled now
+                    let ys = self.decl_name(DECL_ARRAYS);
+                    let (init, class) = if by_array || self.chance(0.6) {
+                        (BufInit::Zeros(dim), BufClass::LocalArray)
+                    } else {
+                        (BufInit::VecZeros(IntExpr::Lit(dim)), BufClass::LocalVec)
+                    };
+                    stmts.push(Stmt::LetBuf {
+                        name: ys.clone(),
+                        init,
+                        annotate: self.chance(0.3),
+                        mutable: true,
+                    });
+                    self.bind(
+                        &ys,
+                        Kind::Buf {
+                            len: dim,
+                            writable: true,
+                            class,
+                            inactive: false,
+                        },
+                    );
+                    let q = self.nest_name(DECL_INDICES);
+                    stmts.push(self.decl_for(
+                        &q,
+                        IntExpr::Lit(0),
+                        IntExpr::Lit(dim),
+                        (0, dim - 1),
+                        |g| {
+                            let at = if g.chance(0.5) {
+                                add(var(&q), var(t))
+                            } else {
+                                var(&q)
+                            };
+                            let read = g.decl_read(at);
+                            let value = g.mix(vec![read], Some(&q), &[]);
+                            vec![Stmt::Assign {
+                                place: g.elem_place(&ys, var(&q)),
+                                op: AssignOp::Set,
+                                value,
+                            }]
+                        },
+                    ));
+                    return CallArg::Ref(ys);
+                }
+                2 => {
+                    let (stmt, w) = self.literal_array(t, dim);
+                    stmts.push(stmt);
+                    return CallArg::Ref(w);
+                }
+                3 if !avoid("literal-args") => {
+                    let items = (0..dim)
+                        .map(|k| {
+                            let read = self.decl_read(add(var(t), IntExpr::Lit(k)));
+                            if self.chance(0.4) {
+                                self.mix(vec![read], None, &[])
+                            } else {
+                                read
+                            }
+                        })
+                        .collect();
+                    return CallArg::RefList(items);
+                }
+                4 if !by_array => {
+                    if let Some(arg) = self.window_arg(dim, t) {
+                        return arg;
+                    }
+                }
+                _ => {}
+            }
+        }
+        let (stmt, w) = self.literal_array(t, dim);
+        stmts.push(stmt);
+        CallArg::Ref(w)
+    }
+
+    /// `&u[t..t + n]`, `&u[2..4]`, or a whole buffer of `n`.
+    fn window_arg(&mut self, n: usize, t: &str) -> Option<CallArg> {
+        let bufs: Vec<(String, usize, BufClass)> = self
+            .visible()
+            .into_iter()
+            .filter_map(|b| match b.kind {
+                Kind::Buf { len, class, .. } if len >= n => Some((b.name, len, class)),
+                _ => None,
+            })
+            .collect();
+        if bufs.is_empty() {
+            return None;
+        }
+        let (b, len, class) = self.pick(&bufs).clone();
+        if len == n {
+            return Some(match class {
+                BufClass::Slice | BufClass::ArrayRef => CallArg::Name(b),
+                _ => CallArg::Ref(b),
+            });
+        }
+        let (_, t_hi) = self.int_range(&var(t)).expect("an index in sight");
+        if t_hi + n <= len && self.chance(0.7) {
+            return Some(CallArg::Sub(b, var(t), Some(add(var(t), IntExpr::Lit(n)))));
+        }
+        let lo = self.rng.gen_range(0..=len - n);
+        let hi = (lo + n < len || self.chance(0.5)).then_some(IntExpr::Lit(lo + n));
+        Some(CallArg::Sub(b, IntExpr::Lit(lo), hi))
+    }
+
+    /// `let k = hv(&y, &u[t..t + 2]);` and reads of what it returned; with
+    /// a state, sometimes the state's step by it (`y[q] += 0.1 * k[q];`).
+    fn decl_call(&mut self, acc: &str, t: &str, state: Option<&str>) -> Vec<Stmt> {
+        let (params, dim, vec, y) = {
+            let h = self.vec_helper.as_ref().expect("a vector-valued helper");
+            (h.func.params.clone(), h.dim, h.vec, h.y.clone())
+        };
+        self.vec_helper_used = true;
+        let mut stmts = Vec::new();
+        let mut args = Vec::new();
+        for p in &params {
+            let arg = match p.ty {
+                _ if p.name == y => self.state_arg(p.ty, dim, t, state, &mut stmts),
+                Ty::Slice(n) => self
+                    .window_arg(n, t)
+                    .expect("a buffer of 8 floats in sight"),
+                _ => unreachable!("hv takes `y` and a slice"),
+            };
+            args.push(arg);
+        }
+        let k = self.decl_name(DECL_ARRAYS);
+        stmts.push(Stmt::LetBuf {
+            name: k.clone(),
+            init: BufInit::Call {
+                func: VEC_HELPER.to_string(),
+                args,
+                len: dim,
+                vec,
+            },
+            annotate: self.chance(0.3),
+            mutable: false,
+        });
+        let class = if vec {
+            BufClass::LocalVec
+        } else {
+            BufClass::LocalArray
+        };
+        self.bind(
+            &k,
+            Kind::Buf {
+                len: dim,
+                writable: false,
+                class,
+                inactive: false,
+            },
+        );
+        let r = |k_: usize| Expr::Elem(k.clone(), IntExpr::Lit(k_));
+        match self.rng.gen_range(0..4) {
+            0 => stmts.push(self.add_to(acc, bin(BinOp::Mul, r(0), r(dim - 1)))),
+            1 => {
+                let m = *self.pick(&["sin", "cos", "tanh"]);
+                let i = self.rng.gen_range(0..dim);
+                let value = self.m1(m, r(i));
+                stmts.push(self.add_to(acc, value));
+            }
+            2 => {
+                let q = self.nest_name(DECL_INDICES);
+                let hi = if !avoid("local-len-bounds") && self.chance(DECL_LEN_BOUNDS) {
+                    IntExpr::Len(k.clone())
+                } else {
+                    IntExpr::Lit(dim)
+                };
+                stmts.push(self.decl_for(&q, IntExpr::Lit(0), hi, (0, dim - 1), |g| {
+                    let read = g.elem(&k, var(&q));
+                    let value = if g.chance(0.5) {
+                        let other = g.decl_read(var(&q));
+                        bin(BinOp::Mul, read, other)
+                    } else {
+                        g.mix(vec![read], Some(&q), &[])
+                    };
+                    vec![g.add_to(acc, value)]
+                }));
+            }
+            _ => {
+                let value = self.mix(vec![r(0), r(1)], None, &[]);
+                stmts.push(self.add_to(acc, value));
+            }
+        }
+        let stepped = state.filter(|s| self.buf_len(s) == Some(dim));
+        if let Some(s) = stepped {
+            if self.chance(0.7) {
+                let q = self.nest_name(DECL_INDICES);
+                let c = *self.pick(&[0.05, 0.1, 0.25]);
+                stmts.push(self.decl_for(
+                    &q,
+                    IntExpr::Lit(0),
+                    IntExpr::Lit(dim),
+                    (0, dim - 1),
+                    |g| {
+                        let step = bin(BinOp::Mul, Expr::Lit(c, false), g.elem(&k, var(&q)));
+                        let place = g.elem_place(s, var(&q));
+                        if g.chance(0.5) {
+                            vec![Stmt::Assign {
+                                place,
+                                op: AssignOp::Add,
+                                value: step,
+                            }]
+                        } else {
+                            let now = g.elem(s, var(&q));
+                            let value = g.m1("tanh", bin(BinOp::Add, now, step));
+                            vec![Stmt::Assign {
+                                place,
+                                op: AssignOp::Set,
+                                value,
+                            }]
+                        }
+                    },
+                ));
+            }
+        }
+        stmts
+    }
+
+    /// One of the others in an `if` (sometimes with one in the `else`
+    /// too).
+    fn decl_branch(&mut self, acc: &str, t: &str, state: Option<&str>) -> Vec<Stmt> {
+        let c = self.cond();
+        let mark = self.env.len();
+        let then = self.decl_item(acc, t, state, false);
+        self.env.truncate(mark);
+        let otherwise = self.chance(0.5).then(|| {
+            let stmts = if self.chance(0.5) {
+                self.decl_item(acc, t, state, false)
+            } else {
+                let read = self.decl_read(var(t));
+                let value = self.mix(vec![read], None, &[]);
+                vec![self.add_to(acc, value)]
+            };
+            self.env.truncate(mark);
+            Block { stmts, tail: None }
+        });
+        vec![Stmt::If {
+            arms: vec![(
+                c,
+                Block {
+                    stmts: then,
+                    tail: None,
+                },
+            )],
+            otherwise,
+        }]
+    }
+
+    /// Time stepping through arrays declared per step: `let mut y = [x[0],
+    /// u[1]]; let mut loss = 0.0; for ts in 0..steps { let k = hv(&y,
+    /// &u[ts..ts + 2]); loss += k[0] * k[1]; for q in 0..2 { y[q] += 0.1 *
+    /// k[q]; } .. }`, each step one or two of `decl_item`'s constructs,
+    /// then the state stepped.
+    fn stepper(&mut self, fr: &mut Frame) -> Vec<Stmt> {
+        let mut stmts = Vec::new();
+        let dim = match &self.vec_helper {
+            Some(h) if !avoid("vector-helpers") && self.rng.gen_bool(0.8) => h.dim,
+            _ => self.rng.gen_range(2..=3),
+        };
+        let y = self.decl_name(DECL_ARRAYS);
+        let class = if self.chance(0.7) {
+            let items = (0..dim).map(|k| self.decl_read(IntExpr::Lit(k))).collect();
+            stmts.push(Stmt::LetBuf {
+                name: y.clone(),
+                init: BufInit::List(items),
+                annotate: self.chance(0.3),
+                mutable: true,
+            });
+            BufClass::LocalArray
+        } else {
+            stmts.push(Stmt::LetBuf {
+                name: y.clone(),
+                init: BufInit::VecZeros(IntExpr::Lit(dim)),
+                annotate: self.chance(0.3),
+                mutable: true,
+            });
+            BufClass::LocalVec
+        };
+        self.bind(
+            &y,
+            Kind::Buf {
+                len: dim,
+                writable: true,
+                class,
+                inactive: false,
+            },
+        );
+        if class == BufClass::LocalVec {
+            let q = self.nest_name(DECL_INDICES);
+            stmts.push(
+                self.decl_for(&q, IntExpr::Lit(0), IntExpr::Lit(dim), (0, dim - 1), |g| {
+                    let read = g.decl_read(var(&q));
+                    vec![Stmt::Assign {
+                        place: g.elem_place(&y, var(&q)),
+                        op: AssignOp::Set,
+                        value: read,
+                    }]
+                }),
+            );
+        }
+        let acc = self.decl_name(DECL_ACCS);
+        stmts.push(Stmt::Let {
+            name: acc.clone(),
+            mutable: true,
+            annotate: true,
+            init: zero(),
+        });
+        self.bind(&acc, Kind::Hidden);
+        let t = self.nest_name(DECL_STEPS);
+        let (steps, count) = match fr.steps.clone() {
+            Some(s) if self.chance(0.7) => {
+                let (_, v) = self.int_range(&var(&s)).expect("the steps in sight");
+                (var(&s), v)
+            }
+            _ => {
+                let v = self.rng.gen_range(1..=4);
+                (IntExpr::Lit(v), v)
+            }
+        };
+        let outer = self.decl_for(&t, IntExpr::Lit(0), steps, (0, count - 1), |g| {
+            let mut body = Vec::new();
+            for _ in 0..g.rng.gen_range(1..=2) {
+                body.extend(g.decl_item(&acc, &t, Some(&y), true));
+            }
+            if g.chance(0.7) {
+                let q = g.nest_name(DECL_INDICES);
+                body.push(
+                    g.decl_for(&q, IntExpr::Lit(0), IntExpr::Lit(dim), (0, dim - 1), |g| {
+                        let now = g.elem(&y, var(&q));
+                        let read = g.decl_read(add(var(&q), var(&t)));
+                        let f = g.mix(vec![now.clone(), read], Some(&q), &[]);
+                        let f = g.squash(f);
+                        let value = if g.chance(0.5) {
+                            bin(
+                                BinOp::Add,
+                                bin(BinOp::Mul, Expr::Lit(0.5, false), now),
+                                bin(BinOp::Mul, Expr::Lit(0.5, false), f),
+                            )
+                        } else {
+                            f
+                        };
+                        vec![Stmt::Assign {
+                            place: g.elem_place(&y, var(&q)),
+                            op: AssignOp::Set,
+                            value,
+                        }]
+                    }),
+                );
+            }
+            if g.chance(0.5) {
+                let value = bin(
+                    BinOp::Mul,
+                    g.elem(&y, IntExpr::Lit(0)),
+                    g.elem(&y, IntExpr::Lit(dim - 1)),
+                );
+                body.push(g.add_to(&acc, value));
+            }
+            body
+        });
+        stmts.push(outer);
+        fr.decl_terms.push(local(&acc));
+        let k = self.rng.gen_range(0..dim);
+        fr.decl_terms.push(Expr::Elem(y, IntExpr::Lit(k)));
         stmts
     }
 }

@@ -4,7 +4,9 @@
 //! * **tape**: the oracle, the same statements on `autograd::tape::Var`s:
 //!   float locals and buffer elements are `Var`s, literals stay `f64` where
 //!   `Var op f64` works and become `oracle_tape.var(..)` where a `Var` is
-//!   needed, comparisons read `.value()`, helpers call their tape versions.
+//!   needed, comparisons read `.value()`, helpers call their tape versions
+//!   (that of a vector-valued helper returns `[Var; N]` or `Vec<Var>`: local
+//!   buffers are arrays and `Vec`s of `Var`s there).
 //!
 //! Both go through one precedence-aware printer, so `-(n as f64)`,
 //! `(n as f64).sqrt()` and `(a + b).ln()` are parenthesised exactly where
@@ -52,6 +54,7 @@ pub fn is_var(e: &Expr) -> bool {
         Expr::Chain(..) | Expr::Field(..) | Expr::CallClosure(..) | Expr::GetOr(..) => true,
         Expr::Count(_) => false,
         Expr::Match(_, arms) => arms.iter().any(|(_, _, b)| block_is_var(b)),
+        Expr::List(..) => true,
     }
 }
 
@@ -88,6 +91,7 @@ pub fn is_typed(e: &Expr) -> bool {
         Expr::Match(_, arms) => arms
             .iter()
             .any(|(_, _, b)| b.tail.as_deref().is_some_and(is_typed)),
+        Expr::List(..) => true,
     }
 }
 
@@ -207,7 +211,21 @@ impl Printer {
         }
     }
 
+    /// The type `f` returns: `f64`, or the vector its tail lists.
+    fn ret(&self, f: &Func) -> String {
+        let float = if self.tape() { "Var<'t>" } else { "f64" };
+        match f.body.tail.as_deref() {
+            Some(Expr::List(items, false)) => format!("[{float}; {}]", items.len()),
+            Some(Expr::List(_, true)) => format!("Vec<{float}>"),
+            _ => float.to_string(),
+        }
+    }
+
     pub fn func(&mut self, f: &Func) {
+        let ret = self.ret(f);
+        // (`hessian` is for functions returning one `f64`: a vector-valued
+        // helper is called by `hessian` functions without it)
+        let hessian = hessian_mode() && !matches!(f.body.tail.as_deref(), Some(Expr::List(..)));
         if self.tape() {
             let params: Vec<String> = f
                 .params
@@ -218,7 +236,7 @@ impl Printer {
                 })
                 .collect();
             self.line(&format!(
-                "pub fn {}<'t>({TAPE}: &'t Tape, {}) -> Var<'t> {{",
+                "pub fn {}<'t>({TAPE}: &'t Tape, {}) -> {ret} {{",
                 self.fn_name(&f.name),
                 params.join(", ")
             ));
@@ -230,12 +248,12 @@ impl Printer {
                     .filter(|p| p.active)
                     .map(|p| p.name.as_str())
                     .collect();
-                let hessian = if hessian_mode() { "hessian, " } else { "" };
+                let hessian = if hessian { "hessian, " } else { "" };
                 self.line(&format!(
                     "#[differentiable({hessian}wrt({}))]",
                     active.join(", ")
                 ));
-            } else if hessian_mode() {
+            } else if hessian {
                 self.line("#[differentiable(hessian)]");
             } else {
                 self.line("#[differentiable]");
@@ -249,7 +267,7 @@ impl Printer {
                 })
                 .collect();
             self.line(&format!(
-                "pub fn {}({}) -> f64 {{",
+                "pub fn {}({}) -> {ret} {{",
                 f.name,
                 params.join(", ")
             ));
@@ -341,6 +359,20 @@ impl Printer {
                         (format!("Vec<{float}>"), format!("vec![{zero}; {}]", int(n)))
                     }
                     BufInit::ToVec(src) => (format!("Vec<{float}>"), format!("{src}.to_vec()")),
+                    BufInit::Call {
+                        func,
+                        args,
+                        len,
+                        vec,
+                    } => {
+                        let ty = if *vec {
+                            format!("Vec<{float}>")
+                        } else {
+                            format!("[{float}; {len}]")
+                        };
+                        let call = Expr::Call(func.clone(), args.clone());
+                        (ty, self.expr(&call, P_LOWEST))
+                    }
                 };
                 if *annotate {
                     self.line(&format!("let {m}{name}: {ty} = {value};"));
@@ -723,6 +755,11 @@ impl Printer {
                         self.expr(v, P_LOWEST)
                     )
                 }
+            }
+            Expr::List(items, vec) => {
+                let items: Vec<String> = items.iter().map(|e| self.var_expr(e)).collect();
+                let bang = if *vec { "vec!" } else { "" };
+                format!("{bang}[{}]", items.join(", "))
             }
             Expr::Match(scrut, arms) => {
                 if self.tape() {
