@@ -537,22 +537,12 @@ impl<'a> Body<'a> {
                         }
                     };
                     out.push(quote!(let #ident = #refill;));
-                    out.extend(self.copy_args(*var));
-                    if let Some(shaped) = self.plan.recording.shapes.get(var) {
-                        let tape = &shaped.tape;
-                        out.push(quote!(#tape.push(::autograd::__private::shape_of(&#ident));));
-                    }
+                    out.extend(self.record_declaration(*var));
                 }
                 Stmt::Let { var, ty, init } => {
                     out.push(self.let_stmt(*var, ty.as_ref(), init.as_ref()));
                     if mode.store {
-                        out.extend(self.copy_args(*var));
-                        // an array the nest declares: its shape, for the
-                        // reverse of its block (`record::Shaped`)
-                        if let Some(shaped) = self.plan.recording.shapes.get(var) {
-                            let (tape, array) = (&shaped.tape, self.ident(*var));
-                            out.push(quote!(#tape.push(::autograd::__private::shape_of(&#array));));
-                        }
+                        out.extend(self.record_declaration(*var));
                     }
                 }
                 Stmt::Update { cell, value } => {
@@ -2684,6 +2674,18 @@ impl<'a> Body<'a> {
                 quote!(#args.extend_from_slice(&#array[..]);)
             })
             .collect()
+    }
+
+    /// After `let var = ..` in a recorded nest: the arrays its call is
+    /// given, copied (`copy_args`), and, for an array the nest declares,
+    /// its shape, for the reverse of its block (`record::Shaped`).
+    fn record_declaration(&self, var: VarId) -> Vec<TokenStream> {
+        let mut out = self.copy_args(var);
+        if let Some(shaped) = self.plan.recording.shapes.get(&var) {
+            let (tape, array) = (&shaped.tape, self.ident(var));
+            out.push(quote!(#tape.push(::autograd::__private::shape_of(&#array));));
+        }
+        out
     }
 
     /// Before the reverse of recorded nest `top`: a twin of each array its

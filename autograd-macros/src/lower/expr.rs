@@ -166,38 +166,31 @@ impl Lowerer<'_> {
             // over (`lower/iter.rs`, `slice_seq`): a constant, by value if
             // its type is `Copy`, else by reference (autoref specialization
             // on `__private::Elem`).
-            // ... and one the loop's body dereferences: the reference
-            Expr::Macro(m) if m.mac.path.is_ident("__autograd_element_ref") => {
-                match m.mac.parse_body::<Expr>() {
-                    Ok(place) => {
-                        let (tokens, uses) = self.non_differentiated_tokens(&place);
-                        Value::Const(ConstValue {
-                            tokens: quote!(&#tokens),
-                            is_float: false,
-                            uses,
-                        })
-                    }
-                    Err(_) => self.unsupported(expr),
-                }
-            }
-            Expr::Macro(m) if m.mac.path.is_ident("__autograd_element") => {
-                match m.mac.parse_body::<Expr>() {
-                    Ok(place) => {
-                        let (tokens, uses) = self.non_differentiated_tokens(&place);
-                        Value::Const(ConstValue {
-                            tokens: quote! {
-                                {
-                                    #[allow(unused_imports)]
-                                    use ::autograd::__private::{ElementByRef as _, ElementByValue as _};
-                                    (&::autograd::__private::Elem(&#tokens)).element()
-                                }
-                            },
-                            is_float: false,
-                            uses,
-                        })
-                    }
-                    Err(_) => self.unsupported(expr),
-                }
+            // (`__autograd_element_ref!`: one the loop's body dereferences,
+            // `w[*i]`, the reference itself)
+            Expr::Macro(m)
+                if m.mac.path.is_ident("__autograd_element")
+                    || m.mac.path.is_ident("__autograd_element_ref") =>
+            {
+                let Ok(place) = m.mac.parse_body::<Expr>() else {
+                    return self.unsupported(expr);
+                };
+                let (tokens, uses) = self.non_differentiated_tokens(&place);
+                let tokens = match m.mac.path.is_ident("__autograd_element_ref") {
+                    true => quote!(&#tokens),
+                    false => quote! {
+                        {
+                            #[allow(unused_imports)]
+                            use ::autograd::__private::{ElementByRef as _, ElementByValue as _};
+                            (&::autograd::__private::Elem(&#tokens)).element()
+                        }
+                    },
+                };
+                Value::Const(ConstValue {
+                    tokens,
+                    is_float: false,
+                    uses,
+                })
             }
             _ => self.unsupported(expr),
         }
