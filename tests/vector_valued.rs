@@ -220,3 +220,131 @@ fn a_helpers_vector_in_a_closure() {
     let report = autograd::check::gradient(|a| closure_vectors(a, &s, &obs), &a, &gradient);
     assert!(report.is_ok(1e-6), "{report}");
 }
+
+// ----- the value of `f_adjoint` comes from its one forward sweep ----------
+
+thread_local! {
+    static SQUASH_CALLS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// A helper the macro cannot see into, with a hand-written adjoint; it
+/// counts the runs of its forward code.
+fn squash(x: f64) -> f64 {
+    SQUASH_CALLS.with(|c| c.set(c.get() + 1));
+    x / (1.0 + x.abs())
+}
+
+fn squash_adjoint(x: f64, d_out: f64, d_x: &mut f64) -> f64 {
+    *d_x += d_out / ((1.0 + x.abs()) * (1.0 + x.abs()));
+    squash(x)
+}
+
+fn squash_calls(f: impl FnOnce()) -> usize {
+    let before = SQUASH_CALLS.with(|c| c.get());
+    f();
+    SQUASH_CALLS.with(|c| c.get()) - before
+}
+
+/// Returns a `Vec` built in a loop, or early, a literal array.
+#[differentiable]
+fn squashed(v: &[f64], early: bool) -> Vec<f64> {
+    if early {
+        return vec![squash(v[0]), 0.5 * v[1]];
+    }
+    let mut out = vec![0.0; v.len()];
+    for i in 0..v.len() {
+        out[i] = squash(v[i] * v[(i + 1) % v.len()]);
+    }
+    out
+}
+
+#[differentiable]
+fn squashed_pair(a: f64, b: f64) -> [f64; 2] {
+    let s = squash(a * b);
+    [s, s * a]
+}
+
+/// Returns a collected iterator: the buffer is filled after the local the
+/// returned vector is bound to, so the value is computed apart (as before).
+#[differentiable]
+fn squashed_collect(v: &[f64]) -> Vec<f64> {
+    let out: Vec<f64> = v.iter().map(|x| squash(x * 2.0)).collect();
+    out
+}
+
+/// `squashed`'s `d_outᵀ squashed(v)` written as a scalar function, as
+/// `f_adjoint` differentiates it.
+#[differentiable(wrt(v))]
+fn squashed_weighted(v: &[f64], early: bool, d: &[f64]) -> f64 {
+    if early {
+        let out = [squash(v[0]), 0.5 * v[1]];
+        return d[0] * out[0] + d[1] * out[1];
+    }
+    let mut out = vec![0.0; v.len()];
+    for i in 0..v.len() {
+        out[i] = squash(v[i] * v[(i + 1) % v.len()]);
+    }
+    let mut s = 0.0;
+    for k in 0..out.len() {
+        s += d[k] * out[k];
+    }
+    s
+}
+
+/// `f_adjoint` returns the value its own forward sweep computed: it runs
+/// the body as often as the adjoint of the scalar `d_outᵀ f` does (it ran
+/// it once more, for the value), whichever way it returns, and the value
+/// and the vector-Jacobian product are those of `f` and `f_jacobian`.
+#[test]
+fn the_adjoint_runs_the_body_once() {
+    let v = [0.4, -1.3, 0.7];
+    for early in [false, true] {
+        let d_out: Vec<f64> = (0..squashed(&v, early).len())
+            .map(|k| 0.5 - k as f64)
+            .collect();
+        let mut d_v = [0.0; 3];
+        let mut value = Vec::new();
+        let runs = squash_calls(|| value = squashed_adjoint(&v, early, &d_out, &mut d_v));
+        let mut d_w = [0.0; 3];
+        let scalar_runs = squash_calls(|| {
+            squashed_weighted_adjoint(&v, early, &d_out, 1.0, &mut d_w);
+        });
+        assert_eq!(runs, scalar_runs, "early = {early}");
+        assert_eq!(d_v, d_w, "early = {early}");
+        let (want, jac) = squashed_jacobian(&v, early);
+        assert_eq!(value, want);
+        for j in 0..3 {
+            let vjp: f64 = (0..want.len()).map(|i| d_out[i] * jac[i * 3 + j]).sum();
+            assert!((d_v[j] - vjp).abs() < 1e-14, "early = {early}, d_v[{j}]");
+        }
+    }
+    let (mut da, mut db) = (0.0, 0.0);
+    let mut value = [0.0; 2];
+    let runs =
+        squash_calls(|| value = squashed_pair_adjoint(0.6, -0.9, &[1.0, 2.0], &mut da, &mut db));
+    // (the call takes its partials where it is made: `squash_adjoint`
+    // alone gives its value and partial; computing the value apart ran
+    // `squash` once more)
+    assert_eq!((runs, value), (1, squashed_pair(0.6, -0.9)));
+    let (_, jac) = squashed_pair_jacobian(0.6, -0.9);
+    assert!((da - (jac[0] + 2.0 * jac[2])).abs() < 1e-14);
+    assert!((db - (jac[1] + 2.0 * jac[3])).abs() < 1e-14);
+
+    let mut d_v = [0.0; 3];
+    let value = squashed_collect_adjoint(&v, &[1.0, -1.0, 0.5], &mut d_v);
+    assert_eq!(value, squashed_collect(&v));
+    let (_, jac) = squashed_collect_jacobian(&v);
+    for j in 0..3 {
+        let vjp = jac[j] - jac[3 + j] + 0.5 * jac[6 + j];
+        assert!((d_v[j] - vjp).abs() < 1e-14);
+    }
+}
+
+/// The length check of `d_out` still comes before the sweep reads it,
+/// with the same message, where the value comes from the sweep.
+#[test]
+#[should_panic(expected = "`d_out` has length 1, but the function has 2 outputs")]
+fn d_out_of_the_wrong_length_panics_before_it_is_read() {
+    let (mut da, mut db) = (0.0, 0.0);
+    squashed_pair_adjoint(0.6, -0.9, &[1.0], &mut da, &mut db);
+}

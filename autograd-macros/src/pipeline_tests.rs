@@ -514,7 +514,7 @@ fn forward_mode(item: &syn::ItemFn, args: proc_macro2::TokenStream) -> bool {
     cx.check()
         .unwrap_or_else(|e| panic!("`{}` does not lower: {e}", item.sig.ident));
     let activity = activity::analyze(&func);
-    crate::emit::forward::emit(&sig, &func, &activity, &names).is_some()
+    crate::emit::forward::emit(&sig, &func, &activity, &names, None).is_some()
 }
 
 /// The arguments of an item's `#[differentiable(..)]`, if it has one.

@@ -245,13 +245,48 @@ pub fn expand(attr: TokenStream, item: syn::ItemFn, returned: Type) -> TokenStre
         }
     };
     let sum_adjoint = format_ident!("{}_adjoint", sum);
-    let weighted_adjoint = emit::adjoint_item(
-        &weighted,
-        &first.sig,
-        &first.func,
-        &first.activity,
-        &first.names,
-    );
+    // The adjoint of `dᵀ f` hands out the vector its forward code binds
+    // (`emit::Keep`), into a last parameter `slot: &mut Option<R>`, when
+    // the value bound is the value returned: `f_adjoint` then runs `f`'s
+    // forward once, not once for its value and again in that adjoint.
+    let slot = names.fresh("__ad_value_slot");
+    let adjoint_name_str = adjoint_name.to_string();
+    let keeps_value = emit::Keep::applies(&first.func, &outputs);
+    let weighted_adjoint = if keeps_value {
+        let mut keeping = weighted.clone();
+        keeping
+            .sig
+            .inputs
+            .push(syn::parse_quote!(#slot: &mut ::core::option::Option<#returned>));
+        let keep = emit::Keep {
+            outputs: &outputs,
+            slot: &slot,
+            weights: &weights,
+            adjoint: &adjoint_name_str,
+            d_out: &sig.d_out,
+            is_vec: !matches!(returned, Type::Array(_)),
+        };
+        emit::adjoint_item(
+            &keeping,
+            &first.sig,
+            &first.func,
+            &first.activity,
+            &first.names,
+            Some(&keep),
+        )
+    } else {
+        emit::adjoint_item(
+            &weighted,
+            &first.sig,
+            &first.func,
+            &first.activity,
+            &first.names,
+            None,
+        )
+    };
+    // What the calls of it pass for the slot.
+    let kept = names.fresh("__ad_kept");
+    let slot_arg = keeps_value.then(|| quote!(&mut #kept,));
 
     let mut value_of = item.clone();
     value_of.attrs.clear();
@@ -278,7 +313,6 @@ pub fn expand(attr: TokenStream, item: syn::ItemFn, returned: Type) -> TokenStre
     };
 
     let fn_name = f.to_string();
-    let adjoint_name_str = adjoint_name.to_string();
     let active_list = active
         .iter()
         .filter_map(|p| p.name.as_ref().map(|n| format!("`{n}`")))
@@ -339,9 +373,12 @@ pub fn expand(attr: TokenStream, item: syn::ItemFn, returned: Type) -> TokenStre
                 },
             });
         }
+        let declare_kept =
+            keeps_value.then(|| quote!(let mut #kept = ::core::option::Option::None;));
         quote! {
             let mut #jacobian = ::autograd::__private::zeros(#m * #n + #m);
             {
+                #declare_kept
                 let (#rows, #unit) = #jacobian.split_at_mut(#m * #n);
                 for #i in 0..#m {
                     #unit[#i] = 1.0;
@@ -351,6 +388,7 @@ pub fn expand(attr: TokenStream, item: syn::ItemFn, returned: Type) -> TokenStre
                         #self_arg
                         #(#arg_names,)*
                         &*#unit,
+                        #slot_arg
                         1.0_f64,
                         #(#row_slots),*
                     );
@@ -494,6 +532,30 @@ pub fn expand(attr: TokenStream, item: syn::ItemFn, returned: Type) -> TokenStre
         value_fn: &value_fn,
     });
     let (hvp_adjoint, hvp_siblings) = hvp_adjoint;
+    let adjoint_body = if keeps_value {
+        quote! {
+            #weighted_adjoint
+            let mut #kept = ::core::option::Option::None;
+            #path #sum_adjoint(
+                #self_arg #(#arg_names,)* #d_out, &mut #kept, 1.0_f64, #(#slot_names),*
+            );
+            ::autograd::__private::kept(#kept)
+        }
+    } else {
+        quote! {
+            #value_of
+            #weighted_adjoint
+            let #value = #value_fn(#self_arg #(#arg_names),*);
+            ::autograd::__private::check_output_len(
+                #adjoint_name_str,
+                stringify!(#d_out),
+                #d_out.len(),
+                #value.len(),
+            );
+            #path #sum_adjoint(#self_arg #(#arg_names,)* #d_out, 1.0_f64, #(#slot_names),*);
+            #value
+        }
+    };
     quote! {
         #[allow(dead_code)]
         #item
@@ -506,17 +568,7 @@ pub fn expand(attr: TokenStream, item: syn::ItemFn, returned: Type) -> TokenStre
         #(#inherited)*
         #lints
         #vis fn #adjoint_name(#params, #d_out: &[f64], #(#slots),*) -> #returned {
-            #value_of
-            #weighted_adjoint
-            let #value = #value_fn(#self_arg #(#arg_names),*);
-            ::autograd::__private::check_output_len(
-                #adjoint_name_str,
-                stringify!(#d_out),
-                #d_out.len(),
-                #value.len(),
-            );
-            #path #sum_adjoint(#self_arg #(#arg_names,)* #d_out, 1.0_f64, #(#slot_names),*);
-            #value
+            #adjoint_body
         }
 
         #[doc = #jacobian_doc]

@@ -115,68 +115,156 @@ pub mod __private {
 
     /// Storage the forward sweep of a generated adjoint records into (a
     /// loop nest's values and decisions, an array's undo tape and its
-    /// marks): a `Vec` that takes this thread's spare storage of its type
-    /// when created and leaves it to the next when dropped. An adjoint
-    /// called again (a training step, an optimiser's iteration) records
-    /// into memory already allocated and paged in: it allocates while its
-    /// records grow on the first call, then not at all. Up to
-    /// [`SPARE_RECORDS`] records of each type, and at most
-    /// [`SPARE_RECORD_BYTES`] of each type in all, are kept per thread
-    /// (larger records are freed when dropped).
-    pub struct Record<T: Spare> {
+    /// marks): a `Vec` with the pushes and cursors the generated code
+    /// uses. An adjoint takes its records together from storage of its own
+    /// on the thread ([`Records`]), so that, called again (a training
+    /// step, an optimiser's iteration), it records into memory already
+    /// allocated and paged in: it allocates while its records grow on the
+    /// first call, then not at all.
+    pub struct Record<T> {
         items: ::std::vec::Vec<T>,
     }
 
-    /// How many dropped records of one type a thread keeps for reuse.
-    pub const SPARE_RECORDS: usize = 16;
-
-    /// The most memory a thread keeps for reuse in records of one type
-    /// (16 MiB: the records of a Gaussian-mixture gradient at N = 1 000,
-    /// K = 5, d = 10 take 3.5 MB).
+    /// The most memory a generated adjoint keeps for its next call on the
+    /// same thread, in the records of one type (16 MiB: the records of a
+    /// Gaussian-mixture gradient at N = 1 000, K = 5, d = 10 take 3.5 MB).
+    /// Records past it are freed when the call returns.
     pub const SPARE_RECORD_BYTES: usize = 16 << 20;
 
-    /// Types whose records a thread keeps for reuse ([`Record`]).
-    pub trait Spare: Sized + 'static {
-        /// This thread's spare records of this type.
-        fn spares() -> &'static ::std::thread::LocalKey<
-            ::std::cell::RefCell<::std::vec::Vec<::std::vec::Vec<Self>>>,
-        >;
-    }
-
-    macro_rules! spare {
-        ($($name:ident: $ty:ty),*) => {$(
-            ::std::thread_local! {
-                static $name: ::std::cell::RefCell<::std::vec::Vec<::std::vec::Vec<$ty>>> =
-                    const { ::std::cell::RefCell::new(::std::vec::Vec::new()) };
-            }
-            impl Spare for $ty {
-                fn spares() -> &'static ::std::thread::LocalKey<
-                    ::std::cell::RefCell<::std::vec::Vec<::std::vec::Vec<$ty>>>,
-                > {
-                    &$name
-                }
-            }
-        )*};
-    }
-    spare!(SPARE_F64: f64, SPARE_BOOL: bool, SPARE_USIZE: usize, SPARE_UNDO: (usize, f64));
-
-    impl<T: Spare> Record<T> {
-        /// An empty record, in the storage of the record dropped last on
-        /// this thread if any. Locals are dropped in the reverse order of
-        /// their declaration, so when one adjoint is called again each of
-        /// its records gets the storage it had.
+    impl<T> Record<T> {
+        /// An empty record (allocating on its first push).
         #[inline]
-        pub fn new() -> Self {
-            let items = T::spares()
-                .try_with(|spares| spares.borrow_mut().pop())
-                .ok()
-                .flatten()
-                .unwrap_or_default();
-            Record { items }
+        pub const fn new() -> Self {
+            Record {
+                items: ::std::vec::Vec::new(),
+            }
         }
     }
 
-    impl<T: Spare + Copy> Record<T> {
+    impl<T> Default for Record<T> {
+        fn default() -> Self {
+            Self::new()
+        }
+    }
+
+    /// Where a generated adjoint keeps its `N` records of one type between
+    /// calls on a thread: a `thread_local!` of its own, declared in its
+    /// body. A call uses them in place ([`Records::take`]) and leaves them
+    /// cleared, their storage kept for the next call; a recursive call
+    /// (the adjoint called again while it runs) uses the set of its depth.
+    pub struct RecordsHome<T, const N: usize> {
+        /// How many calls are using sets now (the next call's depth).
+        depth: ::std::cell::Cell<usize>,
+        /// A set of records for each depth reached so far (boxed: a set
+        /// in use stays where it is when a deeper call adds one).
+        sets: ::std::cell::UnsafeCell<::std::vec::Vec<::std::boxed::Box<[Record<T>; N]>>>,
+    }
+
+    /// The deepest recursion whose records a [`RecordsHome`] keeps; calls
+    /// deeper than that take new records (allocating as they grow).
+    pub const KEPT_DEPTH: usize = 16;
+
+    impl<T, const N: usize> RecordsHome<T, N> {
+        /// No records yet.
+        pub const fn new() -> Self {
+            RecordsHome {
+                depth: ::std::cell::Cell::new(0),
+                sets: ::std::cell::UnsafeCell::new(::std::vec::Vec::new()),
+            }
+        }
+    }
+
+    impl<T, const N: usize> Default for RecordsHome<T, N> {
+        fn default() -> Self {
+            Self::new()
+        }
+    }
+
+    /// The `N` records of one type a generated adjoint declares: the set
+    /// its home on this thread keeps for the call's depth, used in place,
+    /// so that the storage of the last call is reused with one
+    /// `thread_local!` access a call and nothing moved (a 3×3 solve's
+    /// adjoint, called once a time step with four records, spent a third
+    /// of its instructions taking them one by one from a thread-wide pool
+    /// and giving them back). The adjoint names each through
+    /// [`Records::each_mut`]; dropping them clears them.
+    pub struct Records<T: 'static, const N: usize> {
+        /// The home whose set is in use, and that set; or null: then `own`.
+        home: *const RecordsHome<T, N>,
+        set: *mut [Record<T>; N],
+        own: [Record<T>; N],
+    }
+
+    impl<T: 'static, const N: usize> Records<T, N> {
+        /// The records `home` keeps for the call's depth, or `N` new ones
+        /// (deeper than [`KEPT_DEPTH`], or the thread torn down).
+        #[inline]
+        pub fn take(home: &'static ::std::thread::LocalKey<RecordsHome<T, N>>) -> Self {
+            let (home, set) = home
+                .try_with(|home| {
+                    let depth = home.depth.get();
+                    // SAFETY: `sets` is only touched here and in `drop`,
+                    // neither of which calls out while it holds the borrow.
+                    let sets = unsafe { &mut *home.sets.get() };
+                    if depth == sets.len() {
+                        if depth == KEPT_DEPTH {
+                            return (::std::ptr::null(), ::std::ptr::null_mut());
+                        }
+                        sets.push(::std::boxed::Box::new([const { Record::new() }; N]));
+                    }
+                    home.depth.set(depth + 1);
+                    let set: *mut [Record<T>; N] = &mut *sets[depth];
+                    (home as *const RecordsHome<T, N>, set)
+                })
+                .unwrap_or((::std::ptr::null(), ::std::ptr::null_mut()));
+            Records {
+                home,
+                set,
+                own: [const { Record::new() }; N],
+            }
+        }
+
+        /// Each record, to be named apart.
+        #[inline(always)]
+        pub fn each_mut(&mut self) -> [&mut Record<T>; N] {
+            // SAFETY: a non-null `set` is a boxed set of this thread's
+            // home, alive until the thread ends (after this call returns),
+            // and used by this call alone until `drop` (deeper calls use
+            // sets of their own).
+            match unsafe { self.set.as_mut() } {
+                Some(set) => set.each_mut(),
+                None => self.own.each_mut(),
+            }
+        }
+    }
+
+    impl<T: 'static, const N: usize> Drop for Records<T, N> {
+        #[inline]
+        fn drop(&mut self) {
+            // SAFETY: as in `each_mut`; the borrows it gave have ended, and
+            // calls end in the reverse order they began (deeper ones
+            // first), so this set is the home's last one in use.
+            let (Some(home), Some(set)) =
+                (unsafe { self.home.as_ref() }, unsafe { self.set.as_mut() })
+            else {
+                return;
+            };
+            // Cleared, in order while they fit in `SPARE_RECORD_BYTES`
+            // together (the others are freed).
+            let mut bytes = 0usize;
+            for record in set.iter_mut() {
+                bytes += record.items.capacity() * ::std::mem::size_of::<T>();
+                if bytes > SPARE_RECORD_BYTES {
+                    record.items = ::std::vec::Vec::new();
+                } else {
+                    record.items.clear();
+                }
+            }
+            home.depth.set(home.depth.get() - 1);
+        }
+    }
+
+    impl<T: Copy> Record<T> {
         /// Appends `value` and gives it back. Unlike `Vec::push`, the value
         /// goes through the out-of-line growing path as an argument and
         /// comes back as its result, so a caller that goes on using it
@@ -701,38 +789,7 @@ pub mod __private {
         panic!("autograd: generated adjoint read past its tape (a bug in autograd)")
     }
 
-    impl<T: Spare> Default for Record<T> {
-        fn default() -> Self {
-            Self::new()
-        }
-    }
-
-    impl<T: Spare> Drop for Record<T> {
-        fn drop(&mut self) {
-            let mut items = ::std::mem::take(&mut self.items);
-            let bytes = |v: &::std::vec::Vec<T>| v.capacity() * ::std::mem::size_of::<T>();
-            if items.capacity() == 0 || bytes(&items) > SPARE_RECORD_BYTES {
-                return;
-            }
-            items.clear();
-            // (fails only while the thread is torn down: then it is freed)
-            let _ = T::spares().try_with(|spares| {
-                let mut spares = spares.borrow_mut();
-                spares.push(items);
-                // Over a limit: the smallest kept one goes first.
-                while spares.len() > SPARE_RECORDS
-                    || spares.iter().map(bytes).sum::<usize>() > SPARE_RECORD_BYTES
-                {
-                    let smallest = (0..spares.len())
-                        .min_by_key(|&i| spares[i].capacity())
-                        .expect("not empty: over a limit");
-                    spares.remove(smallest);
-                }
-            });
-        }
-    }
-
-    impl<T: Spare> ::std::ops::Deref for Record<T> {
+    impl<T> ::std::ops::Deref for Record<T> {
         type Target = ::std::vec::Vec<T>;
         #[inline(always)]
         fn deref(&self) -> &::std::vec::Vec<T> {
@@ -740,20 +797,23 @@ pub mod __private {
         }
     }
 
-    impl<T: Spare> ::std::ops::DerefMut for Record<T> {
+    impl<T> ::std::ops::DerefMut for Record<T> {
         #[inline(always)]
         fn deref_mut(&mut self) -> &mut ::std::vec::Vec<T> {
             &mut self.items
         }
     }
 
+    /// How many dropped [`OwnTape`]s a thread keeps for reuse.
+    pub const SPARE_OWN_TAPES: usize = 16;
+
     /// A tape of values whose type the macro does not know (an integer a
-    /// recorded nest reads again, a `Dual` cell): a `Vec` that, like a
-    /// [`Record`], takes this thread's spare storage of its type when
-    /// created and leaves it to the next when dropped, so that an adjoint
-    /// called again allocates nothing for it. The spares are kept as `dyn
-    /// Any` (up to [`SPARE_RECORDS`] of them, [`SPARE_RECORD_BYTES`] in
-    /// all); the boxes that hold them are reused too.
+    /// recorded nest reads again, a `Dual` cell): a `Vec` that takes this
+    /// thread's spare storage of its type when created and leaves it to
+    /// the next when dropped, so that an adjoint called again allocates
+    /// nothing for it. The spares are kept as `dyn Any` (up to
+    /// [`SPARE_OWN_TAPES`] of them, [`SPARE_RECORD_BYTES`] in all); the
+    /// boxes that hold them are reused too.
     pub struct OwnTape<T: 'static> {
         items: ::std::vec::Vec<T>,
     }
@@ -821,7 +881,7 @@ pub mod __private {
                     None => spares.push((size, ::std::boxed::Box::new(items))),
                 }
                 // Over a limit: the spares holding least go first.
-                while spares.len() > SPARE_RECORDS
+                while spares.len() > SPARE_OWN_TAPES
                     || spares.iter().map(|(b, _)| b).sum::<usize>() > SPARE_RECORD_BYTES
                 {
                     let smallest = (0..spares.len())
@@ -1354,6 +1414,21 @@ pub mod __private {
             .zip(b)
             .map(|(a, b)| if *b == 0.0 { 0.0 } else { a * b })
             .sum()
+    }
+
+    /// The value a vector-valued function's `f_adjoint` returns, which the
+    /// adjoint of its `dᵀ f` put into `slot` where its forward code bound
+    /// it. Every run of that code binds one, so `None` is a bug of the
+    /// macro, reported as such.
+    #[inline]
+    pub fn kept<R>(slot: Option<R>) -> R {
+        match slot {
+            Some(value) => value,
+            None => unreachable!(
+                "autograd: the returned vector was not handed out by the adjoint's forward \
+                 code (a bug of #[differentiable]: please report it)"
+            ),
+        }
     }
 
     /// Panics unless `d_out` of a vector-valued function's `f_adjoint` has

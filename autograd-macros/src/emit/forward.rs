@@ -60,6 +60,7 @@ pub fn emit(
     func: &Func,
     activity: &Activity,
     names: &Names,
+    keep: Option<&super::Keep>,
 ) -> Option<TokenStream> {
     let mut active = sig.active();
     let param = active.next()?;
@@ -79,6 +80,7 @@ pub fn emit(
         scratch: HashMap::new(),
         aliases: HashMap::new(),
         second: false,
+        keep,
     };
     emitter.emit(Some(&d_param))
 }
@@ -196,6 +198,7 @@ pub fn emit_jvp(
         scratch,
         aliases: HashMap::new(),
         second: false,
+        keep: None,
     };
     let body = emitter.emit(None)?;
     Some(quote! {
@@ -233,6 +236,7 @@ pub fn emit_second(
         scratch: HashMap::new(),
         aliases: HashMap::new(),
         second: true,
+        keep: None,
     };
     emitter.emit(Some(&d_param))
 }
@@ -285,6 +289,9 @@ struct Tangents<'a> {
     /// Forward over forward (`emit_second`): varied values and tangents
     /// are `Dual`s.
     second: bool,
+    /// Under a vector-valued function's `f_adjoint`: where its returned
+    /// vector goes as it is bound (`super::Keep`).
+    keep: Option<&'a super::Keep<'a>>,
 }
 
 impl<'a> Tangents<'a> {
@@ -457,7 +464,12 @@ impl<'a> Tangents<'a> {
     fn block(&mut self, block: &Block, out: &mut Vec<TokenStream>, top: bool) -> Option<()> {
         for (i, stmt) in block.stmts.iter().enumerate() {
             match stmt {
-                Stmt::Let { var, ty, init } => self.let_(out, *var, ty.as_ref(), init.as_ref())?,
+                Stmt::Let { var, ty, init } => {
+                    self.let_(out, *var, ty.as_ref(), init.as_ref())?;
+                    if let Some(keep) = self.keep {
+                        out.extend(keep.after_let(self.func, *var, self.ident(*var)));
+                    }
+                }
                 Stmt::Update { cell, value } => {
                     let primal = self.primal_operand(value, self.is_dual(*cell));
                     let ident = self.ident(*cell);

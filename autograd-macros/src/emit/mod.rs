@@ -68,7 +68,7 @@ pub fn emit(
     activity: &Activity,
     names: &Names,
 ) -> TokenStream {
-    let (body, strategy) = adjoint_body(sig, func, activity, names);
+    let (body, strategy) = adjoint_body(sig, func, activity, names, None);
     let adjoint = emit_adjoint(item, sig, &body, strategy);
     let grad = emit_grad(item, sig, &body, names);
     let second_order = if sig.hessian {
@@ -91,15 +91,17 @@ pub fn emit(
 }
 
 /// `f_adjoint` alone (what `vector.rs` nests for the scalar `dᵀ f`), with
-/// the strategy [`emit`] would pick.
+/// the strategy [`emit`] would pick; under `keep`, its forward code also
+/// hands the returned vector out (see [`Keep`]).
 pub fn adjoint_item(
     item: &syn::ItemFn,
     sig: &Signature,
     func: &Func,
     activity: &Activity,
     names: &Names,
+    keep: Option<&Keep>,
 ) -> TokenStream {
-    let (body, strategy) = adjoint_body(sig, func, activity, names);
+    let (body, strategy) = adjoint_body(sig, func, activity, names, keep);
     emit_adjoint(item, sig, &body, strategy)
 }
 
@@ -110,13 +112,94 @@ fn adjoint_body(
     func: &Func,
     activity: &Activity,
     names: &Names,
+    keep: Option<&Keep>,
 ) -> (TokenStream, Strategy) {
-    match forward::emit(sig, func, activity, names) {
+    match forward::emit(sig, func, activity, names, keep) {
         Some(body) => (body, Strategy::Forward),
         None => (
-            reverse::Body::new(sig, func, activity, names, false).emit(),
+            reverse::Body::new(sig, func, activity, names, false)
+                .keeping(keep)
+                .emit(),
             Strategy::Reverse,
         ),
+    }
+}
+
+/// The returned vector of a vector-valued function, handed out by the
+/// adjoint of its scalar `dᵀ f` (`vector.rs`): the forward code that binds
+/// it (`let __ad_out = v;`, `vector::Dot`) also moves a copy into the
+/// adjoint's parameter `slot: &mut Option<R>`, so `f_adjoint` returns the
+/// value its one forward sweep computed instead of running `f` again
+/// before it (two runs of `f`'s forward a call, where a hand-written
+/// vector-Jacobian product has one).
+pub struct Keep<'a> {
+    /// The locals each returned vector is bound to (`Dot`'s outputs).
+    pub outputs: &'a [proc_macro2::Ident],
+    /// The parameter the copy goes into, filled where it is still `None`.
+    pub slot: &'a proc_macro2::Ident,
+    /// The weights `d` of `dᵀ f`, checked against the vector's length
+    /// before the sum reads them.
+    pub weights: &'a proc_macro2::Ident,
+    /// `f_adjoint`'s name and its `d_out`'s, for that check's message.
+    pub adjoint: &'a str,
+    pub d_out: &'a proc_macro2::Ident,
+    /// The vector is a `Vec<f64>` (else an array).
+    pub is_vec: bool,
+}
+
+impl Keep<'_> {
+    /// Whether every output is bound by a `let` of `func` after which
+    /// nothing stores into it, so the copy made there is the value
+    /// returned (a `collect` lowered into a buffer is filled after its
+    /// `let`: such a function keeps computing its value apart).
+    pub fn applies(func: &Func, outputs: &[proc_macro2::Ident]) -> bool {
+        use crate::ir::Stmt;
+        outputs.iter().all(|out| {
+            let mut bound = false;
+            let mut stored = false;
+            func.body.walk(0, &mut |stmt, _| match stmt {
+                Stmt::Let { var, .. } if func.vars[*var].ident == *out => bound = true,
+                Stmt::Store { array, .. } if func.vars[*array].ident == *out => stored = true,
+                _ => {}
+            });
+            bound && !stored
+        })
+    }
+
+    /// The statement after `let #ident = ..;` of the output `var`, if it
+    /// is one.
+    pub fn after_let(
+        &self,
+        func: &Func,
+        var: crate::ir::VarId,
+        ident: &proc_macro2::Ident,
+    ) -> Option<TokenStream> {
+        if !self.outputs.contains(&func.vars[var].ident) {
+            return None;
+        }
+        let Keep {
+            slot,
+            weights,
+            adjoint,
+            d_out,
+            ..
+        } = self;
+        let copy = if self.is_vec {
+            quote!(#ident.to_vec())
+        } else {
+            quote!(::core::clone::Clone::clone(&#ident))
+        };
+        Some(quote! {
+            if #slot.is_none() {
+                ::autograd::__private::check_output_len(
+                    #adjoint,
+                    stringify!(#d_out),
+                    #weights.len(),
+                    #ident.len(),
+                );
+                *#slot = ::core::option::Option::Some(#copy);
+            }
+        })
     }
 }
 

@@ -128,6 +128,9 @@ pub(super) struct Body<'a> {
     /// whose stores in it are undone as one span (`Plan::spans`), whose
     /// stores are plain assignments there.
     spanned: HashSet<VarId>,
+    /// Under a vector-valued function's `f_adjoint`: where its returned
+    /// vector goes as it is bound (`super::Keep`).
+    keep: Option<&'a super::Keep<'a>>,
 }
 
 impl<'a> Body<'a> {
@@ -158,7 +161,15 @@ impl<'a> Body<'a> {
             increment_sums: HashSet::new(),
             cursors: HashMap::new(),
             spanned: HashSet::new(),
+            keep: None,
         }
+    }
+
+    /// The same body, handing out the returned vector of a vector-valued
+    /// function as its forward code binds it (`super::Keep`).
+    pub(super) fn keeping(mut self, keep: Option<&'a super::Keep<'a>>) -> Self {
+        self.keep = keep;
+        self
     }
 
     /// The type of adjoints: `f64`, or `Dual` in a second-order body.
@@ -256,19 +267,18 @@ impl<'a> Body<'a> {
             Some(Stmt::Return { value, span }) => (Some(value), *span),
             _ => (None, Span::call_site()),
         };
-        let mut tapes: Vec<TokenStream> = self
-            .plan
-            .tapes
-            .iter()
-            .map(|(tape, cell)| {
-                // (a float cell's tape is a reused `Record`; a `Dual` or an
-                // integer one a reused `OwnTape` of the cell's type)
-                match self.func.vars[*cell].kind == Kind::Float && !self.is_dual(*cell) {
-                    true => quote!(let mut #tape = ::autograd::__private::Record::<f64>::new();),
-                    false => quote!(let mut #tape = ::autograd::__private::OwnTape::new();),
-                }
-            })
-            .collect();
+        // Reused `Record`s, by element type, declared together at the end
+        // (`records`).
+        let mut records: Vec<(Ident, TokenStream)> = Vec::new();
+        let mut tapes: Vec<TokenStream> = Vec::new();
+        for (tape, cell) in &self.plan.tapes {
+            // (a float cell's tape is a reused `Record`; a `Dual` or an
+            // integer one a reused `OwnTape` of the cell's type)
+            match self.func.vars[*cell].kind == Kind::Float && !self.is_dual(*cell) {
+                true => records.push((tape.clone(), quote!(f64))),
+                false => tapes.push(quote!(let mut #tape = ::autograd::__private::OwnTape::new();)),
+            }
+        }
         let mut undo: Vec<(&VarId, &Ident)> = self.plan.undo.iter().collect();
         undo.sort();
         for (array, tape) in undo {
@@ -279,13 +289,16 @@ impl<'a> Body<'a> {
             };
             tapes.push(match self.is_dual(*array) {
                 true => quote!(let mut #tape: ::std::vec::Vec<#entry> = ::std::vec::Vec::new();),
-                false => quote!(let mut #tape = ::autograd::__private::Record::<#entry>::new();),
+                false => {
+                    records.push((tape.clone(), entry));
+                    continue;
+                }
             });
         }
         let loops: Vec<usize> = self.func.loops().iter().map(|l| l.id).collect();
         for id in loops {
             for (_, _, _, marks) in self.plan.construct_stores(&loop_key(id)) {
-                tapes.push(quote!(let mut #marks = ::autograd::__private::Record::<usize>::new();));
+                records.push((marks.clone(), quote!(usize)));
             }
         }
         let mut nests: Vec<(&usize, &Nest)> = self.plan.recording.nests.iter().collect();
@@ -293,15 +306,13 @@ impl<'a> Body<'a> {
         for (_, nest) in nests {
             let (floats, decisions) = (&nest.floats, &nest.decisions);
             if nest.has_floats {
-                tapes.push(quote!(let mut #floats = ::autograd::__private::Record::<f64>::new();));
+                records.push((floats.clone(), quote!(f64)));
             }
             if nest.has_decisions {
-                tapes.push(
-                    quote!(let mut #decisions = ::autograd::__private::Record::<bool>::new();),
-                );
+                records.push((decisions.clone(), quote!(bool)));
             }
             for record in nest.args.iter().chain(&nest.partials) {
-                tapes.push(quote!(let mut #record = ::autograd::__private::Record::<f64>::new();));
+                records.push((record.clone(), quote!(f64)));
             }
         }
         let mut shapes: Vec<(&VarId, &Ident)> = (self.plan.recording.shapes.iter())
@@ -347,10 +358,15 @@ impl<'a> Body<'a> {
                         let len = proc_macro2::Literal::usize_unsuffixed(len);
                         quote!(let mut #array: [#elem; #len] = [#zero; #len];)
                     }
+                    None if !self.is_dual(*cell) => {
+                        records.push((array.clone(), elem));
+                        continue;
+                    }
                     None => quote!(let mut #array = ::autograd::__private::Record::<#elem>::new();),
                 });
             }
         }
+        tapes.extend(self.declare_records(records));
         let top = Mode {
             record: true,
             replay: false,
@@ -431,6 +447,42 @@ impl<'a> Body<'a> {
         }
     }
 
+    /// The declarations of the adjoint's records (`name`, element type):
+    /// those of one type taken together from a `thread_local!` home of
+    /// the adjoint's own (`__private::Records`: one access to it a call
+    /// to take them and one to give them back, where taking each from a
+    /// thread-wide pool and giving it back cost a small helper's adjoint a
+    /// third of its instructions).
+    fn declare_records(&self, records: Vec<(Ident, TokenStream)>) -> Vec<TokenStream> {
+        let mut groups: Vec<(String, TokenStream, Vec<Ident>)> = Vec::new();
+        for (name, elem) in records {
+            let key = elem.to_string();
+            match groups.iter_mut().find(|(k, _, _)| *k == key) {
+                Some((_, _, names)) => names.push(name),
+                None => groups.push((key, elem, vec![name])),
+            }
+        }
+        groups
+            .into_iter()
+            .map(|(_, elem, names)| {
+                let (home, set) = (
+                    self.names.fresh("__ad_home"),
+                    self.names.fresh("__ad_records"),
+                );
+                let n = proc_macro2::Literal::usize_unsuffixed(names.len());
+                quote! {
+                    ::std::thread_local! {
+                        #[allow(non_upper_case_globals)]
+                        static #home: ::autograd::__private::RecordsHome<#elem, #n> =
+                            const { ::autograd::__private::RecordsHome::new() };
+                    }
+                    let mut #set = ::autograd::__private::Records::take(&#home);
+                    let [#(mut #names),*] = #set.each_mut();
+                }
+            })
+            .collect()
+    }
+
     fn ident(&self, var: VarId) -> &Ident {
         &self.func.vars[var].ident
     }
@@ -489,6 +541,13 @@ impl<'a> Body<'a> {
         let mut out = Vec::new();
         let early = mode.store && self.floats_recorded_early(block);
         for stmt in &block.stmts {
+            // a returned vector handed out as it is bound (`super::Keep`)
+            let kept = match (self.keep, stmt) {
+                (Some(keep), Stmt::Let { var, .. }) => {
+                    keep.after_let(self.func, *var, self.ident(*var))
+                }
+                _ => None,
+            };
             match stmt {
                 Stmt::Let {
                     var,
@@ -704,6 +763,7 @@ impl<'a> Body<'a> {
                     out.push(quote!(let #value = #record.push(#value);));
                 }
             }
+            out.extend(kept);
         }
         if mode.store {
             out.extend(self.record(block, early));

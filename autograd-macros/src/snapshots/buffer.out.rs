@@ -23,8 +23,20 @@ fn prefix_products_grad(x: &[f64]) -> (f64, ::std::vec::Vec<f64>) {
     let d_x: &mut [f64] = &mut __ad_grad_x;
     let d_out = 1.0_f64;
     let __ad_value = {
-        let mut __ad_undo_p = ::autograd::__private::Record::<(usize, f64)>::new();
-        let mut __ad_marks_p = ::autograd::__private::Record::<usize>::new();
+        ::std::thread_local! {
+            #[allow(non_upper_case_globals)] static __ad_home :
+            ::autograd::__private::RecordsHome < (usize, f64), 1 > = const {
+            ::autograd::__private::RecordsHome::new() };
+        }
+        let mut __ad_records = ::autograd::__private::Records::take(&__ad_home);
+        let [mut __ad_undo_p] = __ad_records.each_mut();
+        ::std::thread_local! {
+            #[allow(non_upper_case_globals)] static __ad_home_1 :
+            ::autograd::__private::RecordsHome < usize, 1 > = const {
+            ::autograd::__private::RecordsHome::new() };
+        }
+        let mut __ad_records_1 = ::autograd::__private::Records::take(&__ad_home_1);
+        let [mut __ad_marks_p] = __ad_records_1.each_mut();
         let mut __ad_own_p = x.to_vec();
         let p = &mut __ad_own_p[..];
         for i in 1..p.len() {
@@ -93,8 +105,20 @@ fn prefix_products_adjoint(x: &[f64], d_out: f64, d_x: &mut [f64]) -> f64 {
         "x",
         x.len(),
     );
-    let mut __ad_undo_p = ::autograd::__private::Record::<(usize, f64)>::new();
-    let mut __ad_marks_p = ::autograd::__private::Record::<usize>::new();
+    ::std::thread_local! {
+        #[allow(non_upper_case_globals)] static __ad_home :
+        ::autograd::__private::RecordsHome < (usize, f64), 1 > = const {
+        ::autograd::__private::RecordsHome::new() };
+    }
+    let mut __ad_records = ::autograd::__private::Records::take(&__ad_home);
+    let [mut __ad_undo_p] = __ad_records.each_mut();
+    ::std::thread_local! {
+        #[allow(non_upper_case_globals)] static __ad_home_1 :
+        ::autograd::__private::RecordsHome < usize, 1 > = const {
+        ::autograd::__private::RecordsHome::new() };
+    }
+    let mut __ad_records_1 = ::autograd::__private::Records::take(&__ad_home_1);
+    let [mut __ad_marks_p] = __ad_records_1.each_mut();
     let mut __ad_own_p = x.to_vec();
     let p = &mut __ad_own_p[..];
     for i in 1..p.len() {

@@ -36,8 +36,14 @@ fn triangular_grad(q: &[f64], x: &[f64], d: usize) -> (f64, ::std::vec::Vec<f64>
     let d_q: &mut [f64] = &mut __ad_grad_q;
     let d_out = 1.0_f64;
     let __ad_value = {
-        let mut __ad_record = ::autograd::__private::Record::<f64>::new();
         let mut __ad_tape_l__5 = ::autograd::__private::OwnTape::new();
+        ::std::thread_local! {
+            #[allow(non_upper_case_globals)] static __ad_home :
+            ::autograd::__private::RecordsHome < f64, 1 > = const {
+            ::autograd::__private::RecordsHome::new() };
+        }
+        let mut __ad_records = ::autograd::__private::Records::take(&__ad_home);
+        let [mut __ad_record] = __ad_records.each_mut();
         let mut __ad_own_y: ::std::vec::Vec<f64> = ::std::vec![0.0; d];
         let y = &mut __ad_own_y[..];
         let out: f64 = 0.0;
@@ -261,8 +267,14 @@ fn triangular_adjoint(
         "q",
         q.len(),
     );
-    let mut __ad_record = ::autograd::__private::Record::<f64>::new();
     let mut __ad_tape_l__5 = ::autograd::__private::OwnTape::new();
+    ::std::thread_local! {
+        #[allow(non_upper_case_globals)] static __ad_home :
+        ::autograd::__private::RecordsHome < f64, 1 > = const {
+        ::autograd::__private::RecordsHome::new() };
+    }
+    let mut __ad_records = ::autograd::__private::Records::take(&__ad_home);
+    let [mut __ad_record] = __ad_records.each_mut();
     let mut __ad_own_y: ::std::vec::Vec<f64> = ::std::vec![0.0; d];
     let y = &mut __ad_own_y[..];
     let out: f64 = 0.0;

@@ -41,11 +41,16 @@ fn heun_fit_grad(
     let d_y0: &mut [f64; 2] = &mut __ad_grad_y0;
     let d_out = 1.0_f64;
     let __ad_value = {
-        let mut __ad_record = ::autograd::__private::Record::<f64>::new();
-        let mut __ad_args = ::autograd::__private::Record::<f64>::new();
         let mut __ad_shapes_k1 = ::std::vec::Vec::new();
         let mut __ad_shapes_ys = ::std::vec::Vec::new();
         let mut __ad_shapes_k2 = ::std::vec::Vec::new();
+        ::std::thread_local! {
+            #[allow(non_upper_case_globals)] static __ad_home :
+            ::autograd::__private::RecordsHome < f64, 2 > = const {
+            ::autograd::__private::RecordsHome::new() };
+        }
+        let mut __ad_records = ::autograd::__private::Records::take(&__ad_home);
+        let [mut __ad_record, mut __ad_args] = __ad_records.each_mut();
         let __ad_t0 = y0[0];
         let __ad_t1 = y0[1];
         let mut y: [f64; 2] = [__ad_t0, __ad_t1];
@@ -208,11 +213,16 @@ fn heun_fit_adjoint(
         "p",
         p.len(),
     );
-    let mut __ad_record = ::autograd::__private::Record::<f64>::new();
-    let mut __ad_args = ::autograd::__private::Record::<f64>::new();
     let mut __ad_shapes_k1 = ::std::vec::Vec::new();
     let mut __ad_shapes_ys = ::std::vec::Vec::new();
     let mut __ad_shapes_k2 = ::std::vec::Vec::new();
+    ::std::thread_local! {
+        #[allow(non_upper_case_globals)] static __ad_home :
+        ::autograd::__private::RecordsHome < f64, 2 > = const {
+        ::autograd::__private::RecordsHome::new() };
+    }
+    let mut __ad_records = ::autograd::__private::Records::take(&__ad_home);
+    let [mut __ad_record, mut __ad_args] = __ad_records.each_mut();
     let __ad_t0 = y0[0];
     let __ad_t1 = y0[1];
     let mut y: [f64; 2] = [__ad_t0, __ad_t1];

@@ -36,7 +36,13 @@ fn column_solve_grad(
     let d_b: &mut [f64] = &mut __ad_grad_b;
     let d_out = 1.0_f64;
     let __ad_value = {
-        let mut __ad_record = ::autograd::__private::Record::<f64>::new();
+        ::std::thread_local! {
+            #[allow(non_upper_case_globals)] static __ad_home :
+            ::autograd::__private::RecordsHome < f64, 1 > = const {
+            ::autograd::__private::RecordsHome::new() };
+        }
+        let mut __ad_records = ::autograd::__private::Records::take(&__ad_home);
+        let [mut __ad_record] = __ad_records.each_mut();
         let mut __ad_own_y = b.to_vec();
         let y = &mut __ad_own_y[..];
         {
@@ -297,7 +303,13 @@ fn column_solve_adjoint(
         "b",
         b.len(),
     );
-    let mut __ad_record = ::autograd::__private::Record::<f64>::new();
+    ::std::thread_local! {
+        #[allow(non_upper_case_globals)] static __ad_home :
+        ::autograd::__private::RecordsHome < f64, 1 > = const {
+        ::autograd::__private::RecordsHome::new() };
+    }
+    let mut __ad_records = ::autograd::__private::Records::take(&__ad_home);
+    let [mut __ad_record] = __ad_records.each_mut();
     let mut __ad_own_y = b.to_vec();
     let y = &mut __ad_own_y[..];
     {

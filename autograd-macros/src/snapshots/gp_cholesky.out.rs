@@ -70,11 +70,14 @@ pub fn gp_nll_grad(
     let d_log_noise: &mut f64 = &mut __ad_grad_log_noise;
     let d_out = 1.0_f64;
     let __ad_value = {
-        let mut __ad_undo_k = ::autograd::__private::Record::<f64>::new();
-        let mut __ad_undo_a = ::autograd::__private::Record::<f64>::new();
-        let mut __ad_record = ::autograd::__private::Record::<f64>::new();
-        let mut __ad_record_1 = ::autograd::__private::Record::<f64>::new();
-        let mut __ad_record_2 = ::autograd::__private::Record::<f64>::new();
+        ::std::thread_local! {
+            #[allow(non_upper_case_globals)] static __ad_home :
+            ::autograd::__private::RecordsHome < f64, 5 > = const {
+            ::autograd::__private::RecordsHome::new() };
+        }
+        let mut __ad_records = ::autograd::__private::Records::take(&__ad_home);
+        let [mut __ad_undo_k, mut __ad_undo_a, mut __ad_record, mut __ad_record_1,
+        mut __ad_record_2] = __ad_records.each_mut();
         let n = x.len();
         let l = log_l.exp();
         let sf2 = log_sf2.exp();
@@ -742,11 +745,14 @@ pub fn gp_nll_adjoint(
     d_log_sf2: &mut f64,
     d_log_noise: &mut f64,
 ) -> f64 {
-    let mut __ad_undo_k = ::autograd::__private::Record::<f64>::new();
-    let mut __ad_undo_a = ::autograd::__private::Record::<f64>::new();
-    let mut __ad_record = ::autograd::__private::Record::<f64>::new();
-    let mut __ad_record_1 = ::autograd::__private::Record::<f64>::new();
-    let mut __ad_record_2 = ::autograd::__private::Record::<f64>::new();
+    ::std::thread_local! {
+        #[allow(non_upper_case_globals)] static __ad_home :
+        ::autograd::__private::RecordsHome < f64, 5 > = const {
+        ::autograd::__private::RecordsHome::new() };
+    }
+    let mut __ad_records = ::autograd::__private::Records::take(&__ad_home);
+    let [mut __ad_undo_k, mut __ad_undo_a, mut __ad_record, mut __ad_record_1,
+    mut __ad_record_2] = __ad_records.each_mut();
     let n = x.len();
     let l = log_l.exp();
     let sf2 = log_sf2.exp();

@@ -40,11 +40,16 @@ fn elman_grad(
     let d_w: &mut [f64] = &mut __ad_grad_w;
     let d_out = 1.0_f64;
     let __ad_value = {
-        let mut __ad_undo_h = ::autograd::__private::Record::<f64>::new();
-        let mut __ad_record = ::autograd::__private::Record::<f64>::new();
         let mut __ad_shapes_hnew = ::std::vec::Vec::new();
         let mut __ad_pool_hnew: ::std::vec::Vec<f64> = ::std::vec::Vec::new();
         let mut __ad_pool_d_hnew: ::std::vec::Vec<f64> = ::std::vec::Vec::new();
+        ::std::thread_local! {
+            #[allow(non_upper_case_globals)] static __ad_home :
+            ::autograd::__private::RecordsHome < f64, 2 > = const {
+            ::autograd::__private::RecordsHome::new() };
+        }
+        let mut __ad_records = ::autograd::__private::Records::take(&__ad_home);
+        let [mut __ad_undo_h, mut __ad_record] = __ad_records.each_mut();
         let mut __ad_own_h: ::std::vec::Vec<f64> = ::std::vec![0.0; n];
         let h = &mut __ad_own_h[..];
         let loss: f64 = 0.0;
@@ -266,11 +271,16 @@ fn elman_adjoint(
         "w",
         w.len(),
     );
-    let mut __ad_undo_h = ::autograd::__private::Record::<f64>::new();
-    let mut __ad_record = ::autograd::__private::Record::<f64>::new();
     let mut __ad_shapes_hnew = ::std::vec::Vec::new();
     let mut __ad_pool_hnew: ::std::vec::Vec<f64> = ::std::vec::Vec::new();
     let mut __ad_pool_d_hnew: ::std::vec::Vec<f64> = ::std::vec::Vec::new();
+    ::std::thread_local! {
+        #[allow(non_upper_case_globals)] static __ad_home :
+        ::autograd::__private::RecordsHome < f64, 2 > = const {
+        ::autograd::__private::RecordsHome::new() };
+    }
+    let mut __ad_records = ::autograd::__private::Records::take(&__ad_home);
+    let [mut __ad_undo_h, mut __ad_record] = __ad_records.each_mut();
     let mut __ad_own_h: ::std::vec::Vec<f64> = ::std::vec![0.0; n];
     let h = &mut __ad_own_h[..];
     let loss: f64 = 0.0;

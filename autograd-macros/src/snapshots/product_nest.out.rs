@@ -39,7 +39,13 @@ fn product_grad(
     let d_b: &mut [f64] = &mut __ad_grad_b;
     let d_out = 1.0_f64;
     let __ad_value = {
-        let mut __ad_record = ::autograd::__private::Record::<f64>::new();
+        ::std::thread_local! {
+            #[allow(non_upper_case_globals)] static __ad_home :
+            ::autograd::__private::RecordsHome < f64, 1 > = const {
+            ::autograd::__private::RecordsHome::new() };
+        }
+        let mut __ad_records = ::autograd::__private::Records::take(&__ad_home);
+        let [mut __ad_record] = __ad_records.each_mut();
         let mut __ad_own_c: ::std::vec::Vec<f64> = ::std::vec![0.0; n * n];
         let c = &mut __ad_own_c[..];
         for i in 0..n {
@@ -290,7 +296,13 @@ fn product_adjoint(
         "b",
         b.len(),
     );
-    let mut __ad_record = ::autograd::__private::Record::<f64>::new();
+    ::std::thread_local! {
+        #[allow(non_upper_case_globals)] static __ad_home :
+        ::autograd::__private::RecordsHome < f64, 1 > = const {
+        ::autograd::__private::RecordsHome::new() };
+    }
+    let mut __ad_records = ::autograd::__private::Records::take(&__ad_home);
+    let [mut __ad_record] = __ad_records.each_mut();
     let mut __ad_own_c: ::std::vec::Vec<f64> = ::std::vec![0.0; n * n];
     let c = &mut __ad_own_c[..];
     for i in 0..n {

@@ -35,8 +35,13 @@ fn sequence_loss_grad(
     let d_w: &mut [f64] = &mut __ad_grad_w;
     let d_out = 1.0_f64;
     let __ad_value = {
-        let mut __ad_record = ::autograd::__private::Record::<f64>::new();
-        let mut __ad_args = ::autograd::__private::Record::<f64>::new();
+        ::std::thread_local! {
+            #[allow(non_upper_case_globals)] static __ad_home :
+            ::autograd::__private::RecordsHome < f64, 2 > = const {
+            ::autograd::__private::RecordsHome::new() };
+        }
+        let mut __ad_records = ::autograd::__private::Records::take(&__ad_home);
+        let [mut __ad_record, mut __ad_args] = __ad_records.each_mut();
         let mut ypred: ::std::vec::Vec<f64> = ::std::vec![0.0; n];
         let total: f64 = 0.0;
         let mut __ad_cell_total_0 = total;
@@ -240,8 +245,13 @@ fn sequence_loss_adjoint(
         "w",
         w.len(),
     );
-    let mut __ad_record = ::autograd::__private::Record::<f64>::new();
-    let mut __ad_args = ::autograd::__private::Record::<f64>::new();
+    ::std::thread_local! {
+        #[allow(non_upper_case_globals)] static __ad_home :
+        ::autograd::__private::RecordsHome < f64, 2 > = const {
+        ::autograd::__private::RecordsHome::new() };
+    }
+    let mut __ad_records = ::autograd::__private::Records::take(&__ad_home);
+    let [mut __ad_record, mut __ad_args] = __ad_records.each_mut();
     let mut ypred: ::std::vec::Vec<f64> = ::std::vec![0.0; n];
     let total: f64 = 0.0;
     let mut __ad_cell_total_0 = total;

@@ -37,8 +37,13 @@ fn trisolve_grad(
     let d_b: &mut [f64] = &mut __ad_grad_b;
     let d_out = 1.0_f64;
     let __ad_value = {
-        let mut __ad_undo_y = ::autograd::__private::Record::<f64>::new();
-        let mut __ad_record = ::autograd::__private::Record::<f64>::new();
+        ::std::thread_local! {
+            #[allow(non_upper_case_globals)] static __ad_home :
+            ::autograd::__private::RecordsHome < f64, 2 > = const {
+            ::autograd::__private::RecordsHome::new() };
+        }
+        let mut __ad_records = ::autograd::__private::Records::take(&__ad_home);
+        let [mut __ad_undo_y, mut __ad_record] = __ad_records.each_mut();
         let n = b.len();
         let mut __ad_own_y: ::std::vec::Vec<f64> = ::std::vec![0.0; n];
         let y = &mut __ad_own_y[..];
@@ -303,8 +308,13 @@ fn trisolve_adjoint(
         "b",
         b.len(),
     );
-    let mut __ad_undo_y = ::autograd::__private::Record::<f64>::new();
-    let mut __ad_record = ::autograd::__private::Record::<f64>::new();
+    ::std::thread_local! {
+        #[allow(non_upper_case_globals)] static __ad_home :
+        ::autograd::__private::RecordsHome < f64, 2 > = const {
+        ::autograd::__private::RecordsHome::new() };
+    }
+    let mut __ad_records = ::autograd::__private::Records::take(&__ad_home);
+    let [mut __ad_undo_y, mut __ad_record] = __ad_records.each_mut();
     let n = b.len();
     let mut __ad_own_y: ::std::vec::Vec<f64> = ::std::vec![0.0; n];
     let y = &mut __ad_own_y[..];

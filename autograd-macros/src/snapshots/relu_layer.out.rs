@@ -37,7 +37,13 @@ fn relu_layer_grad(w: &[f64], x: &[f64], p: usize) -> (f64, ::std::vec::Vec<f64>
     let d_w: &mut [f64] = &mut __ad_grad_w;
     let d_out = 1.0_f64;
     let __ad_value = {
-        let mut __ad_record = ::autograd::__private::Record::<f64>::new();
+        ::std::thread_local! {
+            #[allow(non_upper_case_globals)] static __ad_home :
+            ::autograd::__private::RecordsHome < f64, 1 > = const {
+            ::autograd::__private::RecordsHome::new() };
+        }
+        let mut __ad_records = ::autograd::__private::Records::take(&__ad_home);
+        let [mut __ad_record] = __ad_records.each_mut();
         let units = (w.len()) / p;
         let samples = (x.len()) / p;
         let mut __ad_own_hidden: ::std::vec::Vec<f64> = ::std::vec![0.0; units];
@@ -287,7 +293,13 @@ fn relu_layer_adjoint(
         "w",
         w.len(),
     );
-    let mut __ad_record = ::autograd::__private::Record::<f64>::new();
+    ::std::thread_local! {
+        #[allow(non_upper_case_globals)] static __ad_home :
+        ::autograd::__private::RecordsHome < f64, 1 > = const {
+        ::autograd::__private::RecordsHome::new() };
+    }
+    let mut __ad_records = ::autograd::__private::Records::take(&__ad_home);
+    let [mut __ad_record] = __ad_records.each_mut();
     let units = (w.len()) / p;
     let samples = (x.len()) / p;
     let mut __ad_own_hidden: ::std::vec::Vec<f64> = ::std::vec![0.0; units];

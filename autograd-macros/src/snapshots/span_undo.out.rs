@@ -37,7 +37,13 @@ fn centered_products_grad(
     let d_mu: &mut [f64] = &mut __ad_grad_mu;
     let d_out = 1.0_f64;
     let __ad_value = {
-        let mut __ad_undo_xc = ::autograd::__private::Record::<f64>::new();
+        ::std::thread_local! {
+            #[allow(non_upper_case_globals)] static __ad_home :
+            ::autograd::__private::RecordsHome < f64, 1 > = const {
+            ::autograd::__private::RecordsHome::new() };
+        }
+        let mut __ad_records = ::autograd::__private::Records::take(&__ad_home);
+        let [mut __ad_undo_xc] = __ad_records.each_mut();
         let mut __ad_own_xc: ::std::vec::Vec<f64> = ::std::vec![0.0; d];
         let xc = &mut __ad_own_xc[..];
         let out: f64 = 0.0;
@@ -256,7 +262,13 @@ fn centered_products_adjoint(
         "mu",
         mu.len(),
     );
-    let mut __ad_undo_xc = ::autograd::__private::Record::<f64>::new();
+    ::std::thread_local! {
+        #[allow(non_upper_case_globals)] static __ad_home :
+        ::autograd::__private::RecordsHome < f64, 1 > = const {
+        ::autograd::__private::RecordsHome::new() };
+    }
+    let mut __ad_records = ::autograd::__private::Records::take(&__ad_home);
+    let [mut __ad_undo_xc] = __ad_records.each_mut();
     let mut __ad_own_xc: ::std::vec::Vec<f64> = ::std::vec![0.0; d];
     let xc = &mut __ad_own_xc[..];
     let out: f64 = 0.0;

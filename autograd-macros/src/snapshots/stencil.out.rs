@@ -36,7 +36,13 @@ fn heat_grad(u0: &[f64], target: &[f64], steps: usize) -> (f64, ::std::vec::Vec<
     let d_u0: &mut [f64] = &mut __ad_grad_u0;
     let d_out = 1.0_f64;
     let __ad_value = {
-        let mut __ad_undo_u = ::autograd::__private::Record::<f64>::new();
+        ::std::thread_local! {
+            #[allow(non_upper_case_globals)] static __ad_home :
+            ::autograd::__private::RecordsHome < f64, 1 > = const {
+            ::autograd::__private::RecordsHome::new() };
+        }
+        let mut __ad_records = ::autograd::__private::Records::take(&__ad_home);
+        let [mut __ad_undo_u] = __ad_records.each_mut();
         let n = u0.len();
         let mut __ad_own_u = u0.to_vec();
         let u = &mut __ad_own_u[..];
@@ -303,7 +309,13 @@ fn heat_adjoint(
         "u0",
         u0.len(),
     );
-    let mut __ad_undo_u = ::autograd::__private::Record::<f64>::new();
+    ::std::thread_local! {
+        #[allow(non_upper_case_globals)] static __ad_home :
+        ::autograd::__private::RecordsHome < f64, 1 > = const {
+        ::autograd::__private::RecordsHome::new() };
+    }
+    let mut __ad_records = ::autograd::__private::Records::take(&__ad_home);
+    let [mut __ad_undo_u] = __ad_records.each_mut();
     let n = u0.len();
     let mut __ad_own_u = u0.to_vec();
     let u = &mut __ad_own_u[..];

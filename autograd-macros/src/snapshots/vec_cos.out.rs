@@ -25,8 +25,13 @@ fn k_grad(a0: [f64; 1], x1: f64) -> (f64, ([f64; 1], f64)) {
     let d_x1: &mut f64 = &mut __ad_grad_x1;
     let d_out = 1.0_f64;
     let __ad_value = {
-        let mut __ad_record = ::autograd::__private::Record::<f64>::new();
-        let mut __ad_partials = ::autograd::__private::Record::<f64>::new();
+        ::std::thread_local! {
+            #[allow(non_upper_case_globals)] static __ad_home :
+            ::autograd::__private::RecordsHome < f64, 2 > = const {
+            ::autograd::__private::RecordsHome::new() };
+        }
+        let mut __ad_records = ::autograd::__private::Records::take(&__ad_home);
+        let [mut __ad_record, mut __ad_partials] = __ad_records.each_mut();
         let mut __ad_own_b4: ::std::vec::Vec<f64> = ::std::vec![0.0; a0.len()];
         let b4 = &mut __ad_own_b4[..];
         {
@@ -98,8 +103,13 @@ fn k_adjoint(
     d_a0: &mut [f64; 1],
     d_x1: &mut f64,
 ) -> f64 {
-    let mut __ad_record = ::autograd::__private::Record::<f64>::new();
-    let mut __ad_partials = ::autograd::__private::Record::<f64>::new();
+    ::std::thread_local! {
+        #[allow(non_upper_case_globals)] static __ad_home :
+        ::autograd::__private::RecordsHome < f64, 2 > = const {
+        ::autograd::__private::RecordsHome::new() };
+    }
+    let mut __ad_records = ::autograd::__private::Records::take(&__ad_home);
+    let [mut __ad_record, mut __ad_partials] = __ad_records.each_mut();
     let mut __ad_own_b4: ::std::vec::Vec<f64> = ::std::vec![0.0; a0.len()];
     let b4 = &mut __ad_own_b4[..];
     {
