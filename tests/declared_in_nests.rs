@@ -70,8 +70,9 @@ recorded_and_replayed!(heun_through_a_helper: heun, heun_grad, heun_adjoint;
     loss
 });
 
-// The stage state as an array literal that nothing stores into: the call's
-// adjoint is given a copy all the same (the array is gone by its reverse).
+// The stage state as an array literal that nothing stores into: pushed
+// whole at the end of its step and taken back for the step's reverse
+// (`Keep::Restored`), where the call's adjoint is given it as it is.
 recorded_and_replayed!(a_literal_stage_state: literal_stage, literal_stage_grad,
     literal_stage_adjoint; literal_stage_replayed, literal_stage_replayed_grad,
     literal_stage_replayed_adjoint; |x| {
@@ -90,9 +91,10 @@ recorded_and_replayed!(a_literal_stage_state: literal_stage, literal_stage_grad,
 });
 
 // Values the reverse reads from arrays nothing stores into: a returned
-// array and a literal, whose loads are recorded (until the fix, the
-// reverse loaded them again from arrays out of its scope: E0425, found by
-// `tests/hygiene.rs`).
+// array and a literal, taken back whole for the step's reverse and loaded
+// again there (`Keep::Restored`; until 2026-11-28 their loads were
+// recorded; before the first fix, the reverse loaded them again from
+// arrays out of its scope: E0425, found by `tests/hygiene.rs`).
 recorded_and_replayed!(values_read_from_unstored_arrays: unstored, unstored_grad,
     unstored_adjoint; unstored_replayed, unstored_replayed_grad, unstored_replayed_adjoint; |x| {
     let mut y = [x[4], x[5]];
@@ -106,6 +108,50 @@ recorded_and_replayed!(values_read_from_unstored_arrays: unstored, unstored_grad
         total += k[0] * k[1] + w[0].cos();
     }
     total
+});
+
+// Arrays nothing changes after their `let`, taken back whole for their
+// block's reverse (`Keep::Restored`): a helper's returned array given to
+// two calls and read non-linearly in a nested loop, a literal built from
+// it given to a call, and one measured (`k.len()`): the reverse reads each
+// where the forward sweep did, not a copy per call and a record per load.
+recorded_and_replayed!(arrays_taken_back_whole: taken_back, taken_back_grad,
+    taken_back_adjoint; taken_back_replayed, taken_back_replayed_grad,
+    taken_back_replayed_adjoint; |x| {
+    let mut y = [x[4], x[5]];
+    let mut loss = 0.0;
+    for s in 0..5 {
+        let k = rhs(&y, x);
+        let e = [k[0] * k[1], k[1].sin()];
+        let k2 = rhs(&e, x);
+        let k3 = rhs(&k, x);
+        for j in 0..2 {
+            let t = k[j] * e[j] + k2[j].cos() - 0.1 * k3[1 - j];
+            y[j] += 0.05 * t;
+        }
+        let d = y[0] - 0.1 * s as f64;
+        loss += d * d + k.len() as f64 * 0.01 * k2[0] * k2[1];
+    }
+    loss
+});
+
+// The same with `Vec`s, a loop over one's length, and an array declared in
+// an inner loop's body (taken back for each of its iterations).
+recorded_and_replayed!(vecs_taken_back_whole: vecs_back, vecs_back_grad, vecs_back_adjoint;
+    vecs_back_replayed, vecs_back_replayed_grad, vecs_back_replayed_adjoint; |x| {
+    let mut y = vec![x[4], x[5]];
+    let mut loss = 0.0;
+    for _ in 0..4 {
+        let v = rhs_vec(&y, x);
+        let w = rhs_vec(&v, x);
+        for i in 0..v.len() {
+            let u = [v[i] * w[i], y[i]];
+            let z = rhs(&u, x);
+            y[i] += 0.1 * (z[0] * u[0]).tanh();
+        }
+        loss += y[0] * w[1] - y[1] * y[1];
+    }
+    loss
 });
 
 // A helper returning a `Vec`: its shape is its length.

@@ -597,7 +597,7 @@ fn refuse_call(
 }
 
 /// Whether a call argument is written `&mut ..`.
-fn by_mut(tokens: &proc_macro2::TokenStream) -> bool {
+pub(crate) fn by_mut(tokens: &proc_macro2::TokenStream) -> bool {
     let mut trees = tokens.clone().into_iter();
     matches!(
         (trees.next(), trees.next()),

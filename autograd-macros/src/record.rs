@@ -73,7 +73,11 @@
 //! scope where the nest's reverse runs: its stores are plain, its loads
 //! are recorded rather than read again, a call given it is given a copy
 //! (`copied_args`), and its adjoint is made from its shape, recorded where
-//! it is declared (`Shaped`: nothing for a fixed-size array).
+//! it is declared (`Shaped`: nothing for a fixed-size array). One that
+//! nothing changes after its `let` (`immutable_arrays`), and that the
+//! reverse reads, is pushed whole at the end of its block and taken back
+//! whole at the start of its block's reverse (`Keep::Restored`), which
+//! then reads it as the forward sweep did.
 //!
 //! A nest is recorded only when its whole reverse can work this way: every
 //! loop has a range and no `break`, no item or expression statement
@@ -112,6 +116,14 @@ pub enum Keep {
     /// the element again at the start of its block's reverse
     /// (`stored_values`).
     Reload(VarId),
+    /// An array the nest declares and nothing changes after (`let l =
+    /// chol3(&s);`, `let e = [a, b, c];`: `immutable_arrays`): its elements
+    /// pushed on the nest's `args` record at the end of its block, and the
+    /// array taken back whole, under its own name, at the start of its
+    /// block's reverse, which then reads it as the forward sweep did (its
+    /// loads again, calls given it as they are) rather than recording each
+    /// load and copying it for each call.
+    Restored,
 }
 
 /// A recorded nest: a top-level loop and the loops and `if`s inside it.
@@ -372,9 +384,10 @@ pub fn plan(
                     has_decisions |= recording.decisions.contains(&decision.to_string());
                 }
             });
+            let restores = keep.values().any(|k| *k == Keep::Restored);
             recording.keep.extend(keep);
             let copies = copied_args(func, activity, l, takes_partials(l));
-            let args = (!copies.is_empty()).then(|| names.fresh("__ad_args"));
+            let args = (!copies.is_empty() || restores).then(|| names.fresh("__ad_args"));
             let mut twins: Vec<(VarId, Ident)> = Vec::new();
             for (_, arrays) in &copies {
                 for array in arrays {
@@ -399,7 +412,8 @@ pub fn plan(
                     };
                     recording.pools.insert(array, pool);
                 }
-                if activity.needs_adjoint(array) || copied.contains(&array) {
+                let restored = recording.keep.get(&array) == Some(&Keep::Restored);
+                if activity.needs_adjoint(array) || copied.contains(&array) || restored {
                     let of = &func.vars[array].ident;
                     let shaped = Shaped {
                         tape: names.derived(Role::Shapes, array, of),
@@ -582,6 +596,47 @@ pub(crate) fn declared_arrays(func: &Func, block: &Block) -> HashSet<VarId> {
     declared
 }
 
+/// The float arrays of `func` nothing changes after their `let`: no store
+/// into them, no call given them by `&mut`, no statement the macro keeps
+/// as tokens naming them, not a buffer used through a slice (`views.rs`).
+/// Declared in a nest, such an array is `Keep::Restored`.
+pub(crate) fn immutable_arrays(func: &Func) -> HashSet<VarId> {
+    let mut arrays = HashSet::new();
+    let mut changed = HashSet::new();
+    let mut opaque = Vec::new();
+    func.body.walk(0, &mut |stmt, _| match stmt {
+        Stmt::Let { var, init, .. } => {
+            if func.vars[*var].kind == Kind::FloatArray && !func.vars[*var].view {
+                arrays.insert(*var);
+            }
+            if let Some(Rhs::Call { args, .. }) = init {
+                for arg in args {
+                    if let CallArg::Array { array, tokens, .. } = arg {
+                        if crate::activity::by_mut(tokens) {
+                            changed.insert(*array);
+                        }
+                    }
+                }
+            }
+        }
+        Stmt::Store { array, .. } => {
+            changed.insert(*array);
+        }
+        Stmt::Opaque { tokens, .. } => opaque.push(tokens.to_string()),
+        _ => {}
+    });
+    arrays.retain(|a| {
+        let name = func.vars[*a].ident.to_string();
+        !changed.contains(a)
+            && !opaque.iter().any(|tokens| {
+                tokens
+                    .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                    .any(|word| word == name)
+            })
+    });
+    arrays
+}
+
 /// Whether the function body declares a `Vec` (`vec![..]`, `to_vec()`):
 /// its adjoint allocates whatever its nests do.
 fn allocates_anyway(func: &Func) -> bool {
@@ -620,7 +675,7 @@ fn needs_storage(
         || !copied_args(func, activity, l, false).is_empty()
         || keep
             .values()
-            .any(|k| matches!(k, Keep::Float | Keep::Own(_)))
+            .any(|k| matches!(k, Keep::Float | Keep::Own(_) | Keep::Restored))
 }
 
 /// Whether the call defining `var` (of `args`) gets its partials in the
@@ -666,7 +721,11 @@ pub(crate) fn copied_args(
             stored.insert(*array);
         }
     });
-    let declared = declared_arrays(func, &l.body);
+    // (an array the nest declares and nothing changes is taken back whole
+    // for its block's reverse, `Keep::Restored`: not copied)
+    let immutable = immutable_arrays(func);
+    let mut declared = declared_arrays(func, &l.body);
+    declared.retain(|a| !immutable.contains(a));
     let mut copies = Vec::new();
     l.body.walk(0, &mut |stmt, _| {
         let Stmt::Let {
@@ -925,8 +984,13 @@ fn keep_of(
     partials: bool,
 ) -> Option<NestKeep> {
     let stable = stable_loads(&l.body);
-    // (an array the nest declares is not there in its reverse)
+    // (an array the nest declares is not there in its reverse, unless it
+    // is taken back whole: `Keep::Restored`)
     let declared = declared_arrays(func, &l.body);
+    let restored: HashSet<VarId> = declared
+        .intersection(&immutable_arrays(func))
+        .copied()
+        .collect();
     let settled: HashSet<VarId> = settled.difference(&declared).copied().collect();
     let settled = &settled;
     // What a copy, a constant or a load the reverse can read again is
@@ -934,6 +998,9 @@ fn keep_of(
     let copied_or_reloaded = |var: VarId, init: Option<&Rhs>| match init {
         Some(Rhs::Use(Operand::Const(c))) => Some(c.uses.clone()),
         Some(Rhs::Use(Operand::Var(v))) => Some(vec![*v]),
+        Some(Rhs::Load { array, index }) if restored.contains(array) => {
+            Some(index.uses.iter().copied().chain([*array]).collect())
+        }
         Some(Rhs::Load { array, index })
             if !declared.contains(array)
                 && rereadable(func, *array, var, plain, &stable, settled) =>
@@ -994,6 +1061,10 @@ fn keep_of(
                 // the counters of the nested loops the chain goes through
                 cells.extend(&counter.inner);
             }
+            continue;
+        }
+        if restored.contains(&var) {
+            keep.insert(var, Keep::Restored);
             continue;
         }
         let info = &func.vars[var];
@@ -1416,7 +1487,11 @@ fn reverse_reads(
         Operand::Var(v) => reads.push(*v),
         Operand::Const(c) => reads.extend(&c.uses),
     };
-    let declared = declared_arrays(func, block);
+    // (an array the block declares given to a call is read from a copy,
+    // `copied_args`, unless nothing changes it: then it is taken back whole
+    // and read, `Keep::Restored`)
+    let mut declared = declared_arrays(func, block);
+    declared.retain(|a| !immutable_arrays(func).contains(a));
     block.walk(0, &mut |stmt, _| match stmt {
         Stmt::Let {
             var,
@@ -1524,7 +1599,10 @@ fn has_reverse(
     block.walk(0, &mut |stmt, _| match stmt {
         Stmt::Let { var, .. } => {
             any |= activity.needs_adjoint(*var)
-                || matches!(keep.get(var), Some(Keep::Float | Keep::Own(_)))
+                || matches!(
+                    keep.get(var),
+                    Some(Keep::Float | Keep::Own(_) | Keep::Restored)
+                )
         }
         Stmt::Update { cell, .. } => any |= activity.needs_adjoint(*cell),
         Stmt::Store { array, .. } => {

@@ -1274,6 +1274,47 @@ pub mod __private {
         }
     }
 
+    /// The shape of a float array the forward sweep pushed whole onto a
+    /// record, taken back ([`restore`]).
+    pub trait Restore: Shape {
+        fn restore(self, record: &mut ::std::vec::Vec<f64>) -> Self::Zeros;
+    }
+
+    impl<const N: usize> Restore for ArrayShape<f64, N> {
+        #[inline]
+        fn restore(self, record: &mut ::std::vec::Vec<f64>) -> [f64; N] {
+            let Some(at) = record.len().checked_sub(N) else {
+                read_past_tape()
+            };
+            let mut array = [0.0; N];
+            array.copy_from_slice(&record[at..]);
+            record.truncate(at);
+            array
+        }
+    }
+
+    impl Restore for VecShape<f64> {
+        #[inline]
+        fn restore(self, record: &mut ::std::vec::Vec<f64>) -> ::std::vec::Vec<f64> {
+            let Some(at) = record.len().checked_sub(self.0) else {
+                read_past_tape()
+            };
+            let array = record[at..].to_vec();
+            record.truncate(at);
+            array
+        }
+    }
+
+    /// An array a recorded nest declares and nothing changes after, pushed
+    /// whole onto `record` at the end of its block and taken back here, of
+    /// its `shape`, at the start of its block's reverse (the macro's
+    /// `record::Keep::Restored`).
+    #[inline]
+    #[track_caller]
+    pub fn restore<S: Restore>(shape: S, record: &mut ::std::vec::Vec<f64>) -> S::Zeros {
+        shape.restore(record)
+    }
+
     /// Panics with `message` unless `a == b`: the check before a whole
     /// buffer is assigned element by element (`u = next.clone();`).
     #[inline]

@@ -845,7 +845,30 @@ impl<'a> Body<'a> {
             [one] => out.push(quote!(#record.push(#one);)),
             many => out.push(quote!(#record.extend_from_slice(&[#(#many),*]);)),
         }
+        // the arrays it declares that its reverse takes back whole, after
+        // what its calls and nested blocks pushed there
+        for array in self.restored_in(block) {
+            let args = nest.args.as_ref().expect("a nest that restores arrays");
+            out.push(quote!(#args.extend_from_slice(&#array[..]);));
+        }
         out
+    }
+
+    /// The arrays `block` declares (not its nested blocks) that the reverse
+    /// of their block takes back whole (`record::Keep::Restored`).
+    fn restored_in(&self, block: &Block) -> Vec<Ident> {
+        block
+            .stmts
+            .iter()
+            .filter_map(|stmt| match stmt {
+                Stmt::Let { var, .. }
+                    if self.plan.recording.keep.get(var) == Some(&Keep::Restored) =>
+                {
+                    Some(self.ident(*var).clone())
+                }
+                _ => None,
+            })
+            .collect()
     }
 
     /// What `block` records (not its nested blocks): its floats, its
@@ -904,6 +927,20 @@ impl<'a> Body<'a> {
                     out.push(quote!(let #shape = ::autograd::__private::pop(&mut #tape);));
                 }
             }
+        }
+        // the arrays taken back whole, last pushed first
+        for array in self.restored_in(block).iter().rev() {
+            let var = block
+                .stmts
+                .iter()
+                .find_map(|stmt| match stmt {
+                    Stmt::Let { var, .. } if self.ident(*var) == array => Some(*var),
+                    _ => None,
+                })
+                .expect("declared by the block");
+            let shape = &self.plan.recording.shapes[&var].shape;
+            let args = nest.args.as_ref().expect("a nest that restores arrays");
+            out.push(quote!(let #array = ::autograd::__private::restore(#shape, &mut #args);));
         }
         if reverse.is_empty() && out.is_empty() {
             return reverse;
