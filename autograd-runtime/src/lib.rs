@@ -117,10 +117,15 @@ pub mod __private {
     /// loop nest's values and decisions, an array's undo tape and its
     /// marks): a `Vec` with the pushes and cursors the generated code
     /// uses. An adjoint takes its records together from storage of its own
-    /// on the thread ([`Records`]), so that, called again (a training
-    /// step, an optimiser's iteration), it records into memory already
-    /// allocated and paged in: it allocates while its records grow on the
-    /// first call, then not at all.
+    /// on the thread ([`RecordsHome::take`]) and gives them back, cleared,
+    /// when its reverse sweep is done ([`RecordsGuard::give_back`]), so
+    /// that, called again (a training step, an optimiser's iteration), it
+    /// records into memory already allocated and paged in: it allocates
+    /// while its records grow on the first call, then not at all. Records
+    /// are plain locals of the adjoint: their buffers' pointers and lengths
+    /// stay in registers through the loops that push (a record reached
+    /// through a reference, or carrying where it goes back, left a
+    /// product's inner loop one register short: +5% instructions).
     pub struct Record<T> {
         items: ::std::vec::Vec<T>,
     }
@@ -128,7 +133,7 @@ pub mod __private {
     /// The most memory a generated adjoint keeps for its next call on the
     /// same thread, in the records of one type (16 MiB: the records of a
     /// Gaussian-mixture gradient at N = 1 000, K = 5, d = 10 take 3.5 MB).
-    /// Records past it are freed when the call returns.
+    /// Records past it are freed when given back.
     pub const SPARE_RECORD_BYTES: usize = 16 << 20;
 
     impl<T> Record<T> {
@@ -149,22 +154,28 @@ pub mod __private {
 
     /// Where a generated adjoint keeps its `N` records of one type between
     /// calls on a thread: a `thread_local!` of its own, declared in its
-    /// body. A call uses them in place ([`Records::take`]) and leaves them
-    /// cleared, their storage kept for the next call; a recursive call
-    /// (the adjoint called again while it runs) uses the set of its depth.
+    /// body. A call takes the set of its depth (a recursive call, made
+    /// while the adjoint runs, takes the next one) with one access to the
+    /// thread-local, and gives the records back when its reverse sweep is
+    /// done: a 3×3 solve's adjoint, called once a time step with four
+    /// records, spent a third of its instructions taking them one by one
+    /// from a thread-wide pool and giving them back.
     pub struct RecordsHome<T, const N: usize> {
-        /// How many calls are using sets now (the next call's depth).
+        /// How many calls have their set out (the next call's depth).
         depth: ::std::cell::Cell<usize>,
-        /// A set of records for each depth reached so far (boxed: a set
-        /// in use stays where it is when a deeper call adds one).
-        sets: ::std::cell::UnsafeCell<::std::vec::Vec<::std::boxed::Box<[Record<T>; N]>>>,
+        /// A set of storage for each depth reached so far (boxed: a set
+        /// stays where it is when a deeper call adds one).
+        sets: ::std::cell::UnsafeCell<::std::vec::Vec<::std::boxed::Box<Set<T, N>>>>,
     }
+
+    /// The storage of one call's `N` records, between calls.
+    type Set<T, const N: usize> = [::std::cell::Cell<::std::vec::Vec<T>>; N];
 
     /// The deepest recursion whose records a [`RecordsHome`] keeps; calls
     /// deeper than that take new records (allocating as they grow).
     pub const KEPT_DEPTH: usize = 16;
 
-    impl<T, const N: usize> RecordsHome<T, N> {
+    impl<T: 'static, const N: usize> RecordsHome<T, N> {
         /// No records yet.
         pub const fn new() -> Self {
             RecordsHome {
@@ -172,95 +183,105 @@ pub mod __private {
                 sets: ::std::cell::UnsafeCell::new(::std::vec::Vec::new()),
             }
         }
+
+        /// The set of storage this home keeps for the call's depth, as a
+        /// guard that hands out its records ([`RecordsGuard::record`]) and
+        /// takes them back (or hands out new ones, kept nowhere, deeper
+        /// than [`KEPT_DEPTH`] or while the thread is torn down).
+        #[inline]
+        pub fn take(home: &'static ::std::thread::LocalKey<Self>) -> RecordsGuard<T, N> {
+            home.try_with(|home| home.take_set())
+                .unwrap_or(RecordsGuard {
+                    home: ::std::ptr::null(),
+                    set: ::std::ptr::null(),
+                })
+        }
+
+        #[inline]
+        fn take_set(&self) -> RecordsGuard<T, N> {
+            let depth = self.depth.get();
+            // SAFETY: `sets` is touched only here, by one thread, and
+            // nothing here calls out while it is borrowed.
+            let sets = unsafe { &mut *self.sets.get() };
+            if depth == sets.len() {
+                if depth == KEPT_DEPTH {
+                    return RecordsGuard {
+                        home: ::std::ptr::null(),
+                        set: ::std::ptr::null(),
+                    };
+                }
+                sets.push(::std::boxed::Box::new(::core::array::from_fn(|_| {
+                    ::std::cell::Cell::new(::std::vec::Vec::new())
+                })));
+            }
+            self.depth.set(depth + 1);
+            RecordsGuard {
+                home: self,
+                set: &*sets[depth],
+            }
+        }
     }
 
-    impl<T, const N: usize> Default for RecordsHome<T, N> {
+    impl<T: 'static, const N: usize> Default for RecordsHome<T, N> {
         fn default() -> Self {
             Self::new()
         }
     }
 
-    /// The `N` records of one type a generated adjoint declares: the set
-    /// its home on this thread keeps for the call's depth, used in place,
-    /// so that the storage of the last call is reused with one
-    /// `thread_local!` access a call and nothing moved (a 3×3 solve's
-    /// adjoint, called once a time step with four records, spent a third
-    /// of its instructions taking them one by one from a thread-wide pool
-    /// and giving them back). The adjoint names each through
-    /// [`Records::each_mut`]; dropping them clears them.
-    pub struct Records<T: 'static, const N: usize> {
-        /// The home whose set is in use, and that set; or null: then `own`.
+    /// The set of storage a call of a generated adjoint took from its
+    /// [`RecordsHome`]: [`give_back`](RecordsGuard::give_back) returns the
+    /// records to it at the end of the reverse sweep; dropping the guard
+    /// (then, or while unwinding from a panic, when the records are
+    /// freed) lets the next call at this depth take the set.
+    pub struct RecordsGuard<T: 'static, const N: usize> {
         home: *const RecordsHome<T, N>,
-        set: *mut [Record<T>; N],
-        own: [Record<T>; N],
+        set: *const Set<T, N>,
     }
 
-    impl<T: 'static, const N: usize> Records<T, N> {
-        /// The records `home` keeps for the call's depth, or `N` new ones
-        /// (deeper than [`KEPT_DEPTH`], or the thread torn down).
+    impl<T: 'static, const N: usize> RecordsGuard<T, N> {
+        /// Record `k` of the set (each taken once), in the storage the
+        /// last call at this depth gave back.
         #[inline]
-        pub fn take(home: &'static ::std::thread::LocalKey<RecordsHome<T, N>>) -> Self {
-            let (home, set) = home
-                .try_with(|home| {
-                    let depth = home.depth.get();
-                    // SAFETY: `sets` is only touched here and in `drop`,
-                    // neither of which calls out while it holds the borrow.
-                    let sets = unsafe { &mut *home.sets.get() };
-                    if depth == sets.len() {
-                        if depth == KEPT_DEPTH {
-                            return (::std::ptr::null(), ::std::ptr::null_mut());
-                        }
-                        sets.push(::std::boxed::Box::new([const { Record::new() }; N]));
-                    }
-                    home.depth.set(depth + 1);
-                    let set: *mut [Record<T>; N] = &mut *sets[depth];
-                    (home as *const RecordsHome<T, N>, set)
-                })
-                .unwrap_or((::std::ptr::null(), ::std::ptr::null_mut()));
-            Records {
-                home,
-                set,
-                own: [const { Record::new() }; N],
+        pub fn record(&self, k: usize) -> Record<T> {
+            // SAFETY: as in `give_back`.
+            match unsafe { self.set.as_ref() } {
+                Some(set) => Record {
+                    items: set[k].take(),
+                },
+                None => Record::new(),
             }
         }
 
-        /// Each record, to be named apart.
-        #[inline(always)]
-        pub fn each_mut(&mut self) -> [&mut Record<T>; N] {
-            // SAFETY: a non-null `set` is a boxed set of this thread's
-            // home, alive until the thread ends (after this call returns),
-            // and used by this call alone until `drop` (deeper calls use
-            // sets of their own).
-            match unsafe { self.set.as_mut() } {
-                Some(set) => set.each_mut(),
-                None => self.own.each_mut(),
-            }
-        }
-    }
-
-    impl<T: 'static, const N: usize> Drop for Records<T, N> {
+        /// Gives `records` back to the set, cleared, while they fit in
+        /// [`SPARE_RECORD_BYTES`] together (the others are freed).
         #[inline]
-        fn drop(&mut self) {
-            // SAFETY: as in `each_mut`; the borrows it gave have ended, and
-            // calls end in the reverse order they began (deeper ones
-            // first), so this set is the home's last one in use.
-            let (Some(home), Some(set)) =
-                (unsafe { self.home.as_ref() }, unsafe { self.set.as_mut() })
-            else {
+        pub fn give_back(&self, records: [Record<T>; N]) {
+            // SAFETY: a non-null `set` is a boxed set of this thread's home,
+            // alive until the thread ends, used by this call alone until
+            // the guard drops (deeper calls use sets of their own).
+            let Some(set) = (unsafe { self.set.as_ref() }) else {
                 return;
             };
-            // Cleared, in order while they fit in `SPARE_RECORD_BYTES`
-            // together (the others are freed).
             let mut bytes = 0usize;
-            for record in set.iter_mut() {
-                bytes += record.items.capacity() * ::std::mem::size_of::<T>();
-                if bytes > SPARE_RECORD_BYTES {
-                    record.items = ::std::vec::Vec::new();
-                } else {
-                    record.items.clear();
+            for (slot, record) in set.iter().zip(records) {
+                let mut items = record.items;
+                bytes += items.capacity() * ::std::mem::size_of::<T>();
+                if bytes <= SPARE_RECORD_BYTES {
+                    items.clear();
+                    slot.set(items);
                 }
             }
-            home.depth.set(home.depth.get() - 1);
+        }
+    }
+
+    impl<T: 'static, const N: usize> Drop for RecordsGuard<T, N> {
+        #[inline]
+        fn drop(&mut self) {
+            // SAFETY: as in `give_back`; calls end in the reverse order they
+            // began, so this call's set is the home's deepest one out.
+            if let Some(home) = unsafe { self.home.as_ref() } {
+                home.depth.set(home.depth.get() - 1);
+            }
         }
     }
 
@@ -1575,6 +1596,76 @@ pub mod __private {
             record.push(true);
             let mut taken = record.taken();
             let _ = taken.pop_n::<2>();
+        }
+    }
+
+    #[cfg(test)]
+    mod home_tests {
+        use super::{RecordsHome, KEPT_DEPTH};
+
+        ::std::thread_local! {
+            static HOME: RecordsHome<f64, 2> = const { RecordsHome::new() };
+        }
+
+        /// A call's records come back to it on the next call at the same
+        /// depth, cleared with their capacity; a call made while another
+        /// runs (recursion) gets a set of its own; a panic frees the records
+        /// it had out and leaves the depth as it was.
+        #[test]
+        fn records_come_back_to_their_depth() {
+            let first = RecordsHome::take(&HOME);
+            let (mut a, mut b) = (first.record(0), first.record(1));
+            a.extend_from_slice(&[1.0; 100]);
+            b.extend_from_slice(&[2.0; 40]);
+            first.give_back([a, b]);
+            drop(first);
+
+            let again = RecordsHome::take(&HOME);
+            let (a, b) = (again.record(0), again.record(1));
+            assert!(a.is_empty() && a.capacity() >= 100 && b.capacity() >= 40);
+            {
+                let inner = RecordsHome::take(&HOME);
+                let mut c = inner.record(0);
+                assert_eq!(c.capacity(), 0, "a recursive call's set is its own");
+                c.push(3.0);
+                inner.give_back([c, inner.record(1)]);
+            }
+            again.give_back([a, b]);
+            drop(again);
+
+            let unwound = std::panic::catch_unwind(|| {
+                let guard = RecordsHome::take(&HOME);
+                let _a = guard.record(0);
+                panic!("in the adjoint");
+            });
+            assert!(unwound.is_err());
+            let after = RecordsHome::take(&HOME);
+            let (a, b) = (after.record(0), after.record(1));
+            assert_eq!(a.capacity(), 0, "freed while unwinding");
+            assert!(
+                b.capacity() >= 40,
+                "depth 0 again: the set of the first calls"
+            );
+            after.give_back([a, b]);
+        }
+
+        /// Calls deeper than `KEPT_DEPTH` take records kept nowhere.
+        #[test]
+        fn deep_recursion_takes_new_records() {
+            fn call(depth: usize) {
+                let guard = RecordsHome::take(&HOME);
+                let mut a = guard.record(0);
+                if depth > KEPT_DEPTH {
+                    assert_eq!(a.capacity(), 0);
+                }
+                a.push(depth as f64);
+                if depth < KEPT_DEPTH + 3 {
+                    call(depth + 1);
+                }
+                guard.give_back([a, guard.record(1)]);
+            }
+            call(0);
+            call(0);
         }
     }
 

@@ -366,7 +366,8 @@ impl<'a> Body<'a> {
                 });
             }
         }
-        tapes.extend(self.declare_records(records));
+        let (declared, give_back) = self.declare_records(records);
+        tapes.extend(declared);
         let top = Mode {
             record: true,
             replay: false,
@@ -443,17 +444,23 @@ impl<'a> Body<'a> {
             #(#setup)*
             #(#reverse)*
             #(#flush)*
+            #(#give_back)*
             #value_tokens
         }
     }
 
     /// The declarations of the adjoint's records (`name`, element type):
     /// those of one type taken together from a `thread_local!` home of
-    /// the adjoint's own (`__private::Records`: one access to it a call
-    /// to take them and one to give them back, where taking each from a
-    /// thread-wide pool and giving it back cost a small helper's adjoint a
-    /// third of its instructions).
-    fn declare_records(&self, records: Vec<(Ident, TokenStream)>) -> Vec<TokenStream> {
+    /// the adjoint's own (`__private::RecordsHome`: one access to it a
+    /// call, each record giving its storage back when dropped, where
+    /// taking each from a thread-wide pool and giving it back cost a small
+    /// helper's adjoint a third of its instructions), as locals.
+    /// Also the statements that give them back, once the reverse sweep is
+    /// done.
+    fn declare_records(
+        &self,
+        records: Vec<(Ident, TokenStream)>,
+    ) -> (Vec<TokenStream>, Vec<TokenStream>) {
         let mut groups: Vec<(String, TokenStream, Vec<Ident>)> = Vec::new();
         for (name, elem) in records {
             let key = elem.to_string();
@@ -465,22 +472,25 @@ impl<'a> Body<'a> {
         groups
             .into_iter()
             .map(|(_, elem, names)| {
-                let (home, set) = (
+                let (home, guard) = (
                     self.names.fresh("__ad_home"),
-                    self.names.fresh("__ad_records"),
+                    self.names.fresh("__ad_guard"),
                 );
                 let n = proc_macro2::Literal::usize_unsuffixed(names.len());
-                quote! {
+                let indices = (0..names.len()).map(proc_macro2::Literal::usize_unsuffixed);
+                let declare = quote! {
                     ::std::thread_local! {
                         #[allow(non_upper_case_globals)]
                         static #home: ::autograd::__private::RecordsHome<#elem, #n> =
                             const { ::autograd::__private::RecordsHome::new() };
                     }
-                    let mut #set = ::autograd::__private::Records::take(&#home);
-                    let [#(mut #names),*] = #set.each_mut();
-                }
+                    let #guard = ::autograd::__private::RecordsHome::take(&#home);
+                    #(let mut #names = #guard.record(#indices);)*
+                };
+                let give_back = quote!(#guard.give_back([#(#names),*]););
+                (declare, give_back)
             })
-            .collect()
+            .unzip()
     }
 
     fn ident(&self, var: VarId) -> &Ident {

@@ -28,15 +28,15 @@ fn prefix_products_grad(x: &[f64]) -> (f64, ::std::vec::Vec<f64>) {
             ::autograd::__private::RecordsHome < (usize, f64), 1 > = const {
             ::autograd::__private::RecordsHome::new() };
         }
-        let mut __ad_records = ::autograd::__private::Records::take(&__ad_home);
-        let [mut __ad_undo_p] = __ad_records.each_mut();
+        let __ad_guard = ::autograd::__private::RecordsHome::take(&__ad_home);
+        let mut __ad_undo_p = __ad_guard.record(0);
         ::std::thread_local! {
             #[allow(non_upper_case_globals)] static __ad_home_1 :
             ::autograd::__private::RecordsHome < usize, 1 > = const {
             ::autograd::__private::RecordsHome::new() };
         }
-        let mut __ad_records_1 = ::autograd::__private::Records::take(&__ad_home_1);
-        let [mut __ad_marks_p] = __ad_records_1.each_mut();
+        let __ad_guard_1 = ::autograd::__private::RecordsHome::take(&__ad_home_1);
+        let mut __ad_marks_p = __ad_guard_1.record(0);
         let mut __ad_own_p = x.to_vec();
         let p = &mut __ad_own_p[..];
         for i in 1..p.len() {
@@ -81,6 +81,8 @@ fn prefix_products_grad(x: &[f64]) -> (f64, ::std::vec::Vec<f64>) {
         for (__ad_k, __ad_d) in __ad_d_p.iter().enumerate() {
             d_x[__ad_k] += *__ad_d;
         }
+        __ad_guard.give_back([__ad_undo_p]);
+        __ad_guard_1.give_back([__ad_marks_p]);
         __ad_t3
     };
     (__ad_value, __ad_grad_x)
@@ -110,15 +112,15 @@ fn prefix_products_adjoint(x: &[f64], d_out: f64, d_x: &mut [f64]) -> f64 {
         ::autograd::__private::RecordsHome < (usize, f64), 1 > = const {
         ::autograd::__private::RecordsHome::new() };
     }
-    let mut __ad_records = ::autograd::__private::Records::take(&__ad_home);
-    let [mut __ad_undo_p] = __ad_records.each_mut();
+    let __ad_guard = ::autograd::__private::RecordsHome::take(&__ad_home);
+    let mut __ad_undo_p = __ad_guard.record(0);
     ::std::thread_local! {
         #[allow(non_upper_case_globals)] static __ad_home_1 :
         ::autograd::__private::RecordsHome < usize, 1 > = const {
         ::autograd::__private::RecordsHome::new() };
     }
-    let mut __ad_records_1 = ::autograd::__private::Records::take(&__ad_home_1);
-    let [mut __ad_marks_p] = __ad_records_1.each_mut();
+    let __ad_guard_1 = ::autograd::__private::RecordsHome::take(&__ad_home_1);
+    let mut __ad_marks_p = __ad_guard_1.record(0);
     let mut __ad_own_p = x.to_vec();
     let p = &mut __ad_own_p[..];
     for i in 1..p.len() {
@@ -163,6 +165,8 @@ fn prefix_products_adjoint(x: &[f64], d_out: f64, d_x: &mut [f64]) -> f64 {
     for (__ad_k, __ad_d) in __ad_d_p.iter().enumerate() {
         d_x[__ad_k] += *__ad_d;
     }
+    __ad_guard.give_back([__ad_undo_p]);
+    __ad_guard_1.give_back([__ad_marks_p]);
     __ad_t3
 }
 #[doc(hidden)]

@@ -42,8 +42,8 @@ fn triangular_grad(q: &[f64], x: &[f64], d: usize) -> (f64, ::std::vec::Vec<f64>
             ::autograd::__private::RecordsHome < f64, 1 > = const {
             ::autograd::__private::RecordsHome::new() };
         }
-        let mut __ad_records = ::autograd::__private::Records::take(&__ad_home);
-        let [mut __ad_record] = __ad_records.each_mut();
+        let __ad_guard = ::autograd::__private::RecordsHome::take(&__ad_home);
+        let mut __ad_record = __ad_guard.record(0);
         let mut __ad_own_y: ::std::vec::Vec<f64> = ::std::vec![0.0; d];
         let y = &mut __ad_own_y[..];
         let out: f64 = 0.0;
@@ -237,6 +237,7 @@ fn triangular_grad(q: &[f64], x: &[f64], d: usize) -> (f64, ::std::vec::Vec<f64>
             __ad_d_cell_out_0 += __ad_d_out__1;
         }
         __ad_d_cell_out_0 = __ad_seed_cell_out_0;
+        __ad_guard.give_back([__ad_record]);
         out__5
     };
     (__ad_value, __ad_grad_q)
@@ -273,8 +274,8 @@ fn triangular_adjoint(
         ::autograd::__private::RecordsHome < f64, 1 > = const {
         ::autograd::__private::RecordsHome::new() };
     }
-    let mut __ad_records = ::autograd::__private::Records::take(&__ad_home);
-    let [mut __ad_record] = __ad_records.each_mut();
+    let __ad_guard = ::autograd::__private::RecordsHome::take(&__ad_home);
+    let mut __ad_record = __ad_guard.record(0);
     let mut __ad_own_y: ::std::vec::Vec<f64> = ::std::vec![0.0; d];
     let y = &mut __ad_own_y[..];
     let out: f64 = 0.0;
@@ -467,6 +468,7 @@ fn triangular_adjoint(
         __ad_d_cell_out_0 += __ad_d_out__1;
     }
     __ad_d_cell_out_0 = __ad_seed_cell_out_0;
+    __ad_guard.give_back([__ad_record]);
     out__5
 }
 #[doc(hidden)]

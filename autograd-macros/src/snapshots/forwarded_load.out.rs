@@ -41,8 +41,8 @@ fn column_solve_grad(
             ::autograd::__private::RecordsHome < f64, 1 > = const {
             ::autograd::__private::RecordsHome::new() };
         }
-        let mut __ad_records = ::autograd::__private::Records::take(&__ad_home);
-        let [mut __ad_record] = __ad_records.each_mut();
+        let __ad_guard = ::autograd::__private::RecordsHome::take(&__ad_home);
+        let mut __ad_record = __ad_guard.record(0);
         let mut __ad_own_y = b.to_vec();
         let y = &mut __ad_own_y[..];
         {
@@ -265,6 +265,7 @@ fn column_solve_grad(
         for (__ad_k, __ad_d) in __ad_d_y.iter().enumerate() {
             d_b[__ad_k] += *__ad_d;
         }
+        __ad_guard.give_back([__ad_record]);
         __ad_t12
     };
     (__ad_value, (__ad_grad_l, __ad_grad_b))
@@ -308,8 +309,8 @@ fn column_solve_adjoint(
         ::autograd::__private::RecordsHome < f64, 1 > = const {
         ::autograd::__private::RecordsHome::new() };
     }
-    let mut __ad_records = ::autograd::__private::Records::take(&__ad_home);
-    let [mut __ad_record] = __ad_records.each_mut();
+    let __ad_guard = ::autograd::__private::RecordsHome::take(&__ad_home);
+    let mut __ad_record = __ad_guard.record(0);
     let mut __ad_own_y = b.to_vec();
     let y = &mut __ad_own_y[..];
     {
@@ -520,6 +521,7 @@ fn column_solve_adjoint(
     for (__ad_k, __ad_d) in __ad_d_y.iter().enumerate() {
         d_b[__ad_k] += *__ad_d;
     }
+    __ad_guard.give_back([__ad_record]);
     __ad_t12
 }
 #[doc(hidden)]

@@ -75,9 +75,12 @@ pub fn gp_nll_grad(
             ::autograd::__private::RecordsHome < f64, 5 > = const {
             ::autograd::__private::RecordsHome::new() };
         }
-        let mut __ad_records = ::autograd::__private::Records::take(&__ad_home);
-        let [mut __ad_undo_k, mut __ad_undo_a, mut __ad_record, mut __ad_record_1,
-        mut __ad_record_2] = __ad_records.each_mut();
+        let __ad_guard = ::autograd::__private::RecordsHome::take(&__ad_home);
+        let mut __ad_undo_k = __ad_guard.record(0);
+        let mut __ad_undo_a = __ad_guard.record(1);
+        let mut __ad_record = __ad_guard.record(2);
+        let mut __ad_record_1 = __ad_guard.record(3);
+        let mut __ad_record_2 = __ad_guard.record(4);
         let n = x.len();
         let l = log_l.exp();
         let sf2 = log_sf2.exp();
@@ -718,6 +721,14 @@ pub fn gp_nll_grad(
         *d_log_l += __ad_d_log_l;
         *d_log_sf2 += __ad_d_log_sf2;
         *d_log_noise += __ad_d_log_noise;
+        __ad_guard
+            .give_back([
+                __ad_undo_k,
+                __ad_undo_a,
+                __ad_record,
+                __ad_record_1,
+                __ad_record_2,
+            ]);
         __ad_t38
     };
     (__ad_value, (__ad_grad_log_l, __ad_grad_log_sf2, __ad_grad_log_noise))
@@ -750,9 +761,12 @@ pub fn gp_nll_adjoint(
         ::autograd::__private::RecordsHome < f64, 5 > = const {
         ::autograd::__private::RecordsHome::new() };
     }
-    let mut __ad_records = ::autograd::__private::Records::take(&__ad_home);
-    let [mut __ad_undo_k, mut __ad_undo_a, mut __ad_record, mut __ad_record_1,
-    mut __ad_record_2] = __ad_records.each_mut();
+    let __ad_guard = ::autograd::__private::RecordsHome::take(&__ad_home);
+    let mut __ad_undo_k = __ad_guard.record(0);
+    let mut __ad_undo_a = __ad_guard.record(1);
+    let mut __ad_record = __ad_guard.record(2);
+    let mut __ad_record_1 = __ad_guard.record(3);
+    let mut __ad_record_2 = __ad_guard.record(4);
     let n = x.len();
     let l = log_l.exp();
     let sf2 = log_sf2.exp();
@@ -1374,6 +1388,14 @@ pub fn gp_nll_adjoint(
     *d_log_l += __ad_d_log_l;
     *d_log_sf2 += __ad_d_log_sf2;
     *d_log_noise += __ad_d_log_noise;
+    __ad_guard
+        .give_back([
+            __ad_undo_k,
+            __ad_undo_a,
+            __ad_record,
+            __ad_record_1,
+            __ad_record_2,
+        ]);
     __ad_t38
 }
 #[doc(hidden)]

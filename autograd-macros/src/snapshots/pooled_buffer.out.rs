@@ -48,8 +48,9 @@ fn elman_grad(
             ::autograd::__private::RecordsHome < f64, 2 > = const {
             ::autograd::__private::RecordsHome::new() };
         }
-        let mut __ad_records = ::autograd::__private::Records::take(&__ad_home);
-        let [mut __ad_undo_h, mut __ad_record] = __ad_records.each_mut();
+        let __ad_guard = ::autograd::__private::RecordsHome::take(&__ad_home);
+        let mut __ad_undo_h = __ad_guard.record(0);
+        let mut __ad_record = __ad_guard.record(1);
         let mut __ad_own_h: ::std::vec::Vec<f64> = ::std::vec![0.0; n];
         let h = &mut __ad_own_h[..];
         let loss: f64 = 0.0;
@@ -240,6 +241,7 @@ fn elman_grad(
             __ad_d_cell_loss_0 += __ad_d_loss__1;
         }
         __ad_d_cell_loss_0 = __ad_seed_cell_loss_0;
+        __ad_guard.give_back([__ad_undo_h, __ad_record]);
         loss__3
     };
     (__ad_value, __ad_grad_w)
@@ -279,8 +281,9 @@ fn elman_adjoint(
         ::autograd::__private::RecordsHome < f64, 2 > = const {
         ::autograd::__private::RecordsHome::new() };
     }
-    let mut __ad_records = ::autograd::__private::Records::take(&__ad_home);
-    let [mut __ad_undo_h, mut __ad_record] = __ad_records.each_mut();
+    let __ad_guard = ::autograd::__private::RecordsHome::take(&__ad_home);
+    let mut __ad_undo_h = __ad_guard.record(0);
+    let mut __ad_record = __ad_guard.record(1);
     let mut __ad_own_h: ::std::vec::Vec<f64> = ::std::vec![0.0; n];
     let h = &mut __ad_own_h[..];
     let loss: f64 = 0.0;
@@ -471,6 +474,7 @@ fn elman_adjoint(
         __ad_d_cell_loss_0 += __ad_d_loss__1;
     }
     __ad_d_cell_loss_0 = __ad_seed_cell_loss_0;
+    __ad_guard.give_back([__ad_undo_h, __ad_record]);
     loss__3
 }
 #[doc(hidden)]

@@ -44,8 +44,8 @@ fn product_grad(
             ::autograd::__private::RecordsHome < f64, 1 > = const {
             ::autograd::__private::RecordsHome::new() };
         }
-        let mut __ad_records = ::autograd::__private::Records::take(&__ad_home);
-        let [mut __ad_record] = __ad_records.each_mut();
+        let __ad_guard = ::autograd::__private::RecordsHome::take(&__ad_home);
+        let mut __ad_record = __ad_guard.record(0);
         let mut __ad_own_c: ::std::vec::Vec<f64> = ::std::vec![0.0; n * n];
         let c = &mut __ad_own_c[..];
         for i in 0..n {
@@ -258,6 +258,7 @@ fn product_grad(
                 }
             }
         }
+        __ad_guard.give_back([__ad_record]);
         out__3
     };
     (__ad_value, (__ad_grad_a, __ad_grad_b))
@@ -301,8 +302,8 @@ fn product_adjoint(
         ::autograd::__private::RecordsHome < f64, 1 > = const {
         ::autograd::__private::RecordsHome::new() };
     }
-    let mut __ad_records = ::autograd::__private::Records::take(&__ad_home);
-    let [mut __ad_record] = __ad_records.each_mut();
+    let __ad_guard = ::autograd::__private::RecordsHome::take(&__ad_home);
+    let mut __ad_record = __ad_guard.record(0);
     let mut __ad_own_c: ::std::vec::Vec<f64> = ::std::vec![0.0; n * n];
     let c = &mut __ad_own_c[..];
     for i in 0..n {
@@ -507,6 +508,7 @@ fn product_adjoint(
             }
         }
     }
+    __ad_guard.give_back([__ad_record]);
     out__3
 }
 #[doc(hidden)]

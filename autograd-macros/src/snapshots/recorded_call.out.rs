@@ -40,8 +40,9 @@ fn sequence_loss_grad(
             ::autograd::__private::RecordsHome < f64, 2 > = const {
             ::autograd::__private::RecordsHome::new() };
         }
-        let mut __ad_records = ::autograd::__private::Records::take(&__ad_home);
-        let [mut __ad_record, mut __ad_args] = __ad_records.each_mut();
+        let __ad_guard = ::autograd::__private::RecordsHome::take(&__ad_home);
+        let mut __ad_record = __ad_guard.record(0);
+        let mut __ad_args = __ad_guard.record(1);
         let mut ypred: ::std::vec::Vec<f64> = ::std::vec![0.0; n];
         let total: f64 = 0.0;
         let mut __ad_cell_total_0 = total;
@@ -214,6 +215,7 @@ fn sequence_loss_grad(
             __ad_d_cell_total_0 += __ad_d_total__1;
         }
         __ad_d_cell_total_0 = __ad_seed_cell_total_0;
+        __ad_guard.give_back([__ad_record, __ad_args]);
         __ad_t9
     };
     (__ad_value, __ad_grad_w)
@@ -250,8 +252,9 @@ fn sequence_loss_adjoint(
         ::autograd::__private::RecordsHome < f64, 2 > = const {
         ::autograd::__private::RecordsHome::new() };
     }
-    let mut __ad_records = ::autograd::__private::Records::take(&__ad_home);
-    let [mut __ad_record, mut __ad_args] = __ad_records.each_mut();
+    let __ad_guard = ::autograd::__private::RecordsHome::take(&__ad_home);
+    let mut __ad_record = __ad_guard.record(0);
+    let mut __ad_args = __ad_guard.record(1);
     let mut ypred: ::std::vec::Vec<f64> = ::std::vec![0.0; n];
     let total: f64 = 0.0;
     let mut __ad_cell_total_0 = total;
@@ -411,6 +414,7 @@ fn sequence_loss_adjoint(
         __ad_d_cell_total_0 += __ad_d_total__1;
     }
     __ad_d_cell_total_0 = __ad_seed_cell_total_0;
+    __ad_guard.give_back([__ad_record, __ad_args]);
     __ad_t9
 }
 #[doc(hidden)]

@@ -42,8 +42,9 @@ fn trisolve_grad(
             ::autograd::__private::RecordsHome < f64, 2 > = const {
             ::autograd::__private::RecordsHome::new() };
         }
-        let mut __ad_records = ::autograd::__private::Records::take(&__ad_home);
-        let [mut __ad_undo_y, mut __ad_record] = __ad_records.each_mut();
+        let __ad_guard = ::autograd::__private::RecordsHome::take(&__ad_home);
+        let mut __ad_undo_y = __ad_guard.record(0);
+        let mut __ad_record = __ad_guard.record(1);
         let n = b.len();
         let mut __ad_own_y: ::std::vec::Vec<f64> = ::std::vec![0.0; n];
         let y = &mut __ad_own_y[..];
@@ -271,6 +272,7 @@ fn trisolve_grad(
                 d_b[i] += __ad_d_s;
             }
         }
+        __ad_guard.give_back([__ad_undo_y, __ad_record]);
         out__3
     };
     (__ad_value, (__ad_grad_l, __ad_grad_b))
@@ -313,8 +315,9 @@ fn trisolve_adjoint(
         ::autograd::__private::RecordsHome < f64, 2 > = const {
         ::autograd::__private::RecordsHome::new() };
     }
-    let mut __ad_records = ::autograd::__private::Records::take(&__ad_home);
-    let [mut __ad_undo_y, mut __ad_record] = __ad_records.each_mut();
+    let __ad_guard = ::autograd::__private::RecordsHome::take(&__ad_home);
+    let mut __ad_undo_y = __ad_guard.record(0);
+    let mut __ad_record = __ad_guard.record(1);
     let n = b.len();
     let mut __ad_own_y: ::std::vec::Vec<f64> = ::std::vec![0.0; n];
     let y = &mut __ad_own_y[..];
@@ -528,6 +531,7 @@ fn trisolve_adjoint(
             d_b[i] += __ad_d_s;
         }
     }
+    __ad_guard.give_back([__ad_undo_y, __ad_record]);
     out__3
 }
 #[doc(hidden)]

@@ -42,8 +42,8 @@ fn relu_layer_grad(w: &[f64], x: &[f64], p: usize) -> (f64, ::std::vec::Vec<f64>
             ::autograd::__private::RecordsHome < f64, 1 > = const {
             ::autograd::__private::RecordsHome::new() };
         }
-        let mut __ad_records = ::autograd::__private::Records::take(&__ad_home);
-        let [mut __ad_record] = __ad_records.each_mut();
+        let __ad_guard = ::autograd::__private::RecordsHome::take(&__ad_home);
+        let mut __ad_record = __ad_guard.record(0);
         let units = (w.len()) / p;
         let samples = (x.len()) / p;
         let mut __ad_own_hidden: ::std::vec::Vec<f64> = ::std::vec![0.0; units];
@@ -263,6 +263,7 @@ fn relu_layer_grad(w: &[f64], x: &[f64], p: usize) -> (f64, ::std::vec::Vec<f64>
             __ad_d_cell_loss_0 += __ad_d_loss__1;
         }
         __ad_d_cell_loss_0 = __ad_seed_cell_loss_0;
+        __ad_guard.give_back([__ad_record]);
         loss__3
     };
     (__ad_value, __ad_grad_w)
@@ -298,8 +299,8 @@ fn relu_layer_adjoint(
         ::autograd::__private::RecordsHome < f64, 1 > = const {
         ::autograd::__private::RecordsHome::new() };
     }
-    let mut __ad_records = ::autograd::__private::Records::take(&__ad_home);
-    let [mut __ad_record] = __ad_records.each_mut();
+    let __ad_guard = ::autograd::__private::RecordsHome::take(&__ad_home);
+    let mut __ad_record = __ad_guard.record(0);
     let units = (w.len()) / p;
     let samples = (x.len()) / p;
     let mut __ad_own_hidden: ::std::vec::Vec<f64> = ::std::vec![0.0; units];
@@ -518,6 +519,7 @@ fn relu_layer_adjoint(
         __ad_d_cell_loss_0 += __ad_d_loss__1;
     }
     __ad_d_cell_loss_0 = __ad_seed_cell_loss_0;
+    __ad_guard.give_back([__ad_record]);
     loss__3
 }
 #[doc(hidden)]

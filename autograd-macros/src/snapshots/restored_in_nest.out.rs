@@ -48,8 +48,9 @@ fn solve_fit_grad(
             ::autograd::__private::RecordsHome < f64, 2 > = const {
             ::autograd::__private::RecordsHome::new() };
         }
-        let mut __ad_records = ::autograd::__private::Records::take(&__ad_home);
-        let [mut __ad_record, mut __ad_args] = __ad_records.each_mut();
+        let __ad_guard = ::autograd::__private::RecordsHome::take(&__ad_home);
+        let mut __ad_record = __ad_guard.record(0);
+        let mut __ad_args = __ad_guard.record(1);
         let __ad_t0 = y0[0];
         let __ad_t1 = y0[1];
         let mut y: [f64; 2] = [__ad_t0, __ad_t1];
@@ -193,6 +194,7 @@ fn solve_fit_grad(
         let mut __ad_d_t1: f64 = __ad_d_y[1];
         d_y0[1] += __ad_d_t1;
         d_y0[0] += __ad_d_t0;
+        __ad_guard.give_back([__ad_record, __ad_args]);
         loss__3
     };
     (__ad_value, (__ad_grad_p, __ad_grad_y0))
@@ -234,8 +236,9 @@ fn solve_fit_adjoint(
         ::autograd::__private::RecordsHome < f64, 2 > = const {
         ::autograd::__private::RecordsHome::new() };
     }
-    let mut __ad_records = ::autograd::__private::Records::take(&__ad_home);
-    let [mut __ad_record, mut __ad_args] = __ad_records.each_mut();
+    let __ad_guard = ::autograd::__private::RecordsHome::take(&__ad_home);
+    let mut __ad_record = __ad_guard.record(0);
+    let mut __ad_args = __ad_guard.record(1);
     let __ad_t0 = y0[0];
     let __ad_t1 = y0[1];
     let mut y: [f64; 2] = [__ad_t0, __ad_t1];
@@ -371,6 +374,7 @@ fn solve_fit_adjoint(
     let mut __ad_d_t1: f64 = __ad_d_y[1];
     d_y0[1] += __ad_d_t1;
     d_y0[0] += __ad_d_t0;
+    __ad_guard.give_back([__ad_record, __ad_args]);
     loss__3
 }
 #[doc(hidden)]

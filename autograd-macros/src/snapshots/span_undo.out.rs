@@ -42,8 +42,8 @@ fn centered_products_grad(
             ::autograd::__private::RecordsHome < f64, 1 > = const {
             ::autograd::__private::RecordsHome::new() };
         }
-        let mut __ad_records = ::autograd::__private::Records::take(&__ad_home);
-        let [mut __ad_undo_xc] = __ad_records.each_mut();
+        let __ad_guard = ::autograd::__private::RecordsHome::take(&__ad_home);
+        let mut __ad_undo_xc = __ad_guard.record(0);
         let mut __ad_own_xc: ::std::vec::Vec<f64> = ::std::vec![0.0; d];
         let xc = &mut __ad_own_xc[..];
         let out: f64 = 0.0;
@@ -232,6 +232,7 @@ fn centered_products_grad(
             __ad_d_cell_out_0 += __ad_d_out__1;
         }
         __ad_d_cell_out_0 = __ad_seed_cell_out_0;
+        __ad_guard.give_back([__ad_undo_xc]);
         out__9
     };
     (__ad_value, __ad_grad_mu)
@@ -267,8 +268,8 @@ fn centered_products_adjoint(
         ::autograd::__private::RecordsHome < f64, 1 > = const {
         ::autograd::__private::RecordsHome::new() };
     }
-    let mut __ad_records = ::autograd::__private::Records::take(&__ad_home);
-    let [mut __ad_undo_xc] = __ad_records.each_mut();
+    let __ad_guard = ::autograd::__private::RecordsHome::take(&__ad_home);
+    let mut __ad_undo_xc = __ad_guard.record(0);
     let mut __ad_own_xc: ::std::vec::Vec<f64> = ::std::vec![0.0; d];
     let xc = &mut __ad_own_xc[..];
     let out: f64 = 0.0;
@@ -457,6 +458,7 @@ fn centered_products_adjoint(
         __ad_d_cell_out_0 += __ad_d_out__1;
     }
     __ad_d_cell_out_0 = __ad_seed_cell_out_0;
+    __ad_guard.give_back([__ad_undo_xc]);
     out__9
 }
 #[doc(hidden)]

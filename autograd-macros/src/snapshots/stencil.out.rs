@@ -41,8 +41,8 @@ fn heat_grad(u0: &[f64], target: &[f64], steps: usize) -> (f64, ::std::vec::Vec<
             ::autograd::__private::RecordsHome < f64, 1 > = const {
             ::autograd::__private::RecordsHome::new() };
         }
-        let mut __ad_records = ::autograd::__private::Records::take(&__ad_home);
-        let [mut __ad_undo_u] = __ad_records.each_mut();
+        let __ad_guard = ::autograd::__private::RecordsHome::take(&__ad_home);
+        let mut __ad_undo_u = __ad_guard.record(0);
         let n = u0.len();
         let mut __ad_own_u = u0.to_vec();
         let u = &mut __ad_own_u[..];
@@ -279,6 +279,7 @@ fn heat_grad(u0: &[f64], target: &[f64], steps: usize) -> (f64, ::std::vec::Vec<
         for (__ad_k_1, __ad_d_1) in __ad_d_u.iter().enumerate() {
             d_u0[__ad_k_1] += *__ad_d_1;
         }
+        __ad_guard.give_back([__ad_undo_u]);
         loss__3
     };
     (__ad_value, __ad_grad_u0)
@@ -314,8 +315,8 @@ fn heat_adjoint(
         ::autograd::__private::RecordsHome < f64, 1 > = const {
         ::autograd::__private::RecordsHome::new() };
     }
-    let mut __ad_records = ::autograd::__private::Records::take(&__ad_home);
-    let [mut __ad_undo_u] = __ad_records.each_mut();
+    let __ad_guard = ::autograd::__private::RecordsHome::take(&__ad_home);
+    let mut __ad_undo_u = __ad_guard.record(0);
     let n = u0.len();
     let mut __ad_own_u = u0.to_vec();
     let u = &mut __ad_own_u[..];
@@ -532,6 +533,7 @@ fn heat_adjoint(
     for (__ad_k_1, __ad_d_1) in __ad_d_u.iter().enumerate() {
         d_u0[__ad_k_1] += *__ad_d_1;
     }
+    __ad_guard.give_back([__ad_undo_u]);
     loss__3
 }
 #[doc(hidden)]

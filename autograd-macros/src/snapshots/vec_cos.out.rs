@@ -30,8 +30,9 @@ fn k_grad(a0: [f64; 1], x1: f64) -> (f64, ([f64; 1], f64)) {
             ::autograd::__private::RecordsHome < f64, 2 > = const {
             ::autograd::__private::RecordsHome::new() };
         }
-        let mut __ad_records = ::autograd::__private::Records::take(&__ad_home);
-        let [mut __ad_record, mut __ad_partials] = __ad_records.each_mut();
+        let __ad_guard = ::autograd::__private::RecordsHome::take(&__ad_home);
+        let mut __ad_record = __ad_guard.record(0);
+        let mut __ad_partials = __ad_guard.record(1);
         let mut __ad_own_b4: ::std::vec::Vec<f64> = ::std::vec![0.0; a0.len()];
         let b4 = &mut __ad_own_b4[..];
         {
@@ -80,6 +81,7 @@ fn k_grad(a0: [f64; 1], x1: f64) -> (f64, ([f64; 1], f64)) {
             }
         }
         *d_x1 += __ad_d_x1;
+        __ad_guard.give_back([__ad_record, __ad_partials]);
         __ad_t6
     };
     (__ad_value, (__ad_grad_a0, __ad_grad_x1))
@@ -108,8 +110,9 @@ fn k_adjoint(
         ::autograd::__private::RecordsHome < f64, 2 > = const {
         ::autograd::__private::RecordsHome::new() };
     }
-    let mut __ad_records = ::autograd::__private::Records::take(&__ad_home);
-    let [mut __ad_record, mut __ad_partials] = __ad_records.each_mut();
+    let __ad_guard = ::autograd::__private::RecordsHome::take(&__ad_home);
+    let mut __ad_record = __ad_guard.record(0);
+    let mut __ad_partials = __ad_guard.record(1);
     let mut __ad_own_b4: ::std::vec::Vec<f64> = ::std::vec![0.0; a0.len()];
     let b4 = &mut __ad_own_b4[..];
     {
@@ -157,6 +160,7 @@ fn k_adjoint(
         }
     }
     *d_x1 += __ad_d_x1;
+    __ad_guard.give_back([__ad_record, __ad_partials]);
     __ad_t6
 }
 #[doc(hidden)]
