@@ -648,3 +648,30 @@ fn records_are_per_thread() {
     });
     assert_eq!(alone, together);
 }
+
+/// A vector-valued function returning its local buffer by name.
+#[allow(clippy::needless_range_loop)]
+#[differentiable]
+fn spread(v: &[f64]) -> Vec<f64> {
+    let mut out = vec![0.0; v.len()];
+    for i in 0..v.len() {
+        out[i] = v[i] * v[(i + 1) % v.len()];
+    }
+    out
+}
+
+/// Its vector-Jacobian product allocates the buffer the body does, that
+/// buffer's adjoint and the returned copy of it: the weighted sum reads the
+/// buffer where it is (no copy of it, no adjoint of a copy), and the value
+/// comes from the same forward sweep (no second run of the body).
+#[test]
+fn a_vector_adjoint_allocates_the_buffer_its_adjoint_and_the_value() {
+    let v = [0.3, -1.2, 0.8, 2.0];
+    let d_out = [1.0, -0.5, 0.25, 2.0];
+    let mut d_v = [0.0; 4];
+    spread_adjoint(&v, &d_out, &mut d_v);
+    let mut value = Vec::new();
+    let n = allocations(|| value = spread_adjoint(&v, &d_out, &mut d_v));
+    assert_eq!(n, 3, "allocated {n} times");
+    assert_eq!(value, spread(&v));
+}

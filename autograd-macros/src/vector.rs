@@ -755,7 +755,9 @@ impl Columns {
 struct Dot<'a> {
     weights: &'a syn::Ident,
     names: &'a Names,
-    /// The local each returned vector is bound to, in order.
+    /// For each returned vector, in order, the local it is bound to
+    /// (`__ad_out`), or, for a local returned by name, the accumulator of
+    /// its weighted sum (`__ad_s`, see `emit::summed_array`).
     outputs: Vec<syn::Ident>,
 }
 
@@ -782,6 +784,23 @@ impl Dot<'_> {
                 }
             }
             Expr::Paren(p) => self.tail(&mut p.expr),
+            // A local returned by name is summed where it is: no copy of it
+            // and no adjoint of the copy (two allocations a call for a `Vec`);
+            // the sum's accumulator stands for it (`emit::summed_array`).
+            Expr::Path(path) if path.qself.is_none() && path.path.get_ident().is_some() => {
+                let local = path.path.get_ident().cloned().expect("checked");
+                let (k, s) = (self.names.fresh("__ad_k"), self.names.fresh("__ad_s"));
+                self.outputs.push(s.clone());
+                let weights = self.weights;
+                let span = local.span();
+                *expr = syn::parse_quote_spanned! {span=> {
+                    let mut #s = 0.0_f64;
+                    for #k in 0..#local.len() {
+                        #s += #weights[#k] * #local[#k];
+                    }
+                    #s
+                }};
+            }
             other => {
                 self.visit_expr_mut(other);
                 let (out, k, s) = (

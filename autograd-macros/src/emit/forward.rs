@@ -570,7 +570,17 @@ impl<'a> Tangents<'a> {
         }
         if let Some(jvp) = self.jvp {
             if jvp.outputs.contains(&ident) {
-                self.returned_vector(out, jvp, init)?;
+                match super::summed_array(self.func, var) {
+                    // a local returned by name: its tangent is its array's
+                    // (the code after, its sum, is not run)
+                    Some(array) => {
+                        if let Some(tangent) = self.local(array) {
+                            out.push((jvp.sink)(quote!(&#tangent[..])));
+                        }
+                        out.push(quote!(return;));
+                    }
+                    None => self.returned_vector(out, jvp, init)?,
+                }
             }
         }
         if has {

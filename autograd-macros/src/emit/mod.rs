@@ -90,6 +90,45 @@ pub fn emit(
     }
 }
 
+/// For the accumulator `acc` of the weighted sum `Σ d[k]·v[k]` that
+/// `vector::Dot` writes for a local `v` returned by name: the array `v`,
+/// which the loop after `acc`'s `let` loads (the returned vector as it is
+/// returned: nothing runs between). `None` for any other variable, or when
+/// that loop reads no local array (a constant returned).
+pub fn summed_array(func: &Func, acc: crate::ir::VarId) -> Option<crate::ir::VarId> {
+    use crate::ir::{Block, Kind, Rhs, Stmt};
+    fn in_block(func: &Func, block: &Block, acc: crate::ir::VarId) -> Option<crate::ir::VarId> {
+        let at = block
+            .stmts
+            .iter()
+            .position(|s| matches!(s, Stmt::Let { var, .. } if *var == acc));
+        if let Some(at) = at {
+            let sum = block.stmts[at + 1..].iter().find_map(|s| match s {
+                Stmt::Loop(l) => Some(l),
+                _ => None,
+            })?;
+            return sum.body.stmts.iter().find_map(|s| match s {
+                Stmt::Let {
+                    init: Some(Rhs::Load { array, .. }),
+                    ..
+                } if func.vars[*array].kind == Kind::FloatArray => Some(*array),
+                _ => None,
+            });
+        }
+        block.stmts.iter().find_map(|s| match s {
+            Stmt::If { then_, else_, .. } => {
+                in_block(func, then_, acc).or_else(|| in_block(func, else_, acc))
+            }
+            Stmt::Loop(l) => in_block(func, &l.body, acc),
+            _ => None,
+        })
+    }
+    if func.vars[acc].kind != Kind::Float {
+        return None;
+    }
+    in_block(func, &func.body, acc)
+}
+
 /// `f_adjoint` alone (what `vector.rs` nests for the scalar `dᵀ f`), with
 /// the strategy [`emit`] would pick; under `keep`, its forward code also
 /// hands the returned vector out (see [`Keep`]).
@@ -155,19 +194,22 @@ impl Keep<'_> {
     pub fn applies(func: &Func, outputs: &[proc_macro2::Ident]) -> bool {
         use crate::ir::Stmt;
         outputs.iter().all(|out| {
-            let mut bound = false;
+            let mut bound = None;
             let mut stored = false;
             func.body.walk(0, &mut |stmt, _| match stmt {
-                Stmt::Let { var, .. } if func.vars[*var].ident == *out => bound = true,
+                Stmt::Let { var, .. } if func.vars[*var].ident == *out => bound = Some(*var),
                 Stmt::Store { array, .. } if func.vars[*array].ident == *out => stored = true,
                 _ => {}
             });
-            bound && !stored
+            // (a local returned by name is copied where its sum starts,
+            // after everything that changes it)
+            bound.is_some_and(|var| summed_array(func, var).is_some() || !stored)
         })
     }
 
     /// The statement after `let #ident = ..;` of the output `var`, if it
-    /// is one.
+    /// is one (for the accumulator of a local returned by name, a copy of
+    /// that local: `summed_array`).
     pub fn after_let(
         &self,
         func: &Func,
@@ -177,6 +219,10 @@ impl Keep<'_> {
         if !self.outputs.contains(&func.vars[var].ident) {
             return None;
         }
+        let ident = match summed_array(func, var) {
+            Some(array) => &func.vars[array].ident,
+            None => ident,
+        };
         let Keep {
             slot,
             weights,

@@ -126,7 +126,6 @@ fn residuals_hvp_adjoint<
                 r[i] = __ad_t5;
             }
         }
-        let mut __ad_out = r.clone();
         let __ad_s: f64 = 0.0_f64;
         let mut __ad_cell___ad_s_6: ::autograd::__private::Dual = ::autograd::__private::Dual::from(
             __ad_s,
@@ -134,17 +133,13 @@ fn residuals_hvp_adjoint<
         let __ad_seed_cell___ad_s_6: ::autograd::__private::Dual = ::autograd::__private::Dual::from(
             d_out,
         );
-        let mut __ad_d_out = ::autograd::__private::zeros_like(&__ad_out);
+        let mut __ad_d_r = ::autograd::__private::zeros_like(&r);
         {
             let mut __ad_d_cell___ad_s_6: ::autograd::__private::Dual;
-            if let (Some(__ad_row_d_out),) = (
-                ::autograd::__private::row_mut(
-                    &mut __ad_d_out[..],
-                    0usize,
-                    __ad_out.len(),
-                ),
+            if let (Some(__ad_row_d_r),) = (
+                ::autograd::__private::row_mut(&mut __ad_d_r[..], 0usize, r.len()),
             ) {
-                for __ad_k in 0..__ad_out.len() {
+                for __ad_k in 0..r.len() {
                     let __ad_s__1: ::autograd::__private::Dual = __ad_cell___ad_s_6;
                     let __ad_t7: ::autograd::__private::Dual = {
                         let __ad_k_3: usize = __ad_k;
@@ -153,7 +148,7 @@ fn residuals_hvp_adjoint<
                             ::autograd::__private::dual::tangent(&v___ad_d[..], __ad_k_3),
                         )
                     };
-                    let __ad_t8: ::autograd::__private::Dual = __ad_out[__ad_k];
+                    let __ad_t8: ::autograd::__private::Dual = r[__ad_k];
                     let __ad_t9: ::autograd::__private::Dual = __ad_t7 * __ad_t8;
                     let __ad_s__2: ::autograd::__private::Dual = __ad_s__1 + __ad_t9;
                     __ad_cell___ad_s_6 = __ad_s__2;
@@ -178,7 +173,7 @@ fn residuals_hvp_adjoint<
                         * __ad_p_t9.0;
                     let mut __ad_d_t8: ::autograd::__private::Dual = __ad_d_t9
                         * __ad_p_t9.1;
-                    __ad_row_d_out[__ad_k] += __ad_d_t8;
+                    __ad_row_d_r[__ad_k] += __ad_d_t8;
                     let __ad_i: usize = __ad_k;
                     ::autograd::__private::dual::accumulate(
                         &mut d___ad_d[..],
@@ -189,7 +184,7 @@ fn residuals_hvp_adjoint<
                     __ad_d_cell___ad_s_6 += __ad_d_s__1;
                 }
             } else {
-                for __ad_k in 0..__ad_out.len() {
+                for __ad_k in 0..r.len() {
                     let __ad_s__1: ::autograd::__private::Dual = __ad_cell___ad_s_6;
                     let __ad_t7: ::autograd::__private::Dual = {
                         let __ad_k_3: usize = __ad_k;
@@ -198,7 +193,7 @@ fn residuals_hvp_adjoint<
                             ::autograd::__private::dual::tangent(&v___ad_d[..], __ad_k_3),
                         )
                     };
-                    let __ad_t8: ::autograd::__private::Dual = __ad_out[__ad_k];
+                    let __ad_t8: ::autograd::__private::Dual = r[__ad_k];
                     let __ad_t9: ::autograd::__private::Dual = __ad_t7 * __ad_t8;
                     let __ad_s__2: ::autograd::__private::Dual = __ad_s__1 + __ad_t9;
                     __ad_cell___ad_s_6 = __ad_s__2;
@@ -223,7 +218,7 @@ fn residuals_hvp_adjoint<
                         * __ad_p_t9.0;
                     let mut __ad_d_t8: ::autograd::__private::Dual = __ad_d_t9
                         * __ad_p_t9.1;
-                    __ad_d_out[__ad_k] += __ad_d_t8;
+                    __ad_d_r[__ad_k] += __ad_d_t8;
                     let __ad_i: usize = __ad_k;
                     ::autograd::__private::dual::accumulate(
                         &mut d___ad_d[..],
@@ -237,27 +232,23 @@ fn residuals_hvp_adjoint<
         }
         let __ad_s__3: ::autograd::__private::Dual = __ad_cell___ad_s_6;
         let mut __ad_d_s__3: ::autograd::__private::Dual = d_out;
-        let mut __ad_d_r = ::autograd::__private::zeros_like(&r);
         let mut __ad_d_cell___ad_s_6: ::autograd::__private::Dual = ::autograd::__private::Dual::constant(
             0.0,
         );
         __ad_d_cell___ad_s_6 += __ad_d_s__3;
-        for (__ad_k_4, __ad_d_1) in __ad_d_out.iter().enumerate() {
-            __ad_d_r[__ad_k_4] += *__ad_d_1;
-        }
         for i in (0..t.len()).rev() {
             let __ad_t0: ::autograd::__private::Dual = {
-                let __ad_k_5: usize = 0;
+                let __ad_k_4: usize = 0;
                 ::autograd::__private::Dual::new(
-                    p[__ad_k_5],
-                    ::autograd::__private::dual::tangent(&v_p[..], __ad_k_5),
+                    p[__ad_k_4],
+                    ::autograd::__private::dual::tangent(&v_p[..], __ad_k_4),
                 )
             };
             let __ad_t1: ::autograd::__private::Dual = {
-                let __ad_k_6: usize = 1;
+                let __ad_k_5: usize = 1;
                 ::autograd::__private::Dual::new(
-                    p[__ad_k_6],
-                    ::autograd::__private::dual::tangent(&v_p[..], __ad_k_6),
+                    p[__ad_k_5],
+                    ::autograd::__private::dual::tangent(&v_p[..], __ad_k_5),
                 )
             };
             let __ad_t2: ::autograd::__private::Dual = __ad_t1 * (t[i]);
@@ -388,7 +379,8 @@ fn residuals_adjoint(
             "p",
             p.len(),
         );
-        let mut r: ::std::vec::Vec<f64> = ::std::vec![0.0; t.len()];
+        let mut __ad_own_r: ::std::vec::Vec<f64> = ::std::vec![0.0; t.len()];
+        let r = &mut __ad_own_r[..];
         if let (Some(__ad_row_r), Some(__ad_row_y)) = (
             ::autograd::__private::row_mut(&mut r[..], 0usize, t.len()),
             ::autograd::__private::row(&y[..], 0usize, t.len()),
@@ -413,33 +405,29 @@ fn residuals_adjoint(
                 r[i] = __ad_t5;
             }
         }
-        let mut __ad_out = r.clone();
+        let __ad_s: f64 = 0.0_f64;
         if __ad_value_slot.is_none() {
             ::autograd::__private::check_output_len(
                 "residuals_adjoint",
                 stringify!(d_out),
                 __ad_d.len(),
-                __ad_out.len(),
+                r.len(),
             );
-            *__ad_value_slot = ::core::option::Option::Some(__ad_out.to_vec());
+            *__ad_value_slot = ::core::option::Option::Some(r.to_vec());
         }
-        let __ad_s: f64 = 0.0_f64;
         let mut __ad_cell___ad_s_6 = __ad_s;
         let __ad_seed_cell___ad_s_6: f64 = d_out;
-        let mut __ad_d_out = ::autograd::__private::zeros_like(&__ad_out);
+        let mut __ad_own_d_r = ::autograd::__private::zeros_like(&r);
+        let __ad_d_r = &mut __ad_own_d_r[..];
         {
             let mut __ad_d_cell___ad_s_6: f64;
-            if let (Some(__ad_row_d), Some(__ad_row_d_out)) = (
-                ::autograd::__private::row(&__ad_d[..], 0usize, __ad_out.len()),
-                ::autograd::__private::row_mut(
-                    &mut __ad_d_out[..],
-                    0usize,
-                    __ad_out.len(),
-                ),
+            if let (Some(__ad_row_d), Some(__ad_row_d_r)) = (
+                ::autograd::__private::row(&__ad_d[..], 0usize, r.len()),
+                ::autograd::__private::row_mut(&mut __ad_d_r[..], 0usize, r.len()),
             ) {
-                for __ad_k in 0..__ad_out.len() {
+                for __ad_k in 0..r.len() {
                     let __ad_s__1 = __ad_cell___ad_s_6;
-                    let __ad_t7 = __ad_out[__ad_k];
+                    let __ad_t7 = r[__ad_k];
                     let __ad_t8 = (__ad_row_d[__ad_k]) * __ad_t7;
                     let __ad_s__2 = __ad_s__1 + __ad_t8;
                     __ad_cell___ad_s_6 = __ad_s__2;
@@ -456,13 +444,13 @@ fn residuals_adjoint(
                                 0.0,
                             )
                             .1;
-                    __ad_row_d_out[__ad_k] += __ad_d_t7;
+                    __ad_row_d_r[__ad_k] += __ad_d_t7;
                     __ad_d_cell___ad_s_6 = __ad_d_s__1;
                 }
             } else {
-                for __ad_k in 0..__ad_out.len() {
+                for __ad_k in 0..r.len() {
                     let __ad_s__1 = __ad_cell___ad_s_6;
-                    let __ad_t7 = __ad_out[__ad_k];
+                    let __ad_t7 = r[__ad_k];
                     let __ad_t8 = (__ad_d[__ad_k]) * __ad_t7;
                     let __ad_s__2 = __ad_s__1 + __ad_t8;
                     __ad_cell___ad_s_6 = __ad_s__2;
@@ -475,19 +463,15 @@ fn residuals_adjoint(
                     let mut __ad_d_t7: f64 = __ad_d_t8
                         * ::autograd::__private::rules::mul((__ad_d[__ad_k]), 0.0, 0.0)
                             .1;
-                    __ad_d_out[__ad_k] += __ad_d_t7;
+                    __ad_d_r[__ad_k] += __ad_d_t7;
                     __ad_d_cell___ad_s_6 = __ad_d_s__1;
                 }
             }
         }
         let __ad_s__3 = __ad_cell___ad_s_6;
         let mut __ad_d_s__3: f64 = d_out;
-        let mut __ad_d_r = ::autograd::__private::zeros_like(&r);
         let mut __ad_d_cell___ad_s_6: f64 = 0.0;
         __ad_d_cell___ad_s_6 += __ad_d_s__3;
-        for (__ad_k_1, __ad_d_1) in __ad_d_out.iter().enumerate() {
-            __ad_d_r[__ad_k_1] += *__ad_d_1;
-        }
         for i in (0..t.len()).rev() {
             let __ad_t0 = p[0];
             let __ad_t1 = p[1];
@@ -572,7 +556,8 @@ fn residuals_jacobian(
             "p",
             p.len(),
         );
-        let mut r: ::std::vec::Vec<f64> = ::std::vec![0.0; t.len()];
+        let mut __ad_own_r: ::std::vec::Vec<f64> = ::std::vec![0.0; t.len()];
+        let r = &mut __ad_own_r[..];
         if let (Some(__ad_row_r), Some(__ad_row_y)) = (
             ::autograd::__private::row_mut(&mut r[..], 0usize, t.len()),
             ::autograd::__private::row(&y[..], 0usize, t.len()),
@@ -597,33 +582,29 @@ fn residuals_jacobian(
                 r[i] = __ad_t5;
             }
         }
-        let mut __ad_out = r.clone();
+        let __ad_s: f64 = 0.0_f64;
         if __ad_value_slot.is_none() {
             ::autograd::__private::check_output_len(
                 "residuals_adjoint",
                 stringify!(d_out),
                 __ad_d.len(),
-                __ad_out.len(),
+                r.len(),
             );
-            *__ad_value_slot = ::core::option::Option::Some(__ad_out.to_vec());
+            *__ad_value_slot = ::core::option::Option::Some(r.to_vec());
         }
-        let __ad_s: f64 = 0.0_f64;
         let mut __ad_cell___ad_s_6 = __ad_s;
         let __ad_seed_cell___ad_s_6: f64 = d_out;
-        let mut __ad_d_out = ::autograd::__private::zeros_like(&__ad_out);
+        let mut __ad_own_d_r = ::autograd::__private::zeros_like(&r);
+        let __ad_d_r = &mut __ad_own_d_r[..];
         {
             let mut __ad_d_cell___ad_s_6: f64;
-            if let (Some(__ad_row_d), Some(__ad_row_d_out)) = (
-                ::autograd::__private::row(&__ad_d[..], 0usize, __ad_out.len()),
-                ::autograd::__private::row_mut(
-                    &mut __ad_d_out[..],
-                    0usize,
-                    __ad_out.len(),
-                ),
+            if let (Some(__ad_row_d), Some(__ad_row_d_r)) = (
+                ::autograd::__private::row(&__ad_d[..], 0usize, r.len()),
+                ::autograd::__private::row_mut(&mut __ad_d_r[..], 0usize, r.len()),
             ) {
-                for __ad_k in 0..__ad_out.len() {
+                for __ad_k in 0..r.len() {
                     let __ad_s__1 = __ad_cell___ad_s_6;
-                    let __ad_t7 = __ad_out[__ad_k];
+                    let __ad_t7 = r[__ad_k];
                     let __ad_t8 = (__ad_row_d[__ad_k]) * __ad_t7;
                     let __ad_s__2 = __ad_s__1 + __ad_t8;
                     __ad_cell___ad_s_6 = __ad_s__2;
@@ -640,13 +621,13 @@ fn residuals_jacobian(
                                 0.0,
                             )
                             .1;
-                    __ad_row_d_out[__ad_k] += __ad_d_t7;
+                    __ad_row_d_r[__ad_k] += __ad_d_t7;
                     __ad_d_cell___ad_s_6 = __ad_d_s__1;
                 }
             } else {
-                for __ad_k in 0..__ad_out.len() {
+                for __ad_k in 0..r.len() {
                     let __ad_s__1 = __ad_cell___ad_s_6;
-                    let __ad_t7 = __ad_out[__ad_k];
+                    let __ad_t7 = r[__ad_k];
                     let __ad_t8 = (__ad_d[__ad_k]) * __ad_t7;
                     let __ad_s__2 = __ad_s__1 + __ad_t8;
                     __ad_cell___ad_s_6 = __ad_s__2;
@@ -659,19 +640,15 @@ fn residuals_jacobian(
                     let mut __ad_d_t7: f64 = __ad_d_t8
                         * ::autograd::__private::rules::mul((__ad_d[__ad_k]), 0.0, 0.0)
                             .1;
-                    __ad_d_out[__ad_k] += __ad_d_t7;
+                    __ad_d_r[__ad_k] += __ad_d_t7;
                     __ad_d_cell___ad_s_6 = __ad_d_s__1;
                 }
             }
         }
         let __ad_s__3 = __ad_cell___ad_s_6;
         let mut __ad_d_s__3: f64 = d_out;
-        let mut __ad_d_r = ::autograd::__private::zeros_like(&r);
         let mut __ad_d_cell___ad_s_6: f64 = 0.0;
         __ad_d_cell___ad_s_6 += __ad_d_s__3;
-        for (__ad_k_1, __ad_d_1) in __ad_d_out.iter().enumerate() {
-            __ad_d_r[__ad_k_1] += *__ad_d_1;
-        }
         for i in (0..t.len()).rev() {
             let __ad_t0 = p[0];
             let __ad_t1 = p[1];
@@ -722,7 +699,8 @@ fn residuals_jacobian(
         __ad_scratch: &mut [f64],
     ) {
         let _: f64 = {
-            let mut r: ::std::vec::Vec<f64> = ::std::vec![0.0; t.len()];
+            let mut __ad_own_r: ::std::vec::Vec<f64> = ::std::vec![0.0; t.len()];
+            let r = &mut __ad_own_r[..];
             let mut __ad_dot_r = ::autograd::__private::zeros_like(&r);
             for i in 0..t.len() {
                 let __ad_t0 = p[0];
@@ -754,16 +732,14 @@ fn residuals_jacobian(
                 &__ad_dot_r[..],
             );
             return;
-            let mut __ad_out = r.clone();
-            let mut __ad_dot_out = __ad_dot_r.clone();
             let __ad_s: f64 = 0.0_f64;
             let mut __ad_cell___ad_s_6 = __ad_s;
             let mut __ad_dot_cell___ad_s_6: f64 = 0.0_f64;
-            for __ad_k in 0..__ad_out.len() {
+            for __ad_k in 0..r.len() {
                 let __ad_s__1 = __ad_cell___ad_s_6;
                 let __ad_dot_s__1 = __ad_dot_cell___ad_s_6;
-                let __ad_t7 = __ad_out[__ad_k];
-                let __ad_dot_t7 = __ad_dot_out[__ad_k];
+                let __ad_t7 = r[__ad_k];
+                let __ad_dot_t7 = __ad_dot_r[__ad_k];
                 let __ad_t8 = (__ad_d[__ad_k]) * __ad_t7;
                 let __ad_dot_t8 = ::autograd::__private::rules::mul(
                         (__ad_d[__ad_k]),
