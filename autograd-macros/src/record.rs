@@ -209,6 +209,12 @@ pub struct Shaped {
     pub tape: Ident,
     /// The shape taken back at the start of its block's reverse.
     pub shape: Ident,
+    /// Where its adjoint is zeroed, when it has one and is not a buffer
+    /// with a `Pool`: one `Vec` for all the iterations' adjoints of a `Vec`
+    /// (`__private::zeros_pooled`; a `[f64; N]`'s adjoint is on the stack
+    /// and leaves the pool unused), not one allocated per iteration (a
+    /// helper's returned force vector, every time step).
+    pub adjoint_pool: Option<Ident>,
 }
 
 impl Recording {
@@ -418,6 +424,8 @@ pub fn plan(
                     let shaped = Shaped {
                         tape: names.derived(Role::Shapes, array, of),
                         shape: names.derived(Role::Shape, array, of),
+                        adjoint_pool: (activity.needs_adjoint(array) && !buffers.contains(&array))
+                            .then(|| names.fresh_for("__ad_pool_d_", of)),
                     };
                     recording.shapes.insert(array, shaped);
                 }

@@ -1409,6 +1409,39 @@ pub mod __private {
         refill(pool, 0.0, shape.0)
     }
 
+    /// The shape of a float array whose adjoint is zeroed in a pool
+    /// ([`zeros_pooled`]).
+    pub trait Pooled: Shape {
+        /// The zeroed adjoint: an array, or a slice of the pool.
+        type In<'a>;
+        fn zeros_pooled(self, pool: &mut ::std::vec::Vec<f64>) -> Self::In<'_>;
+    }
+
+    impl<const N: usize> Pooled for ArrayShape<f64, N> {
+        type In<'a> = [f64; N];
+        #[inline]
+        fn zeros_pooled(self, _: &mut ::std::vec::Vec<f64>) -> [f64; N] {
+            [0.0; N]
+        }
+    }
+
+    impl Pooled for VecShape<f64> {
+        type In<'a> = &'a mut [f64];
+        #[inline]
+        fn zeros_pooled(self, pool: &mut ::std::vec::Vec<f64>) -> &mut [f64] {
+            refill(pool, 0.0, self.0)
+        }
+    }
+
+    /// The zeroed adjoint of an array a recorded nest declares, of its
+    /// recorded `shape`: for a `Vec`, in `pool`'s storage, which all the
+    /// iterations share (one allocation a call, not one an iteration); for
+    /// a `[f64; N]`, on the stack.
+    #[inline]
+    pub fn zeros_pooled<S: Pooled>(pool: &mut ::std::vec::Vec<f64>, shape: S) -> S::In<'_> {
+        shape.zeros_pooled(pool)
+    }
+
     /// The shape of `array`, recorded by the forward sweep where a
     /// recorded nest declares it.
     #[inline]

@@ -315,12 +315,15 @@ impl<'a> Body<'a> {
                 records.push((record.clone(), quote!(f64)));
             }
         }
-        let mut shapes: Vec<(&VarId, &Ident)> = (self.plan.recording.shapes.iter())
-            .map(|(array, shaped)| (array, &shaped.tape))
-            .collect();
-        shapes.sort();
-        for (_, tape) in shapes {
+        let mut shapes: Vec<(&VarId, &crate::record::Shaped)> =
+            self.plan.recording.shapes.iter().collect();
+        shapes.sort_by_key(|(array, _)| **array);
+        for (_, shaped) in shapes {
+            let tape = &shaped.tape;
             tapes.push(quote!(let mut #tape = ::std::vec::Vec::new();));
+            if let Some(pool) = &shaped.adjoint_pool {
+                tapes.push(quote!(let mut #pool: ::std::vec::Vec<f64> = ::std::vec::Vec::new();));
+            }
         }
         let mut pools: Vec<(&VarId, &crate::record::Pool)> =
             self.plan.recording.pools.iter().collect();
@@ -531,6 +534,12 @@ impl<'a> Body<'a> {
                 if let Some(pool) = pool.and_then(|p| p.adjoint.as_ref()) {
                     return quote! {
                         let #adjoint = ::autograd::__private::zeros_in(&mut #pool, #shape);
+                    };
+                }
+                // (another's: zeroed in a pool if a `Vec`, `Shaped::adjoint_pool`)
+                if let Some(pool) = &shaped.adjoint_pool {
+                    return quote! {
+                        let mut #adjoint = ::autograd::__private::zeros_pooled(&mut #pool, #shape);
                     };
                 }
                 quote!(::autograd::__private::zeros_of(#shape))

@@ -42,8 +42,11 @@ fn heun_fit_grad(
     let d_out = 1.0_f64;
     let __ad_value = {
         let mut __ad_shapes_k1 = ::std::vec::Vec::new();
+        let mut __ad_pool_d_k1: ::std::vec::Vec<f64> = ::std::vec::Vec::new();
         let mut __ad_shapes_ys = ::std::vec::Vec::new();
+        let mut __ad_pool_d_ys: ::std::vec::Vec<f64> = ::std::vec::Vec::new();
         let mut __ad_shapes_k2 = ::std::vec::Vec::new();
+        let mut __ad_pool_d_k2: ::std::vec::Vec<f64> = ::std::vec::Vec::new();
         ::std::thread_local! {
             #[allow(non_upper_case_globals)] static __ad_home :
             ::autograd::__private::RecordsHome < f64, 2 > = const {
@@ -110,9 +113,18 @@ fn heun_fit_grad(
                 let __ad_shape_ys = ::autograd::__private::pop(&mut __ad_shapes_ys);
                 let __ad_shape_k2 = ::autograd::__private::pop(&mut __ad_shapes_k2);
                 let e = __ad_t15 - (obs[s]);
-                let mut __ad_d_k1 = ::autograd::__private::zeros_of(__ad_shape_k1);
-                let mut __ad_d_ys = ::autograd::__private::zeros_of(__ad_shape_ys);
-                let mut __ad_d_k2 = ::autograd::__private::zeros_of(__ad_shape_k2);
+                let mut __ad_d_k1 = ::autograd::__private::zeros_pooled(
+                    &mut __ad_pool_d_k1,
+                    __ad_shape_k1,
+                );
+                let mut __ad_d_ys = ::autograd::__private::zeros_pooled(
+                    &mut __ad_pool_d_ys,
+                    __ad_shape_ys,
+                );
+                let mut __ad_d_k2 = ::autograd::__private::zeros_pooled(
+                    &mut __ad_pool_d_k2,
+                    __ad_shape_k2,
+                );
                 let mut __ad_d_loss__2: f64 = __ad_d_cell_loss_2;
                 __ad_d_cell_loss_2 = 0.0;
                 let __ad_p_loss__2 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
@@ -216,8 +228,11 @@ fn heun_fit_adjoint(
         p.len(),
     );
     let mut __ad_shapes_k1 = ::std::vec::Vec::new();
+    let mut __ad_pool_d_k1: ::std::vec::Vec<f64> = ::std::vec::Vec::new();
     let mut __ad_shapes_ys = ::std::vec::Vec::new();
+    let mut __ad_pool_d_ys: ::std::vec::Vec<f64> = ::std::vec::Vec::new();
     let mut __ad_shapes_k2 = ::std::vec::Vec::new();
+    let mut __ad_pool_d_k2: ::std::vec::Vec<f64> = ::std::vec::Vec::new();
     ::std::thread_local! {
         #[allow(non_upper_case_globals)] static __ad_home :
         ::autograd::__private::RecordsHome < f64, 2 > = const {
@@ -284,9 +299,18 @@ fn heun_fit_adjoint(
             let __ad_shape_ys = ::autograd::__private::pop(&mut __ad_shapes_ys);
             let __ad_shape_k2 = ::autograd::__private::pop(&mut __ad_shapes_k2);
             let e = __ad_t15 - (obs[s]);
-            let mut __ad_d_k1 = ::autograd::__private::zeros_of(__ad_shape_k1);
-            let mut __ad_d_ys = ::autograd::__private::zeros_of(__ad_shape_ys);
-            let mut __ad_d_k2 = ::autograd::__private::zeros_of(__ad_shape_k2);
+            let mut __ad_d_k1 = ::autograd::__private::zeros_pooled(
+                &mut __ad_pool_d_k1,
+                __ad_shape_k1,
+            );
+            let mut __ad_d_ys = ::autograd::__private::zeros_pooled(
+                &mut __ad_pool_d_ys,
+                __ad_shape_ys,
+            );
+            let mut __ad_d_k2 = ::autograd::__private::zeros_pooled(
+                &mut __ad_pool_d_k2,
+                __ad_shape_k2,
+            );
             let mut __ad_d_loss__2: f64 = __ad_d_cell_loss_2;
             __ad_d_cell_loss_2 = 0.0;
             let __ad_p_loss__2 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);

@@ -40,9 +40,13 @@ fn solve_fit_grad(
     let d_out = 1.0_f64;
     let __ad_value = {
         let mut __ad_shapes_k = ::std::vec::Vec::new();
+        let mut __ad_pool_d_k: ::std::vec::Vec<f64> = ::std::vec::Vec::new();
         let mut __ad_shapes_e = ::std::vec::Vec::new();
+        let mut __ad_pool_d_e: ::std::vec::Vec<f64> = ::std::vec::Vec::new();
         let mut __ad_shapes_k2 = ::std::vec::Vec::new();
+        let mut __ad_pool_d_k2: ::std::vec::Vec<f64> = ::std::vec::Vec::new();
         let mut __ad_shapes_k3 = ::std::vec::Vec::new();
+        let mut __ad_pool_d_k3: ::std::vec::Vec<f64> = ::std::vec::Vec::new();
         ::std::thread_local! {
             #[allow(non_upper_case_globals)] static __ad_home :
             ::autograd::__private::RecordsHome < f64, 2 > = const {
@@ -119,10 +123,22 @@ fn solve_fit_grad(
                 let __ad_t4 = k[0];
                 let __ad_t5 = k[1];
                 let d = __ad_t19 - (obs[s]);
-                let mut __ad_d_k = ::autograd::__private::zeros_of(__ad_shape_k);
-                let mut __ad_d_e = ::autograd::__private::zeros_of(__ad_shape_e);
-                let mut __ad_d_k2 = ::autograd::__private::zeros_of(__ad_shape_k2);
-                let mut __ad_d_k3 = ::autograd::__private::zeros_of(__ad_shape_k3);
+                let mut __ad_d_k = ::autograd::__private::zeros_pooled(
+                    &mut __ad_pool_d_k,
+                    __ad_shape_k,
+                );
+                let mut __ad_d_e = ::autograd::__private::zeros_pooled(
+                    &mut __ad_pool_d_e,
+                    __ad_shape_e,
+                );
+                let mut __ad_d_k2 = ::autograd::__private::zeros_pooled(
+                    &mut __ad_pool_d_k2,
+                    __ad_shape_k2,
+                );
+                let mut __ad_d_k3 = ::autograd::__private::zeros_pooled(
+                    &mut __ad_pool_d_k3,
+                    __ad_shape_k3,
+                );
                 let mut __ad_d_loss__2: f64 = __ad_d_cell_loss_2;
                 __ad_d_cell_loss_2 = 0.0;
                 let __ad_p_loss__2 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
@@ -228,9 +244,13 @@ fn solve_fit_adjoint(
         p.len(),
     );
     let mut __ad_shapes_k = ::std::vec::Vec::new();
+    let mut __ad_pool_d_k: ::std::vec::Vec<f64> = ::std::vec::Vec::new();
     let mut __ad_shapes_e = ::std::vec::Vec::new();
+    let mut __ad_pool_d_e: ::std::vec::Vec<f64> = ::std::vec::Vec::new();
     let mut __ad_shapes_k2 = ::std::vec::Vec::new();
+    let mut __ad_pool_d_k2: ::std::vec::Vec<f64> = ::std::vec::Vec::new();
     let mut __ad_shapes_k3 = ::std::vec::Vec::new();
+    let mut __ad_pool_d_k3: ::std::vec::Vec<f64> = ::std::vec::Vec::new();
     ::std::thread_local! {
         #[allow(non_upper_case_globals)] static __ad_home :
         ::autograd::__private::RecordsHome < f64, 2 > = const {
@@ -307,10 +327,22 @@ fn solve_fit_adjoint(
             let __ad_t4 = k[0];
             let __ad_t5 = k[1];
             let d = __ad_t19 - (obs[s]);
-            let mut __ad_d_k = ::autograd::__private::zeros_of(__ad_shape_k);
-            let mut __ad_d_e = ::autograd::__private::zeros_of(__ad_shape_e);
-            let mut __ad_d_k2 = ::autograd::__private::zeros_of(__ad_shape_k2);
-            let mut __ad_d_k3 = ::autograd::__private::zeros_of(__ad_shape_k3);
+            let mut __ad_d_k = ::autograd::__private::zeros_pooled(
+                &mut __ad_pool_d_k,
+                __ad_shape_k,
+            );
+            let mut __ad_d_e = ::autograd::__private::zeros_pooled(
+                &mut __ad_pool_d_e,
+                __ad_shape_e,
+            );
+            let mut __ad_d_k2 = ::autograd::__private::zeros_pooled(
+                &mut __ad_pool_d_k2,
+                __ad_shape_k2,
+            );
+            let mut __ad_d_k3 = ::autograd::__private::zeros_pooled(
+                &mut __ad_pool_d_k3,
+                __ad_shape_k3,
+            );
             let mut __ad_d_loss__2: f64 = __ad_d_cell_loss_2;
             __ad_d_cell_loss_2 = 0.0;
             let __ad_p_loss__2 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
