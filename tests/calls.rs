@@ -985,3 +985,37 @@ fn calls_given_arrays_take_their_partials_as_they_run() {
         assert_gradient(|w| softmax_nll(w, &xs, &labels), &w, &gradient);
     }
 }
+
+/// A plain function that takes a buffer by value.
+fn total_of(v: Vec<f64>) -> f64 {
+    v.iter().sum()
+}
+
+/// A buffer given by value to a helper that does not differentiate it,
+/// after the gradient needs it (`scale[k]` is `∂logits[k]/∂w[k]`): the
+/// expansion moved it into the call and read it after (E0382, on valid
+/// code, until 2026-11-28); the call is now given a copy.
+#[allow(clippy::needless_range_loop)]
+#[differentiable(wrt(w))]
+fn given_by_value(w: &[f64], n: usize) -> f64 {
+    let mut total = 0.0;
+    for i in 0..n {
+        let mut scale = vec![1.0; 3];
+        scale[1] = i as f64;
+        let mut logits = vec![0.0; 3];
+        for k in 0..3 {
+            logits[k] = w[k] * scale[k];
+        }
+        total += logits[0] * logits[1] + total_of(scale);
+    }
+    total
+}
+
+#[test]
+fn a_buffer_given_by_value_is_given_a_copy() {
+    let w = [0.5, -1.0, 2.0];
+    let (value, gradient) = given_by_value_grad(&w, 4);
+    assert_eq!(value, given_by_value(&w, 4));
+    assert_eq!(gradient, vec![-6.0, 3.0, 0.0]);
+    assert_gradient(|w| given_by_value(w, 4), &w, &gradient);
+}

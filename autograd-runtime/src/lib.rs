@@ -1393,6 +1393,31 @@ pub mod __private {
         &mut pool[..]
     }
 
+    /// `vec![value; len]` in `pool`'s storage, taken out of it: a `Vec`
+    /// buffer a fused loop's body declares every iteration, which the
+    /// iteration moves back into the pool when it is done.
+    #[inline]
+    pub fn take_filled(
+        pool: &mut ::std::vec::Vec<f64>,
+        value: f64,
+        len: usize,
+    ) -> ::std::vec::Vec<f64> {
+        let mut items = ::std::mem::take(pool);
+        items.clear();
+        items.resize(len, value);
+        items
+    }
+
+    /// `items.to_vec()` in `pool`'s storage, taken out of it (see
+    /// [`take_filled`]).
+    #[inline]
+    pub fn take_from(pool: &mut ::std::vec::Vec<f64>, items: &[f64]) -> ::std::vec::Vec<f64> {
+        let mut taken = ::std::mem::take(pool);
+        taken.clear();
+        taken.extend_from_slice(items);
+        taken
+    }
+
     /// `items.to_vec()` (`vec![a, b]`, `x.to_vec()`) in `pool`'s storage
     /// (see [`refill`]).
     #[inline]

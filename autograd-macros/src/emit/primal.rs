@@ -567,13 +567,31 @@ fn slot_choices(candidates: &[Candidate]) -> Vec<Vec<Vec<usize>>> {
         .collect()
 }
 
-/// An argument of a call, as the user wrote it.
+/// An argument of a call, as the user wrote it; a local array given by
+/// value (`total_of(scale)`, a `Vec<f64>` taken by a helper) is given a
+/// copy, for the forward sweep, its replays and the reverse read the array
+/// after the call (the expansion moved it, then read it: E0382, on valid
+/// code). (A parameter given by name is a reference, or a `Copy` array.)
 pub fn call_arg(func: &Func, arg: &CallArg) -> TokenStream {
     match arg {
         CallArg::Float(op) => operand(func, op),
+        CallArg::Array { array, tokens, .. }
+            if !by_reference(tokens)
+                && matches!(func.vars[*array].origin, crate::ir::Origin::Local) =>
+        {
+            quote!(::core::clone::Clone::clone(&#tokens))
+        }
         CallArg::Array { tokens, .. } => tokens.clone(),
         CallArg::Const(c) => c.tokens.clone(),
     }
+}
+
+/// Whether an argument is written `&..` (`&v`, `&mut v`, `&v[a..b]`).
+fn by_reference(tokens: &TokenStream) -> bool {
+    matches!(
+        tokens.clone().into_iter().next(),
+        Some(proc_macro2::TokenTree::Punct(p)) if p.as_char() == '&'
+    )
 }
 
 /// The local partial derivatives of `var = prim(args)` with respect to the

@@ -131,6 +131,14 @@ pub(super) struct Body<'a> {
     /// Under a vector-valued function's `f_adjoint`: where its returned
     /// vector goes as it is bound (`super::Keep`).
     keep: Option<&'a super::Keep<'a>>,
+    /// The `Vec` buffers the body of a fused loop declares at its top
+    /// (`let mut logits = vec![0.0; c];` per sample), used through slices
+    /// (`views.rs`): each iteration runs its forward and its reverse before
+    /// the next, so one buffer before the loop, refilled every iteration,
+    /// and one for its adjoint, zeroed every iteration, serve them all
+    /// (`fused_loop_code`), where the user's code allocates one an
+    /// iteration and the adjoint another.
+    fused_pools: HashMap<VarId, crate::record::Pool>,
 }
 
 impl<'a> Body<'a> {
@@ -162,6 +170,7 @@ impl<'a> Body<'a> {
             cursors: HashMap::new(),
             spanned: HashSet::new(),
             keep: None,
+            fused_pools: HashMap::new(),
         }
     }
 
@@ -524,6 +533,15 @@ impl<'a> Body<'a> {
     /// (the mixture's reverse triangular product).
     fn declare_array_adjoint(&self, var: VarId) -> TokenStream {
         let (array, adjoint) = (self.ident(var), self.adjoint(var));
+        // (a buffer a fused loop's body declares: zeroed in its pool)
+        if let Some(pool) = self.fused_pools.get(&var).and_then(|p| p.adjoint.as_ref()) {
+            return quote! {
+                let mut #adjoint = ::autograd::__private::zeros_in(
+                    &mut #pool,
+                    ::autograd::__private::shape_of(&#array),
+                );
+            };
+        }
         // (an array a recorded nest declares, out of scope here: zeros of
         // its shape, taken back at the start of its block's reverse)
         let zeros = match self.plan.recording.shapes.get(&var) {
@@ -591,31 +609,18 @@ impl<'a> Body<'a> {
                     let record = nest.partials.as_ref().expect("a nest with calls");
                     out.push(quote!(#record.extend_from_slice(&[#(#partials),*]);));
                 }
-                // a buffer a recorded nest declares: refilled in its pool
-                // (`record::Pool`)
+                // a buffer a recorded nest or a fused loop's body declares:
+                // refilled in its pool (`record::Pool`, `fused_pools`)
                 Stmt::Let {
                     var,
                     init: Some(Rhs::Array(init)),
                     ..
-                } if mode.store && self.plan.recording.pools.contains_key(var) => {
-                    let pool = &self.plan.recording.pools[var].forward;
-                    let ident = self.ident(*var);
-                    let refill = match init {
-                        ArrayInit::Fill { value, len, .. } => {
-                            let value = &value.tokens;
-                            quote!(::autograd::__private::refill(&mut #pool, #value, #len))
-                        }
-                        ArrayInit::List { items, .. } => {
-                            let items = items.iter().map(|i| self.operand(i));
-                            quote!(::autograd::__private::refill_from(&mut #pool, &[#(#items),*]))
-                        }
-                        ArrayInit::Copy { source, .. } => {
-                            let source = self.ident(*source);
-                            quote!(::autograd::__private::refill_from(&mut #pool, &#source[..]))
-                        }
-                    };
-                    out.push(quote!(let #ident = #refill;));
-                    out.extend(self.record_declaration(*var));
+                } if self.pool_of(*var, mode).is_some() => {
+                    let pool = self.pool_of(*var, mode).expect("checked");
+                    out.push(self.refill(*var, &pool, init));
+                    if mode.store {
+                        out.extend(self.record_declaration(*var));
+                    }
                 }
                 Stmt::Let { var, ty, init } => {
                     out.push(self.let_stmt(*var, ty.as_ref(), init.as_ref()));
@@ -1587,6 +1592,44 @@ impl<'a> Body<'a> {
             }
             self.declared.insert(var);
         }
+        // The buffers its body declares, in pools before the loop
+        // (`fused_pools`; first order: a `Dual` buffer is not a view).
+        for stmt in &l.body.stmts {
+            let Stmt::Let {
+                var,
+                init: Some(Rhs::Array(init)),
+                ..
+            } = stmt
+            else {
+                continue;
+            };
+            let vec = match init {
+                ArrayInit::Fill { vec, .. }
+                | ArrayInit::List { vec, .. }
+                | ArrayInit::Copy { vec, .. } => *vec,
+            };
+            let info = &self.func.vars[*var];
+            if !vec || self.second || self.plan.recording.pools.contains_key(var) {
+                continue;
+            }
+            // (a `Vec` that is not used through a slice is taken out of its
+            // pool and moved back at the end of the iteration: nothing may
+            // move it elsewhere — a call given it by value, kept tokens)
+            if !info.view && !only_borrowed(self.func, &l.body, *var) {
+                continue;
+            }
+            let pool = crate::record::Pool {
+                forward: self.names.fresh_for("__ad_pool_", &info.ident),
+                adjoint: self
+                    .activity
+                    .needs_adjoint(*var)
+                    .then(|| self.names.fresh_for("__ad_pool_d_", &info.ident)),
+            };
+            for pool in std::iter::once(&pool.forward).chain(&pool.adjoint) {
+                out.push(quote!(let mut #pool: ::std::vec::Vec<f64> = ::std::vec::Vec::new();));
+            }
+            self.fused_pools.insert(*var, pool);
+        }
         let outer_declared = self.declared.clone();
         self.declared.extend(seeds.iter().map(|(cell, _)| *cell));
         let mode = Mode {
@@ -1597,6 +1640,20 @@ impl<'a> Body<'a> {
             store: false,
         };
         let body = self.forward(&l.body, mode);
+        // (the buffers taken out of their pools, moved back)
+        let moved_back: Vec<TokenStream> = l
+            .body
+            .stmts
+            .iter()
+            .filter_map(|stmt| match stmt {
+                Stmt::Let { var, .. } if !self.func.vars[*var].view => {
+                    let pool = &self.fused_pools.get(var)?.forward;
+                    let ident = self.ident(*var);
+                    Some(quote!(#pool = #ident;))
+                }
+                _ => None,
+            })
+            .collect();
         // Loads at an index the loop does not change (`x[i]` in a double
         // sum's inner loop): their adjoints summed in a local, added once
         // after the loop (the body's reverse runs in its own iteration, in
@@ -1616,11 +1673,59 @@ impl<'a> Body<'a> {
                     #(#body)*
                     #(#d_cells = #seeds;)*
                     #(#reverse)*
+                    #(#moved_back)*
                 }
                 #(#additions)*
             }
         });
         quote!(#(#out)*)
+    }
+
+    /// The `let` of a buffer refilled in `pool`: a slice of it for a
+    /// buffer used through slices (`views.rs`), else, in a fused loop's
+    /// body, the pool's `Vec` itself, taken out (and moved back at the end
+    /// of the iteration, `fused_loop_code`).
+    fn refill(&self, var: VarId, pool: &Ident, init: &ArrayInit) -> TokenStream {
+        let ident = self.ident(var);
+        let owned = !self.func.vars[var].view;
+        let (fill, from) = match owned {
+            true => (quote!(take_filled), quote!(take_from)),
+            false => (quote!(refill), quote!(refill_from)),
+        };
+        let refill = match init {
+            ArrayInit::Fill { value, len, .. } => {
+                let value = &value.tokens;
+                quote!(::autograd::__private::#fill(&mut #pool, #value, #len))
+            }
+            ArrayInit::List { items, .. } => {
+                let items = items.iter().map(|i| self.operand(i));
+                quote!(::autograd::__private::#from(&mut #pool, &[#(#items),*]))
+            }
+            ArrayInit::Copy { source, .. } => {
+                let source = self.ident(*source);
+                quote!(::autograd::__private::#from(&mut #pool, &#source[..]))
+            }
+        };
+        match owned {
+            true => quote!(let mut #ident = #refill;),
+            false => quote!(let #ident = #refill;),
+        }
+    }
+
+    /// The pool a buffer declared by `let var = vec![..];` is refilled in
+    /// where `mode` runs it: in a recorded nest's forward sweep
+    /// (`record::Pool`), or in a fused loop's body (`fused_pools`).
+    fn pool_of(&self, var: VarId, mode: Mode) -> Option<Ident> {
+        match self.fused_pools.get(&var) {
+            Some(pool) => Some(pool.forward.clone()),
+            None if mode.store => self
+                .plan
+                .recording
+                .pools
+                .get(&var)
+                .map(|p| p.forward.clone()),
+            None => None,
+        }
     }
 
     /// The type annotation and initializer of `let var [: ty] [= init];`
@@ -3235,4 +3340,36 @@ fn only_into(block: &Block, l: &crate::ir::Loop, sums: &HashSet<VarId>) -> bool 
         });
     }
     only
+}
+
+/// Whether every call in `block` given the array `var` is given a reference
+/// to it (`&v`, `&v[a..b]`, `&mut v`), and no statement kept as tokens names
+/// it: nothing moves it, so it can be moved back into its pool after.
+fn only_borrowed(func: &Func, block: &Block, var: VarId) -> bool {
+    let name = func.vars[var].ident.to_string();
+    let mut borrowed = true;
+    block.walk(0, &mut |stmt, _| match stmt {
+        Stmt::Let {
+            init: Some(Rhs::Call { args, .. }),
+            ..
+        } => {
+            for arg in args {
+                if let CallArg::Array { array, tokens, .. } = arg {
+                    let by_reference = matches!(
+                        tokens.clone().into_iter().next(),
+                        Some(proc_macro2::TokenTree::Punct(p)) if p.as_char() == '&'
+                    );
+                    borrowed &= *array != var || by_reference;
+                }
+            }
+        }
+        Stmt::Opaque { tokens, .. } => {
+            borrowed &= !tokens
+                .to_string()
+                .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .any(|word| word == name);
+        }
+        _ => {}
+    });
+    borrowed
 }
