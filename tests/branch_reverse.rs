@@ -156,3 +156,78 @@ fn an_infinite_partial_behind_the_other_branch() {
     let (value, (dx, dy)) = kink_behind_a_branch_grad(4.0, 3.0);
     assert_eq!((value, dx, dy), (6.0, 0.75, 2.0));
 }
+
+// ----- a branch's costly values, kept for its reverse ---------------------
+
+thread_local! {
+    static WARP_RUNS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// A helper the macro cannot see into, counting the runs of its value.
+fn warp(x: f64) -> f64 {
+    WARP_RUNS.with(|c| c.set(c.get() + 1));
+    x.exp() - 1.0
+}
+
+fn warp_adjoint(x: f64, d_out: f64, d_x: &mut f64) -> f64 {
+    *d_x += d_out * x.exp();
+    x.exp() - 1.0
+}
+
+fn warp_runs(f: impl FnOnce()) -> usize {
+    let before = WARP_RUNS.with(|c| c.get());
+    f();
+    WARP_RUNS.with(|c| c.get()) - before
+}
+
+/// Costly values in branches (a call's, `sin_cos`, `sqrt`, a division),
+/// in `if`s of the function body (one inside another) and of a fused
+/// loop's body: the reverse of each `if` reads what the branch computed
+/// from slots the forward sweep filled (`Plan::branch_saves`), where it
+/// replayed the branch and computed them again.
+#[differentiable]
+fn branchy(x: &[f64]) -> f64 {
+    let r2 = x[0] * x[0] + x[1] * x[1];
+    let mut out = x[2] * x[2];
+    if r2 > 1e-8 {
+        let r = r2.sqrt();
+        let (s, c) = r.sin_cos();
+        let w = warp(x[2] * s);
+        out = w * c / r;
+        if x[3] > 0.0 {
+            let v = warp(x[3] * w);
+            out += v.ln_1p();
+        }
+    }
+    let mut total = 0.0;
+    for i in 0..3 {
+        let t = x[i] * x[i + 3];
+        if t > 0.1 {
+            let e = warp(t);
+            total += e * e / (1.0 + t);
+        } else {
+            total += t;
+        }
+    }
+    out + total
+}
+
+#[test]
+fn branch_values_are_kept_for_the_reverse() {
+    for x in POINTS {
+        let (value, gradient) = branchy_grad(&x);
+        assert_eq!(value, branchy(&x));
+        let report = check::gradient(branchy, &x, &gradient);
+        assert!(report.is_ok(1e-6), "at {x:?}: {report}");
+        let primal = warp_runs(|| {
+            branchy(&x);
+        });
+        let mut d_x = [0.0; 6];
+        let adjoint = warp_runs(|| {
+            branchy_adjoint(&x, 1.0, &mut d_x);
+        });
+        // once as the function runs it, none in the replays
+        assert_eq!(adjoint, primal, "at {x:?}");
+    }
+    check_gradient_and_adjoint(branchy, branchy_grad, branchy_adjoint, &POINTS);
+}

@@ -84,6 +84,14 @@ pub struct Plan {
     /// as one span, saved before the loop and restored after its reverse
     /// (`record::spans`), by id.
     pub spans: HashMap<usize, Vec<VarId>>,
+    /// Values a branch computes at a cost (`exp`, `sin`, `sqrt`, a `/`, a
+    /// call's result) that the reverse of its `if` would compute again by
+    /// replaying the branch: the forward sweep copies each into a slot of
+    /// its own, declared at the top of the adjoint, and the replay reads
+    /// the slot instead (`branch_saves`). Only for `if`s that run once a
+    /// call, or once an iteration of a fused loop, whose reverse runs before
+    /// the next (anywhere else a later run would overwrite the slot first).
+    pub branch_saves: HashMap<VarId, Ident>,
 }
 
 /// Where a loop nested in another loop's body saves its exit values, so
@@ -138,7 +146,11 @@ impl Plan {
             restarts: HashMap::new(),
             resets: HashMap::new(),
             spans: HashMap::new(),
+            branch_saves: HashMap::new(),
         };
+        if !second {
+            plan.branch_saves = branch_saves(func, names, &plan.fused);
+        }
         plan.plan(func, activity, names);
         plan.plan_spread_loads(func);
         plan.plan_exits(func, names, second);
@@ -682,3 +694,72 @@ pub fn loop_key(id: usize) -> String {
 
 /// Starts every loop's key in `Plan::stores_in`; decisions start `__ad_`.
 const LOOP_KEY: &str = "loop ";
+
+/// The costly values of the branches of the `if`s that run once a call (in
+/// the function body, through other `if`s) or once an iteration of a fused
+/// loop (in its body, likewise), each with its slot (`Plan::branch_saves`):
+/// a bundle adjustment's rotation computes `sin_cos` of the angle in the
+/// branch away from zero, and its adjoint ran it again to reverse the
+/// branch.
+fn branch_saves(
+    func: &Func,
+    names: &Names,
+    fused: &HashMap<usize, Fused>,
+) -> HashMap<VarId, Ident> {
+    fn costly(rhs: &Rhs) -> bool {
+        match rhs {
+            Rhs::Prim { prim, .. } => !matches!(
+                prim.name,
+                "add" | "sub" | "mul" | "neg" | "abs" | "min" | "max"
+            ),
+            Rhs::Call { .. } => true,
+            _ => false,
+        }
+    }
+    fn in_branch(func: &Func, names: &Names, block: &Block, saves: &mut HashMap<VarId, Ident>) {
+        for stmt in &block.stmts {
+            match stmt {
+                Stmt::Let {
+                    var,
+                    init: Some(rhs),
+                    ..
+                } if costly(rhs)
+                    && func.vars[*var].kind == Kind::Float
+                    && !func.vars[*var].is_cell() =>
+                {
+                    let of = &func.vars[*var].ident;
+                    saves.insert(*var, names.fresh_for("__ad_saved_", of));
+                }
+                Stmt::If { then_, else_, .. } => {
+                    in_branch(func, names, then_, saves);
+                    in_branch(func, names, else_, saves);
+                }
+                _ => {}
+            }
+        }
+    }
+    // the `if`s of a block that runs once (the body, a fused loop's body)
+    fn in_once(
+        func: &Func,
+        names: &Names,
+        block: &Block,
+        fused: &HashMap<usize, Fused>,
+        saves: &mut HashMap<VarId, Ident>,
+    ) {
+        for stmt in &block.stmts {
+            match stmt {
+                Stmt::If { then_, else_, .. } => {
+                    in_branch(func, names, then_, saves);
+                    in_branch(func, names, else_, saves);
+                }
+                Stmt::Loop(l) if fused.contains_key(&l.id) => {
+                    in_once(func, names, &l.body, fused, saves)
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut saves = HashMap::new();
+    in_once(func, names, &func.body, fused, &mut saves);
+    saves
+}

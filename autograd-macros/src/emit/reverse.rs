@@ -380,6 +380,11 @@ impl<'a> Body<'a> {
         }
         let (declared, give_back) = self.declare_records(records);
         tapes.extend(declared);
+        let mut saves: Vec<(&VarId, &Ident)> = self.plan.branch_saves.iter().collect();
+        saves.sort();
+        for (_, slot) in saves {
+            tapes.push(quote!(let mut #slot: f64 = 0.0;));
+        }
         let top = Mode {
             record: true,
             replay: false,
@@ -578,6 +583,20 @@ impl<'a> Body<'a> {
         let mut out = Vec::new();
         let early = mode.store && self.floats_recorded_early(block);
         for stmt in &block.stmts {
+            // a branch's costly value: kept in its slot as it is computed,
+            // read from it by the replay (`Plan::branch_saves`)
+            let saved = match stmt {
+                Stmt::Let { var, .. } => self
+                    .plan
+                    .branch_saves
+                    .get(var)
+                    .map(|slot| (slot.clone(), self.ident(*var).clone())),
+                _ => None,
+            };
+            if let (Some((slot, ident)), true) = (&saved, mode.replay) {
+                out.push(quote!(let #ident: f64 = #slot;));
+                continue;
+            }
             // a returned vector handed out as it is bound (`super::Keep`)
             let kept = match (self.keep, stmt) {
                 (Some(keep), Stmt::Let { var, .. }) => {
@@ -788,6 +807,9 @@ impl<'a> Body<'a> {
                 }
             }
             out.extend(kept);
+            if let Some((slot, ident)) = saved {
+                out.push(quote!(#slot = #ident;));
+            }
         }
         if mode.store {
             out.extend(self.record(block, early));

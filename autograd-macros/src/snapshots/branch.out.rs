@@ -27,6 +27,7 @@ fn piecewise_grad(x: f64, y: f64) -> (f64, (f64, f64)) {
     let d_y: &mut f64 = &mut __ad_grad_y;
     let d_out = 1.0_f64;
     let __ad_value = {
+        let mut __ad_saved_z__2: f64 = 0.0;
         let z = x * y;
         let mut __ad_cell_z_2 = z;
         let __ad_c1: bool = x > 1.0;
@@ -35,6 +36,7 @@ fn piecewise_grad(x: f64, y: f64) -> (f64, (f64, f64)) {
             __ad_cell_z_2 = z__1;
         } else {
             let z__2 = z.sin();
+            __ad_saved_z__2 = z__2;
             __ad_cell_z_2 = z__2;
         }
         let z__3 = __ad_cell_z_2;
@@ -56,7 +58,7 @@ fn piecewise_grad(x: f64, y: f64) -> (f64, (f64, f64)) {
             __ad_d_z += __ad_d_z__1 * __ad_p_z__1.0;
             __ad_d_x += __ad_d_z__1 * __ad_p_z__1.1;
         } else {
-            let z__2 = z.sin();
+            let z__2: f64 = __ad_saved_z__2;
             __ad_cell_z_2 = z__2;
             let mut __ad_d_z__2: f64 = __ad_d_cell_z_2;
             __ad_d_cell_z_2 = 0.0;
@@ -85,6 +87,7 @@ fn piecewise_grad(x: f64, y: f64) -> (f64, (f64, f64)) {
     clippy::pedantic
 )]
 fn piecewise_adjoint(x: f64, y: f64, d_out: f64, d_x: &mut f64, d_y: &mut f64) -> f64 {
+    let mut __ad_saved_z__2: f64 = 0.0;
     let z = x * y;
     let mut __ad_cell_z_2 = z;
     let __ad_c1: bool = x > 1.0;
@@ -93,6 +96,7 @@ fn piecewise_adjoint(x: f64, y: f64, d_out: f64, d_x: &mut f64, d_y: &mut f64) -
         __ad_cell_z_2 = z__1;
     } else {
         let z__2 = z.sin();
+        __ad_saved_z__2 = z__2;
         __ad_cell_z_2 = z__2;
     }
     let z__3 = __ad_cell_z_2;
@@ -114,7 +118,7 @@ fn piecewise_adjoint(x: f64, y: f64, d_out: f64, d_x: &mut f64, d_y: &mut f64) -
         __ad_d_z += __ad_d_z__1 * __ad_p_z__1.0;
         __ad_d_x += __ad_d_z__1 * __ad_p_z__1.1;
     } else {
-        let z__2 = z.sin();
+        let z__2: f64 = __ad_saved_z__2;
         __ad_cell_z_2 = z__2;
         let mut __ad_d_z__2: f64 = __ad_d_cell_z_2;
         __ad_d_cell_z_2 = 0.0;

@@ -34,6 +34,8 @@ fn lennard_jones_grad(pos: &[f64], cutoff: f64) -> (f64, ::std::vec::Vec<f64>) {
     let d_pos: &mut [f64] = &mut __ad_grad_pos;
     let d_out = 1.0_f64;
     let __ad_value = {
+        let mut __ad_saved_t18: f64 = 0.0;
+        let mut __ad_saved_s6: f64 = 0.0;
         let n = (pos.len()) / 3;
         let rc2 = cutoff * cutoff;
         let e: f64 = 0.0;
@@ -69,7 +71,9 @@ fn lennard_jones_grad(pos: &[f64], cutoff: f64) -> (f64, ::std::vec::Vec<f64>) {
                         let __ad_c17: bool = r2 < rc2;
                         if __ad_c17 {
                             let __ad_t18 = 1.0 / r2;
+                            __ad_saved_t18 = __ad_t18;
                             let s6 = __ad_t18.powi(3);
+                            __ad_saved_s6 = s6;
                             let __ad_t20 = s6 * s6;
                             let __ad_t21 = __ad_t20 - s6;
                             let __ad_t22 = 4.0 * __ad_t21;
@@ -82,8 +86,8 @@ fn lennard_jones_grad(pos: &[f64], cutoff: f64) -> (f64, ::std::vec::Vec<f64>) {
                         let mut __ad_d_e__2: f64 = 0.0;
                         let mut __ad_d_r2: f64 = 0.0;
                         if __ad_c17 {
-                            let __ad_t18 = 1.0 / r2;
-                            let s6 = __ad_t18.powi(3);
+                            let __ad_t18: f64 = __ad_saved_t18;
+                            let s6: f64 = __ad_saved_s6;
                             let __ad_t20 = s6 * s6;
                             let __ad_t21 = __ad_t20 - s6;
                             let __ad_t22 = 4.0 * __ad_t21;
@@ -245,6 +249,8 @@ fn lennard_jones_adjoint(
         "pos",
         pos.len(),
     );
+    let mut __ad_saved_t18: f64 = 0.0;
+    let mut __ad_saved_s6: f64 = 0.0;
     let n = (pos.len()) / 3;
     let rc2 = cutoff * cutoff;
     let e: f64 = 0.0;
@@ -280,7 +286,9 @@ fn lennard_jones_adjoint(
                     let __ad_c17: bool = r2 < rc2;
                     if __ad_c17 {
                         let __ad_t18 = 1.0 / r2;
+                        __ad_saved_t18 = __ad_t18;
                         let s6 = __ad_t18.powi(3);
+                        __ad_saved_s6 = s6;
                         let __ad_t20 = s6 * s6;
                         let __ad_t21 = __ad_t20 - s6;
                         let __ad_t22 = 4.0 * __ad_t21;
@@ -293,8 +301,8 @@ fn lennard_jones_adjoint(
                     let mut __ad_d_e__2: f64 = 0.0;
                     let mut __ad_d_r2: f64 = 0.0;
                     if __ad_c17 {
-                        let __ad_t18 = 1.0 / r2;
-                        let s6 = __ad_t18.powi(3);
+                        let __ad_t18: f64 = __ad_saved_t18;
+                        let s6: f64 = __ad_saved_s6;
                         let __ad_t20 = s6 * s6;
                         let __ad_t21 = __ad_t20 - s6;
                         let __ad_t22 = 4.0 * __ad_t21;
