@@ -727,3 +727,63 @@ fn buffers_a_fused_loop_declares_are_pooled() {
     let report = autograd::check::gradient(|w| softmax_loss(w, &xs, &labels, d, c), &w, &gradient);
     assert!(report.is_ok(1e-6), "{report}");
 }
+
+#[allow(clippy::needless_range_loop)]
+#[differentiable]
+fn inner(a: &[f64], b: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..a.len() {
+        s += a[i] * b[i];
+    }
+    s
+}
+
+/// A recurrent cell whose per-step buffer is given whole to a helper
+/// (`inner(&w[..], &next)`: not used through slices, `views.rs`).
+#[allow(clippy::needless_range_loop, clippy::manual_memcpy)]
+#[differentiable(wrt(w))]
+fn rnn_whole_buffers(w: &[f64], xs: &[f64], h: usize) -> f64 {
+    let mut state = vec![0.0; h];
+    let mut loss = 0.0;
+    for t in 0..xs.len() {
+        let mut next = vec![0.0; h];
+        for i in 0..h {
+            next[i] = (inner(&w[i * h..(i + 1) * h], &state) + xs[t]).tanh();
+        }
+        let y = inner(&w[h * h..h * h + h], &next);
+        loss += (y - 0.5) * (y - 0.5);
+        for i in 0..h {
+            state[i] = next[i];
+        }
+    }
+    loss
+}
+
+/// The recorded time loop takes the buffer out of a pool and moves it back
+/// at the end of each step (`record::owned_buffers`), and zeroes its adjoint
+/// in another (`Shaped::adjoint_pool`): as many allocations at 64 steps as
+/// at 8.
+#[test]
+fn buffers_given_whole_are_pooled_in_recorded_nests() {
+    let h = 3;
+    let w: Vec<f64> = (0..h * h + h)
+        .map(|i| (i as f64 * 0.41).sin() * 0.5)
+        .collect();
+    let mut counts = Vec::new();
+    for steps in [8, 64] {
+        let xs: Vec<f64> = (0..steps).map(|t| (t as f64 * 0.3).cos()).collect();
+        let mut d_w = vec![0.0; w.len()];
+        rnn_whole_buffers_adjoint(&w, &xs, h, 1.0, &mut d_w);
+        counts.push(allocations(|| {
+            rnn_whole_buffers_adjoint(&w, &xs, h, 1.0, &mut d_w);
+        }));
+        let (value, gradient) = rnn_whole_buffers_grad(&w, &xs, h);
+        assert_eq!(value, rnn_whole_buffers(&w, &xs, h));
+        let report = autograd::check::gradient(|w| rnn_whole_buffers(w, &xs, h), &w, &gradient);
+        assert!(report.is_ok(1e-6), "{report}");
+    }
+    assert_eq!(
+        counts[0], counts[1],
+        "allocations at 8 and 64 steps: {counts:?}"
+    );
+}

@@ -142,6 +142,11 @@ pub struct Nest {
     /// the callee's adjoint the array as the call saw it.
     pub args: Option<Ident>,
     pub twins: Vec<(VarId, Ident)>,
+    /// The pool of each twin of an array the nest declares (made where the
+    /// call is reversed, of the array's shape: a `Vec` twin is taken out of
+    /// its pool there and moved back after the callee's adjoint, not
+    /// allocated per iteration), by the array.
+    pub twin_pools: HashMap<VarId, Ident>,
     /// Its record of the partials its calls take in the forward sweep
     /// (`partials_in_forward`), when it has such calls.
     pub partials: Option<Ident>,
@@ -407,6 +412,7 @@ pub fn plan(
             let mut declared: Vec<VarId> = declared_arrays(func, &l.body).into_iter().collect();
             declared.sort_unstable();
             let buffers = declared_buffers(func, &l.body);
+            let owned = owned_buffers(func, &l.body);
             for array in declared {
                 if buffers.contains(&array) {
                     let of = &func.vars[array].ident;
@@ -415,6 +421,17 @@ pub fn plan(
                         adjoint: activity
                             .needs_adjoint(array)
                             .then(|| names.fresh_for("__ad_pool_d_", of)),
+                    };
+                    recording.pools.insert(array, pool);
+                }
+                // (a `Vec` used whole, `dot(&w, &h1)`: taken out of its pool
+                // and moved back at the end of its block; its adjoint is
+                // zeroed in `Shaped::adjoint_pool`)
+                if owned.contains(&array) {
+                    let of = &func.vars[array].ident;
+                    let pool = Pool {
+                        forward: names.fresh_for("__ad_pool_", of),
+                        adjoint: None,
                     };
                     recording.pools.insert(array, pool);
                 }
@@ -442,6 +459,11 @@ pub fn plan(
                 }
             });
             let partials = calls.then(|| names.fresh("__ad_partials"));
+            let twin_pools = twins
+                .iter()
+                .filter(|(array, _)| recording.shapes.contains_key(array))
+                .map(|(array, twin)| (*array, names.fresh_for("__ad_pool_", twin)))
+                .collect();
             recording.nests.insert(
                 l.id,
                 Nest {
@@ -452,6 +474,7 @@ pub fn plan(
                     has_decisions,
                     args,
                     twins,
+                    twin_pools,
                     partials,
                 },
             );
@@ -587,6 +610,66 @@ fn declared_buffers(func: &Func, block: &Block) -> HashSet<VarId> {
         }
     });
     buffers
+}
+
+/// The `Vec` buffers `block` and the blocks nested in it declare
+/// (`vec![..]`, `to_vec()`) that are not used through slices (`views.rs`:
+/// a helper is given the whole buffer, `dot(&w, &h1)`), and that nothing
+/// moves (`only_borrowed`): a recorded nest takes each out of a pool where
+/// it is declared and moves it back at the end of its block (`Pool`), as
+/// a fused loop's body does (`reverse::Body::fused_pools`).
+fn owned_buffers(func: &Func, block: &Block) -> HashSet<VarId> {
+    let mut buffers = HashSet::new();
+    block.walk(0, &mut |stmt, _| {
+        if let Stmt::Let {
+            var,
+            init: Some(Rhs::Array(init)),
+            ..
+        } = stmt
+        {
+            let vec = match init {
+                crate::ir::ArrayInit::Fill { vec, .. }
+                | crate::ir::ArrayInit::List { vec, .. }
+                | crate::ir::ArrayInit::Copy { vec, .. } => *vec,
+            };
+            if vec && !func.vars[*var].view && only_borrowed(func, block, *var) {
+                buffers.insert(*var);
+            }
+        }
+    });
+    buffers
+}
+
+/// Whether every call in `block` given the array `var` is given a reference
+/// to it (`&v`, `&v[a..b]`, `&mut v`), and no statement kept as tokens names
+/// it: nothing moves it, so it can be moved back into its pool after.
+pub(crate) fn only_borrowed(func: &Func, block: &Block, var: VarId) -> bool {
+    let name = func.vars[var].ident.to_string();
+    let mut borrowed = true;
+    block.walk(0, &mut |stmt, _| match stmt {
+        Stmt::Let {
+            init: Some(Rhs::Call { args, .. }),
+            ..
+        } => {
+            for arg in args {
+                if let CallArg::Array { array, tokens, .. } = arg {
+                    let by_reference = matches!(
+                        tokens.clone().into_iter().next(),
+                        Some(proc_macro2::TokenTree::Punct(p)) if p.as_char() == '&'
+                    );
+                    borrowed &= *array != var || by_reference;
+                }
+            }
+        }
+        Stmt::Opaque { tokens, .. } => {
+            borrowed &= !tokens
+                .to_string()
+                .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .any(|word| word == name);
+        }
+        _ => {}
+    });
+    borrowed
 }
 
 /// The float arrays `block` and the blocks nested in it declare (an array

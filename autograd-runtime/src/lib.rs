@@ -879,7 +879,9 @@ pub mod __private {
         fn drop(&mut self) {
             let mut items = ::std::mem::take(&mut self.items);
             let size = items.capacity() * ::std::mem::size_of::<T>();
-            if items.capacity() == 0 || size > SPARE_RECORD_BYTES {
+            // (a tape of zero-sized values, an array's shape, never
+            // allocates: nothing to keep)
+            if items.capacity() == 0 || size == 0 || size > SPARE_RECORD_BYTES {
                 return;
             }
             items.clear();
@@ -1455,6 +1457,58 @@ pub mod __private {
         #[inline]
         fn zeros_pooled(self, pool: &mut ::std::vec::Vec<f64>) -> &mut [f64] {
             refill(pool, 0.0, self.0)
+        }
+    }
+
+    /// The shape of a float array whose copy for a call's adjoint (its
+    /// twin) is made in a pool ([`take_zeros`], [`give_back`]).
+    pub trait Twin: Shape {
+        fn take_zeros(self, pool: &mut ::std::vec::Vec<f64>) -> Self::Zeros;
+    }
+
+    impl<const N: usize> Twin for ArrayShape<f64, N> {
+        #[inline]
+        fn take_zeros(self, _: &mut ::std::vec::Vec<f64>) -> [f64; N] {
+            [0.0; N]
+        }
+    }
+
+    impl Twin for VecShape<f64> {
+        #[inline]
+        fn take_zeros(self, pool: &mut ::std::vec::Vec<f64>) -> ::std::vec::Vec<f64> {
+            take_filled(pool, 0.0, self.0)
+        }
+    }
+
+    /// Zeros of `shape`: for a `Vec`, `pool`'s storage taken out of it (an
+    /// array's twin where a call's adjoint is given it, every iteration of
+    /// a recorded nest), moved back by [`give_back`] after the call.
+    #[inline]
+    pub fn take_zeros<S: Twin>(pool: &mut ::std::vec::Vec<f64>, shape: S) -> S::Zeros {
+        shape.take_zeros(pool)
+    }
+
+    /// What [`take_zeros`] took, given back to its pool (nothing to do for
+    /// an array).
+    #[inline]
+    pub fn give_back<A: GiveBack>(pool: &mut ::std::vec::Vec<f64>, taken: A) {
+        taken.give_back(pool)
+    }
+
+    /// See [`give_back`].
+    pub trait GiveBack {
+        fn give_back(self, pool: &mut ::std::vec::Vec<f64>);
+    }
+
+    impl<const N: usize> GiveBack for [f64; N] {
+        #[inline]
+        fn give_back(self, _: &mut ::std::vec::Vec<f64>) {}
+    }
+
+    impl GiveBack for ::std::vec::Vec<f64> {
+        #[inline]
+        fn give_back(self, pool: &mut ::std::vec::Vec<f64>) {
+            *pool = self;
         }
     }
 

@@ -329,7 +329,9 @@ impl<'a> Body<'a> {
         shapes.sort_by_key(|(array, _)| **array);
         for (_, shaped) in shapes {
             let tape = &shaped.tape;
-            tapes.push(quote!(let mut #tape = ::std::vec::Vec::new();));
+            // (typed by its pushes; reused from call to call like a cell's
+            // tape, so a `Vec`'s lengths do not grow it anew every call)
+            tapes.push(quote!(let mut #tape = ::autograd::__private::OwnTape::new();));
             if let Some(pool) = &shaped.adjoint_pool {
                 tapes.push(quote!(let mut #pool: ::std::vec::Vec<f64> = ::std::vec::Vec::new();));
             }
@@ -896,6 +898,18 @@ impl<'a> Body<'a> {
         for array in self.restored_in(block) {
             let args = nest.args.as_ref().expect("a nest that restores arrays");
             out.push(quote!(#args.extend_from_slice(&#array[..]);));
+        }
+        // the `Vec`s it declares taken out of their pools, moved back
+        // (`record::owned_buffers`)
+        for stmt in &block.stmts {
+            if let Stmt::Let { var, .. } = stmt {
+                if let Some(pool) = self.plan.recording.pools.get(var) {
+                    if !self.func.vars[*var].view {
+                        let (pool, ident) = (&pool.forward, self.ident(*var));
+                        out.push(quote!(#pool = #ident;));
+                    }
+                }
+            }
         }
         out
     }
@@ -1637,7 +1651,7 @@ impl<'a> Body<'a> {
             // (a `Vec` that is not used through a slice is taken out of its
             // pool and moved back at the end of the iteration: nothing may
             // move it elsewhere — a call given it by value, kept tokens)
-            if !info.view && !only_borrowed(self.func, &l.body, *var) {
+            if !info.view && !crate::record::only_borrowed(self.func, &l.body, *var) {
                 continue;
             }
             let pool = crate::record::Pool {
@@ -2935,15 +2949,22 @@ impl<'a> Body<'a> {
     /// calls are given copies of (zeros like it, of its type).
     fn declare_twins(&self, top: usize) -> Vec<TokenStream> {
         let nest = &self.plan.recording.nests[&top];
+        let mut pools: Vec<&Ident> = nest.twin_pools.values().collect();
+        pools.sort();
         nest.twins
             .iter()
             // (the twin of an array the nest declares is made where the
-            // call is reversed, from its shape: `args_as_called`)
+            // call is reversed, from its shape, in a pool: `args_as_called`)
             .filter(|(array, _)| !self.plan.recording.shapes.contains_key(array))
             .map(|(array, twin)| {
                 let array = self.ident(*array);
                 quote!(let mut #twin = ::autograd::__private::zeros_like(&#array);)
             })
+            .chain(
+                pools.into_iter().map(
+                    |pool| quote!(let mut #pool: ::std::vec::Vec<f64> = ::std::vec::Vec::new();),
+                ),
+            )
             .collect()
     }
 
@@ -2975,11 +2996,15 @@ impl<'a> Body<'a> {
         // the last pushed first
         let mut end = quote!(#record.len());
         let mut first = None;
+        let mut given_back = Vec::new();
         for array in arrays.iter().rev() {
             let (twin, at) = (twin_of(array), self.names.fresh("__ad_at"));
             if let Some(shaped) = self.plan.recording.shapes.get(array) {
-                let shape = &shaped.shape;
-                out.push(quote!(let mut #twin = ::autograd::__private::zeros_of(#shape);));
+                let (shape, pool) = (&shaped.shape, &nest.twin_pools[array]);
+                out.push(quote! {
+                    let mut #twin = ::autograd::__private::take_zeros(&mut #pool, #shape);
+                });
+                given_back.push(quote!(::autograd::__private::give_back(&mut #pool, #twin);));
             }
             out.push(quote! {
                 let #at = #end - #twin.len();
@@ -3007,7 +3032,7 @@ impl<'a> Body<'a> {
         let twins = arrays.iter().map(|a| (*a, twin_of(a))).collect();
         Some(AsCalled {
             args: renamed,
-            after: quote!(#record.truncate(#first);),
+            after: quote!(#record.truncate(#first); #(#given_back)*),
             twins,
         })
     }
@@ -3362,36 +3387,4 @@ fn only_into(block: &Block, l: &crate::ir::Loop, sums: &HashSet<VarId>) -> bool 
         });
     }
     only
-}
-
-/// Whether every call in `block` given the array `var` is given a reference
-/// to it (`&v`, `&v[a..b]`, `&mut v`), and no statement kept as tokens names
-/// it: nothing moves it, so it can be moved back into its pool after.
-fn only_borrowed(func: &Func, block: &Block, var: VarId) -> bool {
-    let name = func.vars[var].ident.to_string();
-    let mut borrowed = true;
-    block.walk(0, &mut |stmt, _| match stmt {
-        Stmt::Let {
-            init: Some(Rhs::Call { args, .. }),
-            ..
-        } => {
-            for arg in args {
-                if let CallArg::Array { array, tokens, .. } = arg {
-                    let by_reference = matches!(
-                        tokens.clone().into_iter().next(),
-                        Some(proc_macro2::TokenTree::Punct(p)) if p.as_char() == '&'
-                    );
-                    borrowed &= *array != var || by_reference;
-                }
-            }
-        }
-        Stmt::Opaque { tokens, .. } => {
-            borrowed &= !tokens
-                .to_string()
-                .split(|c: char| !(c.is_alphanumeric() || c == '_'))
-                .any(|word| word == name);
-        }
-        _ => {}
-    });
-    borrowed
 }

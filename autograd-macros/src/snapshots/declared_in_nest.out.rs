@@ -41,11 +41,11 @@ fn heun_fit_grad(
     let d_y0: &mut [f64; 2] = &mut __ad_grad_y0;
     let d_out = 1.0_f64;
     let __ad_value = {
-        let mut __ad_shapes_k1 = ::std::vec::Vec::new();
+        let mut __ad_shapes_k1 = ::autograd::__private::OwnTape::new();
         let mut __ad_pool_d_k1: ::std::vec::Vec<f64> = ::std::vec::Vec::new();
-        let mut __ad_shapes_ys = ::std::vec::Vec::new();
+        let mut __ad_shapes_ys = ::autograd::__private::OwnTape::new();
         let mut __ad_pool_d_ys: ::std::vec::Vec<f64> = ::std::vec::Vec::new();
-        let mut __ad_shapes_k2 = ::std::vec::Vec::new();
+        let mut __ad_shapes_k2 = ::autograd::__private::OwnTape::new();
         let mut __ad_pool_d_k2: ::std::vec::Vec<f64> = ::std::vec::Vec::new();
         ::std::thread_local! {
             #[allow(non_upper_case_globals)] static __ad_home :
@@ -103,6 +103,7 @@ fn heun_fit_grad(
         let mut __ad_d_cell_loss_2: f64 = 0.0;
         __ad_d_cell_loss_2 += __ad_d_loss__3;
         let mut __ad_as_called = ::autograd::__private::zeros_like(&y);
+        let mut __ad_pool_as_called_1: ::std::vec::Vec<f64> = ::std::vec::Vec::new();
         let __ad_seed_cell_loss_2: f64 = __ad_d_cell_loss_2;
         {
             let mut __ad_taken = __ad_record.taken();
@@ -149,7 +150,8 @@ fn heun_fit_grad(
                     __ad_d_k2[i__1] += __ad_d_t10;
                     __ad_d_k1[i__1] += __ad_d_t9;
                 }
-                let mut __ad_as_called_1 = ::autograd::__private::zeros_of(
+                let mut __ad_as_called_1 = ::autograd::__private::take_zeros(
+                    &mut __ad_pool_as_called_1,
                     __ad_shape_ys,
                 );
                 let __ad_at = __ad_args.len() - __ad_as_called_1.len();
@@ -163,6 +165,10 @@ fn heun_fit_grad(
                     &mut *d_p,
                 );
                 __ad_args.truncate(__ad_at);
+                ::autograd::__private::give_back(
+                    &mut __ad_pool_as_called_1,
+                    __ad_as_called_1,
+                );
                 for i in (0..2).rev() {
                     let __ad_i_1: usize = i;
                     let mut __ad_d_t7: f64 = __ad_d_ys[__ad_i_1];
@@ -227,11 +233,11 @@ fn heun_fit_adjoint(
         "p",
         p.len(),
     );
-    let mut __ad_shapes_k1 = ::std::vec::Vec::new();
+    let mut __ad_shapes_k1 = ::autograd::__private::OwnTape::new();
     let mut __ad_pool_d_k1: ::std::vec::Vec<f64> = ::std::vec::Vec::new();
-    let mut __ad_shapes_ys = ::std::vec::Vec::new();
+    let mut __ad_shapes_ys = ::autograd::__private::OwnTape::new();
     let mut __ad_pool_d_ys: ::std::vec::Vec<f64> = ::std::vec::Vec::new();
-    let mut __ad_shapes_k2 = ::std::vec::Vec::new();
+    let mut __ad_shapes_k2 = ::autograd::__private::OwnTape::new();
     let mut __ad_pool_d_k2: ::std::vec::Vec<f64> = ::std::vec::Vec::new();
     ::std::thread_local! {
         #[allow(non_upper_case_globals)] static __ad_home :
@@ -289,6 +295,7 @@ fn heun_fit_adjoint(
     let mut __ad_d_cell_loss_2: f64 = 0.0;
     __ad_d_cell_loss_2 += __ad_d_loss__3;
     let mut __ad_as_called = ::autograd::__private::zeros_like(&y);
+    let mut __ad_pool_as_called_1: ::std::vec::Vec<f64> = ::std::vec::Vec::new();
     let __ad_seed_cell_loss_2: f64 = __ad_d_cell_loss_2;
     {
         let mut __ad_taken = __ad_record.taken();
@@ -335,11 +342,18 @@ fn heun_fit_adjoint(
                 __ad_d_k2[i__1] += __ad_d_t10;
                 __ad_d_k1[i__1] += __ad_d_t9;
             }
-            let mut __ad_as_called_1 = ::autograd::__private::zeros_of(__ad_shape_ys);
+            let mut __ad_as_called_1 = ::autograd::__private::take_zeros(
+                &mut __ad_pool_as_called_1,
+                __ad_shape_ys,
+            );
             let __ad_at = __ad_args.len() - __ad_as_called_1.len();
             __ad_as_called_1[..].copy_from_slice(&__ad_args[__ad_at..__ad_args.len()]);
             rhs_adjoint(&__ad_as_called_1, p, &__ad_d_k2[..], &mut __ad_d_ys, &mut *d_p);
             __ad_args.truncate(__ad_at);
+            ::autograd::__private::give_back(
+                &mut __ad_pool_as_called_1,
+                __ad_as_called_1,
+            );
             for i in (0..2).rev() {
                 let __ad_i_1: usize = i;
                 let mut __ad_d_t7: f64 = __ad_d_ys[__ad_i_1];

@@ -40,7 +40,7 @@ fn elman_grad(
     let d_w: &mut [f64] = &mut __ad_grad_w;
     let d_out = 1.0_f64;
     let __ad_value = {
-        let mut __ad_shapes_hnew = ::std::vec::Vec::new();
+        let mut __ad_shapes_hnew = ::autograd::__private::OwnTape::new();
         let mut __ad_pool_hnew: ::std::vec::Vec<f64> = ::std::vec::Vec::new();
         let mut __ad_pool_d_hnew: ::std::vec::Vec<f64> = ::std::vec::Vec::new();
         ::std::thread_local! {
@@ -273,7 +273,7 @@ fn elman_adjoint(
         "w",
         w.len(),
     );
-    let mut __ad_shapes_hnew = ::std::vec::Vec::new();
+    let mut __ad_shapes_hnew = ::autograd::__private::OwnTape::new();
     let mut __ad_pool_hnew: ::std::vec::Vec<f64> = ::std::vec::Vec::new();
     let mut __ad_pool_d_hnew: ::std::vec::Vec<f64> = ::std::vec::Vec::new();
     ::std::thread_local! {

@@ -39,13 +39,13 @@ fn solve_fit_grad(
     let d_y0: &mut [f64; 2] = &mut __ad_grad_y0;
     let d_out = 1.0_f64;
     let __ad_value = {
-        let mut __ad_shapes_k = ::std::vec::Vec::new();
+        let mut __ad_shapes_k = ::autograd::__private::OwnTape::new();
         let mut __ad_pool_d_k: ::std::vec::Vec<f64> = ::std::vec::Vec::new();
-        let mut __ad_shapes_e = ::std::vec::Vec::new();
+        let mut __ad_shapes_e = ::autograd::__private::OwnTape::new();
         let mut __ad_pool_d_e: ::std::vec::Vec<f64> = ::std::vec::Vec::new();
-        let mut __ad_shapes_k2 = ::std::vec::Vec::new();
+        let mut __ad_shapes_k2 = ::autograd::__private::OwnTape::new();
         let mut __ad_pool_d_k2: ::std::vec::Vec<f64> = ::std::vec::Vec::new();
-        let mut __ad_shapes_k3 = ::std::vec::Vec::new();
+        let mut __ad_shapes_k3 = ::autograd::__private::OwnTape::new();
         let mut __ad_pool_d_k3: ::std::vec::Vec<f64> = ::std::vec::Vec::new();
         ::std::thread_local! {
             #[allow(non_upper_case_globals)] static __ad_home :
@@ -243,13 +243,13 @@ fn solve_fit_adjoint(
         "p",
         p.len(),
     );
-    let mut __ad_shapes_k = ::std::vec::Vec::new();
+    let mut __ad_shapes_k = ::autograd::__private::OwnTape::new();
     let mut __ad_pool_d_k: ::std::vec::Vec<f64> = ::std::vec::Vec::new();
-    let mut __ad_shapes_e = ::std::vec::Vec::new();
+    let mut __ad_shapes_e = ::autograd::__private::OwnTape::new();
     let mut __ad_pool_d_e: ::std::vec::Vec<f64> = ::std::vec::Vec::new();
-    let mut __ad_shapes_k2 = ::std::vec::Vec::new();
+    let mut __ad_shapes_k2 = ::autograd::__private::OwnTape::new();
     let mut __ad_pool_d_k2: ::std::vec::Vec<f64> = ::std::vec::Vec::new();
-    let mut __ad_shapes_k3 = ::std::vec::Vec::new();
+    let mut __ad_shapes_k3 = ::autograd::__private::OwnTape::new();
     let mut __ad_pool_d_k3: ::std::vec::Vec<f64> = ::std::vec::Vec::new();
     ::std::thread_local! {
         #[allow(non_upper_case_globals)] static __ad_home :
