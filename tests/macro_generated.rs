@@ -3,7 +3,11 @@
 //! (`y`, `y__1`, ...), and every new name must have the hygiene of the
 //! user's binding, or a condition that reads it does not resolve (E0425).
 
-#![allow(clippy::needless_range_loop, clippy::assign_op_pattern)]
+#![allow(
+    clippy::needless_range_loop,
+    clippy::assign_op_pattern,
+    clippy::useless_vec
+)]
 
 mod common;
 
@@ -106,4 +110,35 @@ fn bodies_from_macro_rules_compile_and_differentiate() {
         assert_eq!(value, branchy(&x));
         assert_gradient(branchy, &x, &d);
     }
+}
+
+// An iterator chain over two buffers (`r.iter().zip(&h)`), whose lowered
+// loop runs to the buffers' lengths through aliases of them: the alias
+// carried the span of the lowering, so `r.len()` named a `r` the macro's
+// hygiene could not reach (E0425, found 2026-11-28 writing a test of
+// recorded nests).
+slice_fn!(zipped_buffers, |x| {
+    let mut h = vec![x[4], x[5]];
+    let mut loss = 0.0;
+    for t in 0..4 {
+        let mut r = vec![0.0; 2];
+        for i in 0..2 {
+            r[i] = (x[i] * h[i] + x[2 + i] * t as f64).tanh();
+        }
+        let rh: Vec<f64> = r.iter().zip(&h).map(|(a, b)| a * b).collect();
+        let s: f64 = rh.iter().map(|v| v.exp()).sum();
+        for i in 0..r.len() {
+            h[i] = 0.5 * h[i] + r[i] * s.ln();
+        }
+        loss += h[0] * h[1];
+    }
+    loss
+});
+
+#[test]
+fn an_iterator_chain_over_buffers_in_a_macro_body() {
+    let x = [0.7, -1.3, 0.4, 1.9, -0.6, 1.1];
+    let (value, gradient) = zipped_buffers_grad(&x);
+    assert_eq!(value, zipped_buffers(&x));
+    assert_gradient(zipped_buffers, &x, &gradient);
 }

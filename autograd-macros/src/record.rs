@@ -124,6 +124,11 @@ pub enum Keep {
     /// loads again, calls given it as they are) rather than recording each
     /// load and copying it for each call.
     Restored,
+    /// An array the nest declares and changes, whose reverse reads only
+    /// its length (`0..r.len()`, what `r.iter().zip(..)` lowers to): at the
+    /// start of its block's reverse its recorded shape is bound under its
+    /// name, and the shape's `len()` answers (`length_only`).
+    Length,
 }
 
 /// A recorded nest: a top-level loop and the loops and `if`s inside it.
@@ -435,7 +440,10 @@ pub fn plan(
                     };
                     recording.pools.insert(array, pool);
                 }
-                let restored = recording.keep.get(&array) == Some(&Keep::Restored);
+                let restored = matches!(
+                    recording.keep.get(&array),
+                    Some(Keep::Restored | Keep::Length)
+                );
                 if activity.needs_adjoint(array) || copied.contains(&array) || restored {
                     let of = &func.vars[array].ident;
                     let shaped = Shaped {
@@ -685,6 +693,96 @@ pub(crate) fn declared_arrays(func: &Func, block: &Block) -> HashSet<VarId> {
         }
     });
     declared
+}
+
+/// Whether every expression of `block` the macro keeps as tokens that reads
+/// the array `var` reads only its length (`var.len()`), and nothing else
+/// reads it as an expression (`Keep::Length`).
+fn length_only(func: &Func, block: &Block, var: VarId) -> bool {
+    use proc_macro2::TokenTree;
+    fn only_len(tokens: &proc_macro2::TokenStream, name: &str) -> bool {
+        let trees: Vec<TokenTree> = tokens.clone().into_iter().collect();
+        trees.iter().enumerate().all(|(i, tree)| match tree {
+            TokenTree::Ident(ident) if *ident == name => matches!(
+                (trees.get(i + 1), trees.get(i + 2), trees.get(i + 3)),
+                (
+                    Some(TokenTree::Punct(dot)),
+                    Some(TokenTree::Ident(len)),
+                    Some(TokenTree::Group(args)),
+                ) if dot.as_char() == '.' && *len == "len" && args.stream().is_empty()
+            ),
+            TokenTree::Group(group) => only_len(&group.stream(), name),
+            _ => true,
+        })
+    }
+    let name = func.vars[var].ident.to_string();
+    let mut only = true;
+    let mut consts: Vec<&crate::ir::Const> = Vec::new();
+    block.walk(0, &mut |stmt, _| match stmt {
+        Stmt::Let {
+            init: Some(rhs), ..
+        } => match rhs {
+            Rhs::Use(Operand::Const(c)) => consts.push(c),
+            Rhs::Use(Operand::Var(v)) => only &= *v != var,
+            Rhs::Prim { args, .. } => {
+                for arg in args {
+                    match arg {
+                        Operand::Const(c) => consts.push(c),
+                        Operand::Var(v) => only &= *v != var,
+                    }
+                }
+            }
+            Rhs::Load { index, .. } => consts.push(index),
+            Rhs::Array(crate::ir::ArrayInit::Fill { value, .. }) => consts.push(value),
+            Rhs::Array(crate::ir::ArrayInit::List { items, .. }) => {
+                for item in items {
+                    match item {
+                        Operand::Const(c) => consts.push(c),
+                        Operand::Var(v) => only &= *v != var,
+                    }
+                }
+            }
+            Rhs::Array(crate::ir::ArrayInit::Copy { source, .. }) => only &= *source != var,
+            Rhs::Call { callee, args } => {
+                if let crate::ir::Callee::Method { receiver, .. } = callee {
+                    consts.push(receiver);
+                }
+                for arg in args {
+                    match arg {
+                        CallArg::Float(Operand::Const(c)) | CallArg::Const(c) => consts.push(c),
+                        CallArg::Float(Operand::Var(v)) => only &= *v != var,
+                        CallArg::Array { range, .. } => {
+                            if let Some(range) = range {
+                                consts.push(range);
+                            }
+                        }
+                    }
+                }
+            }
+        },
+        Stmt::Store { index, value, .. } => {
+            consts.push(index);
+            match value {
+                Operand::Const(c) => consts.push(c),
+                Operand::Var(v) => only &= *v != var,
+            }
+        }
+        Stmt::If { cond, .. } => consts.push(cond),
+        Stmt::Loop(l) => {
+            if let Header::Range { range, .. } = &l.header {
+                consts.push(range);
+            }
+        }
+        Stmt::Update { value, .. } => match value {
+            Operand::Const(c) => consts.push(c),
+            Operand::Var(v) => only &= *v != var,
+        },
+        _ => {}
+    });
+    only && consts
+        .iter()
+        .filter(|c| c.uses.contains(&var))
+        .all(|c| only_len(&c.tokens, &name))
 }
 
 /// The float arrays of `func` nothing changes after their `let`: no store
@@ -1156,6 +1254,10 @@ fn keep_of(
         }
         if restored.contains(&var) {
             keep.insert(var, Keep::Restored);
+            continue;
+        }
+        if declared.contains(&var) && length_only(func, &l.body, var) {
+            keep.insert(var, Keep::Length);
             continue;
         }
         let info = &func.vars[var];

@@ -1269,6 +1269,20 @@ pub mod __private {
 
     impl<T, const N: usize> Copy for ArrayShape<T, N> {}
 
+    impl<T, const N: usize> ArrayShape<T, N> {
+        /// The array's length, where the reverse reads only that of an
+        /// array gone out of scope (the macro's `record::Keep::Length`).
+        #[inline]
+        pub fn len(&self) -> usize {
+            N
+        }
+
+        #[inline]
+        pub fn is_empty(&self) -> bool {
+            N == 0
+        }
+    }
+
     impl<T: Copy + Default, const N: usize> Shape for ArrayShape<T, N> {
         type Zeros = [T; N];
         #[inline]
@@ -1288,6 +1302,19 @@ pub mod __private {
     }
 
     impl<T> Copy for VecShape<T> {}
+
+    impl<T> VecShape<T> {
+        /// The `Vec`'s length (see [`ArrayShape::len`]).
+        #[inline]
+        pub fn len(&self) -> usize {
+            self.0
+        }
+
+        #[inline]
+        pub fn is_empty(&self) -> bool {
+            self.0 == 0
+        }
+    }
 
     impl<T: Clone + Default> Shape for VecShape<T> {
         type Zeros = ::std::vec::Vec<T>;

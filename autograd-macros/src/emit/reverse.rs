@@ -988,6 +988,17 @@ impl<'a> Body<'a> {
                 }
             }
         }
+        // the arrays whose reverse reads only their length: their shapes
+        // under their names (`record::Keep::Length`)
+        for stmt in &block.stmts {
+            if let Stmt::Let { var, .. } = stmt {
+                if self.plan.recording.keep.get(var) == Some(&Keep::Length) {
+                    let shape = &self.plan.recording.shapes[var].shape;
+                    let ident = self.ident(*var);
+                    out.push(quote!(let #ident = #shape;));
+                }
+            }
+        }
         // the arrays taken back whole, last pushed first
         for array in self.restored_in(block).iter().rev() {
             let var = block

@@ -683,7 +683,12 @@ impl Lowerer<'_> {
 
     /// A fresh name bound to `id` (to name it in generated syntax).
     pub(super) fn alias(&mut self, id: VarId) -> Ident {
-        let name = self.fresh_ident("a");
+        // (with the span of the variable it stands for: a read through the
+        // alias is emitted as that variable's name with the alias's span,
+        // which in a `macro_rules!` body must be the binding's hygiene, or
+        // `r.len()` of `r.iter().zip(&h)` named a `r` out of reach: E0425)
+        let mut name = self.fresh_ident("a");
+        name.set_span(self.vars[id].ident.span());
         self.bind(&name, id);
         name
     }
