@@ -504,3 +504,21 @@ impl Func {
         }
     }
 }
+
+/// Whether a call argument is written `&..` (`&v`, `&mut v`, `&v[a..b]`):
+/// the callee borrows the array rather than taking it.
+pub fn by_reference(tokens: &TokenStream) -> bool {
+    matches!(
+        tokens.clone().into_iter().next(),
+        Some(proc_macro2::TokenTree::Punct(p)) if p.as_char() == '&'
+    )
+}
+
+/// Whether `tokens` (a statement the macro keeps as written) name the
+/// identifier `name` anywhere.
+pub fn mentions(tokens: &TokenStream, name: &str) -> bool {
+    tokens
+        .to_string()
+        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .any(|word| word == name)
+}

@@ -661,20 +661,11 @@ pub(crate) fn only_borrowed(func: &Func, block: &Block, var: VarId) -> bool {
         } => {
             for arg in args {
                 if let CallArg::Array { array, tokens, .. } = arg {
-                    let by_reference = matches!(
-                        tokens.clone().into_iter().next(),
-                        Some(proc_macro2::TokenTree::Punct(p)) if p.as_char() == '&'
-                    );
-                    borrowed &= *array != var || by_reference;
+                    borrowed &= *array != var || crate::ir::by_reference(tokens);
                 }
             }
         }
-        Stmt::Opaque { tokens, .. } => {
-            borrowed &= !tokens
-                .to_string()
-                .split(|c: char| !(c.is_alphanumeric() || c == '_'))
-                .any(|word| word == name);
-        }
+        Stmt::Opaque { tokens, .. } => borrowed &= !crate::ir::mentions(tokens, &name),
         _ => {}
     });
     borrowed
@@ -811,17 +802,15 @@ pub(crate) fn immutable_arrays(func: &Func) -> HashSet<VarId> {
         Stmt::Store { array, .. } => {
             changed.insert(*array);
         }
-        Stmt::Opaque { tokens, .. } => opaque.push(tokens.to_string()),
+        Stmt::Opaque { tokens, .. } => opaque.push(tokens),
         _ => {}
     });
     arrays.retain(|a| {
         let name = func.vars[*a].ident.to_string();
         !changed.contains(a)
-            && !opaque.iter().any(|tokens| {
-                tokens
-                    .split(|c: char| !(c.is_alphanumeric() || c == '_'))
-                    .any(|word| word == name)
-            })
+            && !opaque
+                .iter()
+                .any(|tokens| crate::ir::mentions(tokens, &name))
     });
     arrays
 }

@@ -576,7 +576,7 @@ pub fn call_arg(func: &Func, arg: &CallArg) -> TokenStream {
     match arg {
         CallArg::Float(op) => operand(func, op),
         CallArg::Array { array, tokens, .. }
-            if !by_reference(tokens)
+            if !crate::ir::by_reference(tokens)
                 && matches!(func.vars[*array].origin, crate::ir::Origin::Local) =>
         {
             quote!(::core::clone::Clone::clone(&#tokens))
@@ -584,14 +584,6 @@ pub fn call_arg(func: &Func, arg: &CallArg) -> TokenStream {
         CallArg::Array { tokens, .. } => tokens.clone(),
         CallArg::Const(c) => c.tokens.clone(),
     }
-}
-
-/// Whether an argument is written `&..` (`&v`, `&mut v`, `&v[a..b]`).
-fn by_reference(tokens: &TokenStream) -> bool {
-    matches!(
-        tokens.clone().into_iter().next(),
-        Some(proc_macro2::TokenTree::Punct(p)) if p.as_char() == '&'
-    )
 }
 
 /// The local partial derivatives of `var = prim(args)` with respect to the
