@@ -471,11 +471,11 @@ impl<'a> Body<'a> {
     /// The declarations of the adjoint's records (`name`, element type):
     /// those of one type taken together from a `thread_local!` home of
     /// the adjoint's own (`__private::RecordsHome`: one access to it a
-    /// call, each record giving its storage back when dropped, where
-    /// taking each from a thread-wide pool and giving it back cost a small
-    /// helper's adjoint a third of its instructions), as locals.
-    /// Also the statements that give them back, once the reverse sweep is
-    /// done.
+    /// call, where taking each from a thread-wide pool and giving it back
+    /// cost a small helper's adjoint a third of its instructions), held as
+    /// locals (through references, they cost a product's inner loop a
+    /// register); and the statements that give them back to the home
+    /// (`RecordsGuard::give_back`) once the reverse sweep is done.
     fn declare_records(
         &self,
         records: Vec<(Ident, TokenStream)>,
