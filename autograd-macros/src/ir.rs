@@ -239,6 +239,18 @@ pub enum ArrayInit {
     Copy { source: VarId, vec: bool },
 }
 
+impl ArrayInit {
+    /// Whether it makes a `Vec` (`vec![..]`, `to_vec()`) rather than an
+    /// array.
+    pub fn is_vec(&self) -> bool {
+        match self {
+            ArrayInit::Fill { vec, .. }
+            | ArrayInit::List { vec, .. }
+            | ArrayInit::Copy { vec, .. } => *vec,
+        }
+    }
+}
+
 /// How the user spelled a primitive, kept so the forward sweep is the
 /// user's own code (`2.0_f64.sqrt()` and `f64::sqrt(2.0)` differ in what
 /// rustc can infer).

@@ -635,11 +635,7 @@ fn owned_buffers(func: &Func, block: &Block) -> HashSet<VarId> {
             ..
         } = stmt
         {
-            let vec = match init {
-                crate::ir::ArrayInit::Fill { vec, .. }
-                | crate::ir::ArrayInit::List { vec, .. }
-                | crate::ir::ArrayInit::Copy { vec, .. } => *vec,
-            };
+            let vec = init.is_vec();
             if vec && !func.vars[*var].view && only_borrowed(func, block, *var) {
                 buffers.insert(*var);
             }
@@ -825,11 +821,7 @@ fn allocates_anyway(func: &Func) -> bool {
             ..
         } = stmt
         {
-            allocates |= match init {
-                crate::ir::ArrayInit::Fill { vec, .. }
-                | crate::ir::ArrayInit::List { vec, .. }
-                | crate::ir::ArrayInit::Copy { vec, .. } => *vec,
-            };
+            allocates |= init.is_vec();
         }
     });
     allocates

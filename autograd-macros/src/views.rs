@@ -55,11 +55,7 @@ fn find(func: &Func) -> Vec<VarId> {
         } = stmt
         {
             let info = &func.vars[*var];
-            let heap = match init {
-                ArrayInit::Fill { vec, .. }
-                | ArrayInit::List { vec, .. }
-                | ArrayInit::Copy { vec, .. } => *vec,
-            };
+            let heap = init.is_vec();
             let typed_vec = ty.as_ref().map_or(true, is_vec_type);
             if heap && typed_vec && info.kind == Kind::FloatArray && info.origin == Origin::Local {
                 candidates.insert(info.ident.to_string(), *var);

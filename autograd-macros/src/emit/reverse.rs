@@ -1650,11 +1650,7 @@ impl<'a> Body<'a> {
             else {
                 continue;
             };
-            let vec = match init {
-                ArrayInit::Fill { vec, .. }
-                | ArrayInit::List { vec, .. }
-                | ArrayInit::Copy { vec, .. } => *vec,
-            };
+            let vec = init.is_vec();
             let info = &self.func.vars[*var];
             if !vec || self.second || self.plan.recording.pools.contains_key(var) {
                 continue;
