@@ -811,6 +811,96 @@ pub(crate) fn immutable_arrays(func: &Func) -> HashSet<VarId> {
     arrays
 }
 
+/// The loads of an array a block of `block` declares (`block` itself
+/// included) that nothing changes after them: each load, by the variable
+/// it defines, with its array. The array's block stores into it, or gives
+/// it to calls by `&mut`, only in top-level statements before the one
+/// holding the load (`let mut pp = [0.0; 9]; for .. { pp[..] = .. }` then
+/// `for .. { .. pp[i * 3 + k] .. }`), so at the end of that block it holds
+/// what the load read. Such an array is taken back whole for its block's
+/// reverse (`Keep::Restored`) when the reverse reads such a load, as one
+/// nothing changes is (`immutable_arrays`): one copy of the array an
+/// iteration instead of a record per load (a Kalman filter's covariances,
+/// built in a loop, then read in three). Only a fixed-size array declared
+/// by an array expression (`[0.0; 9]`, a literal, a copy), not named by a
+/// statement kept as tokens.
+pub(crate) fn settled_loads(func: &Func, block: &Block) -> HashMap<VarId, VarId> {
+    let mut loads = HashMap::new();
+    settled_loads_in(func, block, &mut loads);
+    loads
+}
+
+fn settled_loads_in(func: &Func, block: &Block, loads: &mut HashMap<VarId, VarId>) {
+    for (position, stmt) in block.stmts.iter().enumerate() {
+        match stmt {
+            Stmt::If { then_, else_, .. } => {
+                settled_loads_in(func, then_, loads);
+                settled_loads_in(func, else_, loads);
+            }
+            Stmt::Loop(inner) => settled_loads_in(func, &inner.body, loads),
+            _ => {}
+        }
+        // (a fixed-size array: a `Vec` taken back whole is allocated again
+        // for each reverse of its block, where records are not)
+        let Stmt::Let {
+            var: array,
+            init: Some(Rhs::Array(init)),
+            ..
+        } = stmt
+        else {
+            continue;
+        };
+        let info = &func.vars[*array];
+        if info.kind != Kind::FloatArray || info.view || init.is_vec() {
+            continue;
+        }
+        let name = info.ident.to_string();
+        // the last top-level statement that changes the array (or names it
+        // in tokens: then none of its loads is settled)
+        let mut last = Some(position);
+        for (at, later) in block.stmts.iter().enumerate().skip(position + 1) {
+            walk_stmt(later, &mut |s| {
+                let changes = match s {
+                    Stmt::Store { array: a, .. } => a == array,
+                    Stmt::Update { cell, .. } => cell == array,
+                    Stmt::Let {
+                        init: Some(Rhs::Call { args, .. }),
+                        ..
+                    } => args.iter().any(|arg| {
+                        matches!(arg, CallArg::Array { array: a, tokens, .. }
+                            if a == array && crate::activity::by_mut(tokens))
+                    }),
+                    Stmt::Opaque { tokens, .. } if crate::ir::mentions(tokens, &name) => {
+                        last = None;
+                        false
+                    }
+                    _ => false,
+                };
+                if changes {
+                    last = last.map(|_| at);
+                }
+            });
+        }
+        let Some(last) = last else {
+            continue;
+        };
+        for later in &block.stmts[last + 1..] {
+            walk_stmt(later, &mut |s| {
+                if let Stmt::Let {
+                    var,
+                    init: Some(Rhs::Load { array: a, .. }),
+                    ..
+                } = s
+                {
+                    if a == array {
+                        loads.insert(*var, *array);
+                    }
+                }
+            });
+        }
+    }
+}
+
 /// Whether the function body declares a `Vec` (`vec![..]`, `to_vec()`):
 /// its adjoint allocates whatever its nests do.
 fn allocates_anyway(func: &Func) -> bool {
@@ -1161,6 +1251,9 @@ fn keep_of(
         .intersection(&immutable_arrays(func))
         .copied()
         .collect();
+    // (and loads of one that nothing changes after them read it so too,
+    // `settled_loads`)
+    let settled_loads = settled_loads(func, &l.body);
     let settled: HashSet<VarId> = settled.difference(&declared).copied().collect();
     let settled = &settled;
     // What a copy, a constant or a load the reverse can read again is
@@ -1168,7 +1261,9 @@ fn keep_of(
     let copied_or_reloaded = |var: VarId, init: Option<&Rhs>| match init {
         Some(Rhs::Use(Operand::Const(c))) => Some(c.uses.clone()),
         Some(Rhs::Use(Operand::Var(v))) => Some(vec![*v]),
-        Some(Rhs::Load { array, index }) if restored.contains(array) => {
+        Some(Rhs::Load { array, index })
+            if restored.contains(array) || settled_loads.get(&var) == Some(array) =>
+        {
             Some(index.uses.iter().copied().chain([*array]).collect())
         }
         Some(Rhs::Load { array, index })
@@ -1213,6 +1308,7 @@ fn keep_of(
         })
         .collect();
     let mut used: HashSet<VarId> = HashSet::new();
+    let mut taken_whole: HashSet<VarId> = HashSet::new();
     while let Some(var) = work.pop() {
         if keep.contains_key(&var) || indices.contains(&var) {
             continue;
@@ -1233,7 +1329,7 @@ fn keep_of(
             }
             continue;
         }
-        if restored.contains(&var) {
+        if restored.contains(&var) || taken_whole.contains(&var) {
             keep.insert(var, Keep::Restored);
             continue;
         }
@@ -1266,6 +1362,14 @@ fn keep_of(
         match deps {
             Some(deps) if deps.iter().all(|d| !func.vars[*d].is_cell()) => {
                 keep.insert(var, Keep::Recompute);
+                // a settled load reads its array taken back whole (which
+                // an earlier `.len()` may have bound as its shape alone)
+                if let Some(&array) = settled_loads.get(&var) {
+                    taken_whole.insert(array);
+                    if keep.get(&array) == Some(&Keep::Length) {
+                        keep.insert(array, Keep::Restored);
+                    }
+                }
                 work.extend(deps);
             }
             _ if stored.contains_key(&var) => {
@@ -1306,7 +1410,11 @@ fn keep_of(
                 true => Some(Vec::new()),
                 false => copied_or_reloaded(*var, *init),
             };
-            if let Some(deps) = deps.filter(|deps| deps.iter().all(known)) {
+            // (a settled load reads its array only when that is taken back
+            // whole, not when the reverse binds its shape alone)
+            let whole = |array: &VarId| keep.get(array) == Some(&Keep::Restored);
+            let readable = settled_loads.get(var).is_none_or(whole);
+            if let Some(deps) = deps.filter(|deps| readable && deps.iter().all(known)) {
                 free.insert(*var, deps);
             }
         }
