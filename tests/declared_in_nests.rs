@@ -196,6 +196,32 @@ recorded_and_replayed!(arrays_settled_after_filling: settled, settled_grad, sett
     loss
 });
 
+/// Two slices, one a part of the other.
+#[differentiable]
+fn head_and_tail(z: &[f64], tail: &[f64]) -> [f64; 2] {
+    [z[0] * tail[1] + z[2], tail[0].tanh() * z[1]]
+}
+
+// A `Vec` a step declares, given to a call whole and as a subslice: the
+// callee's adjoint fills a zeroed stand-in for each part of the `Vec`'s
+// adjoint, which is a slice of its pool (`zeros_pooled`). E0277 until
+// 2026-11-28 (no stand-in for a `&mut [f64]`): seed 1128001 #207 of the
+// nests generator, pre-existing since the pools.
+recorded_and_replayed!(a_pooled_adjoint_in_parts: pooled_parts, pooled_parts_grad,
+    pooled_parts_adjoint; pooled_parts_replayed, pooled_parts_replayed_grad,
+    pooled_parts_replayed_adjoint; |x| {
+    let mut loss = 0.0;
+    for r in 0..3 {
+        let mut kn = vec![0.0; 3];
+        for q in 0..3 {
+            kn[q] = x[q] * x[(q + r) % 6];
+        }
+        let v = head_and_tail(&kn, &kn[1..]);
+        loss -= v[0] * v[1];
+    }
+    loss
+});
+
 // Buffers a step declares and changes, read after by iterator chains
 // (`r.iter().zip(&h)`, lowered to a loop over `0..r.len()`): the reverse
 // reads only their lengths, from their recorded shapes (`Keep::Length`),

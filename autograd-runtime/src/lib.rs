@@ -1072,6 +1072,15 @@ pub mod __private {
         }
     }
 
+    /// The adjoint of a `Vec` a recorded nest declares, zeroed in its pool
+    /// (`zeros_pooled`), is a `&mut [f64]`.
+    impl ScratchLike for &mut [f64] {
+        type Buf = ::std::vec::Vec<f64>;
+        fn scratch_like(&self) -> ::std::vec::Vec<f64> {
+            ::std::vec![0.0; self.len()]
+        }
+    }
+
     /// What fills a callee's array slot `&mut E` (`E` is `[f64; N]` or
     /// `[f64]`, as the callee's adjoint takes it) in a call that cannot see
     /// that signature (see the macro's `emit::primal::adjoint_call`):
