@@ -6,13 +6,31 @@ use crate::ctxt::Ctxt;
 use crate::{activity, expand, lower, signature};
 
 /// Lowers `src` (a function) and returns its IR listing, or the errors.
+///
+/// Small nests stay loops (`lower::lower_as_written`): these tests are of
+/// the lowering and analyses of loops, written with literal trip counts
+/// for brevity, which `#[differentiable]` writes out (`lower/unroll.rs`;
+/// [`lowered_as_expanded`] lowers as it does).
 pub(crate) fn lowered(src: &str, args: &str) -> Result<crate::ir::Func, String> {
+    lowered_with(src, args, lower::lower_as_written)
+}
+
+/// `src` lowered as `#[differentiable]` lowers it, its small nests written
+/// out.
+pub(crate) fn lowered_as_expanded(src: &str, args: &str) -> Result<crate::ir::Func, String> {
+    lowered_with(src, args, lower::lower)
+}
+
+type Lower =
+    fn(&Ctxt, &crate::signature::Signature, &syn::ItemFn, &crate::names::Names) -> crate::ir::Func;
+
+fn lowered_with(src: &str, args: &str, lower: Lower) -> Result<crate::ir::Func, String> {
     let item: syn::ItemFn = syn::parse_str(src).unwrap();
     let args: Args = syn::parse_str(args).unwrap();
     let cx = Ctxt::new();
     let names = crate::names::Names::new(&item);
     let sig = signature::analyze(&cx, &item.sig, &args, &names);
-    let func = lower::lower(&cx, &sig, &item, &names);
+    let func = lower(&cx, &sig, &item, &names);
     cx.check().map(|()| func).map_err(|e| {
         e.into_iter()
             .map(|e| e.to_string())
@@ -304,14 +322,24 @@ fn written_then_read_arrays_skip_the_undo_tape() {
         p[0]
     }";
     assert!(plain_arrays(recurrence).is_empty());
-    // Read before a later store.
+    // Read by a loop (whose reverse replays the read) before a later store.
     let read_first = "fn f(x: f64) -> f64 {
+        let mut h = [1.0, x];
+        let mut y = 0.0;
+        for k in 0..2 { y += h[k] * x; }
+        h[1] = y;
+        h[1]
+    }";
+    assert!(plain_arrays(read_first).is_empty());
+    // Read at the top level of the body before a later store: the reverse
+    // reads the value the load bound (`y`'s operand), not `h` again.
+    let read_once_first = "fn f(x: f64) -> f64 {
         let mut h = [1.0, x];
         let y = h[0] * x;
         h[1] = y;
         h[1]
     }";
-    assert!(plain_arrays(read_first).is_empty());
+    assert_eq!(plain_arrays(read_once_first), ["h"]);
     // Declared outside a loop that both writes and reads it.
     let shared_loop = "fn f(x: &[f64]) -> f64 {
         let mut h = [0.0; 2];
@@ -328,6 +356,44 @@ fn written_then_read_arrays_skip_the_undo_tape() {
         h[0] * n as f64
     }";
     assert!(plain_arrays(length_first).is_empty());
+}
+
+#[test]
+fn a_small_nest_is_lowered_written_out_and_its_arrays_skip_the_undo_tape() {
+    // a forward substitution: each `y[i]` written after the loads of the
+    // ones before it, in one nest
+    let solve = "fn f(l: &[f64; 9], b: &[f64; 3]) -> f64 {
+        let mut y = [0.0; 3];
+        for i in 0..3 {
+            let mut v = b[i];
+            for k in 0..i { v -= l[i * 3 + k] * y[k]; }
+            y[i] = v / l[i * 3 + i];
+        }
+        y[0] + y[1] * y[2]
+    }";
+    // as written: one loop, whose loads and stores of `y` need its tape
+    let func = lowered(solve, "").unwrap();
+    assert_eq!(func.loops().len(), 2);
+    assert!(crate::undo::write_before_read(&func).is_empty());
+    // as expanded: straight-line code, whose loads at the top level of the
+    // body are read again from the values they bound, not from `y`
+    let func = lowered_as_expanded(solve, "").unwrap();
+    assert_eq!(func.loops().len(), 0);
+    let plain: Vec<String> = crate::undo::write_before_read(&func)
+        .into_iter()
+        .map(|v| func.vars[v].ident.to_string())
+        .collect();
+    assert_eq!(plain, ["y"]);
+    // a nest that does not lower written out lowers as written (its error
+    // reported once, on the user's code)
+    let refused = "fn f(x: &[f64]) -> f64 {
+        let mut s = 0.0;
+        for i in 0..2 { s += (x[i] as f32) as f64; }
+        s
+    }";
+    let error = lowered_as_expanded(refused, "").err().unwrap();
+    assert_eq!(error.lines().count(), 1, "{error}");
+    assert_eq!(Err(error), lowered(refused, "").map(|_| ()));
 }
 
 /// The fused loops of `src`: for each, in order, the seeds of its

@@ -1413,7 +1413,7 @@ fn keep_of(
             // (a settled load reads its array only when that is taken back
             // whole, not when the reverse binds its shape alone)
             let whole = |array: &VarId| keep.get(array) == Some(&Keep::Restored);
-            let readable = settled_loads.get(var).is_none_or(whole);
+            let readable = settled_loads.get(var).map_or(true, whole);
             if let Some(deps) = deps.filter(|deps| readable && deps.iter().all(known)) {
                 free.insert(*var, deps);
             }

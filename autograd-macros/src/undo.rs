@@ -16,6 +16,12 @@
 //! replay recomputes it from the same inputs). Such arrays skip the undo
 //! tape: their stores are plain assignments and the reverse of a store
 //! recomputes its index instead of popping it.
+//!
+//! A load at the top level of the function body is not such a read: it
+//! runs once, and the reverse sweep reads the value it bound (in scope to
+//! the end of the body), never the array again. So an array the body's
+//! straight-line code fills and reads in turn (`y[1] = (b[1] - l[3] *
+//! y[0]) / l[4]`, a 3×3 solve written out) needs no undo tape either.
 
 use crate::ir::{
     ArrayInit, Block, CallArg, Callee, Func, Header, Kind, Operand, Origin, Rhs, Stmt, VarId,
@@ -154,7 +160,13 @@ impl Scan {
             Rhs::Prim { args, .. } => args.iter().for_each(|a| self.operand(a)),
             Rhs::Load { array, index } => {
                 self.reads(&index.uses);
-                self.read(*array);
+                // (a load at the top level of the function body runs once,
+                // and the reverse sweep reads the value it bound, not the
+                // array: the straight-line code of a nest written out,
+                // `lower/unroll.rs`)
+                if !self.path.is_empty() {
+                    self.read(*array);
+                }
             }
             Rhs::Array(ArrayInit::Fill { value, .. }) => self.reads(&value.uses),
             Rhs::Array(ArrayInit::List { items, .. }) => items.iter().for_each(|i| self.operand(i)),

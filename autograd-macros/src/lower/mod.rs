@@ -19,6 +19,7 @@ mod matches;
 mod pattern;
 mod share;
 pub(crate) mod syntax;
+mod unroll;
 
 use crate::ctxt::Ctxt;
 use crate::ir::{
@@ -58,8 +59,31 @@ const STATEMENT_MACROS: &[&str] = &[
 /// body's first read of it was taken for a constant: the body is lowered
 /// again with that local a float from its `let` (`Lowerer::force_float`),
 /// until nothing changes.
+///
+/// Small loop nests with literal trip counts are lowered written out
+/// (`unroll.rs`), unless that body does not lower: then the body as written
+/// is, so that errors point at the user's code once.
 pub fn lower(cx: &Ctxt, sig: &Signature, item: &syn::ItemFn, names: &Names) -> Func {
-    let mut body = (*item.block).clone();
+    let mut unrolled = (*item.block).clone();
+    if unroll::unroll_small_nests(&mut unrolled) {
+        let (errors, checkpoint) = (cx.error_count(), names.checkpoint());
+        let func = lower_body(cx, sig, unrolled, names);
+        if cx.error_count() == errors {
+            return func;
+        }
+        cx.truncate(errors);
+        names.rollback(&checkpoint);
+    }
+    lower_as_written(cx, sig, item, names)
+}
+
+/// The body as written, its small nests kept as loops: what [`lower`]
+/// falls back to, and what the unit tests of the analyses of loops read.
+pub fn lower_as_written(cx: &Ctxt, sig: &Signature, item: &syn::ItemFn, names: &Names) -> Func {
+    lower_body(cx, sig, (*item.block).clone(), names)
+}
+
+fn lower_body(cx: &Ctxt, sig: &Signature, mut body: syn::Block, names: &Names) -> Func {
     syntax::rewrite_labeled_jumps(&mut body, names);
     syntax::rewrite_returns_in_loops(&mut body, names);
     let errors = cx.error_count();

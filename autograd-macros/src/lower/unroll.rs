@@ -1,0 +1,488 @@
+//! Small loop nests with literal trip counts, written out before lowering.
+//!
+//! A helper on small fixed-size arrays (a 3×3 Cholesky factor, a triangular
+//! solve, a 4×4 product) loops over literal ranges: `for i in 0..3 { for k
+//! in 0..i { .. } }`. Kept as loops, its adjoint pays for each loop what a
+//! loop's reverse needs — a record of the values its reverse reads, undo
+//! tapes for the arrays it overwrites, cursors — which for three iterations
+//! costs more than the arithmetic (a 3×3 solve's adjoint: ~500
+//! instructions a call, for ~60 of arithmetic). Written out, the nest is
+//! straight-line code: every value is a `let` that the reverse sweep reads
+//! where it is, as a hand-written adjoint of a 3×3 solve does.
+//!
+//! So a `for` loop of the function body (or of a branch or block of it, not
+//! of a loop that stays a loop) is replaced by its iterations, each
+//! `{ let i = <value>; <body> }`, when:
+//!
+//! - its range is `a..b`, `a..=b`, or either in parentheses with `.rev()`,
+//!   whose bounds are integer literals and indices of enclosing loops being
+//!   written out, combined by `+ - * / %` (never negative on the way: an
+//!   index is usually unsigned, and `0..i - 1` at `i = 0` must fail as the
+//!   user's loop does, not run no iteration);
+//! - its pattern is a name or `_`, and it has no label;
+//! - its body holds no `break`, `continue`, `return`, `?`, `loop`, `while`,
+//!   macro or item, no method call on an expression naming the index (`let
+//!   i = 2;` alone does not fix the index's integer type, as the range did,
+//!   and `i.pow(2)` would not compile), and every `for` loop in it is
+//!   written out too;
+//! - the whole nest is at most [`MAX_TRIPS`] iterations a loop and
+//!   [`MAX_STATEMENTS`] statements written out.
+//!
+//! Anything else is left as written. The function keeps its loops: this
+//! rewrites only the body the adjoints are generated from, and when that
+//! body does not lower (an unsupported construct in the nest), the one as
+//! written is lowered instead, so errors point at the user's code once.
+
+use std::collections::HashMap;
+use syn::visit::Visit;
+use syn::{BinOp, Expr, Pat, Stmt};
+
+/// The most iterations of one loop written out.
+pub const MAX_TRIPS: i128 = 64;
+
+/// The most statements a nest may have once written out (its iterations'
+/// statements and those nested in them).
+pub const MAX_STATEMENTS: usize = 600;
+
+/// Writes out the small nests of `block` (see the module's doc); returns
+/// whether it wrote out any.
+pub fn unroll_small_nests(block: &mut syn::Block) -> bool {
+    unroll_in(&mut block.stmts, &HashMap::new())
+}
+
+/// Writes out the nests among `stmts` and in the branches and blocks they
+/// hold, not in loops kept as loops.
+fn unroll_in(stmts: &mut Vec<Stmt>, indices: &HashMap<String, i128>) -> bool {
+    let mut changed = false;
+    let mut out = Vec::with_capacity(stmts.len());
+    for mut stmt in stmts.drain(..) {
+        if let Stmt::Expr(Expr::ForLoop(for_loop), _) = &stmt {
+            if let Some(iterations) = written_out(for_loop, indices) {
+                if statements(&iterations) <= MAX_STATEMENTS {
+                    out.extend(iterations);
+                    changed = true;
+                    continue;
+                }
+            }
+        }
+        match &mut stmt {
+            Stmt::Expr(expr, _) => changed |= unroll_in_expr(expr, indices),
+            Stmt::Local(local) => {
+                if let Some(init) = &mut local.init {
+                    changed |= unroll_in_expr(&mut init.expr, indices);
+                }
+            }
+            _ => {}
+        }
+        out.push(stmt);
+    }
+    *stmts = out;
+    changed
+}
+
+/// The nests in the blocks of an `if` or a bare block.
+fn unroll_in_expr(expr: &mut Expr, indices: &HashMap<String, i128>) -> bool {
+    match expr {
+        Expr::If(if_) => {
+            let mut changed = unroll_in(&mut if_.then_branch.stmts, indices);
+            if let Some((_, else_)) = &mut if_.else_branch {
+                changed |= unroll_in_expr(else_, indices);
+            }
+            changed
+        }
+        Expr::Block(block) if block.label.is_none() => unroll_in(&mut block.block.stmts, indices),
+        _ => false,
+    }
+}
+
+/// The iterations of `for_loop` written out, each `{ let i = v; body }`
+/// with the `for` loops in the body written out too; `None` when it or a
+/// loop in it cannot be.
+fn written_out(for_loop: &syn::ExprForLoop, indices: &HashMap<String, i128>) -> Option<Vec<Stmt>> {
+    if for_loop.label.is_some() || !for_loop.attrs.is_empty() {
+        return None;
+    }
+    let index = match &*for_loop.pat {
+        Pat::Ident(ident) if ident.by_ref.is_none() && ident.subpat.is_none() => Some(ident),
+        Pat::Wild(_) => None,
+        _ => return None,
+    };
+    let values = range_values(&for_loop.expr, indices)?;
+    let name = index.map(|ident| ident.ident.to_string());
+    if !plain_body(&for_loop.body, name.as_deref()) {
+        return None;
+    }
+    let mut iterations = Vec::with_capacity(values.len());
+    for value in values {
+        let mut body = for_loop.body.clone();
+        let mut inner = indices.clone();
+        if let Some(name) = &name {
+            // (rebound in the body, the name no longer gives the index's
+            // value to the loops after: they are then not written out)
+            if rebinds(&body, name) {
+                inner.remove(name);
+            } else {
+                inner.insert(name.clone(), value.value);
+            }
+        }
+        // (a `for` loop in an expression, a closure's body, stays a loop:
+        // then none is written out)
+        if !all_written_out(&mut body.stmts, &inner) || has_loop(&body) {
+            return None;
+        }
+        if let Some(index) = index {
+            let literal = syn::LitInt::new(
+                &format!("{}{}", value.value, value.suffix),
+                index.ident.span(),
+            );
+            let mutability = index.mutability;
+            let ident = &index.ident;
+            let binding: Stmt = syn::parse_quote!(let #mutability #ident = #literal;);
+            body.stmts.insert(0, binding);
+        }
+        iterations.push(Stmt::Expr(
+            Expr::Block(syn::ExprBlock {
+                attrs: Vec::new(),
+                label: None,
+                block: body,
+            }),
+            None,
+        ));
+    }
+    Some(iterations)
+}
+
+/// Writes out every `for` loop among `stmts` (and in their branches and
+/// blocks); false if one cannot be.
+fn all_written_out(stmts: &mut Vec<Stmt>, indices: &HashMap<String, i128>) -> bool {
+    let mut out = Vec::with_capacity(stmts.len());
+    for mut stmt in stmts.drain(..) {
+        if let Stmt::Expr(Expr::ForLoop(for_loop), _) = &stmt {
+            match written_out(for_loop, indices) {
+                Some(iterations) => {
+                    out.extend(iterations);
+                    continue;
+                }
+                None => return false,
+            }
+        }
+        let ok = match &mut stmt {
+            Stmt::Expr(expr, _) => all_in_expr(expr, indices),
+            Stmt::Local(local) => local
+                .init
+                .as_mut()
+                .map_or(true, |init| all_in_expr(&mut init.expr, indices)),
+            _ => true,
+        };
+        if !ok {
+            return false;
+        }
+        out.push(stmt);
+    }
+    *stmts = out;
+    true
+}
+
+fn all_in_expr(expr: &mut Expr, indices: &HashMap<String, i128>) -> bool {
+    match expr {
+        Expr::If(if_) => {
+            all_written_out(&mut if_.then_branch.stmts, indices)
+                && if_
+                    .else_branch
+                    .as_mut()
+                    .map_or(true, |(_, else_)| all_in_expr(else_, indices))
+        }
+        Expr::Block(block) => all_written_out(&mut block.block.stmts, indices),
+        // (a `for` loop anywhere else, in an expression, is refused by
+        // `plain_body`)
+        _ => true,
+    }
+}
+
+/// One value of a loop's index, with the integer suffix its range's
+/// literals were written with (`0usize..3`), if any.
+struct Value {
+    value: i128,
+    suffix: String,
+}
+
+/// The values a range of literals and known indices takes, in order.
+fn range_values(expr: &Expr, indices: &HashMap<String, i128>) -> Option<Vec<Value>> {
+    let (range, reversed) = match strip(expr) {
+        Expr::MethodCall(call) if call.method == "rev" && call.args.is_empty() => {
+            (strip(&call.receiver), true)
+        }
+        range => (range, false),
+    };
+    let Expr::Range(range) = range else {
+        return None;
+    };
+    let (start, end) = (range.start.as_deref()?, range.end.as_deref()?);
+    let (first, end_value) = (eval(start, indices)?, eval(end, indices)?);
+    let last = match range.limits {
+        syn::RangeLimits::HalfOpen(_) => end_value - 1,
+        syn::RangeLimits::Closed(_) => end_value,
+    };
+    let trips = (last - first + 1).max(0);
+    if trips > MAX_TRIPS {
+        return None;
+    }
+    let suffix = suffix(start).or_else(|| suffix(end)).unwrap_or_default();
+    let mut values: Vec<Value> = (first..=last)
+        .map(|value| Value {
+            value,
+            suffix: suffix.clone(),
+        })
+        .collect();
+    if reversed {
+        values.reverse();
+    }
+    Some(values)
+}
+
+fn strip(expr: &Expr) -> &Expr {
+    match expr {
+        Expr::Paren(inner) => strip(&inner.expr),
+        Expr::Group(inner) => strip(&inner.expr),
+        _ => expr,
+    }
+}
+
+/// The suffix of a bound that is an integer literal (`3usize`).
+fn suffix(expr: &Expr) -> Option<String> {
+    match strip(expr) {
+        Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(lit),
+            ..
+        }) if !lit.suffix().is_empty() => Some(lit.suffix().to_string()),
+        _ => None,
+    }
+}
+
+/// The value of a bound: integer literals and known indices under `+ - * /
+/// %`; `None` for anything else, and where a value on the way is negative
+/// or overflows.
+fn eval(expr: &Expr, indices: &HashMap<String, i128>) -> Option<i128> {
+    let value = match strip(expr) {
+        Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(lit),
+            ..
+        }) => lit.base10_parse::<i128>().ok()?,
+        Expr::Path(path) if path.qself.is_none() => {
+            let ident = path.path.get_ident()?;
+            *indices.get(&ident.to_string())?
+        }
+        Expr::Binary(binary) => {
+            let (a, b) = (eval(&binary.left, indices)?, eval(&binary.right, indices)?);
+            match binary.op {
+                BinOp::Add(_) => a.checked_add(b)?,
+                BinOp::Sub(_) => a.checked_sub(b)?,
+                BinOp::Mul(_) => a.checked_mul(b)?,
+                BinOp::Div(_) => a.checked_div(b)?,
+                BinOp::Rem(_) => a.checked_rem(b)?,
+                _ => return None,
+            }
+        }
+        _ => return None,
+    };
+    (0..=u32::MAX as i128).contains(&value).then_some(value)
+}
+
+/// Whether a loop body may be written out: no jump or `return` out of it,
+/// no `?`, no loop other than `for` loops (themselves written out), no
+/// macro or item (which could name the index in tokens, or be defined
+/// twice), no method call on an expression naming the index.
+fn plain_body(body: &syn::Block, index: Option<&str>) -> bool {
+    struct Check<'a> {
+        index: Option<&'a str>,
+        plain: bool,
+    }
+    impl<'ast> Visit<'ast> for Check<'_> {
+        fn visit_expr(&mut self, expr: &'ast Expr) {
+            match expr {
+                Expr::Break(_)
+                | Expr::Continue(_)
+                | Expr::Return(_)
+                | Expr::Try(_)
+                | Expr::Loop(_)
+                | Expr::While(_)
+                | Expr::Macro(_)
+                | Expr::Async(_)
+                | Expr::Await(_)
+                | Expr::Yield(_)
+                | Expr::TryBlock(_)
+                | Expr::Verbatim(_) => self.plain = false,
+                Expr::MethodCall(call) => {
+                    if let Some(index) = self.index {
+                        self.plain &= !names(&call.receiver, index);
+                    }
+                }
+                _ => {}
+            }
+            syn::visit::visit_expr(self, expr);
+        }
+        fn visit_stmt(&mut self, stmt: &'ast Stmt) {
+            match stmt {
+                Stmt::Item(_) | Stmt::Macro(_) => self.plain = false,
+                _ => {}
+            }
+            syn::visit::visit_stmt(self, stmt);
+        }
+    }
+    let mut check = Check { index, plain: true };
+    check.visit_block(body);
+    check.plain
+}
+
+/// Whether `expr` names `index` (as a path of one segment).
+fn names(expr: &Expr, index: &str) -> bool {
+    struct Find<'a> {
+        index: &'a str,
+        found: bool,
+    }
+    impl<'ast> Visit<'ast> for Find<'_> {
+        fn visit_path(&mut self, path: &'ast syn::Path) {
+            self.found |= path.is_ident(self.index);
+            syn::visit::visit_path(self, path);
+        }
+    }
+    let mut find = Find {
+        index,
+        found: false,
+    };
+    find.visit_expr(expr);
+    find.found
+}
+
+/// Whether `body` binds `name` again (a `let`, a closure's or a loop's
+/// pattern).
+fn rebinds(body: &syn::Block, name: &str) -> bool {
+    struct Find<'a> {
+        name: &'a str,
+        found: bool,
+    }
+    impl<'ast> Visit<'ast> for Find<'_> {
+        fn visit_pat_ident(&mut self, pat: &'ast syn::PatIdent) {
+            self.found |= pat.ident == self.name;
+            syn::visit::visit_pat_ident(self, pat);
+        }
+    }
+    let mut find = Find { name, found: false };
+    find.visit_block(body);
+    find.found
+}
+
+/// Whether `body` holds a `for` loop.
+fn has_loop(body: &syn::Block) -> bool {
+    struct Find(bool);
+    impl<'ast> Visit<'ast> for Find {
+        fn visit_expr_for_loop(&mut self, _: &'ast syn::ExprForLoop) {
+            self.0 = true;
+        }
+    }
+    let mut find = Find(false);
+    find.visit_block(body);
+    find.0
+}
+
+/// Statements in `stmts` and nested in them.
+fn statements(stmts: &[Stmt]) -> usize {
+    struct Count(usize);
+    impl<'ast> Visit<'ast> for Count {
+        fn visit_stmt(&mut self, stmt: &'ast Stmt) {
+            self.0 += 1;
+            syn::visit::visit_stmt(self, stmt);
+        }
+    }
+    let mut count = Count(0);
+    for stmt in stmts {
+        count.visit_stmt(stmt);
+    }
+    count.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use quote::ToTokens;
+
+    fn unrolled(body: &str) -> String {
+        let mut block: syn::Block = syn::parse_str(body).unwrap();
+        unroll_small_nests(&mut block);
+        block.to_token_stream().to_string()
+    }
+
+    #[test]
+    fn a_triangular_nest_is_written_out() {
+        let out = unrolled("{ for i in 0..3 { for k in 0..i { s += l[i * 3 + k]; } } }");
+        assert_eq!(
+            out,
+            "{ { let i = 0 ; } { let i = 1 ; { let k = 0 ; s += l [i * 3 + k] ; } } \
+             { let i = 2 ; { let k = 0 ; s += l [i * 3 + k] ; } { let k = 1 ; s += l [i * 3 + k] ; } } }"
+        );
+    }
+
+    #[test]
+    fn reversed_inclusive_and_suffixed_ranges() {
+        assert_eq!(
+            unrolled("{ for j in (1usize..=2).rev() { t(j); } }"),
+            "{ { let j = 2usize ; t (j) ; } { let j = 1usize ; t (j) ; } }"
+        );
+        assert_eq!(
+            unrolled("{ for i in (0..3).rev() { for k in (i + 1)..3 { t(i, k); } } }"),
+            "{ { let i = 2 ; } { let i = 1 ; { let k = 2 ; t (i , k) ; } } \
+             { let i = 0 ; { let k = 1 ; t (i , k) ; } { let k = 2 ; t (i , k) ; } } }"
+        );
+    }
+
+    #[test]
+    fn loops_that_stay_loops() {
+        for body in [
+            // a bound that is not a literal, in the nest or around it
+            "{ for i in 0..n { for k in 0..3 { t(k); } } }",
+            "{ for i in 0..3 { for k in 0..n { t(k); } } }",
+            // a negative value on the way (`0..i - 1` at `i = 0`)
+            "{ for i in 0..3 { for k in 0..i - 1 { t(k); } } }",
+            // jumps, loops of other kinds, macros, items, labels
+            "{ for i in 0..3 { if c { break; } } }",
+            "{ for i in 0..3 { while c { t(i); } } }",
+            "{ for i in 0..3 { println!(\"{}\", i); } }",
+            "{ for i in 0..3 { fn g() {} } }",
+            "{ 'a: for i in 0..3 { t(i); } }",
+            // a method call on the index (its type is the range's, unknown)
+            "{ for i in 0..3 { t(i.pow(2)); } }",
+            // too many iterations
+            "{ for i in 0..65 { t(i); } }",
+            // not a range
+            "{ for v in xs.iter() { t(v); } }",
+        ] {
+            let mut block: syn::Block = syn::parse_str(body).unwrap();
+            assert!(!unroll_small_nests(&mut block), "{body}");
+        }
+    }
+
+    #[test]
+    fn a_rebound_index_is_not_known_to_the_loops_after() {
+        // `i` rebound: the inner range no longer reads the outer index
+        let mut block: syn::Block =
+            syn::parse_str("{ for i in 0..2 { let i = 5; for k in 0..i { t(k); } } }").unwrap();
+        assert!(!unroll_small_nests(&mut block));
+        // but a loop of the body that does not read it is still written out
+        assert_eq!(
+            unrolled("{ for i in 0..2 { let i = 5; for k in 0..2 { t(i, k); } } }"),
+            "{ { let i = 0 ; let i = 5 ; { let k = 0 ; t (i , k) ; } { let k = 1 ; t (i , k) ; } } \
+             { let i = 1 ; let i = 5 ; { let k = 0 ; t (i , k) ; } { let k = 1 ; t (i , k) ; } } }"
+        );
+    }
+
+    #[test]
+    fn nests_in_branches_are_written_out_and_nests_in_kept_loops_are_not() {
+        assert_eq!(
+            unrolled("{ if c { for i in 0..2 { t(i); } } }"),
+            "{ if c { { let i = 0 ; t (i) ; } { let i = 1 ; t (i) ; } } }"
+        );
+        let mut block: syn::Block =
+            syn::parse_str("{ for s in 0..n { for i in 0..2 { t(i); } } }").unwrap();
+        assert!(!unroll_small_nests(&mut block));
+    }
+}
