@@ -28,6 +28,11 @@
 //! - the whole nest is at most [`MAX_TRIPS`] iterations a loop and
 //!   [`MAX_STATEMENTS`] statements written out.
 //!
+//! In the iterations written out, an `if` whose condition reads only the
+//! indices (`if i == j` in a Cholesky factor) is replaced by the branch it
+//! takes: the branch the reverse sweep would otherwise replay, reading the
+//! arrays again, is straight-line code too.
+//!
 //! Anything else is left as written. The function keeps its loops: this
 //! rewrites only the body the adjoints are generated from, and when that
 //! body does not lower (an unsupported construct in the nest), the one as
@@ -157,6 +162,20 @@ fn written_out(for_loop: &syn::ExprForLoop, indices: &HashMap<String, i128>) -> 
 fn all_written_out(stmts: &mut Vec<Stmt>, indices: &HashMap<String, i128>) -> bool {
     let mut out = Vec::with_capacity(stmts.len());
     for mut stmt in stmts.drain(..) {
+        // an `if` on the indices alone (`if i == j`) is decided here
+        let kept = match &mut stmt {
+            Stmt::Expr(expr, _) => fold(expr, indices),
+            Stmt::Local(local) => {
+                if let Some(init) = &mut local.init {
+                    fold(&mut init.expr, indices);
+                }
+                true
+            }
+            _ => true,
+        };
+        if !kept {
+            continue;
+        }
         if let Stmt::Expr(Expr::ForLoop(for_loop), _) = &stmt {
             match written_out(for_loop, indices) {
                 Some(iterations) => {
@@ -196,6 +215,64 @@ fn all_in_expr(expr: &mut Expr, indices: &HashMap<String, i128>) -> bool {
         // (a `for` loop anywhere else, in an expression, is refused by
         // `plain_body`)
         _ => true,
+    }
+}
+
+/// Replaces an `if` whose condition reads only known indices by the
+/// branch it takes (an `else if` chain branch by branch); false when that
+/// leaves nothing (a false condition without `else`).
+fn fold(expr: &mut Expr, indices: &HashMap<String, i128>) -> bool {
+    while let Expr::If(if_) = expr {
+        let Some(taken) = decide(&if_.cond, indices) else {
+            return true;
+        };
+        let chosen = if taken {
+            Expr::Block(syn::ExprBlock {
+                attrs: Vec::new(),
+                label: None,
+                block: if_.then_branch.clone(),
+            })
+        } else {
+            match if_.else_branch.take() {
+                Some((_, else_)) => *else_,
+                None => return false,
+            }
+        };
+        *expr = chosen;
+    }
+    true
+}
+
+/// The value of a condition on known indices: comparisons of bounds
+/// (`eval`) under `&&`, `||` and `!`.
+fn decide(expr: &Expr, indices: &HashMap<String, i128>) -> Option<bool> {
+    match strip(expr) {
+        Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Bool(lit),
+            ..
+        }) => Some(lit.value),
+        Expr::Unary(unary) if matches!(unary.op, syn::UnOp::Not(_)) => {
+            decide(&unary.expr, indices).map(|b| !b)
+        }
+        Expr::Binary(binary) => match binary.op {
+            BinOp::And(_) => {
+                Some(decide(&binary.left, indices)? && decide(&binary.right, indices)?)
+            }
+            BinOp::Or(_) => Some(decide(&binary.left, indices)? || decide(&binary.right, indices)?),
+            op => {
+                let (a, b) = (eval(&binary.left, indices)?, eval(&binary.right, indices)?);
+                match op {
+                    BinOp::Eq(_) => Some(a == b),
+                    BinOp::Ne(_) => Some(a != b),
+                    BinOp::Lt(_) => Some(a < b),
+                    BinOp::Le(_) => Some(a <= b),
+                    BinOp::Gt(_) => Some(a > b),
+                    BinOp::Ge(_) => Some(a >= b),
+                    _ => None,
+                }
+            }
+        },
+        _ => None,
     }
 }
 
@@ -432,6 +509,22 @@ mod tests {
             unrolled("{ for i in (0..3).rev() { for k in (i + 1)..3 { t(i, k); } } }"),
             "{ { let i = 2 ; } { let i = 1 ; { let k = 2 ; t (i , k) ; } } \
              { let i = 0 ; { let k = 1 ; t (i , k) ; } { let k = 2 ; t (i , k) ; } } }"
+        );
+    }
+
+    #[test]
+    fn branches_on_the_indices_are_decided() {
+        assert_eq!(
+            unrolled(
+                "{ for i in 0..2 { for j in 0..=i { if i == j { d(i); } else if j + 1 == i && !false { o(i, j); } else { n(); } } } }"
+            ),
+            "{ { let i = 0 ; { let j = 0 ; { d (i) ; } } } \
+             { let i = 1 ; { let j = 0 ; { o (i , j) ; } } { let j = 1 ; { d (i) ; } } } }"
+        );
+        // a false condition without `else`: nothing; one on a value: kept
+        assert_eq!(
+            unrolled("{ for i in 0..2 { if i > 0 { t(i); } if x > 0.0 { u(i); } } }"),
+            "{ { let i = 0 ; if x > 0.0 { u (i) ; } } { let i = 1 ; { t (i) ; } if x > 0.0 { u (i) ; } } }"
         );
     }
 
