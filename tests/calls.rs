@@ -225,6 +225,90 @@ fn partials_from_the_forward_code() {
     assert!((d.0[0] - 1.0 / (1.0 + (-0.75_f64).exp())).abs() < 1e-15);
 }
 
+/// A log-sum-exp over a slice whose hand-written adjoint counts its calls
+/// (and its primal counts its own): how often a caller evaluates it.
+fn counted_lse(v: &[f64]) -> f64 {
+    LSE_CALLS.with(|c| c.set(c.get() + 1));
+    let m = v.iter().fold(f64::NEG_INFINITY, |a, &b| a.max(b));
+    m + v.iter().map(|x| (x - m).exp()).sum::<f64>().ln()
+}
+
+fn counted_lse_adjoint(v: &[f64], d_out: f64, d_v: &mut [f64]) -> f64 {
+    LSE_ADJOINT_CALLS.with(|c| c.set(c.get() + 1));
+    let m = v.iter().fold(f64::NEG_INFINITY, |a, &b| a.max(b));
+    let s: f64 = v.iter().map(|x| (x - m).exp()).sum();
+    for (d, x) in d_v.iter_mut().zip(v) {
+        *d += d_out * (x - m).exp() / s;
+    }
+    m + s.ln()
+}
+
+thread_local! {
+    static LSE_CALLS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    static LSE_ADJOINT_CALLS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// A helper of a fixed-size array and a scalar.
+#[differentiable]
+fn weighted_pair(p: &[f64; 2], k: f64) -> f64 {
+    (p[0] * k).sin() + p[1] * p[0] * k
+}
+
+/// A helper taking a fixed-size array by value.
+#[differentiable]
+fn pair_cosine_energy(p: [f64; 2]) -> f64 {
+    p[0] * p[0] - (p[1] * 0.5).cos()
+}
+
+/// Calls given arrays that vary, where their reverse follows them with no
+/// replay (the function body, a fused loop's body): the callee's adjoint,
+/// called once in the forward code with `d_out = 1`, fills a buffer of
+/// partials per array (on the stack for a fixed-size array, in a record
+/// for a `Vec`), which the reverse multiplies by the result's adjoint. A
+/// logits buffer per sample, a subslice, a fixed-size local, parameters
+/// `&[f64; 2]` and `[f64; 2]`, an array beside a varied scalar.
+#[differentiable(wrt(w, pair, pair_by_value))]
+fn arrays_given_to_calls(w: &[f64], pair: &[f64; 2], pair_by_value: [f64; 2], xs: &[f64]) -> f64 {
+    let mut total = 0.0;
+    for i in 0..xs.len() {
+        let mut logits = vec![0.0; 3];
+        for k in 0..3 {
+            logits[k] = w[k] * xs[i] + w[3 + k];
+        }
+        total += counted_lse(&logits) - logits[i % 3];
+    }
+    let local = [w[0] * w[1], w[2].exp()];
+    total += counted_lse(&w[1..4]) * weighted_pair(&local, w[5]);
+    total + weighted_pair(pair, w[4]) * pair_cosine_energy(pair_by_value)
+}
+
+#[test]
+fn calls_given_arrays_take_their_partials_in_the_forward_code() {
+    let w = [0.3, -0.7, 0.5, 0.2, -0.4, 0.9];
+    let (pair, by_value) = ([0.6, -1.1], [0.25, 1.5]);
+    let xs = [0.5, -1.0, 1.5, 0.25];
+    let (value, d) = arrays_given_to_calls_grad(&w, &pair, by_value, &xs);
+    assert_eq!(value, arrays_given_to_calls(&w, &pair, by_value, &xs));
+    assert_gradient(|w| arrays_given_to_calls(w, &pair, by_value, &xs), &w, &d.0);
+    assert_gradient(
+        |p| arrays_given_to_calls(&w, &[p[0], p[1]], by_value, &xs),
+        &pair,
+        &d.1,
+    );
+    assert_gradient(
+        |p| arrays_given_to_calls(&w, &pair, [p[0], p[1]], &xs),
+        &by_value,
+        &d.2,
+    );
+    // each call site evaluates the helper once, through its adjoint: five
+    // for the samples' logits and one for the subslice, none by the primal
+    LSE_CALLS.with(|c| c.set(0));
+    LSE_ADJOINT_CALLS.with(|c| c.set(0));
+    let _ = arrays_given_to_calls_grad(&w, &pair, by_value, &xs);
+    assert_eq!(LSE_CALLS.with(|c| c.get()), 0);
+    assert_eq!(LSE_ADJOINT_CALLS.with(|c| c.get()), xs.len() + 1);
+}
+
 #[differentiable]
 fn dot2(v: &[f64], w: &[f64]) -> f64 {
     v[0] * w[0] + v[1] * w[1]
