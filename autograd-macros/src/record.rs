@@ -903,7 +903,7 @@ fn settled_loads_in(func: &Func, block: &Block, loads: &mut HashMap<VarId, VarId
 
 /// Whether the function body declares a `Vec` (`vec![..]`, `to_vec()`):
 /// its adjoint allocates whatever its nests do.
-pub(crate) fn allocates_anyway(func: &Func) -> bool {
+fn allocates_anyway(func: &Func) -> bool {
     let mut allocates = false;
     func.body.walk(0, &mut |stmt, _| {
         if let Stmt::Let {

@@ -1072,120 +1072,12 @@ pub mod __private {
         }
     }
 
-    /// (a parameter `&[f64; N]`)
-    impl<const N: usize> ScratchLike for &[f64; N] {
-        type Buf = [f64; N];
-        fn scratch_like(&self) -> [f64; N] {
-            [0.0; N]
-        }
-    }
-
     /// The adjoint of a `Vec` a recorded nest declares, zeroed in its pool
     /// (`zeros_pooled`), is a `&mut [f64]`.
     impl ScratchLike for &mut [f64] {
         type Buf = ::std::vec::Vec<f64>;
         fn scratch_like(&self) -> ::std::vec::Vec<f64> {
             ::std::vec![0.0; self.len()]
-        }
-    }
-
-    /// A zeroed buffer for the partials of a scalar call with respect to
-    /// its array argument `array`, which the callee's adjoint fills in the
-    /// forward code (with `d_out = 1`) and the reverse multiplies by the
-    /// result's adjoint: `[f64; N]` on the stack for a fixed-size array,
-    /// else `pool`'s storage (a record of the caller's adjoint, kept from
-    /// call to call like its other records).
-    #[inline]
-    pub fn partials_like<'p, A: PartialsLike + ?Sized>(
-        array: &A,
-        pool: &'p mut Record<f64>,
-    ) -> A::Buf<'p> {
-        array.partials_like(&mut pool.items)
-    }
-
-    /// Arrays a call's partials can be taken for ([`partials_like`]).
-    pub trait PartialsLike {
-        type Buf<'p>;
-        fn partials_like<'p>(&self, pool: &'p mut ::std::vec::Vec<f64>) -> Self::Buf<'p>;
-    }
-
-    impl<const N: usize> PartialsLike for [f64; N] {
-        type Buf<'p> = [f64; N];
-        #[inline]
-        fn partials_like(&self, _: &mut ::std::vec::Vec<f64>) -> [f64; N] {
-            [0.0; N]
-        }
-    }
-
-    impl PartialsLike for [f64] {
-        type Buf<'p> = &'p mut [f64];
-        #[inline]
-        fn partials_like<'p>(&self, pool: &'p mut ::std::vec::Vec<f64>) -> &'p mut [f64] {
-            refill(pool, 0.0, self.len())
-        }
-    }
-
-    impl PartialsLike for ::std::vec::Vec<f64> {
-        type Buf<'p> = &'p mut [f64];
-        #[inline]
-        fn partials_like<'p>(&self, pool: &'p mut ::std::vec::Vec<f64>) -> &'p mut [f64] {
-            refill(pool, 0.0, self.len())
-        }
-    }
-
-    /// (a parameter `&[f64; N]`)
-    impl<const N: usize> PartialsLike for &[f64; N] {
-        type Buf<'p> = [f64; N];
-        #[inline]
-        fn partials_like(&self, _: &mut ::std::vec::Vec<f64>) -> [f64; N] {
-            [0.0; N]
-        }
-    }
-
-    /// (a parameter `&[f64]`)
-    impl PartialsLike for &[f64] {
-        type Buf<'p> = &'p mut [f64];
-        #[inline]
-        fn partials_like<'p>(&self, pool: &'p mut ::std::vec::Vec<f64>) -> &'p mut [f64] {
-            refill(pool, 0.0, self.len())
-        }
-    }
-
-    /// (a buffer used through a slice, `let q = &mut owner[..];`)
-    impl PartialsLike for &mut [f64] {
-        type Buf<'p> = &'p mut [f64];
-        #[inline]
-        fn partials_like<'p>(&self, pool: &'p mut ::std::vec::Vec<f64>) -> &'p mut [f64] {
-            refill(pool, 0.0, self.len())
-        }
-    }
-
-    /// The slot a buffer of [`partials_like`] gives a callee's adjoint:
-    /// `&mut [f64; N]` or `&mut [f64]`, as a direct call would coerce it.
-    #[inline]
-    pub fn as_slot<S: AsSlot + ?Sized>(buffer: &mut S) -> &mut S::Slot {
-        buffer.as_slot()
-    }
-
-    /// Buffers of [`partials_like`].
-    pub trait AsSlot {
-        type Slot: ?Sized;
-        fn as_slot(&mut self) -> &mut Self::Slot;
-    }
-
-    impl<const N: usize> AsSlot for [f64; N] {
-        type Slot = [f64; N];
-        #[inline]
-        fn as_slot(&mut self) -> &mut [f64; N] {
-            self
-        }
-    }
-
-    impl AsSlot for &mut [f64] {
-        type Slot = [f64];
-        #[inline]
-        fn as_slot(&mut self) -> &mut [f64] {
-            self
         }
     }
 

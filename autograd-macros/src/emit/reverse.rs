@@ -25,7 +25,7 @@ use crate::ir::{
 };
 use crate::names::{Names, Role};
 use crate::record::{Keep, Nest};
-use crate::signature::{ParamClass, Signature};
+use crate::signature::Signature;
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned, ToTokens};
 use std::collections::{HashMap, HashSet};
@@ -101,10 +101,6 @@ pub(super) struct Body<'a> {
     replaying_sums: Option<(*const Block, HashSet<VarId>)>,
     /// Calls whose partials the forward code computed (`call_with_partials`).
     forward_partials: HashSet<VarId>,
-    /// The pools of the partials with respect to `Vec`s and slices taken in
-    /// the forward code (`call_with_partials`): records of the adjoint,
-    /// declared before the sweeps.
-    partial_pools: Vec<Ident>,
     /// What was decided before emitting (`plan.rs`).
     plan: Plan,
     /// Forward-over-reverse (`#[differentiable(hessian)]`, `second.rs`):
@@ -165,7 +161,6 @@ impl<'a> Body<'a> {
             fused_cells: HashSet::new(),
             replaying_sums: None,
             forward_partials: HashSet::new(),
-            partial_pools: Vec::new(),
             plan: Plan::new(func, activity, names, &sig.d_out, second),
             second,
             nest: None,
@@ -385,6 +380,13 @@ impl<'a> Body<'a> {
                 });
             }
         }
+        let (declared, give_back) = self.declare_records(records);
+        tapes.extend(declared);
+        let mut saves: Vec<(&VarId, &Ident)> = self.plan.branch_saves.iter().collect();
+        saves.sort();
+        for (_, slot) in saves {
+            tapes.push(quote!(let mut #slot: f64 = 0.0;));
+        }
         let top = Mode {
             record: true,
             replay: false,
@@ -393,18 +395,6 @@ impl<'a> Body<'a> {
             store: false,
         };
         let forward = self.forward(&self.func.body, top);
-        // (the buffers of partials the forward code takes, known once it is
-        // emitted: records too, `call_with_partials`)
-        for pool in &self.partial_pools {
-            records.push((pool.clone(), quote!(f64)));
-        }
-        let (declared, give_back) = self.declare_records(records);
-        tapes.extend(declared);
-        let mut saves: Vec<(&VarId, &Ident)> = self.plan.branch_saves.iter().collect();
-        saves.sort();
-        for (_, slot) in saves {
-            tapes.push(quote!(let mut #slot: f64 = 0.0;));
-        }
         let Some(value) = value else {
             // The body never returns a value (it diverges, or has an error
             // rustc reports on the original function).
@@ -621,11 +611,7 @@ impl<'a> Body<'a> {
                     var,
                     ty,
                     init: Some(Rhs::Call { callee, args }),
-                } if mode.record
-                    && !mode.replay
-                    && (self.partials_in_forward(*var, args)
-                        || self.array_partials_in_forward(*var, args)) =>
-                {
+                } if mode.record && !mode.replay && self.partials_in_forward(*var, args) => {
                     out.extend(self.call_with_partials(*var, ty.as_ref(), callee, args));
                 }
                 // in a recorded nest, its partials pushed on the nest's
@@ -2731,74 +2717,6 @@ impl<'a> Body<'a> {
         crate::record::partials_in_forward(self.func, self.activity, var, args)
     }
 
-    /// Whether the call defining `var`, in a block that is not replayed and
-    /// not in a recorded nest (the caller checks), gets its partials in the
-    /// forward code although arrays given to it vary (`lse(&logits)` per
-    /// sample): the callee's adjoint with `d_out = 1` fills a buffer of
-    /// partials per such array, which the reverse multiplies by the
-    /// result's adjoint and adds into the array's (`reverse_call`), instead
-    /// of calling the adjoint again, which would evaluate the callee a
-    /// second time. First order only, each varied argument given once; a
-    /// `Vec` or slice's buffer is a record of the adjoint (allocated on its
-    /// first call on a thread), so only in a function that allocates
-    /// anyway, unless every such array is a fixed-size one (its buffer on
-    /// the stack): what allocated nothing still does not.
-    fn array_partials_in_forward(&self, var: VarId, args: &[CallArg]) -> bool {
-        if self.second
-            || self.func.vars[var].kind != Kind::Float
-            || !self.activity.needs_adjoint(var)
-        {
-            return false;
-        }
-        let mut seen = HashSet::new();
-        let mut arrays = false;
-        for arg in args {
-            match arg {
-                CallArg::Array { array, range, .. } if self.activity.needs_adjoint(*array) => {
-                    if !seen.insert(*array)
-                        || !((self.fixed_array(*array) && range.is_none())
-                            || crate::record::allocates_anyway(self.func))
-                    {
-                        return false;
-                    }
-                    arrays = true;
-                }
-                CallArg::Float(Operand::Var(v))
-                    if self.activity.needs_adjoint(*v) && !seen.insert(*v) =>
-                {
-                    return false;
-                }
-                _ => {}
-            }
-        }
-        arrays
-    }
-
-    /// Whether `array` is certainly a fixed-size array: a parameter typed
-    /// `[f64; N]` or `&[f64; N]`, a local made by an array expression that
-    /// is not a `Vec`.
-    fn fixed_array(&self, array: VarId) -> bool {
-        match self.func.vars[array].origin {
-            Origin::Param { index, .. } => {
-                matches!(self.sig.params[index].class, ParamClass::Array { .. })
-            }
-            _ => {
-                let mut fixed = false;
-                self.func.body.walk(0, &mut |stmt, _| {
-                    if let Stmt::Let {
-                        var,
-                        init: Some(Rhs::Array(init)),
-                        ..
-                    } = stmt
-                    {
-                        fixed |= *var == array && !init.is_vec();
-                    }
-                });
-                fixed
-            }
-        }
-    }
-
     /// Whether the recorded nest being emitted takes its calls' partials in
     /// the forward sweep (`record::plan`: where it needs storage anyway).
     fn nest_takes_partials(&self) -> bool {
@@ -2842,34 +2760,6 @@ impl<'a> Body<'a> {
         let mut slots = Vec::new();
         for (k, arg) in args.iter().enumerate() {
             slots.push(match arg {
-                // (`array_partials_in_forward`: first order)
-                CallArg::Array { array, range, .. } if self.activity.needs_adjoint(*array) => {
-                    let slot = self.call_partial(var, k);
-                    let pool = self.names.fresh_for("__ad_partials_", self.ident(*array));
-                    let ident = self.ident(*array);
-                    // (of the array's own type, whatever the reference to
-                    // it: the callee may take `&mut [f64; N]`)
-                    let like = match range {
-                        Some(range) => {
-                            let range = &range.tokens;
-                            quote!(&#ident[#range])
-                        }
-                        None => quote!(&#ident),
-                    };
-                    // (a fixed-size array's on the stack; a `Vec`'s or a
-                    // slice's in a record, `array_partials_in_forward`)
-                    if self.fixed_array(*array) && range.is_none() {
-                        out.push(quote! {
-                            let mut #slot = ::autograd::__private::scratch_like(#like);
-                        });
-                    } else {
-                        out.push(quote! {
-                            let mut #slot = ::autograd::__private::partials_like(#like, &mut #pool);
-                        });
-                        self.partial_pools.push(pool);
-                    }
-                    Some(quote!(::autograd::__private::as_slot(&mut #slot)))
-                }
                 CallArg::Float(Operand::Var(v)) if self.activity.needs_adjoint(*v) => {
                     let slot = self.call_partial(var, k);
                     // -0.0, not 0.0: `-0.0 + p` is `p` for every `p`, so once
@@ -2922,30 +2812,11 @@ impl<'a> Body<'a> {
                 }
             }
             for (k, arg) in args.iter().enumerate() {
-                match arg {
-                    CallArg::Float(Operand::Var(v)) if self.activity.needs_adjoint(*v) => {
+                if let CallArg::Float(Operand::Var(v)) = arg {
+                    if self.activity.needs_adjoint(*v) {
                         let partial = self.call_partial(var, k);
                         self.contribute(out, *v, quote!(#d_var * #partial));
                     }
-                    // a buffer of partials (`array_partials_in_forward`)
-                    CallArg::Array { array, range, .. } if self.activity.needs_adjoint(*array) => {
-                        let partials = self.call_partial(var, k);
-                        let buffer = self.array_adjoint(*array);
-                        let part = match range {
-                            Some(range) => {
-                                let range = &range.tokens;
-                                quote!(#buffer[#range])
-                            }
-                            None => quote!(#buffer[..]),
-                        };
-                        let (d, p) = (self.names.fresh("__ad_d"), self.names.fresh("__ad_p"));
-                        out.push(quote! {
-                            for (#d, #p) in #part.iter_mut().zip(#partials.iter()) {
-                                *#d += #d_var * *#p;
-                            }
-                        });
-                    }
-                    _ => {}
                 }
             }
             return;
