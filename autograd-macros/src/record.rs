@@ -202,6 +202,16 @@ pub struct Pool {
     pub adjoint: Option<Ident>,
 }
 
+impl Pool {
+    /// The pools of the buffer named `of`, and of its adjoint if it has one.
+    pub fn named(names: &Names, of: &Ident, adjoint: bool) -> Pool {
+        Pool {
+            forward: names.fresh_for("__ad_pool_", of),
+            adjoint: adjoint.then(|| names.fresh_for("__ad_pool_d_", of)),
+        }
+    }
+}
+
 /// An array a recorded nest declares (`let mut ys = [0.0; 4];`, a call's
 /// returned array `let k1 = rhs(&y, p);`, each iteration its own), whose
 /// reverse needs an array shaped like it: the array's adjoint, or the twin
@@ -421,13 +431,9 @@ pub fn plan(
             for array in declared {
                 if buffers.contains(&array) {
                     let of = &func.vars[array].ident;
-                    let pool = Pool {
-                        forward: names.fresh_for("__ad_pool_", of),
-                        adjoint: activity
-                            .needs_adjoint(array)
-                            .then(|| names.fresh_for("__ad_pool_d_", of)),
-                    };
-                    recording.pools.insert(array, pool);
+                    recording
+                        .pools
+                        .insert(array, Pool::named(names, of, activity.needs_adjoint(array)));
                 }
                 // (a `Vec` used whole, `dot(&w, &h1)`: taken out of its pool
                 // and moved back at the end of its block; its adjoint is

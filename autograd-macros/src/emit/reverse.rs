@@ -1663,13 +1663,11 @@ impl<'a> Body<'a> {
             if !info.view && !crate::record::only_borrowed(self.func, &l.body, *var) {
                 continue;
             }
-            let pool = crate::record::Pool {
-                forward: self.names.fresh_for("__ad_pool_", &info.ident),
-                adjoint: self
-                    .activity
-                    .needs_adjoint(*var)
-                    .then(|| self.names.fresh_for("__ad_pool_d_", &info.ident)),
-            };
+            let pool = crate::record::Pool::named(
+                self.names,
+                &info.ident,
+                self.activity.needs_adjoint(*var),
+            );
             for pool in std::iter::once(&pool.forward).chain(&pool.adjoint) {
                 out.push(quote!(let mut #pool: ::std::vec::Vec<f64> = ::std::vec::Vec::new();));
             }
@@ -2763,13 +2761,11 @@ impl<'a> Body<'a> {
             {
                 continue;
             }
-            let pool = crate::record::Pool {
-                forward: self.names.fresh_for("__ad_pool_", &info.ident),
-                adjoint: self
-                    .activity
-                    .needs_adjoint(*var)
-                    .then(|| self.names.fresh_for("__ad_pool_d_", &info.ident)),
-            };
+            let pool = crate::record::Pool::named(
+                self.names,
+                &info.ident,
+                self.activity.needs_adjoint(*var),
+            );
             for pool in std::iter::once(&pool.forward).chain(&pool.adjoint) {
                 let storage = self.names.fresh_for("__ad_storage_", pool);
                 records.push((storage.clone(), quote!(f64)));
