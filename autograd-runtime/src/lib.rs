@@ -144,14 +144,6 @@ pub mod __private {
                 items: ::std::vec::Vec::new(),
             }
         }
-
-        /// Its storage, as the pool of a buffer the adjoint's body declares
-        /// (refilled there by [`refill`], its adjoint zeroed by
-        /// [`zeros_in`]): kept from call to call like the records.
-        #[inline]
-        pub fn storage(&mut self) -> &mut ::std::vec::Vec<T> {
-            &mut self.items
-        }
     }
 
     impl<T> Default for Record<T> {

@@ -380,10 +380,8 @@ impl<'a> Body<'a> {
                 });
             }
         }
-        let body_pools = self.body_pools(&mut records);
         let (declared, give_back) = self.declare_records(records);
         tapes.extend(declared);
-        tapes.extend(body_pools);
         let mut saves: Vec<(&VarId, &Ident)> = self.plan.branch_saves.iter().collect();
         saves.sort();
         for (_, slot) in saves {
@@ -2715,65 +2713,6 @@ impl<'a> Body<'a> {
     /// arguments vary (an array's partials would need a buffer).
     fn partials_in_forward(&self, var: VarId, args: &[CallArg]) -> bool {
         crate::record::partials_in_forward(self.func, self.activity, var, args)
-    }
-
-    /// The `Vec` buffers the function body declares and uses through
-    /// slices (`let mut z = vec![0.0; h];`, `views.rs`), in a first-order
-    /// body: each refilled in the storage of a record of the adjoint, and
-    /// its adjoint zeroed in another's (`fused_pools`, whose refills and
-    /// zeroing they share), kept from call to call like the records,
-    /// rather than allocated at every call (a recurrent cell's helper
-    /// declares three). Not a vector the function returns, which is handed
-    /// out (`super::Keep`). Adds the records to `records`; returns the
-    /// bindings of their storage, after the records' declarations.
-    fn body_pools(&mut self, records: &mut Vec<(Ident, TokenStream)>) -> Vec<TokenStream> {
-        let mut bindings = Vec::new();
-        if self.second {
-            return bindings;
-        }
-        let returned: Vec<VarId> = match self.keep {
-            Some(keep) => self
-                .func
-                .vars
-                .iter()
-                .enumerate()
-                .filter(|(_, v)| keep.outputs.contains(&v.ident))
-                .flat_map(|(id, _)| [Some(id), super::summed_array(self.func, id)])
-                .flatten()
-                .collect(),
-            None => Vec::new(),
-        };
-        for stmt in &self.func.body.stmts {
-            let Stmt::Let {
-                var,
-                init: Some(Rhs::Array(init)),
-                ..
-            } = stmt
-            else {
-                continue;
-            };
-            let info = &self.func.vars[*var];
-            if !init.is_vec()
-                || !info.view
-                || returned.contains(var)
-                || self.fused_pools.contains_key(var)
-                || self.plan.recording.pools.contains_key(var)
-            {
-                continue;
-            }
-            let pool = crate::record::Pool::named(
-                self.names,
-                &info.ident,
-                self.activity.needs_adjoint(*var),
-            );
-            for pool in std::iter::once(&pool.forward).chain(&pool.adjoint) {
-                let storage = self.names.fresh_for("__ad_storage_", pool);
-                records.push((storage.clone(), quote!(f64)));
-                bindings.push(quote!(let mut #pool = #storage.storage();));
-            }
-            self.fused_pools.insert(*var, pool);
-        }
-        bindings
     }
 
     /// Whether the recorded nest being emitted takes its calls' partials in

@@ -39,17 +39,8 @@ fn prefix_products_grad(x: &[f64]) -> (f64, ::std::vec::Vec<f64>) {
         }
         let __ad_guard_1 = ::autograd::__private::RecordsHome::take(&__ad_home_1);
         let mut __ad_marks_p = __ad_guard_1.record(0);
-        ::std::thread_local! {
-            #[allow(non_upper_case_globals)] static __ad_home_2 :
-            ::autograd::__private::RecordsHome < f64, 2 > = const {
-            ::autograd::__private::RecordsHome::new() };
-        }
-        let __ad_guard_2 = ::autograd::__private::RecordsHome::take(&__ad_home_2);
-        let mut __ad_storage_pool_p = __ad_guard_2.record(0);
-        let mut __ad_storage_pool_d_p = __ad_guard_2.record(1);
-        let mut __ad_pool_p = __ad_storage_pool_p.storage();
-        let mut __ad_pool_d_p = __ad_storage_pool_d_p.storage();
-        let p = ::autograd::__private::refill_from(&mut __ad_pool_p, &x[..]);
+        let mut __ad_own_p = x.to_vec();
+        let p = &mut __ad_own_p[..];
         for i in 1..p.len() {
             __ad_marks_p.push(__ad_undo_p.len());
             let __ad_t0 = p[i - 1];
@@ -63,10 +54,8 @@ fn prefix_products_grad(x: &[f64]) -> (f64, ::std::vec::Vec<f64>) {
         }
         let __ad_t3 = p[p.len() - 1];
         let mut __ad_d_t3: f64 = d_out;
-        let mut __ad_d_p = ::autograd::__private::zeros_in(
-            &mut __ad_pool_d_p,
-            ::autograd::__private::shape_of(&p),
-        );
+        let mut __ad_own_d_p = ::autograd::__private::zeros_like(&p);
+        let __ad_d_p = &mut __ad_own_d_p[..];
         __ad_d_p[p.len() - 1] += __ad_d_t3;
         for i in (1..p.len()).rev() {
             let __ad_mark = ::autograd::__private::pop(&mut __ad_marks_p);
@@ -96,7 +85,6 @@ fn prefix_products_grad(x: &[f64]) -> (f64, ::std::vec::Vec<f64>) {
         }
         __ad_guard.give_back([__ad_undo_p]);
         __ad_guard_1.give_back([__ad_marks_p]);
-        __ad_guard_2.give_back([__ad_storage_pool_p, __ad_storage_pool_d_p]);
         __ad_t3
     };
     (__ad_value, __ad_grad_x)
@@ -137,17 +125,8 @@ fn prefix_products_adjoint(x: &[f64], d_out: f64, d_x: &mut [f64]) -> f64 {
     }
     let __ad_guard_1 = ::autograd::__private::RecordsHome::take(&__ad_home_1);
     let mut __ad_marks_p = __ad_guard_1.record(0);
-    ::std::thread_local! {
-        #[allow(non_upper_case_globals)] static __ad_home_2 :
-        ::autograd::__private::RecordsHome < f64, 2 > = const {
-        ::autograd::__private::RecordsHome::new() };
-    }
-    let __ad_guard_2 = ::autograd::__private::RecordsHome::take(&__ad_home_2);
-    let mut __ad_storage_pool_p = __ad_guard_2.record(0);
-    let mut __ad_storage_pool_d_p = __ad_guard_2.record(1);
-    let mut __ad_pool_p = __ad_storage_pool_p.storage();
-    let mut __ad_pool_d_p = __ad_storage_pool_d_p.storage();
-    let p = ::autograd::__private::refill_from(&mut __ad_pool_p, &x[..]);
+    let mut __ad_own_p = x.to_vec();
+    let p = &mut __ad_own_p[..];
     for i in 1..p.len() {
         __ad_marks_p.push(__ad_undo_p.len());
         let __ad_t0 = p[i - 1];
@@ -161,10 +140,8 @@ fn prefix_products_adjoint(x: &[f64], d_out: f64, d_x: &mut [f64]) -> f64 {
     }
     let __ad_t3 = p[p.len() - 1];
     let mut __ad_d_t3: f64 = d_out;
-    let mut __ad_d_p = ::autograd::__private::zeros_in(
-        &mut __ad_pool_d_p,
-        ::autograd::__private::shape_of(&p),
-    );
+    let mut __ad_own_d_p = ::autograd::__private::zeros_like(&p);
+    let __ad_d_p = &mut __ad_own_d_p[..];
     __ad_d_p[p.len() - 1] += __ad_d_t3;
     for i in (1..p.len()).rev() {
         let __ad_mark = ::autograd::__private::pop(&mut __ad_marks_p);
@@ -194,7 +171,6 @@ fn prefix_products_adjoint(x: &[f64], d_out: f64, d_x: &mut [f64]) -> f64 {
     }
     __ad_guard.give_back([__ad_undo_p]);
     __ad_guard_1.give_back([__ad_marks_p]);
-    __ad_guard_2.give_back([__ad_storage_pool_p, __ad_storage_pool_d_p]);
     __ad_t3
 }
 #[doc(hidden)]

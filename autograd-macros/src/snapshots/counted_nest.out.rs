@@ -41,16 +41,13 @@ fn triangular_grad(q: &[f64], x: &[f64], d: usize) -> (f64, ::std::vec::Vec<f64>
         let mut __ad_tape_l__5 = ::autograd::__private::OwnTape::new();
         ::std::thread_local! {
             #[allow(non_upper_case_globals)] static __ad_home :
-            ::autograd::__private::RecordsHome < f64, 3 > = const {
+            ::autograd::__private::RecordsHome < f64, 1 > = const {
             ::autograd::__private::RecordsHome::new() };
         }
         let __ad_guard = ::autograd::__private::RecordsHome::take(&__ad_home);
         let mut __ad_record = __ad_guard.record(0);
-        let mut __ad_storage_pool_y = __ad_guard.record(1);
-        let mut __ad_storage_pool_d_y = __ad_guard.record(2);
-        let mut __ad_pool_y = __ad_storage_pool_y.storage();
-        let mut __ad_pool_d_y = __ad_storage_pool_d_y.storage();
-        let y = ::autograd::__private::refill(&mut __ad_pool_y, 0.0, d);
+        let mut __ad_own_y: ::std::vec::Vec<f64> = ::std::vec![0.0; d];
+        let y = &mut __ad_own_y[..];
         let out: f64 = 0.0;
         let mut __ad_cell_out_0 = out;
         for i in 0..x.len() / d {
@@ -159,10 +156,8 @@ fn triangular_grad(q: &[f64], x: &[f64], d: usize) -> (f64, ::std::vec::Vec<f64>
         }
         let out__5 = __ad_cell_out_0;
         let mut __ad_d_out__5: f64 = d_out;
-        let mut __ad_d_y = ::autograd::__private::zeros_in(
-            &mut __ad_pool_d_y,
-            ::autograd::__private::shape_of(&y),
-        );
+        let mut __ad_own_d_y = ::autograd::__private::zeros_like(&y);
+        let __ad_d_y = &mut __ad_own_d_y[..];
         let mut __ad_d_cell_out_0: f64 = 0.0;
         __ad_d_cell_out_0 += __ad_d_out__5;
         let __ad_seed_cell_out_0: f64 = __ad_d_cell_out_0;
@@ -244,7 +239,7 @@ fn triangular_grad(q: &[f64], x: &[f64], d: usize) -> (f64, ::std::vec::Vec<f64>
             __ad_d_cell_out_0 += __ad_d_out__1;
         }
         __ad_d_cell_out_0 = __ad_seed_cell_out_0;
-        __ad_guard.give_back([__ad_record, __ad_storage_pool_y, __ad_storage_pool_d_y]);
+        __ad_guard.give_back([__ad_record]);
         out__5
     };
     (__ad_value, __ad_grad_q)
@@ -280,16 +275,13 @@ fn triangular_adjoint(
     let mut __ad_tape_l__5 = ::autograd::__private::OwnTape::new();
     ::std::thread_local! {
         #[allow(non_upper_case_globals)] static __ad_home :
-        ::autograd::__private::RecordsHome < f64, 3 > = const {
+        ::autograd::__private::RecordsHome < f64, 1 > = const {
         ::autograd::__private::RecordsHome::new() };
     }
     let __ad_guard = ::autograd::__private::RecordsHome::take(&__ad_home);
     let mut __ad_record = __ad_guard.record(0);
-    let mut __ad_storage_pool_y = __ad_guard.record(1);
-    let mut __ad_storage_pool_d_y = __ad_guard.record(2);
-    let mut __ad_pool_y = __ad_storage_pool_y.storage();
-    let mut __ad_pool_d_y = __ad_storage_pool_d_y.storage();
-    let y = ::autograd::__private::refill(&mut __ad_pool_y, 0.0, d);
+    let mut __ad_own_y: ::std::vec::Vec<f64> = ::std::vec![0.0; d];
+    let y = &mut __ad_own_y[..];
     let out: f64 = 0.0;
     let mut __ad_cell_out_0 = out;
     for i in 0..x.len() / d {
@@ -398,10 +390,8 @@ fn triangular_adjoint(
     }
     let out__5 = __ad_cell_out_0;
     let mut __ad_d_out__5: f64 = d_out;
-    let mut __ad_d_y = ::autograd::__private::zeros_in(
-        &mut __ad_pool_d_y,
-        ::autograd::__private::shape_of(&y),
-    );
+    let mut __ad_own_d_y = ::autograd::__private::zeros_like(&y);
+    let __ad_d_y = &mut __ad_own_d_y[..];
     let mut __ad_d_cell_out_0: f64 = 0.0;
     __ad_d_cell_out_0 += __ad_d_out__5;
     let __ad_seed_cell_out_0: f64 = __ad_d_cell_out_0;
@@ -482,7 +472,7 @@ fn triangular_adjoint(
         __ad_d_cell_out_0 += __ad_d_out__1;
     }
     __ad_d_cell_out_0 = __ad_seed_cell_out_0;
-    __ad_guard.give_back([__ad_record, __ad_storage_pool_y, __ad_storage_pool_d_y]);
+    __ad_guard.give_back([__ad_record]);
     out__5
 }
 #[doc(hidden)]

@@ -40,16 +40,13 @@ fn column_solve_grad(
     let __ad_value = {
         ::std::thread_local! {
             #[allow(non_upper_case_globals)] static __ad_home :
-            ::autograd::__private::RecordsHome < f64, 3 > = const {
+            ::autograd::__private::RecordsHome < f64, 1 > = const {
             ::autograd::__private::RecordsHome::new() };
         }
         let __ad_guard = ::autograd::__private::RecordsHome::take(&__ad_home);
         let mut __ad_record = __ad_guard.record(0);
-        let mut __ad_storage_pool_y = __ad_guard.record(1);
-        let mut __ad_storage_pool_d_y = __ad_guard.record(2);
-        let mut __ad_pool_y = __ad_storage_pool_y.storage();
-        let mut __ad_pool_d_y = __ad_storage_pool_d_y.storage();
-        let y = ::autograd::__private::refill_from(&mut __ad_pool_y, &b[..]);
+        let mut __ad_own_y = b.to_vec();
+        let y = &mut __ad_own_y[..];
         {
             let mut __ad_slots = __ad_record
                 .slots(::autograd::__private::room(&(0..n), 2usize));
@@ -105,10 +102,8 @@ fn column_solve_grad(
         let loss: f64 = 0.0;
         let mut __ad_cell_loss_8 = loss;
         let __ad_seed_cell_loss_8: f64 = d_out * (0.5);
-        let mut __ad_d_y = ::autograd::__private::zeros_in(
-            &mut __ad_pool_d_y,
-            ::autograd::__private::shape_of(&y),
-        );
+        let mut __ad_own_d_y = ::autograd::__private::zeros_like(&y);
+        let __ad_d_y = &mut __ad_own_d_y[..];
         {
             let mut __ad_d_cell_loss_8: f64;
             if let (Some(__ad_row_d_y), Some(__ad_row_y_1)) = (
@@ -272,7 +267,7 @@ fn column_solve_grad(
         for (__ad_k, __ad_d) in __ad_d_y.iter().enumerate() {
             d_b[__ad_k] += *__ad_d;
         }
-        __ad_guard.give_back([__ad_record, __ad_storage_pool_y, __ad_storage_pool_d_y]);
+        __ad_guard.give_back([__ad_record]);
         __ad_t12
     };
     (__ad_value, (__ad_grad_l, __ad_grad_b))
@@ -315,16 +310,13 @@ fn column_solve_adjoint(
     );
     ::std::thread_local! {
         #[allow(non_upper_case_globals)] static __ad_home :
-        ::autograd::__private::RecordsHome < f64, 3 > = const {
+        ::autograd::__private::RecordsHome < f64, 1 > = const {
         ::autograd::__private::RecordsHome::new() };
     }
     let __ad_guard = ::autograd::__private::RecordsHome::take(&__ad_home);
     let mut __ad_record = __ad_guard.record(0);
-    let mut __ad_storage_pool_y = __ad_guard.record(1);
-    let mut __ad_storage_pool_d_y = __ad_guard.record(2);
-    let mut __ad_pool_y = __ad_storage_pool_y.storage();
-    let mut __ad_pool_d_y = __ad_storage_pool_d_y.storage();
-    let y = ::autograd::__private::refill_from(&mut __ad_pool_y, &b[..]);
+    let mut __ad_own_y = b.to_vec();
+    let y = &mut __ad_own_y[..];
     {
         let mut __ad_slots = __ad_record
             .slots(::autograd::__private::room(&(0..n), 2usize));
@@ -380,10 +372,8 @@ fn column_solve_adjoint(
     let loss: f64 = 0.0;
     let mut __ad_cell_loss_8 = loss;
     let __ad_seed_cell_loss_8: f64 = d_out * (0.5);
-    let mut __ad_d_y = ::autograd::__private::zeros_in(
-        &mut __ad_pool_d_y,
-        ::autograd::__private::shape_of(&y),
-    );
+    let mut __ad_own_d_y = ::autograd::__private::zeros_like(&y);
+    let __ad_d_y = &mut __ad_own_d_y[..];
     {
         let mut __ad_d_cell_loss_8: f64;
         if let (Some(__ad_row_d_y), Some(__ad_row_y_1)) = (
@@ -535,7 +525,7 @@ fn column_solve_adjoint(
     for (__ad_k, __ad_d) in __ad_d_y.iter().enumerate() {
         d_b[__ad_k] += *__ad_d;
     }
-    __ad_guard.give_back([__ad_record, __ad_storage_pool_y, __ad_storage_pool_d_y]);
+    __ad_guard.give_back([__ad_record]);
     __ad_t12
 }
 #[doc(hidden)]

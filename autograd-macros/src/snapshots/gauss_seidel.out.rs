@@ -40,19 +40,10 @@ fn gauss_seidel_grad(
     let d_f: &mut [f64] = &mut __ad_grad_f;
     let d_out = 1.0_f64;
     let __ad_value = {
-        ::std::thread_local! {
-            #[allow(non_upper_case_globals)] static __ad_home :
-            ::autograd::__private::RecordsHome < f64, 2 > = const {
-            ::autograd::__private::RecordsHome::new() };
-        }
-        let __ad_guard = ::autograd::__private::RecordsHome::take(&__ad_home);
-        let mut __ad_storage_pool_u = __ad_guard.record(0);
-        let mut __ad_storage_pool_d_u = __ad_guard.record(1);
-        let mut __ad_pool_u = __ad_storage_pool_u.storage();
-        let mut __ad_pool_d_u = __ad_storage_pool_d_u.storage();
         let n = f.len();
         let h2: f64 = 1.0 / (((n + 1) * (n + 1)) as f64);
-        let u = ::autograd::__private::refill(&mut __ad_pool_u, 0.0, n);
+        let mut __ad_own_u: ::std::vec::Vec<f64> = ::std::vec![0.0; n];
+        let u = &mut __ad_own_u[..];
         for __ad_i0__1 in 0..sweeps {
             if let (Some(__ad_row_f), Some(__ad_row_u)) = (
                 ::autograd::__private::row(&f[..], 0usize, n),
@@ -123,10 +114,8 @@ fn gauss_seidel_grad(
         let loss: f64 = 0.0;
         let mut __ad_cell_loss_14 = loss;
         let __ad_seed_cell_loss_14: f64 = d_out;
-        let mut __ad_d_u = ::autograd::__private::zeros_in(
-            &mut __ad_pool_d_u,
-            ::autograd::__private::shape_of(&u),
-        );
+        let mut __ad_own_d_u = ::autograd::__private::zeros_like(&u);
+        let __ad_d_u = &mut __ad_own_d_u[..];
         {
             let mut __ad_d_cell_loss_14: f64;
             if let (Some(__ad_row_d_u), Some(__ad_row_target), Some(__ad_row_u_1)) = (
@@ -229,7 +218,6 @@ fn gauss_seidel_grad(
                 }
             }
         }
-        __ad_guard.give_back([__ad_storage_pool_u, __ad_storage_pool_d_u]);
         loss__3
     };
     (__ad_value, __ad_grad_f)
@@ -262,19 +250,10 @@ fn gauss_seidel_adjoint(
         "f",
         f.len(),
     );
-    ::std::thread_local! {
-        #[allow(non_upper_case_globals)] static __ad_home :
-        ::autograd::__private::RecordsHome < f64, 2 > = const {
-        ::autograd::__private::RecordsHome::new() };
-    }
-    let __ad_guard = ::autograd::__private::RecordsHome::take(&__ad_home);
-    let mut __ad_storage_pool_u = __ad_guard.record(0);
-    let mut __ad_storage_pool_d_u = __ad_guard.record(1);
-    let mut __ad_pool_u = __ad_storage_pool_u.storage();
-    let mut __ad_pool_d_u = __ad_storage_pool_d_u.storage();
     let n = f.len();
     let h2: f64 = 1.0 / (((n + 1) * (n + 1)) as f64);
-    let u = ::autograd::__private::refill(&mut __ad_pool_u, 0.0, n);
+    let mut __ad_own_u: ::std::vec::Vec<f64> = ::std::vec![0.0; n];
+    let u = &mut __ad_own_u[..];
     for __ad_i0__1 in 0..sweeps {
         if let (Some(__ad_row_f), Some(__ad_row_u)) = (
             ::autograd::__private::row(&f[..], 0usize, n),
@@ -345,10 +324,8 @@ fn gauss_seidel_adjoint(
     let loss: f64 = 0.0;
     let mut __ad_cell_loss_14 = loss;
     let __ad_seed_cell_loss_14: f64 = d_out;
-    let mut __ad_d_u = ::autograd::__private::zeros_in(
-        &mut __ad_pool_d_u,
-        ::autograd::__private::shape_of(&u),
-    );
+    let mut __ad_own_d_u = ::autograd::__private::zeros_like(&u);
+    let __ad_d_u = &mut __ad_own_d_u[..];
     {
         let mut __ad_d_cell_loss_14: f64;
         if let (Some(__ad_row_d_u), Some(__ad_row_target), Some(__ad_row_u_1)) = (
@@ -443,7 +420,6 @@ fn gauss_seidel_adjoint(
             }
         }
     }
-    __ad_guard.give_back([__ad_storage_pool_u, __ad_storage_pool_d_u]);
     loss__3
 }
 #[doc(hidden)]

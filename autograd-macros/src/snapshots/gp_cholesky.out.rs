@@ -74,7 +74,7 @@ pub fn gp_nll_grad(
     let __ad_value = {
         ::std::thread_local! {
             #[allow(non_upper_case_globals)] static __ad_home :
-            ::autograd::__private::RecordsHome < f64, 9 > = const {
+            ::autograd::__private::RecordsHome < f64, 5 > = const {
             ::autograd::__private::RecordsHome::new() };
         }
         let __ad_guard = ::autograd::__private::RecordsHome::take(&__ad_home);
@@ -83,19 +83,12 @@ pub fn gp_nll_grad(
         let mut __ad_record = __ad_guard.record(2);
         let mut __ad_record_1 = __ad_guard.record(3);
         let mut __ad_record_2 = __ad_guard.record(4);
-        let mut __ad_storage_pool_k = __ad_guard.record(5);
-        let mut __ad_storage_pool_d_k = __ad_guard.record(6);
-        let mut __ad_storage_pool_a = __ad_guard.record(7);
-        let mut __ad_storage_pool_d_a = __ad_guard.record(8);
-        let mut __ad_pool_k = __ad_storage_pool_k.storage();
-        let mut __ad_pool_d_k = __ad_storage_pool_d_k.storage();
-        let mut __ad_pool_a = __ad_storage_pool_a.storage();
-        let mut __ad_pool_d_a = __ad_storage_pool_d_a.storage();
         let n = x.len();
         let l = log_l.exp();
         let sf2 = log_sf2.exp();
         let noise = log_noise.exp();
-        let k = ::autograd::__private::refill(&mut __ad_pool_k, 0.0, n * n);
+        let mut __ad_own_k: ::std::vec::Vec<f64> = ::std::vec![0.0; n * n];
+        let k = &mut __ad_own_k[..];
         for i in 0..n {
             {
                 let mut __ad_slots = __ad_record
@@ -255,7 +248,8 @@ pub fn gp_nll_grad(
             }
             __ad_record_1.extend_from_slice(&[d__3, ljj]);
         }
-        let a = ::autograd::__private::refill(&mut __ad_pool_a, 0.0, n);
+        let mut __ad_own_a: ::std::vec::Vec<f64> = ::std::vec![0.0; n];
+        let a = &mut __ad_own_a[..];
         {
             let mut __ad_slots_3 = __ad_record_2
                 .slots(::autograd::__private::room(&(0..n), 1usize));
@@ -307,14 +301,10 @@ pub fn gp_nll_grad(
         let nll: f64 = 0.0;
         let mut __ad_cell_nll_30 = nll;
         let __ad_seed_cell_nll_30: f64 = d_out;
-        let mut __ad_d_a = ::autograd::__private::zeros_in(
-            &mut __ad_pool_d_a,
-            ::autograd::__private::shape_of(&a),
-        );
-        let mut __ad_d_k = ::autograd::__private::zeros_in(
-            &mut __ad_pool_d_k,
-            ::autograd::__private::shape_of(&k),
-        );
+        let mut __ad_own_d_a = ::autograd::__private::zeros_like(&a);
+        let __ad_d_a = &mut __ad_own_d_a[..];
+        let mut __ad_own_d_k = ::autograd::__private::zeros_like(&k);
+        let __ad_d_k = &mut __ad_own_d_k[..];
         {
             let mut __ad_d_cell_nll_30: f64;
             if let (Some(__ad_row_d_a), Some(__ad_row_a_1)) = (
@@ -740,10 +730,6 @@ pub fn gp_nll_grad(
                 __ad_record,
                 __ad_record_1,
                 __ad_record_2,
-                __ad_storage_pool_k,
-                __ad_storage_pool_d_k,
-                __ad_storage_pool_a,
-                __ad_storage_pool_d_a,
             ]);
         __ad_t38
     };
@@ -776,7 +762,7 @@ pub fn gp_nll_adjoint(
 ) -> f64 {
     ::std::thread_local! {
         #[allow(non_upper_case_globals)] static __ad_home :
-        ::autograd::__private::RecordsHome < f64, 9 > = const {
+        ::autograd::__private::RecordsHome < f64, 5 > = const {
         ::autograd::__private::RecordsHome::new() };
     }
     let __ad_guard = ::autograd::__private::RecordsHome::take(&__ad_home);
@@ -785,19 +771,12 @@ pub fn gp_nll_adjoint(
     let mut __ad_record = __ad_guard.record(2);
     let mut __ad_record_1 = __ad_guard.record(3);
     let mut __ad_record_2 = __ad_guard.record(4);
-    let mut __ad_storage_pool_k = __ad_guard.record(5);
-    let mut __ad_storage_pool_d_k = __ad_guard.record(6);
-    let mut __ad_storage_pool_a = __ad_guard.record(7);
-    let mut __ad_storage_pool_d_a = __ad_guard.record(8);
-    let mut __ad_pool_k = __ad_storage_pool_k.storage();
-    let mut __ad_pool_d_k = __ad_storage_pool_d_k.storage();
-    let mut __ad_pool_a = __ad_storage_pool_a.storage();
-    let mut __ad_pool_d_a = __ad_storage_pool_d_a.storage();
     let n = x.len();
     let l = log_l.exp();
     let sf2 = log_sf2.exp();
     let noise = log_noise.exp();
-    let k = ::autograd::__private::refill(&mut __ad_pool_k, 0.0, n * n);
+    let mut __ad_own_k: ::std::vec::Vec<f64> = ::std::vec![0.0; n * n];
+    let k = &mut __ad_own_k[..];
     for i in 0..n {
         {
             let mut __ad_slots = __ad_record
@@ -957,7 +936,8 @@ pub fn gp_nll_adjoint(
         }
         __ad_record_1.extend_from_slice(&[d__3, ljj]);
     }
-    let a = ::autograd::__private::refill(&mut __ad_pool_a, 0.0, n);
+    let mut __ad_own_a: ::std::vec::Vec<f64> = ::std::vec![0.0; n];
+    let a = &mut __ad_own_a[..];
     {
         let mut __ad_slots_3 = __ad_record_2
             .slots(::autograd::__private::room(&(0..n), 1usize));
@@ -1009,14 +989,10 @@ pub fn gp_nll_adjoint(
     let nll: f64 = 0.0;
     let mut __ad_cell_nll_30 = nll;
     let __ad_seed_cell_nll_30: f64 = d_out;
-    let mut __ad_d_a = ::autograd::__private::zeros_in(
-        &mut __ad_pool_d_a,
-        ::autograd::__private::shape_of(&a),
-    );
-    let mut __ad_d_k = ::autograd::__private::zeros_in(
-        &mut __ad_pool_d_k,
-        ::autograd::__private::shape_of(&k),
-    );
+    let mut __ad_own_d_a = ::autograd::__private::zeros_like(&a);
+    let __ad_d_a = &mut __ad_own_d_a[..];
+    let mut __ad_own_d_k = ::autograd::__private::zeros_like(&k);
+    let __ad_d_k = &mut __ad_own_d_k[..];
     {
         let mut __ad_d_cell_nll_30: f64;
         if let (Some(__ad_row_d_a), Some(__ad_row_a_1)) = (
@@ -1423,10 +1399,6 @@ pub fn gp_nll_adjoint(
             __ad_record,
             __ad_record_1,
             __ad_record_2,
-            __ad_storage_pool_k,
-            __ad_storage_pool_d_k,
-            __ad_storage_pool_a,
-            __ad_storage_pool_d_a,
         ]);
     __ad_t38
 }

@@ -47,17 +47,14 @@ fn elman_grad(
         let mut __ad_pool_d_hnew: ::std::vec::Vec<f64> = ::std::vec::Vec::new();
         ::std::thread_local! {
             #[allow(non_upper_case_globals)] static __ad_home :
-            ::autograd::__private::RecordsHome < f64, 4 > = const {
+            ::autograd::__private::RecordsHome < f64, 2 > = const {
             ::autograd::__private::RecordsHome::new() };
         }
         let __ad_guard = ::autograd::__private::RecordsHome::take(&__ad_home);
         let mut __ad_undo_h = __ad_guard.record(0);
         let mut __ad_record = __ad_guard.record(1);
-        let mut __ad_storage_pool_h = __ad_guard.record(2);
-        let mut __ad_storage_pool_d_h = __ad_guard.record(3);
-        let mut __ad_pool_h = __ad_storage_pool_h.storage();
-        let mut __ad_pool_d_h = __ad_storage_pool_d_h.storage();
-        let h = ::autograd::__private::refill(&mut __ad_pool_h, 0.0, n);
+        let mut __ad_own_h: ::std::vec::Vec<f64> = ::std::vec![0.0; n];
+        let h = &mut __ad_own_h[..];
         let loss: f64 = 0.0;
         let mut __ad_cell_loss_0 = loss;
         for t in 0..steps {
@@ -127,10 +124,8 @@ fn elman_grad(
         }
         let loss__3 = __ad_cell_loss_0;
         let mut __ad_d_loss__3: f64 = d_out;
-        let mut __ad_d_h = ::autograd::__private::zeros_in(
-            &mut __ad_pool_d_h,
-            ::autograd::__private::shape_of(&h),
-        );
+        let mut __ad_own_d_h = ::autograd::__private::zeros_like(&h);
+        let __ad_d_h = &mut __ad_own_d_h[..];
         let mut __ad_d_cell_loss_0: f64 = 0.0;
         __ad_d_cell_loss_0 += __ad_d_loss__3;
         let __ad_seed_cell_loss_0: f64 = __ad_d_cell_loss_0;
@@ -248,13 +243,7 @@ fn elman_grad(
             __ad_d_cell_loss_0 += __ad_d_loss__1;
         }
         __ad_d_cell_loss_0 = __ad_seed_cell_loss_0;
-        __ad_guard
-            .give_back([
-                __ad_undo_h,
-                __ad_record,
-                __ad_storage_pool_h,
-                __ad_storage_pool_d_h,
-            ]);
+        __ad_guard.give_back([__ad_undo_h, __ad_record]);
         loss__3
     };
     (__ad_value, __ad_grad_w)
@@ -293,17 +282,14 @@ fn elman_adjoint(
     let mut __ad_pool_d_hnew: ::std::vec::Vec<f64> = ::std::vec::Vec::new();
     ::std::thread_local! {
         #[allow(non_upper_case_globals)] static __ad_home :
-        ::autograd::__private::RecordsHome < f64, 4 > = const {
+        ::autograd::__private::RecordsHome < f64, 2 > = const {
         ::autograd::__private::RecordsHome::new() };
     }
     let __ad_guard = ::autograd::__private::RecordsHome::take(&__ad_home);
     let mut __ad_undo_h = __ad_guard.record(0);
     let mut __ad_record = __ad_guard.record(1);
-    let mut __ad_storage_pool_h = __ad_guard.record(2);
-    let mut __ad_storage_pool_d_h = __ad_guard.record(3);
-    let mut __ad_pool_h = __ad_storage_pool_h.storage();
-    let mut __ad_pool_d_h = __ad_storage_pool_d_h.storage();
-    let h = ::autograd::__private::refill(&mut __ad_pool_h, 0.0, n);
+    let mut __ad_own_h: ::std::vec::Vec<f64> = ::std::vec![0.0; n];
+    let h = &mut __ad_own_h[..];
     let loss: f64 = 0.0;
     let mut __ad_cell_loss_0 = loss;
     for t in 0..steps {
@@ -373,10 +359,8 @@ fn elman_adjoint(
     }
     let loss__3 = __ad_cell_loss_0;
     let mut __ad_d_loss__3: f64 = d_out;
-    let mut __ad_d_h = ::autograd::__private::zeros_in(
-        &mut __ad_pool_d_h,
-        ::autograd::__private::shape_of(&h),
-    );
+    let mut __ad_own_d_h = ::autograd::__private::zeros_like(&h);
+    let __ad_d_h = &mut __ad_own_d_h[..];
     let mut __ad_d_cell_loss_0: f64 = 0.0;
     __ad_d_cell_loss_0 += __ad_d_loss__3;
     let __ad_seed_cell_loss_0: f64 = __ad_d_cell_loss_0;
@@ -494,13 +478,7 @@ fn elman_adjoint(
         __ad_d_cell_loss_0 += __ad_d_loss__1;
     }
     __ad_d_cell_loss_0 = __ad_seed_cell_loss_0;
-    __ad_guard
-        .give_back([
-            __ad_undo_h,
-            __ad_record,
-            __ad_storage_pool_h,
-            __ad_storage_pool_d_h,
-        ]);
+    __ad_guard.give_back([__ad_undo_h, __ad_record]);
     loss__3
 }
 #[doc(hidden)]

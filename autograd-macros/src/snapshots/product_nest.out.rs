@@ -43,16 +43,13 @@ fn product_grad(
     let __ad_value = {
         ::std::thread_local! {
             #[allow(non_upper_case_globals)] static __ad_home :
-            ::autograd::__private::RecordsHome < f64, 3 > = const {
+            ::autograd::__private::RecordsHome < f64, 1 > = const {
             ::autograd::__private::RecordsHome::new() };
         }
         let __ad_guard = ::autograd::__private::RecordsHome::take(&__ad_home);
         let mut __ad_record = __ad_guard.record(0);
-        let mut __ad_storage_pool_c = __ad_guard.record(1);
-        let mut __ad_storage_pool_d_c = __ad_guard.record(2);
-        let mut __ad_pool_c = __ad_storage_pool_c.storage();
-        let mut __ad_pool_d_c = __ad_storage_pool_d_c.storage();
-        let c = ::autograd::__private::refill(&mut __ad_pool_c, 0.0, n * n);
+        let mut __ad_own_c: ::std::vec::Vec<f64> = ::std::vec![0.0; n * n];
+        let c = &mut __ad_own_c[..];
         for i in 0..n {
             {
                 let mut __ad_slots = __ad_record
@@ -100,10 +97,8 @@ fn product_grad(
         let out: f64 = 0.0;
         let mut __ad_cell_out_5 = out;
         let __ad_seed_cell_out_5: f64 = d_out;
-        let mut __ad_d_c = ::autograd::__private::zeros_in(
-            &mut __ad_pool_d_c,
-            ::autograd::__private::shape_of(&c),
-        );
+        let mut __ad_own_d_c = ::autograd::__private::zeros_like(&c);
+        let __ad_d_c = &mut __ad_own_d_c[..];
         {
             let mut __ad_d_cell_out_5: f64;
             if let (Some(__ad_row_d_c), Some(__ad_row_c)) = (
@@ -265,7 +260,7 @@ fn product_grad(
                 }
             }
         }
-        __ad_guard.give_back([__ad_record, __ad_storage_pool_c, __ad_storage_pool_d_c]);
+        __ad_guard.give_back([__ad_record]);
         out__3
     };
     (__ad_value, (__ad_grad_a, __ad_grad_b))
@@ -308,16 +303,13 @@ fn product_adjoint(
     );
     ::std::thread_local! {
         #[allow(non_upper_case_globals)] static __ad_home :
-        ::autograd::__private::RecordsHome < f64, 3 > = const {
+        ::autograd::__private::RecordsHome < f64, 1 > = const {
         ::autograd::__private::RecordsHome::new() };
     }
     let __ad_guard = ::autograd::__private::RecordsHome::take(&__ad_home);
     let mut __ad_record = __ad_guard.record(0);
-    let mut __ad_storage_pool_c = __ad_guard.record(1);
-    let mut __ad_storage_pool_d_c = __ad_guard.record(2);
-    let mut __ad_pool_c = __ad_storage_pool_c.storage();
-    let mut __ad_pool_d_c = __ad_storage_pool_d_c.storage();
-    let c = ::autograd::__private::refill(&mut __ad_pool_c, 0.0, n * n);
+    let mut __ad_own_c: ::std::vec::Vec<f64> = ::std::vec![0.0; n * n];
+    let c = &mut __ad_own_c[..];
     for i in 0..n {
         {
             let mut __ad_slots = __ad_record
@@ -365,10 +357,8 @@ fn product_adjoint(
     let out: f64 = 0.0;
     let mut __ad_cell_out_5 = out;
     let __ad_seed_cell_out_5: f64 = d_out;
-    let mut __ad_d_c = ::autograd::__private::zeros_in(
-        &mut __ad_pool_d_c,
-        ::autograd::__private::shape_of(&c),
-    );
+    let mut __ad_own_d_c = ::autograd::__private::zeros_like(&c);
+    let __ad_d_c = &mut __ad_own_d_c[..];
     {
         let mut __ad_d_cell_out_5: f64;
         if let (Some(__ad_row_d_c), Some(__ad_row_c)) = (
@@ -522,7 +512,7 @@ fn product_adjoint(
             }
         }
     }
-    __ad_guard.give_back([__ad_record, __ad_storage_pool_c, __ad_storage_pool_d_c]);
+    __ad_guard.give_back([__ad_record]);
     out__3
 }
 #[doc(hidden)]

@@ -41,18 +41,15 @@ fn trisolve_grad(
     let __ad_value = {
         ::std::thread_local! {
             #[allow(non_upper_case_globals)] static __ad_home :
-            ::autograd::__private::RecordsHome < f64, 4 > = const {
+            ::autograd::__private::RecordsHome < f64, 2 > = const {
             ::autograd::__private::RecordsHome::new() };
         }
         let __ad_guard = ::autograd::__private::RecordsHome::take(&__ad_home);
         let mut __ad_undo_y = __ad_guard.record(0);
         let mut __ad_record = __ad_guard.record(1);
-        let mut __ad_storage_pool_y = __ad_guard.record(2);
-        let mut __ad_storage_pool_d_y = __ad_guard.record(3);
-        let mut __ad_pool_y = __ad_storage_pool_y.storage();
-        let mut __ad_pool_d_y = __ad_storage_pool_d_y.storage();
         let n = b.len();
-        let y = ::autograd::__private::refill(&mut __ad_pool_y, 0.0, n);
+        let mut __ad_own_y: ::std::vec::Vec<f64> = ::std::vec![0.0; n];
+        let y = &mut __ad_own_y[..];
         {
             let mut __ad_slots = __ad_record
                 .slots(::autograd::__private::room(&(0..n), 1usize));
@@ -104,10 +101,8 @@ fn trisolve_grad(
         let out: f64 = 0.0;
         let mut __ad_cell_out_7 = out;
         let __ad_seed_cell_out_7: f64 = d_out;
-        let mut __ad_d_y = ::autograd::__private::zeros_in(
-            &mut __ad_pool_d_y,
-            ::autograd::__private::shape_of(&y),
-        );
+        let mut __ad_own_d_y = ::autograd::__private::zeros_like(&y);
+        let __ad_d_y = &mut __ad_own_d_y[..];
         {
             let mut __ad_d_cell_out_7: f64;
             if let (Some(__ad_row_d_y), Some(__ad_row_y_1)) = (
@@ -279,13 +274,7 @@ fn trisolve_grad(
                 d_b[i] += __ad_d_s;
             }
         }
-        __ad_guard
-            .give_back([
-                __ad_undo_y,
-                __ad_record,
-                __ad_storage_pool_y,
-                __ad_storage_pool_d_y,
-            ]);
+        __ad_guard.give_back([__ad_undo_y, __ad_record]);
         out__3
     };
     (__ad_value, (__ad_grad_l, __ad_grad_b))
@@ -327,18 +316,15 @@ fn trisolve_adjoint(
     );
     ::std::thread_local! {
         #[allow(non_upper_case_globals)] static __ad_home :
-        ::autograd::__private::RecordsHome < f64, 4 > = const {
+        ::autograd::__private::RecordsHome < f64, 2 > = const {
         ::autograd::__private::RecordsHome::new() };
     }
     let __ad_guard = ::autograd::__private::RecordsHome::take(&__ad_home);
     let mut __ad_undo_y = __ad_guard.record(0);
     let mut __ad_record = __ad_guard.record(1);
-    let mut __ad_storage_pool_y = __ad_guard.record(2);
-    let mut __ad_storage_pool_d_y = __ad_guard.record(3);
-    let mut __ad_pool_y = __ad_storage_pool_y.storage();
-    let mut __ad_pool_d_y = __ad_storage_pool_d_y.storage();
     let n = b.len();
-    let y = ::autograd::__private::refill(&mut __ad_pool_y, 0.0, n);
+    let mut __ad_own_y: ::std::vec::Vec<f64> = ::std::vec![0.0; n];
+    let y = &mut __ad_own_y[..];
     {
         let mut __ad_slots = __ad_record
             .slots(::autograd::__private::room(&(0..n), 1usize));
@@ -390,10 +376,8 @@ fn trisolve_adjoint(
     let out: f64 = 0.0;
     let mut __ad_cell_out_7 = out;
     let __ad_seed_cell_out_7: f64 = d_out;
-    let mut __ad_d_y = ::autograd::__private::zeros_in(
-        &mut __ad_pool_d_y,
-        ::autograd::__private::shape_of(&y),
-    );
+    let mut __ad_own_d_y = ::autograd::__private::zeros_like(&y);
+    let __ad_d_y = &mut __ad_own_d_y[..];
     {
         let mut __ad_d_cell_out_7: f64;
         if let (Some(__ad_row_d_y), Some(__ad_row_y_1)) = (
@@ -551,13 +535,7 @@ fn trisolve_adjoint(
             d_b[i] += __ad_d_s;
         }
     }
-    __ad_guard
-        .give_back([
-            __ad_undo_y,
-            __ad_record,
-            __ad_storage_pool_y,
-            __ad_storage_pool_d_y,
-        ]);
+    __ad_guard.give_back([__ad_undo_y, __ad_record]);
     out__3
 }
 #[doc(hidden)]

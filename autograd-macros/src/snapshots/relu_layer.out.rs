@@ -41,18 +41,15 @@ fn relu_layer_grad(w: &[f64], x: &[f64], p: usize) -> (f64, ::std::vec::Vec<f64>
     let __ad_value = {
         ::std::thread_local! {
             #[allow(non_upper_case_globals)] static __ad_home :
-            ::autograd::__private::RecordsHome < f64, 3 > = const {
+            ::autograd::__private::RecordsHome < f64, 1 > = const {
             ::autograd::__private::RecordsHome::new() };
         }
         let __ad_guard = ::autograd::__private::RecordsHome::take(&__ad_home);
         let mut __ad_record = __ad_guard.record(0);
-        let mut __ad_storage_pool_hidden = __ad_guard.record(1);
-        let mut __ad_storage_pool_d_hidden = __ad_guard.record(2);
-        let mut __ad_pool_hidden = __ad_storage_pool_hidden.storage();
-        let mut __ad_pool_d_hidden = __ad_storage_pool_d_hidden.storage();
         let units = (w.len()) / p;
         let samples = (x.len()) / p;
-        let hidden = ::autograd::__private::refill(&mut __ad_pool_hidden, 0.0, units);
+        let mut __ad_own_hidden: ::std::vec::Vec<f64> = ::std::vec![0.0; units];
+        let hidden = &mut __ad_own_hidden[..];
         let loss: f64 = 0.0;
         let mut __ad_cell_loss_0 = loss;
         for i in 0..samples {
@@ -133,10 +130,8 @@ fn relu_layer_grad(w: &[f64], x: &[f64], p: usize) -> (f64, ::std::vec::Vec<f64>
         }
         let loss__3 = __ad_cell_loss_0;
         let mut __ad_d_loss__3: f64 = d_out;
-        let mut __ad_d_hidden = ::autograd::__private::zeros_in(
-            &mut __ad_pool_d_hidden,
-            ::autograd::__private::shape_of(&hidden),
-        );
+        let mut __ad_own_d_hidden = ::autograd::__private::zeros_like(&hidden);
+        let __ad_d_hidden = &mut __ad_own_d_hidden[..];
         let mut __ad_d_cell_loss_0: f64 = 0.0;
         __ad_d_cell_loss_0 += __ad_d_loss__3;
         let __ad_seed_cell_loss_0: f64 = __ad_d_cell_loss_0;
@@ -270,12 +265,7 @@ fn relu_layer_grad(w: &[f64], x: &[f64], p: usize) -> (f64, ::std::vec::Vec<f64>
             __ad_d_cell_loss_0 += __ad_d_loss__1;
         }
         __ad_d_cell_loss_0 = __ad_seed_cell_loss_0;
-        __ad_guard
-            .give_back([
-                __ad_record,
-                __ad_storage_pool_hidden,
-                __ad_storage_pool_d_hidden,
-            ]);
+        __ad_guard.give_back([__ad_record]);
         loss__3
     };
     (__ad_value, __ad_grad_w)
@@ -310,18 +300,15 @@ fn relu_layer_adjoint(
     );
     ::std::thread_local! {
         #[allow(non_upper_case_globals)] static __ad_home :
-        ::autograd::__private::RecordsHome < f64, 3 > = const {
+        ::autograd::__private::RecordsHome < f64, 1 > = const {
         ::autograd::__private::RecordsHome::new() };
     }
     let __ad_guard = ::autograd::__private::RecordsHome::take(&__ad_home);
     let mut __ad_record = __ad_guard.record(0);
-    let mut __ad_storage_pool_hidden = __ad_guard.record(1);
-    let mut __ad_storage_pool_d_hidden = __ad_guard.record(2);
-    let mut __ad_pool_hidden = __ad_storage_pool_hidden.storage();
-    let mut __ad_pool_d_hidden = __ad_storage_pool_d_hidden.storage();
     let units = (w.len()) / p;
     let samples = (x.len()) / p;
-    let hidden = ::autograd::__private::refill(&mut __ad_pool_hidden, 0.0, units);
+    let mut __ad_own_hidden: ::std::vec::Vec<f64> = ::std::vec![0.0; units];
+    let hidden = &mut __ad_own_hidden[..];
     let loss: f64 = 0.0;
     let mut __ad_cell_loss_0 = loss;
     for i in 0..samples {
@@ -402,10 +389,8 @@ fn relu_layer_adjoint(
     }
     let loss__3 = __ad_cell_loss_0;
     let mut __ad_d_loss__3: f64 = d_out;
-    let mut __ad_d_hidden = ::autograd::__private::zeros_in(
-        &mut __ad_pool_d_hidden,
-        ::autograd::__private::shape_of(&hidden),
-    );
+    let mut __ad_own_d_hidden = ::autograd::__private::zeros_like(&hidden);
+    let __ad_d_hidden = &mut __ad_own_d_hidden[..];
     let mut __ad_d_cell_loss_0: f64 = 0.0;
     __ad_d_cell_loss_0 += __ad_d_loss__3;
     let __ad_seed_cell_loss_0: f64 = __ad_d_cell_loss_0;
@@ -538,8 +523,7 @@ fn relu_layer_adjoint(
         __ad_d_cell_loss_0 += __ad_d_loss__1;
     }
     __ad_d_cell_loss_0 = __ad_seed_cell_loss_0;
-    __ad_guard
-        .give_back([__ad_record, __ad_storage_pool_hidden, __ad_storage_pool_d_hidden]);
+    __ad_guard.give_back([__ad_record]);
     loss__3
 }
 #[doc(hidden)]

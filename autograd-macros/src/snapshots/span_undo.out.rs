@@ -41,16 +41,13 @@ fn centered_products_grad(
     let __ad_value = {
         ::std::thread_local! {
             #[allow(non_upper_case_globals)] static __ad_home :
-            ::autograd::__private::RecordsHome < f64, 3 > = const {
+            ::autograd::__private::RecordsHome < f64, 1 > = const {
             ::autograd::__private::RecordsHome::new() };
         }
         let __ad_guard = ::autograd::__private::RecordsHome::take(&__ad_home);
         let mut __ad_undo_xc = __ad_guard.record(0);
-        let mut __ad_storage_pool_xc = __ad_guard.record(1);
-        let mut __ad_storage_pool_d_xc = __ad_guard.record(2);
-        let mut __ad_pool_xc = __ad_storage_pool_xc.storage();
-        let mut __ad_pool_d_xc = __ad_storage_pool_d_xc.storage();
-        let xc = ::autograd::__private::refill(&mut __ad_pool_xc, 0.0, d);
+        let mut __ad_own_xc: ::std::vec::Vec<f64> = ::std::vec![0.0; d];
+        let xc = &mut __ad_own_xc[..];
         let out: f64 = 0.0;
         let mut __ad_cell_out_0 = out;
         for i in 0..x.len() / d {
@@ -126,10 +123,8 @@ fn centered_products_grad(
         }
         let out__9 = __ad_cell_out_0;
         let mut __ad_d_out__9: f64 = d_out;
-        let mut __ad_d_xc = ::autograd::__private::zeros_in(
-            &mut __ad_pool_d_xc,
-            ::autograd::__private::shape_of(&xc),
-        );
+        let mut __ad_own_d_xc = ::autograd::__private::zeros_like(&xc);
+        let __ad_d_xc = &mut __ad_own_d_xc[..];
         let mut __ad_d_cell_out_0: f64 = 0.0;
         __ad_d_cell_out_0 += __ad_d_out__9;
         let __ad_seed_cell_out_0: f64 = __ad_d_cell_out_0;
@@ -239,8 +234,7 @@ fn centered_products_grad(
             __ad_d_cell_out_0 += __ad_d_out__1;
         }
         __ad_d_cell_out_0 = __ad_seed_cell_out_0;
-        __ad_guard
-            .give_back([__ad_undo_xc, __ad_storage_pool_xc, __ad_storage_pool_d_xc]);
+        __ad_guard.give_back([__ad_undo_xc]);
         out__9
     };
     (__ad_value, __ad_grad_mu)
@@ -275,16 +269,13 @@ fn centered_products_adjoint(
     );
     ::std::thread_local! {
         #[allow(non_upper_case_globals)] static __ad_home :
-        ::autograd::__private::RecordsHome < f64, 3 > = const {
+        ::autograd::__private::RecordsHome < f64, 1 > = const {
         ::autograd::__private::RecordsHome::new() };
     }
     let __ad_guard = ::autograd::__private::RecordsHome::take(&__ad_home);
     let mut __ad_undo_xc = __ad_guard.record(0);
-    let mut __ad_storage_pool_xc = __ad_guard.record(1);
-    let mut __ad_storage_pool_d_xc = __ad_guard.record(2);
-    let mut __ad_pool_xc = __ad_storage_pool_xc.storage();
-    let mut __ad_pool_d_xc = __ad_storage_pool_d_xc.storage();
-    let xc = ::autograd::__private::refill(&mut __ad_pool_xc, 0.0, d);
+    let mut __ad_own_xc: ::std::vec::Vec<f64> = ::std::vec![0.0; d];
+    let xc = &mut __ad_own_xc[..];
     let out: f64 = 0.0;
     let mut __ad_cell_out_0 = out;
     for i in 0..x.len() / d {
@@ -360,10 +351,8 @@ fn centered_products_adjoint(
     }
     let out__9 = __ad_cell_out_0;
     let mut __ad_d_out__9: f64 = d_out;
-    let mut __ad_d_xc = ::autograd::__private::zeros_in(
-        &mut __ad_pool_d_xc,
-        ::autograd::__private::shape_of(&xc),
-    );
+    let mut __ad_own_d_xc = ::autograd::__private::zeros_like(&xc);
+    let __ad_d_xc = &mut __ad_own_d_xc[..];
     let mut __ad_d_cell_out_0: f64 = 0.0;
     __ad_d_cell_out_0 += __ad_d_out__9;
     let __ad_seed_cell_out_0: f64 = __ad_d_cell_out_0;
@@ -473,7 +462,7 @@ fn centered_products_adjoint(
         __ad_d_cell_out_0 += __ad_d_out__1;
     }
     __ad_d_cell_out_0 = __ad_seed_cell_out_0;
-    __ad_guard.give_back([__ad_undo_xc, __ad_storage_pool_xc, __ad_storage_pool_d_xc]);
+    __ad_guard.give_back([__ad_undo_xc]);
     out__9
 }
 #[doc(hidden)]

@@ -40,22 +40,16 @@ fn heat_grad(u0: &[f64], target: &[f64], steps: usize) -> (f64, ::std::vec::Vec<
     let __ad_value = {
         ::std::thread_local! {
             #[allow(non_upper_case_globals)] static __ad_home :
-            ::autograd::__private::RecordsHome < f64, 5 > = const {
+            ::autograd::__private::RecordsHome < f64, 1 > = const {
             ::autograd::__private::RecordsHome::new() };
         }
         let __ad_guard = ::autograd::__private::RecordsHome::take(&__ad_home);
         let mut __ad_undo_u = __ad_guard.record(0);
-        let mut __ad_storage_pool_u = __ad_guard.record(1);
-        let mut __ad_storage_pool_d_u = __ad_guard.record(2);
-        let mut __ad_storage_pool_next = __ad_guard.record(3);
-        let mut __ad_storage_pool_d_next = __ad_guard.record(4);
-        let mut __ad_pool_u = __ad_storage_pool_u.storage();
-        let mut __ad_pool_d_u = __ad_storage_pool_d_u.storage();
-        let mut __ad_pool_next = __ad_storage_pool_next.storage();
-        let mut __ad_pool_d_next = __ad_storage_pool_d_next.storage();
         let n = u0.len();
-        let u = ::autograd::__private::refill_from(&mut __ad_pool_u, &u0[..]);
-        let next = ::autograd::__private::refill_from(&mut __ad_pool_next, &u0[..]);
+        let mut __ad_own_u = u0.to_vec();
+        let u = &mut __ad_own_u[..];
+        let mut __ad_own_next = u0.to_vec();
+        let next = &mut __ad_own_next[..];
         for __ad_i0__1 in 0..steps {
             if let (Some(__ad_row_next), Some(__ad_row_u)) = (
                 ::autograd::__private::row_mut(
@@ -143,10 +137,8 @@ fn heat_grad(u0: &[f64], target: &[f64], steps: usize) -> (f64, ::std::vec::Vec<
         let loss: f64 = 0.0;
         let mut __ad_cell_loss_17 = loss;
         let __ad_seed_cell_loss_17: f64 = d_out;
-        let mut __ad_d_u = ::autograd::__private::zeros_in(
-            &mut __ad_pool_d_u,
-            ::autograd::__private::shape_of(&u),
-        );
+        let mut __ad_own_d_u = ::autograd::__private::zeros_like(&u);
+        let __ad_d_u = &mut __ad_own_d_u[..];
         {
             let mut __ad_d_cell_loss_17: f64;
             if let (Some(__ad_row_d_u), Some(__ad_row_target), Some(__ad_row_u_2)) = (
@@ -217,10 +209,8 @@ fn heat_grad(u0: &[f64], target: &[f64], steps: usize) -> (f64, ::std::vec::Vec<
         }
         let loss__3 = __ad_cell_loss_17;
         let mut __ad_d_loss__3: f64 = d_out;
-        let mut __ad_d_next = ::autograd::__private::zeros_in(
-            &mut __ad_pool_d_next,
-            ::autograd::__private::shape_of(&next),
-        );
+        let mut __ad_own_d_next = ::autograd::__private::zeros_like(&next);
+        let __ad_d_next = &mut __ad_own_d_next[..];
         let mut __ad_d_cell_loss_17: f64 = 0.0;
         __ad_d_cell_loss_17 += __ad_d_loss__3;
         for __ad_i0__1 in (0..steps).rev() {
@@ -291,14 +281,7 @@ fn heat_grad(u0: &[f64], target: &[f64], steps: usize) -> (f64, ::std::vec::Vec<
         for (__ad_k_1, __ad_d_1) in __ad_d_u.iter().enumerate() {
             d_u0[__ad_k_1] += *__ad_d_1;
         }
-        __ad_guard
-            .give_back([
-                __ad_undo_u,
-                __ad_storage_pool_u,
-                __ad_storage_pool_d_u,
-                __ad_storage_pool_next,
-                __ad_storage_pool_d_next,
-            ]);
+        __ad_guard.give_back([__ad_undo_u]);
         loss__3
     };
     (__ad_value, __ad_grad_u0)
@@ -333,22 +316,16 @@ fn heat_adjoint(
     );
     ::std::thread_local! {
         #[allow(non_upper_case_globals)] static __ad_home :
-        ::autograd::__private::RecordsHome < f64, 5 > = const {
+        ::autograd::__private::RecordsHome < f64, 1 > = const {
         ::autograd::__private::RecordsHome::new() };
     }
     let __ad_guard = ::autograd::__private::RecordsHome::take(&__ad_home);
     let mut __ad_undo_u = __ad_guard.record(0);
-    let mut __ad_storage_pool_u = __ad_guard.record(1);
-    let mut __ad_storage_pool_d_u = __ad_guard.record(2);
-    let mut __ad_storage_pool_next = __ad_guard.record(3);
-    let mut __ad_storage_pool_d_next = __ad_guard.record(4);
-    let mut __ad_pool_u = __ad_storage_pool_u.storage();
-    let mut __ad_pool_d_u = __ad_storage_pool_d_u.storage();
-    let mut __ad_pool_next = __ad_storage_pool_next.storage();
-    let mut __ad_pool_d_next = __ad_storage_pool_d_next.storage();
     let n = u0.len();
-    let u = ::autograd::__private::refill_from(&mut __ad_pool_u, &u0[..]);
-    let next = ::autograd::__private::refill_from(&mut __ad_pool_next, &u0[..]);
+    let mut __ad_own_u = u0.to_vec();
+    let u = &mut __ad_own_u[..];
+    let mut __ad_own_next = u0.to_vec();
+    let next = &mut __ad_own_next[..];
     for __ad_i0__1 in 0..steps {
         if let (Some(__ad_row_next), Some(__ad_row_u)) = (
             ::autograd::__private::row_mut(
@@ -436,10 +413,8 @@ fn heat_adjoint(
     let loss: f64 = 0.0;
     let mut __ad_cell_loss_17 = loss;
     let __ad_seed_cell_loss_17: f64 = d_out;
-    let mut __ad_d_u = ::autograd::__private::zeros_in(
-        &mut __ad_pool_d_u,
-        ::autograd::__private::shape_of(&u),
-    );
+    let mut __ad_own_d_u = ::autograd::__private::zeros_like(&u);
+    let __ad_d_u = &mut __ad_own_d_u[..];
     {
         let mut __ad_d_cell_loss_17: f64;
         if let (Some(__ad_row_d_u), Some(__ad_row_target), Some(__ad_row_u_2)) = (
@@ -500,10 +475,8 @@ fn heat_adjoint(
     }
     let loss__3 = __ad_cell_loss_17;
     let mut __ad_d_loss__3: f64 = d_out;
-    let mut __ad_d_next = ::autograd::__private::zeros_in(
-        &mut __ad_pool_d_next,
-        ::autograd::__private::shape_of(&next),
-    );
+    let mut __ad_own_d_next = ::autograd::__private::zeros_like(&next);
+    let __ad_d_next = &mut __ad_own_d_next[..];
     let mut __ad_d_cell_loss_17: f64 = 0.0;
     __ad_d_cell_loss_17 += __ad_d_loss__3;
     for __ad_i0__1 in (0..steps).rev() {
@@ -564,14 +537,7 @@ fn heat_adjoint(
     for (__ad_k_1, __ad_d_1) in __ad_d_u.iter().enumerate() {
         d_u0[__ad_k_1] += *__ad_d_1;
     }
-    __ad_guard
-        .give_back([
-            __ad_undo_u,
-            __ad_storage_pool_u,
-            __ad_storage_pool_d_u,
-            __ad_storage_pool_next,
-            __ad_storage_pool_d_next,
-        ]);
+    __ad_guard.give_back([__ad_undo_u]);
     loss__3
 }
 #[doc(hidden)]

@@ -29,17 +29,14 @@ fn k_grad(a0: [f64; 1], x1: f64) -> (f64, ([f64; 1], f64)) {
     let __ad_value = {
         ::std::thread_local! {
             #[allow(non_upper_case_globals)] static __ad_home :
-            ::autograd::__private::RecordsHome < f64, 4 > = const {
+            ::autograd::__private::RecordsHome < f64, 2 > = const {
             ::autograd::__private::RecordsHome::new() };
         }
         let __ad_guard = ::autograd::__private::RecordsHome::take(&__ad_home);
         let mut __ad_record = __ad_guard.record(0);
         let mut __ad_partials = __ad_guard.record(1);
-        let mut __ad_storage_pool_b4 = __ad_guard.record(2);
-        let mut __ad_storage_pool_d_b4 = __ad_guard.record(3);
-        let mut __ad_pool_b4 = __ad_storage_pool_b4.storage();
-        let mut __ad_pool_d_b4 = __ad_storage_pool_d_b4.storage();
-        let b4 = ::autograd::__private::refill(&mut __ad_pool_b4, 0.0, a0.len());
+        let mut __ad_own_b4: ::std::vec::Vec<f64> = ::std::vec![0.0; a0.len()];
+        let b4 = &mut __ad_own_b4[..];
         {
             let mut __ad_slots = __ad_record
                 .slots(::autograd::__private::room(&(0..1), 3usize));
@@ -61,10 +58,8 @@ fn k_grad(a0: [f64; 1], x1: f64) -> (f64, ([f64; 1], f64)) {
         let __ad_t6 = b4[0];
         let mut __ad_d_x1: f64 = 0.0;
         let mut __ad_d_t6: f64 = d_out;
-        let mut __ad_d_b4 = ::autograd::__private::zeros_in(
-            &mut __ad_pool_d_b4,
-            ::autograd::__private::shape_of(&b4),
-        );
+        let mut __ad_own_d_b4 = ::autograd::__private::zeros_like(&b4);
+        let __ad_d_b4 = &mut __ad_own_d_b4[..];
         __ad_d_b4[0] += __ad_d_t6;
         {
             let mut __ad_taken = __ad_record.taken();
@@ -88,13 +83,7 @@ fn k_grad(a0: [f64; 1], x1: f64) -> (f64, ([f64; 1], f64)) {
             }
         }
         *d_x1 += __ad_d_x1;
-        __ad_guard
-            .give_back([
-                __ad_record,
-                __ad_partials,
-                __ad_storage_pool_b4,
-                __ad_storage_pool_d_b4,
-            ]);
+        __ad_guard.give_back([__ad_record, __ad_partials]);
         __ad_t6
     };
     (__ad_value, (__ad_grad_a0, __ad_grad_x1))
@@ -122,17 +111,14 @@ fn k_adjoint(
 ) -> f64 {
     ::std::thread_local! {
         #[allow(non_upper_case_globals)] static __ad_home :
-        ::autograd::__private::RecordsHome < f64, 4 > = const {
+        ::autograd::__private::RecordsHome < f64, 2 > = const {
         ::autograd::__private::RecordsHome::new() };
     }
     let __ad_guard = ::autograd::__private::RecordsHome::take(&__ad_home);
     let mut __ad_record = __ad_guard.record(0);
     let mut __ad_partials = __ad_guard.record(1);
-    let mut __ad_storage_pool_b4 = __ad_guard.record(2);
-    let mut __ad_storage_pool_d_b4 = __ad_guard.record(3);
-    let mut __ad_pool_b4 = __ad_storage_pool_b4.storage();
-    let mut __ad_pool_d_b4 = __ad_storage_pool_d_b4.storage();
-    let b4 = ::autograd::__private::refill(&mut __ad_pool_b4, 0.0, a0.len());
+    let mut __ad_own_b4: ::std::vec::Vec<f64> = ::std::vec![0.0; a0.len()];
+    let b4 = &mut __ad_own_b4[..];
     {
         let mut __ad_slots = __ad_record
             .slots(::autograd::__private::room(&(0..1), 3usize));
@@ -154,10 +140,8 @@ fn k_adjoint(
     let __ad_t6 = b4[0];
     let mut __ad_d_x1: f64 = 0.0;
     let mut __ad_d_t6: f64 = d_out;
-    let mut __ad_d_b4 = ::autograd::__private::zeros_in(
-        &mut __ad_pool_d_b4,
-        ::autograd::__private::shape_of(&b4),
-    );
+    let mut __ad_own_d_b4 = ::autograd::__private::zeros_like(&b4);
+    let __ad_d_b4 = &mut __ad_own_d_b4[..];
     __ad_d_b4[0] += __ad_d_t6;
     {
         let mut __ad_taken = __ad_record.taken();
@@ -180,13 +164,7 @@ fn k_adjoint(
         }
     }
     *d_x1 += __ad_d_x1;
-    __ad_guard
-        .give_back([
-            __ad_record,
-            __ad_partials,
-            __ad_storage_pool_b4,
-            __ad_storage_pool_d_b4,
-        ]);
+    __ad_guard.give_back([__ad_record, __ad_partials]);
     __ad_t6
 }
 #[doc(hidden)]
