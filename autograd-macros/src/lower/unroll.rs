@@ -52,51 +52,76 @@ pub const MAX_STATEMENTS: usize = 600;
 /// Writes out the small nests of `block` (see the module's doc); returns
 /// whether it wrote out any.
 pub fn unroll_small_nests(block: &mut syn::Block) -> bool {
-    unroll_in(&mut block.stmts, &HashMap::new())
+    rewrite(&mut block.stmts, &HashMap::new(), false).unwrap_or(false)
 }
 
-/// Writes out the nests among `stmts` and in the branches and blocks they
-/// hold, not in loops kept as loops.
-fn unroll_in(stmts: &mut Vec<Stmt>, indices: &HashMap<String, i128>) -> bool {
+/// Writes out the `for` nests among `stmts` and in the branches and blocks
+/// they hold; returns whether it wrote out any. In the function body
+/// (`strict` false) a nest that cannot be written out, or is too big,
+/// stays a loop, and nothing inside it is written out. In an iteration
+/// being written out (`strict`, `indices` its enclosing indices) every
+/// `for` loop must be, or the whole nest stays a loop (`None`); there an
+/// `if` on the indices alone (`if i == j`) is decided (`fold`).
+fn rewrite(stmts: &mut Vec<Stmt>, indices: &HashMap<String, i128>, strict: bool) -> Option<bool> {
     let mut changed = false;
     let mut out = Vec::with_capacity(stmts.len());
     for mut stmt in stmts.drain(..) {
+        if strict {
+            let kept = match &mut stmt {
+                Stmt::Expr(expr, _) => fold(expr, indices),
+                Stmt::Local(local) => {
+                    if let Some(init) = &mut local.init {
+                        fold(&mut init.expr, indices);
+                    }
+                    true
+                }
+                _ => true,
+            };
+            if !kept {
+                continue;
+            }
+        }
         if let Stmt::Expr(Expr::ForLoop(for_loop), _) = &stmt {
-            if let Some(iterations) = written_out(for_loop, indices) {
-                if statements(&iterations) <= MAX_STATEMENTS {
+            match written_out(for_loop, indices) {
+                Some(iterations) if strict || statements(&iterations) <= MAX_STATEMENTS => {
                     out.extend(iterations);
                     changed = true;
-                    continue;
                 }
+                _ if strict => return None,
+                _ => out.push(stmt),
             }
+            continue;
         }
-        match &mut stmt {
-            Stmt::Expr(expr, _) => changed |= unroll_in_expr(expr, indices),
-            Stmt::Local(local) => {
-                if let Some(init) = &mut local.init {
-                    changed |= unroll_in_expr(&mut init.expr, indices);
-                }
-            }
-            _ => {}
-        }
+        changed |= match &mut stmt {
+            Stmt::Expr(expr, _) => rewrite_expr(expr, indices, strict)?,
+            Stmt::Local(local) => match &mut local.init {
+                Some(init) => rewrite_expr(&mut init.expr, indices, strict)?,
+                None => false,
+            },
+            _ => false,
+        };
         out.push(stmt);
     }
     *stmts = out;
-    changed
+    Some(changed)
 }
 
-/// The nests in the blocks of an `if` or a bare block.
-fn unroll_in_expr(expr: &mut Expr, indices: &HashMap<String, i128>) -> bool {
+/// [`rewrite`] in the blocks of an `if` or a bare block (a `for` loop
+/// anywhere else, in an expression, is refused by `plain_body` in a nest
+/// being written out, and left alone in the body).
+fn rewrite_expr(expr: &mut Expr, indices: &HashMap<String, i128>, strict: bool) -> Option<bool> {
     match expr {
         Expr::If(if_) => {
-            let mut changed = unroll_in(&mut if_.then_branch.stmts, indices);
+            let mut changed = rewrite(&mut if_.then_branch.stmts, indices, strict)?;
             if let Some((_, else_)) = &mut if_.else_branch {
-                changed |= unroll_in_expr(else_, indices);
+                changed |= rewrite_expr(else_, indices, strict)?;
             }
-            changed
+            Some(changed)
         }
-        Expr::Block(block) if block.label.is_none() => unroll_in(&mut block.block.stmts, indices),
-        _ => false,
+        Expr::Block(block) if block.label.is_none() => {
+            rewrite(&mut block.block.stmts, indices, strict)
+        }
+        _ => Some(false),
     }
 }
 
@@ -132,7 +157,7 @@ fn written_out(for_loop: &syn::ExprForLoop, indices: &HashMap<String, i128>) -> 
         }
         // (a `for` loop in an expression, a closure's body, stays a loop:
         // then none is written out)
-        if !all_written_out(&mut body.stmts, &inner) || has_loop(&body) {
+        if rewrite(&mut body.stmts, &inner, true).is_none() || has_loop(&body) {
             return None;
         }
         if let Some(index) = index {
@@ -155,67 +180,6 @@ fn written_out(for_loop: &syn::ExprForLoop, indices: &HashMap<String, i128>) -> 
         ));
     }
     Some(iterations)
-}
-
-/// Writes out every `for` loop among `stmts` (and in their branches and
-/// blocks); false if one cannot be.
-fn all_written_out(stmts: &mut Vec<Stmt>, indices: &HashMap<String, i128>) -> bool {
-    let mut out = Vec::with_capacity(stmts.len());
-    for mut stmt in stmts.drain(..) {
-        // an `if` on the indices alone (`if i == j`) is decided here
-        let kept = match &mut stmt {
-            Stmt::Expr(expr, _) => fold(expr, indices),
-            Stmt::Local(local) => {
-                if let Some(init) = &mut local.init {
-                    fold(&mut init.expr, indices);
-                }
-                true
-            }
-            _ => true,
-        };
-        if !kept {
-            continue;
-        }
-        if let Stmt::Expr(Expr::ForLoop(for_loop), _) = &stmt {
-            match written_out(for_loop, indices) {
-                Some(iterations) => {
-                    out.extend(iterations);
-                    continue;
-                }
-                None => return false,
-            }
-        }
-        let ok = match &mut stmt {
-            Stmt::Expr(expr, _) => all_in_expr(expr, indices),
-            Stmt::Local(local) => local
-                .init
-                .as_mut()
-                .map_or(true, |init| all_in_expr(&mut init.expr, indices)),
-            _ => true,
-        };
-        if !ok {
-            return false;
-        }
-        out.push(stmt);
-    }
-    *stmts = out;
-    true
-}
-
-fn all_in_expr(expr: &mut Expr, indices: &HashMap<String, i128>) -> bool {
-    match expr {
-        Expr::If(if_) => {
-            all_written_out(&mut if_.then_branch.stmts, indices)
-                && if_
-                    .else_branch
-                    .as_mut()
-                    .map_or(true, |(_, else_)| all_in_expr(else_, indices))
-        }
-        Expr::Block(block) => all_written_out(&mut block.block.stmts, indices),
-        // (a `for` loop anywhere else, in an expression, is refused by
-        // `plain_body`)
-        _ => true,
-    }
 }
 
 /// Replaces an `if` whose condition reads only known indices by the
