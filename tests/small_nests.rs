@@ -236,3 +236,40 @@ fn before_the_start(x: &[f64; 4]) -> f64 {
 fn an_index_before_the_start_panics_as_the_function_does() {
     let _ = before_the_start_grad(&[1.0, 2.0, 3.0, 4.0]);
 }
+
+/// A nest written out the way users write code: a closure, iterator chains
+/// (lowered to loops of their own inside each iteration), a `match` on the
+/// index, a destructuring `let`, and locals named like the expansion's
+/// (`t0`, `d_x`, `d_out`).
+#[differentiable]
+fn user_style(x: &[f64; 4], w: &[f64]) -> f64 {
+    let sq = |v: f64| v * v;
+    let mut t0 = 0.0;
+    for i in 0..4 {
+        let d_x = x[i] * w[i % w.len()];
+        let d_out: f64 = w.iter().map(|v| v * d_x).sum();
+        t0 += match i {
+            0 => sq(d_out),
+            1 | 2 => d_out.sin(),
+            _ => d_out.exp() * 0.1,
+        };
+        for k in 0..i {
+            let (a, b) = (x[k], x[i]);
+            t0 += (a * b).tanh();
+        }
+    }
+    let tail: f64 = x.iter().zip(w).map(|(a, b)| a * b).sum();
+    t0 + tail
+}
+
+#[test]
+fn user_style_code_in_a_nest_written_out() {
+    for point in POINTS {
+        let x = [point[0], point[1], point[2], point[3]];
+        let w = [point[4], point[5], point[6]];
+        let (value, (d_x, d_w)) = user_style_grad(&x, &w);
+        assert_eq!(value, user_style(&x, &w));
+        common::assert_gradient(|v| user_style(&[v[0], v[1], v[2], v[3]], &w), &x, &d_x);
+        common::assert_gradient(|v| user_style(&x, v), &w, &d_w);
+    }
+}
