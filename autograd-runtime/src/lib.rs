@@ -1451,8 +1451,16 @@ pub mod __private {
     #[track_caller]
     pub fn same_len(a: usize, b: usize, message: &str) {
         if a != b {
-            panic!("{message}: {a} against {b}");
+            len_mismatch(a, b, message);
         }
+    }
+
+    /// The panic of [`same_len`], out of line (see [`output_len_mismatch`]).
+    #[cold]
+    #[inline(never)]
+    #[track_caller]
+    fn len_mismatch(a: usize, b: usize, message: &str) -> ! {
+        panic!("{message}: {a} against {b}");
     }
 
     /// An element of a constant slice a generated loop iterates over
@@ -1718,11 +1726,21 @@ pub mod __private {
     #[track_caller]
     pub fn check_output_len(function: &str, d_out: &str, d_out_len: usize, outputs: usize) {
         if d_out_len != outputs {
-            panic!(
-                "{function}: `{d_out}` has length {d_out_len}, but the function has \
-                 {outputs} outputs; they must be equal"
-            );
+            output_len_mismatch(function, d_out, d_out_len, outputs);
         }
+    }
+
+    /// The panic of [`check_output_len`], out of line: formatting it inline
+    /// cost every call of an adjoint a dozen instructions that spilled the
+    /// names to the stack before the comparison.
+    #[cold]
+    #[inline(never)]
+    #[track_caller]
+    fn output_len_mismatch(function: &str, d_out: &str, d_out_len: usize, outputs: usize) -> ! {
+        panic!(
+            "{function}: `{d_out}` has length {d_out_len}, but the function has \
+             {outputs} outputs; they must be equal"
+        );
     }
 
     /// Panics unless the adjoint buffer `adjoint` has the length of the
@@ -1737,11 +1755,26 @@ pub mod __private {
         param_len: usize,
     ) {
         if adjoint_len != param_len {
-            panic!(
-                "{function}: the adjoint buffer `{adjoint}` has length {adjoint_len}, \
-                 but the parameter `{param}` has length {param_len}; they must be equal"
-            );
+            adjoint_len_mismatch(function, adjoint, adjoint_len, param, param_len);
         }
+    }
+
+    /// The panic of [`check_adjoint_len`], out of line (see
+    /// [`output_len_mismatch`]).
+    #[cold]
+    #[inline(never)]
+    #[track_caller]
+    fn adjoint_len_mismatch(
+        function: &str,
+        adjoint: &str,
+        adjoint_len: usize,
+        param: &str,
+        param_len: usize,
+    ) -> ! {
+        panic!(
+            "{function}: the adjoint buffer `{adjoint}` has length {adjoint_len}, \
+             but the parameter `{param}` has length {param_len}; they must be equal"
+        );
     }
 
     #[cfg(test)]
