@@ -1115,13 +1115,13 @@ pub mod __private {
         items: ::std::vec::Vec<f64>,
     }
 
-    /// How many spare scratch buffers a thread keeps (nested calls each
-    /// hold one).
-    const SPARE_SCRATCHES: usize = 8;
+    /// How many spare buffers a thread keeps (nested calls each hold
+    /// theirs: a scratch per call, the `Vec`s at the top of an adjoint).
+    pub const SPARE_SCRATCHES: usize = 32;
 
-    /// The most elements a spare scratch buffer keeps (larger ones are
-    /// freed when dropped).
-    const SPARE_SCRATCH_LEN: usize = 1 << 16;
+    /// The most elements a spare buffer keeps (larger ones are freed when
+    /// given back).
+    pub const SPARE_SCRATCH_LEN: usize = 1 << 16;
 
     thread_local! {
         static SPARE_SCRATCH: ::std::cell::RefCell<::std::vec::Vec<::std::vec::Vec<f64>>> =
@@ -1132,28 +1132,131 @@ pub mod __private {
         /// `len` zeros, in a spare buffer of this thread if it has one.
         #[inline]
         pub fn zeros(len: usize) -> Scratch {
-            let spare = SPARE_SCRATCH
-                .try_with(|spare| spare.try_borrow_mut().ok().and_then(|mut s| s.pop()))
-                .ok()
-                .flatten();
-            let mut items = spare.unwrap_or_default();
-            items.clear();
-            items.resize(len, 0.0);
-            Scratch { items }
+            Scratch {
+                items: spare_zeros(len),
+            }
         }
     }
 
     impl Drop for Scratch {
         #[inline]
         fn drop(&mut self) {
-            if self.items.capacity() > SPARE_SCRATCH_LEN {
+            spare_back(::std::mem::take(&mut self.items));
+        }
+    }
+
+    /// A spare buffer of this thread (empty, with the capacity it had), or
+    /// a new one.
+    #[inline]
+    fn take_spare() -> ::std::vec::Vec<f64> {
+        SPARE_SCRATCH
+            .try_with(|spare| spare.try_borrow_mut().ok().and_then(|mut s| s.pop()))
+            .ok()
+            .flatten()
+            .unwrap_or_default()
+    }
+
+    /// `len` zeros in a spare buffer of this thread ([`spare_back`]), if it
+    /// has one, else in a new `Vec`: the `Vec` buffers at the top of a
+    /// generated adjoint (the adjoint of a local `Vec`, its copy of a
+    /// `vec![0.0; n]`) are taken here and given back at its end, so that an
+    /// adjoint called again, a helper's per time step, allocates nothing.
+    #[inline]
+    pub fn spare_zeros(len: usize) -> ::std::vec::Vec<f64> {
+        spare_filled(0.0, len)
+    }
+
+    /// `len` copies of `value` in a spare buffer ([`spare_zeros`]).
+    #[inline]
+    pub fn spare_filled(value: f64, len: usize) -> ::std::vec::Vec<f64> {
+        let mut items = take_spare();
+        items.clear();
+        items.resize(len, value);
+        items
+    }
+
+    /// A copy of `source` in a spare buffer ([`spare_zeros`]).
+    #[inline]
+    pub fn spare_copy(source: &[f64]) -> ::std::vec::Vec<f64> {
+        let mut items = take_spare();
+        items.clear();
+        items.extend_from_slice(source);
+        items
+    }
+
+    /// A zeroed twin of a local float array ([`zeros_like`]), a `Vec`'s in a
+    /// spare buffer ([`spare_zeros`]).
+    #[inline]
+    pub fn spare_zeros_like<A: SpareZeros + ?Sized>(array: &A) -> A::Zeros {
+        array.spare_zeros()
+    }
+
+    /// Float arrays whose zeroed twin [`spare_zeros_like`] makes.
+    pub trait SpareZeros {
+        type Zeros;
+        fn spare_zeros(&self) -> Self::Zeros;
+    }
+
+    impl<const N: usize> SpareZeros for [f64; N] {
+        type Zeros = [f64; N];
+        #[inline]
+        fn spare_zeros(&self) -> [f64; N] {
+            [0.0; N]
+        }
+    }
+
+    impl SpareZeros for ::std::vec::Vec<f64> {
+        type Zeros = ::std::vec::Vec<f64>;
+        #[inline]
+        fn spare_zeros(&self) -> ::std::vec::Vec<f64> {
+            spare_zeros(self.len())
+        }
+    }
+
+    impl SpareZeros for &mut [f64] {
+        type Zeros = ::std::vec::Vec<f64>;
+        #[inline]
+        fn spare_zeros(&self) -> ::std::vec::Vec<f64> {
+            spare_zeros(self.len())
+        }
+    }
+
+    /// Gives `value` back to this thread's spare buffers if it is a `Vec`
+    /// (kept while the thread holds fewer than [`SPARE_SCRATCHES`] and it is
+    /// at most [`SPARE_SCRATCH_LEN`] long, else freed); a float or an array
+    /// is dropped. For the buffers of [`spare_zeros`], and for what a
+    /// callee's adjoint returns where its caller does not use it.
+    #[inline]
+    pub fn spare_back<T: SpareBack>(value: T) {
+        value.spare_back();
+    }
+
+    /// What [`spare_back`] takes: the values an adjoint returns (`f64`,
+    /// `[f64; N]`, `Vec<f64>`).
+    pub trait SpareBack {
+        fn spare_back(self);
+    }
+
+    impl SpareBack for f64 {
+        #[inline]
+        fn spare_back(self) {}
+    }
+
+    impl<const N: usize> SpareBack for [f64; N] {
+        #[inline]
+        fn spare_back(self) {}
+    }
+
+    impl SpareBack for ::std::vec::Vec<f64> {
+        #[inline]
+        fn spare_back(self) {
+            if self.capacity() == 0 || self.capacity() > SPARE_SCRATCH_LEN {
                 return;
             }
-            let items = ::std::mem::take(&mut self.items);
             let _ = SPARE_SCRATCH.try_with(|spare| {
                 if let Ok(mut spare) = spare.try_borrow_mut() {
                     if spare.len() < SPARE_SCRATCHES {
-                        spare.push(items);
+                        spare.push(self);
                     }
                 }
             });

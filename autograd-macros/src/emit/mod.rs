@@ -238,7 +238,9 @@ impl Keep<'_> {
             ..
         } = self;
         let copy = if self.is_vec {
-            quote!(#ident.to_vec())
+            // (in a spare buffer of the thread: a caller that does not use
+            // the value gives it back, `__private::spare_back`)
+            quote!(::autograd::__private::spare_copy(&#ident[..]))
         } else {
             quote!(::core::clone::Clone::clone(&#ident))
         };

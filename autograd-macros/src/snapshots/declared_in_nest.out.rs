@@ -101,7 +101,7 @@ fn heun_fit_grad(
         }
         let loss__3 = __ad_cell_loss_2;
         let mut __ad_d_loss__3: f64 = d_out;
-        let mut __ad_d_y = ::autograd::__private::zeros_like(&y);
+        let mut __ad_d_y = ::autograd::__private::spare_zeros_like(&y);
         let mut __ad_d_cell_loss_2: f64 = 0.0;
         __ad_d_cell_loss_2 += __ad_d_loss__3;
         let mut __ad_as_called = ::autograd::__private::zeros_like(&y);
@@ -159,12 +159,14 @@ fn heun_fit_grad(
                 let __ad_at = __ad_args.len() - __ad_as_called_1.len();
                 __ad_as_called_1[..]
                     .copy_from_slice(&__ad_args[__ad_at..__ad_args.len()]);
-                rhs_adjoint(
-                    &__ad_as_called_1,
-                    p,
-                    &__ad_d_k2[..],
-                    &mut __ad_d_ys,
-                    &mut *d_p,
+                ::autograd::__private::spare_back(
+                    rhs_adjoint(
+                        &__ad_as_called_1,
+                        p,
+                        &__ad_d_k2[..],
+                        &mut __ad_d_ys,
+                        &mut *d_p,
+                    ),
                 );
                 __ad_args.truncate(__ad_at);
                 ::autograd::__private::give_back(
@@ -186,12 +188,14 @@ fn heun_fit_grad(
                 let __ad_at_1 = __ad_args.len() - __ad_as_called.len();
                 __ad_as_called[..]
                     .copy_from_slice(&__ad_args[__ad_at_1..__ad_args.len()]);
-                rhs_adjoint(
-                    &__ad_as_called,
-                    p,
-                    &__ad_d_k1[..],
-                    &mut __ad_d_y,
-                    &mut *d_p,
+                ::autograd::__private::spare_back(
+                    rhs_adjoint(
+                        &__ad_as_called,
+                        p,
+                        &__ad_d_k1[..],
+                        &mut __ad_d_y,
+                        &mut *d_p,
+                    ),
                 );
                 __ad_args.truncate(__ad_at_1);
                 __ad_d_cell_loss_2 += __ad_d_loss__1;
@@ -203,6 +207,7 @@ fn heun_fit_grad(
         d_y0[1] += __ad_d_t1;
         d_y0[0] += __ad_d_t0;
         __ad_guard.give_back([__ad_record, __ad_args]);
+        ::autograd::__private::spare_back(__ad_d_y);
         loss__3
     };
     (__ad_value, (__ad_grad_p, __ad_grad_y0))
@@ -295,7 +300,7 @@ fn heun_fit_adjoint(
     }
     let loss__3 = __ad_cell_loss_2;
     let mut __ad_d_loss__3: f64 = d_out;
-    let mut __ad_d_y = ::autograd::__private::zeros_like(&y);
+    let mut __ad_d_y = ::autograd::__private::spare_zeros_like(&y);
     let mut __ad_d_cell_loss_2: f64 = 0.0;
     __ad_d_cell_loss_2 += __ad_d_loss__3;
     let mut __ad_as_called = ::autograd::__private::zeros_like(&y);
@@ -352,7 +357,15 @@ fn heun_fit_adjoint(
             );
             let __ad_at = __ad_args.len() - __ad_as_called_1.len();
             __ad_as_called_1[..].copy_from_slice(&__ad_args[__ad_at..__ad_args.len()]);
-            rhs_adjoint(&__ad_as_called_1, p, &__ad_d_k2[..], &mut __ad_d_ys, &mut *d_p);
+            ::autograd::__private::spare_back(
+                rhs_adjoint(
+                    &__ad_as_called_1,
+                    p,
+                    &__ad_d_k2[..],
+                    &mut __ad_d_ys,
+                    &mut *d_p,
+                ),
+            );
             __ad_args.truncate(__ad_at);
             ::autograd::__private::give_back(
                 &mut __ad_pool_as_called_1,
@@ -372,7 +385,9 @@ fn heun_fit_adjoint(
             }
             let __ad_at_1 = __ad_args.len() - __ad_as_called.len();
             __ad_as_called[..].copy_from_slice(&__ad_args[__ad_at_1..__ad_args.len()]);
-            rhs_adjoint(&__ad_as_called, p, &__ad_d_k1[..], &mut __ad_d_y, &mut *d_p);
+            ::autograd::__private::spare_back(
+                rhs_adjoint(&__ad_as_called, p, &__ad_d_k1[..], &mut __ad_d_y, &mut *d_p),
+            );
             __ad_args.truncate(__ad_at_1);
             __ad_d_cell_loss_2 += __ad_d_loss__1;
         }
@@ -383,6 +398,7 @@ fn heun_fit_adjoint(
     d_y0[1] += __ad_d_t1;
     d_y0[0] += __ad_d_t0;
     __ad_guard.give_back([__ad_record, __ad_args]);
+    ::autograd::__private::spare_back(__ad_d_y);
     loss__3
 }
 #[doc(hidden)]

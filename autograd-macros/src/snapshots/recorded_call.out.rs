@@ -120,7 +120,7 @@ fn sequence_loss_grad(
         let total__5 = __ad_cell_total_0;
         let __ad_t9 = -total__5;
         let mut __ad_d_t9: f64 = d_out;
-        let mut __ad_d_ypred = ::autograd::__private::zeros_like(&ypred);
+        let mut __ad_d_ypred = ::autograd::__private::spare_zeros_like(&ypred);
         let mut __ad_d_cell_total_0: f64 = 0.0;
         let mut __ad_d_total__5: f64 = __ad_d_t9
             * ::autograd::__private::rules::neg(0.0, 0.0);
@@ -196,7 +196,9 @@ fn sequence_loss_grad(
             let mut __ad_d_total__1: f64 = __ad_d_cell_total_5;
             let __ad_at = __ad_args.len() - __ad_as_called.len();
             __ad_as_called[..].copy_from_slice(&__ad_args[__ad_at..__ad_args.len()]);
-            log_sum_exp_adjoint(&__ad_as_called, n, __ad_d_lse, &mut __ad_d_ypred);
+            ::autograd::__private::spare_back(
+                log_sum_exp_adjoint(&__ad_as_called, n, __ad_d_lse, &mut __ad_d_ypred),
+            );
             __ad_args.truncate(__ad_at);
             {
                 let mut __ad_taken = __ad_record.taken();
@@ -218,6 +220,7 @@ fn sequence_loss_grad(
         }
         __ad_d_cell_total_0 = __ad_seed_cell_total_0;
         __ad_guard.give_back([__ad_record, __ad_args]);
+        ::autograd::__private::spare_back(__ad_d_ypred);
         __ad_t9
     };
     (__ad_value, __ad_grad_w)
@@ -334,7 +337,7 @@ fn sequence_loss_adjoint(
     let total__5 = __ad_cell_total_0;
     let __ad_t9 = -total__5;
     let mut __ad_d_t9: f64 = d_out;
-    let mut __ad_d_ypred = ::autograd::__private::zeros_like(&ypred);
+    let mut __ad_d_ypred = ::autograd::__private::spare_zeros_like(&ypred);
     let mut __ad_d_cell_total_0: f64 = 0.0;
     let mut __ad_d_total__5: f64 = __ad_d_t9
         * ::autograd::__private::rules::neg(0.0, 0.0);
@@ -397,7 +400,9 @@ fn sequence_loss_adjoint(
         let mut __ad_d_total__1: f64 = __ad_d_cell_total_5;
         let __ad_at = __ad_args.len() - __ad_as_called.len();
         __ad_as_called[..].copy_from_slice(&__ad_args[__ad_at..__ad_args.len()]);
-        log_sum_exp_adjoint(&__ad_as_called, n, __ad_d_lse, &mut __ad_d_ypred);
+        ::autograd::__private::spare_back(
+            log_sum_exp_adjoint(&__ad_as_called, n, __ad_d_lse, &mut __ad_d_ypred),
+        );
         __ad_args.truncate(__ad_at);
         {
             let mut __ad_taken = __ad_record.taken();
@@ -419,6 +424,7 @@ fn sequence_loss_adjoint(
     }
     __ad_d_cell_total_0 = __ad_seed_cell_total_0;
     __ad_guard.give_back([__ad_record, __ad_args]);
+    ::autograd::__private::spare_back(__ad_d_ypred);
     __ad_t9
 }
 #[doc(hidden)]

@@ -105,7 +105,7 @@ fn solve_fit_grad(
         }
         let loss__3 = __ad_cell_loss_2;
         let mut __ad_d_loss__3: f64 = d_out;
-        let mut __ad_d_y = ::autograd::__private::zeros_like(&y);
+        let mut __ad_d_y = ::autograd::__private::spare_zeros_like(&y);
         let mut __ad_d_cell_loss_2: f64 = 0.0;
         __ad_d_cell_loss_2 += __ad_d_loss__3;
         let mut __ad_as_called = ::autograd::__private::zeros_like(&y);
@@ -181,8 +181,12 @@ fn solve_fit_grad(
                         * ::autograd::__private::rules::mul(0.05, 0.0, 0.0).1;
                     __ad_d_k[i] += __ad_d_t10;
                 }
-                rhs_adjoint(&k, p, &__ad_d_k3[..], &mut __ad_d_k, &mut *d_p);
-                rhs_adjoint(&e, p, &__ad_d_k2[..], &mut __ad_d_e, &mut *d_p);
+                ::autograd::__private::spare_back(
+                    rhs_adjoint(&k, p, &__ad_d_k3[..], &mut __ad_d_k, &mut *d_p),
+                );
+                ::autograd::__private::spare_back(
+                    rhs_adjoint(&e, p, &__ad_d_k2[..], &mut __ad_d_e, &mut *d_p),
+                );
                 let mut __ad_d_t6: f64 = __ad_d_e[0];
                 let mut __ad_d_t7: f64 = __ad_d_e[1];
                 __ad_d_y[1] += __ad_d_t7;
@@ -202,7 +206,15 @@ fn solve_fit_grad(
                 );
                 let __ad_at = __ad_args.len() - __ad_as_called.len();
                 __ad_as_called[..].copy_from_slice(&__ad_args[__ad_at..__ad_args.len()]);
-                rhs_adjoint(&__ad_as_called, p, &__ad_d_k[..], &mut __ad_d_y, &mut *d_p);
+                ::autograd::__private::spare_back(
+                    rhs_adjoint(
+                        &__ad_as_called,
+                        p,
+                        &__ad_d_k[..],
+                        &mut __ad_d_y,
+                        &mut *d_p,
+                    ),
+                );
                 __ad_args.truncate(__ad_at);
                 __ad_d_cell_loss_2 += __ad_d_loss__1;
             }
@@ -213,6 +225,7 @@ fn solve_fit_grad(
         d_y0[1] += __ad_d_t1;
         d_y0[0] += __ad_d_t0;
         __ad_guard.give_back([__ad_record, __ad_args]);
+        ::autograd::__private::spare_back(__ad_d_y);
         loss__3
     };
     (__ad_value, (__ad_grad_p, __ad_grad_y0))
@@ -311,7 +324,7 @@ fn solve_fit_adjoint(
     }
     let loss__3 = __ad_cell_loss_2;
     let mut __ad_d_loss__3: f64 = d_out;
-    let mut __ad_d_y = ::autograd::__private::zeros_like(&y);
+    let mut __ad_d_y = ::autograd::__private::spare_zeros_like(&y);
     let mut __ad_d_cell_loss_2: f64 = 0.0;
     __ad_d_cell_loss_2 += __ad_d_loss__3;
     let mut __ad_as_called = ::autograd::__private::zeros_like(&y);
@@ -385,8 +398,12 @@ fn solve_fit_adjoint(
                     * ::autograd::__private::rules::mul(0.05, 0.0, 0.0).1;
                 __ad_d_k[i] += __ad_d_t10;
             }
-            rhs_adjoint(&k, p, &__ad_d_k3[..], &mut __ad_d_k, &mut *d_p);
-            rhs_adjoint(&e, p, &__ad_d_k2[..], &mut __ad_d_e, &mut *d_p);
+            ::autograd::__private::spare_back(
+                rhs_adjoint(&k, p, &__ad_d_k3[..], &mut __ad_d_k, &mut *d_p),
+            );
+            ::autograd::__private::spare_back(
+                rhs_adjoint(&e, p, &__ad_d_k2[..], &mut __ad_d_e, &mut *d_p),
+            );
             let mut __ad_d_t6: f64 = __ad_d_e[0];
             let mut __ad_d_t7: f64 = __ad_d_e[1];
             __ad_d_y[1] += __ad_d_t7;
@@ -400,7 +417,9 @@ fn solve_fit_adjoint(
             ::std::sync::atomic::compiler_fence(::std::sync::atomic::Ordering::SeqCst);
             let __ad_at = __ad_args.len() - __ad_as_called.len();
             __ad_as_called[..].copy_from_slice(&__ad_args[__ad_at..__ad_args.len()]);
-            rhs_adjoint(&__ad_as_called, p, &__ad_d_k[..], &mut __ad_d_y, &mut *d_p);
+            ::autograd::__private::spare_back(
+                rhs_adjoint(&__ad_as_called, p, &__ad_d_k[..], &mut __ad_d_y, &mut *d_p),
+            );
             __ad_args.truncate(__ad_at);
             __ad_d_cell_loss_2 += __ad_d_loss__1;
         }
@@ -411,6 +430,7 @@ fn solve_fit_adjoint(
     d_y0[1] += __ad_d_t1;
     d_y0[0] += __ad_d_t0;
     __ad_guard.give_back([__ad_record, __ad_args]);
+    ::autograd::__private::spare_back(__ad_d_y);
     loss__3
 }
 #[doc(hidden)]

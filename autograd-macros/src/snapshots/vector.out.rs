@@ -421,7 +421,9 @@ fn residuals_adjoint(
                 __ad_d.len(),
                 r.len(),
             );
-            *__ad_value_slot = ::core::option::Option::Some(r.to_vec());
+            *__ad_value_slot = ::core::option::Option::Some(
+                ::autograd::__private::spare_copy(&r[..]),
+            );
         }
         let mut __ad_cell___ad_s_6 = __ad_s;
         let __ad_seed_cell___ad_s_6: f64 = d_out;
@@ -602,7 +604,9 @@ fn residuals_jacobian(
                 __ad_d.len(),
                 r.len(),
             );
-            *__ad_value_slot = ::core::option::Option::Some(r.to_vec());
+            *__ad_value_slot = ::core::option::Option::Some(
+                ::autograd::__private::spare_copy(&r[..]),
+            );
         }
         let mut __ad_cell___ad_s_6 = __ad_s;
         let __ad_seed_cell___ad_s_6: f64 = d_out;
