@@ -54,7 +54,7 @@ fn prefix_products_grad(x: &[f64]) -> (f64, ::std::vec::Vec<f64>) {
         }
         let __ad_t3 = p[p.len() - 1];
         let mut __ad_d_t3: f64 = d_out;
-        let mut __ad_own_d_p = ::autograd::__private::spare_zeros_like(&p);
+        let mut __ad_own_d_p = ::autograd::__private::zeros_like(&p);
         let __ad_d_p = &mut __ad_own_d_p[..];
         __ad_d_p[p.len() - 1] += __ad_d_t3;
         for i in (1..p.len()).rev() {
@@ -85,7 +85,6 @@ fn prefix_products_grad(x: &[f64]) -> (f64, ::std::vec::Vec<f64>) {
         }
         __ad_guard.give_back([__ad_undo_p]);
         __ad_guard_1.give_back([__ad_marks_p]);
-        ::autograd::__private::spare_back(__ad_own_d_p);
         __ad_t3
     };
     (__ad_value, __ad_grad_x)
@@ -141,7 +140,7 @@ fn prefix_products_adjoint(x: &[f64], d_out: f64, d_x: &mut [f64]) -> f64 {
     }
     let __ad_t3 = p[p.len() - 1];
     let mut __ad_d_t3: f64 = d_out;
-    let mut __ad_own_d_p = ::autograd::__private::spare_zeros_like(&p);
+    let mut __ad_own_d_p = ::autograd::__private::zeros_like(&p);
     let __ad_d_p = &mut __ad_own_d_p[..];
     __ad_d_p[p.len() - 1] += __ad_d_t3;
     for i in (1..p.len()).rev() {
@@ -172,7 +171,6 @@ fn prefix_products_adjoint(x: &[f64], d_out: f64, d_x: &mut [f64]) -> f64 {
     }
     __ad_guard.give_back([__ad_undo_p]);
     __ad_guard_1.give_back([__ad_marks_p]);
-    ::autograd::__private::spare_back(__ad_own_d_p);
     __ad_t3
 }
 #[doc(hidden)]

@@ -156,7 +156,7 @@ fn triangular_grad(q: &[f64], x: &[f64], d: usize) -> (f64, ::std::vec::Vec<f64>
         }
         let out__5 = __ad_cell_out_0;
         let mut __ad_d_out__5: f64 = d_out;
-        let mut __ad_own_d_y = ::autograd::__private::spare_zeros_like(&y);
+        let mut __ad_own_d_y = ::autograd::__private::zeros_like(&y);
         let __ad_d_y = &mut __ad_own_d_y[..];
         let mut __ad_d_cell_out_0: f64 = 0.0;
         __ad_d_cell_out_0 += __ad_d_out__5;
@@ -240,7 +240,6 @@ fn triangular_grad(q: &[f64], x: &[f64], d: usize) -> (f64, ::std::vec::Vec<f64>
         }
         __ad_d_cell_out_0 = __ad_seed_cell_out_0;
         __ad_guard.give_back([__ad_record]);
-        ::autograd::__private::spare_back(__ad_own_d_y);
         out__5
     };
     (__ad_value, __ad_grad_q)
@@ -391,7 +390,7 @@ fn triangular_adjoint(
     }
     let out__5 = __ad_cell_out_0;
     let mut __ad_d_out__5: f64 = d_out;
-    let mut __ad_own_d_y = ::autograd::__private::spare_zeros_like(&y);
+    let mut __ad_own_d_y = ::autograd::__private::zeros_like(&y);
     let __ad_d_y = &mut __ad_own_d_y[..];
     let mut __ad_d_cell_out_0: f64 = 0.0;
     __ad_d_cell_out_0 += __ad_d_out__5;
@@ -474,7 +473,6 @@ fn triangular_adjoint(
     }
     __ad_d_cell_out_0 = __ad_seed_cell_out_0;
     __ad_guard.give_back([__ad_record]);
-    ::autograd::__private::spare_back(__ad_own_d_y);
     out__5
 }
 #[doc(hidden)]

@@ -101,7 +101,7 @@ fn heun_fit_grad(
         }
         let loss__3 = __ad_cell_loss_2;
         let mut __ad_d_loss__3: f64 = d_out;
-        let mut __ad_d_y = ::autograd::__private::spare_zeros_like(&y);
+        let mut __ad_d_y = ::autograd::__private::zeros_like(&y);
         let mut __ad_d_cell_loss_2: f64 = 0.0;
         __ad_d_cell_loss_2 += __ad_d_loss__3;
         let mut __ad_as_called = ::autograd::__private::zeros_like(&y);
@@ -207,7 +207,6 @@ fn heun_fit_grad(
         d_y0[1] += __ad_d_t1;
         d_y0[0] += __ad_d_t0;
         __ad_guard.give_back([__ad_record, __ad_args]);
-        ::autograd::__private::spare_back(__ad_d_y);
         loss__3
     };
     (__ad_value, (__ad_grad_p, __ad_grad_y0))
@@ -300,7 +299,7 @@ fn heun_fit_adjoint(
     }
     let loss__3 = __ad_cell_loss_2;
     let mut __ad_d_loss__3: f64 = d_out;
-    let mut __ad_d_y = ::autograd::__private::spare_zeros_like(&y);
+    let mut __ad_d_y = ::autograd::__private::zeros_like(&y);
     let mut __ad_d_cell_loss_2: f64 = 0.0;
     __ad_d_cell_loss_2 += __ad_d_loss__3;
     let mut __ad_as_called = ::autograd::__private::zeros_like(&y);
@@ -398,7 +397,6 @@ fn heun_fit_adjoint(
     d_y0[1] += __ad_d_t1;
     d_y0[0] += __ad_d_t0;
     __ad_guard.give_back([__ad_record, __ad_args]);
-    ::autograd::__private::spare_back(__ad_d_y);
     loss__3
 }
 #[doc(hidden)]

@@ -124,7 +124,7 @@ fn elman_grad(
         }
         let loss__3 = __ad_cell_loss_0;
         let mut __ad_d_loss__3: f64 = d_out;
-        let mut __ad_own_d_h = ::autograd::__private::spare_zeros_like(&h);
+        let mut __ad_own_d_h = ::autograd::__private::zeros_like(&h);
         let __ad_d_h = &mut __ad_own_d_h[..];
         let mut __ad_d_cell_loss_0: f64 = 0.0;
         __ad_d_cell_loss_0 += __ad_d_loss__3;
@@ -244,7 +244,6 @@ fn elman_grad(
         }
         __ad_d_cell_loss_0 = __ad_seed_cell_loss_0;
         __ad_guard.give_back([__ad_undo_h, __ad_record]);
-        ::autograd::__private::spare_back(__ad_own_d_h);
         loss__3
     };
     (__ad_value, __ad_grad_w)
@@ -360,7 +359,7 @@ fn elman_adjoint(
     }
     let loss__3 = __ad_cell_loss_0;
     let mut __ad_d_loss__3: f64 = d_out;
-    let mut __ad_own_d_h = ::autograd::__private::spare_zeros_like(&h);
+    let mut __ad_own_d_h = ::autograd::__private::zeros_like(&h);
     let __ad_d_h = &mut __ad_own_d_h[..];
     let mut __ad_d_cell_loss_0: f64 = 0.0;
     __ad_d_cell_loss_0 += __ad_d_loss__3;
@@ -480,7 +479,6 @@ fn elman_adjoint(
     }
     __ad_d_cell_loss_0 = __ad_seed_cell_loss_0;
     __ad_guard.give_back([__ad_undo_h, __ad_record]);
-    ::autograd::__private::spare_back(__ad_own_d_h);
     loss__3
 }
 #[doc(hidden)]

@@ -120,7 +120,7 @@ fn sequence_loss_grad(
         let total__5 = __ad_cell_total_0;
         let __ad_t9 = -total__5;
         let mut __ad_d_t9: f64 = d_out;
-        let mut __ad_d_ypred = ::autograd::__private::spare_zeros_like(&ypred);
+        let mut __ad_d_ypred = ::autograd::__private::zeros_like(&ypred);
         let mut __ad_d_cell_total_0: f64 = 0.0;
         let mut __ad_d_total__5: f64 = __ad_d_t9
             * ::autograd::__private::rules::neg(0.0, 0.0);
@@ -220,7 +220,6 @@ fn sequence_loss_grad(
         }
         __ad_d_cell_total_0 = __ad_seed_cell_total_0;
         __ad_guard.give_back([__ad_record, __ad_args]);
-        ::autograd::__private::spare_back(__ad_d_ypred);
         __ad_t9
     };
     (__ad_value, __ad_grad_w)
@@ -337,7 +336,7 @@ fn sequence_loss_adjoint(
     let total__5 = __ad_cell_total_0;
     let __ad_t9 = -total__5;
     let mut __ad_d_t9: f64 = d_out;
-    let mut __ad_d_ypred = ::autograd::__private::spare_zeros_like(&ypred);
+    let mut __ad_d_ypred = ::autograd::__private::zeros_like(&ypred);
     let mut __ad_d_cell_total_0: f64 = 0.0;
     let mut __ad_d_total__5: f64 = __ad_d_t9
         * ::autograd::__private::rules::neg(0.0, 0.0);
@@ -424,7 +423,6 @@ fn sequence_loss_adjoint(
     }
     __ad_d_cell_total_0 = __ad_seed_cell_total_0;
     __ad_guard.give_back([__ad_record, __ad_args]);
-    ::autograd::__private::spare_back(__ad_d_ypred);
     __ad_t9
 }
 #[doc(hidden)]

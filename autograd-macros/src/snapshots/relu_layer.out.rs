@@ -130,7 +130,7 @@ fn relu_layer_grad(w: &[f64], x: &[f64], p: usize) -> (f64, ::std::vec::Vec<f64>
         }
         let loss__3 = __ad_cell_loss_0;
         let mut __ad_d_loss__3: f64 = d_out;
-        let mut __ad_own_d_hidden = ::autograd::__private::spare_zeros_like(&hidden);
+        let mut __ad_own_d_hidden = ::autograd::__private::zeros_like(&hidden);
         let __ad_d_hidden = &mut __ad_own_d_hidden[..];
         let mut __ad_d_cell_loss_0: f64 = 0.0;
         __ad_d_cell_loss_0 += __ad_d_loss__3;
@@ -266,7 +266,6 @@ fn relu_layer_grad(w: &[f64], x: &[f64], p: usize) -> (f64, ::std::vec::Vec<f64>
         }
         __ad_d_cell_loss_0 = __ad_seed_cell_loss_0;
         __ad_guard.give_back([__ad_record]);
-        ::autograd::__private::spare_back(__ad_own_d_hidden);
         loss__3
     };
     (__ad_value, __ad_grad_w)
@@ -390,7 +389,7 @@ fn relu_layer_adjoint(
     }
     let loss__3 = __ad_cell_loss_0;
     let mut __ad_d_loss__3: f64 = d_out;
-    let mut __ad_own_d_hidden = ::autograd::__private::spare_zeros_like(&hidden);
+    let mut __ad_own_d_hidden = ::autograd::__private::zeros_like(&hidden);
     let __ad_d_hidden = &mut __ad_own_d_hidden[..];
     let mut __ad_d_cell_loss_0: f64 = 0.0;
     __ad_d_cell_loss_0 += __ad_d_loss__3;
@@ -525,7 +524,6 @@ fn relu_layer_adjoint(
     }
     __ad_d_cell_loss_0 = __ad_seed_cell_loss_0;
     __ad_guard.give_back([__ad_record]);
-    ::autograd::__private::spare_back(__ad_own_d_hidden);
     loss__3
 }
 #[doc(hidden)]

@@ -104,7 +104,7 @@ fn settled_grad(f: &[f64; 4], steps: usize) -> (f64, [f64; 4]) {
         }
         let total__3 = __ad_cell_total_1;
         let mut __ad_d_total__3: f64 = d_out;
-        let mut __ad_d_p = ::autograd::__private::spare_zeros_like(&p);
+        let mut __ad_d_p = ::autograd::__private::zeros_like(&p);
         let mut __ad_d_cell_total_1: f64 = 0.0;
         __ad_d_cell_total_1 += __ad_d_total__3;
         let __ad_seed_cell_total_1: f64 = __ad_d_cell_total_1;
@@ -209,7 +209,6 @@ fn settled_grad(f: &[f64; 4], steps: usize) -> (f64, [f64; 4]) {
         }
         __ad_d_cell_total_1 = __ad_seed_cell_total_1;
         __ad_guard.give_back([__ad_undo_p, __ad_record, __ad_args]);
-        ::autograd::__private::spare_back(__ad_d_p);
         total__3
     };
     (__ad_value, __ad_grad_f)
@@ -294,7 +293,7 @@ fn settled_adjoint(f: &[f64; 4], steps: usize, d_out: f64, d_f: &mut [f64; 4]) -
     }
     let total__3 = __ad_cell_total_1;
     let mut __ad_d_total__3: f64 = d_out;
-    let mut __ad_d_p = ::autograd::__private::spare_zeros_like(&p);
+    let mut __ad_d_p = ::autograd::__private::zeros_like(&p);
     let mut __ad_d_cell_total_1: f64 = 0.0;
     __ad_d_cell_total_1 += __ad_d_total__3;
     let __ad_seed_cell_total_1: f64 = __ad_d_cell_total_1;
@@ -395,7 +394,6 @@ fn settled_adjoint(f: &[f64; 4], steps: usize, d_out: f64, d_f: &mut [f64; 4]) -
     }
     __ad_d_cell_total_1 = __ad_seed_cell_total_1;
     __ad_guard.give_back([__ad_undo_p, __ad_record, __ad_args]);
-    ::autograd::__private::spare_back(__ad_d_p);
     total__3
 }
 #[doc(hidden)]

@@ -68,7 +68,7 @@ fn forward_substitution_grad(l: &[f64; 9], b: &[f64; 3]) -> (f64, ([f64; 9], [f6
         let __ad_t21 = y[2];
         let __ad_t22 = __ad_t20 + __ad_t21;
         let mut __ad_d_t22: f64 = d_out;
-        let mut __ad_d_y = ::autograd::__private::spare_zeros_like(&y);
+        let mut __ad_d_y = ::autograd::__private::zeros_like(&y);
         let __ad_p_t22 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
         let mut __ad_d_t20: f64 = __ad_d_t22 * __ad_p_t22.0;
         let mut __ad_d_t21: f64 = __ad_d_t22 * __ad_p_t22.1;
@@ -126,7 +126,6 @@ fn forward_substitution_grad(l: &[f64; 9], b: &[f64; 3]) -> (f64, ([f64; 9], [f6
         let mut __ad_d_t1: f64 = __ad_d_t2 * __ad_p_t2.1;
         d_l[i * 3 + i] += __ad_d_t1;
         d_b[i] += __ad_d_v;
-        ::autograd::__private::spare_back(__ad_d_y);
         __ad_t22
     };
     (__ad_value, (__ad_grad_l, __ad_grad_b))
@@ -189,7 +188,7 @@ fn forward_substitution_adjoint(
     let __ad_t21 = y[2];
     let __ad_t22 = __ad_t20 + __ad_t21;
     let mut __ad_d_t22: f64 = d_out;
-    let mut __ad_d_y = ::autograd::__private::spare_zeros_like(&y);
+    let mut __ad_d_y = ::autograd::__private::zeros_like(&y);
     let __ad_p_t22 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
     let mut __ad_d_t20: f64 = __ad_d_t22 * __ad_p_t22.0;
     let mut __ad_d_t21: f64 = __ad_d_t22 * __ad_p_t22.1;
@@ -247,7 +246,6 @@ fn forward_substitution_adjoint(
     let mut __ad_d_t1: f64 = __ad_d_t2 * __ad_p_t2.1;
     d_l[i * 3 + i] += __ad_d_t1;
     d_b[i] += __ad_d_v;
-    ::autograd::__private::spare_back(__ad_d_y);
     __ad_t22
 }
 #[doc(hidden)]

@@ -123,7 +123,7 @@ fn centered_products_grad(
         }
         let out__9 = __ad_cell_out_0;
         let mut __ad_d_out__9: f64 = d_out;
-        let mut __ad_own_d_xc = ::autograd::__private::spare_zeros_like(&xc);
+        let mut __ad_own_d_xc = ::autograd::__private::zeros_like(&xc);
         let __ad_d_xc = &mut __ad_own_d_xc[..];
         let mut __ad_d_cell_out_0: f64 = 0.0;
         __ad_d_cell_out_0 += __ad_d_out__9;
@@ -235,7 +235,6 @@ fn centered_products_grad(
         }
         __ad_d_cell_out_0 = __ad_seed_cell_out_0;
         __ad_guard.give_back([__ad_undo_xc]);
-        ::autograd::__private::spare_back(__ad_own_d_xc);
         out__9
     };
     (__ad_value, __ad_grad_mu)
@@ -352,7 +351,7 @@ fn centered_products_adjoint(
     }
     let out__9 = __ad_cell_out_0;
     let mut __ad_d_out__9: f64 = d_out;
-    let mut __ad_own_d_xc = ::autograd::__private::spare_zeros_like(&xc);
+    let mut __ad_own_d_xc = ::autograd::__private::zeros_like(&xc);
     let __ad_d_xc = &mut __ad_own_d_xc[..];
     let mut __ad_d_cell_out_0: f64 = 0.0;
     __ad_d_cell_out_0 += __ad_d_out__9;
@@ -464,7 +463,6 @@ fn centered_products_adjoint(
     }
     __ad_d_cell_out_0 = __ad_seed_cell_out_0;
     __ad_guard.give_back([__ad_undo_xc]);
-    ::autograd::__private::spare_back(__ad_own_d_xc);
     out__9
 }
 #[doc(hidden)]

@@ -209,7 +209,7 @@ fn heat_grad(u0: &[f64], target: &[f64], steps: usize) -> (f64, ::std::vec::Vec<
         }
         let loss__3 = __ad_cell_loss_17;
         let mut __ad_d_loss__3: f64 = d_out;
-        let mut __ad_own_d_next = ::autograd::__private::spare_zeros_like(&next);
+        let mut __ad_own_d_next = ::autograd::__private::zeros_like(&next);
         let __ad_d_next = &mut __ad_own_d_next[..];
         let mut __ad_d_cell_loss_17: f64 = 0.0;
         __ad_d_cell_loss_17 += __ad_d_loss__3;
@@ -282,7 +282,6 @@ fn heat_grad(u0: &[f64], target: &[f64], steps: usize) -> (f64, ::std::vec::Vec<
             d_u0[__ad_k_1] += *__ad_d_1;
         }
         __ad_guard.give_back([__ad_undo_u]);
-        ::autograd::__private::spare_back(__ad_own_d_next);
         loss__3
     };
     (__ad_value, __ad_grad_u0)
@@ -476,7 +475,7 @@ fn heat_adjoint(
     }
     let loss__3 = __ad_cell_loss_17;
     let mut __ad_d_loss__3: f64 = d_out;
-    let mut __ad_own_d_next = ::autograd::__private::spare_zeros_like(&next);
+    let mut __ad_own_d_next = ::autograd::__private::zeros_like(&next);
     let __ad_d_next = &mut __ad_own_d_next[..];
     let mut __ad_d_cell_loss_17: f64 = 0.0;
     __ad_d_cell_loss_17 += __ad_d_loss__3;
@@ -539,7 +538,6 @@ fn heat_adjoint(
         d_u0[__ad_k_1] += *__ad_d_1;
     }
     __ad_guard.give_back([__ad_undo_u]);
-    ::autograd::__private::spare_back(__ad_own_d_next);
     loss__3
 }
 #[doc(hidden)]

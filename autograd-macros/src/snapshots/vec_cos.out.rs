@@ -58,7 +58,7 @@ fn k_grad(a0: [f64; 1], x1: f64) -> (f64, ([f64; 1], f64)) {
         let __ad_t6 = b4[0];
         let mut __ad_d_x1: f64 = 0.0;
         let mut __ad_d_t6: f64 = d_out;
-        let mut __ad_own_d_b4 = ::autograd::__private::spare_zeros_like(&b4);
+        let mut __ad_own_d_b4 = ::autograd::__private::zeros_like(&b4);
         let __ad_d_b4 = &mut __ad_own_d_b4[..];
         __ad_d_b4[0] += __ad_d_t6;
         {
@@ -84,7 +84,6 @@ fn k_grad(a0: [f64; 1], x1: f64) -> (f64, ([f64; 1], f64)) {
         }
         *d_x1 += __ad_d_x1;
         __ad_guard.give_back([__ad_record, __ad_partials]);
-        ::autograd::__private::spare_back(__ad_own_d_b4);
         __ad_t6
     };
     (__ad_value, (__ad_grad_a0, __ad_grad_x1))
@@ -141,7 +140,7 @@ fn k_adjoint(
     let __ad_t6 = b4[0];
     let mut __ad_d_x1: f64 = 0.0;
     let mut __ad_d_t6: f64 = d_out;
-    let mut __ad_own_d_b4 = ::autograd::__private::spare_zeros_like(&b4);
+    let mut __ad_own_d_b4 = ::autograd::__private::zeros_like(&b4);
     let __ad_d_b4 = &mut __ad_own_d_b4[..];
     __ad_d_b4[0] += __ad_d_t6;
     {
@@ -166,7 +165,6 @@ fn k_adjoint(
     }
     *d_x1 += __ad_d_x1;
     __ad_guard.give_back([__ad_record, __ad_partials]);
-    ::autograd::__private::spare_back(__ad_own_d_b4);
     __ad_t6
 }
 #[doc(hidden)]
