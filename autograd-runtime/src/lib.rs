@@ -1132,16 +1132,27 @@ pub mod __private {
         /// `len` zeros, in a spare buffer of this thread if it has one.
         #[inline]
         pub fn zeros(len: usize) -> Scratch {
-            Scratch {
-                items: spare_zeros(len),
-            }
+            let mut items = take_spare();
+            items.clear();
+            items.resize(len, 0.0);
+            Scratch { items }
         }
     }
 
     impl Drop for Scratch {
         #[inline]
         fn drop(&mut self) {
-            spare_back(::std::mem::take(&mut self.items));
+            if self.items.capacity() > SPARE_SCRATCH_LEN {
+                return;
+            }
+            let items = ::std::mem::take(&mut self.items);
+            let _ = SPARE_SCRATCH.try_with(|spare| {
+                if let Ok(mut spare) = spare.try_borrow_mut() {
+                    if spare.len() < SPARE_SCRATCHES {
+                        spare.push(items);
+                    }
+                }
+            });
         }
     }
 
@@ -1156,31 +1167,15 @@ pub mod __private {
             .unwrap_or_default()
     }
 
-    /// `len` zeros in a spare buffer of this thread ([`spare_back`]), if it
-    /// has one, else in a new `Vec` (a [`Scratch`]'s storage).
-    ///
-    /// Not for the loops of an adjoint: a buffer taken here is reached
-    /// through memory, so LLVM cannot assume it aliases nothing, as it does
-    /// for a fresh allocation; the adjoints of an adjoint's own `Vec`s taken
-    /// here cost the nested table's mixture 4–11% and its LSTM 9–13%.
-    #[inline]
-    pub fn spare_zeros(len: usize) -> ::std::vec::Vec<f64> {
-        spare_filled(0.0, len)
-    }
-
-    /// `len` copies of `value` in a spare buffer ([`spare_zeros`]).
-    #[inline]
-    fn spare_filled(value: f64, len: usize) -> ::std::vec::Vec<f64> {
-        let mut items = take_spare();
-        items.clear();
-        items.resize(len, value);
-        items
-    }
-
-    /// A copy of `source` in a spare buffer ([`spare_zeros`]): the vector a
+    /// A copy of `source` in a spare buffer of this thread ([`spare_back`]),
+    /// if it has one, else in a new `Vec`: the vector a
     /// vector-valued adjoint returns, which a caller that does not use it
     /// gives back ([`spare_back`]), so that a helper's adjoint called per
-    /// time step makes it without the allocator.
+    /// time step makes it without the allocator. (Not for buffers an
+    /// adjoint loops over: reached through memory, such a buffer is not one
+    /// LLVM knows aliases nothing, as it knows of a fresh allocation; the
+    /// adjoints of an adjoint's own `Vec`s taken here cost the nested
+    /// table's mixture 4–11% and its LSTM 9–13%.)
     #[inline]
     pub fn spare_copy(source: &[f64]) -> ::std::vec::Vec<f64> {
         let mut items = take_spare();
@@ -1192,8 +1187,8 @@ pub mod __private {
     /// Gives `value` back to this thread's spare buffers if it is a `Vec`
     /// (kept while the thread holds fewer than [`SPARE_SCRATCHES`] and it is
     /// at most [`SPARE_SCRATCH_LEN`] long, else freed); a float or an array
-    /// is dropped. For a [`Scratch`]'s storage, and for what a callee's
-    /// adjoint returns where its caller does not use it.
+    /// is dropped: what a callee's adjoint returns where its caller does not
+    /// use it.
     #[inline]
     pub fn spare_back<T: SpareBack>(value: T) {
         value.spare_back();

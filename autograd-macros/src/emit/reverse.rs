@@ -2917,9 +2917,9 @@ impl<'a> Body<'a> {
             quote!(#d_var)
         };
         let call = self.adjoint_call(callee, args, d_out, &slots, twins);
-        // (the value it returns is not used: a `Vec` goes to the thread's
-        // spare buffers, `__private::spare_back`)
-        match self.second {
+        // (the value it returns is not used: a vector-valued callee's goes
+        // to the thread's spare buffers, `__private::spare_back`)
+        match self.second || self.func.vars[var].kind != Kind::FloatArray {
             true => out.push(quote!(#call;)),
             false => out.push(quote!(::autograd::__private::spare_back(#call);)),
         }

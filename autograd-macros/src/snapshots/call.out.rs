@@ -32,9 +32,7 @@ fn distance_grad(p: &[f64]) -> (f64, ::std::vec::Vec<f64>) {
         let mut __ad_d_t2: f64 = __ad_d_t3 * __ad_p_t3.1;
         let mut __ad_d_t1: f64 = __ad_d_t2 * __ad_dp_t2_0;
         d_p[2] += __ad_d_t1;
-        ::autograd::__private::spare_back(
-            norm_adjoint(&p[0..2], __ad_d_t0, &mut d_p[0..2]),
-        );
+        norm_adjoint(&p[0..2], __ad_d_t0, &mut d_p[0..2]);
         __ad_t3
     };
     (__ad_value, __ad_grad_p)
@@ -72,7 +70,7 @@ fn distance_adjoint(p: &[f64], d_out: f64, d_p: &mut [f64]) -> f64 {
     let mut __ad_d_t2: f64 = __ad_d_t3 * __ad_p_t3.1;
     let mut __ad_d_t1: f64 = __ad_d_t2 * __ad_dp_t2_0;
     d_p[2] += __ad_d_t1;
-    ::autograd::__private::spare_back(norm_adjoint(&p[0..2], __ad_d_t0, &mut d_p[0..2]));
+    norm_adjoint(&p[0..2], __ad_d_t0, &mut d_p[0..2]);
     __ad_t3
 }
 #[doc(hidden)]

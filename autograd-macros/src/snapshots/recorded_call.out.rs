@@ -196,9 +196,7 @@ fn sequence_loss_grad(
             let mut __ad_d_total__1: f64 = __ad_d_cell_total_5;
             let __ad_at = __ad_args.len() - __ad_as_called.len();
             __ad_as_called[..].copy_from_slice(&__ad_args[__ad_at..__ad_args.len()]);
-            ::autograd::__private::spare_back(
-                log_sum_exp_adjoint(&__ad_as_called, n, __ad_d_lse, &mut __ad_d_ypred),
-            );
+            log_sum_exp_adjoint(&__ad_as_called, n, __ad_d_lse, &mut __ad_d_ypred);
             __ad_args.truncate(__ad_at);
             {
                 let mut __ad_taken = __ad_record.taken();
@@ -399,9 +397,7 @@ fn sequence_loss_adjoint(
         let mut __ad_d_total__1: f64 = __ad_d_cell_total_5;
         let __ad_at = __ad_args.len() - __ad_as_called.len();
         __ad_as_called[..].copy_from_slice(&__ad_args[__ad_at..__ad_args.len()]);
-        ::autograd::__private::spare_back(
-            log_sum_exp_adjoint(&__ad_as_called, n, __ad_d_lse, &mut __ad_d_ypred),
-        );
+        log_sum_exp_adjoint(&__ad_as_called, n, __ad_d_lse, &mut __ad_d_ypred);
         __ad_args.truncate(__ad_at);
         {
             let mut __ad_taken = __ad_record.taken();
