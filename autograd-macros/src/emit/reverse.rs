@@ -570,9 +570,9 @@ impl<'a> Body<'a> {
                 quote!(::autograd::__private::zeros_of(#shape))
             }
             // (a fresh allocation, not a spare buffer of the thread: LLVM
-            // knows it aliases nothing, which the loops over it need: taken
-            // from `__private::spare_zeros`, the nested table's mixture
-            // lost 4–11%, its LSTM 9–13%, the stencil 8%)
+            // knows it aliases nothing, which the loops over it need; taken
+            // from the thread's spare buffers, they cost the nested table's
+            // mixture 4–11%, its LSTM 9–13%, the stencil 8%)
             None => quote!(::autograd::__private::zeros_like(&#array)),
         };
         if self.func.vars[var].view && !self.second {
