@@ -886,3 +886,44 @@ fn vector_valued_and_method_nests() {
         common::assert_gradient(|x| cell.energy(x), &x, &gradient);
     }
 }
+
+// A single loop of the function body that computes something costly (an
+// `exp`) is recorded when the adjoint takes storage anyway (here the
+// running maximum's cell tape): its reverse takes each `exp` back instead
+// of evaluating it again.
+recorded_and_replayed!(log_sum_exp_agrees: log_sum_exp, log_sum_exp_grad, log_sum_exp_adjoint;
+       log_sum_exp_r, log_sum_exp_r_grad, log_sum_exp_r_adjoint; |x| {
+    let m = x.iter().fold(f64::NEG_INFINITY, |a, &b| a.max(b));
+    let s: f64 = x.iter().map(|&v| (v - m).exp()).sum();
+    m + s.ln()
+});
+
+/// A recorded loop whose accumulator's adjoint is 0 (the kink after it
+/// passes nothing on) is skipped, as the tape skips a node whose adjoint is
+/// 0: `0 · exp(800)` would otherwise be NaN where the gradient is 0.
+#[differentiable]
+fn capped_exp_sum(v: &[f64]) -> f64 {
+    let m = v.iter().fold(f64::NEG_INFINITY, |a, &b| a.max(b));
+    let s: f64 = v.iter().map(|&x| x.exp()).sum();
+    m + s.min(5.0)
+}
+
+#[test]
+fn a_recorded_loop_with_zero_adjoints_is_skipped_as_on_the_tape() {
+    let v = [1.0, 800.0, 2.0];
+    let (value, gradient) = capped_exp_sum_grad(&v);
+    assert_eq!(value, 805.0);
+    assert_eq!(gradient, vec![0.0, 1.0, 0.0]);
+
+    let tape = autograd::tape::Tape::new();
+    let vars: Vec<_> = v.iter().map(|&x| tape.var(x)).collect();
+    let m = vars[1..].iter().fold(vars[0], |a, &b| a.max(b));
+    let s: autograd::tape::Var = vars.iter().map(|x| x.exp()).sum();
+    let on_tape = (m + s.min(5.0)).backward();
+    assert_eq!(on_tape.wrt_all(&vars), gradient);
+
+    // below the cap, the sum's reverse runs (finite differences)
+    let v = [0.1, 0.9, -0.4];
+    let (_, gradient) = capped_exp_sum_grad(&v);
+    common::assert_gradient(capped_exp_sum, &v, &gradient);
+}

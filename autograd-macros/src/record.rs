@@ -304,6 +304,9 @@ pub fn plan(
     // callee's adjoint, as a replay does, and a function that allocated
     // nothing still allocates nothing.
     let takes_partials = |l: &crate::ir::Loop| allocates || saves.contains(&l.id);
+    // Storage the adjoint takes whatever is recorded: a loop whose replay
+    // saves values needs it recorded or replayed.
+    let storage_anyway = allocates || !saves.is_empty();
     loop {
         if candidates.is_empty() {
             return Recording::default();
@@ -354,11 +357,15 @@ pub fn plan(
         // take it again).
         let kept = |(scope, _, l): &Candidate, keep: &Option<NestKeep>| match keep {
             None => false,
-            // A single loop of the function body is recorded only where its
-            // replay would save values anyway (storage either way) and
-            // recompute a costly one (a planar arm's `sin_cos` per joint).
+            // A single loop of the function body is recorded only where it
+            // records a costly value (a planar arm's `sin_cos` per joint, a
+            // log-sum-exp's `exp` per element, which its replay would take
+            // again) and the adjoint has storage anyway: its replay would
+            // save values, or another loop's would (a running maximum's
+            // tape), or the function allocates. An adjoint that allocated
+            // nothing still allocates nothing.
             Some((keep, _)) if !holds_loop(l) && *scope == 0 => {
-                saves.contains(&l.id) && records_costly(l, keep)
+                (saves.contains(&l.id) || storage_anyway) && records_costly(l, keep)
             }
             Some((keep, _)) if !holds_loop(l) => records_costly(l, keep),
             Some((keep, _)) => {

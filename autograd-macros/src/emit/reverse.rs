@@ -1138,10 +1138,18 @@ impl<'a> Body<'a> {
                 declare.extend(seeds);
                 hold = holds;
                 restore.clone_from(&hold);
+                // (A nest's own loop may leave what it recorded untaken:
+                // its records, decisions and shape tapes are its alone, and
+                // what it pushes later is taken first.)
+                let nest = self.plan.recording.nests.contains_key(&l.id);
+                let takes_back = match nest {
+                    true => self.takes_back_from_around(l),
+                    false => self.takes_back(l),
+                };
                 if hand_back.is_empty()
                     && !cells.is_empty()
                     && self.plan.vanishing.contains(&l.id)
-                    && !self.takes_back(l)
+                    && !takes_back
                     && !self.stores_adjoints(l)
                 {
                     let seeds = cells.iter().map(|c| self.seed(*c));
@@ -1311,6 +1319,23 @@ impl<'a> Body<'a> {
             }
         }
         out
+    }
+
+    /// Whether the reverse of loop `l` of a recorded nest takes back
+    /// anything that is not the nest's own: an undo tape's entry (the
+    /// reverse of what comes before the nest reads the array as it was),
+    /// an integer counted back.
+    fn takes_back_from_around(&self, l: &crate::ir::Loop) -> bool {
+        let recording = &self.plan.recording;
+        let mut takes = false;
+        l.body.walk(0, &mut |stmt, _| match stmt {
+            Stmt::Store { array, .. } => takes |= !self.plan.plain_stores.contains(array),
+            Stmt::Loop(inner) => {
+                takes |= recording.counters.values().any(|c| c.loop_id == inner.id)
+            }
+            _ => {}
+        });
+        takes
     }
 
     /// Whether the reverse of loop `l` of a recorded nest takes anything

@@ -387,30 +387,43 @@ fn residuals_adjoint(
             "p",
             p.len(),
         );
+        ::std::thread_local! {
+            #[allow(non_upper_case_globals)] static __ad_home :
+            ::autograd::__private::RecordsHome < f64, 1 > = const {
+            ::autograd::__private::RecordsHome::new() };
+        }
+        let __ad_guard = ::autograd::__private::RecordsHome::take(&__ad_home);
+        let mut __ad_record = __ad_guard.record(0);
         let mut __ad_own_r: ::std::vec::Vec<f64> = ::std::vec![0.0; t.len()];
         let r = &mut __ad_own_r[..];
-        if let (Some(__ad_row_r), Some(__ad_row_y)) = (
-            ::autograd::__private::row_mut(&mut r[..], 0usize, t.len()),
-            ::autograd::__private::row(&y[..], 0usize, t.len()),
-        ) {
-            for i in 0..t.len() {
-                let __ad_t0 = p[0];
-                let __ad_t1 = p[1];
-                let __ad_t2 = __ad_t1 * (t[i]);
-                let __ad_t3 = __ad_t2.exp();
-                let __ad_t4 = __ad_t0 * __ad_t3;
-                let __ad_t5 = __ad_t4 - (__ad_row_y[i]);
-                __ad_row_r[i] = __ad_t5;
-            }
-        } else {
-            for i in 0..t.len() {
-                let __ad_t0 = p[0];
-                let __ad_t1 = p[1];
-                let __ad_t2 = __ad_t1 * (t[i]);
-                let __ad_t3 = __ad_t2.exp();
-                let __ad_t4 = __ad_t0 * __ad_t3;
-                let __ad_t5 = __ad_t4 - (y[i]);
-                r[i] = __ad_t5;
+        {
+            let mut __ad_slots = __ad_record
+                .slots(::autograd::__private::room(&(0..t.len()), 1usize));
+            if let (Some(__ad_row_r), Some(__ad_row_y)) = (
+                ::autograd::__private::row_mut(&mut r[..], 0usize, t.len()),
+                ::autograd::__private::row(&y[..], 0usize, t.len()),
+            ) {
+                for i in 0..t.len() {
+                    let __ad_t0 = p[0];
+                    let __ad_t1 = p[1];
+                    let __ad_t2 = __ad_t1 * (t[i]);
+                    let __ad_t3 = __ad_t2.exp();
+                    let __ad_t3 = __ad_slots.push(__ad_t3);
+                    let __ad_t4 = __ad_t0 * __ad_t3;
+                    let __ad_t5 = __ad_t4 - (__ad_row_y[i]);
+                    __ad_row_r[i] = __ad_t5;
+                }
+            } else {
+                for i in 0..t.len() {
+                    let __ad_t0 = p[0];
+                    let __ad_t1 = p[1];
+                    let __ad_t2 = __ad_t1 * (t[i]);
+                    let __ad_t3 = __ad_t2.exp();
+                    let __ad_t3 = __ad_slots.push(__ad_t3);
+                    let __ad_t4 = __ad_t0 * __ad_t3;
+                    let __ad_t5 = __ad_t4 - (y[i]);
+                    r[i] = __ad_t5;
+                }
             }
         }
         let __ad_s: f64 = 0.0_f64;
@@ -482,31 +495,34 @@ fn residuals_adjoint(
         let mut __ad_d_s__3: f64 = d_out;
         let mut __ad_d_cell___ad_s_6: f64 = 0.0;
         __ad_d_cell___ad_s_6 += __ad_d_s__3;
-        for i in (0..t.len()).rev() {
-            let __ad_t0 = p[0];
-            let __ad_t1 = p[1];
-            let __ad_t2 = __ad_t1 * (t[i]);
-            let __ad_t3 = __ad_t2.exp();
-            let __ad_t4 = __ad_t0 * __ad_t3;
-            let __ad_t5 = __ad_t4 - (y[i]);
-            r[i] = __ad_t5;
-            let __ad_i: usize = i;
-            let mut __ad_d_t5: f64 = __ad_d_r[__ad_i];
-            __ad_d_r[__ad_i] = 0.0;
-            let mut __ad_d_t4: f64 = __ad_d_t5
-                * ::autograd::__private::rules::sub(0.0, 0.0, 0.0).0;
-            let __ad_p_t4 = ::autograd::__private::rules::mul(__ad_t0, __ad_t3, 0.0);
-            let mut __ad_d_t0: f64 = __ad_d_t4 * __ad_p_t4.0;
-            let mut __ad_d_t3: f64 = __ad_d_t4 * __ad_p_t4.1;
-            let mut __ad_d_t2: f64 = __ad_d_t3
-                * ::autograd::__private::rules::exp(__ad_t2, __ad_t3);
-            let mut __ad_d_t1: f64 = __ad_d_t2
-                * ::autograd::__private::rules::mul(0.0, (t[i]), 0.0).0;
-            d_p[1] += __ad_d_t1;
-            ::std::sync::atomic::compiler_fence(::std::sync::atomic::Ordering::SeqCst);
-            d_p[0] += __ad_d_t0;
-            ::std::sync::atomic::compiler_fence(::std::sync::atomic::Ordering::SeqCst);
+        let mut __ad_sum: f64 = 0.0;
+        let mut __ad_sum_1: f64 = 0.0;
+        {
+            let mut __ad_taken = __ad_record.taken();
+            for i in (0..t.len()).rev() {
+                let __ad_t3: f64 = __ad_taken.pop();
+                let __ad_t0 = p[0];
+                let __ad_t1 = p[1];
+                let __ad_t2 = __ad_t1 * (t[i]);
+                let __ad_i: usize = i;
+                let mut __ad_d_t5: f64 = __ad_d_r[__ad_i];
+                __ad_d_r[__ad_i] = 0.0;
+                let mut __ad_d_t4: f64 = __ad_d_t5
+                    * ::autograd::__private::rules::sub(0.0, 0.0, 0.0).0;
+                let __ad_p_t4 = ::autograd::__private::rules::mul(__ad_t0, __ad_t3, 0.0);
+                let mut __ad_d_t0: f64 = __ad_d_t4 * __ad_p_t4.0;
+                let mut __ad_d_t3: f64 = __ad_d_t4 * __ad_p_t4.1;
+                let mut __ad_d_t2: f64 = __ad_d_t3
+                    * ::autograd::__private::rules::exp(__ad_t2, __ad_t3);
+                let mut __ad_d_t1: f64 = __ad_d_t2
+                    * ::autograd::__private::rules::mul(0.0, (t[i]), 0.0).0;
+                __ad_sum_1 += __ad_d_t1;
+                __ad_sum += __ad_d_t0;
+            }
         }
+        d_p[0] += __ad_sum;
+        d_p[1] += __ad_sum_1;
+        __ad_guard.give_back([__ad_record]);
         __ad_s__3
     }
     let mut __ad_kept = ::core::option::Option::None;
@@ -570,30 +586,43 @@ fn residuals_jacobian(
             "p",
             p.len(),
         );
+        ::std::thread_local! {
+            #[allow(non_upper_case_globals)] static __ad_home :
+            ::autograd::__private::RecordsHome < f64, 1 > = const {
+            ::autograd::__private::RecordsHome::new() };
+        }
+        let __ad_guard = ::autograd::__private::RecordsHome::take(&__ad_home);
+        let mut __ad_record = __ad_guard.record(0);
         let mut __ad_own_r: ::std::vec::Vec<f64> = ::std::vec![0.0; t.len()];
         let r = &mut __ad_own_r[..];
-        if let (Some(__ad_row_r), Some(__ad_row_y)) = (
-            ::autograd::__private::row_mut(&mut r[..], 0usize, t.len()),
-            ::autograd::__private::row(&y[..], 0usize, t.len()),
-        ) {
-            for i in 0..t.len() {
-                let __ad_t0 = p[0];
-                let __ad_t1 = p[1];
-                let __ad_t2 = __ad_t1 * (t[i]);
-                let __ad_t3 = __ad_t2.exp();
-                let __ad_t4 = __ad_t0 * __ad_t3;
-                let __ad_t5 = __ad_t4 - (__ad_row_y[i]);
-                __ad_row_r[i] = __ad_t5;
-            }
-        } else {
-            for i in 0..t.len() {
-                let __ad_t0 = p[0];
-                let __ad_t1 = p[1];
-                let __ad_t2 = __ad_t1 * (t[i]);
-                let __ad_t3 = __ad_t2.exp();
-                let __ad_t4 = __ad_t0 * __ad_t3;
-                let __ad_t5 = __ad_t4 - (y[i]);
-                r[i] = __ad_t5;
+        {
+            let mut __ad_slots = __ad_record
+                .slots(::autograd::__private::room(&(0..t.len()), 1usize));
+            if let (Some(__ad_row_r), Some(__ad_row_y)) = (
+                ::autograd::__private::row_mut(&mut r[..], 0usize, t.len()),
+                ::autograd::__private::row(&y[..], 0usize, t.len()),
+            ) {
+                for i in 0..t.len() {
+                    let __ad_t0 = p[0];
+                    let __ad_t1 = p[1];
+                    let __ad_t2 = __ad_t1 * (t[i]);
+                    let __ad_t3 = __ad_t2.exp();
+                    let __ad_t3 = __ad_slots.push(__ad_t3);
+                    let __ad_t4 = __ad_t0 * __ad_t3;
+                    let __ad_t5 = __ad_t4 - (__ad_row_y[i]);
+                    __ad_row_r[i] = __ad_t5;
+                }
+            } else {
+                for i in 0..t.len() {
+                    let __ad_t0 = p[0];
+                    let __ad_t1 = p[1];
+                    let __ad_t2 = __ad_t1 * (t[i]);
+                    let __ad_t3 = __ad_t2.exp();
+                    let __ad_t3 = __ad_slots.push(__ad_t3);
+                    let __ad_t4 = __ad_t0 * __ad_t3;
+                    let __ad_t5 = __ad_t4 - (y[i]);
+                    r[i] = __ad_t5;
+                }
             }
         }
         let __ad_s: f64 = 0.0_f64;
@@ -665,31 +694,34 @@ fn residuals_jacobian(
         let mut __ad_d_s__3: f64 = d_out;
         let mut __ad_d_cell___ad_s_6: f64 = 0.0;
         __ad_d_cell___ad_s_6 += __ad_d_s__3;
-        for i in (0..t.len()).rev() {
-            let __ad_t0 = p[0];
-            let __ad_t1 = p[1];
-            let __ad_t2 = __ad_t1 * (t[i]);
-            let __ad_t3 = __ad_t2.exp();
-            let __ad_t4 = __ad_t0 * __ad_t3;
-            let __ad_t5 = __ad_t4 - (y[i]);
-            r[i] = __ad_t5;
-            let __ad_i: usize = i;
-            let mut __ad_d_t5: f64 = __ad_d_r[__ad_i];
-            __ad_d_r[__ad_i] = 0.0;
-            let mut __ad_d_t4: f64 = __ad_d_t5
-                * ::autograd::__private::rules::sub(0.0, 0.0, 0.0).0;
-            let __ad_p_t4 = ::autograd::__private::rules::mul(__ad_t0, __ad_t3, 0.0);
-            let mut __ad_d_t0: f64 = __ad_d_t4 * __ad_p_t4.0;
-            let mut __ad_d_t3: f64 = __ad_d_t4 * __ad_p_t4.1;
-            let mut __ad_d_t2: f64 = __ad_d_t3
-                * ::autograd::__private::rules::exp(__ad_t2, __ad_t3);
-            let mut __ad_d_t1: f64 = __ad_d_t2
-                * ::autograd::__private::rules::mul(0.0, (t[i]), 0.0).0;
-            d_p[1] += __ad_d_t1;
-            ::std::sync::atomic::compiler_fence(::std::sync::atomic::Ordering::SeqCst);
-            d_p[0] += __ad_d_t0;
-            ::std::sync::atomic::compiler_fence(::std::sync::atomic::Ordering::SeqCst);
+        let mut __ad_sum: f64 = 0.0;
+        let mut __ad_sum_1: f64 = 0.0;
+        {
+            let mut __ad_taken = __ad_record.taken();
+            for i in (0..t.len()).rev() {
+                let __ad_t3: f64 = __ad_taken.pop();
+                let __ad_t0 = p[0];
+                let __ad_t1 = p[1];
+                let __ad_t2 = __ad_t1 * (t[i]);
+                let __ad_i: usize = i;
+                let mut __ad_d_t5: f64 = __ad_d_r[__ad_i];
+                __ad_d_r[__ad_i] = 0.0;
+                let mut __ad_d_t4: f64 = __ad_d_t5
+                    * ::autograd::__private::rules::sub(0.0, 0.0, 0.0).0;
+                let __ad_p_t4 = ::autograd::__private::rules::mul(__ad_t0, __ad_t3, 0.0);
+                let mut __ad_d_t0: f64 = __ad_d_t4 * __ad_p_t4.0;
+                let mut __ad_d_t3: f64 = __ad_d_t4 * __ad_p_t4.1;
+                let mut __ad_d_t2: f64 = __ad_d_t3
+                    * ::autograd::__private::rules::exp(__ad_t2, __ad_t3);
+                let mut __ad_d_t1: f64 = __ad_d_t2
+                    * ::autograd::__private::rules::mul(0.0, (t[i]), 0.0).0;
+                __ad_sum_1 += __ad_d_t1;
+                __ad_sum += __ad_d_t0;
+            }
         }
+        d_p[0] += __ad_sum;
+        d_p[1] += __ad_sum_1;
+        __ad_guard.give_back([__ad_record]);
         __ad_s__3
     }
     #[allow(
