@@ -282,6 +282,46 @@ fn closures_bound_to_locals_are_inlined() {
     );
 }
 
+/// A closure returning an array: `#[differentiable]` keeps its result as
+/// separate values, read at literal indices or destructured.
+#[differentiable]
+fn closure_returns_array(x: &[f64]) -> f64 {
+    let polar = |r: f64, t: f64| [r * t.cos(), r * t.sin(), r];
+    let mut s = 0.0;
+    for i in 0..x.len() - 1 {
+        let p = polar(x[i], x[i + 1]);
+        s += p[0] * p[1] + p[2].exp();
+    }
+    let [u, v, _] = polar(x[0], x[2]);
+    s + u * v
+}
+
+#[differentiable]
+fn closure_returns_array_loop(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..x.len() - 1 {
+        let (r, t) = (x[i], x[i + 1]);
+        let p0 = r * t.cos();
+        let p1 = r * t.sin();
+        s += p0 * p1 + r.exp();
+    }
+    let (r, t) = (x[0], x[2]);
+    let u = r * t.cos();
+    let v = r * t.sin();
+    s + u * v
+}
+
+#[test]
+fn a_closure_returning_an_array_is_read_by_its_parts() {
+    same_as_loop(
+        closure_returns_array,
+        closure_returns_array_grad,
+        closure_returns_array_adjoint,
+        closure_returns_array_loop_grad,
+        &P3,
+    );
+}
+
 #[differentiable]
 fn closure_in_loop(x: &[f64]) -> f64 {
     let cube = |t: f64| {

@@ -968,6 +968,34 @@ impl Lowerer<'_> {
             }
             return self.load_element(view.array, quote!(#start + #idx), uses);
         }
+        // An array of separate values (what a closure's `[a, b]` gives,
+        // kept as its parts): read at a literal index, the part itself.
+        if let Some(super::pattern::Bound::Tuple(parts)) = self.compound_of(&index.expr) {
+            let literal = match strip_parens(&index.index) {
+                Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Int(i),
+                    ..
+                }) => i.base10_parse::<usize>().ok(),
+                _ => None,
+            };
+            match literal.and_then(|k| parts.get(k)) {
+                Some(part) => return self.value_of(part.clone(), index),
+                None => {
+                    self.cx.error_spanned_by(
+                        index,
+                        format!(
+                            "`#[differentiable]` keeps an array a closure returns as its {} \
+                             separate values, so it reads it only at a literal index below {} \
+                             (`p[0]`); to index it otherwise, build the array in a `let` \
+                             where it is used (`let p = [a, b];`) instead of in a closure",
+                            parts.len(),
+                            parts.len()
+                        ),
+                    );
+                    return Value::Const(placeholder());
+                }
+            }
+        }
         let base = self.lower_expr(&index.expr);
         let (idx, idx_uses) = self.non_differentiated_tokens(&index.index);
         match base {

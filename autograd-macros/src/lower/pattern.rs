@@ -157,8 +157,10 @@ impl Lowerer<'_> {
             Bound::Tuple(_) => {
                 self.cx.error_spanned_by(
                     at,
-                    "a tuple cannot be used as one value here; take its parts (`p.0`, or \
-                     `let (a, b) = p;`)",
+                    "a tuple, or an array a closure returns (kept as separate values), \
+                     cannot be used as one value here; take its parts (`p.0`, `p[0]`, or \
+                     `let (a, b) = p;`), or build an array in a `let` where it is used \
+                     (`let p = [a, b];`)",
                 );
                 Value::Const(super::expr::placeholder())
             }
