@@ -395,19 +395,35 @@
 /// at 0, `max`/`min` split a tie equally, `clamp` passes the derivative to
 /// `x` inside the closed range and to the bound outside it.
 ///
-/// Anything else — closures, `match`, `if let`/`while let`, `unsafe`,
-/// macros in expressions, generics, `&mut` or tuple parameters, a return
-/// other than `f64`, `[f64; M]` or `Vec<f64>`, unknown methods, `%` on differentiated values, `break` to an
-/// outer loop's label — is a compile error pointing at the construct, saying
-/// what to write instead. All errors of a function are reported at once:
+/// - idiomatic Rust, lowered into the indexed loops it stands for (the
+///   README's "Idiomatic Rust" section lists it all): iterator chains over
+///   slices, buffers and ranges (`zip`, `map`, `filter`, `enumerate`,
+///   `windows`, `chunks`, ... with `sum`, `product`, `fold`, `any`,
+///   `position`, `collect` into a `Vec<f64>`), closures bound to a local and
+///   inlined where they are called (one returning an array, `|r, t| [r *
+///   t.cos(), r * t.sin()]`, is read by its parts: `p[0]`, `let [a, b] =
+///   ..`), `match` on integers, `bool`s, `char`s, constants and unit enum
+///   variants, destructuring `let`s and tuple locals, `loop` as a value.
+///
+/// Anything else — closures that escape (stored, returned, passed to a
+/// function), iterator adaptors beyond those, `match` on floats or on
+/// variants with fields, `unsafe`, macros in expressions, generics, `&mut`
+/// or tuple parameters, a return other than `f64`, `[f64; M]` or
+/// `Vec<f64>`, unknown methods, `%` on differentiated values — is a compile
+/// error pointing at the construct, saying what to write instead. All
+/// errors of a function are reported at once:
 ///
 /// ```compile_fail
 /// use autograd::differentiable;
 ///
 /// #[differentiable]
-/// fn f(x: f64) -> f64 {
-///     let g = |v: f64| v * 2.0; // error: closures are not supported
-///     x.frobnicate()            // error: not a differentiable `f64` method
+/// fn f(x: f64, n: i32) -> f64 {
+///     let y = match n {         // fine: `match` on an integer
+///         0 => x,
+///         _ => x * x,
+///     };
+///     let z = unsafe { y * 2.0 }; // error: `unsafe` blocks are not supported
+///     x.frobnicate() + z          // error: not a differentiable `f64` method
 /// }
 /// ```
 #[doc(inline)]
