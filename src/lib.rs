@@ -389,21 +389,21 @@
 /// - statement macros `assert!`, `assert_eq!`, `assert_ne!`, `debug_assert!`
 ///   (and `_eq`/`_ne`), `print!`, `println!`, `eprint!`, `eprintln!`: run in
 ///   the forward sweep unchanged (not again when the reverse sweep replays a
-///   block).
-///
-/// Derivatives at kinks follow [`rules`]: `abs` and `relu`-like kinks give 0
-/// at 0, `max`/`min` split a tie equally, `clamp` passes the derivative to
-/// `x` inside the closed range and to the bound outside it.
-///
+///   block);
 /// - idiomatic Rust, lowered into the indexed loops it stands for (the
 ///   README's "Idiomatic Rust" section lists it all): iterator chains over
 ///   slices, buffers and ranges (`zip`, `map`, `filter`, `enumerate`,
 ///   `windows`, `chunks`, ... with `sum`, `product`, `fold`, `any`,
 ///   `position`, `collect` into a `Vec<f64>`), closures bound to a local and
 ///   inlined where they are called (one returning an array, `|r, t| [r *
-///   t.cos(), r * t.sin()]`, is read by its parts: `p[0]`, `let [a, b] =
-///   ..`), `match` on integers, `bool`s, `char`s, constants and unit enum
-///   variants, destructuring `let`s and tuple locals, `loop` as a value.
+///   t.cos(), r * t.sin()]`, is read by its parts, `p[0]`, `let [a, b] =
+///   ..`, or used whole), `match` on integers, `bool`s, `char`s, constants
+///   and unit enum variants, destructuring `let`s and tuple locals, `loop`
+///   as a value.
+///
+/// Derivatives at kinks follow [`rules`]: `abs` and `relu`-like kinks give 0
+/// at 0, `max`/`min` split a tie equally, `clamp` passes the derivative to
+/// `x` inside the closed range and to the bound outside it.
 ///
 /// Anything else — closures that escape (stored, returned, passed to a
 /// function), iterator adaptors beyond those, `match` on floats or on

@@ -283,7 +283,9 @@ fn closures_bound_to_locals_are_inlined() {
 }
 
 /// A closure returning an array: `#[differentiable]` keeps its result as
-/// separate values, read at literal indices or destructured.
+/// separate values, read at literal indices or destructured, and made an
+/// array where it is used whole (given to a function, iterated over,
+/// indexed by a variable).
 #[differentiable]
 fn closure_returns_array(x: &[f64]) -> f64 {
     let polar = |r: f64, t: f64| [r * t.cos(), r * t.sin(), r];
@@ -294,6 +296,52 @@ fn closure_returns_array(x: &[f64]) -> f64 {
     }
     let [u, v, _] = polar(x[0], x[2]);
     s + u * v
+}
+
+#[differentiable]
+fn norm_of(v: &[f64]) -> f64 {
+    v.iter().map(|a| a * a).sum::<f64>().sqrt()
+}
+
+#[differentiable]
+fn closure_array_used_whole(x: &[f64]) -> f64 {
+    let polar = |r: f64, t: f64| [r * t.cos(), r * t.sin()];
+    let p = polar(x[0], x[1]);
+    let q = polar(x[1], x[2]);
+    let squares: f64 = p.iter().map(|a| a * a).sum();
+    let mut t = 0.0;
+    for (k, b) in q.iter().enumerate() {
+        t += b.exp() * p[k % 2];
+    }
+    norm_of(&p) + squares + t
+}
+
+/// A closure returning an array of indices, read in indices and
+/// conditions.
+#[differentiable]
+fn closure_array_of_indices(x: &[f64]) -> f64 {
+    let ends = |i: usize| [i, i + 1];
+    let mut s = 0.0;
+    for k in 0..x.len() - 1 {
+        let e = ends(k);
+        s += x[e[0]] * x[e[1]];
+        if x[e[k % 2]] > 0.0 {
+            s += x[e[1]].sin();
+        }
+    }
+    s
+}
+
+#[test]
+fn a_closure_array_used_whole_is_made_an_array() {
+    for x in P3 {
+        let (v, g) = closure_array_used_whole_grad(x);
+        assert_eq!(v, closure_array_used_whole(x));
+        assert_gradient(closure_array_used_whole, x, &g);
+        let (v, g) = closure_array_of_indices_grad(x);
+        assert_eq!(v, closure_array_of_indices(x));
+        assert_gradient(closure_array_of_indices, x, &g);
+    }
 }
 
 #[differentiable]

@@ -693,6 +693,24 @@ impl Lowerer<'_> {
                 });
                 continue;
             }
+            // `p` (or `&p`) of an array a closure returned, kept as its
+            // parts: a new local array of them, as `g(&[a, b])` is. (Were
+            // `p` a tuple, `f` itself would not compile.)
+            if let Some(super::pattern::Bound::Tuple(parts)) = self.compound_of(literal) {
+                if let Some(array) = self.array_of_parts(parts, arg) {
+                    let ident = &self.vars[array].ident;
+                    out.push(CallArg::Array {
+                        array,
+                        tokens: if by_ref {
+                            quote!(&#ident)
+                        } else {
+                            quote!(#ident)
+                        },
+                        range: None,
+                    });
+                    continue;
+                }
+            }
             // `w` (or `&w`) bound to a subslice view (`let w = &x[1..];`, a
             // `windows`/`chunks` element), or `&w[a..b]` of one: that
             // subslice of its array.
@@ -943,6 +961,35 @@ impl Lowerer<'_> {
         out
     }
 
+    /// The parts of an array a closure returned (kept as separate values),
+    /// as a new local array, when one of them is a float: to give it whole
+    /// to a function or iterate over it. `None` for integers or other
+    /// constants.
+    pub(super) fn array_of_parts(
+        &mut self,
+        parts: Vec<super::pattern::Bound>,
+        at: &Expr,
+    ) -> Option<VarId> {
+        let values: Vec<Value> = parts
+            .into_iter()
+            .map(|part| self.value_of(part, at))
+            .collect();
+        let any_float = values.iter().any(|v| match v {
+            Value::Var(_) => true,
+            Value::Const(c) => c.is_float,
+            Value::Array(_) => false,
+        });
+        if !any_float {
+            return None;
+        }
+        let items = values
+            .into_iter()
+            .map(|v| self.operand(v, at.span()))
+            .collect();
+        let init = ir::ArrayInit::List { items, vec: false };
+        Some(self.new_array_temp(init, None))
+    }
+
     fn lower_index(&mut self, index: &syn::ExprIndex) -> Value {
         if let Some(super::pattern::Bound::View(view)) = self.compound_of(&index.expr) {
             let (idx, mut uses) = self.non_differentiated_tokens(&index.index);
@@ -980,15 +1027,27 @@ impl Lowerer<'_> {
             };
             match literal.and_then(|k| parts.get(k)) {
                 Some(part) => return self.value_of(part.clone(), index),
+                // at another index (an iterator chain over it): a local
+                // array of the parts, indexed
+                None if literal.is_none() => {
+                    let at: Expr = syn::parse_quote!(#index);
+                    if let Some(array) = self.array_of_parts(parts, &at) {
+                        let (idx, idx_uses) = self.non_differentiated_tokens(&index.index);
+                        return self.load_element(array, idx, idx_uses);
+                    }
+                    self.cx.error_spanned_by(
+                        index,
+                        "this array a closure returns holds no float; index it at a literal \
+                         index (`p[0]`), or build it in a `let` where it is used",
+                    );
+                    return Value::Const(placeholder());
+                }
                 None => {
                     self.cx.error_spanned_by(
                         index,
                         format!(
-                            "`#[differentiable]` keeps an array a closure returns as its {} \
-                             separate values, so it reads it only at a literal index below {} \
-                             (`p[0]`); to index it otherwise, build the array in a `let` \
-                             where it is used (`let p = [a, b];`) instead of in a closure",
-                            parts.len(),
+                            "index out of bounds: this array a closure returns has {} \
+                             elements",
                             parts.len()
                         ),
                     );
@@ -1292,8 +1351,50 @@ impl Renamer<'_, '_> {
                 if self.is_block_local(&index.expr.to_token_stream().to_string()) {
                     return None;
                 }
-                let Some(Bound::View(view)) = self.lowerer.compound_of(&index.expr) else {
-                    return None;
+                let view = match self.lowerer.compound_of(&index.expr) {
+                    Some(Bound::View(view)) => view,
+                    // `p[k]` of an array a closure returned, kept as its
+                    // parts (an index `x[p[0]]`, a condition): the part, or
+                    // the array of the parts indexed
+                    Some(Bound::Tuple(parts)) => {
+                        let mut items = Vec::new();
+                        let mut uses = Vec::new();
+                        for part in parts {
+                            match part {
+                                Bound::Value(Value::Var(v)) => {
+                                    items.push(self.lowerer.vars[v].ident.to_token_stream());
+                                    uses.push(v);
+                                }
+                                Bound::Value(Value::Const(c)) => {
+                                    items.push(parenthesize(c.tokens));
+                                    uses.extend(c.uses);
+                                }
+                                _ => return None,
+                            }
+                        }
+                        let literal = match strip_parens(&index.index) {
+                            Expr::Lit(syn::ExprLit {
+                                lit: syn::Lit::Int(i),
+                                ..
+                            }) => i.base10_parse::<usize>().ok(),
+                            _ => None,
+                        };
+                        let tokens = match literal.and_then(|k| items.get(k)) {
+                            Some(item) => item.clone(),
+                            None => {
+                                let mut i = (*index.index).clone();
+                                self.visit_expr_mut(&mut i);
+                                quote!([#(#items),*][#i])
+                            }
+                        };
+                        for u in uses {
+                            if !self.uses.contains(&u) {
+                                self.uses.push(u);
+                            }
+                        }
+                        return syn::parse2(tokens).ok();
+                    }
+                    _ => return None,
                 };
                 let mut i = (*index.index).clone();
                 self.visit_expr_mut(&mut i);
@@ -1326,10 +1427,15 @@ impl Renamer<'_, '_> {
                 if self.is_block_local(&call.receiver.to_token_stream().to_string()) {
                     return None;
                 }
-                let Some(Bound::View(view)) = self.lowerer.compound_of(&call.receiver) else {
-                    return None;
-                };
-                (parenthesize(view.len.tokens), view.len.uses)
+                match self.lowerer.compound_of(&call.receiver) {
+                    Some(Bound::View(view)) => (parenthesize(view.len.tokens), view.len.uses),
+                    // an array a closure returned, kept as its parts
+                    Some(Bound::Tuple(parts)) => {
+                        let len = proc_macro2::Literal::usize_suffixed(parts.len());
+                        (quote!(#len), Vec::new())
+                    }
+                    _ => return None,
+                }
             }
             // Any other use of a view (`w.get(i)`, `w.iter().sum::<f64>()`
             // in a condition): the subslice it stands for.
