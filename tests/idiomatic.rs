@@ -313,7 +313,15 @@ fn closure_array_used_whole(x: &[f64]) -> f64 {
     for (k, b) in q.iter().enumerate() {
         t += b.exp() * p[k % 2];
     }
-    norm_of(&p) + squares + t
+    let trio = |a: f64| [a, 2.0 * a, a * a];
+    let r = trio(x[2]);
+    let n = r.len() as f64;
+    let pairs: f64 = r.windows(2).map(|w| w[0] * w[1]).sum();
+    let mut u = 0.0;
+    for v in r {
+        u += v;
+    }
+    norm_of(&p) + squares + t + n * pairs + u + norm_of(&r[1..])
 }
 
 /// A closure returning an array of indices, read in indices and

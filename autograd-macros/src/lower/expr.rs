@@ -375,14 +375,24 @@ impl Lowerer<'_> {
             let bound = self.lower_bound(&Expr::MethodCall(call.clone()));
             return self.value_of(bound, call);
         }
-        if let Some(super::pattern::Bound::View(view)) = self.compound_of(&call.receiver) {
-            if name == "len" && call.args.is_empty() {
+        match self.compound_of(&call.receiver) {
+            Some(super::pattern::Bound::View(view)) if name == "len" && call.args.is_empty() => {
                 return Value::Const(ConstValue {
                     tokens: view.len.tokens,
                     is_float: false,
                     uses: view.len.uses,
                 });
             }
+            // an array a closure returned, kept as its parts
+            Some(super::pattern::Bound::Tuple(parts)) if name == "len" && call.args.is_empty() => {
+                let len = proc_macro2::Literal::usize_suffixed(parts.len());
+                return Value::Const(ConstValue {
+                    tokens: quote!(#len),
+                    is_float: false,
+                    uses: Vec::new(),
+                });
+            }
+            _ => {}
         }
         let receiver = self.lower_expr(&call.receiver);
         if let Value::Array(array) = receiver {
@@ -717,11 +727,13 @@ impl Lowerer<'_> {
             let view = match self.compound_of(literal) {
                 Some(super::pattern::Bound::View(view)) => Some(view),
                 _ => match strip_parens(literal) {
+                    // (of an array a closure returned too: `view_of_index`
+                    // makes it a local array of its parts)
                     Expr::Index(index)
                         if matches!(
                             self.compound_of(&index.expr),
-                            Some(super::pattern::Bound::View(_))
-                        ) =>
+                            Some(super::pattern::Bound::View(_) | super::pattern::Bound::Tuple(_))
+                        ) && matches!(strip_parens(&index.index), Expr::Range(_)) =>
                     {
                         self.view_of_index(index)
                     }

@@ -582,6 +582,9 @@ impl Lowerer<'_> {
         };
         let (array, base_start, base_len) = match self.compound_of(&index.expr) {
             Some(Bound::View(v)) => (v.array, Some(v.start), Some(v.len)),
+            // an array a closure returned, kept as its parts: a local array
+            // of them
+            Some(Bound::Tuple(parts)) => (self.array_of_parts(parts, &index.expr)?, None, None),
             Some(_) => return None,
             None => {
                 let Value::Array(array) = self.lower_expr(&index.expr) else {
