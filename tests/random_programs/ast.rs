@@ -197,6 +197,15 @@ pub enum Stmt {
         param: String,
         body: Expr,
     },
+    /// `let closure = |param: f64| [items..]; let name = closure(arg);`:
+    /// an array a closure returns, read as a local array
+    LetArrClosure {
+        closure: String,
+        param: String,
+        items: Vec<Expr>,
+        name: String,
+        arg: Expr,
+    },
     /// `match scrut { pat [if guard] => { .. }, .. }`
     Match {
         scrut: Scrut,

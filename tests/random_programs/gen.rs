@@ -1707,7 +1707,8 @@ impl Gen {
             4 if !avoid("iterators") => self.iter_mut_stmt(),
             5..=6 if !avoid("destructuring") => self.destructure(),
             7 if !avoid("destructuring") => Some(self.let_tuple()),
-            8..=9 if !avoid("closures") => Some(self.let_closure()),
+            8 if !avoid("closures") => Some(self.let_closure()),
+            9 if !avoid("closures") => Some(self.let_arr_closure()),
             10..=11 if nested && !avoid("match") => Some(self.match_stmt(depth)),
             _ => None,
         }
@@ -2341,6 +2342,42 @@ impl Gen {
             items,
             annotate,
             mutable,
+        }
+    }
+
+    /// A closure returning an array, called once: its result is read as a
+    /// local array (indexed, iterated, given to helpers, subsliced).
+    fn let_arr_closure(&mut self) -> Stmt {
+        let closure = self.fresh_local();
+        let mark = self.hide_mutables();
+        let param = self.fresh_local();
+        self.bind(
+            &param,
+            Kind::Float {
+                mutable: false,
+                deref: false,
+            },
+        );
+        let len = self.rng.gen_range(2..=3);
+        let items: Vec<Expr> = (0..len).map(|_| self.typed_expr(2)).collect();
+        self.env.truncate(mark);
+        let arg = self.typed_expr(2);
+        let name = self.fresh_local();
+        self.bind(
+            &name,
+            Kind::Buf {
+                len,
+                writable: false,
+                class: BufClass::LocalArray,
+                inactive: false,
+            },
+        );
+        Stmt::LetArrClosure {
+            closure,
+            param,
+            items,
+            name,
+            arg,
         }
     }
 

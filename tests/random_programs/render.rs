@@ -569,6 +569,32 @@ impl Printer {
                     self.line(&format!("let {name} = |{param}: f64| {b};"));
                 }
             }
+            Stmt::LetArrClosure {
+                closure,
+                param,
+                items,
+                name,
+                arg,
+            } => {
+                let n = items.len();
+                if self.tape() {
+                    let items: Vec<String> = items.iter().map(|e| self.var_expr(e)).collect();
+                    self.line(&format!(
+                        "let {closure} = |{param}: Var<'t>| -> [Var<'t>; {n}] {{ [{}] }};",
+                        items.join(", ")
+                    ));
+                    let a = self.var_expr(arg);
+                    self.line(&format!("let {name} = {closure}({a});"));
+                } else {
+                    let items: Vec<String> = items.iter().map(|e| self.expr(e, P_LOWEST)).collect();
+                    self.line(&format!(
+                        "let {closure} = |{param}: f64| -> [f64; {n}] {{ [{}] }};",
+                        items.join(", ")
+                    ));
+                    let a = self.expr(arg, P_LOWEST);
+                    self.line(&format!("let {name} = {closure}({a});"));
+                }
+            }
             Stmt::Match { scrut, arms } => {
                 if self.tape() {
                     let (arms, otherwise) = match_as_if(scrut, arms);
