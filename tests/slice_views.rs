@@ -127,3 +127,27 @@ fn filled_by_helpers(x: f64) -> f64 {
 fn buffers_given_whole_to_helpers_stay_vecs() {
     assert_eq!(filled_by_helpers_grad(3.0), (15.0, 8.0));
 }
+
+/// A mutable subslice of a local buffer, written through (`row[0] = ..`,
+/// `row[0] += ..`) and read: the buffer's elements at the subslice's start
+/// plus the index.
+#[differentiable]
+fn rows_written_through_views(x: &[f64]) -> f64 {
+    let mut q = vec![0.0; 6];
+    for k in 0..3 {
+        let row = &mut q[2 * k..2 * k + 2];
+        row[0] = x[k] * 2.0;
+        row[1] = x[k].sin();
+        row[0] += row[1] * x[(k + 1) % 3];
+    }
+    q.iter().map(|v| v * v).sum()
+}
+
+#[test]
+fn a_mutable_subslice_writes_its_buffer() {
+    for x in [[0.3, -0.7, 1.2], [1.5, 0.25, -0.4]] {
+        let (value, dx) = rows_written_through_views_grad(&x);
+        assert_eq!(value, rows_written_through_views(&x));
+        assert_gradient(rows_written_through_views, &x, &dx);
+    }
+}

@@ -1571,6 +1571,24 @@ impl<'a> Lowerer<'a> {
 
     /// `a[i] = v` or `a[i] op= v` into a local float array.
     fn lower_store(&mut self, place: &syn::ExprIndex, op: Option<&syn::BinOp>, rhs: &Expr) {
+        // `row[i] = v` of `let row = &mut q[a..b];`: the element of `q` at
+        // the view's start plus `i` (a view of a parameter is refused below,
+        // as a store into the parameter is)
+        if let Some(pattern::Bound::View(view)) = self.compound_of(&place.expr) {
+            let array = view.array;
+            if self.vars[array].kind == Kind::FloatArray && self.vars[array].origin == Origin::Local
+            {
+                let (i, mut uses) = self.non_differentiated_tokens(&place.index);
+                let start = expr::parenthesize(view.start.tokens);
+                uses.extend(view.start.uses);
+                let index = Const {
+                    tokens: quote!(#start + (#i)),
+                    uses,
+                };
+                self.store_into(array, index, op, rhs);
+                return;
+            }
+        }
         let array = match &*place.expr {
             Expr::Path(path) => path
                 .path
