@@ -1882,3 +1882,49 @@ fn increments_by_a_helper_in_a_recorded_nest() {
     let (_, gradient) = incremented_by_a_helper_grad(&q);
     assert_close(&gradient, &[2.4, 32.0, 400.0, 2.4, 32.0, 400.0]);
 }
+
+// Seed 1128205 #53, #511 (found the session closures returning arrays were
+// added to the generator): an array a closure returns, kept as its parts,
+// copied (`to_vec`, `clone`) and given to a helper inside a condition — both
+// refused or expanded to code naming a local that did not exist (E0425).
+#[differentiable]
+fn tail_minus(a: f64, ys: f64, v0: &[f64; 2]) -> f64 {
+    (v0[v0.len() - 1] - a) * f64::cos(ys)
+}
+
+#[differentiable]
+fn closure_array_copied(m: f64, ys: f64) -> f64 {
+    let value = |t0: f64| -> [f64; 2] { [m.asinh() + t0, -t0] };
+    let acc = value(ys);
+    let mut n0: Vec<f64> = acc.to_vec();
+    n0[1] += 1.0;
+    let c2 = acc.clone();
+    let mut s = 0.0;
+    if !(tail_minus(1.0, ys, &acc) < ys) {
+        s += 1.0;
+    }
+    s + n0[1] * c2[0] + tail_minus(m, ys, &acc) + acc[1]
+}
+
+fn closure_array_copied_tape<'t>(tape: &'t Tape, x: &[Var<'t>]) -> Var<'t> {
+    let (m, ys) = (x[0], x[1]);
+    let acc = [m.asinh() + ys, -ys];
+    let n0 = [acc[0], acc[1] + 1.0];
+    let tail = |a: Var<'t>, v0: [Var<'t>; 2]| (v0[1] - a) * ys.cos();
+    let mut s = tape.var(0.0);
+    if !(tail(tape.var(1.0), acc).value() < ys.value()) {
+        s = s + 1.0;
+    }
+    s + n0[1] * acc[0] + tail(m, acc) + acc[1]
+}
+
+#[test]
+fn a_closure_array_copied_and_given_in_a_condition() {
+    for x in [[0.3, 0.5], [-0.8, 1.7], [1.4, -0.6]] {
+        let (value, (dm, dys)) = closure_array_copied_grad(x[0], x[1]);
+        let (tape_value, tape_gradient) = on_tape(closure_array_copied_tape, &x);
+        assert_eq!(value, closure_array_copied(x[0], x[1]));
+        assert!((value - tape_value).abs() <= 1e-12 * (1.0 + value.abs()));
+        assert_close(&[dm, dys], &tape_gradient);
+    }
+}

@@ -2361,6 +2361,9 @@ impl Gen {
         let len = self.rng.gen_range(2..=3);
         let items: Vec<Expr> = (0..len).map(|_| self.typed_expr(2)).collect();
         self.env.truncate(mark);
+        // (its name may shadow a local: not read after, the argument
+        // included)
+        self.bind(&closure, Kind::Hidden);
         let arg = self.typed_expr(2);
         let name = self.fresh_local();
         self.bind(

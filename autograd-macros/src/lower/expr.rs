@@ -1369,21 +1369,7 @@ impl Renamer<'_, '_> {
                     // parts (an index `x[p[0]]`, a condition): the part, or
                     // the array of the parts indexed
                     Some(Bound::Tuple(parts)) => {
-                        let mut items = Vec::new();
-                        let mut uses = Vec::new();
-                        for part in parts {
-                            match part {
-                                Bound::Value(Value::Var(v)) => {
-                                    items.push(self.lowerer.vars[v].ident.to_token_stream());
-                                    uses.push(v);
-                                }
-                                Bound::Value(Value::Const(c)) => {
-                                    items.push(parenthesize(c.tokens));
-                                    uses.extend(c.uses);
-                                }
-                                _ => return None,
-                            }
-                        }
+                        let (items, uses) = self.part_tokens(parts)?;
                         let literal = match strip_parens(&index.index) {
                             Expr::Lit(syn::ExprLit {
                                 lit: syn::Lit::Int(i),
@@ -1455,8 +1441,20 @@ impl Renamer<'_, '_> {
                 if self.is_block_local(&path.to_token_stream().to_string()) {
                     return None;
                 }
-                let Some(Bound::View(view)) = self.lowerer.compound_of(expr) else {
-                    return None;
+                let view = match self.lowerer.compound_of(expr) {
+                    Some(Bound::View(view)) => view,
+                    // an array a closure returned, kept as its parts (given
+                    // to a call in a condition): the array of them
+                    Some(Bound::Tuple(parts)) => {
+                        let (items, uses) = self.part_tokens(parts)?;
+                        for u in uses {
+                            if !self.uses.contains(&u) {
+                                self.uses.push(u);
+                            }
+                        }
+                        return syn::parse2(quote!([#(#items),*])).ok();
+                    }
+                    _ => return None,
                 };
                 let array = self.lowerer.vars[view.array].ident.clone();
                 let start = parenthesize(view.start.tokens);
@@ -1474,6 +1472,31 @@ impl Renamer<'_, '_> {
             }
         }
         syn::parse2(tokens).ok()
+    }
+
+    /// The tokens of the parts of an array a closure returned (variables
+    /// and constants), and what they read; `None` if a part is neither.
+    fn part_tokens(
+        &self,
+        parts: Vec<super::pattern::Bound>,
+    ) -> Option<(Vec<TokenStream>, Vec<VarId>)> {
+        use super::pattern::Bound;
+        let mut items = Vec::new();
+        let mut uses = Vec::new();
+        for part in parts {
+            match part {
+                Bound::Value(Value::Var(v)) => {
+                    items.push(self.lowerer.vars[v].ident.to_token_stream());
+                    uses.push(v);
+                }
+                Bound::Value(Value::Const(c)) => {
+                    items.push(parenthesize(c.tokens));
+                    uses.extend(c.uses);
+                }
+                _ => return None,
+            }
+        }
+        Some((items, uses))
     }
 
     fn is_block_local(&self, name: &str) -> bool {
