@@ -2349,15 +2349,7 @@ impl Gen {
     /// local array (indexed, iterated, given to helpers, subsliced).
     fn let_arr_closure(&mut self) -> Stmt {
         let closure = self.fresh_local();
-        let mark = self.hide_mutables();
-        let param = self.fresh_local();
-        self.bind(
-            &param,
-            Kind::Float {
-                mutable: false,
-                deref: false,
-            },
-        );
+        let (mark, param) = self.closure_param();
         let len = self.rng.gen_range(2..=3);
         let items: Vec<Expr> = (0..len).map(|_| self.typed_expr(2)).collect();
         self.env.truncate(mark);
@@ -2384,8 +2376,9 @@ impl Gen {
         }
     }
 
-    fn let_closure(&mut self) -> Stmt {
-        let name = self.fresh_local();
+    /// A closure's scope: the mutable locals hidden, its `f64` parameter
+    /// bound; the mark to truncate the environment back to.
+    fn closure_param(&mut self) -> (usize, String) {
         let mark = self.hide_mutables();
         let param = self.fresh_local();
         self.bind(
@@ -2395,6 +2388,12 @@ impl Gen {
                 deref: false,
             },
         );
+        (mark, param)
+    }
+
+    fn let_closure(&mut self) -> Stmt {
+        let name = self.fresh_local();
+        let (mark, param) = self.closure_param();
         let body = self.typed_expr(2);
         self.env.truncate(mark);
         self.bind(&name, Kind::Closure);

@@ -661,17 +661,7 @@ impl Lowerer<'_> {
                 out.push(match self.array_constructor(literal, false) {
                     Some(init) => {
                         let array = self.new_array_temp(init, None);
-                        let ident = &self.vars[array].ident;
-                        let tokens = if by_ref {
-                            quote!(&#ident)
-                        } else {
-                            quote!(#ident)
-                        };
-                        CallArg::Array {
-                            array,
-                            tokens,
-                            range: None,
-                        }
+                        self.whole_array_arg(array, by_ref)
                     }
                     // `[SCALE, 1.0]`-like, of a type the macro cannot see:
                     // a local array typed by its elements (`[_; N]`),
@@ -679,16 +669,7 @@ impl Lowerer<'_> {
                     None => match self.untyped_array(literal) {
                         Some((init, ty)) => {
                             let array = self.new_array_temp(init, Some(ty));
-                            let ident = &self.vars[array].ident;
-                            CallArg::Array {
-                                array,
-                                tokens: if by_ref {
-                                    quote!(&#ident)
-                                } else {
-                                    quote!(#ident)
-                                },
-                                range: None,
-                            }
+                            self.whole_array_arg(array, by_ref)
                         }
                         // An array of integers (or other constants).
                         _ => {
@@ -708,16 +689,7 @@ impl Lowerer<'_> {
             // `p` a tuple, `f` itself would not compile.)
             if let Some(super::pattern::Bound::Tuple(parts)) = self.compound_of(literal) {
                 if let Some(array) = self.array_of_parts(parts, arg) {
-                    let ident = &self.vars[array].ident;
-                    out.push(CallArg::Array {
-                        array,
-                        tokens: if by_ref {
-                            quote!(&#ident)
-                        } else {
-                            quote!(#ident)
-                        },
-                        range: None,
-                    });
+                    out.push(self.whole_array_arg(array, by_ref));
                     continue;
                 }
             }
@@ -971,6 +943,20 @@ impl Lowerer<'_> {
             }
         }
         out
+    }
+
+    /// A new local array given whole to a call: `&a` (`by_ref`) or `a`.
+    fn whole_array_arg(&self, array: VarId, by_ref: bool) -> CallArg {
+        let ident = &self.vars[array].ident;
+        CallArg::Array {
+            array,
+            tokens: if by_ref {
+                quote!(&#ident)
+            } else {
+                quote!(#ident)
+            },
+            range: None,
+        }
     }
 
     /// The parts of an array a closure returned (kept as separate values),
