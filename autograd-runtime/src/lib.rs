@@ -35,6 +35,28 @@ pub mod __private {
         pub use crate::dual::*;
     }
 
+    /// What the macro takes the unannotated result of a call to be, when
+    /// nothing in the caller says (`let y = g(x); h(y)`): a number. Where it
+    /// is an array, the expansion does not compile; this says why, at the
+    /// binding, beside rustc's own type errors.
+    #[diagnostic::on_unimplemented(
+        message = "`#[differentiable]` took the result of this call for a number, but it is `{Self}`",
+        label = "annotate the type where it is bound: `let y: [f64; N] = ..` or `let y: Vec<f64> = ..`"
+    )]
+    pub trait CallResultIsANumber {}
+
+    impl CallResultIsANumber for f64 {}
+
+    /// Checks (at compile time, no code) that `value`, the unannotated
+    /// result of a call, is the number the macro took it for.
+    ///
+    /// ```
+    /// # extern crate autograd_runtime as autograd;
+    /// autograd::__private::assume_number(&1.5);
+    /// ```
+    #[inline(always)]
+    pub fn assume_number<T: CallResultIsANumber>(_value: &T) {}
+
     /// A zeroed gradient buffer of `len` elements (for `f_grad` of a slice).
     ///
     /// A small one is allocated uninitialised and filled: `vec![0.0; len]`

@@ -649,6 +649,21 @@ impl<'a> Body<'a> {
                 }
                 Stmt::Let { var, ty, init } => {
                     out.push(self.let_stmt(*var, ty.as_ref(), init.as_ref()));
+                    // the unannotated result of a call whose adjoint the
+                    // reverse takes for a number: if it is an array, say so
+                    // at the binding (`__private::CallResultIsANumber`)
+                    if let (Some(Rhs::Call { .. }), None, false, false) =
+                        (init, ty, self.second, mode.replay)
+                    {
+                        if self.func.vars[*var].kind == Kind::Float
+                            && self.activity.needs_adjoint(*var)
+                        {
+                            let ident = self.ident(*var);
+                            out.push(quote_spanned! {ident.span()=>
+                                ::autograd::__private::assume_number(&#ident);
+                            });
+                        }
+                    }
                     if mode.store {
                         out.extend(self.record_declaration(*var));
                     }

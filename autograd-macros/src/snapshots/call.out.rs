@@ -22,6 +22,7 @@ fn distance_grad(p: &[f64]) -> (f64, ::std::vec::Vec<f64>) {
     let d_out = 1.0_f64;
     let __ad_value = {
         let __ad_t0 = norm(&p[0..2]);
+        ::autograd::__private::assume_number(&__ad_t0);
         let __ad_t1 = p[2];
         let mut __ad_dp_t2_0: f64 = -0.0;
         let __ad_t2 = square_adjoint(__ad_t1, 1.0_f64, &mut __ad_dp_t2_0);
@@ -60,6 +61,7 @@ fn distance_adjoint(p: &[f64], d_out: f64, d_p: &mut [f64]) -> f64 {
         p.len(),
     );
     let __ad_t0 = norm(&p[0..2]);
+    ::autograd::__private::assume_number(&__ad_t0);
     let __ad_t1 = p[2];
     let mut __ad_dp_t2_0: f64 = -0.0;
     let __ad_t2 = square_adjoint(__ad_t1, 1.0_f64, &mut __ad_dp_t2_0);

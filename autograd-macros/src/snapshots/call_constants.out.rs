@@ -109,6 +109,7 @@ fn loss_grad(w: &[f64], data: &[f64]) -> (f64, ::std::vec::Vec<f64>) {
             )
         };
         let __ad_t2 = dot(w, data);
+        ::autograd::__private::assume_number(&__ad_t2);
         let __ad_t3 = __ad_t1 + __ad_t2;
         let mut __ad_d_t3: f64 = d_out;
         let __ad_p_t3 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
@@ -308,6 +309,7 @@ fn loss_adjoint(w: &[f64], data: &[f64], d_out: f64, d_w: &mut [f64]) -> f64 {
         )
     };
     let __ad_t2 = dot(w, data);
+    ::autograd::__private::assume_number(&__ad_t2);
     let __ad_t3 = __ad_t1 + __ad_t2;
     let mut __ad_d_t3: f64 = d_out;
     let __ad_p_t3 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);

@@ -83,6 +83,7 @@ fn sequence_loss_grad(
                 }
             }
             let lse = log_sum_exp(&ypred, n);
+            ::autograd::__private::assume_number(&lse);
             __ad_args.extend_from_slice(&ypred[..]);
             let mut __ad_cell_total_5 = total__1;
             if let (Some(__ad_row_xs_1), Some(__ad_row_ypred_1)) = (
@@ -297,6 +298,7 @@ fn sequence_loss_adjoint(
             }
         }
         let lse = log_sum_exp(&ypred, n);
+        ::autograd::__private::assume_number(&lse);
         __ad_args.extend_from_slice(&ypred[..]);
         let mut __ad_cell_total_5 = total__1;
         if let (Some(__ad_row_xs_1), Some(__ad_row_ypred_1)) = (
