@@ -129,8 +129,8 @@ fn buffers_given_whole_to_helpers_stay_vecs() {
 }
 
 /// A mutable subslice of a local buffer, written through (`row[0] = ..`,
-/// `row[0] += ..`) and read: the buffer's elements at the subslice's start
-/// plus the index.
+/// `row[0] += ..`, `swap`, `fill`, `iter_mut`) and read: the buffer's
+/// elements at the subslice's start plus the index.
 #[differentiable]
 fn rows_written_through_views(x: &[f64]) -> f64 {
     let mut q = vec![0.0; 6];
@@ -140,7 +140,19 @@ fn rows_written_through_views(x: &[f64]) -> f64 {
         row[1] = x[k].sin();
         row[0] += row[1] * x[(k + 1) % 3];
     }
-    q.iter().map(|v| v * v).sum()
+    for k in 0..2 {
+        let pair = &mut q[3 * k..3 * k + 2];
+        pair.swap(0, 1);
+        for v in pair.iter_mut() {
+            *v = v.sin() + 0.5 * *v;
+        }
+    }
+    let tail = &mut q[4..];
+    tail.fill(x[2] * x[0]);
+    q.iter()
+        .enumerate()
+        .map(|(i, v)| (i as f64 + 1.0) * v * v)
+        .sum()
 }
 
 #[test]

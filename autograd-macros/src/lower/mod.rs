@@ -1247,15 +1247,30 @@ impl<'a> Lowerer<'a> {
         let Expr::MethodCall(call) = syntax::strip_parens(expr) else {
             return false;
         };
-        let Some(local) = self.local_of(&call.receiver) else {
-            return false;
-        };
-        let info = &self.vars[local];
-        if info.kind != Kind::FloatArray
-            || info.origin != Origin::Local
-            || self.compound.contains_key(&local)
-        {
-            return false;
+        // (`row.fill(v)`, `row.swap(i, j)` of a mutable subslice of a
+        // local buffer, `let row = &mut q[a..b];`: the element stores they
+        // stand for go through the subslice, `lower_store`)
+        let view_of_local = matches!(
+            self.compound_of(&call.receiver),
+            Some(pattern::Bound::View(view))
+                if self.vars[view.array].kind == Kind::FloatArray
+                    && self.vars[view.array].origin == Origin::Local
+        );
+        if view_of_local {
+            if !(call.method == "fill" || call.method == "swap") {
+                return false;
+            }
+        } else {
+            let Some(local) = self.local_of(&call.receiver) else {
+                return false;
+            };
+            let info = &self.vars[local];
+            if info.kind != Kind::FloatArray
+                || info.origin != Origin::Local
+                || self.compound.contains_key(&local)
+            {
+                return false;
+            }
         }
         let u = &call.receiver;
         let args: Vec<&Expr> = call.args.iter().collect();
