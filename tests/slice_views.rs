@@ -129,7 +129,7 @@ fn buffers_given_whole_to_helpers_stay_vecs() {
 }
 
 /// A mutable subslice of a local buffer, written through (`row[0] = ..`,
-/// `row[0] += ..`, `swap`, `fill`, `iter_mut`) and read: the buffer's
+/// `row[0] += ..`, `swap`, `fill`, `copy_from_slice`, `iter_mut`) and read: the buffer's
 /// elements at the subslice's start plus the index.
 #[differentiable]
 fn rows_written_through_views(x: &[f64]) -> f64 {
@@ -149,6 +149,11 @@ fn rows_written_through_views(x: &[f64]) -> f64 {
     }
     let tail = &mut q[4..];
     tail.fill(x[2] * x[0]);
+    let copied = [x[1].exp(), x[0] * x[2]];
+    let head = &mut q[..2];
+    head.copy_from_slice(&copied);
+    let middle = &mut q[2..4];
+    middle.copy_from_slice(&x[1..3]);
     q.iter()
         .enumerate()
         .map(|(i, v)| (i as f64 + 1.0) * v * v)

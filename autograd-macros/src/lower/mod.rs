@@ -1257,7 +1257,8 @@ impl<'a> Lowerer<'a> {
                     && self.vars[view.array].origin == Origin::Local
         );
         if view_of_local {
-            if !(call.method == "fill" || call.method == "swap") {
+            if !(call.method == "fill" || call.method == "swap" || call.method == "copy_from_slice")
+            {
                 return false;
             }
         } else {
@@ -1298,6 +1299,20 @@ impl<'a> Lowerer<'a> {
                     other => other,
                 };
                 match source {
+                    // into a subslice: element by element, after the
+                    // lengths' check `copy_from_slice` makes
+                    Expr::Path(_) if view_of_local => {
+                        let message = format!(
+                            "`{}.copy_from_slice(..)`: the lengths must be equal",
+                            u.to_token_stream()
+                        );
+                        syn::parse_quote!({
+                            ::autograd::__private::same_len(#u.len(), #source.len(), #message);
+                            for #k in 0..#u.len() {
+                                #u[#k] = #source[#k];
+                            }
+                        })
+                    }
                     Expr::Path(_) => {
                         self.lower_assign(u, None, &syn::parse_quote!(#source.to_vec()));
                         return true;
