@@ -395,9 +395,9 @@
 ///   slices, buffers and ranges (`zip`, `map`, `filter`, `enumerate`,
 ///   `windows`, `chunks`, ... with `sum`, `product`, `fold`, `any`,
 ///   `position`, `collect` into a `Vec<f64>`), closures bound to a local and
-///   inlined where they are called (one returning an array, `|r, t| [r *
-///   t.cos(), r * t.sin()]`, is read by its parts, `p[0]`, `let [a, b] =
-///   ..`, or used whole), `match` on integers, `bool`s, `char`s, constants
+///   inlined where they are called (one returning an array of floats,
+///   `|r, t| [r * t.cos(), r * t.sin()]`, gives a local array), `match` on
+///   integers, `bool`s, `char`s, constants
 ///   and unit enum variants, destructuring `let`s and tuple locals, `loop`
 ///   as a value.
 ///

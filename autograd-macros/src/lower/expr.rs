@@ -684,15 +684,6 @@ impl Lowerer<'_> {
                 });
                 continue;
             }
-            // `p` (or `&p`) of an array a closure returned, kept as its
-            // parts: a new local array of them, as `g(&[a, b])` is. (Were
-            // `p` a tuple, `f` itself would not compile.)
-            if let Some(super::pattern::Bound::Tuple(parts)) = self.compound_of(literal) {
-                if let Some(array) = self.array_of_parts(parts, arg) {
-                    out.push(self.whole_array_arg(array, by_ref));
-                    continue;
-                }
-            }
             // `w` (or `&w`) bound to a subslice view (`let w = &x[1..];`, a
             // `windows`/`chunks` element), or `&w[a..b]` of one: that
             // subslice of its array.
@@ -959,35 +950,6 @@ impl Lowerer<'_> {
         }
     }
 
-    /// The parts of an array a closure returned (kept as separate values),
-    /// as a new local array, when one of them is a float: to give it whole
-    /// to a function or iterate over it. `None` for integers or other
-    /// constants.
-    pub(super) fn array_of_parts(
-        &mut self,
-        parts: Vec<super::pattern::Bound>,
-        at: &Expr,
-    ) -> Option<VarId> {
-        let values: Vec<Value> = parts
-            .into_iter()
-            .map(|part| self.value_of(part, at))
-            .collect();
-        let any_float = values.iter().any(|v| match v {
-            Value::Var(_) => true,
-            Value::Const(c) => c.is_float,
-            Value::Array(_) => false,
-        });
-        if !any_float {
-            return None;
-        }
-        let items = values
-            .into_iter()
-            .map(|v| self.operand(v, at.span()))
-            .collect();
-        let init = ir::ArrayInit::List { items, vec: false };
-        Some(self.new_array_temp(init, None))
-    }
-
     fn lower_index(&mut self, index: &syn::ExprIndex) -> Value {
         if let Some(super::pattern::Bound::View(view)) = self.compound_of(&index.expr) {
             let (idx, mut uses) = self.non_differentiated_tokens(&index.index);
@@ -1025,18 +987,12 @@ impl Lowerer<'_> {
             };
             match literal.and_then(|k| parts.get(k)) {
                 Some(part) => return self.value_of(part.clone(), index),
-                // at another index (an iterator chain over it): a local
-                // array of the parts, indexed
                 None if literal.is_none() => {
-                    let at: Expr = syn::parse_quote!(#index);
-                    if let Some(array) = self.array_of_parts(parts, &at) {
-                        let (idx, idx_uses) = self.non_differentiated_tokens(&index.index);
-                        return self.load_element(array, idx, idx_uses);
-                    }
                     self.cx.error_spanned_by(
                         index,
-                        "this array a closure returns holds no float; index it at a literal \
-                         index (`p[0]`), or build it in a `let` where it is used",
+                        "this array of integers a closure returns is read here only at a \
+                         literal index (`p[0]`); to index it otherwise, build it in a `let` \
+                         where it is used",
                     );
                     return Value::Const(placeholder());
                 }

@@ -251,15 +251,6 @@ impl Lowerer<'_> {
                 return Some((array, None, len, false, false));
             }
         }
-        // an array a closure returned, kept as its parts: a local array of
-        // them (as `[a, b].iter()` is)
-        if let (Some(Bound::Tuple(parts)), false) = (self.compound_of(literal), mutable) {
-            if let Some(id) = self.array_of_parts(parts, expr) {
-                let array = self.alias(id);
-                let len = self.const_local_of(&parse_quote!(#array.len()));
-                return Some((array, None, len, false, false));
-            }
-        }
         let errors = self.cx.error_count();
         let bound = self.lower_bound(expr);
         if self.cx.error_count() > errors {

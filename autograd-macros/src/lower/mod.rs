@@ -1008,7 +1008,7 @@ impl<'a> Lowerer<'a> {
             }
             // `let r = residuals(x, ..);` of a function returning a vector.
             let typed_array = ty.is_some_and(is_float_array_type);
-            if (typed_array || array_later) && !self.copies_parts(&init.expr) {
+            if typed_array || array_later {
                 let errors = self.cx.error_count();
                 if let Some(value) = self.vector_call(&init.expr) {
                     match value {
@@ -1759,18 +1759,6 @@ impl<'a> Lowerer<'a> {
         Some(stmts)
     }
 
-    /// Whether `expr` is `p.to_vec()` or `p.clone()` of an array a closure
-    /// returned, kept as its parts (`array_constructor` makes it a buffer).
-    fn copies_parts(&self, expr: &Expr) -> bool {
-        matches!(
-            syntax::strip_parens(expr),
-            Expr::MethodCall(call)
-                if (call.method == "to_vec" || call.method == "clone")
-                    && call.args.is_empty()
-                    && matches!(self.compound_of(&call.receiver), Some(pattern::Bound::Tuple(_)))
-        )
-    }
-
     /// A new local float array: `[v; n]`, `[a, b]`, `vec![..]`, `x.to_vec()`.
     /// `None` for anything else (including arrays of integers, which stay
     /// constants).
@@ -1781,39 +1769,6 @@ impl<'a> Lowerer<'a> {
             Expr::Macro(m) if m.mac.path.is_ident("vec") => {
                 let tokens = &m.mac.tokens;
                 (syn::parse2::<Expr>(quote!([#tokens])).ok()?, true)
-            }
-            // `p.to_vec()`, `p.clone()` of an array a closure returned, kept
-            // as its parts: a buffer of them
-            Expr::MethodCall(call)
-                if (call.method == "to_vec" || call.method == "clone")
-                    && call.args.is_empty()
-                    && matches!(
-                        self.compound_of(&call.receiver),
-                        Some(pattern::Bound::Tuple(_))
-                    ) =>
-            {
-                let Some(pattern::Bound::Tuple(parts)) = self.compound_of(&call.receiver) else {
-                    return None;
-                };
-                let values: Vec<expr::Value> = parts
-                    .into_iter()
-                    .map(|part| self.value_of(part, &call.receiver))
-                    .collect();
-                if !values.iter().any(|v| match v {
-                    expr::Value::Var(_) => true,
-                    expr::Value::Const(c) => c.is_float,
-                    expr::Value::Array(_) => false,
-                }) {
-                    return None;
-                }
-                let items = values
-                    .into_iter()
-                    .map(|v| self.operand(v, call.receiver.span()))
-                    .collect();
-                return Some(ArrayInit::List {
-                    items,
-                    vec: call.method == "to_vec",
-                });
             }
             Expr::MethodCall(call) if call.method == "to_vec" && call.args.is_empty() => {
                 if let Expr::Path(path) = &*call.receiver {

@@ -65,7 +65,12 @@ impl Lowerer<'_> {
     pub(super) fn lower_bound(&mut self, expr: &Expr) -> Bound {
         match strip_parens(expr) {
             Expr::Tuple(t) => Bound::Tuple(t.elems.iter().map(|e| self.lower_bound(e)).collect()),
-            Expr::Array(a) => Bound::Tuple(a.elems.iter().map(|e| self.lower_bound(e)).collect()),
+            // an array of floats (a closure's `[a, b]`): a local array, read
+            // and used whole as any other; of integers, its parts
+            Expr::Array(a) => match self.array_constructor(strip_parens(expr), false) {
+                Some(init) => Bound::Value(Value::Array(self.new_array_temp(init, None))),
+                None => Bound::Tuple(a.elems.iter().map(|e| self.lower_bound(e)).collect()),
+            },
             Expr::Closure(c) => {
                 let env = self.snapshot();
                 Bound::Closure(Rc::new(ClosureDef {
@@ -582,9 +587,6 @@ impl Lowerer<'_> {
         };
         let (array, base_start, base_len) = match self.compound_of(&index.expr) {
             Some(Bound::View(v)) => (v.array, Some(v.start), Some(v.len)),
-            // an array a closure returned, kept as its parts: a local array
-            // of them
-            Some(Bound::Tuple(parts)) => (self.array_of_parts(parts, &index.expr)?, None, None),
             Some(_) => return None,
             None => {
                 let Value::Array(array) = self.lower_expr(&index.expr) else {
