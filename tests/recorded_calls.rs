@@ -215,3 +215,84 @@ fn user_names_replayed(x: &[f64]) -> f64 {
 twins!(generated_names_as_users_names:
     user_names, user_names_grad, user_names_adjoint;
     user_names_replayed, user_names_replayed_grad, user_names_replayed_adjoint);
+
+// A recurrent step: each row of a product by a helper given the hidden
+// state, which only the step's last loop stores into. The forward sweep
+// copies such an array once after the loop around the calls
+// (`record::hoisted_copies`) instead of at every call: `hidden` after the
+// rows' loop; `next` and `gate`, which the step declares, after the loop
+// two levels up from their calls, and after a loop that runs no iteration
+// at the first step. Not hoisted: a call in a branch, and an array the
+// loop around the call stores into.
+#[differentiable]
+fn recurrent(x: &[f64]) -> f64 {
+    let n = 3;
+    let mut hidden = x[3..6].to_vec();
+    let mut total = 0.0;
+    for t in 0..3 {
+        let mut next = vec![0.0; n];
+        for i in 0..n {
+            next[i] = (pair(&x[i..i + 2], &hidden) + x[(i + t) % 6]).tanh();
+        }
+        let mut gate = [0.0; 2];
+        for k in 0..2 {
+            gate[k] = next[k] * hidden[k + 1];
+        }
+        for i in 0..2 {
+            for j in 0..i + 1 {
+                total += log_sum_exp(&next, n) * pair(&gate, &x[j..]);
+            }
+            if next[i] > 0.0 {
+                total += pair(&hidden, &next[i..]);
+            }
+        }
+        for j in 0..t {
+            total += pair(&next[j..], &x[j + 1..]);
+        }
+        for i in 0..n {
+            hidden[i] = 0.5 * hidden[i] + next[i];
+            total += pair(&hidden, &x[i..]);
+        }
+    }
+    total
+}
+
+#[differentiable]
+fn recurrent_replayed(x: &[f64]) -> f64 {
+    let n = 3;
+    let mut hidden = x[3..6].to_vec();
+    let mut total = 0.0;
+    // (in an `if`: a nest outside the function body is replayed)
+    if x.len() < 1000 {
+        for t in 0..3 {
+            let mut next = vec![0.0; n];
+            for i in 0..n {
+                next[i] = (pair(&x[i..i + 2], &hidden) + x[(i + t) % 6]).tanh();
+            }
+            let mut gate = [0.0; 2];
+            for k in 0..2 {
+                gate[k] = next[k] * hidden[k + 1];
+            }
+            for i in 0..2 {
+                for j in 0..i + 1 {
+                    total += log_sum_exp(&next, n) * pair(&gate, &x[j..]);
+                }
+                if next[i] > 0.0 {
+                    total += pair(&hidden, &next[i..]);
+                }
+            }
+            for j in 0..t {
+                total += pair(&next[j..], &x[j + 1..]);
+            }
+            for i in 0..n {
+                hidden[i] = 0.5 * hidden[i] + next[i];
+                total += pair(&hidden, &x[i..]);
+            }
+        }
+    }
+    total
+}
+
+twins!(an_array_unchanged_in_a_loop_is_copied_once_after_it:
+    recurrent, recurrent_grad, recurrent_adjoint;
+    recurrent_replayed, recurrent_replayed_grad, recurrent_replayed_adjoint);

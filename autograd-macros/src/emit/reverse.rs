@@ -806,7 +806,12 @@ impl<'a> Body<'a> {
                 }
                 // a replay that would compute only what nothing reads
                 Stmt::Loop(l) if mode.replay && self.replay_is_dead(l, block, mode) => {}
-                Stmt::Loop(l) => out.push(self.forward_loop(l, mode)),
+                Stmt::Loop(l) => {
+                    out.push(self.forward_loop(l, mode));
+                    if mode.store {
+                        out.extend(self.copy_hoisted(l));
+                    }
+                }
                 Stmt::Jump(jump) => {
                     if mode.native_loop {
                         out.push(match jump {
@@ -2053,12 +2058,15 @@ impl<'a> Body<'a> {
                 {
                     let outer = self.nest;
                     self.nest = self.nest.or(Some(l.id));
+                    let (take, give_back) = self.take_hoisted(l);
+                    out.extend(take);
                     if let Some(code) = self.reverse_recorded_loop(l) {
                         if outer.is_none() {
                             out.extend(self.declare_twins(l.id));
                         }
                         out.push(code);
                     }
+                    out.extend(give_back);
                     out.extend(self.counted_after(l.id));
                     self.nest = outer;
                 }
@@ -2980,11 +2988,66 @@ impl<'a> Body<'a> {
             .expect("a nest with copies");
         arrays
             .iter()
+            .filter(|array| !self.plan.recording.hoisted.contains(&(var, **array)))
             .map(|array| {
                 let array = self.ident(*array);
                 quote!(#args.extend_from_slice(&#array[..]);)
             })
             .collect()
+    }
+
+    /// In a recorded nest's forward sweep, after its inner loop `l`: the
+    /// arrays its calls are given copied once (`record::hoisted_copies`).
+    fn copy_hoisted(&self, l: &crate::ir::Loop) -> Vec<TokenStream> {
+        let (Some(arrays), Some(nest)) = (self.plan.recording.hoists.get(&l.id), self.nest) else {
+            return Vec::new();
+        };
+        let args = self.plan.recording.nests[&nest]
+            .args
+            .as_ref()
+            .expect("a nest with copies");
+        arrays
+            .iter()
+            .map(|array| {
+                let array = self.ident(*array);
+                quote!(#args.extend_from_slice(&#array[..]);)
+            })
+            .collect()
+    }
+
+    /// Around the reverse of a recorded nest's inner loop `l`: before it,
+    /// the twin of each array copied after it (`copy_hoisted`) filled from
+    /// the copy, which is taken back, last pushed first; after it, the
+    /// twins of arrays the nest declares given back to their pools.
+    fn take_hoisted(&mut self, l: &crate::ir::Loop) -> (Vec<TokenStream>, Vec<TokenStream>) {
+        let (Some(arrays), Some(nest)) = (self.plan.recording.hoists.get(&l.id), self.nest) else {
+            return (Vec::new(), Vec::new());
+        };
+        let nest = &self.plan.recording.nests[&nest];
+        let record = nest.args.clone().expect("a nest with copies");
+        let (mut before, mut after) = (Vec::new(), Vec::new());
+        for array in arrays.iter().rev() {
+            let twin = nest
+                .twins
+                .iter()
+                .find(|(a, _)| a == array)
+                .map(|(_, twin)| twin.clone())
+                .expect("a twin for every copied array");
+            if let Some(shaped) = self.plan.recording.shapes.get(array) {
+                let (shape, pool) = (&shaped.shape, &nest.twin_pools[array]);
+                before.push(quote! {
+                    let mut #twin = ::autograd::__private::take_zeros(&mut #pool, #shape);
+                });
+                after.push(quote!(::autograd::__private::give_back(&mut #pool, #twin);));
+            }
+            let at = self.names.fresh("__ad_at");
+            before.push(quote! {
+                let #at = #record.len() - #twin.len();
+                #twin[..].copy_from_slice(&#record[#at..]);
+                #record.truncate(#at);
+            });
+        }
+        (before, after)
     }
 
     /// After `let var = ..` in a recorded nest: the arrays its call is
@@ -3052,6 +3115,11 @@ impl<'a> Body<'a> {
         let mut first = None;
         let mut given_back = Vec::new();
         for array in arrays.iter().rev() {
+            // (one copied after a loop around the call is in its twin
+            // already: `take_hoisted`)
+            if self.plan.recording.hoisted.contains(&(var, *array)) {
+                continue;
+            }
             let (twin, at) = (twin_of(array), self.names.fresh("__ad_at"));
             if let Some(shaped) = self.plan.recording.shapes.get(array) {
                 let (shape, pool) = (&shaped.shape, &nest.twin_pools[array]);
@@ -3082,11 +3150,14 @@ impl<'a> Body<'a> {
                 other => other.clone(),
             })
             .collect();
-        let first = first.expect("at least one copied array");
         let twins = arrays.iter().map(|a| (*a, twin_of(a))).collect();
+        let after = match first {
+            Some(first) => quote!(#record.truncate(#first); #(#given_back)*),
+            None => TokenStream::new(),
+        };
         Some(AsCalled {
             args: renamed,
-            after: quote!(#record.truncate(#first); #(#given_back)*),
+            after,
             twins,
         })
     }
