@@ -1050,7 +1050,8 @@ pub(crate) fn copied_args(
 /// the array's twin from it once before the loop's reverse: a recurrent
 /// cell's `dot(&w[i * h..(i + 1) * h], &hidden)` for each of its `h`
 /// rows copied `hidden` `h` times a step, `h²` elements, where once is
-/// enough (a GRU of width 32: 1.43 → … the hand-written gradient).
+/// enough (the inline GRU of width 32 over 200 steps: 1.43 → 1.16 times
+/// the hand-written gradient in instructions).
 ///
 /// The loop chosen is the outermost such loop inside `top` (`top` itself
 /// is not: what it copies after it would be outside the nest) with no
