@@ -2977,39 +2977,39 @@ impl<'a> Body<'a> {
 
     /// In a recorded nest's forward sweep, after the call that defines
     /// `var`: the local arrays it was given that the function stores into
-    /// (`record::copied_args`), copied onto the nest's `args` record.
+    /// (`record::copied_args`), copied onto the nest's `args` record, but
+    /// those copied after a loop around the call (`copy_hoisted`).
     fn copy_args(&self, var: VarId) -> Vec<TokenStream> {
-        let (Some(arrays), Some(nest)) = (self.plan.recording.copies.get(&var), self.nest) else {
+        let Some(arrays) = self.plan.recording.copies.get(&var) else {
             return Vec::new();
         };
-        let args = self.plan.recording.nests[&nest]
-            .args
-            .as_ref()
-            .expect("a nest with copies");
-        arrays
+        let at_call = arrays
             .iter()
-            .filter(|array| !self.plan.recording.hoisted.contains(&(var, **array)))
-            .map(|array| {
-                let array = self.ident(*array);
-                quote!(#args.extend_from_slice(&#array[..]);)
-            })
-            .collect()
+            .filter(|array| !self.plan.recording.hoisted.contains(&(var, **array)));
+        self.copy_onto_args(at_call)
     }
 
     /// In a recorded nest's forward sweep, after its inner loop `l`: the
     /// arrays its calls are given copied once (`record::hoisted_copies`).
     fn copy_hoisted(&self, l: &crate::ir::Loop) -> Vec<TokenStream> {
-        let (Some(arrays), Some(nest)) = (self.plan.recording.hoists.get(&l.id), self.nest) else {
+        match self.plan.recording.hoists.get(&l.id) {
+            Some(arrays) => self.copy_onto_args(arrays.iter()),
+            None => Vec::new(),
+        }
+    }
+
+    /// `arrays` copied onto the `args` record of the nest being emitted.
+    fn copy_onto_args<'v>(&self, arrays: impl Iterator<Item = &'v VarId>) -> Vec<TokenStream> {
+        let Some(nest) = self.nest else {
             return Vec::new();
         };
-        let args = self.plan.recording.nests[&nest]
-            .args
-            .as_ref()
-            .expect("a nest with copies");
+        let args = &self.plan.recording.nests[&nest].args;
         arrays
-            .iter()
             .map(|array| {
-                let array = self.ident(*array);
+                let (args, array) = (
+                    args.as_ref().expect("a nest with copies"),
+                    self.ident(*array),
+                );
                 quote!(#args.extend_from_slice(&#array[..]);)
             })
             .collect()
