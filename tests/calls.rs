@@ -264,7 +264,10 @@ fn pair_cosine_energy(p: [f64; 2]) -> f64 {
 /// replay (the function body, a fused loop's body): a logits buffer per
 /// sample, a subslice, a fixed-size local, parameters `&[f64; 2]` and
 /// `[f64; 2]`, an array beside a varied scalar. The forward code calls the
-/// callee, the reverse its adjoint. (Calling the adjoint alone, in the
+/// callee, the reverse its adjoint; but a call in a fused loop's body
+/// whose result's adjoint is known before it (the sum's seed, through a
+/// `-`: `emit/reverse.rs`, `early_calls`) calls the adjoint alone, with
+/// that adjoint, and the callee runs once. (Calling the adjoint alone, in the
 /// forward code, for a buffer of partials per array that the reverse
 /// multiplies, was measured and not kept: a log-sum-exp of logits runs
 /// once instead of twice, 8–12% off a softmax regression, but a callee as
@@ -304,12 +307,12 @@ fn calls_given_arrays_outside_nests() {
         &by_value,
         &d.2,
     );
-    // each call evaluates the helper, then its adjoint: five for the
-    // samples' logits and one for the subslice
+    // the samples' calls run the helper's adjoint alone, one a sample;
+    // the subslice's evaluates the helper, then its adjoint
     LSE_CALLS.with(|c| c.set(0));
     LSE_ADJOINT_CALLS.with(|c| c.set(0));
     let _ = arrays_given_to_calls_grad(&w, &pair, by_value, &xs);
-    assert_eq!(LSE_CALLS.with(|c| c.get()), xs.len() + 1);
+    assert_eq!(LSE_CALLS.with(|c| c.get()), 1);
     assert_eq!(LSE_ADJOINT_CALLS.with(|c| c.get()), xs.len() + 1);
 }
 
@@ -1172,4 +1175,109 @@ fn a_buffer_given_by_value_is_given_a_copy() {
     assert_eq!(value, given_by_value(&w, 4));
     assert_eq!(gradient, vec![-6.0, 3.0, 0.0]);
     assert_gradient(|w| given_by_value(w, 4), &w, &gradient);
+}
+
+// ----- early calls (`emit/reverse.rs`, `early_calls`) -----------------------
+//
+// A call in a fused loop's body whose result reaches the loop's sum
+// through `+`, `-` and unary `-` alone has the sum's seed (or its
+// negation) as its adjoint before it runs: the forward code calls the
+// callee's adjoint with it, and the callee runs once. Each function here
+// counts its calls, and is checked against central finite differences and
+// against the same body in a branch (not fused: the callee, then its
+// adjoint in the reverse).
+
+#[differentiable]
+fn cubic_sum(v: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..v.len() {
+        s += v[i] * v[i] * v[i] - v[i];
+    }
+    s
+}
+
+/// Every way the result can reach the sum, and what keeps a call from
+/// being early: a store into its array after it, its result read twice.
+#[differentiable]
+fn early_shapes(x: &[f64]) -> f64 {
+    let outer = [x[0] * x[1], x[2]];
+    let mut total = 0.0;
+    let mut other = 0.0;
+    for i in 0..3 {
+        let mut buf = vec![0.0; 3];
+        for k in 0..3 {
+            buf[k] = x[(i + k) % 6] * (i as f64 + 1.0);
+        }
+        let fixed = [x[i + 3], buf[1] * x[i]];
+        // `+`, then `-` as the second operand (negated), unary `-`
+        total += counted_lse(&buf) - 0.5 * x[i];
+        total += x[i + 1] - counted_lse(&buf[1..]);
+        total -= -counted_lse(&fixed);
+        // a parameter's subslice and an array declared before the loop,
+        // into another sum
+        other += cubic_sum(&x[i..i + 3]) + cubic_sum(&outer);
+        // not early: its array stored into after it, its result read twice
+        let mut late = [buf[0], x[i + 2]];
+        let stored = counted_lse(&late);
+        late[0] = 2.0 * late[1];
+        let twice = counted_lse(&fixed[..1]);
+        total += stored + twice * twice + late[0];
+    }
+    total + 2.0 * other
+}
+
+#[differentiable]
+fn early_shapes_in_a_branch(x: &[f64]) -> f64 {
+    let outer = [x[0] * x[1], x[2]];
+    let mut total = 0.0;
+    let mut other = 0.0;
+    // (in an `if`: the loop is not fused)
+    if x.len() < 1000 {
+        for i in 0..3 {
+            let mut buf = vec![0.0; 3];
+            for k in 0..3 {
+                buf[k] = x[(i + k) % 6] * (i as f64 + 1.0);
+            }
+            let fixed = [x[i + 3], buf[1] * x[i]];
+            total += counted_lse(&buf) - 0.5 * x[i];
+            total += x[i + 1] - counted_lse(&buf[1..]);
+            total -= -counted_lse(&fixed);
+            other += cubic_sum(&x[i..i + 3]) + cubic_sum(&outer);
+            let mut late = [buf[0], x[i + 2]];
+            let stored = counted_lse(&late);
+            late[0] = 2.0 * late[1];
+            let twice = counted_lse(&fixed[..1]);
+            total += stored + twice * twice + late[0];
+        }
+    }
+    total + 2.0 * other
+}
+
+#[test]
+fn early_calls_agree_with_calls_reversed_later() {
+    let points = [
+        [0.7, -1.3, 0.4, 1.9, -0.6, 1.1],
+        [1.2, 0.3, -0.8, 0.5, 2.1, -0.2],
+        [-0.4, 0.9, 1.6, -1.1, 0.2, 0.8],
+    ];
+    common::check_gradient_and_adjoint(
+        early_shapes,
+        early_shapes_grad,
+        early_shapes_adjoint,
+        &points,
+    );
+    for x in points {
+        let (value, gradient) = early_shapes_grad(&x);
+        let (later_value, later) = early_shapes_in_a_branch_grad(&x);
+        assert_eq!(value, later_value, "at {x:?}");
+        common::assert_close(&gradient, &later, &x);
+    }
+    // three early calls a sample run the adjoint alone; the two that are
+    // not, the helper and then its adjoint
+    let x = points[0];
+    LSE_CALLS.with(|c| c.set(0));
+    LSE_ADJOINT_CALLS.with(|c| c.set(0));
+    let _ = early_shapes_grad(&x);
+    assert_eq!(LSE_CALLS.with(|c| c.get()), 3 * 2);
+    assert_eq!(LSE_ADJOINT_CALLS.with(|c| c.get()), 3 * 5);
 }

@@ -101,6 +101,11 @@ pub(super) struct Body<'a> {
     replaying_sums: Option<(*const Block, HashSet<VarId>)>,
     /// Calls whose partials the forward code computed (`call_with_partials`).
     forward_partials: HashSet<VarId>,
+    /// In a fused loop's body: the calls whose adjoint the forward code
+    /// calls in place of the callee, with the result's adjoint known there
+    /// (`early_calls`), each with the accumulator whose seed that adjoint
+    /// is, and whether negated.
+    early_calls: HashMap<VarId, (VarId, bool)>,
     /// What was decided before emitting (`plan.rs`).
     plan: Plan,
     /// Forward-over-reverse (`#[differentiable(hessian)]`, `second.rs`):
@@ -161,6 +166,7 @@ impl<'a> Body<'a> {
             fused_cells: HashSet::new(),
             replaying_sums: None,
             forward_partials: HashSet::new(),
+            early_calls: HashMap::new(),
             plan: Plan::new(func, activity, names, &sig.d_out, second),
             second,
             nest: None,
@@ -611,6 +617,13 @@ impl<'a> Body<'a> {
                 _ => None,
             };
             match stmt {
+                Stmt::Let {
+                    var,
+                    ty,
+                    init: Some(Rhs::Call { callee, args }),
+                } if mode.record && !mode.replay && self.early_calls.contains_key(var) => {
+                    out.extend(self.early_call(*var, ty.as_ref(), callee, args));
+                }
                 Stmt::Let {
                     var,
                     ty,
@@ -1720,6 +1733,11 @@ impl<'a> Body<'a> {
             }
             self.fused_pools.insert(*var, pool);
         }
+        let early = match self.second {
+            true => HashMap::new(),
+            false => early_calls(self.func, self.activity, l, &seeds),
+        };
+        let outer_early = std::mem::replace(&mut self.early_calls, early);
         let outer_declared = self.declared.clone();
         self.declared.extend(seeds.iter().map(|(cell, _)| *cell));
         let mode = Mode {
@@ -1750,6 +1768,7 @@ impl<'a> Body<'a> {
         // the sums' scope).
         let (sums, additions) = self.hoist_loads(l, true);
         let reverse = self.reverse(&l.body);
+        self.early_calls = outer_early;
         // What the body declared lives in its scope.
         self.declared = outer_declared;
         let (d_cells, seeds): (Vec<Ident>, Vec<Ident>) = seed_names.into_iter().unzip();
@@ -2793,6 +2812,62 @@ impl<'a> Body<'a> {
             .derived(Role::CallPartial(k), var, self.ident(var))
     }
 
+    /// `var = callee(args)` in a fused loop's body where the adjoint of
+    /// `var` is known before the call (`early_calls`): the callee's adjoint
+    /// with that adjoint as `d_out`, which gives the value and adds the
+    /// partials into the arrays' adjoints at once; the call's reverse then
+    /// has nothing to do. The callee runs once, not twice (forward, then
+    /// its adjoint in the reverse).
+    fn early_call(
+        &mut self,
+        var: VarId,
+        ty: Option<&TokenStream>,
+        callee: &Callee,
+        args: &[CallArg],
+    ) -> Vec<TokenStream> {
+        let mut out = Vec::new();
+        let (cell, negated) = self.early_calls[&var];
+        let seed = self.seed(cell);
+        let d_out = match negated {
+            true => quote!(-#seed),
+            false => quote!(#seed),
+        };
+        let mut slots = Vec::new();
+        for arg in args {
+            slots.push(match arg {
+                CallArg::Array { array, range, .. } if self.activity.needs_adjoint(*array) => {
+                    // (an array the body declares: its adjoint declared
+                    // here, where the callee adds into it, rather than
+                    // where the reverse first adds into it)
+                    if !self.is_param(*array) && self.declared.insert(*array) {
+                        out.push(self.declare_array_adjoint(*array));
+                    }
+                    let buffer = self.array_adjoint(*array);
+                    Some(match (range, self.is_param(*array)) {
+                        (Some(range), _) => {
+                            let range = &range.tokens;
+                            quote!(&mut #buffer[#range])
+                        }
+                        (None, true) => quote!(&mut *#buffer),
+                        (None, false) => quote!(&mut #buffer),
+                    })
+                }
+                _ => None,
+            });
+        }
+        let call = self.adjoint_call(callee, args, d_out, &slots, &[]);
+        let ident = self.ident(var);
+        out.push(match ty {
+            Some(ty) => quote!(let #ident: #ty = #call;),
+            None => quote! {
+                let #ident = #call;
+                ::autograd::__private::assume_number(&#ident);
+            },
+        });
+        self.forward_partials.insert(var);
+        out
+    }
+
     /// `var = callee(args)` in a block whose reverse follows it in the same
     /// scope with no replay (the function body, a fused loop's body): the
     /// callee's adjoint with `d_out = 1` gives the value and the partial with
@@ -3365,6 +3440,120 @@ impl<'a> Body<'a> {
 
 /// A call's arguments as its adjoint gets them in a recorded nest
 /// (`Body::args_as_called`).
+/// The calls of fused loop `l`'s body (by the variable each defines) whose
+/// result's adjoint is known before the call, each with the accumulator
+/// whose seed it is and whether negated (`Body::early_call`): a call
+/// at the top of the body, of a number, whose arguments that vary are
+/// arrays given once each, none of which the body stores into after the
+/// call (the reverse of such a store would zero what the callee added);
+/// its value read once, by a `+`, `-` or unary `-` whose value is read once
+/// in turn, and so on to the update of an accumulator, whose adjoint is
+/// its seed at every iteration (`fuse.rs`). `total += lse(&logits) -
+/// logits[label]` in softmax regression: the adjoint of `lse(..)` is the
+/// seed of `total`.
+fn early_calls(
+    func: &Func,
+    activity: &Activity,
+    l: &crate::ir::Loop,
+    seeds: &[(VarId, TokenStream)],
+) -> HashMap<VarId, (VarId, bool)> {
+    let mut reads: HashMap<VarId, usize> = HashMap::new();
+    l.body.walk(0, &mut |stmt, _| {
+        for v in stmt.reads() {
+            *reads.entry(v).or_default() += 1;
+        }
+    });
+    let read_once = |v: VarId| reads.get(&v) == Some(&1);
+    let stmts = &l.body.stmts;
+    // the accumulator `var`'s value reaches, and whether negated
+    let chain = |var: VarId| -> Option<(VarId, bool)> {
+        let (mut current, mut negated) = (var, false);
+        loop {
+            if !read_once(current) {
+                return None;
+            }
+            let reader = stmts.iter().find(|s| s.reads().contains(&current))?;
+            match reader {
+                Stmt::Update {
+                    cell,
+                    value: Operand::Var(v),
+                } if *v == current => {
+                    return seeds
+                        .iter()
+                        .any(|(c, _)| c == cell)
+                        .then_some((*cell, negated));
+                }
+                Stmt::Let {
+                    var,
+                    init: Some(Rhs::Prim { prim, args, .. }),
+                    ..
+                } => {
+                    let second = matches!(args.get(1), Some(Operand::Var(v)) if *v == current);
+                    negated ^= match prim.name {
+                        "add" => false,
+                        "sub" => second,
+                        "neg" => true,
+                        _ => return None,
+                    };
+                    current = *var;
+                }
+                _ => return None,
+            }
+        }
+    };
+    let mut early = HashMap::new();
+    for (position, stmt) in stmts.iter().enumerate() {
+        let Stmt::Let {
+            var,
+            init: Some(Rhs::Call { args, .. }),
+            ..
+        } = stmt
+        else {
+            continue;
+        };
+        if func.vars[*var].kind != Kind::Float || !activity.needs_adjoint(*var) {
+            continue;
+        }
+        let mut varied = Vec::new();
+        let mut scalars = false;
+        for arg in args {
+            match arg {
+                CallArg::Array { array, .. } if activity.needs_adjoint(*array) => {
+                    varied.push(*array)
+                }
+                CallArg::Float(Operand::Var(v)) if activity.needs_adjoint(*v) => scalars = true,
+                _ => {}
+            }
+        }
+        let given_once = |array: &VarId| {
+            args.iter()
+                .filter(|arg| matches!(arg, CallArg::Array { array: a, .. } if a == array))
+                .count()
+                == 1
+        };
+        let stored_after = |array: &VarId| {
+            let mut stored = false;
+            for later in &stmts[position + 1..] {
+                crate::record::walk_stmt(later, &mut |s| {
+                    stored |= matches!(s, Stmt::Store { array: a, .. } if a == array)
+                });
+            }
+            stored
+        };
+        if scalars
+            || varied.is_empty()
+            || !varied.iter().all(given_once)
+            || varied.iter().any(stored_after)
+        {
+            continue;
+        }
+        if let Some(found) = chain(*var) {
+            early.insert(*var, found);
+        }
+    }
+    early
+}
+
 struct AsCalled {
     /// The arguments, each copied array read from its twin.
     args: Vec<CallArg>,
