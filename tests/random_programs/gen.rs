@@ -492,6 +492,13 @@ impl Gen {
 
     fn stmt(&mut self, depth: usize) -> Stmt {
         let nested = depth < 2;
+        // (in the function body, where a sum's loop may be fused, a helper's
+        // values summed more often than the idioms' share gives)
+        if depth == 0 && !self.callable.is_empty() && !avoid("summed-calls") && self.chance(0.15) {
+            if let Some(s) = self.sum_of_calls(depth) {
+                return s;
+            }
+        }
         if self.chance(0.3) {
             if let Some(s) = self.idiom_stmt(depth) {
                 return s;
@@ -1702,7 +1709,7 @@ enum ItemTy {
 impl Gen {
     fn idiom_stmt(&mut self, depth: usize) -> Option<Stmt> {
         let nested = depth < 2;
-        match self.rng.gen_range(0..12) {
+        match self.rng.gen_range(0..14) {
             0..=3 if nested && !avoid("iterators") => self.for_chain(depth),
             4 if !avoid("iterators") => self.iter_mut_stmt(),
             5..=6 if !avoid("destructuring") => self.destructure(),
@@ -1710,8 +1717,78 @@ impl Gen {
             8 if !avoid("closures") => Some(self.let_closure()),
             9 if !avoid("closures") => Some(self.let_arr_closure()),
             10..=11 if nested && !avoid("match") => Some(self.match_stmt(depth)),
+            12..=13 if nested && !avoid("summed-calls") => self.sum_of_calls(depth),
             _ => None,
         }
+    }
+
+    /// A loop summing a helper's value into a float local, the way a loss
+    /// over samples is written: `acc += h(&buf, ..) - e` (or `acc -= h(..)`,
+    /// `acc += e - h(..)`, `acc += -h(..)`), with a buffer the body
+    /// declares and fills first. Where the loop is fused (the function
+    /// body's, its sum used linearly after), the macro calls the helper's
+    /// adjoint alone, in the forward code (`emit/reverse.rs`,
+    /// `early_calls`).
+    fn sum_of_calls(&mut self, depth: usize) -> Option<Stmt> {
+        if self.callable.is_empty() {
+            return None;
+        }
+        let targets: Vec<String> = self
+            .visible()
+            .into_iter()
+            .filter(|b| {
+                !self.frozen.contains(&b.id) && matches!(b.kind, Kind::Float { mutable: true, .. })
+            })
+            .map(|b| b.name)
+            .collect();
+        if targets.is_empty() {
+            return None;
+        }
+        let target = self.pick(&targets).clone();
+        let mark = self.env.len();
+        let (lo, lo_v, _) = self.int_expr_in(0, 2);
+        let (hi, _, hi_v) = self.int_expr_in(lo_v, lo_v + 3);
+        let index = self.fresh_local();
+        self.bind(
+            &index,
+            Kind::Int {
+                lo: lo_v,
+                hi: hi_v.saturating_sub(1).max(lo_v),
+            },
+        );
+        self.loop_depth += 1;
+        let mut stmts = Vec::new();
+        if self.chance(0.7) {
+            stmts.push(self.let_buf());
+            for _ in 0..self.rng.gen_range(0..3) {
+                stmts.extend(self.assign());
+            }
+        }
+        let call = Box::new(self.call(depth + 1));
+        let other = Box::new(self.expr(2));
+        let (op, value) = match self.rng.gen_range(0..4) {
+            0 => (AssignOp::Add, Expr::Bin(BinOp::Sub, call, other)),
+            1 => (AssignOp::Sub, *call),
+            2 => (AssignOp::Add, Expr::Bin(BinOp::Sub, other, call)),
+            _ => (AssignOp::Add, Expr::Neg(call)),
+        };
+        stmts.push(Stmt::Assign {
+            place: Place::Local(target),
+            op,
+            value,
+        });
+        self.loop_depth -= 1;
+        self.env.truncate(mark);
+        Some(Stmt::For {
+            pat: ForPat::Index(index),
+            iter: ForIter::Range {
+                lo,
+                hi,
+                inclusive: false,
+                rev: false,
+            },
+            body: Block { stmts, tail: None },
+        })
     }
 
     fn idiom_expr(&mut self, depth: usize) -> Option<Expr> {
