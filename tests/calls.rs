@@ -1281,3 +1281,76 @@ fn early_calls_agree_with_calls_reversed_later() {
     assert_eq!(LSE_CALLS.with(|c| c.get()), 3 * 2);
     assert_eq!(LSE_ADJOINT_CALLS.with(|c| c.get()), 3 * 5);
 }
+
+/// Early calls in the function body (their adjoint `d_out`, through a
+/// `-` and a product by a constant), and in a fused loop through a product
+/// by a value known at the call; not early: a product by a value defined
+/// after the call, a call in the body whose array is stored into after it.
+#[differentiable]
+fn early_factors(x: &[f64]) -> f64 {
+    let mut v = vec![x[4], x[5] * x[0]];
+    let mut total = 0.0;
+    for i in 0..3 {
+        let buf = [x[i], x[i + 1] * x[i + 2], 0.5];
+        let weight = x[i + 3].cos();
+        total += weight * counted_lse(&buf);
+        let later = counted_lse(&buf[1..]);
+        let s = x[i].sin();
+        total += later * s;
+    }
+    let kept = counted_lse(&v);
+    v[0] = 2.0 * v[1];
+    let head = counted_lse(&x[0..3]);
+    total + 2.0 * (x[3] - head) + kept * v[0]
+}
+
+#[differentiable]
+fn early_factors_in_a_branch(x: &[f64]) -> f64 {
+    let mut v = vec![x[4], x[5] * x[0]];
+    let mut total = 0.0;
+    // (in an `if`: nothing fused, nothing at the body's top)
+    if x.len() < 1000 {
+        for i in 0..3 {
+            let buf = [x[i], x[i + 1] * x[i + 2], 0.5];
+            let weight = x[i + 3].cos();
+            total += weight * counted_lse(&buf);
+            let later = counted_lse(&buf[1..]);
+            let s = x[i].sin();
+            total += later * s;
+        }
+        let kept = counted_lse(&v);
+        v[0] = 2.0 * v[1];
+        let head = counted_lse(&x[0..3]);
+        total + 2.0 * (x[3] - head) + kept * v[0]
+    } else {
+        0.0
+    }
+}
+
+#[test]
+fn early_calls_through_products_and_in_the_body() {
+    let points = [
+        [0.7, -1.3, 0.4, 1.9, -0.6, 1.1],
+        [1.2, 0.3, -0.8, 0.5, 2.1, -0.2],
+        [-0.4, 0.9, 1.6, -1.1, 0.2, 0.8],
+    ];
+    common::check_gradient_and_adjoint(
+        early_factors,
+        early_factors_grad,
+        early_factors_adjoint,
+        &points,
+    );
+    for x in points {
+        let (value, gradient) = early_factors_grad(&x);
+        let (later_value, later) = early_factors_in_a_branch_grad(&x);
+        assert_eq!(value, later_value, "at {x:?}");
+        common::assert_close(&gradient, &later, &x);
+    }
+    // early: the weighted call a sample and `head`; not: `later` a sample
+    // and `kept`
+    LSE_CALLS.with(|c| c.set(0));
+    LSE_ADJOINT_CALLS.with(|c| c.set(0));
+    let _ = early_factors_grad(&points[1]);
+    assert_eq!(LSE_CALLS.with(|c| c.get()), 3 + 1);
+    assert_eq!(LSE_ADJOINT_CALLS.with(|c| c.get()), 2 * 3 + 2);
+}

@@ -101,11 +101,10 @@ pub(super) struct Body<'a> {
     replaying_sums: Option<(*const Block, HashSet<VarId>)>,
     /// Calls whose partials the forward code computed (`call_with_partials`).
     forward_partials: HashSet<VarId>,
-    /// In a fused loop's body: the calls whose adjoint the forward code
-    /// calls in place of the callee, with the result's adjoint known there
-    /// (`early_calls`), each with the accumulator whose seed that adjoint
-    /// is, and whether negated.
-    early_calls: HashMap<VarId, (VarId, bool)>,
+    /// In the function body or a fused loop's body: the calls whose
+    /// adjoint the forward code calls in place of the callee, with the
+    /// result's adjoint known there (`early_calls`).
+    early_calls: HashMap<VarId, Early>,
     /// What was decided before emitting (`plan.rs`).
     plan: Plan,
     /// Forward-over-reverse (`#[differentiable(hessian)]`, `second.rs`):
@@ -400,7 +399,16 @@ impl<'a> Body<'a> {
             exits: Exits::Run,
             store: false,
         };
+        if !self.second {
+            let d_out = self.sig.d_out.to_token_stream();
+            self.early_calls =
+                early_calls(self.func, self.activity, &self.func.body, &|stmt, v| {
+                    matches!(stmt, Stmt::Return { value: Operand::Var(r), .. } if *r == v)
+                        .then(|| d_out.clone())
+                });
+        }
         let forward = self.forward(&self.func.body, top);
+        self.early_calls.clear();
         let Some(value) = value else {
             // The body never returns a value (it diverges, or has an error
             // rustc reports on the original function).
@@ -1735,7 +1743,19 @@ impl<'a> Body<'a> {
         }
         let early = match self.second {
             true => HashMap::new(),
-            false => early_calls(self.func, self.activity, l, &seeds),
+            false => {
+                let seeds: HashMap<VarId, Ident> = seeds
+                    .iter()
+                    .map(|(cell, _)| (*cell, self.seed(*cell)))
+                    .collect();
+                early_calls(self.func, self.activity, &l.body, &|stmt, v| match stmt {
+                    Stmt::Update {
+                        cell,
+                        value: Operand::Var(u),
+                    } if *u == v => seeds.get(cell).map(|seed| seed.to_token_stream()),
+                    _ => None,
+                })
+            }
         };
         let outer_early = std::mem::replace(&mut self.early_calls, early);
         let outer_declared = self.declared.clone();
@@ -2826,12 +2846,17 @@ impl<'a> Body<'a> {
         args: &[CallArg],
     ) -> Vec<TokenStream> {
         let mut out = Vec::new();
-        let (cell, negated) = self.early_calls[&var];
-        let seed = self.seed(cell);
-        let d_out = match negated {
+        let early = &self.early_calls[&var];
+        let seed = &early.seed;
+        let mut d_out = match early.negated {
             true => quote!(-#seed),
             false => quote!(#seed),
         };
+        // (multiplied in the order the reverse would: from the sum down)
+        for factor in early.factors.clone() {
+            let factor = self.operand(&factor);
+            d_out = quote!((#d_out * #factor));
+        }
         let mut slots = Vec::new();
         for arg in args {
             slots.push(match arg {
@@ -3440,65 +3465,97 @@ impl<'a> Body<'a> {
 
 /// A call's arguments as its adjoint gets them in a recorded nest
 /// (`Body::args_as_called`).
-/// The calls of fused loop `l`'s body (by the variable each defines) whose
-/// result's adjoint is known before the call, each with the accumulator
-/// whose seed it is and whether negated (`Body::early_call`): a call
-/// at the top of the body, of a number, whose arguments that vary are
-/// arrays given once each, none of which the body stores into after the
-/// call (the reverse of such a store would zero what the callee added);
-/// its value read once, by a `+`, `-` or unary `-` whose value is read once
-/// in turn, and so on to the update of an accumulator, whose adjoint is
-/// its seed at every iteration (`fuse.rs`). `total += lse(&logits) -
-/// logits[label]` in softmax regression: the adjoint of `lse(..)` is the
-/// seed of `total`.
+/// The adjoint a call's result has before the call runs
+/// (`Body::early_call`): a seed (a fused loop's accumulator's, or
+/// `d_out`), negated or not, times factors known at the call, in the order
+/// the reverse multiplies them.
+struct Early {
+    seed: TokenStream,
+    negated: bool,
+    factors: Vec<Operand>,
+}
+
+/// The calls at the top of `block` (the function body, or a fused loop's
+/// body) whose result's adjoint is known before the call (`Early`): a
+/// call of a number, whose arguments that vary are arrays given once each,
+/// none of which `block` stores into after the call (the reverse of such a
+/// store would zero what the callee added); its value read once, by a
+/// `+`, `-`, unary `-`, or `*` by a value known at the call, whose value is
+/// read once in turn, and so on to a statement `seeded` gives the adjoint
+/// of (an accumulator's update in a fused loop's body: its seed, the same
+/// every iteration, `fuse.rs`; the function's value: `d_out`).
+/// `total += lse(&logits) - logits[label]` in softmax regression: the
+/// adjoint of `lse(..)` is the seed of `total`.
 fn early_calls(
     func: &Func,
     activity: &Activity,
-    l: &crate::ir::Loop,
-    seeds: &[(VarId, TokenStream)],
-) -> HashMap<VarId, (VarId, bool)> {
+    block: &Block,
+    seeded: &dyn Fn(&Stmt, VarId) -> Option<TokenStream>,
+) -> HashMap<VarId, Early> {
     let mut reads: HashMap<VarId, usize> = HashMap::new();
-    l.body.walk(0, &mut |stmt, _| {
+    block.walk(0, &mut |stmt, _| {
         for v in stmt.reads() {
             *reads.entry(v).or_default() += 1;
         }
     });
     let read_once = |v: VarId| reads.get(&v) == Some(&1);
-    let stmts = &l.body.stmts;
-    // the accumulator `var`'s value reaches, and whether negated
-    let chain = |var: VarId| -> Option<(VarId, bool)> {
-        let (mut current, mut negated) = (var, false);
+    let stmts = &block.stmts;
+    // what `block` defines at or after `position` (not known there)
+    let defined_from = |position: usize| {
+        let mut defined = HashSet::new();
+        for stmt in &stmts[position..] {
+            crate::record::walk_stmt(stmt, &mut |s| {
+                if let Stmt::Let { var, .. } = s {
+                    defined.insert(*var);
+                }
+            });
+        }
+        defined
+    };
+    let known = |op: &Operand, later: &HashSet<VarId>| match op {
+        Operand::Var(v) => !later.contains(v),
+        Operand::Const(c) => c.uses.iter().all(|v| !later.contains(v)),
+    };
+    // the adjoint `var`'s value has (defined at `position`), if known there
+    let chain = |var: VarId, position: usize| -> Option<Early> {
+        let later = defined_from(position);
+        let (mut current, mut negated, mut factors) = (var, false, Vec::new());
         loop {
             if !read_once(current) {
                 return None;
             }
             let reader = stmts.iter().find(|s| s.reads().contains(&current))?;
-            match reader {
-                Stmt::Update {
-                    cell,
-                    value: Operand::Var(v),
-                } if *v == current => {
-                    return seeds
-                        .iter()
-                        .any(|(c, _)| c == cell)
-                        .then_some((*cell, negated));
-                }
-                Stmt::Let {
-                    var,
-                    init: Some(Rhs::Prim { prim, args, .. }),
-                    ..
-                } => {
-                    let second = matches!(args.get(1), Some(Operand::Var(v)) if *v == current);
-                    negated ^= match prim.name {
-                        "add" => false,
-                        "sub" => second,
-                        "neg" => true,
-                        _ => return None,
-                    };
-                    current = *var;
+            if let Some(seed) = seeded(reader, current) {
+                factors.reverse();
+                return Some(Early {
+                    seed,
+                    negated,
+                    factors,
+                });
+            }
+            let Stmt::Let {
+                var,
+                init: Some(Rhs::Prim { prim, args, .. }),
+                ..
+            } = reader
+            else {
+                return None;
+            };
+            let second = matches!(args.get(1), Some(Operand::Var(v)) if *v == current);
+            match prim.name {
+                "add" => {}
+                "sub" => negated ^= second,
+                "neg" => negated = !negated,
+                "mul" => {
+                    let other = &args[usize::from(!second)];
+                    if !known(other, &later) {
+                        return None;
+                    }
+                    factors.push(other.clone());
                 }
                 _ => return None,
             }
+            current = *var;
         }
     };
     let mut early = HashMap::new();
@@ -3547,7 +3604,7 @@ fn early_calls(
         {
             continue;
         }
-        if let Some(found) = chain(*var) {
+        if let Some(found) = chain(*var, position) {
             early.insert(*var, found);
         }
     }

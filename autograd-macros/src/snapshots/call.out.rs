@@ -21,7 +21,7 @@ fn distance_grad(p: &[f64]) -> (f64, ::std::vec::Vec<f64>) {
     let d_p: &mut [f64] = &mut __ad_grad_p;
     let d_out = 1.0_f64;
     let __ad_value = {
-        let __ad_t0 = norm(&p[0..2]);
+        let __ad_t0 = norm_adjoint(&p[0..2], d_out, &mut d_p[0..2]);
         ::autograd::__private::assume_number(&__ad_t0);
         let __ad_t1 = p[2];
         let mut __ad_dp_t2_0: f64 = -0.0;
@@ -33,7 +33,6 @@ fn distance_grad(p: &[f64]) -> (f64, ::std::vec::Vec<f64>) {
         let mut __ad_d_t2: f64 = __ad_d_t3 * __ad_p_t3.1;
         let mut __ad_d_t1: f64 = __ad_d_t2 * __ad_dp_t2_0;
         d_p[2] += __ad_d_t1;
-        norm_adjoint(&p[0..2], __ad_d_t0, &mut d_p[0..2]);
         __ad_t3
     };
     (__ad_value, __ad_grad_p)
@@ -60,7 +59,7 @@ fn distance_adjoint(p: &[f64], d_out: f64, d_p: &mut [f64]) -> f64 {
         "p",
         p.len(),
     );
-    let __ad_t0 = norm(&p[0..2]);
+    let __ad_t0 = norm_adjoint(&p[0..2], d_out, &mut d_p[0..2]);
     ::autograd::__private::assume_number(&__ad_t0);
     let __ad_t1 = p[2];
     let mut __ad_dp_t2_0: f64 = -0.0;
@@ -72,7 +71,6 @@ fn distance_adjoint(p: &[f64], d_out: f64, d_p: &mut [f64]) -> f64 {
     let mut __ad_d_t2: f64 = __ad_d_t3 * __ad_p_t3.1;
     let mut __ad_d_t1: f64 = __ad_d_t2 * __ad_dp_t2_0;
     d_p[2] += __ad_d_t1;
-    norm_adjoint(&p[0..2], __ad_d_t0, &mut d_p[0..2]);
     __ad_t3
 }
 #[doc(hidden)]

@@ -108,14 +108,7 @@ fn loss_grad(w: &[f64], data: &[f64]) -> (f64, ::std::vec::Vec<f64>) {
                 (&mut __ad_dp_t1_0, &mut 0.0_f64),
             )
         };
-        let __ad_t2 = dot(w, data);
-        ::autograd::__private::assume_number(&__ad_t2);
-        let __ad_t3 = __ad_t1 + __ad_t2;
-        let mut __ad_d_t3: f64 = d_out;
-        let __ad_p_t3 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
-        let mut __ad_d_t1: f64 = __ad_d_t3 * __ad_p_t3.0;
-        let mut __ad_d_t2: f64 = __ad_d_t3 * __ad_p_t3.1;
-        {
+        let __ad_t2 = {
             #[diagnostic::on_unimplemented(
                 message = "`dot_adjoint` does not take the `d_` slots this call can give it",
                 note = "`#[differentiable]` passes a `d_` slot for each argument that depends on a differentiated input, and a scratch slot for each float constant that goes to a parameter the callee differentiates; no way of doing so fits this adjoint's parameters: a differentiated value goes to a parameter it does not differentiate, the adjoint does not follow the `f_adjoint` convention, or the call passes more than 6 float constants and the callee differentiates some of them but not all",
@@ -201,8 +194,14 @@ fn loss_grad(w: &[f64], data: &[f64]) -> (f64, ::std::vec::Vec<f64>) {
                     )
                 }
             }
-            __AdCall_1::__ad_call_1(dot_adjoint, (w, data), __ad_d_t2, (&mut *d_w, data))
+            __AdCall_1::__ad_call_1(dot_adjoint, (w, data), d_out, (&mut *d_w, data))
         };
+        ::autograd::__private::assume_number(&__ad_t2);
+        let __ad_t3 = __ad_t1 + __ad_t2;
+        let mut __ad_d_t3: f64 = d_out;
+        let __ad_p_t3 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
+        let mut __ad_d_t1: f64 = __ad_d_t3 * __ad_p_t3.0;
+        let mut __ad_d_t2: f64 = __ad_d_t3 * __ad_p_t3.1;
         let mut __ad_d_t0: f64 = __ad_d_t1 * __ad_dp_t1_0;
         d_w[0] += __ad_d_t0;
         __ad_t3
@@ -308,14 +307,7 @@ fn loss_adjoint(w: &[f64], data: &[f64], d_out: f64, d_w: &mut [f64]) -> f64 {
             (&mut __ad_dp_t1_0, &mut 0.0_f64),
         )
     };
-    let __ad_t2 = dot(w, data);
-    ::autograd::__private::assume_number(&__ad_t2);
-    let __ad_t3 = __ad_t1 + __ad_t2;
-    let mut __ad_d_t3: f64 = d_out;
-    let __ad_p_t3 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
-    let mut __ad_d_t1: f64 = __ad_d_t3 * __ad_p_t3.0;
-    let mut __ad_d_t2: f64 = __ad_d_t3 * __ad_p_t3.1;
-    {
+    let __ad_t2 = {
         #[diagnostic::on_unimplemented(
             message = "`dot_adjoint` does not take the `d_` slots this call can give it",
             note = "`#[differentiable]` passes a `d_` slot for each argument that depends on a differentiated input, and a scratch slot for each float constant that goes to a parameter the callee differentiates; no way of doing so fits this adjoint's parameters: a differentiated value goes to a parameter it does not differentiate, the adjoint does not follow the `f_adjoint` convention, or the call passes more than 6 float constants and the callee differentiates some of them but not all",
@@ -390,8 +382,14 @@ fn loss_adjoint(w: &[f64], data: &[f64], d_out: f64, d_w: &mut [f64]) -> f64 {
                 )
             }
         }
-        __AdCall_1::__ad_call_1(dot_adjoint, (w, data), __ad_d_t2, (&mut *d_w, data))
+        __AdCall_1::__ad_call_1(dot_adjoint, (w, data), d_out, (&mut *d_w, data))
     };
+    ::autograd::__private::assume_number(&__ad_t2);
+    let __ad_t3 = __ad_t1 + __ad_t2;
+    let mut __ad_d_t3: f64 = d_out;
+    let __ad_p_t3 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
+    let mut __ad_d_t1: f64 = __ad_d_t3 * __ad_p_t3.0;
+    let mut __ad_d_t2: f64 = __ad_d_t3 * __ad_p_t3.1;
     let mut __ad_d_t0: f64 = __ad_d_t1 * __ad_dp_t1_0;
     d_w[0] += __ad_d_t0;
     __ad_t3
