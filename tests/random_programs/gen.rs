@@ -1759,9 +1759,17 @@ impl Gen {
         self.loop_depth += 1;
         let mut stmts = Vec::new();
         if self.chance(0.7) {
-            stmts.push(self.let_buf());
-            for _ in 0..self.rng.gen_range(0..3) {
-                stmts.extend(self.assign());
+            let before = self.env.len();
+            let buf = self.let_buf();
+            // (not one that shadows the sum: `acc += ..` would then add
+            // to the buffer — seed 1128305 #113)
+            if self.env[before..].iter().any(|b| b.name == target) {
+                self.env.truncate(before);
+            } else {
+                stmts.push(buf);
+                for _ in 0..self.rng.gen_range(0..3) {
+                    stmts.extend(self.assign());
+                }
             }
         }
         let call = Box::new(self.call(depth + 1));
