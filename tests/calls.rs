@@ -1354,3 +1354,60 @@ fn early_calls_through_products_and_in_the_body() {
     assert_eq!(LSE_CALLS.with(|c| c.get()), 3 + 1);
     assert_eq!(LSE_ADJOINT_CALLS.with(|c| c.get()), 2 * 3 + 2);
 }
+
+#[differentiable]
+fn horner(c: &[f64], x: f64) -> f64 {
+    let mut acc = 0.0;
+    for &ci in c.iter().rev() {
+        acc = acc * x + ci;
+    }
+    acc
+}
+
+/// Early calls given a scalar that varies too: one the loop's body
+/// defines before the call gets its adjoint declared at the call (the
+/// callee adds into it, its definition's reverse reads it); a parameter
+/// keeps the call for the reverse.
+#[differentiable]
+fn early_scalars(coef: &[f64], xs: &[f64], x0: f64) -> f64 {
+    let mut total = 0.0;
+    for i in 0..xs.len() {
+        let t = (xs[i] * coef[0]).tanh();
+        total += horner(coef, t);
+        total += 0.5 * horner(&coef[1..], x0);
+        total -= horner(&coef[..2], t * x0);
+    }
+    total
+}
+
+#[differentiable]
+fn early_scalars_in_a_branch(coef: &[f64], xs: &[f64], x0: f64) -> f64 {
+    let mut total = 0.0;
+    // (in an `if`: not fused)
+    if xs.len() < 1000 {
+        for i in 0..xs.len() {
+            let t = (xs[i] * coef[0]).tanh();
+            total += horner(coef, t);
+            total += 0.5 * horner(&coef[1..], x0);
+            total -= horner(&coef[..2], t * x0);
+        }
+    }
+    total
+}
+
+#[test]
+fn early_calls_given_scalars() {
+    let coef = [0.3, -0.7, 0.5, 0.2];
+    let xs = [0.5, -1.0, 1.5];
+    let x0 = 0.8;
+    let (value, (d_coef, d_xs, d_x0)) = early_scalars_grad(&coef, &xs, x0);
+    assert_eq!(value, early_scalars(&coef, &xs, x0));
+    assert_gradient(|c| early_scalars(c, &xs, x0), &coef, &d_coef);
+    assert_gradient(|x| early_scalars(&coef, x, x0), &xs, &d_xs);
+    assert_gradient(|x| early_scalars(&coef, &xs, x[0]), &[x0], &[d_x0]);
+    let (later_value, (l_coef, l_xs, l_x0)) = early_scalars_in_a_branch_grad(&coef, &xs, x0);
+    assert_eq!(value, later_value);
+    common::assert_close(&d_coef, &l_coef, &coef);
+    common::assert_close(&d_xs, &l_xs, &xs);
+    common::assert_close(&[d_x0], &[l_x0], &[x0]);
+}

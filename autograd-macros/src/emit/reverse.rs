@@ -105,6 +105,8 @@ pub(super) struct Body<'a> {
     /// adjoint the forward code calls in place of the callee, with the
     /// result's adjoint known there (`early_calls`).
     early_calls: HashMap<VarId, Early>,
+    /// The calls made early (`early_call`): their reverse does nothing.
+    called_early: HashSet<VarId>,
     /// What was decided before emitting (`plan.rs`).
     plan: Plan,
     /// Forward-over-reverse (`#[differentiable(hessian)]`, `second.rs`):
@@ -166,6 +168,7 @@ impl<'a> Body<'a> {
             replaying_sums: None,
             forward_partials: HashSet::new(),
             early_calls: HashMap::new(),
+            called_early: HashSet::new(),
             plan: Plan::new(func, activity, names, &sig.d_out, second),
             second,
             nest: None,
@@ -401,11 +404,17 @@ impl<'a> Body<'a> {
         };
         if !self.second {
             let d_out = self.sig.d_out.to_token_stream();
-            self.early_calls =
-                early_calls(self.func, self.activity, &self.func.body, &|stmt, v| {
+            let none = HashSet::new();
+            self.early_calls = early_calls(
+                self.func,
+                self.activity,
+                &self.func.body,
+                &none,
+                &|stmt, v| {
                     matches!(stmt, Stmt::Return { value: Operand::Var(r), .. } if *r == v)
                         .then(|| d_out.clone())
-                });
+                },
+            );
         }
         let forward = self.forward(&self.func.body, top);
         self.early_calls.clear();
@@ -1748,13 +1757,20 @@ impl<'a> Body<'a> {
                     .iter()
                     .map(|(cell, _)| (*cell, self.seed(*cell)))
                     .collect();
-                early_calls(self.func, self.activity, &l.body, &|stmt, v| match stmt {
-                    Stmt::Update {
-                        cell,
-                        value: Operand::Var(u),
-                    } if *u == v => seeds.get(cell).map(|seed| seed.to_token_stream()),
-                    _ => None,
-                })
+                let entries = l.carried.iter().map(|c| c.entry).collect();
+                early_calls(
+                    self.func,
+                    self.activity,
+                    &l.body,
+                    &entries,
+                    &|stmt, v| match stmt {
+                        Stmt::Update {
+                            cell,
+                            value: Operand::Var(u),
+                        } if *u == v => seeds.get(cell).map(|seed| seed.to_token_stream()),
+                        _ => None,
+                    },
+                )
             }
         };
         let outer_early = std::mem::replace(&mut self.early_calls, early);
@@ -2860,6 +2876,15 @@ impl<'a> Body<'a> {
         let mut slots = Vec::new();
         for arg in args {
             slots.push(match arg {
+                // (a scalar the block defines: its adjoint declared here,
+                // `early_calls`)
+                CallArg::Float(Operand::Var(v)) if self.activity.needs_adjoint(*v) => {
+                    let adjoint = self.adjoint(*v);
+                    if self.declared.insert(*v) {
+                        out.push(quote!(let mut #adjoint: f64 = 0.0;));
+                    }
+                    Some(quote!(&mut #adjoint))
+                }
                 CallArg::Array { array, range, .. } if self.activity.needs_adjoint(*array) => {
                     // (an array the body declares: its adjoint declared
                     // here, where the callee adds into it, rather than
@@ -2889,7 +2914,7 @@ impl<'a> Body<'a> {
                 ::autograd::__private::assume_number(&#ident);
             },
         });
-        self.forward_partials.insert(var);
+        self.called_early.insert(var);
         out
     }
 
@@ -2949,6 +2974,10 @@ impl<'a> Body<'a> {
         callee: &Callee,
         args: &[CallArg],
     ) {
+        // (its adjoint, called in the forward code, added it all)
+        if self.called_early.contains(&var) {
+            return;
+        }
         let d_var = self.adjoint(var);
         if self.forward_partials.contains(&var) {
             // in a recorded nest, taken back from its record, the last
@@ -3477,8 +3506,10 @@ struct Early {
 
 /// The calls at the top of `block` (the function body, or a fused loop's
 /// body) whose result's adjoint is known before the call (`Early`): a
-/// call of a number, whose arguments that vary are arrays given once each,
-/// none of which `block` stores into after the call (the reverse of such a
+/// call of a number, whose arguments that vary are given once each, at
+/// least one an array, the scalars values `block` defines before the call
+/// (not a loop's entry values), the arrays none that `block` stores into
+/// after the call (the reverse of such a
 /// store would zero what the callee added); its value read once, by a
 /// `+`, `-`, unary `-`, or `*` by a value known at the call, whose value is
 /// read once in turn, and so on to a statement `seeded` gives the adjoint
@@ -3490,6 +3521,7 @@ fn early_calls(
     func: &Func,
     activity: &Activity,
     block: &Block,
+    entries: &HashSet<VarId>,
     seeded: &dyn Fn(&Stmt, VarId) -> Option<TokenStream>,
 ) -> HashMap<VarId, Early> {
     let mut reads: HashMap<VarId, usize> = HashMap::new();
@@ -3571,22 +3603,34 @@ fn early_calls(
         if func.vars[*var].kind != Kind::Float || !activity.needs_adjoint(*var) {
             continue;
         }
-        let mut varied = Vec::new();
-        let mut scalars = false;
+        let (mut varied, mut scalars) = (Vec::new(), Vec::new());
         for arg in args {
             match arg {
                 CallArg::Array { array, .. } if activity.needs_adjoint(*array) => {
                     varied.push(*array)
                 }
-                CallArg::Float(Operand::Var(v)) if activity.needs_adjoint(*v) => scalars = true,
+                CallArg::Float(Operand::Var(v)) if activity.needs_adjoint(*v) => scalars.push(*v),
                 _ => {}
             }
         }
-        let given_once = |array: &VarId| {
+        let given_once = |var: &VarId| {
             args.iter()
-                .filter(|arg| matches!(arg, CallArg::Array { array: a, .. } if a == array))
+                .filter(|arg| match arg {
+                    CallArg::Array { array, .. } => array == var,
+                    CallArg::Float(Operand::Var(v)) => v == var,
+                    _ => false,
+                })
                 .count()
                 == 1
+        };
+        // (a scalar the block defines before the call, not a loop's entry
+        // value: its adjoint declared at the call, where the callee adds
+        // into it, is read by its definition's reverse)
+        let defined_before = |v: &VarId| {
+            !entries.contains(v)
+                && stmts[..position]
+                    .iter()
+                    .any(|s| matches!(s, Stmt::Let { var, .. } if var == v))
         };
         let stored_after = |array: &VarId| {
             let mut stored = false;
@@ -3597,9 +3641,9 @@ fn early_calls(
             }
             stored
         };
-        if scalars
-            || varied.is_empty()
-            || !varied.iter().all(given_once)
+        if varied.is_empty()
+            || !varied.iter().chain(&scalars).all(given_once)
+            || !scalars.iter().all(defined_before)
             || varied.iter().any(stored_after)
         {
             continue;
