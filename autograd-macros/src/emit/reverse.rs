@@ -2848,11 +2848,11 @@ impl<'a> Body<'a> {
             .derived(Role::CallPartial(k), var, self.ident(var))
     }
 
-    /// `var = callee(args)` in a fused loop's body where the adjoint of
-    /// `var` is known before the call (`early_calls`): the callee's adjoint
-    /// with that adjoint as `d_out`, which gives the value and adds the
-    /// partials into the arrays' adjoints at once; the call's reverse then
-    /// has nothing to do. The callee runs once, not twice (forward, then
+    /// `var = callee(args)` in the function body or a fused loop's body
+    /// where the adjoint of `var` is known before the call (`early_calls`):
+    /// the callee's adjoint with that adjoint as `d_out`, which gives the
+    /// value and adds the partials into the arguments' adjoints at once;
+    /// the call's reverse then has nothing to do. The callee runs once, not twice (forward, then
     /// its adjoint in the reverse).
     fn early_call(
         &mut self,
@@ -3492,8 +3492,6 @@ impl<'a> Body<'a> {
     }
 }
 
-/// A call's arguments as its adjoint gets them in a recorded nest
-/// (`Body::args_as_called`).
 /// The adjoint a call's result has before the call runs
 /// (`Body::early_call`): a seed (a fused loop's accumulator's, or
 /// `d_out`), negated or not, times factors known at the call, in the order
@@ -3505,16 +3503,20 @@ struct Early {
 }
 
 /// The calls at the top of `block` (the function body, or a fused loop's
-/// body) whose result's adjoint is known before the call (`Early`): a
-/// call of a number, whose arguments that vary are given once each, at
-/// least one an array, the scalars values `block` defines before the call
-/// (not a loop's entry values), the arrays none that `block` stores into
-/// after the call (the reverse of such a
-/// store would zero what the callee added); its value read once, by a
-/// `+`, `-`, unary `-`, or `*` by a value known at the call, whose value is
-/// read once in turn, and so on to a statement `seeded` gives the adjoint
-/// of (an accumulator's update in a fused loop's body: its seed, the same
-/// every iteration, `fuse.rs`; the function's value: `d_out`).
+/// body) whose result's adjoint is known before the call (`Early`).
+///
+/// - The call is of a number, and its arguments that vary are given once
+///   each, at least one an array.
+/// - Its scalars are values `block` defines before the call (not a loop's
+///   entry values), whose adjoints can be declared at the call.
+/// - `block` stores into none of its arrays after the call: the reverse of
+///   such a store would zero what the callee added.
+/// - Its value is read once, by a `+`, `-`, unary `-`, or `*` by a value
+///   known at the call, whose value is read once in turn, and so on to a
+///   statement `seeded` gives the adjoint of: an accumulator's update in a
+///   fused loop's body (its seed, the same every iteration, `fuse.rs`), the
+///   function's value (`d_out`).
+///
 /// `total += lse(&logits) - logits[label]` in softmax regression: the
 /// adjoint of `lse(..)` is the seed of `total`.
 fn early_calls(
@@ -3655,6 +3657,8 @@ fn early_calls(
     early
 }
 
+/// A call's arguments as its adjoint gets them in a recorded nest
+/// (`Body::args_as_called`).
 struct AsCalled {
     /// The arguments, each copied array read from its twin.
     args: Vec<CallArg>,
