@@ -1749,6 +1749,10 @@ impl Gen {
         let (lo, lo_v, _) = self.int_expr_in(0, 2);
         let (hi, _, hi_v) = self.int_expr_in(lo_v, lo_v + 3);
         let index = self.fresh_local();
+        // (not the sum's name: it would shadow the sum — seed 1128309 #285)
+        if index == target {
+            return None;
+        }
         self.bind(
             &index,
             Kind::Int {
