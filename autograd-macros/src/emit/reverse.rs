@@ -2852,8 +2852,8 @@ impl<'a> Body<'a> {
     /// where the adjoint of `var` is known before the call (`early_calls`):
     /// the callee's adjoint with that adjoint as `d_out`, which gives the
     /// value and adds the partials into the arguments' adjoints at once;
-    /// the call's reverse then has nothing to do. The callee runs once, not twice (forward, then
-    /// its adjoint in the reverse).
+    /// the call's reverse then has nothing to do. The callee runs once, not
+    /// twice (forward, then its adjoint in the reverse).
     fn early_call(
         &mut self,
         var: VarId,
