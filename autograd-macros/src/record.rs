@@ -157,6 +157,18 @@ pub struct Nest {
     pub partials: Option<Ident>,
 }
 
+impl Nest {
+    /// The twin of `array`, which a call's adjoint is given as the call
+    /// saw the array (`copied_args`).
+    pub fn twin(&self, array: VarId) -> Ident {
+        self.twins
+            .iter()
+            .find(|(a, _)| *a == array)
+            .map(|(_, twin)| twin.clone())
+            .expect("a twin for every copied array")
+    }
+}
+
 /// The recording policy of a function.
 #[derive(Default)]
 pub struct Recording {
@@ -1070,13 +1082,6 @@ fn hoisted_copies(
         hoists: HashMap<usize, Vec<VarId>>,
         hoisted: HashSet<(VarId, VarId)>,
     }
-    fn stores_into(block: &Block, array: VarId) -> bool {
-        let mut stores = false;
-        block.walk(0, &mut |stmt, _| {
-            stores |= matches!(stmt, Stmt::Store { array: a, .. } if *a == array);
-        });
-        stores
-    }
     impl<'a> Hoisting<'a> {
         // `around`: the loops of the nest around `block`, outermost first,
         // each with whether an `if` lies between it and `block`
@@ -1090,7 +1095,7 @@ fn hoisted_copies(
                         for &array in arrays.iter() {
                             let after = around.iter().find(|(l, conditional)| {
                                 !conditional
-                                    && !stores_into(&l.body, array)
+                                    && !stores_into(&l.body.stmts, array)
                                     && !declared_arrays(self.func, &l.body).contains(&array)
                             });
                             if let Some((l, _)) = after {
@@ -1335,6 +1340,17 @@ pub(crate) fn half_open(range: &proc_macro2::TokenStream) -> Option<(syn::Expr, 
 }
 
 /// Calls `f` on `stmt` and every statement nested in it.
+/// Whether `stmts`, or the blocks nested in them, store into `array`.
+pub(crate) fn stores_into(stmts: &[Stmt], array: VarId) -> bool {
+    let mut stores = false;
+    for stmt in stmts {
+        walk_stmt(stmt, &mut |s| {
+            stores |= matches!(s, Stmt::Store { array: a, .. } if *a == array);
+        });
+    }
+    stores
+}
+
 pub(crate) fn walk_stmt<'a>(stmt: &'a Stmt, f: &mut dyn FnMut(&'a Stmt)) {
     f(stmt);
     match stmt {
@@ -1603,12 +1619,7 @@ fn stored_values(
                 let defined_here = block.stmts[..position]
                     .iter()
                     .any(|s| matches!(s, Stmt::Let { var, .. } if var == value));
-                let mut stored_after = false;
-                for later in &block.stmts[position + 1..] {
-                    walk_stmt(later, &mut |s| {
-                        stored_after |= matches!(s, Stmt::Store { array: a, .. } if a == array);
-                    });
-                }
+                let stored_after = stores_into(&block.stmts[position + 1..], *array);
                 let index_there = index.uses.iter().all(|u| {
                     indices.contains(u) || (!defs.contains_key(u) && !func.vars[*u].is_cell())
                 });

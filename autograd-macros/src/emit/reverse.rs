@@ -3156,12 +3156,7 @@ impl<'a> Body<'a> {
         let record = nest.args.clone().expect("a nest with copies");
         let (mut before, mut after) = (Vec::new(), Vec::new());
         for array in arrays.iter().rev() {
-            let twin = nest
-                .twins
-                .iter()
-                .find(|(a, _)| a == array)
-                .map(|(_, twin)| twin.clone())
-                .expect("a twin for every copied array");
+            let twin = nest.twin(*array);
             if let Some(shaped) = self.plan.recording.shapes.get(array) {
                 let (shape, pool) = (&shaped.shape, &nest.twin_pools[array]);
                 before.push(quote! {
@@ -3232,13 +3227,7 @@ impl<'a> Body<'a> {
         };
         let nest = &self.plan.recording.nests[&nest];
         let record = nest.args.clone().expect("a nest with copies");
-        let twin_of = |array: &VarId| {
-            nest.twins
-                .iter()
-                .find(|(a, _)| a == array)
-                .map(|(_, twin)| twin.clone())
-                .expect("a twin for every copied array")
-        };
+        let twin_of = |array: &VarId| nest.twin(*array);
         // the last pushed first
         let mut end = quote!(#record.len());
         let mut first = None;
@@ -3634,15 +3623,8 @@ fn early_calls(
                     .iter()
                     .any(|s| matches!(s, Stmt::Let { var, .. } if var == v))
         };
-        let stored_after = |array: &VarId| {
-            let mut stored = false;
-            for later in &stmts[position + 1..] {
-                crate::record::walk_stmt(later, &mut |s| {
-                    stored |= matches!(s, Stmt::Store { array: a, .. } if a == array)
-                });
-            }
-            stored
-        };
+        let stored_after =
+            |array: &VarId| crate::record::stores_into(&stmts[position + 1..], *array);
         if varied.is_empty()
             || !varied.iter().chain(&scalars).all(given_once)
             || !scalars.iter().all(defined_before)
