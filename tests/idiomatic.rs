@@ -1781,6 +1781,7 @@ fn constant_slices_of_elements_that_are_not_copy() {
 // stand for (they were refused, with a message that said only how to
 // read, until 2026-11-28).
 #[differentiable]
+#[allow(clippy::redundant_slicing, clippy::useless_vec)] // (forms users write)
 fn buffer_methods(x: &[f64]) -> f64 {
     let n = x.len();
     let mut u = x.to_vec();
@@ -1797,7 +1798,23 @@ fn buffer_methods(x: &[f64]) -> f64 {
     }
     let mut tail = [0.0; 2];
     tail.copy_from_slice(&u[1..3]);
-    total + tail[0] * tail[1].sin()
+    // every range form (`..b`, `a..`, `a..=b`, `..`; refused but `a..b`
+    // until 2026-11-28)
+    let mut head = [0.0; 3];
+    head.copy_from_slice(&x[..3]);
+    let mut rest = vec![0.0; n - 1];
+    rest.copy_from_slice(&u[1..]);
+    let mut pair = [0.0; 2];
+    pair.copy_from_slice(&x[1..=2]);
+    let mut all = vec![0.0; n];
+    all.copy_from_slice(&x[..]);
+    // and from an array literal, into an array and into a `Vec`
+    pair.copy_from_slice(&[head[1] * x[0], rest[0]]);
+    let mut three = vec![0.0; 3];
+    three.copy_from_slice(&[x[2], total, x[0] * x[1]]);
+    total + tail[0] * tail[1].sin() + head[0] * head[2] + rest[n - 2] * pair[1] + all[3].cos()
+        - pair[0] * three[2]
+        + three[1] * three[0]
 }
 
 #[test]
@@ -1807,6 +1824,42 @@ fn slice_methods_that_write_a_buffer() {
         assert_eq!(value, buffer_methods(&x));
         assert_gradient(buffer_methods, &x, &gradient);
     }
+}
+
+// `copy_from_slice` panics on lengths that differ, as the slice method does.
+#[differentiable]
+fn copies_a_tail(x: &[f64]) -> f64 {
+    let mut head = [0.0; 2];
+    head.copy_from_slice(&x[1..]);
+    head[0] * head[1]
+}
+
+#[test]
+#[should_panic(expected = "`head.copy_from_slice(..)`: the lengths must be equal")]
+fn copy_from_slice_of_another_length_panics() {
+    let _ = copies_a_tail_grad(&[1.0, 2.0, 3.0, 4.0]);
+}
+
+#[differentiable]
+fn copies_a_literal(x: f64, y: f64, n: usize) -> f64 {
+    let mut v = vec![0.0; n];
+    v.copy_from_slice(&[y, x * y]);
+    v[1] * v[0]
+}
+
+#[test]
+#[should_panic(expected = "`v.copy_from_slice(..)`: the lengths must be equal: 3 against 2")]
+fn copy_from_slice_of_a_literal_of_another_length_panics() {
+    assert_eq!(copies_a_literal_grad(0.5, 2.0, 2), (2.0, (4.0, 2.0)));
+    let _ = copies_a_literal_grad(0.5, 2.0, 3);
+}
+
+#[test]
+fn copy_from_slice_of_the_same_length() {
+    let x = [0.5, 2.0, 3.0];
+    let (value, gradient) = copies_a_tail_grad(&x);
+    assert_eq!(value, 6.0);
+    assert_eq!(gradient, vec![0.0, 3.0, 2.0]);
 }
 
 // `let b = a.clone();` of a float array: a copy, by value for a local

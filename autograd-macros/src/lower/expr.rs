@@ -479,8 +479,9 @@ impl Lowerer<'_> {
         } else if WRITING_METHODS.contains(&method.as_str()) {
             format!(
                 "; write elements with `{ident}[i] = ..` and a whole local buffer with \
-                 `{ident} = other.clone();` (as statements, `{ident}.fill(v)`, \
-                 `{ident}.swap(i, j)` and `{ident}.copy_from_slice(&other)` are supported)"
+                 `{ident} = other.clone();` (as statements on a local buffer, \
+                 `{ident}.fill(v)`, `{ident}.swap(i, j)` and `{ident}.copy_from_slice(&w)`, \
+                 `(&w[a..b])` of a float array `w` or `(&[a, b])` are supported)"
             )
         } else {
             String::new()

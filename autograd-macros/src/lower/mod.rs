@@ -1298,14 +1298,15 @@ impl<'a> Lowerer<'a> {
                     Expr::Reference(r) if r.mutability.is_none() => syntax::strip_parens(&r.expr),
                     other => other,
                 };
+                // (the panic of the lengths' check `copy_from_slice` makes)
+                let message = format!(
+                    "`{}.copy_from_slice(..)`: the lengths must be equal",
+                    u.to_token_stream()
+                );
                 match source {
                     // into a subslice: element by element, after the
                     // lengths' check `copy_from_slice` makes
                     Expr::Path(_) if view_of_local => {
-                        let message = format!(
-                            "`{}.copy_from_slice(..)`: the lengths must be equal",
-                            u.to_token_stream()
-                        );
                         syn::parse_quote!({
                             ::autograd::__private::same_len(#u.len(), #source.len(), #message);
                             for #k in 0..#u.len() {
@@ -1317,22 +1318,31 @@ impl<'a> Lowerer<'a> {
                         self.lower_assign(u, None, &syn::parse_quote!(#source.to_vec()));
                         return true;
                     }
+                    // `u.copy_from_slice(&[a, b])`: as `u = [a, b];` after
+                    // the lengths' check (`u` may be a `Vec`)
+                    Expr::Array(items) if !view_of_local => {
+                        let len = items.elems.len();
+                        syn::parse_quote!({
+                            ::autograd::__private::same_len(#u.len(), #len, #message);
+                            #u = #source;
+                        })
+                    }
                     Expr::Index(index) => {
-                        let Expr::Range(syn::ExprRange {
-                            start: Some(lo),
-                            end: Some(hi),
-                            limits: syn::RangeLimits::HalfOpen(_),
-                            ..
-                        }) = syntax::strip_parens(&index.index)
-                        else {
+                        let Expr::Range(range) = syntax::strip_parens(&index.index) else {
                             return false;
                         };
                         let w = &index.expr;
+                        // `&w[a..b]`, `&w[a..=b]`, `&w[a..]`, `&w[..b]`, `&w[..]`
+                        let lo = match &range.start {
+                            Some(lo) => quote!(#lo),
+                            None => quote!(0usize),
+                        };
+                        let hi = match (&range.end, &range.limits) {
+                            (Some(hi), syn::RangeLimits::HalfOpen(_)) => quote!(#hi),
+                            (Some(hi), syn::RangeLimits::Closed(_)) => quote!((#hi) + 1),
+                            (None, _) => quote!(#w.len()),
+                        };
                         let start = self.fresh_ident("start");
-                        let message = format!(
-                            "`{}.copy_from_slice(..)`: the lengths must be equal",
-                            u.to_token_stream()
-                        );
                         syn::parse_quote!({
                             let #start: usize = #lo;
                             ::autograd::__private::same_len(#u.len(), (#hi) - #start, #message);
