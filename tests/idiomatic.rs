@@ -1540,6 +1540,88 @@ fn tuple_valued_ifs_are_one_local_per_part() {
     );
 }
 
+// ----- a tuple local bound to a tuple-valued `if` or `match` (`syntax::tuple_if_locals`) -----
+
+/// `let t = if .. { (a, b) } else { (c, d) };` read by its parts, a typed
+/// one, a `mut` one changed part by part and whole, and `let t = match ..`
+/// with tuple arms (a block arm, a guard); each was refused as "a tuple
+/// used as one value" until 2026-11-28.
+#[differentiable]
+fn tuple_if_local(x: &[f64], k: usize) -> f64 {
+    let (a, b) = (x[0], x[1]);
+    let p = if a < b { (a, b * 2.0) } else { (b, a) };
+    let q: (f64, f64) = if p.0 > 0.5 {
+        (p.1, 1.0)
+    } else if p.1 > 0.0 {
+        (p.0 * p.1, p.1)
+    } else {
+        (a.exp(), b)
+    };
+    let mut r = if b > 0.0 { (b, a) } else { (a, -b) };
+    r.0 += q.1 * 0.5;
+    for _ in 0..2 {
+        r = (r.1 * 0.5, r.0 + p.0);
+    }
+    let m = match k {
+        0 => (x[2], a),
+        n if n > 5 => {
+            let w = a * b;
+            (w, w.sin())
+        }
+        _ => (b, x[2] * x[2]),
+    };
+    p.0 * q.0 + r.0 * r.1 - q.1 * p.1 + m.0 * m.1
+}
+
+#[differentiable]
+fn tuple_if_local_loop(x: &[f64], k: usize) -> f64 {
+    let (a, b) = (x[0], x[1]);
+    let (p0, p1) = if a < b { (a, b * 2.0) } else { (b, a) };
+    let (q0, q1) = if p0 > 0.5 {
+        (p1, 1.0)
+    } else if p1 > 0.0 {
+        (p0 * p1, p1)
+    } else {
+        (a.exp(), b)
+    };
+    let (mut r0, mut r1) = if b > 0.0 { (b, a) } else { (a, -b) };
+    r0 += q1 * 0.5;
+    for _ in 0..2 {
+        let next = r1 * 0.5;
+        r1 = r0 + p0;
+        r0 = next;
+    }
+    let (m0, m1) = if k == 0 {
+        (x[2], a)
+    } else if k > 5 {
+        let w = a * b;
+        (w, w.sin())
+    } else {
+        (b, x[2] * x[2])
+    };
+    p0 * q0 + r0 * r1 - q1 * p1 + m0 * m1
+}
+
+#[test]
+fn tuple_locals_bound_to_ifs_and_matches() {
+    let points: [&[f64]; 4] = [
+        &[0.3, -1.2, 0.7],
+        &[1.5, 0.25, -0.4],
+        &[-0.8, 2.0, 1.1],
+        &[0.1, 0.9, 2.5],
+    ];
+    for k in [0, 3, 7] {
+        for x in points {
+            let (value, gradient) = tuple_if_local_grad(x, k);
+            assert_eq!(value, tuple_if_local(x, k));
+            let (loop_value, loop_gradient) = tuple_if_local_loop_grad(x, k);
+            assert_eq!(value, loop_value);
+            assert_eq!(gradient, loop_gradient);
+            assert_gradient(|x| tuple_if_local(x, k), x, &gradient);
+        }
+    }
+}
+
 // ----- `collect` into a vector of floats (`lower/iter.rs::lower_collect`) -----
 
 #[differentiable]
@@ -1823,6 +1905,37 @@ fn slice_methods_that_write_a_buffer() {
         let (value, gradient) = buffer_methods_grad(&x);
         assert_eq!(value, buffer_methods(&x));
         assert_gradient(buffer_methods, &x, &gradient);
+    }
+}
+
+// `[e; n]` and `vec![e; n]` of a value that varies: the stores they stand
+// for (refused as "fill a new array with a constant" until 2026-11-28),
+// in the body and in a loop that declares the buffer every iteration.
+#[differentiable]
+fn filled_with_values(x: &[f64], n: usize) -> f64 {
+    let a = [x[0]; 3];
+    let mut h = vec![x[1] * x[2]; n];
+    let mut total = a[0] * a[2];
+    for step in 0..3 {
+        let mut row = vec![h[step % n].tanh(); n];
+        row[0] += x[0];
+        for i in 0..n {
+            h[i] = row[i] * 0.5 + h[i] * x[1];
+        }
+        total += row[n - 1] * h[0];
+    }
+    let constant = [0.5; 2];
+    total + a.len() as f64 * constant[1] + h[n - 1]
+}
+
+#[test]
+fn fills_of_a_value_that_varies() {
+    for x in [[0.3, -0.7, 1.1], [1.5, 0.2, -0.9]] {
+        for n in [1, 4] {
+            let (value, gradient) = filled_with_values_grad(&x, n);
+            assert_eq!(value, filled_with_values(&x, n));
+            assert_gradient(|x| filled_with_values(x, n), &x, &gradient);
+        }
     }
 }
 

@@ -62,6 +62,15 @@ impl Lowerer<'_> {
                 .map(|b| quote!(let #b = #s;));
             let body = &arm.body;
             if value {
+                // (a block arm's statements spliced in, so that its tail is
+                // the branch's: a tuple-valued arm ends the branch in its
+                // tuple, `syntax::tuple_if_locals`)
+                if let Expr::Block(b) = &**body {
+                    if b.label.is_none() && b.attrs.is_empty() {
+                        let stmts = &b.block.stmts;
+                        return parse_quote!({ #(#binds)* #(#stmts)* });
+                    }
+                }
                 parse_quote!({ #(#binds)* #body })
             } else {
                 parse_quote!({ #(#binds)* #body; })

@@ -755,6 +755,7 @@ impl<'a> Lowerer<'a> {
         let stmts = syntax::loop_values(&stmts, self.names, &mut self.loop_values);
         let stmts = syntax::counted_whiles(&stmts, self.names);
         let stmts = syntax::nest_jumps(&stmts, self.names);
+        let stmts = syntax::tuple_if_locals(&stmts, self.names);
         let stmts = syntax::split_tuple_lets(&stmts);
         let stmts = syntax::split_tuple_locals(&stmts, self.names);
         let stmts = syntax::split_array_locals(&stmts, self.names);
@@ -814,6 +815,26 @@ impl<'a> Lowerer<'a> {
                     out.push(syn::Stmt::Expr(chain, *semi));
                 }
                 continue;
+            }
+            // `let t = match k { 0 => (a, b), _ => (c, d) };`: the `if`
+            // chain it stands for, bound as a tuple-valued `if` is
+            // (`syntax::tuple_if_locals`)
+            if let syn::Stmt::Local(local) = stmt {
+                if let Some(init) = local.init.as_ref().filter(|i| i.diverge.is_none()) {
+                    if let Expr::Match(m) = syntax::strip_parens(&init.expr) {
+                        if m.arms.iter().all(|arm| tuple_valued(&arm.body)) {
+                            if let Some((scrutinee, chain)) = self.desugar_match(m, true) {
+                                let mut local = local.clone();
+                                if let Some(init) = local.init.as_mut() {
+                                    *init.expr = chain;
+                                }
+                                out.push(scrutinee);
+                                out.push(syn::Stmt::Local(local));
+                            }
+                            continue;
+                        }
+                    }
+                }
             }
             out.push(stmt.clone());
         }
@@ -996,6 +1017,10 @@ impl<'a> Lowerer<'a> {
         }
         if let (Pat::Ident(p), Some(init), true) = (pat, &local.init, simple) {
             if let Some(stmts) = self.subslice_copy(&p.ident, &init.expr) {
+                self.lower_stmts(&stmts, None, &[]);
+                return;
+            }
+            if let Some(stmts) = self.filled_with_value(&p.ident, &init.expr) {
                 self.lower_stmts(&stmts, None, &[]);
                 return;
             }
@@ -1769,6 +1794,50 @@ impl<'a> Lowerer<'a> {
         Some(stmts)
     }
 
+    /// `let v = [e; n];` (or `vec![e; n]`) of a value `e` that reads a
+    /// float local or parameter → `let value = e; let mut v = [0.0; n];
+    /// for k in 0..v.len() { v[k] = value; }`: the stores it stands for
+    /// (refused as "fill a new array with a constant" until 2026-11-28).
+    /// `None` for anything else, a constant fill included.
+    fn filled_with_value(&mut self, name: &Ident, init: &Expr) -> Option<Vec<syn::Stmt>> {
+        let (repeat, vec) = match syntax::strip_parens(init) {
+            Expr::Repeat(r) => (r.clone(), false),
+            Expr::Macro(m) if m.mac.path.is_ident("vec") => {
+                let tokens = &m.mac.tokens;
+                (
+                    syn::parse2::<syn::ExprRepeat>(quote!([#tokens])).ok()?,
+                    true,
+                )
+            }
+            _ => return None,
+        };
+        if !self.reads_a_float(repeat.expr.to_token_stream()) {
+            return None;
+        }
+        let (e, len) = (&repeat.expr, &repeat.len);
+        let (value, k) = (self.fresh_ident("value"), self.fresh_ident("k"));
+        let zeros: Expr = match vec {
+            true => syn::parse_quote!(vec![0.0_f64; #len]),
+            false => syn::parse_quote!([0.0_f64; #len]),
+        };
+        Some(vec![
+            syn::parse_quote!(let #value: f64 = #e;),
+            syn::parse_quote!(let mut #name = #zeros;),
+            syn::parse_quote!(for #k in 0..#name.len() { #name[#k] = #value; }),
+        ])
+    }
+
+    /// Whether `tokens` name a float local or parameter in scope.
+    fn reads_a_float(&self, tokens: TokenStream) -> bool {
+        tokens.into_iter().any(|tree| match tree {
+            proc_macro2::TokenTree::Ident(ident) => self
+                .lookup(&ident.to_string())
+                .is_some_and(|id| matches!(self.vars[id].kind, Kind::Float | Kind::FloatArray)),
+            proc_macro2::TokenTree::Group(group) => self.reads_a_float(group.stream()),
+            _ => false,
+        })
+    }
+
     /// A new local float array: `[v; n]`, `[a, b]`, `vec![..]`, `x.to_vec()`.
     /// `None` for anything else (including arrays of integers, which stay
     /// constants).
@@ -2511,4 +2580,17 @@ fn has_test(expr: &Expr) -> bool {
     let mut finder = Finder(false);
     syn::visit::Visit::visit_expr(&mut finder, expr);
     finder.0
+}
+
+/// Whether `expr` is a tuple written out, or a block ending in one (a
+/// `match` arm's value).
+fn tuple_valued(expr: &Expr) -> bool {
+    match syntax::strip_parens(expr) {
+        Expr::Tuple(t) => !t.elems.is_empty(),
+        Expr::Block(b) if b.label.is_none() => matches!(
+            b.block.stmts.last(),
+            Some(syn::Stmt::Expr(Expr::Tuple(t), None)) if !t.elems.is_empty()
+        ),
+        _ => false,
+    }
 }

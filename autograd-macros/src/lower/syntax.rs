@@ -1094,6 +1094,78 @@ fn value_breaks(l: &mut syn::ExprLoop, value: Option<&syn::Ident>) -> bool {
     breaks.found
 }
 
+/// `let t = if c { ..; (e1, e2) } else { ..; (f1, f2) };` (also `let mut
+/// t`, `let t: (f64, f64)`) → `let (t_0, t_1) = if ..;` then `let t =
+/// (t_0, t_1);`: a tuple local bound to a tuple-valued `if` (or `else if`
+/// chain, or a `match`, desugared to one before) whose branches all end in
+/// a tuple written out, of the same length, is a tuple local of its parts,
+/// which `tuple_valued_ifs` and the tuple locals' lowering take (refused as
+/// "a tuple used as one value" until 2026-11-28). Anything else is left as
+/// it is.
+pub fn tuple_if_locals(stmts: &[Stmt], names: &Names) -> Vec<Stmt> {
+    let mut out = Vec::with_capacity(stmts.len());
+    for stmt in stmts {
+        let split = match stmt {
+            Stmt::Local(local) => tuple_if_local(local, names),
+            _ => None,
+        };
+        match split {
+            Some(split) => out.extend(split),
+            None => out.push(stmt.clone()),
+        }
+    }
+    out
+}
+
+fn tuple_if_local(local: &syn::Local, names: &Names) -> Option<[Stmt; 2]> {
+    let (pat, ty) = match &local.pat {
+        syn::Pat::Type(t) => (&*t.pat, Some(&t.ty)),
+        other => (other, None),
+    };
+    let syn::Pat::Ident(p) = pat else {
+        return None;
+    };
+    let init = local.init.as_ref().filter(|i| i.diverge.is_none())?;
+    let (Expr::If(ifx), None) = (strip_parens(&init.expr), &p.subpat) else {
+        return None;
+    };
+    if p.by_ref.is_some() {
+        return None;
+    }
+    let parts = tuple_tails(ifx)?;
+    let part_names: Vec<syn::Ident> = (0..parts)
+        .map(|i| {
+            let fresh = names.fresh(&format!(
+                "{}_{i}",
+                p.ident.to_string().trim_start_matches("r#")
+            ));
+            syn::Ident::new(&fresh.to_string(), p.ident.span())
+        })
+        .collect();
+    let (mutability, ident) = (&p.mutability, &p.ident);
+    let ty = ty.map(|ty| quote::quote!(: #ty));
+    Some([
+        syn::parse_quote!(let (#(#part_names,)*) = #ifx;),
+        syn::parse_quote!(let #mutability #ident #ty = (#(#part_names,)*);),
+    ])
+}
+
+/// The length of the tuple every branch of `ifx` ends in, if they all end
+/// in one written out, of one length, and there is an `else`.
+fn tuple_tails(ifx: &syn::ExprIf) -> Option<usize> {
+    let tail = |block: &syn::Block| match block.stmts.last() {
+        Some(Stmt::Expr(Expr::Tuple(t), None)) if !t.elems.is_empty() => Some(t.elems.len()),
+        _ => None,
+    };
+    let then = tail(&ifx.then_branch)?;
+    let other = match ifx.else_branch.as_ref().map(|(_, e)| &**e) {
+        Some(Expr::If(inner)) => tuple_tails(inner)?,
+        Some(Expr::Block(b)) if b.label.is_none() => tail(&b.block)?,
+        _ => return None,
+    };
+    (then == other).then_some(then)
+}
+
 /// `let (a, b) = if c { ..; (e1, e2) } else { ..; (f1, f2) };` →
 /// `let a; let b; if c { ..; (a, b) = (e1, e2); } else { ..; (a, b) =
 /// (f1, f2); }`: a tuple-valued `if` (or `else if` chain) whose every
