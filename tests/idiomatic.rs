@@ -1759,6 +1759,63 @@ fn rows_of_data_read_through_their_subslices() {
     }
 }
 
+/// Data held by a struct: chains over `self.xs` and `&self.ys` (a field by
+/// reference given to `zip`: refused as a reference until 2026-11-28).
+struct Samples {
+    xs: Vec<f64>,
+    ys: Vec<f64>,
+}
+
+impl Samples {
+    #[differentiable]
+    fn positive_fit(&self, w: &[f64]) -> f64 {
+        self.xs
+            .iter()
+            .zip(&self.ys)
+            .filter(|(_, &y)| y > 0.0)
+            .map(|(x, y)| (w[0] * x + w[1] - y).powi(2))
+            .sum::<f64>()
+            + self
+                .xs
+                .iter()
+                .zip(&self.ys)
+                .map(|(x, y)| x * y * w[1])
+                .sum::<f64>()
+    }
+
+    #[differentiable]
+    fn positive_fit_loop(&self, w: &[f64]) -> f64 {
+        let n = self.xs.len().min(self.ys.len());
+        let mut total = -0.0;
+        for k in 0..n {
+            if self.ys[k] > 0.0 {
+                total += (w[0] * self.xs[k] + w[1] - self.ys[k]).powi(2);
+            }
+        }
+        let mut cross = -0.0;
+        for k in 0..n {
+            cross += self.xs[k] * self.ys[k] * w[1];
+        }
+        total + cross
+    }
+}
+
+#[test]
+fn fields_given_to_zip_by_reference() {
+    let samples = Samples {
+        xs: vec![0.3, -1.2, 0.8, 2.0],
+        ys: vec![1.0, -0.5, 0.7, 2.2],
+    };
+    let w = [0.4, -0.3];
+    let (value, gradient) = samples.positive_fit_grad(&w);
+    assert_eq!(value, samples.positive_fit(&w));
+    assert_eq!(
+        (value, gradient.clone()),
+        samples.positive_fit_loop_grad(&w)
+    );
+    assert_gradient(|w| samples.positive_fit(w), &w, &gradient);
+}
+
 /// Past a row's end `row[k]` panics, in the gradient as in the function
 /// (reading the array at the row's start + `k` would not).
 #[differentiable(wrt(w))]

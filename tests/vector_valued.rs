@@ -164,6 +164,38 @@ fn a_helpers_vector_destructured() {
 // `let (a, b) = (twice(x), twice(y));` then `a[j]`: each part typed as a
 // `let` of its own is (a took `a` for a float until 2026-11-28), and a
 // tuple whose parts read the names it binds kept whole (`(s, t) = (t, s)`).
+// `polar(r, t)[0]`: a helper's vector indexed where it is called, a free
+// function's, a `&self` method's and a constant call's (taken for a float,
+// "an `f64` cannot be indexed", until 2026-11-28).
+struct Lens {
+    gain: f64,
+}
+
+impl Lens {
+    #[differentiable]
+    fn bend(&self, v: &[f64]) -> [f64; 2] {
+        [self.gain * v[0] * v[1], v[1].sin()]
+    }
+
+    #[differentiable]
+    fn through(&self, r: f64, t: f64) -> f64 {
+        let x = polar(r, t)[0] * polar(r * 2.0, t)[1];
+        let row = [x, t, r];
+        x + self.bend(&row)[0] - self.bend(&row[1..])[1] * polar(2.0, 0.5)[1]
+    }
+}
+
+#[test]
+fn a_helpers_vector_indexed_where_it_is_called() {
+    let lens = Lens { gain: 0.7 };
+    for (r, t) in [(1.3, 0.4), (0.6, -1.1)] {
+        let (value, (d_r, d_t)) = lens.through_grad(r, t);
+        assert_eq!(value, lens.through(r, t));
+        let x = [r, t];
+        check::gradient(|x: &[f64]| lens.through(x[0], x[1]), &x, &[d_r, d_t]).assert_ok(1e-6);
+    }
+}
+
 #[differentiable]
 fn tuple_of_vectors(x: &[f64]) -> f64 {
     let (a, b) = (twice(x), twice(&x[1..]));

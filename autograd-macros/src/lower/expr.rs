@@ -1010,7 +1010,14 @@ impl Lowerer<'_> {
                 }
             }
         }
-        let base = self.lower_expr(&index.expr);
+        // `g(x)[0]`: an indexed call returns an array, whatever the macro
+        // can see of `g` (refused as "an `f64` cannot be indexed" until
+        // 2026-11-28); as `let r = g(x);` then `r[0]`
+        let base = match strip_parens(&index.expr) {
+            Expr::Call(_) | Expr::MethodCall(_) => self.vector_call(&index.expr),
+            _ => None,
+        };
+        let base = base.unwrap_or_else(|| self.lower_expr(&index.expr));
         let (idx, idx_uses) = self.non_differentiated_tokens(&index.index);
         match base {
             Value::Array(array) => self.load_element(array, idx, idx_uses),

@@ -251,6 +251,16 @@ impl Lowerer<'_> {
                 return Some((array, None, len, false, false));
             }
         }
+        // `.zip(&self.ys)`: a field by reference is the field (refused as
+        // a reference until 2026-11-28)
+        let expr = match strip_parens(expr) {
+            Expr::Reference(r)
+                if r.mutability.is_none() && matches!(strip_parens(&r.expr), Expr::Field(_)) =>
+            {
+                &*r.expr
+            }
+            _ => expr,
+        };
         let errors = self.cx.error_count();
         let bound = self.lower_bound(expr);
         if self.cx.error_count() > errors {
