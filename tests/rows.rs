@@ -178,6 +178,69 @@ fn accumulate_plain(x: &[f64]) -> f64 {
 twins!(an_accumulated_local_has_rows: accumulate, accumulate_grad, accumulate_adjoint;
        accumulate_plain, accumulate_plain_grad, accumulate_plain_adjoint);
 
+// A pair loop over points of 3 coordinates read through subslices zipped
+// together: the coordinates' loop, a few elements known from the
+// subslices' lengths, gets no rows (a row check at every pair cost more
+// than it saved); windows of 5 elements get rows.
+#[differentiable]
+fn pairs(x: &[f64]) -> f64 {
+    let mut e = 0.0;
+    let n = x.len() / 3;
+    for i in 0..n {
+        let pi = &x[3 * i..3 * i + 3];
+        for j in (i + 1)..n {
+            let pj = &x[3 * j..3 * j + 3];
+            let r2: f64 = pi.iter().zip(pj).map(|(a, b)| (a - b) * (a - b)).sum();
+            if r2 < 4.0 {
+                e += (1.0 + r2).ln() * pi[0];
+            }
+        }
+    }
+    let m = x.len() - 4;
+    for i in 0..m {
+        let pi = &x[i..i + 5];
+        for j in (i + 1)..m {
+            let pj = &x[j..j + 5];
+            let r2: f64 = pi.iter().zip(pj).map(|(a, b)| (a - b) * (a - b)).sum();
+            e += r2.sqrt() * pj[1];
+        }
+    }
+    e
+}
+
+#[differentiable]
+fn pairs_plain(x: &[f64]) -> f64 {
+    let mut e = 0.0;
+    let n = x.len() / 3;
+    for i in 0..n {
+        for j in (i + 1)..n {
+            let mut r2 = -0.0;
+            for k in 0..3 {
+                let (a, b) = (x[at(3 * i + k)], x[at(3 * j + k)]);
+                r2 += (a - b) * (a - b);
+            }
+            if r2 < 4.0 {
+                e += (1.0 + r2).ln() * x[at(3 * i)];
+            }
+        }
+    }
+    let m = x.len() - 4;
+    for i in 0..m {
+        for j in (i + 1)..m {
+            let mut r2 = -0.0;
+            for k in 0..5 {
+                let (a, b) = (x[at(i + k)], x[at(j + k)]);
+                r2 += (a - b) * (a - b);
+            }
+            e += r2.sqrt() * x[at(j + 1)];
+        }
+    }
+    e
+}
+
+twins!(a_pair_loop_over_few_coordinates: pairs, pairs_grad, pairs_adjoint;
+       pairs_plain, pairs_plain_grad, pairs_plain_adjoint);
+
 // Second order: the rows of the `Dual` bodies of `f_hvp` and `f_hessian`.
 #[differentiable(hessian)]
 fn quadratic_form(x: &[f64]) -> f64 {
