@@ -539,6 +539,120 @@ fn ranges_as_iterators() {
 
 // ----- for loops over chains ------------------------------------------------------
 
+/// Elements of a slice of indices dereferenced where they are bound, as
+/// iterating the slice gives them (`&usize`): in a closure, in a `for` over
+/// a chain, in a tuple of `enumerate` and of `zip` (their expansion did not
+/// compile until 2026-11-28), beside `|&k|` and `for &k`.
+#[differentiable(wrt(x))]
+fn gathers(x: &[f64], idx: &[usize]) -> f64 {
+    let mut s = idx.iter().map(|k| x[*k]).sum::<f64>();
+    s += idx.iter().map(|&k| x[k] * 2.0).sum::<f64>();
+    for (i, k) in idx.iter().enumerate() {
+        s += x[*k] * i as f64;
+    }
+    for (k, w) in idx.iter().zip(x) {
+        s += x[*k] * w;
+    }
+    for &k in idx.iter().rev() {
+        s = s * 0.5 + x[k];
+    }
+    s + idx
+        .iter()
+        .filter(|k| **k > 0)
+        .map(|k| x[*k - 1])
+        .sum::<f64>()
+}
+
+#[differentiable(wrt(x))]
+fn gathers_loop(x: &[f64], idx: &[usize]) -> f64 {
+    let mut s = -0.0;
+    for j in 0..idx.len() {
+        s += x[idx[j]];
+    }
+    let mut t = -0.0;
+    for j in 0..idx.len() {
+        t += x[idx[j]] * 2.0;
+    }
+    s += t;
+    for j in 0..idx.len() {
+        s += x[idx[j]] * j as f64;
+    }
+    for j in 0..idx.len().min(x.len()) {
+        s += x[idx[j]] * x[j];
+    }
+    for j in (0..idx.len()).rev() {
+        s = s * 0.5 + x[idx[j]];
+    }
+    let mut u = -0.0;
+    for j in 0..idx.len() {
+        if idx[j] > 0 {
+            u += x[idx[j] - 1];
+        }
+    }
+    s + u
+}
+
+#[test]
+fn indices_dereferenced_where_they_are_bound() {
+    let idx = [2, 0, 3, 1];
+    for x in [[0.3, -0.7, 1.1, 0.4], [1.5, 0.2, -0.9, 0.8]] {
+        let (value, gradient) = gathers_grad(&x, &idx);
+        assert_eq!(value, gathers(&x, &idx));
+        assert_eq!((value, gradient.clone()), gathers_loop_grad(&x, &idx));
+        assert_gradient(|x| gathers(x, &idx), &x, &gradient);
+    }
+}
+
+/// `for` over an array literal of integers, by value and by reference, and
+/// in a chain (refused until 2026-11-28; bound to a local first, it was
+/// taken), beside one of floats.
+#[differentiable]
+fn over_literals(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for dim in [1, 2] {
+        s += x[dim] * dim as f64;
+    }
+    for &k in &[0usize, 2] {
+        s += x[k] * x[k];
+    }
+    for (i, step) in [3usize, 1].iter().enumerate() {
+        s += x[*step] * (i + 1) as f64;
+    }
+    for w in [x[0], 0.5] {
+        s *= w;
+    }
+    s
+}
+
+#[differentiable]
+fn over_literals_loop(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    s += x[1];
+    s += x[2] * 2.0;
+    s += x[0] * x[0];
+    s += x[2] * x[2];
+    s += x[3];
+    s += x[1] * 2.0;
+    s *= x[0];
+    s *= 0.5;
+    s
+}
+
+#[test]
+fn for_over_array_literals_of_integers() {
+    for x in [[0.3, -0.7, 1.1, 0.4], [1.5, 0.2, -0.9, 0.8]] {
+        let (value, gradient) = over_literals_grad(&x);
+        assert_eq!(value, over_literals(&x));
+        // (the same value; the gradient's terms added in another order)
+        let (loop_value, loop_gradient) = over_literals_loop_grad(&x);
+        assert_eq!(value, loop_value);
+        for (g, l) in gradient.iter().zip(&loop_gradient) {
+            assert!((g - l).abs() <= 1e-15 * l.abs().max(1.0), "{g} against {l}");
+        }
+        assert_gradient(over_literals, &x, &gradient);
+    }
+}
+
 #[differentiable]
 fn for_chains(x: &[f64]) -> f64 {
     let mut s = 0.0;

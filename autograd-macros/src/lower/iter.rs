@@ -250,6 +250,14 @@ impl Lowerer<'_> {
                 let len = self.const_local_of(&parse_quote!(#array.len()));
                 return Some((array, None, len, false, false));
             }
+            // `for dim in [2, 3, 5]`, `&[0usize, 2]`: an array of integers,
+            // a constant local (refused until 2026-11-28; bound to a local
+            // first, it was taken)
+            if self.declined_items.is_some() {
+                let array = self.const_local_of(literal);
+                let len = self.const_local_of(&parse_quote!(#array.len()));
+                return Some((array, None, len, false, true));
+            }
         }
         // `.zip(&self.ys)`: a field by reference is the field (refused as
         // a reference until 2026-11-28)
@@ -612,6 +620,14 @@ impl Lowerer<'_> {
                         bound.extend(super::syntax::pattern_names(p));
                     }
                     let body = &c.body;
+                    let block: syn::Block = parse_quote!({ #body });
+                    let args: Vec<Expr> = c
+                        .inputs
+                        .iter()
+                        .zip(args)
+                        .map(|(p, a)| elements_as_bound(p, &block, a.clone()))
+                        .collect();
+                    let args = &args[..];
                     if captured {
                         let inputs = c.inputs.iter();
                         let temps = &temps[..args.len()];
@@ -671,6 +687,7 @@ impl Lowerer<'_> {
         let kx: Expr = parse_quote!(#k);
         let mut stmts = self.guard_stmts(&seq, &kx);
         let (pat, elem) = (&f.pat, (seq.elem)(&kx));
+        let elem = elements_as_bound(pat, &f.body, elem);
         stmts.push(parse_quote!(let #pat = #elem;));
         stmts.extend(f.body.stmts.iter().cloned());
         let label = &f.label;
@@ -1095,4 +1112,41 @@ fn element_of(expr: &Expr) -> Option<Element<'_>> {
         ("last", 0) => Some(Element::Last(&m.receiver)),
         _ => None,
     }
+}
+
+/// `elem`, bound to `pat` where `body` runs, with the elements of constant
+/// slices it reads by reference (`__autograd_element_ref!`) when `body`
+/// dereferences a name `pat` binds: `idx.iter().map(|k| x[*k])`, `for (i,
+/// k) in idx.iter().enumerate() { .. x[*k] .. }` (as iterating the slice
+/// gives them; by value, what `|&k|` and `for &k` read, they did not
+/// compile until 2026-11-28).
+fn elements_as_bound(pat: &syn::Pat, body: &syn::Block, elem: Expr) -> Expr {
+    /// `__autograd_element!(place)` → `__autograd_element_ref!(place)`,
+    /// or `(&place)` for a reference to the reference.
+    struct ByReference {
+        twice: bool,
+    }
+    impl syn::visit_mut::VisitMut for ByReference {
+        fn visit_expr_macro_mut(&mut self, m: &mut syn::ExprMacro) {
+            if m.mac.path.is_ident("__autograd_element") {
+                m.mac.path = parse_quote!(__autograd_element_ref);
+                if self.twice {
+                    let place = &m.mac.tokens;
+                    m.mac.tokens = quote!(&#place);
+                }
+            }
+        }
+    }
+    let depth = super::syntax::pattern_names(pat)
+        .iter()
+        .map(|name| super::deref_depth(body, &Ident::new(name, proc_macro2::Span::call_site())))
+        .max()
+        .unwrap_or(0);
+    let mut elem = elem;
+    if depth > 0 {
+        // (`|k| **k > 0` of `filter`: a reference to the reference)
+        let mut by_reference = ByReference { twice: depth > 1 };
+        syn::visit_mut::VisitMut::visit_expr_mut(&mut by_reference, &mut elem);
+    }
+    elem
 }

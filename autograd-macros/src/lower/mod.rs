@@ -2193,7 +2193,9 @@ impl<'a> Lowerer<'a> {
                 });
                 // (an element the body dereferences, `w[*i]` of `for i in
                 // idx`, is the reference iterating the slice gives)
-                let by_reference = match &*f.pat {
+                // (the element's own pattern: `k` of `(i, k)` over
+                // `idx.iter().enumerate()` too)
+                let by_reference = match &pat {
                     Pat::Ident(p) => derefs(&f.body, &p.ident),
                     _ => false,
                 };
@@ -2490,24 +2492,39 @@ fn is_float_array_type(ty: &syn::Type) -> bool {
 }
 
 /// Whether `block` dereferences the local `name` (`*name`).
-fn derefs(block: &syn::Block, name: &Ident) -> bool {
+pub(super) fn derefs(block: &syn::Block, name: &Ident) -> bool {
+    deref_depth(block, name) > 0
+}
+
+/// How many times at most `block` dereferences `name` in a row: 1 for
+/// `*k`, 2 for `**k` (a `filter` closure's `&&usize`), 0 for none.
+pub(super) fn deref_depth(block: &syn::Block, name: &Ident) -> usize {
     struct Finder<'n> {
         name: &'n Ident,
-        found: bool,
+        depth: usize,
     }
     impl<'a> syn::visit::Visit<'a> for Finder<'_> {
         fn visit_expr_unary(&mut self, unary: &'a syn::ExprUnary) {
-            if let (syn::UnOp::Deref(_), Expr::Path(p)) =
-                (&unary.op, syntax::strip_parens(&unary.expr))
+            let mut depth = 0;
+            let mut e: &Expr = &Expr::Unary(unary.clone());
+            while let Expr::Unary(syn::ExprUnary {
+                op: syn::UnOp::Deref(_),
+                expr,
+                ..
+            }) = syntax::strip_parens(e)
             {
-                self.found |= p.path.is_ident(self.name);
+                depth += 1;
+                e = expr;
+            }
+            if matches!(syntax::strip_parens(e), Expr::Path(p) if p.path.is_ident(self.name)) {
+                self.depth = self.depth.max(depth);
             }
             syn::visit::visit_expr_unary(self, unary);
         }
     }
-    let mut finder = Finder { name, found: false };
+    let mut finder = Finder { name, depth: 0 };
     syn::visit::Visit::visit_block(&mut finder, block);
-    finder.found
+    finder.depth
 }
 
 /// `&v` → `v` (elements are read by value).
