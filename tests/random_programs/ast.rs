@@ -223,6 +223,9 @@ pub enum BufInit {
     VecZeros(IntExpr),
     /// `x.to_vec()` of a parameter buffer.
     ToVec(String),
+    /// `[e; n]`, or `vec![e; n]` if `vec`: a fill with a value that may
+    /// vary.
+    Fill { value: Expr, len: usize, vec: bool },
     /// `h(args)` of a vector-valued helper, which returns `len` floats:
     /// `[f64; len]`, or a `Vec<f64>` if `vec`.
     Call {

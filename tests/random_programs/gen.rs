@@ -650,10 +650,19 @@ impl Gen {
     fn let_buf(&mut self) -> Stmt {
         let name = self.fresh_local();
         let annotate = self.chance(0.5);
-        let (init, len, class) = match self.rng.gen_range(0..4) {
+        let (init, len, class) = match self.rng.gen_range(0..5) {
             0 => {
                 let n = self.rng.gen_range(1..=4);
                 (BufInit::Zeros(n), n, BufClass::LocalArray)
+            }
+            4 if !avoid("fills") => {
+                let (len, vec) = (self.rng.gen_range(1..=4), self.chance(0.5));
+                let value = self.expr(2);
+                let class = match vec {
+                    true => BufClass::LocalVec,
+                    false => BufClass::LocalArray,
+                };
+                (BufInit::Fill { value, len, vec }, len, class)
             }
             1 => {
                 let n = self.rng.gen_range(1..=3);

@@ -276,6 +276,10 @@ fn walk_exprs_block(b: &mut Block, f: &mut dyn FnMut(&mut Expr)) {
                 init: BufInit::Call { args, .. },
                 ..
             } => walk_args(args, f),
+            Stmt::LetBuf {
+                init: BufInit::Fill { value, .. },
+                ..
+            } => walk_expr(value, f),
             Stmt::Block(x) | Stmt::For { body: x, .. } | Stmt::Loop { body: x } => {
                 walk_exprs_block(x, f)
             }
@@ -442,6 +446,7 @@ fn rename_stmt(s: &mut Stmt, from: &str, to: &str) {
                 BufInit::VecZeros(n) => rename_int(n, from, to),
                 BufInit::ToVec(src) => ren(src, from, to),
                 BufInit::Call { args, .. } => rename_args(args, from, to),
+                BufInit::Fill { value, .. } => rename_expr(value, from, to),
                 BufInit::Zeros(_) => {}
             }
         }

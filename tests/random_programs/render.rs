@@ -359,6 +359,19 @@ impl Printer {
                         (format!("Vec<{float}>"), format!("vec![{zero}; {}]", int(n)))
                     }
                     BufInit::ToVec(src) => (format!("Vec<{float}>"), format!("{src}.to_vec()")),
+                    BufInit::Fill { value, len, vec } => {
+                        let value = if self.tape() {
+                            self.var_expr(value)
+                        } else if !*annotate && !is_typed(value) {
+                            format!("{} as f64", self.expr(value, P_CAST))
+                        } else {
+                            self.expr(value, P_LOWEST)
+                        };
+                        match vec {
+                            true => (format!("Vec<{float}>"), format!("vec![{value}; {len}]")),
+                            false => (format!("[{float}; {len}]"), format!("[{value}; {len}]")),
+                        }
+                    }
                     BufInit::Call {
                         func,
                         args,
