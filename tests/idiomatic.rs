@@ -1654,6 +1654,70 @@ fn tuple_valued_ifs_are_one_local_per_part() {
     );
 }
 
+// ----- a fold with a tuple accumulator (`syntax::tuple_folds`) -----
+
+/// The least and greatest element in one pass, destructured; a running
+/// mean and sum of squares bound whole (`stats.0`), with a block as the
+/// closure's value; an `if` as its value (their expansion named the
+/// accumulator after splitting it, E0425, until 2026-11-28).
+#[differentiable]
+fn tuple_folds(x: &[f64]) -> f64 {
+    let (lo, hi) = x
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &v| {
+            (lo.min(v), hi.max(v))
+        });
+    let stats = x.iter().fold((0.0, 0.0), |(s, q), v| {
+        let w = v * 0.5;
+        (s + w, q + w * w)
+    });
+    let (up, down) = x.iter().fold((1.0, 0.0), |(u, d): (f64, f64), &v| {
+        if v > 0.0 {
+            (u * (1.0 + v), d)
+        } else {
+            (u, d - v)
+        }
+    });
+    (hi - lo) * stats.0 + stats.1 + up * down
+}
+
+#[differentiable]
+fn tuple_folds_loop(x: &[f64]) -> f64 {
+    let mut lo = f64::INFINITY;
+    let mut hi = f64::NEG_INFINITY;
+    for i in 0..x.len() {
+        lo = lo.min(x[i]);
+        hi = hi.max(x[i]);
+    }
+    let mut s = 0.0;
+    let mut q = 0.0;
+    for i in 0..x.len() {
+        let w = x[i] * 0.5;
+        s += w;
+        q += w * w;
+    }
+    let mut up = 1.0;
+    let mut down = 0.0;
+    for i in 0..x.len() {
+        if x[i] > 0.0 {
+            up *= 1.0 + x[i];
+        } else {
+            down -= x[i];
+        }
+    }
+    (hi - lo) * s + q + up * down
+}
+
+#[test]
+fn folds_with_tuple_accumulators() {
+    for x in [[0.3, -0.7, 1.1, 0.4], [1.5, 0.2, -0.9, 0.8]] {
+        let (value, gradient) = tuple_folds_grad(&x);
+        assert_eq!(value, tuple_folds(&x));
+        assert_eq!((value, gradient.clone()), tuple_folds_loop_grad(&x));
+        assert_gradient(tuple_folds, &x, &gradient);
+    }
+}
+
 // ----- a tuple local bound to a tuple-valued `if` or `match` (`syntax::tuple_if_locals`) -----
 
 /// `let t = if .. { (a, b) } else { (c, d) };` read by its parts, a typed

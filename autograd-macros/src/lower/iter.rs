@@ -789,6 +789,17 @@ impl Lowerer<'_> {
         let elem = (seq.elem)(&kx);
         let (init, step): (syn::Stmt, syn::Stmt) = match name.as_str() {
             "fold" => {
+                // (a tuple accumulator is taken in a `let`,
+                // `syntax::tuple_folds`)
+                if let Expr::Tuple(start) = strip_parens(&call.args[0]) {
+                    self.cx.error_spanned_by(
+                        start,
+                        "a `fold` with a tuple accumulator is supported by `#[differentiable]` \
+                         as a `let` of its own, `let (lo, hi) = xs.iter().fold((a, b), |(lo, \
+                         hi), &v| ..);`, with a closure written there",
+                    );
+                    return Value::Const(placeholder());
+                }
                 let Some(f) = self.callable(&call.args[1], 2) else {
                     return Value::Const(placeholder());
                 };

@@ -755,6 +755,7 @@ impl<'a> Lowerer<'a> {
         let stmts = syntax::loop_values(&stmts, self.names, &mut self.loop_values);
         let stmts = syntax::counted_whiles(&stmts, self.names);
         let stmts = syntax::nest_jumps(&stmts, self.names);
+        let stmts = syntax::tuple_folds(&stmts, self.names);
         let stmts = syntax::tuple_if_locals(&stmts, self.names);
         let stmts = syntax::split_tuple_lets(&stmts);
         let stmts = syntax::split_tuple_locals(&stmts, self.names);

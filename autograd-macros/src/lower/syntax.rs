@@ -1094,6 +1094,89 @@ fn value_breaks(l: &mut syn::ExprLoop, value: Option<&syn::Ident>) -> bool {
     breaks.found
 }
 
+/// `let (lo, hi) = chain.fold((a, b), |(lo, hi), &v| (lo.min(v),
+/// hi.max(v)));` (any pattern, an initial value that is a tuple written
+/// out, a closure of two parameters) → `let mut acc = (a, b); for &v in
+/// chain { let (lo, hi) = acc; acc = (lo.min(v), hi.max(v)); } let (lo,
+/// hi) = acc;`: a fold with a tuple accumulator is the loop a person writes,
+/// its accumulator a mutable tuple local (`split_tuple_locals`), its
+/// closure's value assigned whole (its expansion named the tuple after
+/// splitting it, E0425, until 2026-11-28). Anything else is left as it is.
+pub fn tuple_folds(stmts: &[Stmt], names: &Names) -> Vec<Stmt> {
+    let mut out = Vec::with_capacity(stmts.len());
+    for stmt in stmts {
+        match tuple_fold(stmt, names) {
+            Some(desugared) => out.extend(desugared),
+            None => out.push(stmt.clone()),
+        }
+    }
+    out
+}
+
+fn tuple_fold(stmt: &Stmt, names: &Names) -> Option<Vec<Stmt>> {
+    let Stmt::Local(local) = stmt else {
+        return None;
+    };
+    let init = local.init.as_ref().filter(|i| i.diverge.is_none())?;
+    let Expr::MethodCall(call) = strip_parens(&init.expr) else {
+        return None;
+    };
+    if call.method != "fold" || call.args.len() != 2 || call.turbofish.is_some() {
+        return None;
+    }
+    let Expr::Tuple(start) = strip_parens(&call.args[0]) else {
+        return None;
+    };
+    let Expr::Closure(f) = strip_parens(&call.args[1]) else {
+        return None;
+    };
+    if start.elems.is_empty() || f.inputs.len() != 2 {
+        return None;
+    }
+    let (acc_pat, elem_pat) = (&f.inputs[0], &f.inputs[1]);
+    // (a type on a closure parameter goes on its `let`; an element's type
+    // is the chain's)
+    let elem_pat = match elem_pat {
+        syn::Pat::Type(t) => &*t.pat,
+        other => other,
+    };
+    let acc = names.fresh("__ad_acc");
+    let chain = &call.receiver;
+    let body = &f.body;
+    // the closure's value assigned to the accumulator: a tuple written out
+    // directly, anything else (an `if`, a `match`) through a tuple local
+    let assign = |value: &Expr| -> Vec<Stmt> {
+        match strip_parens(value) {
+            Expr::Tuple(_) => vec![syn::parse_quote!(#acc = #value;)],
+            _ => {
+                let next = names.fresh("__ad_next");
+                vec![
+                    syn::parse_quote!(let #next = #value;),
+                    syn::parse_quote!(#acc = #next;),
+                ]
+            }
+        }
+    };
+    let next: Vec<Stmt> = match strip_parens(body) {
+        Expr::Block(b) if b.label.is_none() => {
+            let mut stmts = b.block.stmts.clone();
+            let tail = match stmts.pop() {
+                Some(Stmt::Expr(tail, None)) => tail,
+                _ => return None,
+            };
+            stmts.extend(assign(&tail));
+            stmts
+        }
+        _ => assign(body),
+    };
+    let pat = &local.pat;
+    Some(vec![
+        syn::parse_quote!(let mut #acc = #start;),
+        syn::parse_quote!(for #elem_pat in #chain { let #acc_pat = #acc; #(#next)* }),
+        syn::parse_quote!(let #pat = #acc;),
+    ])
+}
+
 /// `let t = if c { ..; (e1, e2) } else { ..; (f1, f2) };` (also `let mut
 /// t`, `let t: (f64, f64)`) → `let (t_0, t_1) = if ..;` then `let t =
 /// (t_0, t_1);`: a tuple local bound to a tuple-valued `if` (or `else if`
