@@ -1817,12 +1817,30 @@ impl<'a> Lowerer<'a> {
         }
         let (e, len) = (&repeat.expr, &repeat.len);
         let (value, k) = (self.fresh_ident("value"), self.fresh_ident("k"));
+        let init: syn::Stmt = syn::parse_quote!(let #value: f64 = #e;);
+        // a few elements: the array literal of them, `[value, value]`
+        // (stores into a buffer of zeros keep the zeros they overwrite)
+        let literal = match syntax::strip_parens(len) {
+            Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Int(n),
+                ..
+            }) => n.base10_parse::<usize>().ok().filter(|&n| n <= 16),
+            _ => None,
+        };
+        if let Some(n) = literal {
+            let items = std::iter::repeat(&value).take(n);
+            let array: Expr = match vec {
+                true => syn::parse_quote!(vec![#(#items),*]),
+                false => syn::parse_quote!([#(#items),*]),
+            };
+            return Some(vec![init, syn::parse_quote!(let mut #name = #array;)]);
+        }
         let zeros: Expr = match vec {
             true => syn::parse_quote!(vec![0.0_f64; #len]),
             false => syn::parse_quote!([0.0_f64; #len]),
         };
         Some(vec![
-            syn::parse_quote!(let #value: f64 = #e;),
+            init,
             syn::parse_quote!(let mut #name = #zeros;),
             syn::parse_quote!(for #k in 0..#name.len() { #name[#k] = #value; }),
         ])
