@@ -1928,3 +1928,34 @@ fn a_closure_array_copied_and_given_in_a_condition() {
         assert_close(&[dm, dys], &tape_gradient);
     }
 }
+
+// Seed 1128411 #196 (found the session fills of a value that varies were
+// added to the generator): `[v; 4]` of a value read through a closure that
+// reads a parameter — the macro looked for float names in the value's
+// tokens, found none (`k` is a closure), and refused it as a constant fill.
+#[differentiable]
+fn fill_through_a_closure(x: f64, y: f64) -> f64 {
+    let k = |value: f64| value * x + y;
+    let mut d = [(k(0.5) * k(0.5) + 1.25).cbrt(); 4];
+    d[1] *= y;
+    d[0] + d[1] - d[3] * x
+}
+
+fn fill_through_a_closure_tape<'t>(_tape: &'t Tape, v: &[Var<'t>]) -> Var<'t> {
+    let (x, y) = (v[0], v[1]);
+    let k = |value: f64| x * value + y;
+    let c = (k(0.5) * k(0.5) + 1.25).cbrt();
+    let d1 = c * y;
+    c + d1 - c * x
+}
+
+#[test]
+fn a_fill_of_a_value_read_through_a_closure() {
+    for x in [[0.3, 0.5], [-0.8, 1.7], [1.4, -0.6]] {
+        let (value, (dx, dy)) = fill_through_a_closure_grad(x[0], x[1]);
+        let (tape_value, tape_gradient) = on_tape(fill_through_a_closure_tape, &x);
+        assert_eq!(value, fill_through_a_closure(x[0], x[1]));
+        assert!((value - tape_value).abs() <= 1e-12 * (1.0 + value.abs()));
+        assert_close(&[dx, dy], &tape_gradient);
+    }
+}

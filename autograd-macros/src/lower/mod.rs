@@ -1846,12 +1846,17 @@ impl<'a> Lowerer<'a> {
         ])
     }
 
-    /// Whether `tokens` name a float local or parameter in scope.
+    /// Whether `tokens` name a float local or parameter in scope, or a
+    /// compound one that may hold or read floats (a tuple, a view, a
+    /// closure: `[k(0.5); 4]` with `k` reading `x`).
     fn reads_a_float(&self, tokens: TokenStream) -> bool {
         tokens.into_iter().any(|tree| match tree {
-            proc_macro2::TokenTree::Ident(ident) => self
-                .lookup(&ident.to_string())
-                .is_some_and(|id| matches!(self.vars[id].kind, Kind::Float | Kind::FloatArray)),
+            proc_macro2::TokenTree::Ident(ident) => {
+                self.lookup(&ident.to_string()).is_some_and(|id| {
+                    matches!(self.vars[id].kind, Kind::Float | Kind::FloatArray)
+                        || self.compound.contains_key(&id)
+                })
+            }
             proc_macro2::TokenTree::Group(group) => self.reads_a_float(group.stream()),
             _ => false,
         })
