@@ -1959,3 +1959,44 @@ fn a_fill_of_a_value_read_through_a_closure() {
         assert_close(&[dx, dy], &tape_gradient);
     }
 }
+
+// Seed 1128413 #168 and #362 (the same session): a fill of a value a chain
+// computes, `[(1..4).map(|k| ..).sum::<f64>(); 1]` — its value lowered to a
+// float the macro had not seen in the tokens, refused as a constant fill —
+// and a fill of a constant of a type the macro cannot see, `[FILL; 2]`,
+// changed in place through `iter_mut` — taken for an array of constants,
+// which `iter_mut` refused.
+const FILL: f64 = 1.25;
+
+#[differentiable]
+fn fills_of_chains_and_constants(m: f64, ys: f64) -> f64 {
+    let mut d = [(1..4).map(|k| k as f64 * m).sum::<f64>(); 1];
+    let mut e = [FILL; 2];
+    for (i, s) in e.iter_mut().take(1).enumerate() {
+        *s *= ys + i as f64;
+    }
+    let n = 3;
+    let w = vec![(0..n).map(|k| m * k as f64).sum::<f64>(); n];
+    d[0] *= ys;
+    d[0] + e[0] * e[1] + w[2] * m
+}
+
+fn fills_of_chains_and_constants_tape<'t>(_tape: &'t Tape, x: &[Var<'t>]) -> Var<'t> {
+    let (m, ys) = (x[0], x[1]);
+    let sum = m * 1.0 + m * 2.0 + m * 3.0;
+    let d0 = sum * ys;
+    let e0 = ys * FILL;
+    let w = m * 0.0 + m * 1.0 + m * 2.0;
+    d0 + e0 * FILL + w * m
+}
+
+#[test]
+fn fills_of_a_chain_and_of_a_constant_changed_in_place() {
+    for x in [[0.3, 0.5], [-0.8, 1.7], [1.4, -0.6]] {
+        let (value, (dm, dys)) = fills_of_chains_and_constants_grad(x[0], x[1]);
+        let (tape_value, tape_gradient) = on_tape(fills_of_chains_and_constants_tape, &x);
+        assert_eq!(value, fills_of_chains_and_constants(x[0], x[1]));
+        assert!((value - tape_value).abs() <= 1e-12 * (1.0 + value.abs()));
+        assert_close(&[dm, dys], &tape_gradient);
+    }
+}

@@ -222,6 +222,14 @@ struct Lowerer<'a> {
     /// them rather than the literal's tokens, whose statements (a block
     /// element's `let`s) the lowering already emitted once.
     declined_items: Option<Vec<Operand>>,
+    /// Set by `lower_let` just before its `array_constructor`, which takes
+    /// it: a fill of a value that varies, `[v; n]`, is then taken
+    /// (`filled_with`).
+    fill_allowed: bool,
+    /// The value a fill `array_constructor` took has to be stored into
+    /// each element of the new array (`lower_let` takes it at once and
+    /// does it after the `let`).
+    filled_with: Option<VarId>,
     /// The generated names of `match` scrutinees not yet bound, with the
     /// scrutinee (a float one is refused where it is bound).
     scrutinees: HashMap<String, Expr>,
@@ -260,6 +268,8 @@ impl<'a> Lowerer<'a> {
             compound: HashMap::new(),
             fixed_lens: HashMap::new(),
             declined_items: None,
+            fill_allowed: false,
+            filled_with: None,
             scrutinees: HashMap::new(),
             in_place: in_place::InPlace::default(),
         }
@@ -360,6 +370,35 @@ impl<'a> Lowerer<'a> {
     /// macro cannot see (some not integer or `bool` literals), as a local
     /// array typed by its elements (`[_; N]`), which may be a float one.
     fn untyped_array(&mut self, literal: &Expr) -> Option<(ArrayInit, TokenStream)> {
+        // `[SCALE; 2]`, `vec![SCALE; n]`: a fill of such a constant (refused
+        // where the array was then changed in place, `iter_mut`, until
+        // 2026-11-28: it was a constant the function indexes)
+        let repeat = match literal {
+            Expr::Repeat(r) => Some((r.clone(), false)),
+            Expr::Macro(m) if m.mac.path.is_ident("vec") => {
+                let tokens = &m.mac.tokens;
+                syn::parse2::<syn::ExprRepeat>(quote!([#tokens]))
+                    .ok()
+                    .map(|r| (r, true))
+            }
+            _ => None,
+        };
+        if let Some((repeat, vec)) = repeat {
+            if expr::is_int_or_bool(&repeat.expr.to_token_stream()) {
+                return None;
+            }
+            let (tokens, uses) = self.non_differentiated_tokens(&repeat.expr);
+            let (len, _) = self.non_differentiated_tokens(&repeat.len);
+            let ty = match vec {
+                true => quote!(::std::vec::Vec<_>),
+                false => quote!([_; #len]),
+            };
+            let value = Const {
+                tokens: expr::parenthesize(tokens),
+                uses,
+            };
+            return Some((ArrayInit::Fill { value, len, vec }, ty));
+        }
         let Expr::Array(array) = literal else {
             return None;
         };
@@ -1021,10 +1060,6 @@ impl<'a> Lowerer<'a> {
                 self.lower_stmts(&stmts, None, &[]);
                 return;
             }
-            if let Some(stmts) = self.filled_with_value(&p.ident, &init.expr) {
-                self.lower_stmts(&stmts, None, &[]);
-                return;
-            }
             // `let v: Vec<f64> = chain.collect();`
             if self.lower_collect(&p.ident, ty, &init.expr) {
                 return;
@@ -1070,7 +1105,11 @@ impl<'a> Lowerer<'a> {
             // the macro can see of its elements.
             let typed_float = ty.is_some_and(is_float_array_type);
             let errors = self.cx.error_count();
-            let array = match self.array_constructor(&init.expr, typed_float) {
+            self.fill_allowed = true;
+            let constructed = self.array_constructor(&init.expr, typed_float);
+            self.fill_allowed = false;
+            let filled_with = self.filled_with.take();
+            let array = match constructed {
                 Some(array) => Some((array, None)),
                 None => self
                     .untyped_array(&init.expr)
@@ -1103,6 +1142,14 @@ impl<'a> Lowerer<'a> {
                     init: Some(Rhs::Array(array)),
                 });
                 self.bind(&p.ident, id);
+                // `[v; n]` of a value that varies: zeros, then `v` stored
+                // into each element, as a loop filling it does
+                if let Some(value) = filled_with {
+                    let (name, value, k) = (&p.ident, self.alias(value), self.fresh_ident("k"));
+                    let fill: syn::Stmt =
+                        syn::parse_quote!(for #k in 0..#name.len() { #name[#k] = #value; });
+                    self.lower_stmts(&[fill], None, &[]);
+                }
                 return;
             }
             // `let order = [2usize, 0, 1];`, `let seen = vec![false; n];`: an
@@ -1795,78 +1842,14 @@ impl<'a> Lowerer<'a> {
         Some(stmts)
     }
 
-    /// `let v = [e; n];` (or `vec![e; n]`) of a value `e` that reads a
-    /// float local or parameter → `let value = e; let mut v = [0.0; n];
-    /// for k in 0..v.len() { v[k] = value; }`: the stores it stands for
-    /// (refused as "fill a new array with a constant" until 2026-11-28).
-    /// `None` for anything else, a constant fill included.
-    fn filled_with_value(&mut self, name: &Ident, init: &Expr) -> Option<Vec<syn::Stmt>> {
-        let (repeat, vec) = match syntax::strip_parens(init) {
-            Expr::Repeat(r) => (r.clone(), false),
-            Expr::Macro(m) if m.mac.path.is_ident("vec") => {
-                let tokens = &m.mac.tokens;
-                (
-                    syn::parse2::<syn::ExprRepeat>(quote!([#tokens])).ok()?,
-                    true,
-                )
-            }
-            _ => return None,
-        };
-        if !self.reads_a_float(repeat.expr.to_token_stream()) {
-            return None;
-        }
-        let (e, len) = (&repeat.expr, &repeat.len);
-        let (value, k) = (self.fresh_ident("value"), self.fresh_ident("k"));
-        let init: syn::Stmt = syn::parse_quote!(let #value: f64 = #e;);
-        // a few elements: the array literal of them, `[value, value]`
-        // (stores into a buffer of zeros keep the zeros they overwrite)
-        let literal = match syntax::strip_parens(len) {
-            Expr::Lit(syn::ExprLit {
-                lit: syn::Lit::Int(n),
-                ..
-            }) => n.base10_parse::<usize>().ok().filter(|&n| n <= 16),
-            _ => None,
-        };
-        if let Some(n) = literal {
-            let items = std::iter::repeat(&value).take(n);
-            let array: Expr = match vec {
-                true => syn::parse_quote!(vec![#(#items),*]),
-                false => syn::parse_quote!([#(#items),*]),
-            };
-            return Some(vec![init, syn::parse_quote!(let mut #name = #array;)]);
-        }
-        let zeros: Expr = match vec {
-            true => syn::parse_quote!(vec![0.0_f64; #len]),
-            false => syn::parse_quote!([0.0_f64; #len]),
-        };
-        Some(vec![
-            init,
-            syn::parse_quote!(let mut #name = #zeros;),
-            syn::parse_quote!(for #k in 0..#name.len() { #name[#k] = #value; }),
-        ])
-    }
-
-    /// Whether `tokens` name a float local or parameter in scope, or a
-    /// compound one that may hold or read floats (a tuple, a view, a
-    /// closure: `[k(0.5); 4]` with `k` reading `x`).
-    fn reads_a_float(&self, tokens: TokenStream) -> bool {
-        tokens.into_iter().any(|tree| match tree {
-            proc_macro2::TokenTree::Ident(ident) => {
-                self.lookup(&ident.to_string()).is_some_and(|id| {
-                    matches!(self.vars[id].kind, Kind::Float | Kind::FloatArray)
-                        || self.compound.contains_key(&id)
-                })
-            }
-            proc_macro2::TokenTree::Group(group) => self.reads_a_float(group.stream()),
-            _ => false,
-        })
-    }
-
     /// A new local float array: `[v; n]`, `[a, b]`, `vec![..]`, `x.to_vec()`.
     /// `None` for anything else (including arrays of integers, which stay
     /// constants).
     fn array_constructor(&mut self, init: &Expr, typed_float: bool) -> Option<ArrayInit> {
         self.declined_items = None;
+        // (taken here: the lowering of the elements below may construct
+        // arrays of its own, which `lower_let` did not allow a fill)
+        let fill_allowed = std::mem::take(&mut self.fill_allowed);
         let (literal, vec) = match init {
             Expr::Repeat(_) | Expr::Array(_) => (init.clone(), false),
             Expr::Macro(m) if m.mac.path.is_ident("vec") => {
@@ -1927,13 +1910,43 @@ impl<'a> Lowerer<'a> {
         match literal {
             Expr::Repeat(repeat) => {
                 let value = self.lower_expr(&repeat.expr);
-                let expr::Value::Const(value) = value else {
-                    self.cx.error_spanned_by(
-                        &repeat.expr,
-                        "fill a new array with a constant (`[0.0; n]`), then assign its \
-                         elements",
-                    );
-                    return Some(stand_in_array(vec));
+                // a value that varies (refused as "fill a new array with a
+                // constant" until 2026-11-28): for a few elements the
+                // literal of them, `[v, v, v]`; else zeros, then `v` stored
+                // into each (`lower_let`)
+                let value = match value {
+                    expr::Value::Const(value) => value,
+                    expr::Value::Var(var) if fill_allowed => {
+                        let literal = match syntax::strip_parens(&repeat.len) {
+                            Expr::Lit(syn::ExprLit {
+                                lit: syn::Lit::Int(n),
+                                ..
+                            }) => n.base10_parse::<usize>().ok().filter(|&n| n <= 16),
+                            _ => None,
+                        };
+                        if let Some(n) = literal {
+                            let items = vec![Operand::Var(var); n];
+                            return Some(ArrayInit::List { items, vec });
+                        }
+                        self.filled_with = Some(var);
+                        let (len, _) = self.non_differentiated_tokens(&repeat.len);
+                        return Some(ArrayInit::Fill {
+                            value: Const {
+                                tokens: quote!(0.0_f64),
+                                uses: Vec::new(),
+                            },
+                            len,
+                            vec,
+                        });
+                    }
+                    _ => {
+                        self.cx.error_spanned_by(
+                            &repeat.expr,
+                            "fill a new array with a constant (`[0.0; n]`) or a value in a \
+                             `let` of its own (`let v = [x; n];`), then assign its elements",
+                        );
+                        return Some(stand_in_array(vec));
+                    }
                 };
                 if !value.is_float && !typed_float {
                     return None;
