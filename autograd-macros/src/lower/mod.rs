@@ -229,7 +229,7 @@ struct Lowerer<'a> {
     /// The value a fill `array_constructor` took has to be stored into
     /// each element of the new array (`lower_let` takes it at once and
     /// does it after the `let`).
-    filled_with: Option<VarId>,
+    filled_with: Option<(VarId, Ident)>,
     /// The generated names of `match` scrutinees not yet bound, with the
     /// scrutinee (a float one is refused where it is bound).
     scrutinees: HashMap<String, Expr>,
@@ -1144,10 +1144,10 @@ impl<'a> Lowerer<'a> {
                 self.bind(&p.ident, id);
                 // `[v; n]` of a value that varies: zeros, then `v` stored
                 // into each element, as a loop filling it does
-                if let Some(value) = filled_with {
+                if let Some((value, count)) = filled_with {
                     let (name, value, k) = (&p.ident, self.alias(value), self.fresh_ident("k"));
                     let fill: syn::Stmt =
-                        syn::parse_quote!(for #k in 0..#name.len() { #name[#k] = #value; });
+                        syn::parse_quote!(for #k in 0..#count { #name[#k] = #value; });
                     self.lower_stmts(&[fill], None, &[]);
                 }
                 return;
@@ -1928,8 +1928,12 @@ impl<'a> Lowerer<'a> {
                             let items = vec![Operand::Var(var); n];
                             return Some(ArrayInit::List { items, vec });
                         }
-                        self.filled_with = Some(var);
-                        let (len, _) = self.non_differentiated_tokens(&repeat.len);
+                        // (the length in a local of its own, which the loop
+                        // storing `v` runs to: a loop over the whole of a
+                        // buffer of zeros keeps no undo tape, `record.rs`)
+                        let count = self.const_local_of(&repeat.len);
+                        self.filled_with = Some((var, count.clone()));
+                        let (len, _) = self.non_differentiated_tokens(&syn::parse_quote!(#count));
                         return Some(ArrayInit::Fill {
                             value: Const {
                                 tokens: quote!(0.0_f64),
