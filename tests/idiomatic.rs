@@ -1678,7 +1678,9 @@ fn tuple_folds(x: &[f64]) -> f64 {
             (u, d - v)
         }
     });
-    (hi - lo) * stats.0 + stats.1 + up * down
+    // the accumulator bound whole in the closure, over a range
+    let (a, b) = (0..x.len()).fold((0.0, 1.0), |acc, k| (acc.0 + x[k], acc.1 * 0.5 + x[k]));
+    (hi - lo) * stats.0 + stats.1 + up * down + a * b
 }
 
 #[differentiable]
@@ -1705,7 +1707,14 @@ fn tuple_folds_loop(x: &[f64]) -> f64 {
             down -= x[i];
         }
     }
-    (hi - lo) * s + q + up * down
+    let mut a = 0.0;
+    let mut b = 1.0;
+    for k in 0..x.len() {
+        let next = (a + x[k], b * 0.5 + x[k]);
+        a = next.0;
+        b = next.1;
+    }
+    (hi - lo) * s + q + up * down + a * b
 }
 
 #[test]

@@ -791,6 +791,11 @@ impl Lowerer<'_> {
             "fold" => {
                 // (a tuple accumulator is taken in a `let`,
                 // `syntax::tuple_folds`)
+                if let Expr::Closure(c) = strip_parens(&call.args[1]) {
+                    if !self.closure_is_inlinable(c) {
+                        return Value::Const(placeholder());
+                    }
+                }
                 if let Expr::Tuple(start) = strip_parens(&call.args[0]) {
                     self.cx.error_spanned_by(
                         start,

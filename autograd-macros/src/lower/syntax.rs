@@ -1130,7 +1130,9 @@ fn tuple_fold(stmt: &Stmt, names: &Names) -> Option<Vec<Stmt>> {
     let Expr::Closure(f) = strip_parens(&call.args[1]) else {
         return None;
     };
-    if start.elems.is_empty() || f.inputs.len() != 2 {
+    // (a `return` in the closure returns its value, not the function's:
+    // left to lowering, which refuses it)
+    if start.elems.is_empty() || f.inputs.len() != 2 || may_jump(&f.body) {
         return None;
     }
     let (acc_pat, elem_pat) = (&f.inputs[0], &f.inputs[1]);
