@@ -827,7 +827,10 @@ fn checked(e: &Expr, j: &str, at: &TokenStream) -> Option<TokenStream> {
 /// The locals of a body (`let n = e;`, not `mut`) whose values are
 /// integers known from the body's text (`fold`), by name: names are unique
 /// to one variable each (`names.rs`), so a name is one value wherever it is
-/// bound (a loop's forward and reverse copies bind it alike).
+/// bound (a loop's forward and reverse copies bind it alike). A count it
+/// gets wrong (a name bound twice inside constant tokens the renaming does
+/// not reach) can only cost a loop its rows: the loop as written is always
+/// right.
 #[derive(Default)]
 struct Counts {
     values: HashMap<String, i128>,
