@@ -196,6 +196,29 @@ fn a_helpers_vector_indexed_where_it_is_called() {
     }
 }
 
+// `twice(x).iter()`: a helper's vector iterated where it is called, in a
+// chain and in `for` (refused until 2026-11-28).
+#[differentiable]
+fn iterated_where_called(x: &[f64]) -> f64 {
+    let mut s: f64 = twice(x).iter().map(|v| v.sin()).sum();
+    for (i, v) in twice(&x[1..]).iter().enumerate() {
+        s += v * i as f64;
+    }
+    for v in polar(x[0], x[1]).iter() {
+        s *= 1.0 + v * 0.1;
+    }
+    s
+}
+
+#[test]
+fn a_helpers_vector_iterated_where_it_is_called() {
+    for x in [[0.3, -1.2, 0.7], [1.5, 0.25, -0.4]] {
+        let (value, gradient) = iterated_where_called_grad(&x);
+        assert_eq!(value, iterated_where_called(&x));
+        check::gradient(iterated_where_called, &x, &gradient).assert_ok(1e-6);
+    }
+}
+
 #[differentiable]
 fn tuple_of_vectors(x: &[f64]) -> f64 {
     let (a, b) = (twice(x), twice(&x[1..]));

@@ -270,7 +270,16 @@ impl Lowerer<'_> {
             _ => expr,
         };
         let errors = self.cx.error_count();
-        let bound = self.lower_bound(expr);
+        // `g(x).iter()`: a helper's vector, iterated where it is called
+        // (refused until 2026-11-28), as `let r = g(x);` then `r.iter()`
+        let called = match strip_parens(expr) {
+            Expr::Call(_) | Expr::MethodCall(_) => self.vector_call(expr),
+            _ => None,
+        };
+        let bound = match called {
+            Some(value) => Bound::Value(value),
+            None => self.lower_bound(expr),
+        };
         if self.cx.error_count() > errors {
             return None;
         }
