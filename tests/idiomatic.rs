@@ -2243,3 +2243,123 @@ fn clones_of_float_arrays() {
         assert_gradient(clones, &x, &gradient);
     }
 }
+
+// Closures whose parameters are typed references, `|v: &f64|`, called with
+// `&x`, `&x[0]`, `&2.0` or given a slice's elements; `|&v: &f64|`; a
+// constant by reference (the expansion did not compile until 2026-11-28:
+// `let v: &f64 = x;`, and `&x[0]` as an argument was refused).
+const SCALE: f64 = 1.5;
+
+#[differentiable]
+fn reference_parameters(x: &[f64]) -> f64 {
+    let sq = |v: &f64| v * v;
+    let twice = |v: &f64| *v * 2.0;
+    let scaled = |v: &f64, w: f64| v * w;
+    let y = x[0] * x[1];
+    let by_map: f64 = x.iter().map(sq).sum::<f64>() + x.iter().map(|&v: &f64| v * y).sum::<f64>();
+    by_map + sq(&x[2]) + twice(&y) + twice(&2.0) * x[1] + scaled(&SCALE, x[2]) + scaled(&y, x[0])
+}
+
+#[differentiable]
+fn reference_parameters_loop(x: &[f64]) -> f64 {
+    let y = x[0] * x[1];
+    let mut squares = 0.0;
+    for i in 0..x.len() {
+        squares += x[i] * x[i];
+    }
+    let mut products = 0.0;
+    for i in 0..x.len() {
+        products += x[i] * y;
+    }
+    let by_map = squares + products;
+    by_map + x[2] * x[2] + y * 2.0 + 2.0 * 2.0 * x[1] + SCALE * x[2] + y * x[0]
+}
+
+#[test]
+fn closures_with_reference_parameters() {
+    for x in [[0.3, -0.7, 1.1], [1.5, 0.2, -0.9]] {
+        let (value, gradient) = reference_parameters_grad(&x);
+        let (value_loop, gradient_loop) = reference_parameters_loop_grad(&x);
+        assert_eq!(value, reference_parameters(&x));
+        assert_eq!(value.to_bits(), value_loop.to_bits());
+        assert_eq!(gradient, gradient_loop);
+        assert_gradient(reference_parameters, &x, &gradient);
+    }
+}
+
+// Comparisons of floats by `partial_cmp` / `total_cmp` (an `Ordering`, no
+// derivative), with an argument held by reference, and integers by
+// reference (`|i: &usize|`, `let r = &n;`).
+#[differentiable]
+fn compares_by_ordering(x: &[f64], n: usize) -> f64 {
+    use std::cmp::Ordering;
+    let cmp = |a: &f64, b: &f64| a.total_cmp(b);
+    let next = |i: &usize| *i + 1;
+    let r = &n;
+    let mut best = x[0];
+    for v in x.iter() {
+        if cmp(&best, v) == Ordering::Less {
+            best = *v;
+        }
+    }
+    let mut low = x[0];
+    for &v in x {
+        if v.partial_cmp(&low) == Some(Ordering::Less) {
+            low = v;
+        }
+    }
+    best * 2.0 - low + x[next(r) - n]
+}
+
+#[test]
+fn comparisons_by_ordering() {
+    let x = [0.3, -0.7, 1.1, 0.2];
+    let (value, gradient) = compares_by_ordering_grad(&x, 3);
+    assert_eq!(value, compares_by_ordering(&x, 3));
+    assert_eq!(value, 1.1 * 2.0 + 0.7 - 0.7);
+    assert_eq!(gradient, vec![0.0, 0.0, 2.0, 0.0]);
+    assert_gradient(|x| compares_by_ordering(x, 3), &x, &gradient);
+}
+
+// `chain.for_each(|v| ..);` is the loop `for v in chain { .. }`, also
+// writing a buffer through `iter_mut` and summing into a local.
+#[differentiable]
+fn for_each(x: &[f64]) -> f64 {
+    let mut y = x.to_vec();
+    y.iter_mut().for_each(|v| *v *= 2.0);
+    let mut total = 0.0;
+    y.iter().zip(x).for_each(|(a, b)| total += a * b.sin());
+    (0..x.len()).step_by(2).for_each(|i: usize| {
+        let t = x[i] * y[i];
+        total += t.exp();
+    });
+    total
+}
+
+#[differentiable]
+fn for_each_loop(x: &[f64]) -> f64 {
+    let mut y = x.to_vec();
+    for v in y.iter_mut() {
+        *v *= 2.0;
+    }
+    let mut total = 0.0;
+    for (a, b) in y.iter().zip(x) {
+        total += a * b.sin();
+    }
+    for i in (0..x.len()).step_by(2) {
+        let t = x[i] * y[i];
+        total += t.exp();
+    }
+    total
+}
+
+#[test]
+fn for_each_is_its_loop() {
+    same_as_loop(
+        for_each,
+        for_each_grad,
+        for_each_adjoint,
+        for_each_loop_grad,
+        &[&[0.3, -0.7, 1.1], &[1.5, 0.2, -0.9, 0.4], &[]],
+    );
+}

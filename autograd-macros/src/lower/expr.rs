@@ -64,6 +64,19 @@ const F64_TESTS: &[&str] = &[
     "is_sign_negative",
 ];
 
+/// `f64` methods that compare a value with another, given by reference
+/// (an `Ordering` or a `bool`, no derivative).
+const F64_COMPARISONS: &[&str] = &[
+    "partial_cmp",
+    "total_cmp",
+    "eq",
+    "ne",
+    "lt",
+    "le",
+    "gt",
+    "ge",
+];
+
 impl ConstValue {
     fn new(tokens: TokenStream, is_float: bool) -> Self {
         ConstValue {
@@ -442,6 +455,11 @@ impl Lowerer<'_> {
                     is_float: false,
                     uses: vec![id],
                 })
+            }
+            // `a.total_cmp(b)`, `a.partial_cmp(&b)`: an `Ordering`, never
+            // differentiated
+            Value::Var(_) if F64_COMPARISONS.contains(&name.as_str()) && call.args.len() == 1 => {
+                self.non_differentiated(&Expr::MethodCall(call.clone()))
             }
             _ => {
                 self.cx.error_spanned_by(
@@ -1449,6 +1467,19 @@ impl Renamer<'_, '_> {
         Some((items, uses))
     }
 
+    /// Is `expr` the name of one of the function's float locals?
+    fn is_float_local(&self, expr: &Expr) -> bool {
+        let Expr::Path(path) = expr else { return false };
+        path.path.get_ident().is_some_and(|ident| {
+            let name = ident.to_string();
+            !self.is_block_local(&name)
+                && self
+                    .lowerer
+                    .lookup(&name)
+                    .is_some_and(|id| self.lowerer.vars[id].kind == Kind::Float)
+        })
+    }
+
     fn is_block_local(&self, name: &str) -> bool {
         self.block_locals.iter().any(|scope| scope.contains(name))
     }
@@ -1558,6 +1589,18 @@ impl VisitMut for Renamer<'_, '_> {
                     }
                     *expr = syn::parse_quote!(#tokens);
                     return;
+                }
+            }
+        }
+        // `a.total_cmp(b)` where the function holds `b` by reference (a
+        // closure's `&f64` parameter, a slice's element): in the generated
+        // code `b` is the float itself, so the argument is `&b`
+        if let Expr::MethodCall(call) = expr {
+            if F64_COMPARISONS.contains(&call.method.to_string().as_str()) {
+                for arg in call.args.iter_mut() {
+                    if self.is_float_local(arg) {
+                        *arg = syn::parse_quote!(&#arg);
+                    }
                 }
             }
         }

@@ -146,7 +146,12 @@ impl Lowerer<'_> {
             return Some(self.consume(call));
         }
         let loop_text = "write the loop: `let mut best = ..; for v in xs { .. }`";
-        let message = if REFUSED_CONSUMERS.contains(&name.as_str()) {
+        let message = if name == "for_each" {
+            "`.for_each(..)` is supported by `#[differentiable]` as a statement, with a \
+             closure of one parameter that does not `return`: it is the loop `for v in xs { .. \
+             }`; write that loop (`continue` where the closure returns)"
+                .to_string()
+        } else if REFUSED_CONSUMERS.contains(&name.as_str()) {
             format!(
                 "`.{name}()` is not supported on an iterator by `#[differentiable]`, which \
                  lowers `sum`, `product`, `fold`, `count`, `any`, `all` and `position`; {loop_text} (or `fold`)"

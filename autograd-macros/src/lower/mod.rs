@@ -84,6 +84,7 @@ pub fn lower_as_written(cx: &Ctxt, sig: &Signature, item: &syn::ItemFn, names: &
 }
 
 fn lower_body(cx: &Ctxt, sig: &Signature, mut body: syn::Block, names: &Names) -> Func {
+    syntax::for_each_loops(&mut body);
     syntax::rewrite_labeled_jumps(&mut body, names);
     syntax::rewrite_returns_in_loops(&mut body, names);
     let errors = cx.error_count();

@@ -129,8 +129,21 @@ impl Lowerer<'_> {
                         }
                     }
                 }
-                if self.compound_of(inner).is_some() || matches!(inner, Expr::Path(_)) {
-                    return self.lower_bound(inner);
+                if self.compound_of(inner).is_some() || r.mutability.is_none() {
+                    // `&x`, `&x[0]`, `&(a * b)`, `&2.0` of a float: the float
+                    // itself (what reads it through the reference reads it
+                    // the same); of any other constant, the reference
+                    return match self.lower_bound(inner) {
+                        Bound::Value(Value::Const(c)) if !c.is_float => {
+                            let tokens = parenthesize(c.tokens);
+                            Bound::Value(Value::Const(super::expr::ConstValue {
+                                tokens: quote!(&#tokens),
+                                is_float: false,
+                                uses: c.uses,
+                            }))
+                        }
+                        other => other,
+                    };
                 }
                 Bound::Value(self.lower_expr(expr))
             }
@@ -294,7 +307,14 @@ impl Lowerer<'_> {
         match pat {
             Pat::Type(pt) => self.bind_pattern(&pt.pat, value, Some(&pt.ty)),
             Pat::Paren(p) => self.bind_pattern(&p.pat, value, ty),
-            Pat::Reference(r) => self.bind_pattern(&r.pat, value, ty),
+            // `|&v: &f64|`: `v` is what the reference points to
+            Pat::Reference(r) => {
+                let ty = ty.map(|ty| match ty {
+                    syn::Type::Reference(inner) => &*inner.elem,
+                    other => other,
+                });
+                self.bind_pattern(&r.pat, value, ty)
+            }
             Pat::Wild(_) => {
                 if let Bound::Value(Value::Const(c)) = value {
                     let tokens = c.tokens;
@@ -464,6 +484,36 @@ impl Lowerer<'_> {
         ty: Option<&syn::Type>,
         mutable: bool,
     ) {
+        // `|v: &f64| ..` called with `&x` (or given a slice's elements): the
+        // generated code holds the float itself, as it does for `&x`
+        // (a reference to a float is taken through where it is made)
+        let (ty, value) = match (ty, value) {
+            (Some(ty), Value::Var(v)) if float_reference(ty) => {
+                (Some(without_references(ty)), Value::Var(v))
+            }
+            // (a constant the macro cannot tell is a float kept its `&`:
+            // the float it points to)
+            (Some(ty), Value::Const(c)) if float_reference(ty) => {
+                let c = match c.is_float {
+                    true => c,
+                    false => {
+                        let mut tokens = parenthesize(c.tokens);
+                        let mut inner = ty;
+                        while let syn::Type::Reference(r) = inner {
+                            tokens = quote!((*#tokens));
+                            inner = &r.elem;
+                        }
+                        super::expr::ConstValue {
+                            tokens,
+                            is_float: true,
+                            uses: c.uses,
+                        }
+                    }
+                };
+                (Some(without_references(ty)), Value::Const(c))
+            }
+            (ty, value) => (ty, value),
+        };
         let declared_kind = ty.map(|ty| {
             if crate::signature::is_f64(ty) {
                 Kind::Float
@@ -744,4 +794,17 @@ fn collect_let_names(expr: &Expr, out: &mut Vec<String>) {
         }
     }
     syn::visit::Visit::visit_expr(&mut Lets(out), expr);
+}
+
+/// `ty` without the references around it (`&&f64` is `f64`).
+fn without_references(mut ty: &syn::Type) -> &syn::Type {
+    while let syn::Type::Reference(r) = ty {
+        ty = &r.elem;
+    }
+    ty
+}
+
+/// Is `ty` a reference to an `f64` (`&f64`, `&&f64`)?
+fn float_reference(ty: &syn::Type) -> bool {
+    matches!(ty, syn::Type::Reference(_)) && crate::signature::is_f64(without_references(ty))
 }

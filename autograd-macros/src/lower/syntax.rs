@@ -10,6 +10,51 @@ use syn::visit::Visit;
 use syn::visit_mut::VisitMut;
 use syn::{BinOp, Expr, Stmt};
 
+/// `chain.for_each(|pat| body);` is the loop `for pat in chain { body }`,
+/// rewritten before anything reads the body, so that every pass sees the
+/// loop (and what its body assigns) as it sees one written out. A closure
+/// that returns early is left as it is (and refused where it is lowered).
+pub fn for_each_loops(block: &mut syn::Block) {
+    struct Rewriter;
+    impl VisitMut for Rewriter {
+        fn visit_expr_mut(&mut self, expr: &mut Expr) {
+            if let Some(for_loop) = for_each_loop(expr) {
+                *expr = Expr::ForLoop(for_loop);
+            }
+            syn::visit_mut::visit_expr_mut(self, expr);
+        }
+    }
+    Rewriter.visit_block_mut(block);
+}
+
+fn for_each_loop(expr: &Expr) -> Option<syn::ExprForLoop> {
+    let Expr::MethodCall(call) = expr else {
+        return None;
+    };
+    if call.method != "for_each" || call.args.len() != 1 || !super::iter::is_chain(&call.receiver) {
+        return None;
+    }
+    let Expr::Closure(closure) = strip_parens(&call.args[0]) else {
+        return None;
+    };
+    if closure.inputs.len() != 1
+        || closure.asyncness.is_some()
+        || first_jump(&closure.body).is_some()
+    {
+        return None;
+    }
+    let pat = match &closure.inputs[0] {
+        syn::Pat::Type(typed) => (*typed.pat).clone(),
+        pat => pat.clone(),
+    };
+    let chain = &call.receiver;
+    let body: syn::Block = match &*closure.body {
+        Expr::Block(b) if b.label.is_none() => b.block.clone(),
+        body => syn::parse_quote!({ #body; }),
+    };
+    Some(syn::parse_quote!(for #pat in #chain #body))
+}
+
 /// `return v` inside a loop cannot leave the function directly: the reverse
 /// sweep still has to run. It becomes `{ __ad_ret = v; __ad_returned = true;
 /// break; }`, and every loop that contains one is followed by
