@@ -2363,3 +2363,134 @@ fn for_each_is_its_loop() {
         &[&[0.3, -0.7, 1.1], &[1.5, 0.2, -0.9, 0.4], &[]],
     );
 }
+
+// `reduce`, `max_by`, `min_by` unwrapped at once (refused until
+// 2026-11-28): the loop `Iterator` runs, the first element starting the
+// accumulator; with comparisons by `partial_cmp` and `total_cmp`, a
+// function path as the comparison, through `copied()`, after `filter`.
+#[differentiable]
+fn reduces(x: &[f64]) -> f64 {
+    let m = x.iter().copied().reduce(f64::max).unwrap();
+    let lo = x.iter().cloned().reduce(|a, b| a.min(b)).unwrap_or(0.0);
+    let best = *x.iter().max_by(|a, b| a.partial_cmp(b).unwrap()).unwrap();
+    let worst = x.iter().copied().min_by(|a, b| a.total_cmp(b)).unwrap();
+    let big = x
+        .iter()
+        .map(|v| v * v)
+        .max_by(f64::total_cmp)
+        .expect("not empty");
+    let positive = x
+        .iter()
+        .copied()
+        .filter(|v| *v > 0.0)
+        .reduce(|a, b| a * b)
+        .unwrap_or(1.0);
+    let s = x
+        .iter()
+        .map(|v| v.exp())
+        .reduce(|a, b| a + b)
+        .unwrap_or_default();
+    m * 2.0 + lo * 3.0 + best * worst + big + positive + s.ln()
+}
+
+#[differentiable]
+fn reduces_loop(x: &[f64]) -> f64 {
+    let mut m = x[0];
+    for i in 1..x.len() {
+        m = m.max(x[i]);
+    }
+    let mut lo = x[0];
+    for i in 1..x.len() {
+        lo = lo.min(x[i]);
+    }
+    let (mut best, mut worst, mut big) = (x[0], x[0], x[0] * x[0]);
+    for i in 1..x.len() {
+        if x[i] >= best {
+            best = x[i];
+        }
+        if x[i] < worst {
+            worst = x[i];
+        }
+        if x[i] * x[i] >= big {
+            big = x[i] * x[i];
+        }
+    }
+    let mut positive = 1.0;
+    let mut found = false;
+    for i in 0..x.len() {
+        if x[i] > 0.0 {
+            if found {
+                positive *= x[i];
+            } else {
+                positive = x[i];
+                found = true;
+            }
+        }
+    }
+    let mut s = x[0].exp();
+    for i in 1..x.len() {
+        s += x[i].exp();
+    }
+    m * 2.0 + lo * 3.0 + best * worst + big + positive + s.ln()
+}
+
+#[test]
+fn reduce_max_by_min_by_are_their_loops() {
+    let points: [&[f64]; 3] = [&[0.5, -1.5, 2.0, 0.25, 1.0], &[-0.3, -0.7, -1.1], &[1.5]];
+    for x in points {
+        let (value, gradient) = reduces_grad(x);
+        let (value_loop, gradient_loop) = reduces_loop_grad(x);
+        assert_eq!(value, reduces(x));
+        assert_eq!(value.to_bits(), value_loop.to_bits(), "at {x:?}");
+        assert_eq!(gradient, gradient_loop, "at {x:?}");
+        assert_gradient(reduces, x, &gradient);
+    }
+}
+
+// Of equal maxima `max_by` keeps the last, of equal minima `min_by` the
+// first, as `Iterator`'s do; an empty chain gives `unwrap_or`'s value, or
+// panics as `unwrap` does.
+#[differentiable]
+fn reduces_ties(x: &[f64]) -> f64 {
+    let hi = x
+        .iter()
+        .copied()
+        .max_by(|a, b| a.abs().total_cmp(&b.abs()))
+        .unwrap();
+    let lo = x
+        .iter()
+        .copied()
+        .min_by(|a, b| a.abs().total_cmp(&b.abs()))
+        .unwrap();
+    hi * 10.0 + lo
+}
+
+#[differentiable]
+fn reduces_empty(x: &[f64]) -> f64 {
+    let over = x
+        .iter()
+        .copied()
+        .filter(|v| *v > 5.0)
+        .reduce(f64::max)
+        .unwrap_or(0.5);
+    x.iter().copied().reduce(f64::max).unwrap_or(-1.0) + over
+}
+
+#[test]
+fn reduce_ties_and_empty_chains() {
+    assert_eq!(
+        reduces_ties_grad(&[1.0, -2.0, 2.0, -1.0]),
+        (21.0, vec![1.0, 0.0, 10.0, 0.0])
+    );
+    assert_eq!(reduces_empty_grad(&[]), (-0.5, vec![]));
+    assert_eq!(
+        reduces_empty_grad(&[1.0, 6.0, 7.0]),
+        (14.0, vec![0.0, 0.0, 2.0])
+    );
+}
+
+#[test]
+#[should_panic(expected = "called `Option::unwrap()` on a `None` value")]
+fn reduce_of_nothing_unwrapped_panics() {
+    let _ = reduces_ties_grad(&[]);
+}

@@ -610,6 +610,11 @@ impl Lowerer<'_> {
                     let values = call.args.iter().map(|arg| self.lower_expr(arg)).collect();
                     return self.lower_prim(prim, values, &call.args, call, Syntax::Path);
                 }
+                // `f64::total_cmp(a, b)` (a `max_by`'s comparison): an
+                // `Ordering`, never differentiated
+                if F64_COMPARISONS.contains(&method.as_str()) && call.args.len() == 2 {
+                    return self.non_differentiated(&Expr::Call(call.clone()));
+                }
                 self.cx.error_spanned_by(
                     &call.func,
                     format!(
@@ -1595,13 +1600,26 @@ impl VisitMut for Renamer<'_, '_> {
         // `a.total_cmp(b)` where the function holds `b` by reference (a
         // closure's `&f64` parameter, a slice's element): in the generated
         // code `b` is the float itself, so the argument is `&b`
-        if let Expr::MethodCall(call) = expr {
-            if F64_COMPARISONS.contains(&call.method.to_string().as_str()) {
-                for arg in call.args.iter_mut() {
-                    if self.is_float_local(arg) {
-                        *arg = syn::parse_quote!(&#arg);
-                    }
+        let compared = match expr {
+            Expr::MethodCall(call)
+                if F64_COMPARISONS.contains(&call.method.to_string().as_str()) =>
+            {
+                Some(&mut call.args)
+            }
+            Expr::Call(call) => match strip_parens(&call.func) {
+                Expr::Path(f)
+                    if f64_associated_fn(&f.path)
+                        .is_some_and(|m| F64_COMPARISONS.contains(&m.as_str())) =>
+                {
+                    Some(&mut call.args)
                 }
+                _ => None,
+            },
+            _ => None,
+        };
+        for arg in compared.into_iter().flatten() {
+            if self.is_float_local(arg) {
+                *arg = syn::parse_quote!(&#arg);
             }
         }
         match expr {

@@ -139,6 +139,9 @@ impl Lowerer<'_> {
                 return Some(value);
             }
         }
+        if let Some(value) = self.reduce_unwrapped(call) {
+            return Some(value);
+        }
         if !is_chain(&call.receiver) {
             return None;
         }
@@ -146,7 +149,13 @@ impl Lowerer<'_> {
             return Some(self.consume(call));
         }
         let loop_text = "write the loop: `let mut best = ..; for v in xs { .. }`";
-        let message = if name == "for_each" {
+        let message = if ["reduce", "max_by", "min_by"].contains(&name.as_str()) {
+            format!(
+                "`.{name}(..)` is supported by `#[differentiable]` unwrapped at once: \
+                 `.{name}(..).unwrap()`, `.expect(..)` or `.unwrap_or(v)` (through \
+                 `.copied()`); else {loop_text}"
+            )
+        } else if name == "for_each" {
             "`.for_each(..)` is supported by `#[differentiable]` as a statement, with a \
              closure of one parameter that does not `return`: it is the loop `for v in xs { .. \
              }`; write that loop (`continue` where the closure returns)"
@@ -168,6 +177,152 @@ impl Lowerer<'_> {
         };
         self.cx.error_spanned_by(&call.method, message);
         Some(Value::Const(placeholder()))
+    }
+
+    /// `chain.reduce(f)`, `chain.max_by(cmp)`, `chain.min_by(cmp)` unwrapped
+    /// at once (`.unwrap()`, `.expect(m)`, `.unwrap_or(v)`,
+    /// `.unwrap_or_default()`, through `.copied()` / `.cloned()`): the loop
+    /// `Iterator` runs. The first element starts the accumulator, each
+    /// later one `e` is folded in: `acc = f(acc, e)`; for `max_by`, `e`
+    /// replaces `acc` unless `cmp(&acc, &e)` is `Greater` (the last of equal
+    /// maxima wins), for `min_by` only if it is (the first of equal minima).
+    /// An empty chain panics as `unwrap` would, or gives `v`. `None` when
+    /// `call` is none of these.
+    fn reduce_unwrapped(&mut self, call: &syn::ExprMethodCall) -> Option<Value> {
+        // (the arguments of the `assert!` that panics where `unwrap` would)
+        let (panics, default): (Option<proc_macro2::TokenStream>, Option<Expr>) =
+            match (call.method.to_string().as_str(), call.args.len()) {
+                ("unwrap", 0) => (
+                    Some(quote!("called `Option::unwrap()` on a `None` value")),
+                    None,
+                ),
+                ("expect", 1) => {
+                    let message = &call.args[0];
+                    (Some(quote!("{}", #message)), None)
+                }
+                ("unwrap_or", 1) => (None, Some(call.args[0].clone())),
+                ("unwrap_or_default", 0) => (
+                    None,
+                    Some(parse_quote!(::core::default::Default::default())),
+                ),
+                _ => return None,
+            };
+        let mut inner = strip_parens(&call.receiver);
+        if let Expr::MethodCall(copied) = inner {
+            if (copied.method == "copied" || copied.method == "cloned") && copied.args.is_empty() {
+                inner = strip_parens(&copied.receiver);
+            }
+        }
+        let Expr::MethodCall(reduce) = inner else {
+            return None;
+        };
+        let which = reduce.method.to_string();
+        if !["reduce", "max_by", "min_by"].contains(&which.as_str())
+            || reduce.args.len() != 1
+            || !is_chain(&reduce.receiver)
+        {
+            return None;
+        }
+        let failed = Some(Value::Const(placeholder()));
+        let Some(seq) = self.seq(&reduce.receiver) else {
+            return failed;
+        };
+        let Some(len) = seq.len.clone() else {
+            self.unbounded(&reduce.receiver);
+            return failed;
+        };
+        if let Expr::Closure(c) = strip_parens(&reduce.args[0]) {
+            if !self.closure_is_inlinable(c) {
+                return failed;
+            }
+        }
+        let f = self.callable(&reduce.args[0], 2)?;
+        let (acc, e, k) = (
+            self.fresh_ident("acc"),
+            self.fresh_ident("e"),
+            self.fresh_ident("k"),
+        );
+        let (accx, ex, kx): (Expr, Expr, Expr) =
+            (parse_quote!(#acc), parse_quote!(#e), parse_quote!(#k));
+        let step: syn::Stmt = match which.as_str() {
+            "reduce" => {
+                let next = f(&[accx, ex]);
+                parse_quote!(#acc = #next;)
+            }
+            max_or_min => {
+                let greater = f(&[parse_quote!(&#acc), parse_quote!(&#e)]);
+                let g = self.fresh_ident("g");
+                let take: Expr = match max_or_min == "max_by" {
+                    true => parse_quote!(!#g),
+                    false => parse_quote!(#g),
+                };
+                parse_quote!({
+                    let #g: bool = #greater == ::core::cmp::Ordering::Greater;
+                    if #take {
+                        #acc = #e;
+                    }
+                })
+            }
+        };
+        let elem = (seq.elem)(&kx);
+        let float = self.guess_float(&elem, &mut Vec::new());
+        let typed = match float {
+            true => quote!(: f64),
+            false => quote!(),
+        };
+        let stmts: Vec<syn::Stmt> = if seq.guards.is_empty() {
+            let first = (seq.elem)(&parse_quote!(0));
+            let fold: syn::Stmt = parse_quote!(for #k in 1..#len {
+                let #e = #elem;
+                #step
+            });
+            match (&panics, &default) {
+                (Some(message), _) => vec![
+                    parse_quote!(assert!(#len > 0, #message);),
+                    parse_quote!(let mut #acc #typed = #first;),
+                    fold,
+                ],
+                (None, Some(default)) => vec![
+                    parse_quote!(let mut #acc #typed = #default;),
+                    parse_quote!(if #len > 0 {
+                        #acc = #first;
+                        #fold
+                    }),
+                ],
+                (None, None) => unreachable!("one of the two by construction"),
+            }
+        } else {
+            // (a `filter` decides which element is the first)
+            if !float {
+                self.cx.error_spanned_by(
+                    &reduce.method,
+                    format!(
+                        "`.{which}(..)` after `.filter(..)` is supported by `#[differentiable]` \
+                         on floats; write the loop"
+                    ),
+                );
+                return failed;
+            }
+            let found = self.fresh_ident("found");
+            let start: Expr = default.clone().unwrap_or_else(|| parse_quote!(0.0));
+            let mut body = self.guard_stmts(&seq, &kx);
+            body.push(parse_quote!(let #e = #elem;));
+            body.push(parse_quote!(if #found { #step } else {
+                #acc = #e;
+                #found = true;
+            }));
+            let mut stmts: Vec<syn::Stmt> = vec![
+                parse_quote!(let mut #acc: f64 = #start;),
+                parse_quote!(let mut #found: bool = false;),
+                parse_quote!(for #k in 0..#len { #(#body)* }),
+            ];
+            if let Some(message) = &panics {
+                stmts.push(parse_quote!(assert!(#found, #message);));
+            }
+            stmts
+        };
+        self.lower_stmts(&stmts, None, &[]);
+        Some(self.lower_expr(&parse_quote!(#acc)))
     }
 
     /// `x.get(i).copied().unwrap_or(v)`: `if i < x.len() { x[i] } else { v }`;
