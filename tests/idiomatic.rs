@@ -2494,3 +2494,86 @@ fn reduce_ties_and_empty_chains() {
 fn reduce_of_nothing_unwrapped_panics() {
     let _ = reduces_ties_grad(&[]);
 }
+
+// `if let Some(v) = x.get(i)` (`.copied()`, `first()`, `last()`, `Some(&w)`,
+// `else if let`, as a value, on a local buffer) is the branch on the
+// element being there (refused until 2026-11-28).
+#[differentiable]
+#[allow(clippy::useless_vec)]
+fn if_let_element(x: &[f64], i: usize) -> f64 {
+    let mut s = 0.0;
+    if let Some(v) = x.get(i) {
+        s += v * v;
+    } else if let Some(&w) = x.last() {
+        s += w.sin();
+    }
+    let t = if let Some(u) = x.get(i + 1).copied() {
+        u * 3.0
+    } else {
+        1.0
+    };
+    let buf = vec![x[0] * 2.0; 3];
+    if let Some(b) = buf.first() {
+        s += b * t;
+    }
+    s
+}
+
+#[differentiable]
+#[allow(clippy::useless_vec)]
+fn if_let_element_loop(x: &[f64], i: usize) -> f64 {
+    let mut s = 0.0;
+    if i < x.len() {
+        s += x[i] * x[i];
+    } else if !x.is_empty() {
+        s += x[x.len() - 1].sin();
+    }
+    let t = if i + 1 < x.len() { x[i + 1] * 3.0 } else { 1.0 };
+    let buf = vec![x[0] * 2.0; 3];
+    s += buf[0] * t;
+    s
+}
+
+#[test]
+fn if_let_of_an_element_is_a_branch() {
+    let x = [0.5, 1.5, -0.25];
+    for i in 0..4 {
+        let (value, gradient) = if_let_element_grad(&x, i);
+        let (value_loop, gradient_loop) = if_let_element_loop_grad(&x, i);
+        assert_eq!(value, if_let_element(&x, i));
+        assert_eq!(value.to_bits(), value_loop.to_bits(), "at {i}");
+        assert_eq!(gradient, gradient_loop, "at {i}");
+        assert_gradient(|x| if_let_element(x, i), &x, &gradient);
+    }
+}
+
+// This session's idioms under `hessian`: the Hessian is the finite
+// differences of the gradient.
+#[differentiable(hessian)]
+fn new_idioms_second_order(x: &[f64]) -> f64 {
+    let mut y = x.to_vec();
+    y.iter_mut().for_each(|v| *v *= v.sin());
+    let m = y.iter().copied().reduce(f64::max).unwrap();
+    let sq = |v: &f64| v * v;
+    let last = if let Some(l) = y.last() {
+        l * x[0]
+    } else {
+        0.0
+    };
+    m + y.iter().map(sq).sum::<f64>() + last
+}
+
+#[test]
+fn new_idioms_under_hessian() {
+    let x = [0.5, 1.5, -0.25];
+    let (value, gradient, hessian) = new_idioms_second_order_hessian(&x);
+    assert_eq!(value, new_idioms_second_order(&x));
+    assert_eq!(gradient, new_idioms_second_order_grad(&x).1);
+    for (row, _) in x.iter().enumerate() {
+        assert_gradient(
+            |x| new_idioms_second_order_grad(x).1[row],
+            &x,
+            &hessian[row * 3..row * 3 + 3],
+        );
+    }
+}

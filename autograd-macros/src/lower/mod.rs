@@ -85,6 +85,7 @@ pub fn lower_as_written(cx: &Ctxt, sig: &Signature, item: &syn::ItemFn, names: &
 
 fn lower_body(cx: &Ctxt, sig: &Signature, mut body: syn::Block, names: &Names) -> Func {
     syntax::for_each_loops(&mut body);
+    syntax::if_let_elements(&mut body);
     syntax::rewrite_labeled_jumps(&mut body, names);
     syntax::rewrite_returns_in_loops(&mut body, names);
     let errors = cx.error_count();
@@ -2059,7 +2060,8 @@ impl<'a> Lowerer<'a> {
         if let Expr::Let(_) = &*ifx.cond {
             self.cx.error_spanned_by(
                 &ifx.cond,
-                "`if let` is not supported by `#[differentiable]`; use a condition",
+                "`if let` is supported by `#[differentiable]` on an element, `if let Some(v) = \
+                 x.get(i)` (also `.copied()`, `x.first()`, `x.last()`); else use a condition",
             );
             return;
         }

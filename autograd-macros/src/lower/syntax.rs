@@ -55,6 +55,80 @@ fn for_each_loop(expr: &Expr) -> Option<syn::ExprForLoop> {
     Some(syn::parse_quote!(for #pat in #chain #body))
 }
 
+/// `if let Some(v) = x.get(i) { .. }` is `if i < x.len() { let v = &x[i];
+/// .. }` (`.copied()` / `.cloned()`: `x[i]`; `first()`: `!x.is_empty()` and
+/// `x[0]`; `last()`: `x[x.len() - 1]`), `else` and `else if` as written,
+/// for a slice and index without side effects (they are read twice). Other
+/// `if let`s are left as they are (and refused where they are lowered).
+pub fn if_let_elements(block: &mut syn::Block) {
+    struct Rewriter;
+    impl VisitMut for Rewriter {
+        fn visit_expr_if_mut(&mut self, ifx: &mut syn::ExprIf) {
+            if let Some((test, binding)) = element_test(&ifx.cond) {
+                *ifx.cond = test;
+                ifx.then_branch.stmts.insert(0, binding);
+            }
+            syn::visit_mut::visit_expr_if_mut(self, ifx);
+        }
+    }
+    Rewriter.visit_block_mut(block);
+}
+
+/// For `let Some(p) = x.get(i)` & co: the test that the element is there
+/// and the `let` that binds `p` to it.
+fn element_test(cond: &Expr) -> Option<(Expr, Stmt)> {
+    let Expr::Let(test) = cond else {
+        return None;
+    };
+    let syn::Pat::TupleStruct(some) = &*test.pat else {
+        return None;
+    };
+    if !some.path.is_ident("Some") || some.elems.len() != 1 || some.qself.is_some() {
+        return None;
+    }
+    let pat = &some.elems[0];
+    let mut option = strip_parens(&test.expr);
+    let mut by_value = false;
+    if let Expr::MethodCall(copied) = option {
+        if (copied.method == "copied" || copied.method == "cloned") && copied.args.is_empty() {
+            by_value = true;
+            option = strip_parens(&copied.receiver);
+        }
+    }
+    let Expr::MethodCall(call) = option else {
+        return None;
+    };
+    let slice = &call.receiver;
+    if !simple(slice) {
+        return None;
+    }
+    let (present, place): (Expr, Expr) = match (call.method.to_string().as_str(), call.args.len()) {
+        ("get", 1)
+            if simple(&call.args[0]) && !matches!(strip_parens(&call.args[0]), Expr::Range(_)) =>
+        {
+            let i = &call.args[0];
+            (
+                syn::parse_quote!(#i < #slice.len()),
+                syn::parse_quote!(#slice[#i]),
+            )
+        }
+        ("first", 0) => (
+            syn::parse_quote!(!#slice.is_empty()),
+            syn::parse_quote!(#slice[0]),
+        ),
+        ("last", 0) => (
+            syn::parse_quote!(!#slice.is_empty()),
+            syn::parse_quote!(#slice[#slice.len() - 1]),
+        ),
+        _ => return None,
+    };
+    let binding: Stmt = match by_value {
+        true => syn::parse_quote!(let #pat = #place;),
+        false => syn::parse_quote!(let #pat = &#place;),
+    };
+    Some((present, binding))
+}
+
 /// `return v` inside a loop cannot leave the function directly: the reverse
 /// sweep still has to run. It becomes `{ __ad_ret = v; __ad_returned = true;
 /// break; }`, and every loop that contains one is followed by
