@@ -2577,3 +2577,62 @@ fn new_idioms_under_hessian() {
         );
     }
 }
+
+// A `fn` declared inside the body (before or after its calls, in a nested
+// block, passed to `map` by name, with integer arguments) is inlined at
+// each call like a closure (its differentiated calls did not compile until
+// 2026-11-28: `sq_adjoint` was missing).
+const SOFTNESS: f64 = 1.5;
+
+#[differentiable]
+fn inner_fns(x: &[f64]) -> f64 {
+    let early = sq(x[0]);
+    fn sq(t: f64) -> f64 {
+        t * t
+    }
+    fn soft(t: f64, k: f64) -> f64 {
+        let e = (k * t).exp();
+        (1.0 + e).ln() / k + SOFTNESS
+    }
+    fn next(i: usize) -> usize {
+        i + 1
+    }
+    let mut s = early + x.iter().map(|&v| sq(v)).sum::<f64>();
+    for i in 0..x.len() - 1 {
+        s += soft(x[next(i)], 2.0) * sq(x[i]);
+    }
+    {
+        fn cube(t: f64) -> f64 {
+            t * t * t
+        }
+        s += cube(x[1]);
+    }
+    s + x.iter().copied().map(sq).sum::<f64>()
+}
+
+#[differentiable]
+fn inner_fns_loop(x: &[f64]) -> f64 {
+    let early = x[0] * x[0];
+    let mut squares = 0.0;
+    for i in 0..x.len() {
+        squares += x[i] * x[i];
+    }
+    let mut s = early + squares;
+    for i in 0..x.len() - 1 {
+        let e = (2.0 * x[i + 1]).exp();
+        s += ((1.0 + e).ln() / 2.0 + SOFTNESS) * (x[i] * x[i]);
+    }
+    s += x[1] * x[1] * x[1];
+    s + squares
+}
+
+#[test]
+fn fns_declared_in_the_body_are_inlined() {
+    same_as_loop(
+        inner_fns,
+        inner_fns_grad,
+        inner_fns_adjoint,
+        inner_fns_loop_grad,
+        &[&[0.5, 1.5, -0.25], &[-1.0, 0.3]],
+    );
+}

@@ -640,6 +640,20 @@ impl Lowerer<'_> {
             if func.qself.is_none() && self.lookup_call_target(&func.path).is_none() {
                 let args = self.call_args(&call.args);
                 if args.iter().any(CallArg::may_vary) {
+                    let inner = func.path.get_ident().map(|i| i.to_string());
+                    if let Some(name) = inner.filter(|n| self.inner_fns_kept.contains(n)) {
+                        self.cx.error_spanned_by(
+                            call,
+                            format!(
+                                "`{name}` is a `fn` declared inside this function that is \
+                                 generic, recursive or returns early, and this call needs its \
+                                 derivative: `#[differentiable]` inlines only a plain one; \
+                                 move `{name}` out of the function and put `#[differentiable]` \
+                                 on it"
+                            ),
+                        );
+                        return Value::Const(placeholder());
+                    }
                     let adjoint = adjoint_path(&func.path);
                     let callee = Callee::Path {
                         path: func.path.to_token_stream(),

@@ -207,6 +207,9 @@ struct Lowerer<'a> {
     /// `iter.rs`, where the element alone may not tell (`x.get(i)
     /// .copied().unwrap_or(0.5)`, a helper's value).
     consumer_types: HashMap<String, syn::Type>,
+    /// `fn`s declared inside the body that are not inlined
+    /// (`bind_inner_fn`): a differentiated call of one is refused.
+    inner_fns_kept: HashSet<String>,
     /// Locals whose `let` had an error: later uses are not reported again.
     poisoned: HashSet<VarId>,
     /// The value of a block used as one (a closure's body), lowered apart
@@ -266,6 +269,7 @@ impl<'a> Lowerer<'a> {
             returns_f64: true,
             consumer_types: HashMap::new(),
             poisoned: HashSet::new(),
+            inner_fns_kept: HashSet::new(),
             block_tail: None,
             compound: HashMap::new(),
             fixed_lens: HashMap::new(),
@@ -803,6 +807,12 @@ impl<'a> Lowerer<'a> {
         let stmts = syntax::split_array_locals(&stmts, self.names);
         let stmts = syntax::tuple_valued_ifs(&stmts);
         let stmts = fusion::fuse_adjacent_loops(&stmts);
+        // a `fn` declared in the block is seen by all of it
+        for stmt in &stmts {
+            if let syn::Stmt::Item(syn::Item::Fn(item)) = stmt {
+                self.bind_inner_fn(item);
+            }
+        }
         let count = stmts.len();
         self.in_place.enter_block(&stmts);
         for (i, stmt) in stmts.iter().enumerate() {
@@ -991,21 +1001,72 @@ impl<'a> Lowerer<'a> {
     }
 
     /// Items inside a body (`const K: f64 = 2.0;`, `use`, helper `fn`s) are
-    /// constants: emitted as they are.
+    /// constants: emitted as they are (a `fn` whose calls are inlined may
+    /// be called nowhere in the generated code).
     fn lower_item(&mut self, item: &syn::Item) {
         match item {
-            syn::Item::Const(_) | syn::Item::Use(_) | syn::Item::Fn(_) | syn::Item::Static(_) => {
+            syn::Item::Const(_) | syn::Item::Use(_) | syn::Item::Static(_) => {
                 self.stmts.push(Stmt::Opaque {
                     tokens: item.to_token_stream(),
                     replay: true,
                 });
             }
+            syn::Item::Fn(_) => self.stmts.push(Stmt::Opaque {
+                tokens: quote!(#[allow(dead_code)] #item),
+                replay: true,
+            }),
             other => self.cx.error_spanned_by(
                 other,
                 "this item is not supported inside a `#[differentiable]` body; move it \
                  out of the function",
             ),
         }
+    }
+
+    /// `fn sq(t: f64) -> f64 { t * t }` declared inside the body: it can
+    /// capture nothing, so it is the closure `|t: f64| -> f64 { t * t }`,
+    /// inlined at each call as one bound to a local is (calls with a
+    /// differentiated argument need no `sq_adjoint`). One that is generic,
+    /// recursive or returns early stays a plain `fn`: a differentiated call
+    /// of it is refused (`inner_fns_kept`).
+    fn bind_inner_fn(&mut self, item: &syn::ItemFn) {
+        let sig = &item.sig;
+        let name = sig.ident.to_string();
+        let block = Expr::Block(syn::ExprBlock {
+            attrs: Vec::new(),
+            label: None,
+            block: (*item.block).clone(),
+        });
+        let mut mentioned = HashSet::new();
+        collect_idents(item.block.to_token_stream(), &mut mentioned);
+        let typed: Option<Vec<syn::Pat>> = sig
+            .inputs
+            .iter()
+            .map(|input| match input {
+                syn::FnArg::Typed(typed) => Some(Pat::Type(typed.clone())),
+                syn::FnArg::Receiver(_) => None,
+            })
+            .collect();
+        let inlinable = sig.generics.params.is_empty()
+            && sig.asyncness.is_none()
+            && sig.variadic.is_none()
+            && syntax::first_jump(&block).is_none()
+            && !mentioned.contains(&name);
+        let (Some(inputs), true) = (typed, inlinable) else {
+            self.inner_fns_kept.insert(name);
+            return;
+        };
+        let output = &sig.output;
+        let closure: syn::ExprClosure = syn::parse_quote!(|#(#inputs),*| #output #block);
+        let ident = self.fresh_name(&sig.ident);
+        let id = self.push_var(ident, Kind::Other, Origin::Local);
+        let def = pattern::ClosureDef {
+            closure,
+            env: HashMap::new(),
+        };
+        self.compound
+            .insert(id, pattern::Bound::Closure(std::rc::Rc::new(def)));
+        self.bind(&sig.ident, id);
     }
 
     /// `float_later`: the names it binds that a float-looking value is
