@@ -159,11 +159,14 @@ pub enum Stmt {
     Break,
     Continue,
     Return(Expr),
-    /// `for pat in chain { body }`
+    /// `for pat in chain { body }` (`for_each`: `chain.for_each(|pat| {
+    /// body });`, its body without `return` and without `break` or
+    /// `continue` of its own loop)
     ForChain {
         pat: Pat,
         chain: Chain,
         body: Block,
+        for_each: bool,
     },
     /// `for [(j, )]v in buf.iter_mut()[.pos..][.enumerate()] { *v op value; }`
     /// (`len` the buffer's length; `index` the enumerate name).
@@ -191,11 +194,13 @@ pub enum Stmt {
         annotate: bool,
         mutable: bool,
     },
-    /// `let name = |param: f64| body;`
+    /// `let name = |param: f64| body;` (`by_ref`: `|param: &f64|`, the
+    /// body reading `*param`, called as `name(&arg)`)
     LetClosure {
         name: String,
         param: String,
         body: Expr,
+        by_ref: bool,
     },
     /// `let closure = |param: f64| [items..]; let name = closure(arg);`:
     /// an array a closure returns, read as a local array
@@ -317,7 +322,7 @@ pub enum Expr {
     /// `p.0`
     Field(String, usize),
     /// `sq(arg)` of a closure local
-    CallClosure(String, Box<Expr>),
+    CallClosure(String, Box<Expr>, bool),
     /// `xs.get(i).copied().unwrap_or(v)` (`cloned` when the flag is set)
     GetOr(String, IntExpr, Box<Expr>, bool),
     /// `match scrut { .. }` as a value (the last arm is `_` or completes a
@@ -515,6 +520,15 @@ pub enum Consumer {
     Product,
     /// `.fold(init, |acc, pat| body)`
     Fold(Box<Expr>, String, Pat, Box<Expr>),
+    /// `.reduce(f64::max)` (`min`; `by`: `.max_by(|a, b| a.total_cmp(b))`,
+    /// `min_by`) then `.unwrap_or(default)`; `copied`: `.copied()` first
+    /// (the items are `&f64`)
+    Extreme {
+        max: bool,
+        by: bool,
+        copied: bool,
+        default: f64,
+    },
 }
 
 /// Patterns of a `match` arm.

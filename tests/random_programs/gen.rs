@@ -59,7 +59,9 @@ const CONSTS: &[&str] = &[
 /// locals and the closures of `map`/`filter`/`fold`), `windows` (`windows`,
 /// `chunks`, `chunks_exact` sources), `match`, `destructuring` (`let (a, b)
 /// = ..`, `let [x1, x2] = *x`, `sin_cos`, tuple locals), `get`
-/// (`x.get(i).copied().unwrap_or(v)`); `counters` (an integer a loop nest
+/// (`x.get(i).copied().unwrap_or(v)`), `extremes` (`.reduce(f64::max)`,
+/// `.max_by(|a, b| a.total_cmp(b))`, `min`, then `unwrap_or`), `for-each`
+/// (`chain.for_each(|v| { .. });` for a `for` over a chain); `counters` (an integer a loop nest
 /// steps, `k += j`, read as `x[k % n]` and `k as f64`); `stepped-whiles`
 /// (`while k < L { ..; k = k + (k + 1); }`, stepped last); `whole-arrays`
 /// (`b = [x, y];` of a local array); `read-only-arrays` (`let b = [x, y];`
@@ -141,8 +143,10 @@ enum Kind {
         parts: usize,
         mutable: bool,
     },
-    /// `let sq = |t: f64| ..;`
-    Closure,
+    /// `let sq = |t: f64| ..;` (`by_ref`: `|t: &f64|`, called as `sq(&e)`)
+    Closure {
+        by_ref: bool,
+    },
 }
 
 #[derive(Clone, Debug)]
@@ -167,6 +171,11 @@ pub struct Gen {
     frozen: Vec<usize>,
     /// Loops enclosing the current statement (for `break`/`continue`).
     loop_depth: usize,
+    /// `break`/`continue` only in loops deeper than this (a `for_each`
+    /// closure's body is at its level).
+    jump_floor: usize,
+    /// Inside a `for_each` closure: no `return`.
+    no_return: usize,
     /// Statements left in the current function (keeps functions small).
     budget: usize,
     callable: Vec<Sig>,
@@ -217,6 +226,8 @@ impl Gen {
             next_id: 0,
             frozen: Vec::new(),
             loop_depth: 0,
+            jump_floor: 0,
+            no_return: 0,
             budget: 0,
             callable: Vec::new(),
             consts: Vec::new(),
@@ -537,7 +548,7 @@ impl Gen {
                         spelled_out: self.chance(0.3),
                     };
                 }
-                90..=93 => {
+                90..=93 if self.no_return == 0 => {
                     // An early return, under a condition.
                     let c = self.cond();
                     let e = self.expr(2);
@@ -552,7 +563,7 @@ impl Gen {
                         otherwise: None,
                     };
                 }
-                94..=99 if self.loop_depth > 0 => {
+                94..=99 if self.loop_depth > self.jump_floor => {
                     let c = self.cond();
                     let s = if self.chance(0.5) {
                         Stmt::Break
@@ -1176,15 +1187,17 @@ impl Gen {
                 _ => {}
             }
         }
-        let closures: Vec<String> = vis
+        let closures: Vec<(String, bool)> = vis
             .iter()
-            .filter(|b| matches!(b.kind, Kind::Closure))
-            .map(|b| b.name.clone())
+            .filter_map(|b| match b.kind {
+                Kind::Closure { by_ref } => Some((b.name.clone(), by_ref)),
+                _ => None,
+            })
             .collect();
         if !closures.is_empty() && self.cond_depth == 0 && self.chance(0.3) {
-            let n = self.pick(&closures).clone();
+            let (n, by_ref) = self.pick(&closures).clone();
             let arg = self.leaf();
-            return Expr::CallClosure(n, Box::new(arg));
+            return Expr::CallClosure(n, Box::new(arg), by_ref);
         }
         loop {
             match self.rng.gen_range(0..10) {
@@ -2248,6 +2261,13 @@ impl Gen {
         }
         let cons = if roll < 5 {
             Consumer::Sum
+        } else if roll == 6 && !avoid("extremes") && self.chance(0.5) {
+            Consumer::Extreme {
+                max: self.chance(0.5),
+                by: self.chance(0.5),
+                copied: matches!(item, ItemTy::RefF),
+                default: self.lit_value(-1.0, 1.0),
+            }
         } else {
             // Products of bounded factors stay small.
             if !avoid("closures") && self.chance(0.7) {
@@ -2276,15 +2296,38 @@ impl Gen {
         self.frozen.extend(ids);
         let pat = self.pat_for(&item, &mut Vec::new());
         self.loop_depth += 1;
+        // (`for v in xs` iterates a slice, which has no `for_each`)
+        let plain = matches!(
+            chain.src,
+            Src::Elems {
+                how: How::Plain,
+                ..
+            }
+        );
+        let for_each = !plain && !avoid("for-each") && self.chance(0.3);
+        let floor = self.jump_floor;
+        if for_each {
+            self.jump_floor = self.loop_depth;
+            self.no_return += 1;
+        }
         // no counter stepped in the body: the chain's closures may read
         // one, and they borrow it for the whole loop (seed 629688626 #2091)
         let counters = std::mem::take(&mut self.counters);
         let body = self.block(false, depth + 1);
         self.counters = counters;
+        if for_each {
+            self.jump_floor = floor;
+            self.no_return -= 1;
+        }
         self.loop_depth -= 1;
         self.env.truncate(mark);
         self.frozen.truncate(frozen_mark);
-        Some(Stmt::ForChain { pat, chain, body })
+        Some(Stmt::ForChain {
+            pat,
+            chain,
+            body,
+            for_each,
+        })
     }
 
     /// The visible buffers that may be written here (of `class` when
@@ -2491,11 +2534,26 @@ impl Gen {
 
     fn let_closure(&mut self) -> Stmt {
         let name = self.fresh_local();
+        let by_ref = self.chance(0.3);
         let (mark, param) = self.closure_param();
+        if by_ref {
+            // (read as `*param`)
+            if let Some(b) = self.env.last_mut() {
+                b.kind = Kind::Float {
+                    mutable: false,
+                    deref: true,
+                };
+            }
+        }
         let body = self.typed_expr(2);
         self.env.truncate(mark);
-        self.bind(&name, Kind::Closure);
-        Stmt::LetClosure { name, param, body }
+        self.bind(&name, Kind::Closure { by_ref });
+        Stmt::LetClosure {
+            name,
+            param,
+            body,
+            by_ref,
+        }
     }
 
     /// A scrutinee and the arms' patterns and guards (the last arm is

@@ -138,7 +138,7 @@ pub fn check(index: usize, seed: u64, s: &Subject) -> Vec<String> {
                 fail(
                     "adjoint_accumulate",
                     format!(
-                        "at {p:?}, coordinate {}: prefill {:e} + d_out {d_out:e} * grad {:e} = {want:e}, buffer holds {:e}",
+                        "at {p:?} (f = {value:e}), coordinate {}: prefill {:e} + d_out {d_out:e} * grad {:e} = {want:e}, buffer holds {:e}",
                         active[k], prefill[k], grad[k], buffer[k]
                     ),
                 );

@@ -529,7 +529,12 @@ impl Printer {
                 }
             }
             Stmt::Loop { body } => self.braced("loop ", body, false),
-            Stmt::ForChain { pat, chain, body } => self.for_chain(pat, chain, body),
+            Stmt::ForChain {
+                pat,
+                chain,
+                body,
+                for_each,
+            } => self.for_chain(pat, chain, body, *for_each),
             Stmt::IterMut {
                 buf,
                 len,
@@ -571,15 +576,22 @@ impl Printer {
                     items.join(", ")
                 ));
             }
-            Stmt::LetClosure { name, param, body } => {
+            Stmt::LetClosure {
+                name,
+                param,
+                body,
+                by_ref,
+            } => {
                 if self.tape() {
                     let b = self.var_expr(body);
+                    let by = if *by_ref { "&" } else { "" };
                     self.line(&format!(
-                        "let {name} = |{param}: Var<'t>| -> Var<'t> {{ {b} }};"
+                        "let {name} = |{param}: {by}Var<'t>| -> Var<'t> {{ {b} }};"
                     ));
                 } else {
                     let b = self.expr(body, P_LOWEST);
-                    self.line(&format!("let {name} = |{param}: f64| {b};"));
+                    let ty = if *by_ref { "&f64" } else { "f64" };
+                    self.line(&format!("let {name} = |{param}: {ty}| {b};"));
                 }
             }
             Stmt::LetArrClosure {
@@ -776,7 +788,19 @@ impl Printer {
             Expr::Chain(c, cons) => self.chain_expr(c, Some(cons)),
             Expr::Count(c) => self.chain_expr(c, None),
             Expr::Field(n, k) => format!("{n}.{k}"),
-            Expr::CallClosure(n, a) => format!("{n}({})", self.var_expr(a)),
+            Expr::CallClosure(n, a, by_ref) => {
+                if *by_ref {
+                    // (`&(i as f64)`: `&` binds tighter than `as`)
+                    let arg = if self.tape() && !is_var(a) {
+                        self.var_expr(a)
+                    } else {
+                        self.expr(a, P_UNARY)
+                    };
+                    format!("{n}(&{arg})")
+                } else {
+                    format!("{n}({})", self.var_expr(a))
+                }
+            }
             Expr::GetOr(buf, i, v, cloned) => {
                 if self.tape() {
                     // (`allow`: a literal index past the end is a
@@ -1330,6 +1354,20 @@ impl Printer {
                     pat_str(p),
                     self.expr(body, P_LOWEST)
                 ),
+                Some(Consumer::Extreme {
+                    max,
+                    by,
+                    copied,
+                    default,
+                }) => {
+                    let copied = if *copied { ".copied()" } else { "" };
+                    let which = if *max { "max" } else { "min" };
+                    let consumer = match by {
+                        true => format!("{which}_by(|a, b| a.total_cmp(b))"),
+                        false => format!("reduce(f64::{which})"),
+                    };
+                    format!("{chain}{copied}.{consumer}.unwrap_or({})", lit(*default))
+                }
             };
         }
         let (head, mut lines, item) = self.chain_head(c);
@@ -1355,6 +1393,32 @@ impl Printer {
                 format!("oracle_acc = oracle_acc * {};", value(&item)),
                 "oracle_acc".to_string(),
             ),
+            Some(Consumer::Extreme {
+                max, by, default, ..
+            }) => {
+                let step = match (by, max) {
+                    (false, true) => "oracle_a.max(oracle_e)".to_string(),
+                    (false, false) => "oracle_a.min(oracle_e)".to_string(),
+                    // (of equals `max_by` keeps the later, `min_by` the earlier)
+                    (true, max) => {
+                        let (greater, other) = match max {
+                            true => ("oracle_a", "oracle_e"),
+                            false => ("oracle_e", "oracle_a"),
+                        };
+                        format!(
+                            "if oracle_a.value().total_cmp(&oracle_e.value()) == ::std::cmp::Ordering::Greater {{ {greater} }} else {{ {other} }}"
+                        )
+                    }
+                };
+                (
+                    "let mut oracle_acc: Option<Var<'t>> = None;".to_string(),
+                    format!(
+                        "let oracle_e = {TAPE}.var(-0.0) + {}; oracle_acc = Some(match oracle_acc {{ None => oracle_e, Some(oracle_a) => {step} }});",
+                        value(&item)
+                    ),
+                    format!("oracle_acc.unwrap_or({TAPE}.var({}))", lit(*default)),
+                )
+            }
             Some(Consumer::Fold(init, acc, p, body)) => {
                 let mut b = Vec::new();
                 Self::bind(p, &item, &mut b);
@@ -1375,9 +1439,17 @@ impl Printer {
         )
     }
 
-    fn for_chain(&mut self, pat: &Pat, c: &Chain, body: &Block) {
+    fn for_chain(&mut self, pat: &Pat, c: &Chain, body: &Block, for_each: bool) {
         if !self.tape() {
             let text = self.chain_text(c);
+            if for_each {
+                self.line(&format!("{text}.for_each(|{}| {{", pat_str(pat)));
+                self.indent += 1;
+                self.block_body(body, false);
+                self.indent -= 1;
+                self.line("});");
+                return;
+            }
             self.braced(&format!("for {} in {text} ", pat_str(pat)), body, false);
             return;
         }
