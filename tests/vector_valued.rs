@@ -403,3 +403,72 @@ fn d_out_of_the_wrong_length_panics_before_it_is_read() {
     let (mut da, mut db) = (0.0, 0.0);
     squashed_pair_adjoint(0.6, -0.9, &[1.0], &mut da, &mut db);
 }
+
+// A vector returned as a `collect()`, or as a fill of a value that varies
+// over a length the text does not give: the lowering builds it as zeros,
+// then stores its elements. The Jacobian by columns (forward mode, taken
+// when there are no more inputs than outputs) handed out the zeros, a zero
+// Jacobian, until 2026-11-28; by rows it was right.
+#[differentiable]
+fn mapped(x: &[f64]) -> Vec<f64> {
+    x.iter().map(|v| v.sin() * v).collect()
+}
+
+#[differentiable]
+fn softmax(z: &[f64]) -> Vec<f64> {
+    let m = z.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+    let e: Vec<f64> = z.iter().map(|v| (v - m).exp()).collect();
+    let s: f64 = e.iter().sum();
+    e.iter().map(|v| v / s).collect::<Vec<f64>>()
+}
+
+#[differentiable]
+fn filled(x: &[f64]) -> Vec<f64> {
+    if x.len() > 3 {
+        return vec![x[0] * x[1]; x.len() + 1];
+    }
+    vec![x[0].sin(); x.len()]
+}
+
+/// A function's value and Jacobian.
+type Jacobian = fn(&[f64]) -> (Vec<f64>, Vec<f64>);
+/// A vector-valued function's adjoint: `d_outᵀ J` added into a buffer.
+type Adjoint = fn(&[f64], &[f64], &mut [f64]) -> Vec<f64>;
+
+/// The Jacobian agrees with finite differences, and each of its rows with
+/// the vector-Jacobian product of a unit vector (reverse mode) to rounding.
+fn jacobian_by_columns_and_rows(
+    f: fn(&[f64]) -> Vec<f64>,
+    jacobian: Jacobian,
+    adjoint: Adjoint,
+    x: &[f64],
+) {
+    let (value, jac) = jacobian(x);
+    assert_eq!(value, f(x));
+    check::jacobian(f, x, &jac).assert_ok(1e-6);
+    let (m, n) = (value.len(), x.len());
+    for i in 0..m {
+        let mut unit = vec![0.0; m];
+        unit[i] = 1.0;
+        let mut row = vec![0.0; n];
+        adjoint(x, &unit, &mut row);
+        // (forward and reverse mode add the same terms in other orders)
+        for (r, j) in row.iter().zip(&jac[i * n..(i + 1) * n]) {
+            assert!((r - j).abs() <= 1e-14 * (1.0 + j.abs()), "row {i} at {x:?}");
+        }
+    }
+}
+
+#[test]
+fn returned_collect_and_fills_by_columns() {
+    for x in [&[0.3, -0.7, 1.1][..], &[0.5, 1.5], &[0.2, -0.4, 0.6, 0.8]] {
+        jacobian_by_columns_and_rows(mapped, mapped_jacobian, mapped_adjoint, x);
+        jacobian_by_columns_and_rows(softmax, softmax_jacobian, softmax_adjoint, x);
+        jacobian_by_columns_and_rows(filled, filled_jacobian, filled_adjoint, x);
+        let (_, jac) = mapped_jacobian(x);
+        let n = x.len();
+        for (i, v) in x.iter().enumerate() {
+            assert_eq!(jac[i * n + i], v.sin() + v * v.cos());
+        }
+    }
+}

@@ -801,6 +801,24 @@ impl Dot<'_> {
                     #s
                 }};
             }
+            // A vector lowered into a buffer its elements are stored into
+            // after its `let` (`xs.iter().map(..).collect()`, `vec![e; n]`
+            // of a value that varies): bound to a local, then summed as
+            // one returned by name, so that forward mode hands out the
+            // vector once it is filled (handing out the `let`'s zeros gave
+            // a zero Jacobian by columns; found 2026-11-28).
+            other if filled_after_let(other) => {
+                self.visit_expr_mut(other);
+                let local = self.names.fresh("__ad_vector");
+                let span = other.span();
+                let vector = other.clone();
+                let mut name: Expr = syn::parse_quote!(#local);
+                self.tail(&mut name);
+                *other = syn::parse_quote_spanned! {span=> {
+                    let #local = #vector;
+                    #name
+                }};
+            }
             other => {
                 self.visit_expr_mut(other);
                 let (out, k, s) = (
@@ -847,6 +865,25 @@ impl VisitMut for Dot<'_> {
             Expr::Closure(_) => {}
             _ => syn::visit_mut::visit_expr_mut(self, expr),
         }
+    }
+}
+
+/// Is `expr` a vector the lowering builds as zeros, then stores its
+/// elements into: a `collect()`, or a fill `[e; n]` / `vec![e; n]` (of a
+/// value that varies, over a length the text does not give)?
+fn filled_after_let(expr: &Expr) -> bool {
+    match crate::lower::strip_parens(expr) {
+        Expr::MethodCall(call) => call.method == "collect",
+        Expr::Repeat(_) => true,
+        Expr::Macro(m) => {
+            let fill = |input: syn::parse::ParseStream| {
+                input.parse::<Expr>()?;
+                input.parse::<syn::Token![;]>()?;
+                input.parse::<Expr>()
+            };
+            m.mac.path.is_ident("vec") && m.mac.parse_body_with(fill).is_ok()
+        }
+        _ => false,
     }
 }
 

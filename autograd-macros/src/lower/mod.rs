@@ -35,7 +35,7 @@ use syn::spanned::Spanned;
 use syn::{Expr, Ident, Pat};
 
 pub use crate::names::collect_idents;
-pub use syntax::string_literals;
+pub use syntax::{string_literals, strip_parens};
 
 /// Statement macros that run unchanged in the forward sweep.
 const STATEMENT_MACROS: &[&str] = &[
