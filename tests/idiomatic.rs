@@ -2636,3 +2636,52 @@ fn fns_declared_in_the_body_are_inlined() {
         &[&[0.5, 1.5, -0.25], &[-1.0, 0.3]],
     );
 }
+
+// `let Some(v) = x.get(i) else { .. };` (also `first()`, `last()`,
+// `.copied()`, in a loop with `continue`) is the test and the `let` it
+// stands for (refused until 2026-11-28).
+#[differentiable]
+fn let_else_element(x: &[f64], i: usize) -> f64 {
+    let Some(v) = x.get(i) else {
+        return x[0] * 2.0;
+    };
+    let mut s = v * v;
+    for k in 0..4 {
+        let Some(&w) = x.get(i + k) else {
+            continue;
+        };
+        s += w.sin();
+    }
+    let Some(last) = x.last().copied() else {
+        return 0.0;
+    };
+    s * last
+}
+
+#[differentiable]
+fn let_else_element_loop(x: &[f64], i: usize) -> f64 {
+    if i >= x.len() {
+        return x[0] * 2.0;
+    }
+    let mut s = x[i] * x[i];
+    for k in 0..4 {
+        if i + k >= x.len() {
+            continue;
+        }
+        s += x[i + k].sin();
+    }
+    s * x[x.len() - 1]
+}
+
+#[test]
+fn let_else_of_an_element() {
+    let x = [0.5, 1.5, -0.25, 0.75];
+    for i in 0..5 {
+        let (value, gradient) = let_else_element_grad(&x, i);
+        let (value_loop, gradient_loop) = let_else_element_loop_grad(&x, i);
+        assert_eq!(value, let_else_element(&x, i));
+        assert_eq!(value.to_bits(), value_loop.to_bits(), "at {i}");
+        assert_eq!(gradient, gradient_loop, "at {i}");
+        assert_gradient(|x| let_else_element(x, i), &x, &gradient);
+    }
+}

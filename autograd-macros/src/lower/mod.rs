@@ -1078,7 +1078,9 @@ impl<'a> Lowerer<'a> {
             if let Some((else_token, _)) = &init.diverge {
                 self.cx.error_spanned_by(
                     else_token,
-                    "`let ... else` is not supported by `#[differentiable]`",
+                    "`let ... else` is supported by `#[differentiable]` on an element, `let Some(v) = \
+                     x.get(i) else { .. };` (also `.copied()`, `x.first()`, `x.last()`); else use \
+                     an `if`",
                 );
                 return;
             }

@@ -63,6 +63,36 @@ fn for_each_loop(expr: &Expr) -> Option<syn::ExprForLoop> {
 pub fn if_let_elements(block: &mut syn::Block) {
     struct Rewriter;
     impl VisitMut for Rewriter {
+        // `let Some(v) = x.get(i) else { return 0.0; };` is `if !(i <
+        // x.len()) { return 0.0; } let v = &x[i];`
+        fn visit_block_mut(&mut self, block: &mut syn::Block) {
+            let mut out = Vec::with_capacity(block.stmts.len());
+            for stmt in std::mem::take(&mut block.stmts) {
+                if let Stmt::Local(local) = &stmt {
+                    if let Some(init) = local.init.as_ref() {
+                        if let (Some((_, diverge)), true) = (&init.diverge, local.attrs.is_empty())
+                        {
+                            let test = Expr::Let(syn::ExprLet {
+                                attrs: Vec::new(),
+                                let_token: local.let_token,
+                                pat: Box::new(local.pat.clone()),
+                                eq_token: init.eq_token,
+                                expr: init.expr.clone(),
+                            });
+                            if let Some((present, binding)) = element_test(&test) {
+                                out.push(syn::parse_quote!(if !(#present) #diverge));
+                                out.push(binding);
+                                continue;
+                            }
+                        }
+                    }
+                }
+                out.push(stmt);
+            }
+            block.stmts = out;
+            syn::visit_mut::visit_block_mut(self, block);
+        }
+
         fn visit_expr_if_mut(&mut self, ifx: &mut syn::ExprIf) {
             if let Some((test, binding)) = element_test(&ifx.cond) {
                 *ifx.cond = test;
