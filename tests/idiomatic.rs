@@ -2685,3 +2685,57 @@ fn let_else_of_an_element() {
         assert_gradient(|x| let_else_element(x, i), &x, &gradient);
     }
 }
+
+// A closure's `&f64` parameter given elements of data the macro cannot type
+// (`self.xs`, read by value), with this session's other idioms, in a
+// method (the expansion did not compile until 2026-11-28: `*x` of an
+// `f64`).
+struct Fit {
+    xs: Vec<f64>,
+    ys: Vec<f64>,
+    lambda: f64,
+}
+
+impl Fit {
+    #[differentiable(wrt(w))]
+    fn loss(&self, w: &[f64]) -> f64 {
+        let pred = |x: &f64| w[0] + w[1] * x;
+        let mut total = 0.0;
+        self.xs
+            .iter()
+            .zip(&self.ys)
+            .for_each(|(x, y)| total += (pred(x) - y).powi(2));
+        let reg = w.iter().map(|v| v * v).reduce(|a, b| a + b).unwrap_or(0.0);
+        total / self.xs.len() as f64 + self.lambda * reg
+    }
+
+    #[differentiable(wrt(w))]
+    fn loss_loop(&self, w: &[f64]) -> f64 {
+        let mut total = 0.0;
+        for i in 0..self.xs.len().min(self.ys.len()) {
+            total += (w[0] + w[1] * self.xs[i] - self.ys[i]).powi(2);
+        }
+        let mut reg = w[0] * w[0];
+        for i in 1..w.len() {
+            reg += w[i] * w[i];
+        }
+        total / self.xs.len() as f64 + self.lambda * reg
+    }
+}
+
+#[test]
+fn reference_parameters_over_data_in_a_method() {
+    let fit = Fit {
+        xs: vec![0.1, 0.5, 1.2, 2.0],
+        ys: vec![1.0, 1.4, 2.2, 3.9],
+        lambda: 0.3,
+    };
+    for w in [[0.7, -0.4], [-1.5, 2.0]] {
+        let (value, gradient) = fit.loss_grad(&w);
+        let (value_loop, gradient_loop) = fit.loss_loop_grad(&w);
+        assert_eq!(value, fit.loss(&w));
+        assert_eq!(value.to_bits(), value_loop.to_bits());
+        assert_eq!(gradient, gradient_loop);
+        assert_gradient(|w| fit.loss(w), &w, &gradient);
+    }
+}

@@ -57,6 +57,20 @@ pub mod __private {
     #[inline(always)]
     pub fn assume_number<T: CallResultIsANumber>(_value: &T) {}
 
+    /// The float a closure's `&f64` parameter stands for, given a constant
+    /// the macro cannot type: an `f64` (an element of a slice it reads by
+    /// value) or a reference to one (`&SCALE`).
+    ///
+    /// ```
+    /// # extern crate autograd_runtime as autograd;
+    /// assert_eq!(autograd::__private::float_value(1.5), 1.5);
+    /// assert_eq!(autograd::__private::float_value(&1.5), 1.5);
+    /// ```
+    #[inline(always)]
+    pub fn float_value<T: ::core::borrow::Borrow<f64>>(value: T) -> f64 {
+        *value.borrow()
+    }
+
     /// A zeroed gradient buffer of `len` elements (for `f_grad` of a slice).
     ///
     /// A small one is allocated uninitialised and filled: `vec![0.0; len]`

@@ -491,20 +491,16 @@ impl Lowerer<'_> {
             (Some(ty), Value::Var(v)) if float_reference(ty) => {
                 (Some(without_references(ty)), Value::Var(v))
             }
-            // (a constant the macro cannot tell is a float kept its `&`:
-            // the float it points to)
+            // (a constant the macro cannot tell is a float: a reference
+            // (`&SCALE` kept its `&`) or, an element of data the macro
+            // reads by value, the float itself; `float_value` takes both)
             (Some(ty), Value::Const(c)) if float_reference(ty) => {
                 let c = match c.is_float {
                     true => c,
                     false => {
-                        let mut tokens = parenthesize(c.tokens);
-                        let mut inner = ty;
-                        while let syn::Type::Reference(r) = inner {
-                            tokens = quote!((*#tokens));
-                            inner = &r.elem;
-                        }
+                        let tokens = c.tokens;
                         super::expr::ConstValue {
-                            tokens,
+                            tokens: quote!(::autograd::__private::float_value(#tokens)),
                             is_float: true,
                             uses: c.uses,
                         }
