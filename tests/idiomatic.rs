@@ -2739,3 +2739,50 @@ fn reference_parameters_over_data_in_a_method() {
         assert_gradient(|w| fit.loss(w), &w, &gradient);
     }
 }
+
+// `let (w, b) = params.split_at(n);` is two subslice views (refused until
+// 2026-11-28), also of a local buffer and inside a loop.
+#[differentiable]
+fn split_parameters(params: &[f64], xs: &[f64]) -> f64 {
+    let (w, b) = params.split_at(xs.len());
+    let mut total = 0.0;
+    for (wi, xi) in w.iter().zip(xs) {
+        total += (wi * xi + b[0]).tanh();
+    }
+    let scaled: Vec<f64> = params.iter().map(|p| p * 2.0).collect();
+    for k in 1..3 {
+        let (head, tail) = scaled.split_at(k);
+        total += head[k - 1] * tail[0];
+    }
+    total
+}
+
+#[differentiable]
+fn split_parameters_loop(params: &[f64], xs: &[f64]) -> f64 {
+    let n = xs.len();
+    let mut total = 0.0;
+    for i in 0..n {
+        total += (params[i] * xs[i] + params[n]).tanh();
+    }
+    let mut scaled = vec![0.0; params.len()];
+    for i in 0..params.len() {
+        scaled[i] = params[i] * 2.0;
+    }
+    for k in 1..3 {
+        total += scaled[k - 1] * scaled[k];
+    }
+    total
+}
+
+#[test]
+fn split_at_is_two_views() {
+    let xs = [0.5, -1.0, 2.0];
+    for params in [[0.3, -0.7, 1.1, 0.2], [1.5, 0.2, -0.9, 0.4]] {
+        let (value, (gradient, _)) = split_parameters_grad(&params, &xs);
+        let (value_loop, (gradient_loop, _)) = split_parameters_loop_grad(&params, &xs);
+        assert_eq!(value, split_parameters(&params, &xs));
+        assert_eq!(value.to_bits(), value_loop.to_bits());
+        assert_eq!(gradient, gradient_loop);
+        assert_gradient(|p| split_parameters(p, &xs), &params, &gradient);
+    }
+}

@@ -2000,3 +2000,46 @@ fn fills_of_a_chain_and_of_a_constant_changed_in_place() {
         assert_close(&[dm, dys], &tape_gradient);
     }
 }
+
+// Seed 14 #129 (the fixed batch, once the generator wrote closures with a
+// `&f64` parameter, 2026-11-28): a helper's value given by reference to a
+// closure, `prev(&sum)`, was taken for a use as an array (as `h(&b)` of a
+// helper's vector), and the float's compound assignment was then refused
+// as assigning a whole array.
+#[differentiable]
+fn helper_value(t: f64) -> f64 {
+    t * t + 1.0
+}
+
+#[differentiable]
+fn float_by_reference_to_a_closure(p: f64, xs: f64) -> f64 {
+    let prev = |d: &f64| *d * p + xs;
+    let mut sum = helper_value(prev(&p) - prev(&xs));
+    sum -= prev(&sum).sin();
+    let twice = |d: &f64| 2.0 * d;
+    let mut last = helper_value(p);
+    last += twice(&last);
+    sum * last
+}
+
+fn float_by_reference_to_a_closure_tape<'t>(_tape: &'t Tape, x: &[Var<'t>]) -> Var<'t> {
+    let (p, xs) = (x[0], x[1]);
+    let prev = |d: Var<'t>| d * p + xs;
+    let t = prev(p) - prev(xs);
+    let mut sum = t * t + 1.0;
+    sum = sum - prev(sum).sin();
+    let mut last = p * p + 1.0;
+    last = last + 2.0 * last;
+    sum * last
+}
+
+#[test]
+fn a_float_by_reference_to_a_closure_is_no_array() {
+    for x in [[0.3, 0.5], [-0.8, 1.7], [1.4, -0.6]] {
+        let (value, (dp, dxs)) = float_by_reference_to_a_closure_grad(x[0], x[1]);
+        let (tape_value, tape_gradient) = on_tape(float_by_reference_to_a_closure_tape, &x);
+        assert_eq!(value, float_by_reference_to_a_closure(x[0], x[1]));
+        assert!((value - tape_value).abs() <= 1e-12 * (1.0 + value.abs()));
+        assert_close(&[dp, dxs], &tape_gradient);
+    }
+}

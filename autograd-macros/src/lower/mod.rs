@@ -665,6 +665,20 @@ impl<'a> Lowerer<'a> {
         self.scopes.iter().rev().find_map(|s| s.get(name).copied())
     }
 
+    /// The names of the closures bound to locals visible here.
+    fn visible_closures(&self) -> HashSet<String> {
+        self.scopes
+            .iter()
+            .flat_map(|scope| scope.keys())
+            .filter(|name| {
+                self.lookup(name).is_some_and(|id| {
+                    matches!(self.compound.get(&id), Some(pattern::Bound::Closure(_)))
+                })
+            })
+            .cloned()
+            .collect()
+    }
+
     fn ident(&self, id: VarId) -> &Ident {
         &self.vars[id].ident
     }
@@ -802,6 +816,7 @@ impl<'a> Lowerer<'a> {
         let stmts = syntax::nest_jumps(&stmts, self.names);
         let stmts = syntax::tuple_folds(&stmts, self.names);
         let stmts = syntax::tuple_if_locals(&stmts, self.names);
+        let stmts = syntax::split_at_lets(&stmts, self.names);
         let stmts = syntax::split_tuple_lets(&stmts);
         let stmts = syntax::split_tuple_locals(&stmts, self.names);
         let stmts = syntax::split_array_locals(&stmts, self.names);
@@ -825,7 +840,8 @@ impl<'a> Lowerer<'a> {
                     let mut rest = stmts[i + 1..].to_vec();
                     rest.extend(tail.iter().map(|t| syn::Stmt::Expr(t.clone(), None)));
                     let later = syntax::float_assigned_after(&rest, &bound);
-                    let array_later = syntax::used_as_array_after(&rest, &bound);
+                    let array_later =
+                        syntax::used_as_array_after(&rest, &bound, &self.visible_closures());
                     self.lower_let(local, later, array_later)
                 }
                 syn::Stmt::Item(item) => self.lower_item(item),

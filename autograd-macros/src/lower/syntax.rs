@@ -865,6 +865,49 @@ pub fn split_tuple_locals(stmts: &[Stmt], names: &Names) -> Vec<Stmt> {
     out
 }
 
+/// `let (a, b) = x.split_at(k);` is `let mid = k; let a = &x[..mid]; let b
+/// = &x[mid..];`: two subslice views (panicking where `split_at` would,
+/// past the end), for a slice without side effects (it is read twice).
+pub fn split_at_lets(stmts: &[Stmt], names: &Names) -> Vec<Stmt> {
+    let mut out = Vec::with_capacity(stmts.len());
+    for stmt in stmts {
+        match split_at_let(stmt, names) {
+            Some(split) => out.extend(split),
+            None => out.push(stmt.clone()),
+        }
+    }
+    out
+}
+
+fn split_at_let(stmt: &Stmt, names: &Names) -> Option<Vec<Stmt>> {
+    let Stmt::Local(local) = stmt else {
+        return None;
+    };
+    let syn::Pat::Tuple(pattern) = &local.pat else {
+        return None;
+    };
+    let init = local.init.as_ref().filter(|i| i.diverge.is_none())?;
+    let Expr::MethodCall(call) = strip_parens(&init.expr) else {
+        return None;
+    };
+    if call.method != "split_at" || call.args.len() != 1 || pattern.elems.len() != 2 {
+        return None;
+    }
+    let slice = &call.receiver;
+    if !simple(slice) {
+        return None;
+    }
+    let mid = names.fresh("__ad_mid");
+    let k = &call.args[0];
+    let (head, tail) = (&pattern.elems[0], &pattern.elems[1]);
+    let attrs = &local.attrs;
+    Some(vec![
+        syn::parse_quote!(let #mid: usize = #k;),
+        syn::parse_quote!(#(#attrs)* let #head = &#slice[..#mid];),
+        syn::parse_quote!(#(#attrs)* let #tail = &#slice[#mid..];),
+    ])
+}
+
 /// `let d = [a, b, c];` (not `mut`, at most 16 elements) whose every later
 /// use is `d[0]`, `d[1]`, .. (integer literals in range), `d.len()`, or the
 /// right side of an assignment (`s = d;`) → `let d_0 = a; let d_1 = b; ..`
@@ -1703,9 +1746,12 @@ fn split_in_tokens(tokens: TokenStream, name: &str, parts: &[syn::Ident]) -> Tok
 /// in scope: indexed (`r[i]`), a slice's method called on it (`r.len()`,
 /// `r.iter()`), iterated (`for v in r`, `for v in &r`), given by reference
 /// to a call (`h(&r)`).
-pub fn used_as_array_after(rest: &[Stmt], bound: &[String]) -> bool {
+pub fn used_as_array_after(rest: &[Stmt], bound: &[String], closures: &HashSet<String>) -> bool {
     struct Finder<'b> {
         bound: &'b [String],
+        /// The closures bound to locals where `rest` is, and in it (a
+        /// float may be given to one by reference, `|v: &f64|`).
+        closures: HashSet<String>,
         found: bool,
         /// Names bound inside the walked code where the walk is (an inner
         /// `let r` shadows the `r` asked about).
@@ -1734,6 +1780,9 @@ pub fn used_as_array_after(rest: &[Stmt], bound: &[String]) -> bool {
                     Stmt::Local(local) => {
                         if let Some(init) = &local.init {
                             self.visit_expr(&init.expr);
+                            if matches!(strip_parens(&init.expr), Expr::Closure(_)) {
+                                self.closures.extend(pattern_names(&local.pat));
+                            }
                         }
                         let names = pattern_names(&local.pat);
                         if let Some(scope) = self.scopes.last_mut() {
@@ -1757,9 +1806,35 @@ pub fn used_as_array_after(rest: &[Stmt], bound: &[String]) -> bool {
                         && self.is_bound(arg)
                 })
             };
+            // (a closure local's call, `sq(&x)`, and a comparison,
+            // `a.total_cmp(&x)`, take floats by reference too)
+            let closure = |func: &Expr| match strip_parens(func) {
+                Expr::Path(p) => p
+                    .path
+                    .get_ident()
+                    .is_some_and(|i| self.closures.contains(&i.to_string())),
+                _ => false,
+            };
+            const COMPARISONS: [&str; 8] = [
+                "partial_cmp",
+                "total_cmp",
+                "eq",
+                "ne",
+                "lt",
+                "le",
+                "gt",
+                "ge",
+            ];
             match expr {
-                Expr::Call(call) if by_reference(&call.args) => self.found = true,
-                Expr::MethodCall(call) if by_reference(&call.args) => self.found = true,
+                Expr::Call(call) if by_reference(&call.args) && !closure(&call.func) => {
+                    self.found = true
+                }
+                Expr::MethodCall(call)
+                    if by_reference(&call.args)
+                        && !COMPARISONS.contains(&call.method.to_string().as_str()) =>
+                {
+                    self.found = true
+                }
                 Expr::Index(index) if self.is_bound(&index.expr) => self.found = true,
                 Expr::MethodCall(call) if self.is_bound(&call.receiver) => {
                     const ARRAY_METHODS: [&str; 12] = [
@@ -1814,6 +1889,7 @@ pub fn used_as_array_after(rest: &[Stmt], bound: &[String]) -> bool {
     }
     let mut finder = Finder {
         bound,
+        closures: closures.clone(),
         found: false,
         scopes: Vec::new(),
     };
@@ -1822,6 +1898,9 @@ pub fn used_as_array_after(rest: &[Stmt], bound: &[String]) -> bool {
         if let Stmt::Local(local) = stmt {
             if let Some(init) = &local.init {
                 finder.visit_expr(&init.expr);
+                if matches!(strip_parens(&init.expr), Expr::Closure(_)) {
+                    finder.closures.extend(pattern_names(&local.pat));
+                }
             }
             if pattern_names(&local.pat).iter().any(|n| bound.contains(n)) {
                 break;
