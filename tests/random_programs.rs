@@ -4,7 +4,9 @@
 //! them with the macro in a temporary crate, and compares each function's
 //! `_grad` and `_adjoint` with two independent oracles: the tape (the same
 //! body on `Var`s) and central finite differences, plus the value bit for
-//! bit and adjoint accumulation into pre-filled buffers.
+//! bit and adjoint accumulation into pre-filled buffers. A vector-valued
+//! helper's `_jacobian` (by columns in forward mode or by rows, as its
+//! shape decides) is checked against the tape's rows too.
 //!
 //! ```sh
 //! # the fixed-seed batch that `cargo test` runs (200 functions):
@@ -153,6 +155,13 @@ const RUNTIME_ORDER: &[&str] = &[
     "grad_vs_tape",
     "adjoint_accumulate",
     "grad_vs_fd",
+    "hessian_value",
+    "hessian_shape",
+    "hessian_gradient",
+    "hessian_vs_fd",
+    "jacobian_value",
+    "jacobian_shape",
+    "jacobian_vs_tape",
     "tape_value_differs",
 ];
 

@@ -236,17 +236,53 @@ fn glue(prog: &Program) -> String {
         slots.join(", ")
     )
     .unwrap();
+    // The vector-valued helpers: `h_jacobian` (by columns in forward mode
+    // or by rows in reverse mode, as `h`'s shape decides) against the tape.
+    let mut vectors = Vec::new();
+    for h in vector_helpers(prog) {
+        let name = &h.name;
+        let args = flat_args(h, "p").join(", ");
+        let active: Vec<String> = h
+            .params
+            .iter()
+            .flat_map(|p| std::iter::repeat(p.active.to_string()).take(p.ty.floats()))
+            .collect();
+        writeln!(
+            s,
+            "pub fn call_{name}(p: &[f64]) -> Vec<f64> {{\n    {name}({args}).to_vec()\n}}\n\
+             pub fn call_{name}_jacobian(p: &[f64]) -> (Vec<f64>, Vec<f64>) {{\n    \
+             let (value, jacobian) = {name}_jacobian({args});\n    (value.to_vec(), jacobian)\n}}"
+        )
+        .unwrap();
+        vectors.push(format!(
+            "crate::oracle::Vector {{ name: \"{name}\", active: &[{}], f: &call_{name}, \
+             jacobian: &call_{name}_jacobian, tape: &super::p{}_tape::call_{name}_tape }}",
+            active.join(", "),
+            prog.index
+        ));
+    }
     writeln!(
         s,
         "pub fn run(index: usize, seed: u64) -> Vec<String> {{\n    \
-         crate::oracle::check(index, seed, &crate::oracle::Subject {{\n        \
+         let mut lines = crate::oracle::check(index, seed, &crate::oracle::Subject {{\n        \
          active: &ACTIVE,\n        f: &call_f,\n        grad: &call_grad,\n        \
          adjoint: &call_adjoint,\n        tape: &super::p{}_tape::call_tape,\n        \
-         hessian: &call_hessian,\n    }})\n}}",
-        prog.index
+         hessian: &call_hessian,\n    }});\n    \
+         let vectors = crate::oracle::check_vectors(index, seed, &[{}]);\n    \
+         if !vectors.is_empty() {{\n        lines.retain(|l| !l.contains(\" OK \"));\n        \
+         lines.extend(vectors);\n    }}\n    lines\n}}",
+        prog.index,
+        vectors.join(", ")
     )
     .unwrap();
     s
+}
+
+/// The helpers of `prog` that return a vector (their tail lists it).
+fn vector_helpers(prog: &Program) -> impl Iterator<Item = &Func> {
+    prog.helpers
+        .iter()
+        .filter(|h| matches!(h.body.tail.as_deref(), Some(Expr::List(..))))
 }
 
 /// `p{i}_tape.rs`: the tape rendering and its flat entry point.
@@ -265,6 +301,23 @@ fn tape_module(prog: &Program) -> String {
         p.fn_name(&prog.main.name)
     )
     .unwrap();
+    // a vector-valued helper's values and Jacobian, a row per output
+    for h in vector_helpers(prog) {
+        let args = flat_args(h, "v").join(", ");
+        writeln!(
+            s,
+            "\npub fn call_{}_tape(p: &[f64]) -> (Vec<f64>, Vec<f64>) {{\n    \
+             let tape = Tape::new();\n    \
+             let v: Vec<Var> = p.iter().map(|&x| tape.var(x)).collect();\n    \
+             let y = {}(&tape, {args});\n    \
+             let mut rows = Vec::new();\n    \
+             for output in y.iter() {{\n        rows.extend(output.backward().wrt_all(&v));\n    }}\n    \
+             (y.iter().map(|output| output.value()).collect(), rows)\n}}",
+            h.name,
+            p.fn_name(&h.name)
+        )
+        .unwrap();
+    }
     s
 }
 

@@ -38,6 +38,70 @@ pub struct Subject<'a> {
     pub hessian: Hessian<'a>,
 }
 
+/// `p ↦ (value, Jacobian)` of a vector-valued function, row-major.
+pub type ValueAndJacobian<'a> = &'a dyn Fn(&[f64]) -> (Vec<f64>, Vec<f64>);
+
+/// A vector-valued helper under test, flattened as a [`Subject`] is.
+pub struct Vector<'a> {
+    pub name: &'a str,
+    pub active: &'a [bool],
+    pub f: &'a dyn Fn(&[f64]) -> Vec<f64>,
+    /// `h_jacobian`: the value and the Jacobian over the active coordinates
+    /// (row-major, a row per output).
+    pub jacobian: ValueAndJacobian<'a>,
+    /// The tape oracle: the value and the Jacobian over *all* coordinates.
+    pub tape: ValueAndJacobian<'a>,
+}
+
+/// Checks each vector-valued helper's `h_jacobian` at a few points: its
+/// value bit for bit `h`'s, its Jacobian the tape's to `TAPE_TOL`. Returns
+/// only failures.
+pub fn check_vectors(index: usize, seed: u64, vectors: &[Vector]) -> Vec<String> {
+    let mut fails: Vec<String> = Vec::new();
+    for (h, v) in vectors.iter().enumerate() {
+        let n = v.active.len();
+        let active: Vec<usize> = (0..n).filter(|&i| v.active[i]).collect();
+        let salt = (index as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (h as u64 + 1);
+        let mut rng = Rng(seed ^ salt | 1);
+        'points: for _ in 0..POINTS {
+            let p: Vec<f64> = (0..n).map(|_| rng.range(-1.5, 1.5)).collect();
+            let value = (v.f)(&p);
+            if value.iter().any(|x| !x.is_finite()) {
+                continue;
+            }
+            let name = v.name;
+            let (jv, jacobian) = (v.jacobian)(&p);
+            let (m, na) = (value.len(), active.len());
+            if jv.len() != m || jv.iter().zip(&value).any(|(a, b)| !same_bits(*a, *b)) {
+                fails.push(format!(
+                    "RP {index} FAIL jacobian_value at {p:?}: {name} = {value:?}, {name}_jacobian's value {jv:?}"
+                ));
+                break;
+            }
+            if jacobian.len() != m * na {
+                fails.push(format!(
+                    "RP {index} FAIL jacobian_shape {name}_jacobian has {} entries, expected {m} × {na}",
+                    jacobian.len()
+                ));
+                break;
+            }
+            let (_, rows) = (v.tape)(&p);
+            for i in 0..m {
+                for (k, &c) in active.iter().enumerate() {
+                    let (mine, tape) = (jacobian[i * na + k], rows[i * n + c]);
+                    if !close(mine, tape, TAPE_TOL) {
+                        fails.push(format!(
+                            "RP {index} FAIL jacobian_vs_tape at {p:?}, output {i}, coordinate {c} of {name}: {name}_jacobian {mine:e}, tape {tape:e}"
+                        ));
+                        break 'points;
+                    }
+                }
+            }
+        }
+    }
+    fails
+}
+
 /// `p ↦ Some((value, gradient, Hessian))`, or `None` when not generated.
 pub type Hessian<'a> = &'a dyn Fn(&[f64]) -> Option<(f64, Vec<f64>, Vec<f64>)>;
 
