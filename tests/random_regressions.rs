@@ -2043,3 +2043,42 @@ fn a_float_by_reference_to_a_closure_is_no_array() {
         assert_close(&[dp, dxs], &tape_gradient);
     }
 }
+
+// Seed 1128512 #143 (nests, 2026-11-28, the generator's `min_by` the
+// session it was supported): `min_by` after `filter` over a helper's values,
+// which the macro cannot tell are floats, was refused; with `unwrap_or`
+// the accumulator starts from that value, of its type.
+#[differentiable]
+fn filtered_minimum(m: f64) -> f64 {
+    let t: f64 = (2..9)
+        .filter(|&k| k % 2 == 0)
+        .map(|k| helper_value(m * k as f64))
+        .min_by(|a, b| a.total_cmp(b))
+        .unwrap_or(-0.5);
+    t * m
+}
+
+fn filtered_minimum_tape<'t>(_tape: &'t Tape, x: &[Var<'t>]) -> Var<'t> {
+    let m = x[0];
+    let mut best: Option<Var<'t>> = None;
+    for k in [2.0, 4.0, 6.0, 8.0] {
+        let t = m * k;
+        let e = t * t + 1.0;
+        best = Some(match best {
+            Some(b) if b.value().total_cmp(&e.value()) != std::cmp::Ordering::Greater => b,
+            _ => e,
+        });
+    }
+    best.unwrap() * m
+}
+
+#[test]
+fn min_by_after_filter_of_a_helpers_values() {
+    for x in [[0.3], [-0.8], [1.4]] {
+        let (value, dm) = filtered_minimum_grad(x[0]);
+        let (tape_value, tape_gradient) = on_tape(filtered_minimum_tape, &x);
+        assert_eq!(value, filtered_minimum(x[0]));
+        assert!((value - tape_value).abs() <= 1e-12 * (1.0 + value.abs()));
+        assert_close(&[dm], &tape_gradient);
+    }
+}

@@ -329,8 +329,22 @@ pub enum Expr {
     /// `bool`)
     Match(Box<Scrut>, Vec<(MPat, Option<Cond>, Block)>),
     /// `[a, b]` (`vec![a, b]` if the flag is set): only the tail of a
-    /// vector-valued helper, which returns it (`-> [f64; 2]`, `-> Vec<f64>`).
-    List(Vec<Expr>, bool),
+    /// vector-valued helper, which returns it (`-> [f64; 2]`, `-> Vec<f64>`),
+    /// spelled as [`ListForm`] says.
+    List(Vec<Expr>, bool, ListForm),
+}
+
+/// How a vector-valued helper's tail spells its list.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ListForm {
+    /// `[a, b]`, `vec![a, b]`
+    Literal,
+    /// `(0..2).map(|listed_k| if listed_k == 0 { a } else { b }).collect()`
+    /// (a `Vec` only)
+    Collect,
+    /// `{ let mut listed = vec![0.0; 2]; listed[0] = a; listed[1] = b;
+    /// listed }` (`[0.0; 2]` for an array)
+    Stored,
 }
 
 #[derive(Clone, Debug)]

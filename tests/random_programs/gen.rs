@@ -61,7 +61,8 @@ const CONSTS: &[&str] = &[
 /// = ..`, `let [x1, x2] = *x`, `sin_cos`, tuple locals), `get`
 /// (`x.get(i).copied().unwrap_or(v)`), `extremes` (`.reduce(f64::max)`,
 /// `.max_by(|a, b| a.total_cmp(b))`, `min`, then `unwrap_or`), `for-each`
-/// (`chain.for_each(|v| { .. });` for a `for` over a chain); `counters` (an integer a loop nest
+/// (`chain.for_each(|v| { .. });` for a `for` over a chain), `list-forms`
+/// (a vector helper's tail as a `collect()` or stores into zeros); `counters` (an integer a loop nest
 /// steps, `k += j`, read as `x[k % n]` and `k as f64`); `stepped-whiles`
 /// (`while k < L { ..; k = k + (k + 1); }`, stepped last); `whole-arrays`
 /// (`b = [x, y];` of a local array); `read-only-arrays` (`let b = [x, y];`

@@ -343,7 +343,7 @@ fn walk_expr(e: &mut Expr, f: &mut dyn FnMut(&mut Expr)) {
             walk_exprs_block(els, f);
         }
         Expr::Block(b) => walk_exprs_block(b, f),
-        Expr::List(items, _) => items.iter_mut().for_each(|x| walk_expr(x, f)),
+        Expr::List(items, ..) => items.iter_mut().for_each(|x| walk_expr(x, f)),
         _ => {}
     }
 }
@@ -571,7 +571,7 @@ fn rename_expr(e: &mut Expr, from: &str, to: &str) {
         }
         Expr::Cast(i) => rename_int(i, from, to),
         Expr::Call(_, args) => rename_args(args, from, to),
-        Expr::List(items, _) => items.iter_mut().for_each(|x| rename_expr(x, from, to)),
+        Expr::List(items, ..) => items.iter_mut().for_each(|x| rename_expr(x, from, to)),
         Expr::If(arms, els) => {
             for (c, b) in arms {
                 rename_cond(c, from, to);

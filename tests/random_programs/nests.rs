@@ -1607,6 +1607,13 @@ impl Gen {
         }
         self.env.clear();
         self.reserved.clear();
+        // (a `collect()` or stores after the `let`: the forward-mode
+        // Jacobian handed out the zeros of such a vector until 2026-11-28)
+        let form = match self.rng.gen_range(0..4) {
+            0 if vec && !avoid("list-forms") => ListForm::Collect,
+            1 if !avoid("list-forms") => ListForm::Stored,
+            _ => ListForm::Literal,
+        };
         VecHelper {
             func: Func {
                 name: VEC_HELPER.to_string(),
@@ -1614,7 +1621,7 @@ impl Gen {
                 explicit_wrt: false,
                 body: Block {
                     stmts,
-                    tail: Some(Box::new(Expr::List(items, vec))),
+                    tail: Some(Box::new(Expr::List(items, vec, form))),
                 },
             },
             dim,

@@ -215,8 +215,8 @@ impl Printer {
     fn ret(&self, f: &Func) -> String {
         let float = if self.tape() { "Var<'t>" } else { "f64" };
         match f.body.tail.as_deref() {
-            Some(Expr::List(items, false)) => format!("[{float}; {}]", items.len()),
-            Some(Expr::List(_, true)) => format!("Vec<{float}>"),
+            Some(Expr::List(items, false, _)) => format!("[{float}; {}]", items.len()),
+            Some(Expr::List(_, true, _)) => format!("Vec<{float}>"),
             _ => float.to_string(),
         }
     }
@@ -819,10 +819,37 @@ impl Printer {
                     )
                 }
             }
-            Expr::List(items, vec) => {
+            Expr::List(items, vec, form) => {
                 let items: Vec<String> = items.iter().map(|e| self.var_expr(e)).collect();
                 let bang = if *vec { "vec!" } else { "" };
-                format!("{bang}[{}]", items.join(", "))
+                let n = items.len();
+                match form {
+                    ListForm::Literal => format!("{bang}[{}]", items.join(", ")),
+                    ListForm::Collect => {
+                        let mut chain = String::new();
+                        for (k, item) in items.iter().enumerate() {
+                            if k + 1 == n {
+                                write!(chain, "{{ {item} }}").unwrap();
+                            } else {
+                                write!(chain, "if listed_k == {k} {{ {item} }} else ").unwrap();
+                            }
+                        }
+                        format!("(0..{n}).map(|listed_k| {chain}).collect()")
+                    }
+                    ListForm::Stored => {
+                        let zero = if self.tape() {
+                            format!("{TAPE}.var(0.0)")
+                        } else {
+                            "0.0".to_string()
+                        };
+                        let stores: String = items
+                            .iter()
+                            .enumerate()
+                            .map(|(k, item)| format!(" listed[{k}] = {item};"))
+                            .collect();
+                        format!("{{ let mut listed = {bang}[{zero}; {n}];{stores} listed }}")
+                    }
+                }
             }
             Expr::Match(scrut, arms) => {
                 if self.tape() {

@@ -292,19 +292,25 @@ impl Lowerer<'_> {
                 (None, None) => unreachable!("one of the two by construction"),
             }
         } else {
-            // (a `filter` decides which element is the first)
-            if !float {
-                self.cx.error_spanned_by(
-                    &reduce.method,
-                    format!(
-                        "`.{which}(..)` after `.filter(..)` is supported by `#[differentiable]` \
-                         on floats; write the loop"
-                    ),
-                );
-                return failed;
-            }
+            // (a `filter` decides which element is the first; the
+            // accumulator starts from `unwrap_or`'s value, of its type, or,
+            // for `unwrap`, from a float's zero, never read)
+            let start: Expr = match (&default, float) {
+                (Some(default), _) => default.clone(),
+                (None, true) => parse_quote!(0.0),
+                (None, false) => {
+                    self.cx.error_spanned_by(
+                        &reduce.method,
+                        format!(
+                            "`.{which}(..).unwrap()` after `.filter(..)` is supported by \
+                             `#[differentiable]` on elements it can tell are floats; give a \
+                             value for none, `.unwrap_or(v)`, or write the loop"
+                        ),
+                    );
+                    return failed;
+                }
+            };
             let found = self.fresh_ident("found");
-            let start: Expr = default.clone().unwrap_or_else(|| parse_quote!(0.0));
             let mut body = self.guard_stmts(&seq, &kx);
             body.push(parse_quote!(let #e = #elem;));
             body.push(parse_quote!(if #found { #step } else {
@@ -312,7 +318,7 @@ impl Lowerer<'_> {
                 #found = true;
             }));
             let mut stmts: Vec<syn::Stmt> = vec![
-                parse_quote!(let mut #acc: f64 = #start;),
+                parse_quote!(let mut #acc #typed = #start;),
                 parse_quote!(let mut #found: bool = false;),
                 parse_quote!(for #k in 0..#len { #(#body)* }),
             ];
