@@ -472,3 +472,34 @@ fn returned_collect_and_fills_by_columns() {
         }
     }
 }
+
+// A helper's vector bound by reference, `let v = &twice(x);`, and a
+// helper's or an expression's value given by reference to a closure
+// (`sq(&g(x))`, `sq(&(a * b))`): 2026-11-28.
+#[differentiable]
+fn squared(x: f64) -> f64 {
+    x * x
+}
+
+#[differentiable]
+fn by_reference(x: &[f64]) -> f64 {
+    let v = &twice(x);
+    let sq = |t: &f64| t * t;
+    v[0] * v[1] + sq(&squared(x[0])) + sq(&(x[0] * x[1]))
+}
+
+#[differentiable]
+fn by_value(x: &[f64]) -> f64 {
+    let v = twice(x);
+    let p = x[0] * x[1];
+    v[0] * v[1] + squared(x[0]) * squared(x[0]) + p * p
+}
+
+#[test]
+fn vectors_and_values_by_reference() {
+    let x = [0.5, 1.5];
+    let (value, gradient) = by_reference_grad(&x);
+    assert_eq!(value, by_reference(&x));
+    assert_eq!((value, gradient.clone()), by_value_grad(&x));
+    check::gradient(by_reference, &x, &gradient).assert_ok(1e-6);
+}

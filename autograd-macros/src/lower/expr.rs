@@ -823,6 +823,12 @@ impl Lowerer<'_> {
     /// is not a call of a function path; a constant when no argument
     /// varies.
     pub(super) fn vector_call(&mut self, init: &Expr) -> Option<Value> {
+        // (`let v = &twice(x);`: a reference to the vector is the vector)
+        if let Expr::Reference(r) = strip_parens(init) {
+            if r.mutability.is_none() {
+                return self.vector_call(&r.expr);
+            }
+        }
         if let Expr::MethodCall(call) = strip_parens(init) {
             return self.vector_method_call(call);
         }
