@@ -323,8 +323,9 @@ pub enum Expr {
     Field(String, usize),
     /// `sq(arg)` of a closure local
     CallClosure(String, Box<Expr>, bool),
-    /// `xs.get(i).copied().unwrap_or(v)` (`cloned` when the flag is set)
-    GetOr(String, IntExpr, Box<Expr>, bool),
+    /// `xs.get(i).copied().unwrap_or(v)` (`cloned` when the first flag is
+    /// set; `if let Some(&g) = xs.get(i) { g } else { v }` when the second)
+    GetOr(String, IntExpr, Box<Expr>, bool, bool),
     /// `match scrut { .. }` as a value (the last arm is `_` or completes a
     /// `bool`)
     Match(Box<Scrut>, Vec<(MPat, Option<Cond>, Block)>),

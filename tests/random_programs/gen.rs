@@ -62,7 +62,8 @@ const CONSTS: &[&str] = &[
 /// (`x.get(i).copied().unwrap_or(v)`), `extremes` (`.reduce(f64::max)`,
 /// `.max_by(|a, b| a.total_cmp(b))`, `min`, then `unwrap_or`), `for-each`
 /// (`chain.for_each(|v| { .. });` for a `for` over a chain), `list-forms`
-/// (a vector helper's tail as a `collect()` or stores into zeros); `counters` (an integer a loop nest
+/// (a vector helper's tail as a `collect()` or stores into zeros),
+/// `if-let` (`if let Some(&g) = xs.get(i) { g } else { v }`); `counters` (an integer a loop nest
 /// steps, `k += j`, read as `x[k % n]` and `k as f64`); `stepped-whiles`
 /// (`while k < L { ..; k = k + (k + 1); }`, stepped last); `whole-arrays`
 /// (`b = [x, y];` of a local array); `read-only-arrays` (`let b = [x, y];`
@@ -1850,7 +1851,8 @@ impl Gen {
                 let (i, _, _) = self.int_expr_in(0, len + 1);
                 let v = self.expr(depth - 1);
                 let cloned = self.chance(0.3);
-                Some(Expr::GetOr(n, i, Box::new(v), cloned))
+                let if_let = !avoid("if-let") && self.chance(0.3);
+                Some(Expr::GetOr(n, i, Box::new(v), cloned, if_let))
             }
             7..=8 if self.cond_depth == 0 && self.value_depth == 0 && !avoid("match") => {
                 self.value_depth += 1;

@@ -801,7 +801,7 @@ impl Printer {
                     format!("{n}({})", self.var_expr(a))
                 }
             }
-            Expr::GetOr(buf, i, v, cloned) => {
+            Expr::GetOr(buf, i, v, cloned, if_let) => {
                 if self.tape() {
                     // (`allow`: a literal index past the end is a
                     // compile error in dead code otherwise)
@@ -809,6 +809,12 @@ impl Printer {
                         "({{ let oracle_g: usize = {}; #[allow(unconditional_panic)] let oracle_v = if oracle_g < {buf}.len() {{ {buf}[oracle_g] }} else {{ {} }}; oracle_v }})",
                         int(i),
                         self.var_expr(v)
+                    )
+                } else if *if_let {
+                    format!(
+                        "(if let Some(&oracle_g) = {buf}.get({}) {{ oracle_g }} else {{ {} }})",
+                        int(i),
+                        self.expr(v, P_LOWEST)
                     )
                 } else {
                     let how = if *cloned { "cloned" } else { "copied" };
