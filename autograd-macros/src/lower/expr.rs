@@ -646,7 +646,7 @@ impl Lowerer<'_> {
                             call,
                             format!(
                                 "`{name}` is a `fn` declared inside this function that is \
-                                 generic, recursive or returns early, and this call needs its \
+                                 generic, recursive, unsafe or returns early, and this call needs its \
                                  derivative: `#[differentiable]` inlines only a plain one; \
                                  move `{name}` out of the function and put `#[differentiable]` \
                                  on it"

@@ -1043,8 +1043,8 @@ impl<'a> Lowerer<'a> {
     /// capture nothing, so it is the closure `|t: f64| -> f64 { t * t }`,
     /// inlined at each call as one bound to a local is (calls with a
     /// differentiated argument need no `sq_adjoint`). One that is generic,
-    /// recursive or returns early stays a plain `fn`: a differentiated call
-    /// of it is refused (`inner_fns_kept`).
+    /// recursive, `unsafe`, `extern` or returns early stays a plain `fn`: a
+    /// differentiated call of it is refused (`inner_fns_kept`).
     fn bind_inner_fn(&mut self, item: &syn::ItemFn) {
         let sig = &item.sig;
         let name = sig.ident.to_string();
@@ -1065,6 +1065,8 @@ impl<'a> Lowerer<'a> {
             .collect();
         let inlinable = sig.generics.params.is_empty()
             && sig.asyncness.is_none()
+            && sig.unsafety.is_none()
+            && sig.abi.is_none()
             && sig.variadic.is_none()
             && syntax::first_jump(&block).is_none()
             && !mentioned.contains(&name);
