@@ -2786,3 +2786,61 @@ fn split_at_is_two_views() {
         assert_gradient(|p| split_parameters(p, &xs), &params, &gradient);
     }
 }
+
+// `match` on a tuple of integers and `bool`s, with `_` parts, names bound
+// by parts (in the body and a guard), alternatives, as a value and as a
+// statement (refused until 2026-11-28): the parts tested one by one.
+#[differentiable]
+fn tuple_match(x: f64, y: f64, i: usize, j: usize) -> f64 {
+    let v = match (i, j % 3, x > y) {
+        (0, 0, _) => x * y,
+        (k, 1, true) if k > 2 => x * k as f64,
+        (1, _, false) | (2, 2, _) => x + y,
+        (k, r, b) => {
+            let t = if b { x } else { y };
+            t * (k + r) as f64
+        }
+    };
+    let mut w = v;
+    match (i, j) {
+        (0, 0) => w *= 2.0,
+        _ => w += y,
+    }
+    w
+}
+
+#[differentiable]
+fn tuple_match_loop(x: f64, y: f64, i: usize, j: usize) -> f64 {
+    let r = j % 3;
+    let b = x > y;
+    let v = if i == 0 && r == 0 {
+        x * y
+    } else if r == 1 && b && i > 2 {
+        x * i as f64
+    } else if (i == 1 && !b) || (i == 2 && r == 2) {
+        x + y
+    } else {
+        let t = if b { x } else { y };
+        t * (i + r) as f64
+    };
+    let mut w = v;
+    if i == 0 && j == 0 {
+        w *= 2.0;
+    } else {
+        w += y;
+    }
+    w
+}
+
+#[test]
+fn match_on_a_tuple() {
+    for (i, j) in [(0, 0), (3, 1), (1, 5), (2, 2), (4, 0), (5, 1), (0, 3)] {
+        for (x, y) in [(0.5, 0.25), (0.25, 0.5)] {
+            let (value, gradient) = tuple_match_grad(x, y, i, j);
+            assert_eq!(value, tuple_match(x, y, i, j));
+            assert_eq!((value, gradient), tuple_match_loop_grad(x, y, i, j));
+            let (dx, dy) = gradient;
+            assert_gradient(|z| tuple_match(z[0], z[1], i, j), &[x, y], &[dx, dy]);
+        }
+    }
+}

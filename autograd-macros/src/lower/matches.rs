@@ -12,7 +12,9 @@
 //! ```
 //!
 //! The last arm is the `else` (the `match` is exhaustive, so it matches
-//! when no earlier arm did). Arms that bind a name (`k`, `k @ ..`) bind it
+//! when no earlier arm did). A tuple written out, `match (a, b) { (p, q)
+//! => .. }`, is tested part by part: `let (m1, m2) = (a, b);` and
+//! `matches!(m1, p) && matches!(m2, q)`. Arms that bind a name (`k`, `k @ ..`) bind it
 //! to the scrutinee in their body; in a guard, the name is the scrutinee.
 
 use super::expr::{placeholder, Value};
@@ -44,6 +46,9 @@ impl Lowerer<'_> {
             self.cx
                 .error_spanned_by(m, "a `match` with no arms is not supported");
             return None;
+        }
+        if let Expr::Tuple(parts) = super::syntax::strip_parens(&m.expr) {
+            return self.desugar_tuple_match(m, parts, value);
         }
         let mut ok = true;
         for arm in &m.arms {
@@ -99,6 +104,142 @@ impl Lowerer<'_> {
         Some((let_stmt, chain))
     }
 
+    /// `match (a, b) { (p, q) => .., _ => .. }`: the parts evaluated once,
+    /// in order, `let (m1, m2) = (a, b);`, and the chain testing each part
+    /// against its pattern, `matches!(m1, p) && matches!(m2, q)` (a `_`
+    /// part tests nothing; `(p, q) | (r, s)` is either test). A part that
+    /// binds a name binds it to its scrutinee, in the body and the guard.
+    fn desugar_tuple_match(
+        &mut self,
+        m: &syn::ExprMatch,
+        parts: &syn::ExprTuple,
+        value: bool,
+    ) -> Option<(syn::Stmt, Expr)> {
+        let n = parts.elems.len();
+        let names: Vec<syn::Ident> = (0..n).map(|_| self.fresh_ident("m")).collect();
+        // Each arm's alternatives, each a list of part patterns.
+        let mut arms_parts: Vec<Vec<Vec<Pat>>> = Vec::new();
+        let mut ok = true;
+        for arm in &m.arms {
+            let alternatives: Vec<&Pat> = match &arm.pat {
+                Pat::Or(or) => or.cases.iter().collect(),
+                pat => vec![pat],
+            };
+            let mut arm_parts = Vec::new();
+            for alt in &alternatives {
+                match alt {
+                    Pat::Tuple(t)
+                        if t.elems.len() == n
+                            && !t.elems.iter().any(|p| matches!(p, Pat::Rest(_))) =>
+                    {
+                        for p in &t.elems {
+                            ok &= self.check_match_pattern(p);
+                        }
+                        arm_parts.push(t.elems.iter().cloned().collect());
+                    }
+                    Pat::Wild(_) => arm_parts.push(vec![parse_quote!(_); n]),
+                    other => {
+                        self.cx.error_spanned_by(
+                            other,
+                            format!(
+                                "`#[differentiable]` lowers a `match` on a tuple of {n} with \
+                                 tuple patterns of {n} parts (each an integer, `bool`, `char`, \
+                                 constant or unit variant pattern, `_` or a name; no `..`) and \
+                                 `_`; else write the cases with `if` / `else if`"
+                            ),
+                        );
+                        ok = false;
+                    }
+                }
+            }
+            if alternatives.len() > 1
+                && arm_parts
+                    .iter()
+                    .flatten()
+                    .any(|p| !binding_names(p).is_empty())
+            {
+                self.cx.error_spanned_by(
+                    &arm.pat,
+                    "alternatives (`|`) of tuple patterns that bind names are not supported by \
+                     `#[differentiable]`; give each alternative an arm of its own",
+                );
+                ok = false;
+            }
+            arms_parts.push(arm_parts);
+        }
+        if !ok {
+            return None;
+        }
+        for (name, part) in names.iter().zip(&parts.elems) {
+            self.scrutinees.insert(name.to_string(), part.clone());
+        }
+        let elems = parts.elems.iter();
+        let let_stmt: syn::Stmt = parse_quote!(let (#(#names),*) = (#(#elems),*););
+        // (the names an arm binds, each with the scrutinee of its part)
+        let bindings = |arm_parts: &[Vec<Pat>]| -> Vec<(syn::Ident, syn::Ident)> {
+            arm_parts
+                .first()
+                .map(|alt| {
+                    alt.iter()
+                        .zip(&names)
+                        .flat_map(|(p, s)| binding_names(p).into_iter().map(|b| (b, s.clone())))
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        let body_of = |arm: &syn::Arm, bound: &[(syn::Ident, syn::Ident)]| -> Expr {
+            let binds = bound.iter().map(|(b, s)| quote!(let #b = #s;));
+            let body = &arm.body;
+            if value {
+                if let Expr::Block(b) = &**body {
+                    if b.label.is_none() && b.attrs.is_empty() {
+                        let stmts = &b.block.stmts;
+                        return parse_quote!({ #(#binds)* #(#stmts)* });
+                    }
+                }
+                parse_quote!({ #(#binds)* #body })
+            } else {
+                parse_quote!({ #(#binds)* #body; })
+            }
+        };
+        let (last, rest) = m.arms.split_last()?;
+        let last_parts = arms_parts.last()?;
+        let mut chain = body_of(last, &bindings(last_parts));
+        for (arm, arm_parts) in rest.iter().zip(&arms_parts).rev() {
+            let alternatives: Vec<TokenStream> = arm_parts
+                .iter()
+                .map(|alt| {
+                    let tests: Vec<TokenStream> = alt
+                        .iter()
+                        .zip(&names)
+                        .filter(|(p, _)| !matches!(p, Pat::Wild(_)))
+                        .map(|(p, s)| quote!(matches!(#s, #p)))
+                        .collect();
+                    match tests.is_empty() {
+                        true => quote!(true),
+                        false => quote!((#(#tests)&&*)),
+                    }
+                })
+                .collect();
+            let mut test: TokenStream = quote!((#(#alternatives)||*));
+            let bound = bindings(arm_parts);
+            if let Some((_, guard)) = &arm.guard {
+                let mut guard = (**guard).clone();
+                for (b, s) in &bound {
+                    let mut subst = Subst {
+                        names: vec![b.to_string()],
+                        to: s.clone(),
+                    };
+                    subst.visit_expr_mut(&mut guard);
+                }
+                test = quote!(#test && (#guard));
+            }
+            let body = body_of(arm, &bound);
+            chain = parse_quote!(if #test #body else #chain);
+        }
+        Some((let_stmt, chain))
+    }
+
     /// Patterns `match` lowers: literals (not floats), ranges, constants and
     /// unit variants, `_`, names, `x @ p`, `p | q`.
     fn check_match_pattern(&mut self, pat: &Pat) -> bool {
@@ -148,9 +289,10 @@ impl Lowerer<'_> {
             _ => {
                 self.cx.error_spanned_by(
                     expr,
-                    "`match` on a tuple or another compound value is not supported by \
-                     `#[differentiable]`; match on one integer, `bool`, `char` or enum value, \
-                     or write the cases with `if` / `else if`",
+                    "`match` on a tuple local or another compound value is not supported by \
+                     `#[differentiable]`; match on the tuple written out, `match (a, b) { .. }`, \
+                     on one integer, `bool`, `char` or enum value, or write the cases with `if` \
+                     / `else if`",
                 );
                 return;
             }
