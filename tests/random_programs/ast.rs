@@ -556,12 +556,16 @@ pub enum MPat {
     Or(Vec<MPat>),
     Bool(bool),
     Wild,
+    /// `(p, q)` of a tuple scrutinee
+    Tuple(Vec<MPat>),
 }
 
 #[derive(Clone, Debug)]
 pub enum Scrut {
     Int(IntExpr),
     Bool(Cond),
+    /// `(a, b)` written out
+    Tuple(Vec<Scrut>),
 }
 
 /// What a destructuring `let` takes apart.

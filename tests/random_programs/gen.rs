@@ -63,7 +63,8 @@ const CONSTS: &[&str] = &[
 /// `.max_by(|a, b| a.total_cmp(b))`, `min`, then `unwrap_or`), `for-each`
 /// (`chain.for_each(|v| { .. });` for a `for` over a chain), `list-forms`
 /// (a vector helper's tail as a `collect()` or stores into zeros),
-/// `if-let` (`if let Some(&g) = xs.get(i) { g } else { v }`); `counters` (an integer a loop nest
+/// `if-let` (`if let Some(&g) = xs.get(i) { g } else { v }`), `tuple-match`
+/// (`match (a, b) { (p, q) => .., _ => .. }`); `counters` (an integer a loop nest
 /// steps, `k += j`, read as `x[k % n]` and `k as f64`); `stepped-whiles`
 /// (`while k < L { ..; k = k + (k + 1); }`, stepped last); `whole-arrays`
 /// (`b = [x, y];` of a local array); `read-only-arrays` (`let b = [x, y];`
@@ -2560,8 +2561,35 @@ impl Gen {
     }
 
     /// A scrutinee and the arms' patterns and guards (the last arm is
-    /// exhaustive and has no guard).
+    /// exhaustive and has no guard); now and then a tuple of two, `match
+    /// (a, b) { (p, q) => .., _ => .. }`, its arms pairing the parts'.
     fn match_head(&mut self) -> (Scrut, Vec<(MPat, Option<Cond>)>) {
+        if avoid("tuple-match") || !self.chance(0.25) {
+            return self.single_match_head();
+        }
+        let (first, first_arms) = self.single_match_head();
+        let (second, second_arms) = self.single_match_head();
+        // (each part's arms but its last, exhaustive one)
+        let (a, b) = (
+            &first_arms[..first_arms.len() - 1],
+            &second_arms[..second_arms.len() - 1],
+        );
+        let count = a.len().max(b.len()).max(1);
+        let mut arms = Vec::new();
+        for k in 0..count {
+            let p = a.get(k).map_or(MPat::Wild, |(p, _)| p.clone());
+            let q = b.get(k).map_or(MPat::Wild, |(q, _)| q.clone());
+            let guard = a.get(k).and_then(|(_, g)| g.clone());
+            if matches!((&p, &q), (MPat::Wild, MPat::Wild)) && guard.is_none() {
+                continue;
+            }
+            arms.push((MPat::Tuple(vec![p, q]), guard));
+        }
+        arms.push((MPat::Wild, None));
+        (Scrut::Tuple(vec![first, second]), arms)
+    }
+
+    fn single_match_head(&mut self) -> (Scrut, Vec<(MPat, Option<Cond>)>) {
         let atoms = self.int_atoms();
         if atoms.is_empty() || self.chance(0.25) {
             let c = self.cond();

@@ -1093,6 +1093,7 @@ fn mpat(p: &MPat) -> String {
         MPat::Or(ps) => ps.iter().map(mpat).collect::<Vec<_>>().join(" | "),
         MPat::Bool(b) => b.to_string(),
         MPat::Wild => "_".to_string(),
+        MPat::Tuple(ps) => format!("({})", ps.iter().map(mpat).collect::<Vec<_>>().join(", ")),
     }
 }
 
@@ -1108,9 +1109,19 @@ fn pat_str(p: &Pat) -> String {
 fn mpat_cond(scrut: &Scrut, p: &MPat) -> Option<Cond> {
     let s = |op, v| match scrut {
         Scrut::Int(e) => Cond::IntCmp(op, e.clone(), IntExpr::Lit(v)),
-        Scrut::Bool(_) => unreachable!("integer pattern on a bool"),
+        _ => unreachable!("integer pattern on a bool or a tuple"),
     };
     match p {
+        MPat::Tuple(ps) => {
+            let Scrut::Tuple(parts) = scrut else {
+                unreachable!("tuple pattern on a single value")
+            };
+            parts
+                .iter()
+                .zip(ps)
+                .filter_map(|(s, p)| mpat_cond(s, p))
+                .reduce(|a, b| Cond::And(Box::new(a), Box::new(b)))
+        }
         MPat::Wild => None,
         MPat::Int(v) => Some(s(CmpOp::Eq, *v)),
         MPat::Range(a, b) => Some(Cond::And(
@@ -1168,6 +1179,14 @@ impl Printer {
         match s {
             Scrut::Int(e) => int(e),
             Scrut::Bool(c) => self.cond(c),
+            Scrut::Tuple(parts) => format!(
+                "({})",
+                parts
+                    .iter()
+                    .map(|p| self.scrut(p))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
         }
     }
 
