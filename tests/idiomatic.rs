@@ -2844,3 +2844,63 @@ fn match_on_a_tuple() {
         }
     }
 }
+
+// `let mut v = Vec::new();` and a loop right after it pushing a float once
+// an iteration, last (refused until 2026-11-28): the vector the loop's
+// chain collects. A vector of integers pushed the same way stays a change
+// in place.
+#[differentiable]
+fn pushes(x: &[f64]) -> f64 {
+    let mut doubled = Vec::new();
+    for t in x {
+        doubled.push(t * 2.0);
+    }
+    let mut weighted: Vec<f64> = Vec::with_capacity(x.len());
+    for (i, &t) in x.iter().enumerate() {
+        let s = t.sin();
+        weighted.push(s * i as f64);
+    }
+    let mut products = vec![];
+    for k in 0..3 {
+        products.push(x[k] * x[k + 1]);
+    }
+    let mut idx = Vec::new();
+    for i in 0..x.len() {
+        idx.push(i);
+    }
+    doubled.iter().sum::<f64>() + weighted[1] * products[2] + x[idx[1]]
+}
+
+#[differentiable]
+fn pushes_loop(x: &[f64]) -> f64 {
+    let mut doubled = vec![0.0; x.len()];
+    for i in 0..x.len() {
+        doubled[i] = x[i] * 2.0;
+    }
+    let mut weighted = vec![0.0; x.len()];
+    for i in 0..x.len() {
+        let s = x[i].sin();
+        weighted[i] = s * i as f64;
+    }
+    let mut products = [0.0; 3];
+    for k in 0..3 {
+        products[k] = x[k] * x[k + 1];
+    }
+    let mut sum = -0.0;
+    for i in 0..x.len() {
+        sum += doubled[i];
+    }
+    sum + weighted[1] * products[2] + x[1]
+}
+
+#[test]
+fn pushes_into_a_new_vector_are_a_collect() {
+    for x in [[0.3, -0.7, 1.1, 0.4], [1.5, 0.2, -0.9, 0.8]] {
+        let (value, gradient) = pushes_grad(&x);
+        let (value_loop, gradient_loop) = pushes_loop_grad(&x);
+        assert_eq!(value, pushes(&x));
+        assert_eq!(value.to_bits(), value_loop.to_bits());
+        assert_eq!(gradient, gradient_loop);
+        assert_gradient(pushes, &x, &gradient);
+    }
+}

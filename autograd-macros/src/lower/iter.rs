@@ -935,6 +935,122 @@ impl Lowerer<'_> {
         true
     }
 
+    /// `let mut v = Vec::new();` (`Vec::with_capacity(n)`, `vec![]`, typed
+    /// `Vec<f64>` or not) and right after it a loop that pushes a float
+    /// once an iteration, last, `for p in xs { let t = ..; v.push(e); }`
+    /// (only `let`s before the push, no jump, `v` read nowhere else in
+    /// it): the vector the chain collects, `let mut v: Vec<f64> =
+    /// xs.iter().map(|p| { let t = ..; e }).collect();`, a local buffer of
+    /// the loop's length (a growing vector of floats has no adjoint).
+    /// `None` for anything else, and for a vector of values the macro
+    /// cannot tell are floats (`idx.push(i)` stays a change in place).
+    pub(super) fn pushes_as_collect(
+        &self,
+        decl: &syn::Stmt,
+        next: &syn::Stmt,
+    ) -> Option<syn::Stmt> {
+        let syn::Stmt::Local(local) = decl else {
+            return None;
+        };
+        let (pat, ty) = match &local.pat {
+            syn::Pat::Type(t) => (&*t.pat, Some(&*t.ty)),
+            pat => (pat, None),
+        };
+        let syn::Pat::Ident(binding) = pat else {
+            return None;
+        };
+        if binding.mutability.is_none() || binding.by_ref.is_some() || binding.subpat.is_some() {
+            return None;
+        }
+        let init = local.init.as_ref().filter(|i| i.diverge.is_none())?;
+        if !empty_vec(&init.expr) {
+            return None;
+        }
+        let typed_float = match ty {
+            Some(ty) => crate::signature::is_f64(vec_element(ty)?),
+            None => false,
+        };
+        let name = binding.ident.to_string();
+        let syn::Stmt::Expr(Expr::ForLoop(f), _) = next else {
+            return None;
+        };
+        let (last, lets) = f.body.stmts.split_last()?;
+        let pushed = match last {
+            syn::Stmt::Expr(Expr::MethodCall(m), _)
+                if m.method == "push"
+                    && m.args.len() == 1
+                    && matches!(strip_parens(&m.receiver), Expr::Path(p) if p.path.is_ident(&name)) =>
+            {
+                &m.args[0]
+            }
+            _ => return None,
+        };
+        let only_lets = lets
+            .iter()
+            .all(|s| matches!(s, syn::Stmt::Local(l) if l.init.as_ref().map_or(true, |i| i.diverge.is_none())));
+        let body: syn::Block = parse_quote!({ #(#lets)* #pushed });
+        let block = Expr::Block(syn::ExprBlock {
+            attrs: Vec::new(),
+            label: None,
+            block: body.clone(),
+        });
+        let mentioned = super::syntax::mentions_ident(f.expr.to_token_stream(), &name)
+            || super::syntax::mentions_ident(block.to_token_stream(), &name);
+        if f.label.is_some()
+            || !only_lets
+            || mentioned
+            || super::syntax::first_jump(&block).is_some()
+        {
+            return None;
+        }
+        let chain: Expr = match strip_parens(&f.expr) {
+            range @ Expr::Range(_) => parse_quote!((#range)),
+            chain if is_chain(chain) => chain.clone(),
+            path @ Expr::Path(_) => parse_quote!(#path.iter()),
+            Expr::Reference(r) if r.mutability.is_none() => {
+                let inner = &r.expr;
+                parse_quote!(#inner.iter())
+            }
+            _ => return None,
+        };
+        // (the loop's names: floats where they are the elements of a float
+        // array, `for v in xs`, `for (i, v) in xs.iter().enumerate()`)
+        let float_source = match strip_parens(&chain) {
+            Expr::MethodCall(m) => {
+                let mut base = &*m.receiver;
+                while let Expr::MethodCall(inner) = strip_parens(base) {
+                    base = &inner.receiver;
+                }
+                self.guess_float(base, &mut Vec::new())
+            }
+            _ => false,
+        };
+        let enumerated = chain.to_token_stream().to_string().contains("enumerate");
+        let mut env: Vec<(String, bool)> = Vec::new();
+        match &*f.pat {
+            syn::Pat::Tuple(t) if enumerated && t.elems.len() == 2 => {
+                for (k, part) in t.elems.iter().enumerate() {
+                    for ident in super::pattern::pattern_idents(part) {
+                        env.push((ident.to_string(), k == 1 && float_source));
+                    }
+                }
+            }
+            other => {
+                for ident in super::pattern::pattern_idents(other) {
+                    env.push((ident.to_string(), float_source && !enumerated));
+                }
+            }
+        }
+        if !typed_float && !self.guess_float(&block, &mut env) {
+            return None;
+        }
+        let (mutability, ident, pat, attrs) =
+            (&binding.mutability, &binding.ident, &f.pat, &local.attrs);
+        Some(parse_quote!(
+            #(#attrs)* let #mutability #ident: ::std::vec::Vec<f64> = #chain.map(|#pat| #body).collect();
+        ))
+    }
+
     /// `chain.sum()`, `.product()`, `.fold(init, f)`, `.count()`.
     fn consume(&mut self, call: &syn::ExprMethodCall) -> Value {
         let name = call.method.to_string();
@@ -1249,6 +1365,30 @@ impl Lowerer<'_> {
 }
 
 /// `T` of `Vec<T>`.
+/// `Vec::new()`, `Vec::with_capacity(n)`, `vec![]`.
+fn empty_vec(expr: &Expr) -> bool {
+    match strip_parens(expr) {
+        Expr::Call(call) => {
+            let Expr::Path(f) = strip_parens(&call.func) else {
+                return false;
+            };
+            let names: Vec<String> = f
+                .path
+                .segments
+                .iter()
+                .map(|s| s.ident.to_string())
+                .collect();
+            match names.iter().rev().take(2).collect::<Vec<_>>().as_slice() {
+                [new, vec] if *vec == "Vec" && *new == "new" => call.args.is_empty(),
+                [with, vec] if *vec == "Vec" && *with == "with_capacity" => call.args.len() == 1,
+                _ => false,
+            }
+        }
+        Expr::Macro(m) => m.mac.path.is_ident("vec") && m.mac.tokens.is_empty(),
+        _ => false,
+    }
+}
+
 fn vec_element(ty: &syn::Type) -> Option<&syn::Type> {
     let syn::Type::Path(path) = ty else {
         return None;

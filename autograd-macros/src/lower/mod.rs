@@ -811,6 +811,7 @@ impl<'a> Lowerer<'a> {
     fn lower_stmts_at_depth(&mut self, stmts: &[syn::Stmt], sink: Option<Sink>, exits: &[Exit]) {
         let tail = self.block_tail.take();
         let stmts = self.desugar_match_stmts(stmts);
+        let stmts = self.pushes_as_collects(&stmts);
         let stmts = syntax::loop_values(&stmts, self.names, &mut self.loop_values);
         let stmts = syntax::counted_whiles(&stmts, self.names);
         let stmts = syntax::nest_jumps(&stmts, self.names);
@@ -868,6 +869,27 @@ impl<'a> Lowerer<'a> {
             }
         }
         self.run_exits(exits);
+    }
+
+    /// `let mut v = Vec::new();` and a loop pushing a float into it once an
+    /// iteration: the vector the loop's chain collects
+    /// (`iter::pushes_as_collect`).
+    fn pushes_as_collects(&self, stmts: &[syn::Stmt]) -> Vec<syn::Stmt> {
+        let mut out = Vec::with_capacity(stmts.len());
+        let mut i = 0;
+        while i < stmts.len() {
+            if let Some(collect) = stmts
+                .get(i + 1)
+                .and_then(|next| self.pushes_as_collect(&stmts[i], next))
+            {
+                out.push(collect);
+                i += 2;
+                continue;
+            }
+            out.push(stmts[i].clone());
+            i += 1;
+        }
+        out
     }
 
     /// `match` statements become `let m = scrutinee;` and an `if` chain
@@ -1384,7 +1406,8 @@ impl<'a> Lowerer<'a> {
                                  input, and its result is not used: `#[differentiable]` cannot \
                                  follow that value into `{name}`, whose type it does not \
                                  differentiate; keep such values in a float array (`let mut v \
-                                 = vec![0.0; n];` and `v[i] = ..`)"
+                                 = vec![0.0; n];` and `v[i] = ..`), or push once an iteration, \
+                                 last, in a loop right after `let mut {name} = Vec::new();`"
                             ),
                         );
                     }
