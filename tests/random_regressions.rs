@@ -2082,3 +2082,37 @@ fn min_by_after_filter_of_a_helpers_values() {
         assert_close(&[dm], &tape_gradient);
     }
 }
+
+// Seed 1128522 #108 (2026-11-28, the generator's `if let` of an element the
+// session it was supported): an `if let` inside `vec![..; n]`, whose
+// contents the syntax passes did not visit, was refused.
+#[differentiable]
+#[allow(clippy::useless_vec)]
+fn if_let_in_a_fill(z: &[f64], w: usize) -> f64 {
+    let cell: Vec<f64> = vec![if let Some(&g) = z.get(w) { g } else { z[0] }; 2];
+    let listed = vec![
+        if let Some(&g) = z.get(1) {
+            g * 2.0
+        } else {
+            0.5
+        },
+        z[0],
+    ];
+    cell[1] * z[1] + listed[0] * listed[1]
+}
+
+fn if_let_in_a_fill_tape<'t>(_tape: &'t Tape, x: &[Var<'t>]) -> Var<'t> {
+    let g = x[2];
+    g * x[1] + x[1] * 2.0 * x[0]
+}
+
+#[test]
+fn an_if_let_inside_a_vec_macro() {
+    for x in [[0.3, 0.5, -0.4], [-0.8, 1.7, 0.6], [1.4, -0.6, 1.1]] {
+        let (value, gradient) = if_let_in_a_fill_grad(&x, 2);
+        let (tape_value, tape_gradient) = on_tape(if_let_in_a_fill_tape, &x);
+        assert_eq!(value, if_let_in_a_fill(&x, 2));
+        assert!((value - tape_value).abs() <= 1e-12 * (1.0 + value.abs()));
+        assert_close(&gradient, &tape_gradient);
+    }
+}

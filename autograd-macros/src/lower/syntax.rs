@@ -100,6 +100,32 @@ pub fn if_let_elements(block: &mut syn::Block) {
             }
             syn::visit_mut::visit_expr_if_mut(self, ifx);
         }
+
+        // (inside `vec![e; n]` and `vec![a, b]` too, which lowering parses)
+        fn visit_macro_mut(&mut self, mac: &mut syn::Macro) {
+            if !mac.path.is_ident("vec") {
+                return;
+            }
+            let fill = |input: syn::parse::ParseStream| {
+                let value: Expr = input.parse()?;
+                input.parse::<syn::Token![;]>()?;
+                let len: Expr = input.parse()?;
+                Ok((value, len))
+            };
+            if let Ok((mut value, mut len)) = mac.parse_body_with(fill) {
+                self.visit_expr_mut(&mut value);
+                self.visit_expr_mut(&mut len);
+                mac.tokens = quote::quote!(#value; #len);
+                return;
+            }
+            let list = syn::punctuated::Punctuated::<Expr, syn::Token![,]>::parse_terminated;
+            if let Ok(mut items) = mac.parse_body_with(list) {
+                for item in items.iter_mut() {
+                    self.visit_expr_mut(item);
+                }
+                mac.tokens = items.to_token_stream();
+            }
+        }
     }
     Rewriter.visit_block_mut(block);
 }
