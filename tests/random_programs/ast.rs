@@ -231,6 +231,10 @@ pub enum BufInit {
     /// `[e; n]`, or `vec![e; n]` if `vec`: a fill with a value that may
     /// vary.
     Fill { value: Expr, len: usize, vec: bool },
+    /// `let mut v: Vec<f64> = Vec::new();`, a loop pushing the items, `for k
+    /// in 0..n { v.push(if k == 0 { a } else { b }); }`, then `let b = v;`
+    /// (the tape: `vec![a, b]`)
+    Pushed(Vec<Expr>),
     /// `h(args)` of a vector-valued helper, which returns `len` floats:
     /// `[f64; len]`, or a `Vec<f64>` if `vec`.
     Call {

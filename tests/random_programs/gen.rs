@@ -64,7 +64,8 @@ const CONSTS: &[&str] = &[
 /// (`chain.for_each(|v| { .. });` for a `for` over a chain), `list-forms`
 /// (a vector helper's tail as a `collect()` or stores into zeros),
 /// `if-let` (`if let Some(&g) = xs.get(i) { g } else { v }`), `tuple-match`
-/// (`match (a, b) { (p, q) => .., _ => .. }`); `counters` (an integer a loop nest
+/// (`match (a, b) { (p, q) => .., _ => .. }`), `pushes` (a local vector
+/// filled by a loop of pushes after `Vec::new()`); `counters` (an integer a loop nest
 /// steps, `k += j`, read as `x[k % n]` and `k as f64`); `stepped-whiles`
 /// (`while k < L { ..; k = k + (k + 1); }`, stepped last); `whole-arrays`
 /// (`b = [x, y];` of a local array); `read-only-arrays` (`let b = [x, y];`
@@ -664,7 +665,12 @@ impl Gen {
     fn let_buf(&mut self) -> Stmt {
         let name = self.fresh_local();
         let annotate = self.chance(0.5);
-        let (init, len, class) = match self.rng.gen_range(0..5) {
+        let (init, len, class) = match self.rng.gen_range(0..6) {
+            5 if !avoid("pushes") => {
+                let n = self.rng.gen_range(1..=3);
+                let items = (0..n).map(|_| self.expr(2)).collect();
+                (BufInit::Pushed(items), n, BufClass::LocalVec)
+            }
             0 => {
                 let n = self.rng.gen_range(1..=4);
                 (BufInit::Zeros(n), n, BufClass::LocalArray)
@@ -694,8 +700,10 @@ impl Gen {
             },
         };
         // now and then an array literal only read (`let b = [x, y];`)
-        let mutable =
-            !(matches!(init, BufInit::List(_)) && !avoid("read-only-arrays") && self.chance(0.4));
+        let mutable = matches!(init, BufInit::Pushed(_))
+            || !(matches!(init, BufInit::List(_))
+                && !avoid("read-only-arrays")
+                && self.chance(0.4));
         self.bind(
             &name,
             Kind::Buf {

@@ -269,7 +269,7 @@ fn walk_exprs_block(b: &mut Block, f: &mut dyn FnMut(&mut Expr)) {
             }
             Stmt::AssignWhole { items, .. } => items.iter_mut().for_each(|e| walk_expr(e, f)),
             Stmt::LetBuf {
-                init: BufInit::List(items),
+                init: BufInit::List(items) | BufInit::Pushed(items),
                 ..
             } => items.iter_mut().for_each(|e| walk_expr(e, f)),
             Stmt::LetBuf {
@@ -442,7 +442,9 @@ fn rename_stmt(s: &mut Stmt, from: &str, to: &str) {
         Stmt::LetBuf { name, init, .. } => {
             ren(name, from, to);
             match init {
-                BufInit::List(items) => items.iter_mut().for_each(|e| rename_expr(e, from, to)),
+                BufInit::List(items) | BufInit::Pushed(items) => {
+                    items.iter_mut().for_each(|e| rename_expr(e, from, to))
+                }
                 BufInit::VecZeros(n) => rename_int(n, from, to),
                 BufInit::ToVec(src) => ren(src, from, to),
                 BufInit::Call { args, .. } => rename_args(args, from, to),

@@ -372,6 +372,33 @@ impl Printer {
                             false => (format!("[{float}; {len}]"), format!("[{value}; {len}]")),
                         }
                     }
+                    BufInit::Pushed(items) if !self.tape() => {
+                        let n = items.len();
+                        let mut chain = String::new();
+                        for (k, item) in items.iter().enumerate() {
+                            let item = self.expr(item, P_LOWEST);
+                            if k + 1 == n {
+                                write!(chain, "{{ {item} }}").unwrap();
+                            } else {
+                                write!(chain, "if pushed_k == {k} {{ {item} }} else ").unwrap();
+                            }
+                        }
+                        // (filled under a name of its own: the items may
+                        // read a local the buffer's name shadows)
+                        self.line("let mut pushed_v: Vec<f64> = Vec::new();");
+                        self.line(&format!(
+                            "for pushed_k in 0..{n} {{ pushed_v.push({chain}); }}"
+                        ));
+                        self.line(&format!("let {m}{name} = pushed_v;"));
+                        return;
+                    }
+                    BufInit::Pushed(items) => {
+                        let items: Vec<String> = items.iter().map(|e| self.var_expr(e)).collect();
+                        (
+                            format!("Vec<{float}>"),
+                            format!("vec![{}]", items.join(", ")),
+                        )
+                    }
                     BufInit::Call {
                         func,
                         args,
