@@ -1010,6 +1010,15 @@ pub mod __private {
     /// `emit::primal::adjoint_call`): the identity, and `&[f64; N]`,
     /// `&Vec<f64>`, `&&[f64]`, `&&mut [f64]` to `&[f64]` (and their `&mut`
     /// twins), for any element type.
+    ///
+    /// Not implemented where the caller's argument or slot does not fit the
+    /// callee's adjoint: most often a differentiated argument given to a
+    /// parameter the callee does not differentiate (outside its `wrt(..)`),
+    /// which has no slot.
+    #[diagnostic::on_unimplemented(
+        message = "`#[differentiable]`: an argument of this call does not fit its callee's adjoint (`{Self}` where it takes `{T}`)",
+        label = "a differentiated argument given to a parameter the callee does not differentiate (outside its `wrt(..)`)? add it to the callee's `wrt(..)`, or pass a constant there"
+    )]
     pub trait Coerce<T> {
         fn coerce(self) -> T;
     }

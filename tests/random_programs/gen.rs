@@ -427,7 +427,10 @@ impl Gen {
                         Ty::Array(_) => BufClass::Array,
                         _ => BufClass::ArrayRef,
                     },
-                    inactive: !p.active,
+                    // (a `mut` array the body may write differentiated
+                    // values into is no constant data: seed 1128520 #790
+                    // gave one to a callee's parameter outside its `wrt`)
+                    inactive: !p.active && !p.mutable,
                 },
             };
             self.bind(&p.name, kind);
