@@ -84,6 +84,8 @@ const REFUSED_ADAPTORS: &[&str] = &[
 ];
 /// Consumers lowered here.
 const CONSUMERS: &[&str] = &["sum", "product", "fold", "count", "any", "all", "position"];
+/// Consumers lowered only unwrapped at once (`reduce_unwrapped`).
+const REDUCERS: &[&str] = &["reduce", "max_by", "min_by"];
 /// Consumers refused, with the loop to write instead.
 const REFUSED_CONSUMERS: &[&str] = &[
     "max",
@@ -149,7 +151,7 @@ impl Lowerer<'_> {
             return Some(self.consume(call));
         }
         let loop_text = "write the loop: `let mut best = ..; for v in xs { .. }`";
-        let message = if ["reduce", "max_by", "min_by"].contains(&name.as_str()) {
+        let message = if REDUCERS.contains(&name.as_str()) {
             format!(
                 "`.{name}(..)` is supported by `#[differentiable]` unwrapped at once: \
                  `.{name}(..).unwrap()`, `.expect(..)` or `.unwrap_or(v)` (through \
@@ -217,7 +219,7 @@ impl Lowerer<'_> {
             return None;
         };
         let which = reduce.method.to_string();
-        if !["reduce", "max_by", "min_by"].contains(&which.as_str())
+        if !REDUCERS.contains(&which.as_str())
             || reduce.args.len() != 1
             || !is_chain(&reduce.receiver)
         {
