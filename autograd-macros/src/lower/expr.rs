@@ -66,7 +66,7 @@ const F64_TESTS: &[&str] = &[
 
 /// `f64` methods that compare a value with another, given by reference
 /// (an `Ordering` or a `bool`, no derivative).
-const F64_COMPARISONS: &[&str] = &[
+pub(super) const F64_COMPARISONS: &[&str] = &[
     "partial_cmp",
     "total_cmp",
     "eq",

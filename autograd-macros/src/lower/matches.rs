@@ -64,22 +64,9 @@ impl Lowerer<'_> {
         let body_of = |arm: &syn::Arm| -> Expr {
             let binds = binding_names(&arm.pat)
                 .into_iter()
-                .map(|b| quote!(let #b = #s;));
-            let body = &arm.body;
-            if value {
-                // (a block arm's statements spliced in, so that its tail is
-                // the branch's: a tuple-valued arm ends the branch in its
-                // tuple, `syntax::tuple_if_locals`)
-                if let Expr::Block(b) = &**body {
-                    if b.label.is_none() && b.attrs.is_empty() {
-                        let stmts = &b.block.stmts;
-                        return parse_quote!({ #(#binds)* #(#stmts)* });
-                    }
-                }
-                parse_quote!({ #(#binds)* #body })
-            } else {
-                parse_quote!({ #(#binds)* #body; })
-            }
+                .map(|b| quote!(let #b = #s;))
+                .collect();
+            arm_body(arm, binds, value)
         };
         let (last, rest) = m.arms.split_last()?;
         let mut chain = body_of(last);
@@ -188,19 +175,8 @@ impl Lowerer<'_> {
                 .unwrap_or_default()
         };
         let body_of = |arm: &syn::Arm, bound: &[(syn::Ident, syn::Ident)]| -> Expr {
-            let binds = bound.iter().map(|(b, s)| quote!(let #b = #s;));
-            let body = &arm.body;
-            if value {
-                if let Expr::Block(b) = &**body {
-                    if b.label.is_none() && b.attrs.is_empty() {
-                        let stmts = &b.block.stmts;
-                        return parse_quote!({ #(#binds)* #(#stmts)* });
-                    }
-                }
-                parse_quote!({ #(#binds)* #body })
-            } else {
-                parse_quote!({ #(#binds)* #body; })
-            }
+            let binds = bound.iter().map(|(b, s)| quote!(let #b = #s;)).collect();
+            arm_body(arm, binds, value)
         };
         let (last, rest) = m.arms.split_last()?;
         let last_parts = arms_parts.last()?;
@@ -304,6 +280,26 @@ impl Lowerer<'_> {
                  with comparisons: `if x < a { .. } else if x == b { .. } else { .. }`",
             );
         }
+    }
+}
+
+/// An arm's body as a branch: its bindings (`let k = m;`), then the body,
+/// a value when `value`, else a statement.
+fn arm_body(arm: &syn::Arm, binds: Vec<TokenStream>, value: bool) -> Expr {
+    let body = &arm.body;
+    if value {
+        // (a block arm's statements spliced in, so that its tail is the
+        // branch's: a tuple-valued arm ends the branch in its tuple,
+        // `syntax::tuple_if_locals`)
+        if let Expr::Block(b) = &**body {
+            if b.label.is_none() && b.attrs.is_empty() {
+                let stmts = &b.block.stmts;
+                return parse_quote!({ #(#binds)* #(#stmts)* });
+            }
+        }
+        parse_quote!({ #(#binds)* #body })
+    } else {
+        parse_quote!({ #(#binds)* #body; })
     }
 }
 

@@ -1841,23 +1841,14 @@ pub fn used_as_array_after(rest: &[Stmt], bound: &[String], closures: &HashSet<S
                     .is_some_and(|i| self.closures.contains(&i.to_string())),
                 _ => false,
             };
-            const COMPARISONS: [&str; 8] = [
-                "partial_cmp",
-                "total_cmp",
-                "eq",
-                "ne",
-                "lt",
-                "le",
-                "gt",
-                "ge",
-            ];
             match expr {
                 Expr::Call(call) if by_reference(&call.args) && !closure(&call.func) => {
                     self.found = true
                 }
                 Expr::MethodCall(call)
                     if by_reference(&call.args)
-                        && !COMPARISONS.contains(&call.method.to_string().as_str()) =>
+                        && !super::expr::F64_COMPARISONS
+                            .contains(&call.method.to_string().as_str()) =>
                 {
                     self.found = true
                 }
