@@ -159,6 +159,13 @@ pub enum Stmt {
     Break,
     Continue,
     Return(Expr),
+    /// `let (lo, hi) = buf.split_at(at);`: two views of a read-only buffer
+    SplitAt {
+        buf: String,
+        at: usize,
+        lo: String,
+        hi: String,
+    },
     /// `for pat in chain { body }` (`for_each`: `chain.for_each(|pat| {
     /// body });`, its body without `return` and without `break` or
     /// `continue` of its own loop)

@@ -65,7 +65,8 @@ const CONSTS: &[&str] = &[
 /// (a vector helper's tail as a `collect()` or stores into zeros),
 /// `if-let` (`if let Some(&g) = xs.get(i) { g } else { v }`), `tuple-match`
 /// (`match (a, b) { (p, q) => .., _ => .. }`), `pushes` (a local vector
-/// filled by a loop of pushes after `Vec::new()`); `counters` (an integer a loop nest
+/// filled by a loop of pushes after `Vec::new()`), `split-at` (`let (lo, hi)
+/// = buf.split_at(k);` of a read-only buffer); `counters` (an integer a loop nest
 /// steps, `k += j`, read as `x[k % n]` and `k as f64`); `stepped-whiles`
 /// (`while k < L { ..; k = k + (k + 1); }`, stepped last); `whole-arrays`
 /// (`b = [x, y];` of a local array); `read-only-arrays` (`let b = [x, y];`
@@ -1745,7 +1746,7 @@ enum ItemTy {
 impl Gen {
     fn idiom_stmt(&mut self, depth: usize) -> Option<Stmt> {
         let nested = depth < 2;
-        match self.rng.gen_range(0..14) {
+        match self.rng.gen_range(0..15) {
             0..=3 if nested && !avoid("iterators") => self.for_chain(depth),
             4 if !avoid("iterators") => self.iter_mut_stmt(),
             5..=6 if !avoid("destructuring") => self.destructure(),
@@ -1754,8 +1755,47 @@ impl Gen {
             9 if !avoid("closures") => Some(self.let_arr_closure()),
             10..=11 if nested && !avoid("match") => Some(self.match_stmt(depth)),
             12..=13 if nested && !avoid("summed-calls") => self.sum_of_calls(depth),
+            14 if !avoid("split-at") => self.split_at(),
             _ => None,
         }
+    }
+
+    /// `let (lo, hi) = buf.split_at(at);` of a buffer nothing writes (the
+    /// views borrow it to the end of the block): two read-only slices.
+    fn split_at(&mut self) -> Option<Stmt> {
+        let sources: Vec<(String, usize, bool)> = self
+            .visible()
+            .into_iter()
+            .filter_map(|b| match b.kind {
+                Kind::Buf {
+                    len,
+                    writable: false,
+                    inactive,
+                    ..
+                } if len >= 2 => Some((b.name, len, inactive)),
+                _ => None,
+            })
+            .collect();
+        if sources.is_empty() {
+            return None;
+        }
+        let (buf, len, inactive) = self.pick(&sources).clone();
+        let at = self.rng.gen_range(1..len);
+        let mut used = vec![buf.clone()];
+        let lo = self.fresh_distinct(&mut used);
+        let hi = self.fresh_distinct(&mut used);
+        for (name, n) in [(&lo, at), (&hi, len - at)] {
+            self.bind(
+                name,
+                Kind::Buf {
+                    len: n,
+                    writable: false,
+                    class: BufClass::Slice,
+                    inactive,
+                },
+            );
+        }
+        Some(Stmt::SplitAt { buf, at, lo, hi })
     }
 
     /// A loop summing a helper's value into a float local, the way a loss

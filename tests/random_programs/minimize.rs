@@ -435,6 +435,11 @@ fn rename_block(b: &mut Block, from: &str, to: &str) {
 
 fn rename_stmt(s: &mut Stmt, from: &str, to: &str) {
     match s {
+        Stmt::SplitAt { buf, lo, hi, .. } => {
+            ren(buf, from, to);
+            ren(lo, from, to);
+            ren(hi, from, to);
+        }
         Stmt::Let { name, init, .. } => {
             ren(name, from, to);
             rename_expr(init, from, to);

@@ -562,6 +562,9 @@ impl Printer {
                 body,
                 for_each,
             } => self.for_chain(pat, chain, body, *for_each),
+            Stmt::SplitAt { buf, at, lo, hi } => {
+                self.line(&format!("let ({lo}, {hi}) = {buf}.split_at({at});"))
+            }
             Stmt::IterMut {
                 buf,
                 len,
