@@ -2904,3 +2904,42 @@ fn pushes_into_a_new_vector_are_a_collect() {
         assert_gradient(pushes, &x, &gradient);
     }
 }
+
+// `x.first().map(|v| ..).unwrap_or(v)`, `x.get(i).copied().map(f64::sin)
+// .unwrap_or(..)`, `x.last().map_or(v, |&t| ..)`, `.map(..).unwrap()` of an
+// element (refused until 2026-11-28): the branch on the element being
+// there, the function applied to it.
+#[differentiable]
+fn mapped_elements(x: &[f64], i: usize) -> f64 {
+    let f = x.first().map(|v| v * 2.0).unwrap_or(0.0);
+    let g = x.get(i).copied().map(f64::sin).unwrap_or(1.0);
+    let l = x.last().map_or(0.5, |&v| v * v);
+    let u = x.get(1).map(|v| v.exp()).unwrap();
+    f + g + l * u
+}
+
+#[differentiable]
+fn mapped_elements_loop(x: &[f64], i: usize) -> f64 {
+    let f = if !x.is_empty() { x[0] * 2.0 } else { 0.0 };
+    let g = if i < x.len() { x[i].sin() } else { 1.0 };
+    let l = if !x.is_empty() {
+        x[x.len() - 1] * x[x.len() - 1]
+    } else {
+        0.5
+    };
+    let u = x[1].exp();
+    f + g + l * u
+}
+
+#[test]
+fn options_of_elements_mapped() {
+    let x = [0.3, 0.5, -0.8];
+    for i in 0..4 {
+        let (value, gradient) = mapped_elements_grad(&x, i);
+        let (value_loop, gradient_loop) = mapped_elements_loop_grad(&x, i);
+        assert_eq!(value, mapped_elements(&x, i));
+        assert_eq!(value.to_bits(), value_loop.to_bits(), "at {i}");
+        assert_eq!(gradient, gradient_loop, "at {i}");
+        assert_gradient(|x| mapped_elements(x, i), &x, &gradient);
+    }
+}

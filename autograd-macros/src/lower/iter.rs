@@ -144,6 +144,9 @@ impl Lowerer<'_> {
         if let Some(value) = self.reduce_unwrapped(call) {
             return Some(value);
         }
+        if let Some(value) = self.mapped_element(call) {
+            return Some(value);
+        }
         if !is_chain(&call.receiver) {
             return None;
         }
@@ -369,6 +372,62 @@ impl Lowerer<'_> {
         };
         let (place, _) = self.element_place(element_of(receiver)?)?;
         Some(self.lower_expr(&place))
+    }
+
+    /// `x.get(i).map(f).unwrap_or(v)` and `x.get(i).map_or(v, f)` (`first`,
+    /// `last`, through `.copied()`; `.map(f).unwrap()` / `.expect(..)`):
+    /// `if i < x.len() { f(x[i]) } else { v }`, `f` a closure or a function
+    /// path, given the element by reference as `get` gives it (by value
+    /// after `.copied()`). `None` when `call` is none of these.
+    fn mapped_element(&mut self, call: &syn::ExprMethodCall) -> Option<Value> {
+        // (the option, the function, the value for none: `None` to unwrap)
+        let (option, f, default): (&Expr, &Expr, Option<&Expr>) =
+            match (call.method.to_string().as_str(), call.args.len()) {
+                ("map_or", 2) => (&call.receiver, &call.args[1], Some(&call.args[0])),
+                (name @ ("unwrap_or" | "unwrap" | "expect"), _) => {
+                    let Expr::MethodCall(map) = strip_parens(&call.receiver) else {
+                        return None;
+                    };
+                    if map.method != "map" || map.args.len() != 1 {
+                        return None;
+                    }
+                    let default = match (name, call.args.len()) {
+                        ("unwrap_or", 1) => Some(&call.args[0]),
+                        ("unwrap", 0) | ("expect", 1) => None,
+                        _ => return None,
+                    };
+                    (&map.receiver, &map.args[0], default)
+                }
+                _ => return None,
+            };
+        let (receiver, by_value) = match strip_parens(option) {
+            Expr::MethodCall(copied)
+                if (copied.method == "copied" || copied.method == "cloned")
+                    && copied.args.is_empty() =>
+            {
+                (&*copied.receiver, true)
+            }
+            other => (other, false),
+        };
+        let element = element_of(receiver)?;
+        if let Expr::Closure(c) = strip_parens(f) {
+            if !self.closure_is_inlinable(c) {
+                return Some(Value::Const(placeholder()));
+            }
+        }
+        let apply = self.callable(f, 1)?;
+        let (place, present) = self.element_place(element)?;
+        let arg: Expr = match by_value {
+            true => place,
+            false => parse_quote!(&#place),
+        };
+        let mapped = apply(&[arg]);
+        let expr: Expr = match default {
+            Some(v) => parse_quote!(if #present { #mapped } else { #v }),
+            // (an index out of bounds where the `unwrap` would panic)
+            None => mapped,
+        };
+        Some(self.lower_expr(&expr))
     }
 
     /// The element `element` names, `x[start + i]`, and when it exists.
