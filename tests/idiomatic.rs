@@ -2915,7 +2915,13 @@ fn mapped_elements(x: &[f64], i: usize) -> f64 {
     let g = x.get(i).copied().map(f64::sin).unwrap_or(1.0);
     let l = x.last().map_or(0.5, |&v| v * v);
     let u = x.get(1).map(|v| v.exp()).unwrap();
-    f + g + l * u
+    // (in a condition too)
+    let w = if x.get(i).map(|v| *v > 0.0).unwrap_or(false) {
+        f
+    } else {
+        g
+    };
+    f + g + l * u + w
 }
 
 #[differentiable]
@@ -2928,7 +2934,8 @@ fn mapped_elements_loop(x: &[f64], i: usize) -> f64 {
         0.5
     };
     let u = x[1].exp();
-    f + g + l * u
+    let w = if i < x.len() && x[i] > 0.0 { f } else { g };
+    f + g + l * u + w
 }
 
 #[test]

@@ -334,9 +334,8 @@ pub enum Expr {
     Field(String, usize),
     /// `sq(arg)` of a closure local
     CallClosure(String, Box<Expr>, bool),
-    /// `xs.get(i).copied().unwrap_or(v)` (`cloned` when the first flag is
-    /// set; `if let Some(&g) = xs.get(i) { g } else { v }` when the second)
-    GetOr(String, IntExpr, Box<Expr>, bool, bool),
+    /// `xs.get(i).copied().unwrap_or(v)`, spelled as [`GetForm`] says
+    GetOr(String, IntExpr, Box<Expr>, GetForm),
     /// `match scrut { .. }` as a value (the last arm is `_` or completes a
     /// `bool`)
     Match(Box<Scrut>, Vec<(MPat, Option<Cond>, Block)>),
@@ -344,6 +343,19 @@ pub enum Expr {
     /// vector-valued helper, which returns it (`-> [f64; 2]`, `-> Vec<f64>`),
     /// spelled as [`ListForm`] says.
     List(Vec<Expr>, bool, ListForm),
+}
+
+/// How `xs.get(i)` with a value for none is spelled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GetForm {
+    /// `xs.get(i).copied().unwrap_or(v)`
+    Copied,
+    /// `xs.get(i).cloned().unwrap_or(v)`
+    Cloned,
+    /// `if let Some(&g) = xs.get(i) { g } else { v }`
+    IfLet,
+    /// `xs.get(i).map(|g| *g).unwrap_or(v)`
+    Map,
 }
 
 /// How a vector-valued helper's tail spells its list.

@@ -63,7 +63,8 @@ const CONSTS: &[&str] = &[
 /// `.max_by(|a, b| a.total_cmp(b))`, `min`, then `unwrap_or`), `for-each`
 /// (`chain.for_each(|v| { .. });` for a `for` over a chain), `list-forms`
 /// (a vector helper's tail as a `collect()` or stores into zeros),
-/// `if-let` (`if let Some(&g) = xs.get(i) { g } else { v }`), `tuple-match`
+/// `if-let` (`if let Some(&g) = xs.get(i) { g } else { v }`), `option-map`
+/// (`xs.get(i).map(|g| *g).unwrap_or(v)`), `tuple-match`
 /// (`match (a, b) { (p, q) => .., _ => .. }`), `pushes` (a local vector
 /// filled by a loop of pushes after `Vec::new()`), `split-at` (`let (lo, hi)
 /// = buf.split_at(k);` of a read-only buffer); `counters` (an integer a loop nest
@@ -1902,9 +1903,13 @@ impl Gen {
                 let (n, len) = self.pick(&bufs).clone();
                 let (i, _, _) = self.int_expr_in(0, len + 1);
                 let v = self.expr(depth - 1);
-                let cloned = self.chance(0.3);
-                let if_let = !avoid("if-let") && self.chance(0.3);
-                Some(Expr::GetOr(n, i, Box::new(v), cloned, if_let))
+                let form = match self.rng.gen_range(0..10) {
+                    0..=2 if !avoid("if-let") => GetForm::IfLet,
+                    3..=4 if !avoid("option-map") => GetForm::Map,
+                    5..=6 => GetForm::Cloned,
+                    _ => GetForm::Copied,
+                };
+                Some(Expr::GetOr(n, i, Box::new(v), form))
             }
             7..=8 if self.cond_depth == 0 && self.value_depth == 0 && !avoid("match") => {
                 self.value_depth += 1;

@@ -831,7 +831,7 @@ impl Printer {
                     format!("{n}({})", self.var_expr(a))
                 }
             }
-            Expr::GetOr(buf, i, v, cloned, if_let) => {
+            Expr::GetOr(buf, i, v, form) => {
                 if self.tape() {
                     // (`allow`: a literal index past the end is a
                     // compile error in dead code otherwise)
@@ -840,19 +840,18 @@ impl Printer {
                         int(i),
                         self.var_expr(v)
                     )
-                } else if *if_let {
-                    format!(
-                        "(if let Some(&oracle_g) = {buf}.get({}) {{ oracle_g }} else {{ {} }})",
-                        int(i),
-                        self.expr(v, P_LOWEST)
-                    )
                 } else {
-                    let how = if *cloned { "cloned" } else { "copied" };
-                    format!(
-                        "{buf}.get({}).{how}().unwrap_or({})",
-                        int(i),
-                        self.expr(v, P_LOWEST)
-                    )
+                    let (i, v) = (int(i), self.expr(v, P_LOWEST));
+                    match form {
+                        GetForm::IfLet => format!(
+                            "(if let Some(&oracle_g) = {buf}.get({i}) {{ oracle_g }} else {{ {v} }})"
+                        ),
+                        GetForm::Map => {
+                            format!("{buf}.get({i}).map(|oracle_g| *oracle_g).unwrap_or({v})")
+                        }
+                        GetForm::Cloned => format!("{buf}.get({i}).cloned().unwrap_or({v})"),
+                        GetForm::Copied => format!("{buf}.get({i}).copied().unwrap_or({v})"),
+                    }
                 }
             }
             Expr::List(items, vec, form) => {

@@ -1299,6 +1299,65 @@ impl Lowerer<'_> {
     }
 }
 
+/// `o.map(|p| e).unwrap_or(v)` / `o.map_or(v, |p| e)` of an element's
+/// option `o` (`x.get(i)`, `x.first()`, `x.last()`, through `.copied()`),
+/// without side effects, so read twice: `if o.is_some() { let p =
+/// o.unwrap(); e } else { v }` (`None` for anything else).
+fn option_map_as_match(expr: &Expr) -> Option<Expr> {
+    let Expr::MethodCall(call) = expr else {
+        return None;
+    };
+    let (option, f, default) = match (call.method.to_string().as_str(), call.args.len()) {
+        ("map_or", 2) => (&call.receiver, &call.args[1], &call.args[0]),
+        ("unwrap_or", 1) => {
+            let Expr::MethodCall(map) = strip_parens(&call.receiver) else {
+                return None;
+            };
+            if map.method != "map" || map.args.len() != 1 {
+                return None;
+            }
+            (&map.receiver, &map.args[0], &call.args[0])
+        }
+        _ => return None,
+    };
+    let Expr::Closure(closure) = strip_parens(f) else {
+        return None;
+    };
+    if closure.inputs.len() != 1 {
+        return None;
+    }
+    let element = match strip_parens(option) {
+        Expr::MethodCall(m)
+            if (m.method == "copied" || m.method == "cloned") && m.args.is_empty() =>
+        {
+            &m.receiver
+        }
+        other => other,
+    };
+    let Expr::MethodCall(m) = strip_parens(element) else {
+        return None;
+    };
+    let pure = |e: &Expr| {
+        matches!(
+            strip_parens(e),
+            Expr::Path(_) | Expr::Lit(_) | Expr::Field(_)
+        )
+    };
+    let element_option = match (m.method.to_string().as_str(), m.args.len()) {
+        ("get", 1) => pure(&m.args[0]) || matches!(strip_parens(&m.args[0]), Expr::Binary(_)),
+        ("first" | "last", 0) => true,
+        _ => false,
+    };
+    if !element_option || !pure(&m.receiver) {
+        return None;
+    }
+    let pat = &closure.inputs[0];
+    let body = &closure.body;
+    Some(syn::parse_quote!(
+        (if (#option).is_some() { let #pat = (#option).unwrap(); #body } else { #default })
+    ))
+}
+
 /// Rewrites the names of locals inside a non-differentiated expression to
 /// their emitted names, records which variables it reads, and refuses
 /// constructs unsupported everywhere.
@@ -1552,6 +1611,12 @@ impl VisitMut for Renamer<'_, '_> {
     }
 
     fn visit_expr_mut(&mut self, expr: &mut Expr) {
+        // `x.get(i).map(|p| e).unwrap_or(v)` and `.map_or(v, |p| e)` in a
+        // condition or an index: `if o.is_some() { let p = o.unwrap(); e }
+        // else { v }`, the same value with no closure left in the tokens
+        if let Some(matched) = option_map_as_match(expr) {
+            *expr = matched;
+        }
         // `*v` of a loop element: in `f` `v` is `&f64`, in the generated code
         // it is the `f64` itself.
         // (`**v` of a `filter` closure's `&&f64` too.)
