@@ -2921,7 +2921,12 @@ fn mapped_elements(x: &[f64], i: usize) -> f64 {
     } else {
         g
     };
-    f + g + l * u + w
+    let z = if x.get(x.len() - 2).map_or(true, |v| *v < 0.0) {
+        l
+    } else {
+        u
+    };
+    f + g + l * u + w + z
 }
 
 #[differentiable]
@@ -2935,7 +2940,8 @@ fn mapped_elements_loop(x: &[f64], i: usize) -> f64 {
     };
     let u = x[1].exp();
     let w = if i < x.len() && x[i] > 0.0 { f } else { g };
-    f + g + l * u + w
+    let z = if x[x.len() - 2] < 0.0 { l } else { u };
+    f + g + l * u + w + z
 }
 
 #[test]

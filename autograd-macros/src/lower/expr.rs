@@ -1337,14 +1337,9 @@ fn option_map_as_match(expr: &Expr) -> Option<Expr> {
     let Expr::MethodCall(m) = strip_parens(element) else {
         return None;
     };
-    let pure = |e: &Expr| {
-        matches!(
-            strip_parens(e),
-            Expr::Path(_) | Expr::Lit(_) | Expr::Field(_)
-        )
-    };
+    let pure = super::syntax::simple;
     let element_option = match (m.method.to_string().as_str(), m.args.len()) {
-        ("get", 1) => pure(&m.args[0]) || matches!(strip_parens(&m.args[0]), Expr::Binary(_)),
+        ("get", 1) => pure(&m.args[0]),
         ("first" | "last", 0) => true,
         _ => false,
     };

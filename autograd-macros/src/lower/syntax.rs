@@ -2198,7 +2198,7 @@ fn stepped_while(w: &syn::ExprWhile, names: &Names) -> Option<Vec<Stmt>> {
 /// Whether `expr` has no side effect and no control flow: literals, names,
 /// fields, indexing, operators (no assignment), casts, and calls of a few
 /// methods of numbers and slices that have none.
-fn simple(expr: &Expr) -> bool {
+pub(super) fn simple(expr: &Expr) -> bool {
     match strip_parens(expr) {
         Expr::Lit(_) | Expr::Path(_) => true,
         Expr::Field(f) => simple(&f.base),
