@@ -895,10 +895,15 @@ pub fn split_tuple_locals(stmts: &[Stmt], names: &Names) -> Vec<Stmt> {
 /// = &x[mid..];`: two subslice views (panicking where `split_at` would,
 /// past the end), for a slice without side effects (it is read twice).
 pub fn split_at_lets(stmts: &[Stmt], names: &Names) -> Vec<Stmt> {
+    expand_each(stmts, |stmt| split_at_let(stmt, names))
+}
+
+/// `stmts` with each statement `expand` rewrites replaced by what it gives.
+fn expand_each(stmts: &[Stmt], mut expand: impl FnMut(&Stmt) -> Option<Vec<Stmt>>) -> Vec<Stmt> {
     let mut out = Vec::with_capacity(stmts.len());
     for stmt in stmts {
-        match split_at_let(stmt, names) {
-            Some(split) => out.extend(split),
+        match expand(stmt) {
+            Some(rewritten) => out.extend(rewritten),
             None => out.push(stmt.clone()),
         }
     }
@@ -950,15 +955,7 @@ fn split_at_let(stmt: &Stmt, names: &Names) -> Option<Vec<Stmt>> {
 /// a helper's vector by its uses as an array (`let (a, b) = (twice(x),
 /// twice(y)); a[j]` took `a` for a float until 2026-11-28).
 pub fn split_tuple_lets(stmts: &[Stmt]) -> Vec<Stmt> {
-    let mut out = Vec::new();
-    for stmt in stmts {
-        if let Some(split) = split_tuple_let(stmt) {
-            out.extend(split);
-        } else {
-            out.push(stmt.clone());
-        }
-    }
-    out
+    expand_each(stmts, split_tuple_let)
 }
 
 fn split_tuple_let(stmt: &Stmt) -> Option<Vec<Stmt>> {
@@ -1321,14 +1318,7 @@ fn value_breaks(l: &mut syn::ExprLoop, value: Option<&syn::Ident>) -> bool {
 /// closure's value assigned whole (its expansion named the tuple after
 /// splitting it, E0425, until 2026-11-28). Anything else is left as it is.
 pub fn tuple_folds(stmts: &[Stmt], names: &Names) -> Vec<Stmt> {
-    let mut out = Vec::with_capacity(stmts.len());
-    for stmt in stmts {
-        match tuple_fold(stmt, names) {
-            Some(desugared) => out.extend(desugared),
-            None => out.push(stmt.clone()),
-        }
-    }
-    out
+    expand_each(stmts, |stmt| tuple_fold(stmt, names))
 }
 
 fn tuple_fold(stmt: &Stmt, names: &Names) -> Option<Vec<Stmt>> {
