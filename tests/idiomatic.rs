@@ -2495,6 +2495,108 @@ fn reduce_of_nothing_unwrapped_panics() {
     let _ = reduces_ties_grad(&[]);
 }
 
+// The argmax and its kin: `max_by` / `min_by` over `enumerate` and `zip`,
+// whose elements are tuples, unwrapped (also through `.map(|(i, _)| i)`,
+// and after `filter`) or with a tuple for none. Their expansions did not
+// compile until 2026-11-29 (the tuple given to the comparison was built as
+// an array, and the result read a name that did not exist).
+#[differentiable]
+fn argmaxes(x: &[f64]) -> f64 {
+    let (i, _) = x
+        .iter()
+        .enumerate()
+        .max_by(|a, b| a.1.partial_cmp(b.1).unwrap())
+        .unwrap();
+    let (j, low) = x
+        .iter()
+        .enumerate()
+        .min_by(|(_, a), (_, b)| a.total_cmp(b))
+        .unwrap();
+    let k = x
+        .iter()
+        .copied()
+        .enumerate()
+        .max_by(|a, b| a.1.abs().total_cmp(&b.1.abs()))
+        .map(|(k, _)| k)
+        .unwrap();
+    let odd = x
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| i % 2 == 1)
+        .min_by(|a, b| a.1.total_cmp(b.1))
+        .unwrap()
+        .0;
+    let (p, q) = x
+        .iter()
+        .zip(x.iter().skip(1))
+        .max_by(|a, b| (a.0 * a.1).total_cmp(&(b.0 * b.1)))
+        .unwrap();
+    let (n, big) = x
+        .iter()
+        .copied()
+        .enumerate()
+        .filter(|&(_, v)| v > 10.0)
+        .max_by(|&(_, a), &(_, b)| a.total_cmp(&b))
+        .unwrap_or((0, 0.5));
+    x[i] * 2.0 + low * x[j] + x[k].sin() + x[odd] + p * q + big * x[n]
+}
+
+#[differentiable]
+fn argmaxes_loop(x: &[f64]) -> f64 {
+    let (mut i, mut j, mut k, mut pq) = (0, 0, 0, 0);
+    for m in 1..x.len() {
+        if x[m] >= x[i] {
+            i = m;
+        }
+        if x[m] < x[j] {
+            j = m;
+        }
+        if x[m].abs() >= x[k].abs() {
+            k = m;
+        }
+    }
+    let mut odd = 1;
+    for m in (3..x.len()).step_by(2) {
+        if x[m] < x[odd] {
+            odd = m;
+        }
+    }
+    for m in 1..x.len() - 1 {
+        if x[m] * x[m + 1] >= x[pq] * x[pq + 1] {
+            pq = m;
+        }
+    }
+    let low = x[j];
+    let (p, q) = (x[pq], x[pq + 1]);
+    x[i] * 2.0 + low * x[j] + x[k].sin() + x[odd] + p * q + 0.5 * x[0]
+}
+
+#[test]
+fn argmax_over_enumerate_and_zip_is_its_loop() {
+    let points: [&[f64]; 3] = [
+        &[0.5, -1.5, 2.0, 0.25, 1.0],
+        &[-0.3, -0.7, -1.1, 0.4],
+        &[1.5, 1.5, -2.5, 0.1, -0.6, 0.9],
+    ];
+    for x in points {
+        let (v, g) = argmaxes_grad(x);
+        let (v_loop, g_loop) = argmaxes_loop_grad(x);
+        assert_eq!(v, argmaxes(x), "value at {x:?}");
+        assert_eq!(v.to_bits(), v_loop.to_bits(), "value vs loop at {x:?}");
+        // (the same selections, adjoints added in another order)
+        for (a, b) in g.iter().zip(&g_loop) {
+            assert!(
+                (a - b).abs() <= 1e-15 * (1.0 + b.abs()),
+                "{g:?} vs {g_loop:?}"
+            );
+        }
+        if x[0] != x[1] {
+            // (not at the tie, where the function has no derivative)
+            assert_gradient(argmaxes, x, &g);
+        }
+    }
+}
+
 // `if let Some(v) = x.get(i)` (`.copied()`, `first()`, `last()`, `Some(&w)`,
 // `else if let`, as a value, on a local buffer) is the branch on the
 // element being there (refused until 2026-11-28).

@@ -397,7 +397,7 @@ impl Lowerer<'_> {
                 });
             }
             // an array a closure returned, kept as its parts
-            Some(super::pattern::Bound::Tuple(parts)) if name == "len" && call.args.is_empty() => {
+            Some(super::pattern::Bound::Parts(parts)) if name == "len" && call.args.is_empty() => {
                 let len = proc_macro2::Literal::usize_suffixed(parts.len());
                 return Value::Const(ConstValue {
                     tokens: quote!(#len),
@@ -733,7 +733,7 @@ impl Lowerer<'_> {
                     Expr::Index(index)
                         if matches!(
                             self.compound_of(&index.expr),
-                            Some(super::pattern::Bound::View(_) | super::pattern::Bound::Tuple(_))
+                            Some(super::pattern::Bound::View(_) | super::pattern::Bound::Parts(_))
                         ) && matches!(strip_parens(&index.index), Expr::Range(_)) =>
                     {
                         self.view_of_index(index)
@@ -1021,7 +1021,7 @@ impl Lowerer<'_> {
         }
         // An array of separate values (what a closure's `[a, b]` gives,
         // kept as its parts): read at a literal index, the part itself.
-        if let Some(super::pattern::Bound::Tuple(parts)) = self.compound_of(&index.expr) {
+        if let Some(super::pattern::Bound::Parts(parts)) = self.compound_of(&index.expr) {
             let literal = match strip_parens(&index.index) {
                 Expr::Lit(syn::ExprLit {
                     lit: syn::Lit::Int(i),
@@ -1415,7 +1415,7 @@ impl Renamer<'_, '_> {
                     // `p[k]` of an array a closure returned, kept as its
                     // parts (an index `x[p[0]]`, a condition): the part, or
                     // the array of the parts indexed
-                    Some(Bound::Tuple(parts)) => {
+                    Some(Bound::Parts(parts)) => {
                         let (items, uses) = self.part_tokens(parts)?;
                         let literal = match strip_parens(&index.index) {
                             Expr::Lit(syn::ExprLit {
@@ -1475,7 +1475,7 @@ impl Renamer<'_, '_> {
                 match self.lowerer.compound_of(&call.receiver) {
                     Some(Bound::View(view)) => (parenthesize(view.len.tokens), view.len.uses),
                     // an array a closure returned, kept as its parts
-                    Some(Bound::Tuple(parts)) => {
+                    Some(Bound::Parts(parts)) => {
                         let len = proc_macro2::Literal::usize_suffixed(parts.len());
                         (quote!(#len), Vec::new())
                     }
@@ -1491,15 +1491,26 @@ impl Renamer<'_, '_> {
                 let view = match self.lowerer.compound_of(expr) {
                     Some(Bound::View(view)) => view,
                     // an array a closure returned, kept as its parts (given
-                    // to a call in a condition): the array of them
-                    Some(Bound::Tuple(parts)) => {
+                    // to a call in a condition): the array of them; a
+                    // tuple (an element of `enumerate` or `zip` given to a
+                    // comparator): the tuple of them
+                    Some(bound @ (Bound::Parts(_) | Bound::Tuple(_))) => {
+                        let (tuple, parts) = match bound {
+                            Bound::Tuple(parts) => (true, parts),
+                            Bound::Parts(parts) => (false, parts),
+                            _ => return None,
+                        };
                         let (items, uses) = self.part_tokens(parts)?;
                         for u in uses {
                             if !self.uses.contains(&u) {
                                 self.uses.push(u);
                             }
                         }
-                        return syn::parse2(quote!([#(#items),*])).ok();
+                        return syn::parse2(match tuple {
+                            true => quote!((#(#items,)*)),
+                            false => quote!([#(#items),*]),
+                        })
+                        .ok();
                     }
                     _ => return None,
                 };

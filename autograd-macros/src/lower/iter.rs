@@ -107,6 +107,45 @@ const REFUSED_CONSUMERS: &[&str] = &[
     "partition",
 ];
 
+/// Is `call` a `reduce` / `max_by` / `min_by` of a chain unwrapped at once
+/// (`Lowerer::reduce_unwrapped`)?
+pub(super) fn is_reduce_unwrapped(call: &syn::ExprMethodCall) -> bool {
+    let unwrapped = matches!(
+        (call.method.to_string().as_str(), call.args.len()),
+        ("unwrap", 0) | ("expect", 1) | ("unwrap_or", 1) | ("unwrap_or_default", 0)
+    );
+    let (inner, _) = reducer_of(&call.receiver, call.method != "unwrap_or");
+    unwrapped
+        && matches!(inner, Expr::MethodCall(reduce)
+            if REDUCERS.contains(&reduce.method.to_string().as_str())
+                && reduce.args.len() == 1
+                && is_chain(&reduce.receiver))
+}
+
+/// The reducer call an unwrap's receiver stands for, through `.copied()` /
+/// `.cloned()` and, when `map` (a panicking unwrap), an `Option::map(f)`
+/// (`.max_by(..).map(|(i, _)| i).unwrap()`), with that `f`.
+fn reducer_of(receiver: &Expr, map: bool) -> (&Expr, Option<&Expr>) {
+    let copied = |expr: &'_ Expr| -> bool {
+        matches!(expr, Expr::MethodCall(c)
+            if (c.method == "copied" || c.method == "cloned") && c.args.is_empty())
+    };
+    let mut inner = strip_parens(receiver);
+    let mut f = None;
+    if let Expr::MethodCall(m) = inner {
+        if map && m.method == "map" && m.args.len() == 1 && !is_chain(&m.receiver) {
+            f = Some(&m.args[0]);
+            inner = strip_parens(&m.receiver);
+        }
+    }
+    if copied(inner) {
+        if let Expr::MethodCall(c) = inner {
+            inner = strip_parens(&c.receiver);
+        }
+    }
+    (inner, f)
+}
+
 /// Is `expr` an iterator chain (a range, or methods over `iter()` & co)?
 pub(super) fn is_chain(expr: &Expr) -> bool {
     match strip_parens(expr) {
@@ -141,8 +180,8 @@ impl Lowerer<'_> {
                 return Some(value);
             }
         }
-        if let Some(value) = self.reduce_unwrapped(call) {
-            return Some(value);
+        if let Some(bound) = self.reduce_unwrapped(call) {
+            return Some(self.value_of(bound, call));
         }
         if let Some(value) = self.mapped_element(call) {
             return Some(value);
@@ -193,7 +232,15 @@ impl Lowerer<'_> {
     /// maxima wins), for `min_by` only if it is (the first of equal minima).
     /// An empty chain panics as `unwrap` would, or gives `v`. `None` when
     /// `call` is none of these.
-    fn reduce_unwrapped(&mut self, call: &syn::ExprMethodCall) -> Option<Value> {
+    ///
+    /// A tuple element (`enumerate`, `zip`: the argmax
+    /// `x.iter().enumerate().max_by(|a, b| a.1.total_cmp(b.1)).unwrap()`)
+    /// has an accumulator per part, and the value is the tuple of them. The
+    /// comparison is given the tuples with their float parts by reference,
+    /// as `iter()` gives them (`(usize, &f64)`): a comparison written for
+    /// parts by value (after `.copied()`) reads them through auto-deref and
+    /// deref coercion the same.
+    pub(super) fn reduce_unwrapped(&mut self, call: &syn::ExprMethodCall) -> Option<Bound> {
         // (the arguments of the `assert!` that panics where `unwrap` would)
         let (panics, default): (Option<proc_macro2::TokenStream>, Option<Expr>) =
             match (call.method.to_string().as_str(), call.args.len()) {
@@ -212,12 +259,7 @@ impl Lowerer<'_> {
                 ),
                 _ => return None,
             };
-        let mut inner = strip_parens(&call.receiver);
-        if let Expr::MethodCall(copied) = inner {
-            if (copied.method == "copied" || copied.method == "cloned") && copied.args.is_empty() {
-                inner = strip_parens(&copied.receiver);
-            }
-        }
+        let (inner, mapped) = reducer_of(&call.receiver, panics.is_some());
         let Expr::MethodCall(reduce) = inner else {
             return None;
         };
@@ -228,7 +270,7 @@ impl Lowerer<'_> {
         {
             return None;
         }
-        let failed = Some(Value::Const(placeholder()));
+        let failed = Some(Bound::Value(Value::Const(placeholder())));
         let Some(seq) = self.seq(&reduce.receiver) else {
             return failed;
         };
@@ -242,20 +284,61 @@ impl Lowerer<'_> {
             }
         }
         let f = self.callable(&reduce.args[0], 2)?;
-        let (acc, e, k) = (
-            self.fresh_ident("acc"),
-            self.fresh_ident("e"),
-            self.fresh_ident("k"),
-        );
-        let (accx, ex, kx): (Expr, Expr, Expr) =
-            (parse_quote!(#acc), parse_quote!(#e), parse_quote!(#k));
+        let mapped = match mapped {
+            Some(g) => Some(self.callable(g, 1)?),
+            None => None,
+        };
+        let k = self.fresh_ident("k");
+        let kx: Expr = parse_quote!(#k);
+        // the element's parts: one, or a tuple's
+        let tuple_parts = |elem: Expr| -> Vec<Expr> {
+            match strip_parens(&elem) {
+                Expr::Tuple(t) => t.elems.iter().cloned().collect(),
+                _ => vec![elem],
+            }
+        };
+        let elem = (seq.elem)(&kx);
+        let tuple = matches!(strip_parens(&elem), Expr::Tuple(_));
+        if tuple && which == "reduce" {
+            self.cx.error_spanned_by(
+                &reduce.method,
+                "`.reduce(..)` of tuples (after `enumerate` or `zip`) is not supported by \
+                 `#[differentiable]`; use `.max_by(..)` / `.min_by(..)`, or write the loop: \
+                 `let mut best = ..; for (i, v) in xs.iter().enumerate() { .. }`",
+            );
+            return failed;
+        }
+        let parts = tuple_parts(elem);
+        let firsts = tuple_parts((seq.elem)(&parse_quote!(0)));
+        let floats: Vec<bool> = parts
+            .iter()
+            .map(|p| self.guess_float(p, &mut Vec::new()))
+            .collect();
+        let n = parts.len();
+        let accs: Vec<Ident> = (0..n).map(|_| self.fresh_ident("acc")).collect();
+        let es: Vec<Ident> = (0..n).map(|_| self.fresh_ident("e")).collect();
+        // what the closure is given: the element, or the tuple of the
+        // parts, floats by reference
+        let given = |names: &[Ident]| -> Expr {
+            if !tuple {
+                let name = &names[0];
+                return parse_quote!(#name);
+            }
+            let items = names.iter().zip(&floats).map(|(name, float)| match float {
+                true => quote!(&#name),
+                false => quote!(#name),
+            });
+            parse_quote!((#(#items,)*))
+        };
         let step: syn::Stmt = match which.as_str() {
             "reduce" => {
-                let next = f(&[accx, ex]);
+                let acc = &accs[0];
+                let next = f(&[given(&accs), given(&es)]);
                 parse_quote!(#acc = #next;)
             }
             max_or_min => {
-                let greater = f(&[parse_quote!(&#acc), parse_quote!(&#e)]);
+                let (a, e) = (given(&accs), given(&es));
+                let greater = f(&[parse_quote!(&#a), parse_quote!(&#e)]);
                 let g = self.fresh_ident("g");
                 let take: Expr = match max_or_min == "max_by" {
                     true => parse_quote!(!#g),
@@ -264,76 +347,128 @@ impl Lowerer<'_> {
                 parse_quote!({
                     let #g: bool = #greater == ::core::cmp::Ordering::Greater;
                     if #take {
-                        #acc = #e;
+                        #(#accs = #es;)*
                     }
                 })
             }
         };
-        let elem = (seq.elem)(&kx);
-        let float = self.guess_float(&elem, &mut Vec::new());
-        let typed = match float {
-            true => quote!(: f64),
-            false => quote!(),
+        let typed: Vec<proc_macro2::TokenStream> = floats
+            .iter()
+            .map(|float| match float {
+                true => quote!(: f64),
+                false => quote!(),
+            })
+            .collect();
+        // `unwrap_or`'s value, a part for each accumulator
+        let defaults: Option<Vec<Expr>> = match &default {
+            None => None,
+            Some(v) if !tuple => Some(vec![v.clone()]),
+            Some(v) => match strip_parens(v) {
+                Expr::Tuple(t) if t.elems.len() == n => Some(t.elems.iter().cloned().collect()),
+                Expr::Call(c) if c.args.is_empty() => Some(vec![v.clone(); n]),
+                _ => {
+                    self.cx.error_spanned_by(
+                        v,
+                        format!(
+                            "`#[differentiable]` takes the value for none of a `.{which}(..)` \
+                             of tuples written out, `.unwrap_or((a, b))`"
+                        ),
+                    );
+                    return failed;
+                }
+            },
         };
+        let lets = |values: &[Expr]| -> Vec<syn::Stmt> {
+            accs.iter()
+                .zip(&typed)
+                .zip(values)
+                .map(|((acc, ty), v)| parse_quote!(let mut #acc #ty = #v;))
+                .collect()
+        };
+        let bind_elem: Vec<syn::Stmt> = es
+            .iter()
+            .zip(&parts)
+            .map(|(e, part)| parse_quote!(let #e = #part;))
+            .collect();
         let stmts: Vec<syn::Stmt> = if seq.guards.is_empty() {
-            let first = (seq.elem)(&parse_quote!(0));
             let fold: syn::Stmt = parse_quote!(for #k in 1..#len {
-                let #e = #elem;
+                #(#bind_elem)*
                 #step
             });
-            match (&panics, &default) {
-                (Some(message), _) => vec![
-                    parse_quote!(assert!(#len > 0, #message);),
-                    parse_quote!(let mut #acc #typed = #first;),
-                    fold,
-                ],
-                (None, Some(default)) => vec![
-                    parse_quote!(let mut #acc #typed = #default;),
-                    parse_quote!(if #len > 0 {
-                        #acc = #first;
+            match (&panics, &defaults) {
+                (Some(message), _) => {
+                    let mut stmts = vec![parse_quote!(assert!(#len > 0, #message);)];
+                    stmts.extend(lets(&firsts));
+                    stmts.push(fold);
+                    stmts
+                }
+                (None, Some(defaults)) => {
+                    let mut stmts = lets(defaults);
+                    stmts.push(parse_quote!(if #len > 0 {
+                        #(#accs = #firsts;)*
                         #fold
-                    }),
-                ],
+                    }));
+                    stmts
+                }
                 (None, None) => unreachable!("one of the two by construction"),
             }
         } else {
             // (a `filter` decides which element is the first; the
             // accumulator starts from `unwrap_or`'s value, of its type, or,
-            // for `unwrap`, from a float's zero, never read)
-            let start: Expr = match (&default, float) {
-                (Some(default), _) => default.clone(),
-                (None, true) => parse_quote!(0.0),
-                (None, false) => {
-                    self.cx.error_spanned_by(
-                        &reduce.method,
-                        format!(
-                            "`.{which}(..).unwrap()` after `.filter(..)` is supported by \
-                             `#[differentiable]` on elements it can tell are floats; give a \
-                             value for none, `.unwrap_or(v)`, or write the loop"
-                        ),
-                    );
-                    return failed;
+            // for `unwrap`, from a float's zero or, for an `enumerate`
+            // index, `usize`'s, never read)
+            let starts: Vec<Expr> = match &defaults {
+                Some(defaults) => defaults.clone(),
+                None => {
+                    let mut starts = Vec::new();
+                    for (part, float) in parts.iter().zip(&floats) {
+                        if *float {
+                            starts.push(parse_quote!(0.0));
+                        } else if tuple && *part == kx {
+                            starts.push(parse_quote!(0usize));
+                        } else {
+                            self.cx.error_spanned_by(
+                                &reduce.method,
+                                format!(
+                                    "`.{which}(..).unwrap()` after `.filter(..)` is supported \
+                                     by `#[differentiable]` on elements it can tell are floats; \
+                                     give a value for none, `.unwrap_or(v)`, or write the loop"
+                                ),
+                            );
+                            return failed;
+                        }
+                    }
+                    starts
                 }
             };
             let found = self.fresh_ident("found");
             let mut body = self.guard_stmts(&seq, &kx);
-            body.push(parse_quote!(let #e = #elem;));
+            body.extend(bind_elem);
             body.push(parse_quote!(if #found { #step } else {
-                #acc = #e;
+                #(#accs = #es;)*
                 #found = true;
             }));
-            let mut stmts: Vec<syn::Stmt> = vec![
-                parse_quote!(let mut #acc #typed = #start;),
-                parse_quote!(let mut #found: bool = false;),
-                parse_quote!(for #k in 0..#len { #(#body)* }),
-            ];
+            let mut stmts = lets(&starts);
+            stmts.push(parse_quote!(let mut #found: bool = false;));
+            stmts.push(parse_quote!(for #k in 0..#len { #(#body)* }));
             if let Some(message) = &panics {
                 stmts.push(parse_quote!(assert!(#found, #message);));
             }
             stmts
         };
         self.lower_stmts(&stmts, None, &[]);
-        Some(self.lower_expr(&parse_quote!(#acc)))
+        if let Some(g) = mapped {
+            // `.map(g)` of the option: `g` of what it holds
+            return Some(self.lower_bound(&g(&[given(&accs)])));
+        }
+        let mut values: Vec<Bound> = accs
+            .iter()
+            .map(|acc| Bound::Value(self.lower_expr(&parse_quote!(#acc))))
+            .collect();
+        Some(match tuple {
+            true => Bound::Tuple(values),
+            false => values.remove(0),
+        })
     }
 
     /// `x.get(i).copied().unwrap_or(v)`: `if i < x.len() { x[i] } else { v }`;

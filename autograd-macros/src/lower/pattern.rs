@@ -23,8 +23,13 @@ use syn::{Expr, Ident, Pat};
 #[derive(Clone)]
 pub(super) enum Bound {
     Value(Value),
-    /// A tuple (or an array literal being destructured): its parts.
+    /// A tuple: its parts.
     Tuple(Vec<Bound>),
+    /// An array kept as its parts (a closure's `[i, j]` of integers, which
+    /// no float array can hold): read at literal indices, destructured,
+    /// and, where non-differentiated code reads it whole, the array
+    /// literal of its parts (a tuple there is the tuple of its parts).
+    Parts(Vec<Bound>),
     /// A closure bound to a local: inlined where it is called.
     Closure(Rc<ClosureDef>),
     /// `&a[lo..hi]`: `len` elements of `array` from `start`.
@@ -69,7 +74,7 @@ impl Lowerer<'_> {
             // and used whole as any other; of integers, its parts
             Expr::Array(a) => match self.array_constructor(strip_parens(expr), false) {
                 Some(init) => Bound::Value(Value::Array(self.new_array_temp(init, None))),
-                None => Bound::Tuple(a.elems.iter().map(|e| self.lower_bound(e)).collect()),
+                None => Bound::Parts(a.elems.iter().map(|e| self.lower_bound(e)).collect()),
             },
             Expr::Closure(c) => {
                 let env = self.snapshot();
@@ -104,6 +109,13 @@ impl Lowerer<'_> {
             Expr::MethodCall(m) if m.method == "sin_cos" && m.args.is_empty() => {
                 let x = self.lower_expr(&m.receiver);
                 self.sin_cos(x, m)
+            }
+            // `chain.max_by(..).unwrap()` of tuples: the tuple of the parts
+            Expr::MethodCall(m) if super::iter::is_reduce_unwrapped(m) => {
+                match self.reduce_unwrapped(m) {
+                    Some(bound) => bound,
+                    None => Bound::Value(self.lower_expr(expr)),
+                }
             }
             Expr::Call(call) if is_sin_cos_path(&call.func) && call.args.len() == 1 => {
                 let x = self.lower_expr(&call.args[0]);
@@ -172,7 +184,7 @@ impl Lowerer<'_> {
         match bound {
             Bound::Value(v) => v,
             Bound::Place { array, index } => self.load_element(array, index.tokens, index.uses),
-            Bound::Tuple(_) => {
+            Bound::Tuple(_) | Bound::Parts(_) => {
                 self.cx.error_spanned_by(
                     at,
                     "a tuple, or an array a closure returns (kept as separate values), \
@@ -387,7 +399,7 @@ impl Lowerer<'_> {
                 }
                 let n = s.elems.len();
                 let parts: Vec<Bound> = match value {
-                    Bound::Tuple(parts) if parts.len() == n => parts,
+                    Bound::Tuple(parts) | Bound::Parts(parts) if parts.len() == n => parts,
                     Bound::Value(Value::Array(array)) => (0..n)
                         .map(|i| {
                             let i = proc_macro2::Literal::usize_unsuffixed(i);
