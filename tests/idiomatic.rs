@@ -2947,6 +2947,168 @@ fn match_on_a_tuple() {
     }
 }
 
+// `match` on a float, binding it whole with guards, with literal and range
+// patterns; on an `Option` or a `Result` of an index (`position`,
+// `checked_sub`, `binary_search_by`, a parameter), binding inside `Some(..)`
+// / `Ok(..) | Err(..)` with guards; on an element's option (`x.get(i)`,
+// `last()`) as the `if let` it stands for; `partition_point` and the other
+// searches of a float slice (all refused until 2026-11-29).
+#[differentiable(wrt(x))]
+fn matches_more(x: &[f64], k: Option<usize>, t: f64) -> f64 {
+    let a = match x[0] * 2.0 {
+        v if v < -1.0 => -v,
+        v if v < 1.0 => v * v,
+        v => 2.0 * v - 1.0,
+    };
+    let b = match x[1] {
+        0.0 => 1.0,
+        0.0..=1.0 => x[1].sin(),
+        _ => x[1],
+    };
+    let c = match x.iter().position(|&v| v > 1.0) {
+        Some(i) if i > 0 => x[i] * x[i - 1],
+        Some(i) => x[i] * 2.0,
+        None => 0.5,
+    };
+    let d = match k.and_then(|j| j.checked_sub(1)) {
+        Some(j) if j < x.len() => x[j].exp(),
+        _ => 1.0,
+    };
+    let lo = match x.binary_search_by(|v| v.total_cmp(&t)) {
+        Ok(i) | Err(i) => i.min(x.len() - 1),
+    };
+    let e = match x.get(lo) {
+        Some(v) => v * t,
+        None => 0.0,
+    };
+    let mut f = a + b + c + d + e;
+    match x.last() {
+        Some(&w) => f += w * w,
+        _ => f -= 1.0,
+    }
+    let p = x.partition_point(|&v| v < t);
+    if x.contains(&t) || x.is_empty() {
+        f += 1.0;
+    }
+    f + x[p.min(x.len() - 1)]
+}
+
+#[differentiable(wrt(x))]
+fn matches_more_loop(x: &[f64], k: Option<usize>, t: f64) -> f64 {
+    let v = x[0] * 2.0;
+    let a = if v < -1.0 {
+        -v
+    } else if v < 1.0 {
+        v * v
+    } else {
+        2.0 * v - 1.0
+    };
+    let b = if x[1] == 0.0 {
+        1.0
+    } else if 0.0 <= x[1] && x[1] <= 1.0 {
+        x[1].sin()
+    } else {
+        x[1]
+    };
+    let mut found = x.len();
+    for i in 0..x.len() {
+        if x[i] > 1.0 {
+            found = i;
+            break;
+        }
+    }
+    let c = if found < x.len() && found > 0 {
+        x[found] * x[found - 1]
+    } else if found < x.len() {
+        x[found] * 2.0
+    } else {
+        0.5
+    };
+    let j = k.unwrap_or(0);
+    let d = if k.is_some() && j >= 1 && j - 1 < x.len() {
+        x[j - 1].exp()
+    } else {
+        1.0
+    };
+    let mut lo = 0;
+    while lo < x.len() && x[lo] < t {
+        lo += 1;
+    }
+    let lo = lo.min(x.len() - 1);
+    let e = x[lo] * t;
+    let mut f = a + b + c + d + e;
+    let w = x[x.len() - 1];
+    f += w * w;
+    let mut p = 0;
+    while p < x.len() && x[p] < t {
+        p += 1;
+    }
+    let mut hit = false;
+    for i in 0..x.len() {
+        if x[i] == t {
+            hit = true;
+        }
+    }
+    if hit {
+        f += 1.0;
+    }
+    f + x[p.min(x.len() - 1)]
+}
+
+#[test]
+fn matches_on_floats_options_and_results() {
+    let points: [&[f64]; 4] = [
+        &[-0.8, 0.5, 1.5, 2.5],
+        &[0.25, 1.5, 1.75, 3.0],
+        &[-0.5, 0.0, 0.25, 0.5],
+        &[0.1, 0.2, 0.3, 0.4],
+    ];
+    for x in points {
+        for k in [None, Some(0), Some(2), Some(9)] {
+            for t in [0.35, 1.6, 2.5] {
+                let (value, gradient) = matches_more_grad(x, k, t);
+                let (value_loop, gradient_loop) = matches_more_loop_grad(x, k, t);
+                assert_eq!(value, matches_more(x, k, t));
+                assert_eq!(value.to_bits(), value_loop.to_bits(), "{x:?} {k:?} {t}");
+                assert_eq!(gradient, gradient_loop, "{x:?} {k:?} {t}");
+                if x[1] != 0.0 {
+                    // (not on the literal pattern's point)
+                    assert_gradient(|x| matches_more(x, k, t), x, &gradient);
+                }
+            }
+        }
+    }
+}
+
+#[differentiable(hessian)]
+fn matches_second_order(x: &[f64]) -> f64 {
+    let a = match x[0] * x[1] {
+        v if v < 0.0 => v * v,
+        v => v.sin(),
+    };
+    let b = match x.iter().position(|&v| v > 1.0) {
+        Some(i) => x[i] * x[0],
+        None => 1.0,
+    };
+    a * b
+}
+
+#[test]
+fn matches_under_hessian() {
+    for x in [[0.5, 1.5, -0.25], [-0.5, 0.75, 0.25]] {
+        let (value, gradient, hessian) = matches_second_order_hessian(&x);
+        assert_eq!(value, matches_second_order(&x));
+        assert_eq!(gradient, matches_second_order_grad(&x).1);
+        for row in 0..3 {
+            assert_gradient(
+                |x| matches_second_order_grad(x).1[row],
+                &x,
+                &hessian[row * 3..row * 3 + 3],
+            );
+        }
+    }
+}
+
 // `let mut v = Vec::new();` and a loop right after it pushing a float once
 // an iteration, last (refused until 2026-11-28): the vector the loop's
 // chain collects. A vector of integers pushed the same way stays a change

@@ -64,6 +64,18 @@ const F64_TESTS: &[&str] = &[
     "is_sign_negative",
 ];
 
+/// Slice methods that search a float array (a `bool`, a position or a
+/// `Result` of one, never a float): kept as they are, closures included.
+const SEARCHES: &[&str] = &[
+    "is_empty",
+    "contains",
+    "starts_with",
+    "ends_with",
+    "binary_search_by",
+    "binary_search_by_key",
+    "partition_point",
+];
+
 /// `f64` methods that compare a value with another, given by reference
 /// (an `Ordering` or a `bool`, no derivative).
 pub(super) const F64_COMPARISONS: &[&str] = &[
@@ -181,6 +193,10 @@ impl Lowerer<'_> {
             // on `__private::Elem`).
             // (`__autograd_element_ref!`: one the loop's body dereferences,
             // `w[*i]`, the reference itself)
+            // the names a `match` arm binds (see the `Renamer`)
+            Expr::Macro(m) if m.mac.path.is_ident("__autograd_unpack") => {
+                self.non_differentiated(expr)
+            }
             Expr::Macro(m)
                 if m.mac.path.is_ident("__autograd_element")
                     || m.mac.path.is_ident("__autograd_element_ref") =>
@@ -417,6 +433,31 @@ impl Lowerer<'_> {
             return self.lower_prim(prim, values, &call.args, call, Syntax::Method);
         }
         if let Value::Const(recv) = &receiver {
+            // `k.and_then(|j| j.checked_sub(1))`: a method of a constant
+            // given closures that read no float, kept as it is
+            let closure_args = call
+                .args
+                .iter()
+                .any(|a| matches!(strip_parens(a), Expr::Closure(_)));
+            if closure_args && !call.args.iter().any(|a| self.reads_floats(a)) {
+                let mut uses = recv.uses.clone();
+                let mut args = Vec::new();
+                for arg in &call.args {
+                    let (tokens, arg_uses) = self.renamed_tokens(arg, true);
+                    uses.extend(arg_uses);
+                    args.push(tokens);
+                }
+                let (recv_tokens, method, turbofish) = (
+                    parenthesize(recv.tokens.clone()),
+                    &call.method,
+                    &call.turbofish,
+                );
+                return Value::Const(ConstValue {
+                    tokens: quote!(#recv_tokens.#method #turbofish(#(#args),*)),
+                    is_float: false,
+                    uses,
+                });
+            }
             // `self.g(x)`: a differentiable method, if an argument is varied.
             let args = self.call_args(&call.args);
             if args.iter().any(CallArg::may_vary) && call.turbofish.is_none() {
@@ -488,6 +529,15 @@ impl Lowerer<'_> {
             });
         }
         let method = call.method.to_string();
+        if SEARCHES.contains(&method.as_str()) {
+            // (a `bool`, a position or a `Result` of one: never a float)
+            let (tokens, uses) = self.renamed_tokens(&Expr::MethodCall(call.clone()), true);
+            return Value::Const(ConstValue {
+                tokens,
+                is_float: false,
+                uses,
+            });
+        }
         let option = if ["first", "last", "get"].contains(&method.as_str()) {
             // (unwrapped at once, they are lowered in `iter.rs`)
             format!(
@@ -953,6 +1003,19 @@ impl Lowerer<'_> {
     }
 
     /// Arguments of a call that is not differentiated: all must be constants.
+    /// Does `expr` read a float or a float array of the function (a name
+    /// bound to one where it is written, not its own closure parameters or
+    /// `let`s), or a tuple, closure or view?
+    fn reads_floats(&self, expr: &Expr) -> bool {
+        let mut names = std::collections::HashSet::new();
+        crate::names::collect_idents(expr.to_token_stream(), &mut names);
+        names.iter().any(|name| {
+            self.lookup(name).is_some_and(|id| {
+                self.vars[id].kind != ir::Kind::Other || self.compound.contains_key(&id)
+            })
+        })
+    }
+
     fn const_args(
         &mut self,
         args: &syn::punctuated::Punctuated<Expr, syn::Token![,]>,
@@ -1275,6 +1338,14 @@ impl Lowerer<'_> {
     }
 
     pub(super) fn non_differentiated_tokens(&mut self, expr: &Expr) -> (TokenStream, Vec<VarId>) {
+        self.renamed_tokens(expr, false)
+    }
+
+    /// `non_differentiated_tokens`, with closures kept (their parameters
+    /// their own): for a call whose value cannot be a float (a search of a
+    /// slice, `partition_point(|v| ..)`), so that what a closure reads of the
+    /// function's floats never reaches a derivative.
+    fn renamed_tokens(&mut self, expr: &Expr, closures: bool) -> (TokenStream, Vec<VarId>) {
         let mut expr = expr.clone();
         // `any`/`all` of a chain in integer or boolean code: loops, lowered
         // first (`hoist_tests`); a closure cannot stay in these tokens
@@ -1285,6 +1356,7 @@ impl Lowerer<'_> {
             lowerer: self,
             uses: Vec::new(),
             block_locals: Vec::new(),
+            closures,
         };
         renamer.visit_expr_mut(&mut expr);
         let uses = renamer.uses;
@@ -1362,6 +1434,8 @@ struct Renamer<'l, 'a> {
     /// The names `let` binds in the blocks being visited, innermost last:
     /// they are the block's own, not the function's locals.
     block_locals: Vec<std::collections::HashSet<String>>,
+    /// Whether closures may stay (see `Lowerer::renamed_tokens`).
+    closures: bool,
 }
 
 impl Renamer<'_, '_> {
@@ -1728,6 +1802,30 @@ impl VisitMut for Renamer<'_, '_> {
                     }
                 }
             }
+            // `__autograd_unpack!(m, pat => names)` (`lower/matches.rs`): the
+            // names a `match` arm's pattern binds, `match m { pat => names,
+            // _ => unreachable!() }`; only `m` is the function's
+            Expr::Macro(mac) if mac.mac.path.is_ident("__autograd_unpack") => {
+                let parsed = mac.mac.parse_body_with(|input: syn::parse::ParseStream| {
+                    let e: Expr = input.parse()?;
+                    input.parse::<syn::Token![,]>()?;
+                    let pat = syn::Pat::parse_multi_with_leading_vert(input)?;
+                    input.parse::<syn::Token![=>]>()?;
+                    let names: Expr = input.parse()?;
+                    Ok((e, pat, names))
+                });
+                match parsed {
+                    Ok((mut e, pat, names)) => {
+                        self.visit_expr_mut(&mut e);
+                        *expr = syn::parse_quote!(match #e {
+                            #pat => #names,
+                            #[allow(unreachable_patterns)]
+                            _ => ::core::unreachable!(),
+                        });
+                    }
+                    Err(err) => self.lowerer.cx.syn_error(err),
+                }
+            }
             Expr::Macro(mac) if mac.mac.path.is_ident("matches") => {
                 // `matches!(e, pat)`: the expression's names are renamed.
                 let parsed = mac.mac.parse_body_with(|input: syn::parse::ParseStream| {
@@ -1746,16 +1844,35 @@ impl VisitMut for Renamer<'_, '_> {
                 match parsed {
                     Ok((mut e, pat, guard)) => {
                         self.visit_expr_mut(&mut e);
+                        // (the names the pattern binds are the guard's own)
+                        self.block_locals.push(
+                            super::pattern::pattern_idents(&pat)
+                                .iter()
+                                .map(|n| n.to_string())
+                                .collect(),
+                        );
                         let guard = guard.map(|mut g| {
                             self.visit_expr_mut(&mut g);
                             quote!(if #g)
                         });
+                        self.block_locals.pop();
                         mac.mac.tokens = quote!(#e, #pat #guard);
                     }
                     Err(err) => self.lowerer.cx.syn_error(err),
                 }
             }
             Expr::Block(b) if b.label.is_none() => self.visit_block(&mut b.block),
+            Expr::Closure(c) if self.closures => {
+                self.block_locals.push(
+                    c.inputs
+                        .iter()
+                        .flat_map(super::pattern::pattern_idents)
+                        .map(|n| n.to_string())
+                        .collect(),
+                );
+                self.visit_expr_mut(&mut c.body);
+                self.block_locals.pop();
+            }
             Expr::Assign(assign)
                 if matches!(
                     super::syntax::strip_parens(&assign.left),

@@ -59,20 +59,35 @@ impl Lowerer<'_> {
         }
         let s = self.fresh_ident("m");
         let scrutinee = &m.expr;
-        self.scrutinees.insert(s.to_string(), (**scrutinee).clone());
+        // (whether an arm binds a part of it: then it must not vary)
+        let unpacked = m
+            .arms
+            .iter()
+            .any(|arm| !is_binding(&arm.pat) && !arm_bindings(&arm.pat, &s).is_empty());
+        self.scrutinees
+            .insert(s.to_string(), ((**scrutinee).clone(), unpacked));
         let let_stmt: syn::Stmt = parse_quote!(let #s = #scrutinee;);
-        let body_of = |arm: &syn::Arm| -> Expr {
-            let binds = binding_names(&arm.pat)
-                .into_iter()
-                .map(|b| quote!(let #b = #s;))
-                .collect();
-            arm_body(arm, binds, value)
-        };
+        let body_of = |arm: &syn::Arm| -> Expr { arm_body(arm, arm_bindings(&arm.pat, &s), value) };
         let (last, rest) = m.arms.split_last()?;
         let mut chain = body_of(last);
         for arm in rest.iter().rev() {
             let pat = &arm.pat;
-            let mut test: TokenStream = quote!(matches!(#s, #pat));
+            if !is_binding(pat) {
+                // `Some(i) if i > 2`: the guard reads the pattern's names
+                let guard = arm.guard.as_ref().map(|(_, g)| quote!(if #g));
+                let test: TokenStream = quote!(matches!(#s, #pat #guard));
+                let body = body_of(arm);
+                chain = parse_quote!(if #test #body else #chain);
+                continue;
+            }
+            // (a name or `_` matches whatever the value: no test)
+            let mut test: TokenStream = match pat {
+                Pat::Wild(_) => quote!(true),
+                Pat::Ident(p) if p.subpat.is_none() && !is_constant_name(&p.ident.to_string()) => {
+                    quote!(true)
+                }
+                _ => quote!(matches!(#s, #pat)),
+            };
             if let Some((_, guard)) = &arm.guard {
                 let mut guard = (**guard).clone();
                 let mut subst = Subst {
@@ -121,6 +136,16 @@ impl Lowerer<'_> {
                     {
                         for p in &t.elems {
                             ok &= self.check_match_pattern(p);
+                            if !is_binding(p) && !arm_bindings(p, &names[0]).is_empty() {
+                                self.cx.error_spanned_by(
+                                    p,
+                                    "in a `match` on a tuple written out, `#[differentiable]` \
+                                     binds names to whole parts only (`(k, _)`, not `(Some(k), \
+                                     _)`); match on the part alone, or bind it in the arm: \
+                                     `(m, _) if m.is_some() => { let k = m.unwrap(); .. }`",
+                                );
+                                ok = false;
+                            }
                         }
                         arm_parts.push(t.elems.iter().cloned().collect());
                     }
@@ -158,7 +183,8 @@ impl Lowerer<'_> {
             return None;
         }
         for (name, part) in names.iter().zip(&parts.elems) {
-            self.scrutinees.insert(name.to_string(), part.clone());
+            self.scrutinees
+                .insert(name.to_string(), (part.clone(), false));
         }
         let elems = parts.elems.iter();
         let let_stmt: syn::Stmt = parse_quote!(let (#(#names),*) = (#(#elems),*););
@@ -216,23 +242,23 @@ impl Lowerer<'_> {
         Some((let_stmt, chain))
     }
 
-    /// Patterns `match` lowers: literals (not floats), ranges, constants and
-    /// unit variants, `_`, names, `x @ p`, `p | q`.
+    /// Patterns `match` lowers: literals, ranges, constants and variants,
+    /// `_`, names, `x @ p`, `p | q`, and variants and structs with fields
+    /// (`Some(i)`, `Ok(i) | Err(i)`, `Point { x, .. }`), whose names are
+    /// bound by `__autograd_unpack!` (`arm_bindings`). (Whether a pattern
+    /// fits the scrutinee's type, rustc checks on the function itself.)
     fn check_match_pattern(&mut self, pat: &Pat) -> bool {
         match pat {
-            Pat::Lit(lit) => {
-                if let syn::Lit::Float(_) = &lit.lit {
-                    self.cx.error_spanned_by(
-                        pat,
-                        "`match` on an `f64` is not supported by `#[differentiable]`; write \
-                         the cases with comparisons: `if x < a { .. } else if x == b { .. } \
-                         else { .. }`",
-                    );
-                    return false;
-                }
-                true
-            }
-            Pat::Range(_) | Pat::Path(_) | Pat::Wild(_) => true,
+            Pat::Lit(_)
+            | Pat::Range(_)
+            | Pat::Path(_)
+            | Pat::Wild(_)
+            | Pat::Rest(_)
+            | Pat::TupleStruct(_)
+            | Pat::Struct(_)
+            | Pat::Tuple(_)
+            | Pat::Slice(_)
+            | Pat::Reference(_) => true,
             Pat::Ident(p) if p.by_ref.is_none() => match &p.subpat {
                 Some((_, sub)) => self.check_match_pattern(sub),
                 None => true,
@@ -242,42 +268,42 @@ impl Lowerer<'_> {
             other => {
                 self.cx.error_spanned_by(
                     other,
-                    "`#[differentiable]` lowers `match` on integers, `bool`s, `char`s, \
-                     constants and unit enum variants (with `_`, `|`, ranges and guards); \
-                     for this pattern write the cases with `if` / `else if` / `else`",
+                    "`#[differentiable]` lowers `match` with literal, range, constant, variant, \
+                     struct and tuple patterns, names, `_`, `|` and guards; for this pattern \
+                     write the cases with `if` / `else if` / `else`",
                 );
                 false
             }
         }
     }
 
-    /// Called when `let name = value;` binds a `match` scrutinee: a float
-    /// one is refused at the scrutinee.
+    /// Called when `let name = value;` binds a `match` scrutinee: a
+    /// compound one (a tuple local, a closure, a view) is refused at the
+    /// scrutinee. A float is fine: `matches!` tests it as `match` does
+    /// (literals, ranges), and a name binds it whole (`v if v < 0.0 =>
+    /// -v`), a copy of the float that carries its derivative.
     pub(super) fn check_scrutinee(&mut self, name: &str, value: &super::pattern::Bound) {
-        let Some(expr) = self.scrutinees.remove(name) else {
+        let Some((expr, unpacked)) = self.scrutinees.remove(name) else {
             return;
         };
-        let float = match value {
-            super::pattern::Bound::Value(Value::Var(_)) => true,
-            super::pattern::Bound::Value(Value::Const(c)) => c.is_float,
-            super::pattern::Bound::Value(Value::Array(_)) => false,
-            // A tuple, a closure, a view: nothing `matches!` can test.
-            _ => {
-                self.cx.error_spanned_by(
-                    expr,
-                    "`match` on a tuple local or another compound value is not supported by \
-                     `#[differentiable]`; match on the tuple written out, `match (a, b) { .. }`, \
-                     on one integer, `bool`, `char` or enum value, or write the cases with `if` \
-                     / `else if`",
-                );
-                return;
-            }
-        };
-        if float {
+        if unpacked && matches!(value, super::pattern::Bound::Value(Value::Var(_))) {
+            // (`match Some(x) { Some(v) => .. }`: `v` would be a part of a
+            // value the macro cannot see into, without its derivative)
             self.cx.error_spanned_by(
                 expr,
-                "`match` on an `f64` is not supported by `#[differentiable]`; write the cases \
-                 with comparisons: `if x < a { .. } else if x == b { .. } else { .. }`",
+                "this `match` binds names inside a value that carries a derivative, which \
+                 `#[differentiable]` cannot follow into it; bind the value whole (`v if v > \
+                 0.0 => ..`), or compute the parts first (`let v = x;`) and match on what is \
+                 not differentiated",
+            );
+            return;
+        }
+        if !matches!(value, super::pattern::Bound::Value(_)) {
+            self.cx.error_spanned_by(
+                expr,
+                "`match` on a tuple local or another compound value is not supported by \
+                 `#[differentiable]`; match on the tuple written out, `match (a, b) { .. }`, \
+                 on one value, or write the cases with `if` / `else if`",
             );
         }
     }
@@ -301,6 +327,54 @@ fn arm_body(arm: &syn::Arm, binds: Vec<TokenStream>, value: bool) -> Expr {
     } else {
         parse_quote!({ #(#binds)* #body; })
     }
+}
+
+/// Is `pat` a name, `k @ p`, `_`, a literal, a range, a constant or one of
+/// these in parentheses or `|`: a pattern that binds, if anything, the
+/// whole scrutinee (so a guard reads it as the scrutinee)?
+fn is_binding(pat: &Pat) -> bool {
+    match pat {
+        Pat::Ident(p) => p.subpat.as_ref().map_or(true, |(_, sub)| is_binding(sub)),
+        Pat::Lit(_) | Pat::Range(_) | Pat::Path(_) | Pat::Wild(_) => true,
+        Pat::Or(or) => or.cases.iter().all(is_binding),
+        Pat::Paren(p) => is_binding(&p.pat),
+        _ => false,
+    }
+}
+
+/// The `let`s that bind an arm's names in its body: `let k = m;` for a
+/// name bound to the whole scrutinee `m`; for names inside a variant or
+/// struct (`Some(i)`, `Ok(i) | Err(i)`), `let i = __autograd_unpack!(m,
+/// Some(i) => i);` (the tuple of them for several), which lowering keeps as
+/// `match m { Some(i) => i, _ => unreachable!() }`. Those are parts of a
+/// value that is not a float (a float scrutinee has no such parts), so
+/// never differentiated.
+fn arm_bindings(pat: &Pat, s: &syn::Ident) -> Vec<TokenStream> {
+    if is_binding(pat) {
+        return binding_names(pat)
+            .into_iter()
+            .map(|b| quote!(let #b = #s;))
+            .collect();
+    }
+    let names: Vec<syn::Ident> = super::pattern::pattern_idents(pat)
+        .into_iter()
+        .filter(|i| !is_constant_name(&i.to_string()))
+        .collect();
+    match names.len() {
+        0 => Vec::new(),
+        1 => {
+            let name = &names[0];
+            vec![quote!(let #name = __autograd_unpack!(#s, #pat => #name);)]
+        }
+        _ => vec![quote!(let (#(#names),*) = __autograd_unpack!(#s, #pat => (#(#names),*));)],
+    }
+}
+
+/// A lone identifier starting with a capital is taken for a constant or a
+/// variant (`None`, `MAX`), as rustc's lint convention has it.
+fn is_constant_name(name: &str) -> bool {
+    name.trim_start_matches("r#")
+        .starts_with(|c: char| c.is_uppercase())
 }
 
 /// The names a `match` pattern binds (`k`, `k @ ..`), not constants:

@@ -236,8 +236,9 @@ struct Lowerer<'a> {
     /// does it after the `let`).
     filled_with: Option<(VarId, Ident)>,
     /// The generated names of `match` scrutinees not yet bound, with the
-    /// scrutinee (a float one is refused where it is bound).
-    scrutinees: HashMap<String, Expr>,
+    /// scrutinee and whether an arm binds a part of it (`Some(i)`): checked
+    /// where it is bound (`Lowerer::check_scrutinee`).
+    scrutinees: HashMap<String, (Expr, bool)>,
     /// Changes in place (`in_place.rs`): the locals that may have them,
     /// the changes, and where in the function body each happens.
     in_place: in_place::InPlace,

@@ -93,6 +93,17 @@ pub fn if_let_elements(block: &mut syn::Block) {
             syn::visit_mut::visit_block_mut(self, block);
         }
 
+        // `match x.get(i) { Some(v) => a, None => b }` is `if let Some(v) =
+        // x.get(i) { a } else { b }`
+        fn visit_expr_mut(&mut self, expr: &mut Expr) {
+            if let Expr::Match(m) = expr {
+                if let Some(ifx) = option_match_as_if_let(m) {
+                    *expr = ifx;
+                }
+            }
+            syn::visit_mut::visit_expr_mut(self, expr);
+        }
+
         fn visit_expr_if_mut(&mut self, ifx: &mut syn::ExprIf) {
             if let Some((test, binding)) = element_test(&ifx.cond) {
                 *ifx.cond = test;
@@ -128,6 +139,44 @@ pub fn if_let_elements(block: &mut syn::Block) {
         }
     }
     Rewriter.visit_block_mut(block);
+}
+
+/// `match x.get(i) { Some(p) => a, None => b }` (`_` for `None`, either
+/// order, no guards; `first`, `last`, `.copied()`) as the `if let` it
+/// stands for, which `element_test` rewrites; `None` for any other `match`.
+fn option_match_as_if_let(m: &syn::ExprMatch) -> Option<Expr> {
+    let [first, second] = &m.arms[..] else {
+        return None;
+    };
+    if first.guard.is_some() || second.guard.is_some() || !m.attrs.is_empty() {
+        return None;
+    }
+    let is_some = |pat: &syn::Pat| {
+        matches!(pat, syn::Pat::TupleStruct(t)
+            if t.path.is_ident("Some") && t.elems.len() == 1 && t.qself.is_none())
+    };
+    let is_none = |pat: &syn::Pat| match pat {
+        syn::Pat::Wild(_) => true,
+        syn::Pat::Ident(p) => p.ident == "None" && p.subpat.is_none() && p.by_ref.is_none(),
+        syn::Pat::Path(p) => p.path.is_ident("None"),
+        _ => false,
+    };
+    let (some, none) = match (is_some(&first.pat), is_some(&second.pat)) {
+        (true, false) if is_none(&second.pat) => (first, second),
+        (false, true) if is_none(&first.pat) => (second, first),
+        _ => return None,
+    };
+    let (pat, scrutinee) = (&some.pat, &m.expr);
+    let test: Expr = syn::parse_quote!(let #pat = #scrutinee);
+    element_test(&test)?;
+    let branch = |body: &Expr| -> syn::Block {
+        match body {
+            Expr::Block(b) if b.label.is_none() && b.attrs.is_empty() => b.block.clone(),
+            other => syn::parse_quote!({ #other }),
+        }
+    };
+    let (then, otherwise) = (branch(&some.body), branch(&none.body));
+    Some(syn::parse_quote!(if #test #then else #otherwise))
 }
 
 /// For `let Some(p) = x.get(i)` & co: the test that the element is there
