@@ -560,12 +560,18 @@ pub enum Consumer {
     Fold(Box<Expr>, String, Pat, Box<Expr>),
     /// `.reduce(f64::max)` (`min`; `by`: `.max_by(|a, b| a.total_cmp(b))`,
     /// `min_by`) then `.unwrap_or(default)`; `copied`: `.copied()` first
-    /// (the items are `&f64`)
+    /// (else the items are `&f64` where they were)
     Extreme {
         max: bool,
         by: bool,
         copied: bool,
         default: f64,
+        /// `{ let (best_i, best_v) = chain.enumerate().max_by(|a, b|
+        /// a.1.total_cmp(&b.1)).unwrap_or((0, default)); best_v + best_i
+        /// as f64 }` (`by` only)
+        indexed: bool,
+        /// The items reaching the consumer are `&f64` (`&default` then)
+        refs: bool,
     },
 }
 

@@ -60,7 +60,8 @@ const CONSTS: &[&str] = &[
 /// `chunks`, `chunks_exact` sources), `match`, `destructuring` (`let (a, b)
 /// = ..`, `let [x1, x2] = *x`, `sin_cos`, tuple locals), `get`
 /// (`x.get(i).copied().unwrap_or(v)`), `extremes` (`.reduce(f64::max)`,
-/// `.max_by(|a, b| a.total_cmp(b))`, `min`, then `unwrap_or`), `for-each`
+/// `.max_by(|a, b| a.total_cmp(b))`, `min`, then `unwrap_or`), `argmax`
+/// (`max_by`/`min_by` of `enumerate()`'s pairs), `for-each`
 /// (`chain.for_each(|v| { .. });` for a `for` over a chain), `list-forms`
 /// (a vector helper's tail as a `collect()` or stores into zeros),
 /// `if-let` (`if let Some(&g) = xs.get(i) { g } else { v }`), `option-map`
@@ -2322,11 +2323,20 @@ impl Gen {
         let cons = if roll < 5 {
             Consumer::Sum
         } else if roll == 6 && !avoid("extremes") && self.chance(0.5) {
-            Consumer::Extreme {
-                max: self.chance(0.5),
-                by: self.chance(0.5),
-                copied: matches!(item, ItemTy::RefF),
-                default: self.lit_value(-1.0, 1.0),
+            {
+                let by = self.chance(0.5);
+                // the argmax over `enumerate` (refs kept or not)
+                let indexed = by && !avoid("argmax") && self.chance(0.4);
+                let by_ref = matches!(item, ItemTy::RefF);
+                let copied = by_ref && !(indexed && self.chance(0.5));
+                Consumer::Extreme {
+                    max: self.chance(0.5),
+                    by,
+                    copied,
+                    default: self.lit_value(-1.0, 1.0),
+                    indexed,
+                    refs: by_ref && !copied,
+                }
             }
         } else {
             // Products of bounded factors stay small.

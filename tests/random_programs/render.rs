@@ -1437,9 +1437,28 @@ impl Printer {
                 ),
                 Some(Consumer::Extreme {
                     max,
+                    copied,
+                    default,
+                    indexed: true,
+                    refs,
+                    ..
+                }) => {
+                    let amp = if *refs { "&" } else { "" };
+                    let copied = if *copied { ".copied()" } else { "" };
+                    let which = if *max { "max" } else { "min" };
+                    format!(
+                        "({{ let (best_i, best_v) = {chain}{copied}.enumerate().{which}_by(|a, b| \
+                         a.1.total_cmp(&b.1)).unwrap_or((0, {amp}{})); best_v + best_i as f64 }})",
+                        lit(*default)
+                    )
+                }
+                Some(Consumer::Extreme {
+                    max,
                     by,
                     copied,
                     default,
+                    indexed: false,
+                    ..
                 }) => {
                     let copied = if *copied { ".copied()" } else { "" };
                     let which = if *max { "max" } else { "min" };
@@ -1474,6 +1493,30 @@ impl Printer {
                 format!("oracle_acc = oracle_acc * {};", value(&item)),
                 "oracle_acc".to_string(),
             ),
+            Some(Consumer::Extreme {
+                max,
+                default,
+                indexed: true,
+                ..
+            }) => {
+                // (of equals `max_by` keeps the later, `min_by` the earlier)
+                let (greater, other) = match max {
+                    true => ("oracle_a", "(oracle_n, oracle_e)"),
+                    false => ("(oracle_n, oracle_e)", "oracle_a"),
+                };
+                (
+                    "let mut oracle_acc: Option<(usize, Var<'t>)> = None; let mut oracle_n = 0usize;"
+                        .to_string(),
+                    format!(
+                        "let oracle_e = {TAPE}.var(-0.0) + {}; oracle_acc = Some(match oracle_acc {{ None => (oracle_n, oracle_e), Some(oracle_a) => if oracle_a.1.value().total_cmp(&oracle_e.value()) == ::std::cmp::Ordering::Greater {{ {greater} }} else {{ {other} }} }}); oracle_n += 1;",
+                        value(&item)
+                    ),
+                    format!(
+                        "{{ let (oracle_i, oracle_v) = oracle_acc.unwrap_or((0, {TAPE}.var({}))); oracle_v + oracle_i as f64 }}",
+                        lit(*default)
+                    ),
+                )
+            }
             Some(Consumer::Extreme {
                 max, by, default, ..
             }) => {
