@@ -3109,6 +3109,82 @@ fn matches_under_hessian() {
     }
 }
 
+// `std::iter::zip(a, b)` (the chain `a.into_iter().zip(b)`), `while let
+// Some(v) = x.get(i)` (the `while` on `i < x.len()`), a local bound to an
+// `if` whose branches end in array literals, and `let a: [f64; N] =
+// std::array::from_fn(|k| ..)` (the loop filling it; refused until
+// 2026-11-29).
+#[differentiable]
+fn zip_while_let_array_if(x: &[f64]) -> f64 {
+    let (a, b) = x.split_at(x.len() / 2);
+    let dot: f64 = std::iter::zip(a, b).map(|(p, q)| p * q).sum();
+    let mut i = 1;
+    let mut s = 0.0;
+    while let Some(v) = x.get(i) {
+        s += v.sin();
+        i += 2;
+    }
+    let sines: [f64; 3] = std::array::from_fn(|k| x[k].sin() * k as f64);
+    let w = if x[0] > 0.0 {
+        [1.5, x[1], 0.5]
+    } else if x[0] > -1.0 {
+        [x[2] * x[2], 2.0, 1.0]
+    } else {
+        [0.0; 3]
+    };
+    let mut t = 0.0;
+    for k in 0..3 {
+        t += w[k] * x[k];
+    }
+    dot + s + t + sines[2]
+}
+
+#[differentiable]
+fn zip_while_let_array_if_loop(x: &[f64]) -> f64 {
+    let half = x.len() / 2;
+    let mut dot = 0.0;
+    for k in 0..half.min(x.len() - half) {
+        dot += x[k] * x[half + k];
+    }
+    let mut s = 0.0;
+    let mut i = 1;
+    while i < x.len() {
+        s += x[i].sin();
+        i += 2;
+    }
+    let mut w = [0.0; 3];
+    if x[0] > 0.0 {
+        w[0] = 1.5;
+        w[1] = x[1];
+        w[2] = 0.5;
+    } else if x[0] > -1.0 {
+        w[0] = x[2] * x[2];
+        w[1] = 2.0;
+        w[2] = 1.0;
+    }
+    let mut t = 0.0;
+    for k in 0..3 {
+        t += w[k] * x[k];
+    }
+    dot + s + t + x[2].sin() * 2.0
+}
+
+#[test]
+fn free_zip_while_let_and_array_valued_if() {
+    let points: [&[f64]; 3] = [
+        &[0.3, -1.2, 0.7, 0.9, 1.4],
+        &[-0.5, 0.25, -0.4, -1.3, 0.6, 0.8],
+        &[-1.5, 0.5, 0.25, 2.0],
+    ];
+    same_as_loop(
+        zip_while_let_array_if,
+        zip_while_let_array_if_grad,
+        zip_while_let_array_if_adjoint,
+        zip_while_let_array_if_loop_grad,
+        &points,
+    );
+}
+
 // `let mut v = Vec::new();` and a loop right after it pushing a float once
 // an iteration, last (refused until 2026-11-28): the vector the loop's
 // chain collects. A vector of integers pushed the same way stays a change

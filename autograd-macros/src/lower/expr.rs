@@ -682,6 +682,9 @@ impl Lowerer<'_> {
             return self.value_of(bound, call);
         }
         if let Expr::Path(func) = strip_parens(&call.func) {
+            if self.untyped_array_from_fn(call) {
+                return Value::Const(placeholder());
+            }
             if let Some(local) = self.lookup_call_target(&func.path) {
                 if self.poisoned.contains(&local) {
                     return Value::Const(placeholder());
@@ -872,6 +875,28 @@ impl Lowerer<'_> {
     /// `g_adjoint` with the array's adjoint as `d_out`. `None` when `init`
     /// is not a call of a function path; a constant when no argument
     /// varies.
+    /// Reports `std::array::from_fn(..)` (`core::`, `array::`) anywhere
+    /// but as the value of a `let` typed `[f64; N]`, which
+    /// `syntax::array_from_fn_lets` has made the loop filling the array.
+    fn untyped_array_from_fn(&mut self, call: &syn::ExprCall) -> bool {
+        let Expr::Path(func) = strip_parens(&call.func) else {
+            return false;
+        };
+        let segments = &func.path.segments;
+        let from_fn = segments.len() >= 2
+            && segments[segments.len() - 1].ident == "from_fn"
+            && segments[segments.len() - 2].ident == "array";
+        if from_fn {
+            self.cx.error_spanned_by(
+                call,
+                "`#[differentiable]` supports `std::array::from_fn` as the value of a `let` \
+                 with its type written out, `let y: [f64; N] = std::array::from_fn(|i| ..);` \
+                 (a closure with one name as parameter, that does not `return`)",
+            );
+        }
+        from_fn
+    }
+
     pub(super) fn vector_call(&mut self, init: &Expr) -> Option<Value> {
         // (`let v = &twice(x);`: a reference to the vector is the vector)
         if let Expr::Reference(r) = strip_parens(init) {
@@ -888,6 +913,9 @@ impl Lowerer<'_> {
         let Expr::Path(func) = strip_parens(&call.func) else {
             return None;
         };
+        if self.untyped_array_from_fn(call) {
+            return Some(Value::Const(placeholder()));
+        }
         if func.qself.is_some()
             || f64_associated_fn(&func.path).is_some()
             || self.lookup_call_target(&func.path).is_some()

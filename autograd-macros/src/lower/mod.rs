@@ -819,6 +819,7 @@ impl<'a> Lowerer<'a> {
         let stmts = syntax::tuple_folds(&stmts, self.names);
         let stmts = syntax::tuple_if_locals(&stmts, self.names);
         let stmts = syntax::split_at_lets(&stmts, self.names);
+        let stmts = syntax::array_from_fn_lets(&stmts);
         let stmts = syntax::split_tuple_lets(&stmts);
         let stmts = syntax::split_tuple_locals(&stmts, self.names);
         let stmts = syntax::split_array_locals(&stmts, self.names);

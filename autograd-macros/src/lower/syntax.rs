@@ -14,10 +14,16 @@ use syn::{BinOp, Expr, Stmt};
 /// rewritten before anything reads the body, so that every pass sees the
 /// loop (and what its body assigns) as it sees one written out. A closure
 /// that returns early is left as it is (and refused where it is lowered).
+///
+/// `std::iter::zip(a, b)` (`core::iter::zip`, `iter::zip`) is rewritten
+/// here too, into the chain it is, `a.into_iter().zip(b)`.
 pub fn for_each_loops(block: &mut syn::Block) {
     struct Rewriter;
     impl VisitMut for Rewriter {
         fn visit_expr_mut(&mut self, expr: &mut Expr) {
+            if let Some(chain) = free_zip(expr) {
+                *expr = chain;
+            }
             if let Some(for_loop) = for_each_loop(expr) {
                 *expr = Expr::ForLoop(for_loop);
             }
@@ -25,6 +31,31 @@ pub fn for_each_loops(block: &mut syn::Block) {
         }
     }
     Rewriter.visit_block_mut(block);
+}
+
+/// `std::iter::zip(a, b)` as `a.into_iter().zip(b)`.
+fn free_zip(expr: &Expr) -> Option<Expr> {
+    let Expr::Call(call) = expr else {
+        return None;
+    };
+    let Expr::Path(func) = strip_parens(&call.func) else {
+        return None;
+    };
+    let segments: Vec<String> = func
+        .path
+        .segments
+        .iter()
+        .map(|s| s.ident.to_string())
+        .collect();
+    let zip = matches!(
+        segments.iter().map(String::as_str).collect::<Vec<_>>()[..],
+        ["std" | "core", "iter", "zip"] | ["iter", "zip"]
+    );
+    if !zip || func.qself.is_some() || call.args.len() != 2 {
+        return None;
+    }
+    let (a, b) = (&call.args[0], &call.args[1]);
+    Some(syn::parse_quote!((#a).into_iter().zip(#b)))
 }
 
 fn for_each_loop(expr: &Expr) -> Option<syn::ExprForLoop> {
@@ -57,7 +88,8 @@ fn for_each_loop(expr: &Expr) -> Option<syn::ExprForLoop> {
 
 /// `if let Some(v) = x.get(i) { .. }` is `if i < x.len() { let v = &x[i];
 /// .. }` (`.copied()` / `.cloned()`: `x[i]`; `first()`: `!x.is_empty()` and
-/// `x[0]`; `last()`: `x[x.len() - 1]`), `else` and `else if` as written,
+/// `x[0]`; `last()`: `x[x.len() - 1]`), `else` and `else if` as written
+/// (`while let` likewise),
 /// for a slice and index without side effects (they are read twice). Other
 /// `if let`s are left as they are (and refused where they are lowered).
 pub fn if_let_elements(block: &mut syn::Block) {
@@ -102,6 +134,16 @@ pub fn if_let_elements(block: &mut syn::Block) {
                 }
             }
             syn::visit_mut::visit_expr_mut(self, expr);
+        }
+
+        // `while let Some(v) = x.get(i) { .. }` is `while i < x.len() {
+        // let v = &x[i]; .. }`
+        fn visit_expr_while_mut(&mut self, w: &mut syn::ExprWhile) {
+            if let Some((test, binding)) = element_test(&w.cond) {
+                *w.cond = test;
+                w.body.stmts.insert(0, binding);
+            }
+            syn::visit_mut::visit_expr_while_mut(self, w);
         }
 
         fn visit_expr_if_mut(&mut self, ifx: &mut syn::ExprIf) {
@@ -959,6 +1001,76 @@ fn expand_each(stmts: &[Stmt], mut expand: impl FnMut(&Stmt) -> Option<Vec<Stmt>
     out
 }
 
+/// `let y: [f64; N] = std::array::from_fn(|i| e);` (`core::array::`,
+/// `array::`) → `let mut y: [f64; N] = [0.0; N]; for i in 0..N { y[i] =
+/// e; }`: the loop `from_fn` runs, element `i` the closure's value at `i`.
+/// Only with the type written out (the length is where it is known) and a
+/// name as the closure's parameter; anything else is left as it is.
+pub fn array_from_fn_lets(stmts: &[Stmt]) -> Vec<Stmt> {
+    expand_each(stmts, array_from_fn_let)
+}
+
+fn array_from_fn_let(stmt: &Stmt) -> Option<Vec<Stmt>> {
+    let Stmt::Local(local) = stmt else {
+        return None;
+    };
+    let syn::Pat::Type(typed) = &local.pat else {
+        return None;
+    };
+    let (syn::Pat::Ident(name), syn::Type::Array(array)) = (&*typed.pat, &*typed.ty) else {
+        return None;
+    };
+    if name.by_ref.is_some() || name.subpat.is_some() || !crate::signature::is_f64(&array.elem) {
+        return None;
+    }
+    let init = local.init.as_ref().filter(|i| i.diverge.is_none())?;
+    let Expr::Call(call) = strip_parens(&init.expr) else {
+        return None;
+    };
+    let Expr::Path(func) = strip_parens(&call.func) else {
+        return None;
+    };
+    let segments: Vec<String> = func
+        .path
+        .segments
+        .iter()
+        .map(|s| s.ident.to_string())
+        .collect();
+    let from_fn = matches!(
+        segments.iter().map(String::as_str).collect::<Vec<_>>()[..],
+        ["std" | "core", "array", "from_fn"] | ["array", "from_fn"]
+    );
+    if !from_fn || func.qself.is_some() || call.args.len() != 1 {
+        return None;
+    }
+    let Expr::Closure(closure) = strip_parens(&call.args[0]) else {
+        return None;
+    };
+    if first_jump(&closure.body).is_some() {
+        // (a `return` from the closure is not one from the function)
+        return None;
+    }
+    let index = match closure.inputs.iter().collect::<Vec<_>>()[..] {
+        [syn::Pat::Ident(i)] if i.by_ref.is_none() && i.subpat.is_none() => i.ident.clone(),
+        [syn::Pat::Type(t)] => match &*t.pat {
+            syn::Pat::Ident(i) if i.by_ref.is_none() && i.subpat.is_none() => i.ident.clone(),
+            _ => return None,
+        },
+        _ => return None,
+    };
+    let (ident, len, ty, body, attrs) = (
+        &name.ident,
+        &array.len,
+        &typed.ty,
+        &closure.body,
+        &local.attrs,
+    );
+    Some(vec![
+        syn::parse_quote!(#(#attrs)* let mut #ident: #ty = [0.0; #len];),
+        syn::parse_quote!(for #index in 0..#len { #ident[#index] = #body; }),
+    ])
+}
+
 fn split_at_let(stmt: &Stmt, names: &Names) -> Option<Vec<Stmt>> {
     let Stmt::Local(local) = stmt else {
         return None;
@@ -1474,7 +1586,15 @@ fn tuple_if_local(local: &syn::Local, names: &Names) -> Option<[Stmt; 2]> {
     if p.by_ref.is_some() {
         return None;
     }
-    let parts = tuple_tails(ifx)?;
+    // (an `if` whose branches end in array literals, `[a, b]`, is the one
+    // ending in those tuples, and the local the array of the parts)
+    let (ifx, parts, array) = match tuple_tails(ifx) {
+        Some(parts) => (ifx.clone(), parts, false),
+        None => {
+            let parts = array_tails(ifx)?;
+            (arrays_as_tuples(ifx), parts, true)
+        }
+    };
     let part_names: Vec<syn::Ident> = (0..parts)
         .map(|i| {
             let fresh = names.fresh(&format!(
@@ -1486,10 +1606,78 @@ fn tuple_if_local(local: &syn::Local, names: &Names) -> Option<[Stmt; 2]> {
         .collect();
     let (mutability, ident) = (&p.mutability, &p.ident);
     let ty = ty.map(|ty| quote::quote!(: #ty));
+    let whole: Expr = match array {
+        true => syn::parse_quote!([#(#part_names),*]),
+        false => syn::parse_quote!((#(#part_names,)*)),
+    };
     Some([
         syn::parse_quote!(let (#(#part_names,)*) = #ifx;),
-        syn::parse_quote!(let #mutability #ident #ty = (#(#part_names,)*);),
+        syn::parse_quote!(let #mutability #ident #ty = #whole;),
     ])
+}
+
+/// The length of the array literal every branch of `ifx` ends in, if they
+/// all end in one written out (`[a, b]`, not `[a; n]`), of one length, and
+/// there is an `else`.
+fn array_tails(ifx: &syn::ExprIf) -> Option<usize> {
+    let tail = |block: &syn::Block| match block.stmts.last() {
+        Some(Stmt::Expr(Expr::Array(a), None)) if !a.elems.is_empty() => Some(a.elems.len()),
+        Some(Stmt::Expr(Expr::Repeat(r), None)) => repeat_len(r),
+        _ => None,
+    };
+    let then = tail(&ifx.then_branch)?;
+    let other = match ifx.else_branch.as_ref().map(|(_, e)| &**e) {
+        Some(Expr::If(inner)) => array_tails(inner)?,
+        Some(Expr::Block(b)) if b.label.is_none() => tail(&b.block)?,
+        _ => return None,
+    };
+    (then == other).then_some(then)
+}
+
+/// The length of `[v; n]` when `n` is a literal up to 16 and `v` is a
+/// literal or a name (written out `n` times, it is the same array).
+fn repeat_len(r: &syn::ExprRepeat) -> Option<usize> {
+    let Expr::Lit(syn::ExprLit {
+        lit: syn::Lit::Int(n),
+        ..
+    }) = strip_parens(&r.len)
+    else {
+        return None;
+    };
+    let n = n
+        .base10_parse::<usize>()
+        .ok()
+        .filter(|n| (1..=16).contains(n))?;
+    matches!(strip_parens(&r.expr), Expr::Lit(_) | Expr::Path(_)).then_some(n)
+}
+
+/// `ifx` with the array literal each branch ends in written as a tuple.
+fn arrays_as_tuples(ifx: &syn::ExprIf) -> syn::ExprIf {
+    fn retail(block: &mut syn::Block) {
+        if let Some(Stmt::Expr(tail, None)) = block.stmts.last_mut() {
+            match tail {
+                Expr::Array(a) => {
+                    let elems = a.elems.iter();
+                    *tail = syn::parse_quote!((#(#elems,)*));
+                }
+                Expr::Repeat(r) => {
+                    let elems = vec![&r.expr; repeat_len(r).unwrap_or(0)];
+                    *tail = syn::parse_quote!((#(#elems,)*));
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut ifx = ifx.clone();
+    retail(&mut ifx.then_branch);
+    if let Some((_, other)) = ifx.else_branch.as_mut() {
+        match &mut **other {
+            Expr::If(inner) => *inner = arrays_as_tuples(inner),
+            Expr::Block(b) => retail(&mut b.block),
+            _ => {}
+        }
+    }
+    ifx
 }
 
 /// The length of the tuple every branch of `ifx` ends in, if they all end
