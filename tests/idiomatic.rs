@@ -3185,6 +3185,149 @@ fn free_zip_while_let_and_array_valued_if() {
     );
 }
 
+// Local arrays of arrays and vectors of rows (refused until 2026-11-29):
+// one flat array, row after row, `m[i][j]` its element `i * C + j`; a row
+// read whole is a copy (changing `m` after it leaves it as it was), a row
+// assigned whole takes a copy of its value first; rows iterated as
+// subslices.
+#[differentiable]
+fn matrices(x: &[f64], n: usize) -> f64 {
+    let (s, c) = x[0].sin_cos();
+    let r = [[c, -s], [s, c]];
+    let mut m: [[f64; 3]; 3] = [[0.0; 3]; 3];
+    for i in 0..3 {
+        for j in 0..3 {
+            m[i][j] = x[(i + j) % x.len()] * (i + 1) as f64;
+        }
+    }
+    let first = m[0];
+    m[0][1] += r[1][0] * first[2];
+    m[2] = [first[1], m[1][2] * 2.0, 0.5];
+    m[1] = [m[1][2], m[1][0], m[1][1]];
+    let mut t = 0.0;
+    for row in m.iter() {
+        t += row[0] * row[2];
+    }
+    for row in &r {
+        t += row.iter().map(|v| v * v).sum::<f64>();
+    }
+    let mut g = vec![vec![0.0; n]; n];
+    for i in 0..n {
+        for j in 0..n {
+            g[i][j] = (x[i] - x[j]).powi(2);
+        }
+    }
+    let mut pts = vec![[0.0; 2]; x.len() / 2];
+    for i in 0..pts.len() {
+        pts[i][0] = x[2 * i];
+        pts[i][1] = x[2 * i + 1];
+    }
+    let rows: f64 = g[n - 1].iter().sum();
+    t + first[0] + rows + m.len() as f64 + pts[pts.len() - 1][1] * g[0][1]
+}
+
+#[differentiable]
+fn matrices_loop(x: &[f64], n: usize) -> f64 {
+    let (s, c) = x[0].sin_cos();
+    let r = [c, -s, s, c];
+    let mut m = [0.0; 9];
+    for i in 0..3 {
+        for j in 0..3 {
+            m[i * 3 + j] = x[(i + j) % x.len()] * (i + 1) as f64;
+        }
+    }
+    let first = [m[0], m[1], m[2]];
+    m[1] += r[2] * first[2];
+    let row2 = [first[1], m[5] * 2.0, 0.5];
+    m[6] = row2[0];
+    m[7] = row2[1];
+    m[8] = row2[2];
+    let row1 = [m[5], m[3], m[4]];
+    m[3] = row1[0];
+    m[4] = row1[1];
+    m[5] = row1[2];
+    let mut t = 0.0;
+    for i in 0..3 {
+        t += m[i * 3] * m[i * 3 + 2];
+    }
+    for i in 0..2 {
+        let mut q = 0.0;
+        for j in 0..2 {
+            q += r[i * 2 + j] * r[i * 2 + j];
+        }
+        t += q;
+    }
+    let mut g = vec![0.0; n * n];
+    for i in 0..n {
+        for j in 0..n {
+            g[i * n + j] = (x[i] - x[j]).powi(2);
+        }
+    }
+    let half = x.len() / 2;
+    let mut pts = vec![0.0; half * 2];
+    for i in 0..half {
+        pts[2 * i] = x[2 * i];
+        pts[2 * i + 1] = x[2 * i + 1];
+    }
+    let mut rows = 0.0;
+    for j in 0..n {
+        rows += g[(n - 1) * n + j];
+    }
+    t + first[0] + rows + 3.0 + pts[2 * (half - 1) + 1] * g[1]
+}
+
+#[test]
+fn arrays_of_arrays_are_flat_arrays() {
+    let points: [&[f64]; 3] = [
+        &[0.3, -1.2, 0.7, 0.9, 1.4],
+        &[-0.5, 0.25, -0.4, -1.3, 0.6, 0.8],
+        &[1.5, 0.5, 0.25, 2.0],
+    ];
+    for x in points {
+        for n in [2, 3] {
+            let (v, g) = matrices_grad(x, n);
+            let (v_loop, g_loop) = matrices_loop_grad(x, n);
+            assert_eq!(v, matrices(x, n));
+            assert_eq!(v.to_bits(), v_loop.to_bits(), "{x:?} {n}");
+            for (a, b) in g.iter().zip(&g_loop) {
+                // (the same operations; adjoints of the sums added in
+                // another order)
+                assert!(
+                    (a - b).abs() <= 1e-14 * (1.0 + b.abs()),
+                    "{g:?} vs {g_loop:?}"
+                );
+            }
+            assert_gradient(|x| matrices(x, n), x, &g);
+        }
+    }
+}
+
+#[differentiable(hessian)]
+fn matrix_second_order(x: &[f64]) -> f64 {
+    let mut m = [[0.0; 2]; 2];
+    for i in 0..2 {
+        for j in 0..2 {
+            m[i][j] = x[i] * x[j + 1];
+        }
+    }
+    m[0][0] * m[1][1] - m[0][1] * m[1][0].sin()
+}
+
+#[test]
+fn arrays_of_arrays_under_hessian() {
+    let x = [0.5, 1.5, -0.25];
+    let (value, gradient, hessian) = matrix_second_order_hessian(&x);
+    assert_eq!(value, matrix_second_order(&x));
+    assert_eq!(gradient, matrix_second_order_grad(&x).1);
+    for row in 0..3 {
+        assert_gradient(
+            |x| matrix_second_order_grad(x).1[row],
+            &x,
+            &hessian[row * 3..row * 3 + 3],
+        );
+    }
+}
+
 // `let mut v = Vec::new();` and a loop right after it pushing a float once
 // an iteration, last (refused until 2026-11-28): the vector the loop's
 // chain collects. A vector of integers pushed the same way stays a change

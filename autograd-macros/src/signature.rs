@@ -350,6 +350,24 @@ fn mark_active(cx: &Ctxt, params: &mut [Param], args: &Args) {
     }
 }
 
+/// `T` of `Vec<T>` (any path ending in `Vec`).
+pub fn vec_element(ty: &Type) -> Option<&Type> {
+    let Type::Path(path) = ty else {
+        return None;
+    };
+    let last = path.path.segments.last()?;
+    if last.ident != "Vec" {
+        return None;
+    }
+    match &last.arguments {
+        syn::PathArguments::AngleBracketed(args) => match args.args.first()? {
+            syn::GenericArgument::Type(elem) => Some(elem),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 /// `f64`, `std::primitive::f64` or `core::primitive::f64`.
 pub fn is_f64(ty: &Type) -> bool {
     let Type::Path(path) = ty else { return false };

@@ -1110,7 +1110,7 @@ impl Lowerer<'_> {
         let kx: Expr = parse_quote!(#k);
         let elem = (seq.elem)(&kx);
         let typed = turbofish_type(call).or_else(|| ty.cloned());
-        let float = match typed.as_ref().and_then(vec_element) {
+        let float = match typed.as_ref().and_then(crate::signature::vec_element) {
             Some(elem) if !matches!(elem, syn::Type::Infer(_)) => crate::signature::is_f64(elem),
             _ => self.guess_float(&elem, &mut Vec::new()),
         };
@@ -1163,7 +1163,7 @@ impl Lowerer<'_> {
             return None;
         }
         let typed_float = match ty {
-            Some(ty) => crate::signature::is_f64(vec_element(ty)?),
+            Some(ty) => crate::signature::is_f64(crate::signature::vec_element(ty)?),
             None => false,
         };
         let name = binding.ident.to_string();
@@ -1582,23 +1582,6 @@ fn empty_vec(expr: &Expr) -> bool {
         }
         Expr::Macro(m) => m.mac.path.is_ident("vec") && m.mac.tokens.is_empty(),
         _ => false,
-    }
-}
-
-fn vec_element(ty: &syn::Type) -> Option<&syn::Type> {
-    let syn::Type::Path(path) = ty else {
-        return None;
-    };
-    let last = path.path.segments.last()?;
-    if last.ident != "Vec" {
-        return None;
-    }
-    match &last.arguments {
-        syn::PathArguments::AngleBracketed(args) => match args.args.first()? {
-            syn::GenericArgument::Type(elem) => Some(elem),
-            _ => None,
-        },
-        _ => None,
     }
 }
 

@@ -16,6 +16,7 @@ mod fusion;
 mod in_place;
 mod iter;
 mod matches;
+mod matrix;
 mod pattern;
 mod share;
 pub(crate) mod syntax;
@@ -820,6 +821,7 @@ impl<'a> Lowerer<'a> {
         let stmts = syntax::tuple_if_locals(&stmts, self.names);
         let stmts = syntax::split_at_lets(&stmts, self.names);
         let stmts = syntax::array_from_fn_lets(&stmts);
+        let stmts = matrix::matrix_locals(&stmts, self.names);
         let stmts = syntax::split_tuple_lets(&stmts);
         let stmts = syntax::split_tuple_locals(&stmts, self.names);
         let stmts = syntax::split_array_locals(&stmts, self.names);
@@ -2010,8 +2012,11 @@ impl<'a> Lowerer<'a> {
         if nested {
             self.cx.error_spanned_by(
                 init,
-                "arrays of arrays (`[[f64; N]; M]`) are not supported by `#[differentiable]`; \
-                 use one flat array, `let mut a = [0.0; M * N];`, and index it `a[i * N + j]`",
+                "`#[differentiable]` supports a local array of arrays (`[[f64; N]; M]`, \
+                 `vec![vec![0.0; n]; m]`) used through `a[i][j]`, its rows (`a[i]`, \
+                 `a[i].iter()`, `a[i] = [..]`), `a.len()`, `a.iter()` and `for row in &a`; \
+                 this one is used otherwise (whole, or in a macro): use one flat array, \
+                 `let mut a = [0.0; M * N];`, indexed `a[i * N + j]`",
             );
             return Some(stand_in_array(vec));
         }

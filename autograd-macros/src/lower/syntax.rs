@@ -1808,14 +1808,14 @@ fn mutable_tuple_local(local: &syn::Local) -> Option<(syn::Ident, usize, Option<
 }
 
 /// Whether `expr` is the plain name `name`.
-fn is_path_named(expr: &Expr, name: &str) -> bool {
+pub(super) fn is_path_named(expr: &Expr, name: &str) -> bool {
     matches!(strip_parens(expr), Expr::Path(p) if p.qself.is_none() && p.path.is_ident(name))
 }
 
 /// Visits the statements of a block in order with `visitor`, up to a `let`
 /// that binds `name` again (whose initializer is still visited: it sees
 /// the outer binding).
-fn visit_until_rebound<V: VisitMut>(visitor: &mut V, name: &str, stmts: &mut [Stmt]) {
+pub(super) fn visit_until_rebound<V: VisitMut>(visitor: &mut V, name: &str, stmts: &mut [Stmt]) {
     for stmt in stmts {
         if let Stmt::Local(local) = stmt {
             if let Some(init) = &mut local.init {

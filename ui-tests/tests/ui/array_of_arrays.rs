@@ -1,7 +1,11 @@
 use autograd::differentiable;
 
-// A local array of arrays: refused once, at its `let`; its uses are not
-// reported again.
+fn trace(m: [[f64; 2]; 2]) -> f64 {
+    m[0][0] + m[1][1]
+}
+
+// A local array of arrays used whole (given to a function): refused once,
+// at its `let`; its uses are not reported again.
 #[differentiable]
 fn gram(x: &[f64]) -> f64 {
     let mut a = [[0.0; 2]; 2];
@@ -10,7 +14,7 @@ fn gram(x: &[f64]) -> f64 {
             a[i][j] = x[i] * x[j + 1];
         }
     }
-    a[0][1] + a[1][0]
+    a[0][1] + trace(a)
 }
 
 fn main() {}
