@@ -278,6 +278,7 @@ unary_fns! {
     ceil, ceil_grad, ceil_hessian, ceil_hvp => |x| x.ceil() + x;
     round, round_grad, round_hessian, round_hvp => |x| x.round() + x;
     trunc, trunc_grad, trunc_hessian, trunc_hvp => |x| x.trunc() + x;
+    fract, fract_grad, fract_hessian, fract_hvp => |x| x.fract() * x;
 }
 
 /// Points inside a rule's smooth domain, away from kinks and jumps.
@@ -372,6 +373,8 @@ binary_fns! {
     hypot, hypot_grad, hypot_hessian, hypot_hvp => |a, b| a.hypot(b);
     max, max_grad, max_hessian, max_hvp => |a, b| a.max(b) * b;
     min, min_grad, min_hessian, min_hvp => |a, b| a.min(b) * a;
+    rem, rem_grad, rem_hessian, rem_hvp => |a, b| a % b;
+    rem_euclid, rem_euclid_grad, rem_euclid_hessian, rem_euclid_hvp => |a, b| a.rem_euclid(b);
 }
 
 #[test]
@@ -386,7 +389,10 @@ fn every_binary_rule() {
         let mut points = Vec::new();
         for (i, &a) in pts.iter().enumerate() {
             let b = pts[(i + 2) % pts.len()];
-            if (a - b).abs() > 0.1 && (rule.name != "log" || (b - 1.0).abs() > 0.2) {
+            // (not at the remainders' jumps, where `a / b` is an integer)
+            let q = a / b;
+            let jump = rule.name.starts_with("rem") && (q - q.round()).abs() < 0.05;
+            if (a - b).abs() > 0.1 && (rule.name != "log" || (b - 1.0).abs() > 0.2) && !jump {
                 points.push(vec![a, b]);
             }
         }

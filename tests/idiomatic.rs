@@ -3328,6 +3328,59 @@ fn arrays_of_arrays_under_hessian() {
     }
 }
 
+// `%`, `%=` (on a local and an element), `rem_euclid` and `fract` of
+// differentiated values (refused until 2026-11-29): partials `(1, -q)`,
+// `q` the integer quotient; against the same function written with
+// `trunc`/`floor` (the advice the refusal gave), whose partials are the
+// same numbers.
+#[differentiable]
+fn remainders(x: &[f64]) -> f64 {
+    let wrapped = (x[0] - x[1] + std::f64::consts::PI).rem_euclid(2.0 * std::f64::consts::PI);
+    let mut s = x[2] * 3.0;
+    s %= x[1];
+    let mut buf = [x[0], x[2]];
+    buf[1] %= 0.75;
+    let mut t = 0.0;
+    for v in x {
+        t += (v * 10.0) % 1.5;
+    }
+    wrapped * wrapped + s + buf[1] + t + (x[0] * 4.0).fract() * x[2]
+}
+
+#[differentiable]
+fn remainders_by_quotients(x: &[f64]) -> f64 {
+    let two_pi = 2.0 * std::f64::consts::PI;
+    let a = x[0] - x[1] + std::f64::consts::PI;
+    let wrapped = a - two_pi * (a / two_pi).floor();
+    let s = x[2] * 3.0 - x[1] * (x[2] * 3.0 / x[1]).trunc();
+    let b = x[2] - 0.75 * (x[2] / 0.75).trunc();
+    let mut t = 0.0;
+    for v in x {
+        t += v * 10.0 - 1.5 * (v * 10.0 / 1.5).trunc();
+    }
+    let f = x[0] * 4.0 - (x[0] * 4.0).trunc();
+    wrapped * wrapped + s + b + t + f * x[2]
+}
+
+#[test]
+fn remainders_and_fract_of_differentiated_values() {
+    // (away from the jumps: no `a / b` near an integer)
+    let points: [&[f64]; 3] = [&[0.31, -1.17, 0.7], &[2.9, 0.47, -1.3], &[-3.7, 1.1, 2.35]];
+    for x in points {
+        let (v, g) = remainders_grad(x);
+        let (v_q, g_q) = remainders_by_quotients_grad(x);
+        assert_eq!(v, remainders(x));
+        assert!((v - v_q).abs() < 1e-12, "{v} vs {v_q} at {x:?}");
+        for (a, b) in g.iter().zip(&g_q) {
+            assert!(
+                (a - b).abs() <= 1e-12 * (1.0 + b.abs()),
+                "{g:?} vs {g_q:?} at {x:?}"
+            );
+        }
+        assert_gradient(remainders, x, &g);
+    }
+}
+
 // `let mut v = Vec::new();` and a loop right after it pushing a float once
 // an iteration, last (refused until 2026-11-28): the vector the loop's
 // chain collects. A vector of integers pushed the same way stays a change

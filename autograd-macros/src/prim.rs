@@ -110,6 +110,8 @@ pub static MUL: Prim = Prim {
     singular: false,
 };
 pub static DIV: Prim = prim("div", Arity::Binary);
+/// `a % b` (`rules::rem`).
+pub static REM: Prim = prim("rem", Arity::Binary);
 pub static NEG: Prim = linear("neg", Arity::Unary);
 
 /// The `f64` methods `#[differentiable]` can differentiate, as in API.md §1.
@@ -145,6 +147,7 @@ pub static METHODS: &[Prim] = &[
     prim("recip", Arity::Unary),
     prim("max", Arity::Binary),
     prim("min", Arity::Binary),
+    prim("rem_euclid", Arity::Binary),
     prim("clamp", Arity::Ternary),
     prim("mul_add", Arity::Ternary),
     linear("to_degrees", Arity::Unary),
@@ -153,6 +156,7 @@ pub static METHODS: &[Prim] = &[
     step("ceil"),
     step("round"),
     step("trunc"),
+    linear("fract", Arity::Unary),
 ];
 
 /// The method `name`, if it is a differentiable `f64` method.

@@ -32,7 +32,9 @@
 use crate::rules as first;
 use std::cmp::Ordering;
 use std::fmt;
-use std::ops::{Add, AddAssign, Div, DivAssign, Mul, MulAssign, Neg, Sub, SubAssign};
+use std::ops::{
+    Add, AddAssign, Div, DivAssign, Mul, MulAssign, Neg, Rem, RemAssign, Sub, SubAssign,
+};
 
 /// A value and its tangent. Ordered and compared by value.
 #[derive(Clone, Copy, Default, Debug)]
@@ -140,7 +142,7 @@ macro_rules! unary_methods {
 }
 
 unary_methods!(abs signum sqrt cbrt exp exp2 exp_m1 ln log2 log10 ln_1p sin cos tan asin acos
-    atan sinh cosh tanh asinh acosh atanh recip to_degrees to_radians floor ceil round trunc);
+    atan sinh cosh tanh asinh acosh atanh recip to_degrees to_radians floor ceil round trunc fract);
 
 macro_rules! binary_methods {
     ($($name:ident)*) => {
@@ -159,7 +161,7 @@ macro_rules! binary_methods {
     };
 }
 
-binary_methods!(powf log atan2 hypot max min);
+binary_methods!(powf log atan2 hypot max min rem_euclid);
 
 impl From<f64> for Dual {
     #[inline(always)]
@@ -322,6 +324,33 @@ impl Div<Dual> for f64 {
     }
 }
 
+impl Rem for Dual {
+    type Output = Dual;
+    /// `a % b`: the value `f64`'s, the tangent by `rules::rem`.
+    #[inline(always)]
+    fn rem(self, b: Dual) -> Dual {
+        let y = self.v % b.v;
+        let (pa, pb) = first::rem(self.v, b.v, y);
+        Dual::new(y, pa * self.t + pb * b.t)
+    }
+}
+
+impl Rem<f64> for Dual {
+    type Output = Dual;
+    #[inline(always)]
+    fn rem(self, b: f64) -> Dual {
+        self % Dual::constant(b)
+    }
+}
+
+impl Rem<Dual> for f64 {
+    type Output = Dual;
+    #[inline(always)]
+    fn rem(self, b: Dual) -> Dual {
+        Dual::constant(self) % b
+    }
+}
+
 macro_rules! assign_ops {
     ($($trait:ident $method:ident $op:tt;)*) => {
         $(
@@ -346,6 +375,7 @@ assign_ops! {
     SubAssign sub_assign -;
     MulAssign mul_assign *;
     DivAssign div_assign /;
+    RemAssign rem_assign %;
 }
 
 /// The partial derivatives of [`crate::rules`] as dual numbers: the value
@@ -386,7 +416,7 @@ pub mod rules {
 
     unary!(neg abs signum sqrt cbrt exp exp2 exp_m1 ln log2 log10 ln_1p sin cos tan asin acos
         atan sinh cosh tanh asinh acosh atanh recip to_degrees to_radians floor ceil round trunc
-        relu sigmoid);
+        fract relu sigmoid);
 
     /// `rules::powi` with its tangent from `rules::second::powi`.
     #[inline]
@@ -416,7 +446,7 @@ pub mod rules {
         };
     }
 
-    binary!(add sub mul powf log atan2 hypot max min);
+    binary!(add sub mul powf log atan2 hypot max min rem rem_euclid);
 
     /// `rules::div` with tangents from `rules::second::div`. Its mixed
     /// second derivative `-1 / b²` is `0` only where `b` is infinite (and
@@ -763,7 +793,7 @@ impl ValuesOf for Vec<Dual> {
 
 /// The first-order rules whose partials are constants along the direction
 /// (their second derivatives in [`crate::rules::second`] are identically
-/// `0`: `add`, `sub`, `neg`, `to_degrees`, `to_radians` and the step
+/// `0`: `add`, `sub`, `neg`, `to_degrees`, `to_radians`, `fract` and the step
 /// functions; and `mul` when only one operand varies, since `∂(ab)/∂a = b`
 /// reads only the other), taking `Dual` or `f64` operands and returning the
 /// `f64` partials: a Hessian-vector product multiplies adjoints by them as
@@ -784,7 +814,7 @@ pub mod constant_partials {
         };
     }
 
-    unary!(neg signum to_degrees to_radians floor ceil round trunc);
+    unary!(neg signum to_degrees to_radians floor ceil round trunc fract);
 
     macro_rules! binary {
         ($($name:ident)*) => {

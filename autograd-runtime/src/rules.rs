@@ -464,6 +464,17 @@ pub fn trunc(_x: f64, _y: f64) -> f64 {
     0.0
 }
 
+/// `y = fract(x) = x - trunc(x)`; `dy/dx = 1` everywhere, including at the
+/// integer jumps (the derivative of each side).
+///
+/// ```
+/// assert_eq!(autograd_runtime::rules::fract(-1.5, -0.5), 1.0);
+/// ```
+#[inline]
+pub fn fract(_x: f64, _y: f64) -> f64 {
+    1.0
+}
+
 /// `y = relu(x)` (see [`relu_value`]); `dy/dx = 1` for `x > 0`, `0` for
 /// `x <= 0`.
 ///
@@ -707,6 +718,42 @@ pub fn min(a: f64, b: f64, y: f64) -> (f64, f64) {
     select(a, b, y)
 }
 
+/// `y = a % b`, the remainder of the division truncated toward zero, `a -
+/// b q` with `q = trunc(a / b)`; partials `(1, -q)`. The quotient is the
+/// integer `(a - y) / b` rounds to (the remainder is exact, so this is `q`
+/// itself while `|q| < 2^52`).
+///
+/// A jump wherever `a / b` crosses an integer: there `y` is the value on
+/// the side the remainder takes, and so are the partials. `b = 0` and
+/// infinite `a` give a `NaN` value and `NaN` partial for `b` (IEEE); an
+/// infinite `b` gives `y = a` and `(1, 0)`.
+///
+/// ```
+/// use autograd_runtime::rules::rem;
+/// assert_eq!(rem(7.5, 2.0, 7.5 % 2.0), (1.0, -3.0));
+/// assert_eq!(rem(-7.5, 2.0, -7.5 % 2.0), (1.0, 3.0));
+/// assert_eq!(rem(1.5, f64::INFINITY, 1.5), (1.0, -0.0));
+/// ```
+#[inline]
+pub fn rem(a: f64, b: f64, y: f64) -> (f64, f64) {
+    (1.0, -((a - y) / b).round())
+}
+
+/// `y = a.rem_euclid(b)`, the least non-negative remainder, `a - b q` with
+/// `q = a.div_euclid(b)`; partials `(1, -q)`, the quotient recovered as in
+/// [`rem`], with its conventions.
+///
+/// ```
+/// use autograd_runtime::rules::rem_euclid;
+/// assert_eq!(rem_euclid(7.5, 2.0, 7.5f64.rem_euclid(2.0)), (1.0, -3.0));
+/// assert_eq!(rem_euclid(-7.5, 2.0, (-7.5f64).rem_euclid(2.0)), (1.0, 4.0));
+/// assert_eq!(rem_euclid(-7.5, -2.0, (-7.5f64).rem_euclid(-2.0)), (1.0, -4.0));
+/// ```
+#[inline]
+pub fn rem_euclid(a: f64, b: f64, y: f64) -> (f64, f64) {
+    (1.0, -((a - y) / b).round())
+}
+
 // ---------------------------------------------------------------------------
 // Ternary rules: fn(a, b, c, y) -> (∂y/∂a, ∂y/∂b, ∂y/∂c)
 // ---------------------------------------------------------------------------
@@ -878,6 +925,7 @@ pub const UNARY: &[UnaryRule] = &[
     unary!(ceil, f64::ceil, WIDE),
     unary!(round, f64::round, WIDE),
     unary!(trunc, f64::trunc, WIDE),
+    unary!(fract, f64::fract, WIDE),
     unary!(relu, relu_value, WIDE),
     unary!(sigmoid, sigmoid_value, WIDE),
 ];
@@ -901,6 +949,8 @@ pub const BINARY: &[BinaryRule] = &[
     binary!(hypot, f64::hypot, WIDE),
     binary!(max, f64::max, WIDE),
     binary!(min, f64::min, WIDE),
+    binary!(rem, |a, b| a % b, WIDE),
+    binary!(rem_euclid, f64::rem_euclid, WIDE),
 ];
 
 /// Every ternary rule.
@@ -1144,6 +1194,12 @@ pub mod second {
         0.0
     }
 
+    /// `y = fract x`: `0`.
+    #[inline]
+    pub fn fract(_x: f64, _y: f64) -> f64 {
+        0.0
+    }
+
     /// `y = relu x`: `0` (also at the kink).
     #[inline]
     pub fn relu(_x: f64, _y: f64) -> f64 {
@@ -1255,6 +1311,18 @@ pub mod second {
     /// `y = min(a, b)`: `(0, 0, 0)`.
     #[inline]
     pub fn min(_a: f64, _b: f64, _y: f64) -> (f64, f64, f64) {
+        (0.0, 0.0, 0.0)
+    }
+
+    /// `y = a % b`: `(0, 0, 0)` (linear in each between its jumps).
+    #[inline]
+    pub fn rem(_a: f64, _b: f64, _y: f64) -> (f64, f64, f64) {
+        (0.0, 0.0, 0.0)
+    }
+
+    /// `y = a.rem_euclid(b)`: `(0, 0, 0)` (linear in each between its jumps).
+    #[inline]
+    pub fn rem_euclid(_a: f64, _b: f64, _y: f64) -> (f64, f64, f64) {
         (0.0, 0.0, 0.0)
     }
 
@@ -1401,6 +1469,18 @@ mod tests {
         (x - k).abs() <= 100.0 * step(x)
     }
 
+    /// True if the binary rule `name` is kinked or jumps at `(a, b)`, or
+    /// near enough for a finite difference to straddle it: `max`/`min` on
+    /// the diagonal, the remainders where `a / b` is an integer.
+    fn at_a_kink(name: &str, a: f64, b: f64) -> bool {
+        let q = a / b;
+        match name {
+            "max" | "min" => near(a, b),
+            "rem" | "rem_euclid" => b == 0.0 || (q - q.round()).abs() <= 1e-6 * q.abs().max(1.0),
+            _ => false,
+        }
+    }
+
     /// True if `x` is one of the near-edge points added by [`points`].
     fn near_edge(x: f64, domain: (f64, f64)) -> bool {
         [domain.0, domain.1]
@@ -1445,6 +1525,7 @@ mod tests {
                 "ceil",
                 "round",
                 "trunc",
+                "fract",
                 "relu",
                 "sigmoid",
             ]
@@ -1452,7 +1533,20 @@ mod tests {
         let binary: Vec<_> = BINARY.iter().map(|r| r.name).collect();
         assert_eq!(
             binary,
-            ["add", "sub", "mul", "div", "powf", "log", "atan2", "hypot", "max", "min"]
+            [
+                "add",
+                "sub",
+                "mul",
+                "div",
+                "powf",
+                "log",
+                "atan2",
+                "hypot",
+                "max",
+                "min",
+                "rem",
+                "rem_euclid"
+            ]
         );
         let ternary: Vec<_> = TERNARY.iter().map(|r| r.name).collect();
         assert_eq!(ternary, ["clamp", "mul_add"]);
@@ -1478,7 +1572,7 @@ mod tests {
                 // stay away from the kink at 0 and the jumps of step functions
                 let kinked = matches!(
                     r.name,
-                    "abs" | "relu" | "signum" | "floor" | "ceil" | "round" | "trunc"
+                    "abs" | "relu" | "signum" | "floor" | "ceil" | "round" | "trunc" | "fract"
                 );
                 if kinked && (near(x, x.round()) || near(x, x.floor() + 0.5)) {
                     continue;
@@ -1505,8 +1599,7 @@ mod tests {
             let mut checked = 0;
             for &a in &pts {
                 for &b in &pts {
-                    // max/min are kinked on the diagonal
-                    if matches!(r.name, "max" | "min") && near(a, b) {
+                    if at_a_kink(r.name, a, b) {
                         continue;
                     }
                     let y = (r.value)(a, b);
@@ -1722,7 +1815,7 @@ mod tests {
             for &x in &points(r.domain) {
                 let kinked = matches!(
                     r.name,
-                    "abs" | "relu" | "signum" | "floor" | "ceil" | "round" | "trunc"
+                    "abs" | "relu" | "signum" | "floor" | "ceil" | "round" | "trunc" | "fract"
                 );
                 if kinked && (near(x, x.round()) || near(x, x.floor() + 0.5)) {
                     continue;
@@ -1742,7 +1835,7 @@ mod tests {
             let mut checked = 0;
             for &a in &points(r.domain) {
                 for &b in &points(r.domain) {
-                    if matches!(r.name, "max" | "min") && near(a, b) {
+                    if at_a_kink(r.name, a, b) {
                         continue;
                     }
                     let (aa, ab, bb) = (r.second)(a, b, (r.value)(a, b));

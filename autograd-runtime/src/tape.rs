@@ -167,7 +167,9 @@ use std::cell::{Cell, UnsafeCell};
 use std::collections::HashMap;
 use std::fmt::{self, Write as _};
 use std::mem::ManuallyDrop;
-use std::ops::{Add, AddAssign, Div, DivAssign, Index, Mul, MulAssign, Neg, Sub, SubAssign};
+use std::ops::{
+    Add, AddAssign, Div, DivAssign, Index, Mul, MulAssign, Neg, Rem, RemAssign, Sub, SubAssign,
+};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::rules;
@@ -217,8 +219,8 @@ ops! {
     sentinel, input, custom, link,
     neg, abs, signum, sqrt, cbrt, exp, exp2, exp_m1, ln, log2, log10, ln_1p,
     sin, cos, tan, asin, acos, atan, sinh, cosh, tanh, asinh, acosh, atanh,
-    recip, to_degrees, to_radians, floor, ceil, round, trunc, relu, sigmoid, powi,
-    add, sub, mul, div, powf, log, atan2, hypot, max, min,
+    recip, to_degrees, to_radians, floor, ceil, round, trunc, fract, relu, sigmoid, powi,
+    add, sub, mul, div, powf, log, atan2, hypot, max, min, rem, rem_euclid,
     clamp, mul_add,
 }
 
@@ -1100,16 +1102,17 @@ fn too_many_nodes() -> ! {
 /// A variable on a [`Tape`]: a `Copy` handle to one node (its tape, its
 /// index and its value).
 ///
-/// `Var` supports `+ - * /` with `Var` or `f64` on either side, the compound
-/// assignments `+= -= *= /=`, unary `-`, and the `f64` methods of the same
+/// `Var` supports `+ - * / %` with `Var` or `f64` on either side, the compound
+/// assignments `+= -= *= /= %=`, unary `-`, and the `f64` methods of the same
 /// names and semantics: `abs`, `signum`, `sqrt`, `cbrt`, `powi`, `powf`,
 /// `exp`, `exp2`, `exp_m1`, `ln`, `log`, `log2`, `log10`, `ln_1p`, `sin`,
 /// `cos`, `tan`, `asin`, `acos`, `atan`, `atan2`, `sinh`, `cosh`, `tanh`,
 /// `asinh`, `acosh`, `atanh`, `hypot`, `recip`, `max`, `min`, `clamp`,
-/// `mul_add`, `to_degrees`, `to_radians`, `floor`, `ceil`, `round`, `trunc`;
+/// `mul_add`, `rem_euclid`, `to_degrees`, `to_radians`, `floor`, `ceil`,
+/// `round`, `trunc`, `fract`;
 /// plus [`relu`](Var::relu) and [`sigmoid`](Var::sigmoid). The further
 /// arguments of the two- and three-argument methods (`powf`, `log`, `atan2`,
-/// `hypot`, `max`, `min`, `clamp`, `mul_add`) are each a `Var` or an `f64`
+/// `hypot`, `max`, `min`, `rem_euclid`, `clamp`, `mul_add`) are each a `Var` or an `f64`
 /// (anything `Into<`[`Operand`]`>`). Iterators of `Var`s have `sum()` and
 /// `product()`, and `Display` prints the value.
 ///
@@ -1512,6 +1515,9 @@ impl<'t> Var<'t> {
         /// Integer part, like [`f64::trunc`]; derivative `0` everywhere
         /// ([`rules::trunc`]).
         trunc(2.5) = f64::trunc;
+        /// Fractional part `x - x.trunc()`, like [`f64::fract`]; derivative
+        /// `1` everywhere ([`rules::fract`]).
+        fract(2.5) = f64::fract;
         /// Rectified linear unit `max(x, 0)`, valued by
         /// [`rules::relu_value`]; derivative `1` for `x > 0` and `0` for
         /// `x <= 0`, including at the kink `x = 0` ([`rules::relu`]).
@@ -1542,6 +1548,11 @@ impl<'t> Var<'t> {
         /// the smaller operand, and a tie splits it `0.5`/`0.5`
         /// ([`rules::min`]).
         min(1.0, 2.0) = f64::min;
+        /// The least non-negative remainder of `self / other`, like
+        /// [`f64::rem_euclid`]; partials `(1, -self.div_euclid(other))` by
+        /// [`rules::rem_euclid`] (a jump wherever the quotient is an
+        /// integer).
+        rem_euclid(7.5, 2.0) = f64::rem_euclid;
     }
 
     /// Restricts `self` to `[min, max]`, like [`f64::clamp`]. The derivative
@@ -1836,6 +1847,7 @@ binary_operator!(Add, add, AddAssign, add_assign, add, +);
 binary_operator!(Sub, sub, SubAssign, sub_assign, sub, -);
 binary_operator!(Mul, mul, MulAssign, mul_assign, mul, *);
 binary_operator!(Div, div, DivAssign, div_assign, div, /);
+binary_operator!(Rem, rem, RemAssign, rem_assign, rem, %);
 
 impl<'t> Neg for Var<'t> {
     type Output = Var<'t>;

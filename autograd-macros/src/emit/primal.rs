@@ -64,6 +64,8 @@ pub fn primal_rhs(func: &Func, rhs: &Rhs) -> TokenStream {
                         quote!(*)
                     } else if std::ptr::eq(*prim, &prim::DIV) {
                         quote!(/)
+                    } else if std::ptr::eq(*prim, &prim::REM) {
+                        quote!(%)
                     } else {
                         let a = &args[0];
                         return quote!(-#a);

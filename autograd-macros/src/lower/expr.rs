@@ -289,19 +289,20 @@ impl Lowerer<'_> {
         self.apply(prim, args, Syntax::Operator)
     }
 
-    /// `a % b`: fine on constants (indices), refused on differentiated values.
+    /// `a % b`: of constants (indices) kept as written; of floats that vary,
+    /// the primitive `rem` (partials `(1, -q)`, `q` the truncated quotient).
     fn lower_remainder(&mut self, binary: &syn::ExprBinary, whole: &Expr) -> Value {
         let left = self.lower_expr(&binary.left);
         let right = self.lower_expr(&binary.right);
         match (&left, &right) {
             (Value::Const(_), Value::Const(_)) => self.non_differentiated(whole),
             _ => {
-                self.cx.error_spanned_by(
-                    whole,
-                    "`%` is not supported on differentiated values by `#[differentiable]`; \
-                     write `a - b * (a / b).trunc()`",
-                );
-                Value::Const(placeholder())
+                // a float's remainder (`rules::rem`)
+                let args = vec![
+                    self.operand(left, binary.left.span()),
+                    self.operand(right, binary.right.span()),
+                ];
+                self.apply(&prim::REM, args, Syntax::Operator)
             }
         }
     }
@@ -2017,13 +2018,14 @@ pub(super) fn placeholder() -> ConstValue {
     ConstValue::new(quote!(0.0), true)
 }
 
-/// `x op= y` → the primitive applied, for the four differentiable ones.
+/// `x op= y` → the primitive applied, for the five differentiable ones.
 pub(super) fn compound_prim(op: &BinOp) -> Option<&'static Prim> {
     match op {
         BinOp::AddAssign(_) => Some(&prim::ADD),
         BinOp::SubAssign(_) => Some(&prim::SUB),
         BinOp::MulAssign(_) => Some(&prim::MUL),
         BinOp::DivAssign(_) => Some(&prim::DIV),
+        BinOp::RemAssign(_) => Some(&prim::REM),
         _ => None,
     }
 }

@@ -1775,7 +1775,7 @@ impl<'a> Lowerer<'a> {
                         self.cx.error_spanned_by(
                             op,
                             "this compound assignment is not supported on a differentiated \
-                             value; use `+=`, `-=`, `*=` or `/=`",
+                             value; use `+=`, `-=`, `*=`, `/=` or `%=`",
                         );
                         return;
                     }

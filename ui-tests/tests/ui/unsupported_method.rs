@@ -2,7 +2,7 @@ use autograd::differentiable;
 
 #[differentiable]
 fn f(x: f64) -> f64 {
-    let y = x.fract();
+    let y = x.copysign(-1.0);
     y
 }
 
