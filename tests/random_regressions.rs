@@ -2116,3 +2116,35 @@ fn an_if_let_inside_a_vec_macro() {
         assert_close(&gradient, &tape_gradient);
     }
 }
+
+// Seed 1128608 #291 (2026-11-29): `if let Some(&g) = t.get(i)` of a
+// constant vector (filled by pushes of constants, so not differentiated)
+// expanded to `let g = &t[i];`, the pattern's `&` lost (E0308: expected
+// `&f64`, found `f64`). Minimized by hand.
+#[differentiable]
+fn if_let_ref_of_a_constant_vector(z: f64) -> f64 {
+    let mut pushed: Vec<f64> = Vec::new();
+    for _ in 0..2 {
+        pushed.push(0.5);
+    }
+    let t = pushed;
+    let first = if let Some(&g) = t.get(1) { g } else { t[0] };
+    let beyond = if let Some(&g) = t.get(5) { g } else { 2.0 };
+    (first + z) * z + beyond * z
+}
+
+fn if_let_ref_of_a_constant_vector_tape<'t>(_tape: &'t Tape, x: &[Var<'t>]) -> Var<'t> {
+    let z = x[0];
+    (z + 0.5) * z + z * 2.0
+}
+
+#[test]
+fn if_let_of_a_reference_into_a_constant_vector() {
+    for x in [[0.3], [-0.8], [1.4]] {
+        let (value, dz) = if_let_ref_of_a_constant_vector_grad(x[0]);
+        let (tape_value, tape_gradient) = on_tape(if_let_ref_of_a_constant_vector_tape, &x);
+        assert_eq!(value, if_let_ref_of_a_constant_vector(x[0]));
+        assert!((value - tape_value).abs() <= 1e-12 * (1.0 + value.abs()));
+        assert_close(&[dz], &tape_gradient);
+    }
+}

@@ -587,6 +587,8 @@ pub enum MPat {
     Wild,
     /// `(p, q)` of a tuple scrutinee
     Tuple(Vec<MPat>),
+    /// A name bound to the whole (float) scrutinee
+    Bind(String),
 }
 
 #[derive(Clone, Debug)]
@@ -595,6 +597,8 @@ pub enum Scrut {
     Bool(Cond),
     /// `(a, b)` written out
     Tuple(Vec<Scrut>),
+    /// A float, its arms binding it to the name (`v if v < 0.5 => ..`)
+    Float(Expr, String),
 }
 
 /// What a destructuring `let` takes apart.

@@ -1915,10 +1915,12 @@ impl Gen {
             7..=8 if self.cond_depth == 0 && self.value_depth == 0 && !avoid("match") => {
                 self.value_depth += 1;
                 let (scrut, pats) = self.match_head();
+                let mark = self.arm_scope(&scrut);
                 let arms = pats
                     .into_iter()
                     .map(|(p, g)| (p, g, self.value_block(depth - 1)))
                     .collect();
+                self.env.truncate(mark);
                 self.value_depth -= 1;
                 Some(Expr::Match(Box::new(scrut), arms))
             }
@@ -2631,10 +2633,10 @@ impl Gen {
     /// (a, b) { (p, q) => .., _ => .. }`, its arms pairing the parts'.
     fn match_head(&mut self) -> (Scrut, Vec<(MPat, Option<Cond>)>) {
         if avoid("tuple-match") || !self.chance(0.25) {
-            return self.single_match_head();
+            return self.single_match_head(true);
         }
-        let (first, first_arms) = self.single_match_head();
-        let (second, second_arms) = self.single_match_head();
+        let (first, first_arms) = self.single_match_head(false);
+        let (second, second_arms) = self.single_match_head(false);
         // (each part's arms but its last, exhaustive one)
         let (a, b) = (
             &first_arms[..first_arms.len() - 1],
@@ -2655,7 +2657,27 @@ impl Gen {
         (Scrut::Tuple(vec![first, second]), arms)
     }
 
-    fn single_match_head(&mut self) -> (Scrut, Vec<(MPat, Option<Cond>)>) {
+    /// (`float`: the scrutinee may be a float, each arm binding it to a
+    /// name and testing it in a guard, `v if v < 0.5 => ..`; its arms'
+    /// bodies are generated with the name bound, `Gen::arm_scope`)
+    fn single_match_head(&mut self, float: bool) -> (Scrut, Vec<(MPat, Option<Cond>)>) {
+        if float && !avoid("float-match") && self.chance(0.2) {
+            let e = self.expr(1);
+            let name = self.fresh_local();
+            let mut pats = Vec::new();
+            for _ in 0..self.rng.gen_range(1..=2) {
+                let op = *self.pick(&[CmpOp::Lt, CmpOp::Gt, CmpOp::Le]);
+                let c = self.lit_value(-1.5, 1.5);
+                let c = match c < 0.0 {
+                    true => Expr::Neg(Box::new(Expr::Lit(-c, false))),
+                    false => Expr::Lit(c, false),
+                };
+                let guard = Cond::Cmp(op, Expr::Local(name.clone()), c);
+                pats.push((MPat::Bind(name.clone()), Some(guard)));
+            }
+            pats.push((MPat::Bind(name.clone()), None));
+            return (Scrut::Float(e, name), pats);
+        }
         let atoms = self.int_atoms();
         if atoms.is_empty() || self.chance(0.25) {
             let c = self.cond();
@@ -2694,10 +2716,28 @@ impl Gen {
 
     fn match_stmt(&mut self, depth: usize) -> Stmt {
         let (scrut, pats) = self.match_head();
+        let mark = self.arm_scope(&scrut);
         let arms = pats
             .into_iter()
             .map(|(p, g)| (p, g, self.block(false, depth + 1)))
             .collect();
+        self.env.truncate(mark);
         Stmt::Match { scrut, arms }
+    }
+
+    /// Binds the name a float scrutinee's arms bind, for their bodies;
+    /// the mark to truncate the environment back to after them.
+    fn arm_scope(&mut self, scrut: &Scrut) -> usize {
+        let mark = self.env.len();
+        if let Scrut::Float(_, name) = scrut {
+            self.bind(
+                name,
+                Kind::Float {
+                    mutable: false,
+                    deref: false,
+                },
+            );
+        }
+        mark
     }
 }

@@ -652,8 +652,24 @@ impl Printer {
             }
             Stmt::Match { scrut, arms } => {
                 if self.tape() {
-                    let (arms, otherwise) = match_as_if(scrut, arms);
-                    self.stmt(&Stmt::If { arms, otherwise });
+                    let (chain_arms, otherwise) = match_as_if(scrut, arms);
+                    let chain = Stmt::If {
+                        arms: chain_arms,
+                        otherwise,
+                    };
+                    if let Scrut::Float(e, name) = scrut {
+                        // (the name the arms bind, bound first, in a block of
+                        // its own: it may shadow a name the code after reads)
+                        let e = self.var_expr(e);
+                        self.line("{");
+                        self.indent += 1;
+                        self.line(&format!("let {name} = {e};"));
+                        self.stmt(&chain);
+                        self.indent -= 1;
+                        self.line("}");
+                    } else {
+                        self.stmt(&chain);
+                    }
                 } else {
                     self.line(&format!("match {} {{", self.scrut(scrut)));
                     self.indent += 1;
@@ -890,7 +906,14 @@ impl Printer {
                 if self.tape() {
                     let (arms, otherwise) = match_as_if(scrut, arms);
                     let els = otherwise.expect("a value match is exhaustive");
-                    self.expr(&Expr::If(arms, els), P_LOWEST)
+                    let chain = self.expr(&Expr::If(arms, els), P_LOWEST);
+                    match &**scrut {
+                        // (the name the arms bind, bound first)
+                        Scrut::Float(e, name) => {
+                            format!("{{ let {name} = {}; {chain} }}", self.var_expr(e))
+                        }
+                        _ => chain,
+                    }
                 } else {
                     let mut s = format!("match {} {{ ", self.scrut(scrut));
                     for (pat, guard, b) in arms {
@@ -1123,6 +1146,7 @@ fn mpat(p: &MPat) -> String {
         MPat::Bool(b) => b.to_string(),
         MPat::Wild => "_".to_string(),
         MPat::Tuple(ps) => format!("({})", ps.iter().map(mpat).collect::<Vec<_>>().join(", ")),
+        MPat::Bind(name) => name.clone(),
     }
 }
 
@@ -1151,7 +1175,7 @@ fn mpat_cond(scrut: &Scrut, p: &MPat) -> Option<Cond> {
                 .filter_map(|(s, p)| mpat_cond(s, p))
                 .reduce(|a, b| Cond::And(Box::new(a), Box::new(b)))
         }
-        MPat::Wild => None,
+        MPat::Wild | MPat::Bind(_) => None,
         MPat::Int(v) => Some(s(CmpOp::Eq, *v)),
         MPat::Range(a, b) => Some(Cond::And(
             Box::new(s(CmpOp::Ge, *a)),
@@ -1208,6 +1232,7 @@ impl Printer {
         match s {
             Scrut::Int(e) => int(e),
             Scrut::Bool(c) => self.cond(c),
+            Scrut::Float(e, _) => self.expr(e, P_LOWEST),
             Scrut::Tuple(parts) => format!(
                 "({})",
                 parts

@@ -319,12 +319,30 @@ impl Lowerer<'_> {
         match pat {
             Pat::Type(pt) => self.bind_pattern(&pt.pat, value, Some(&pt.ty)),
             Pat::Paren(p) => self.bind_pattern(&p.pat, value, ty),
-            // `|&v: &f64|`: `v` is what the reference points to
+            // `|&v: &f64|`: `v` is what the reference points to (a float
+            // is already the float itself; a constant that is a reference
+            // written out, `&t[2]` of a constant vector in `if let Some(&g)
+            // = t.get(2)`, is what follows its `&`)
             Pat::Reference(r) => {
                 let ty = ty.map(|ty| match ty {
                     syn::Type::Reference(inner) => &*inner.elem,
                     other => other,
                 });
+                let value = match value {
+                    Bound::Value(Value::Const(c)) if !c.is_float && r.mutability.is_none() => {
+                        let mut trees = c.tokens.clone().into_iter();
+                        match trees.next() {
+                            Some(proc_macro2::TokenTree::Punct(amp)) if amp.as_char() == '&' => {
+                                Bound::Value(Value::Const(super::expr::ConstValue {
+                                    tokens: trees.collect(),
+                                    ..c
+                                }))
+                            }
+                            _ => Bound::Value(Value::Const(c)),
+                        }
+                    }
+                    other => other,
+                };
                 self.bind_pattern(&r.pat, value, ty)
             }
             Pat::Wild(_) => {
