@@ -223,6 +223,25 @@ pub enum Stmt {
         scrut: Scrut,
         arms: Vec<(MPat, Option<Cond>, Block)>,
     },
+    /// `let [mut] m = [[0.0; c]; r];` (`vec![vec![0.0; c]; r]`, or rows
+    /// written out): a local array of arrays
+    LetMat {
+        name: String,
+        rows: usize,
+        cols: usize,
+        /// the rows written out, else zeros
+        items: Option<Vec<Vec<Expr>>>,
+        vec: bool,
+        mutable: bool,
+    },
+    /// `m[i][j] op= value;`
+    MatStore {
+        name: String,
+        i: IntExpr,
+        j: IntExpr,
+        op: AssignOp,
+        value: Expr,
+    },
 }
 
 #[derive(Clone, Debug)]
@@ -305,6 +324,10 @@ pub enum Expr {
     Deref(String),
     /// `buf[i]`
     Elem(String, IntExpr),
+    /// `m[i][j]` of a local array of arrays
+    MatElem(String, IntExpr, IntExpr),
+    /// `m[i].iter().sum::<f64>()`: a row of a local array of arrays
+    MatRowSum(String, IntExpr),
     Bin(BinOp, Box<Expr>, Box<Expr>),
     Neg(Box<Expr>),
     /// `recv.name(args)` or `f64::name(recv, args)`.

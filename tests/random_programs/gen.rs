@@ -150,6 +150,12 @@ enum Kind {
         parts: usize,
         mutable: bool,
     },
+    /// A local array of arrays (`Stmt::LetMat`).
+    Mat {
+        rows: usize,
+        cols: usize,
+        mutable: bool,
+    },
     /// `let sq = |t: f64| ..;` (`by_ref`: `|t: &f64|`, called as `sq(&e)`)
     Closure {
         by_ref: bool,
@@ -1191,8 +1197,10 @@ impl Gen {
         let vis = self.visible();
         let mut floats = Vec::new();
         let mut bufs = Vec::new();
+        let mut matrices = Vec::new();
         for b in &vis {
             match b.kind {
+                Kind::Mat { rows, cols, .. } => matrices.push((b.name.clone(), rows, cols)),
                 Kind::Float { deref, .. } => floats.push((b.name.clone(), deref)),
                 Kind::ConstFloat => floats.push((b.name.clone(), false)),
                 Kind::Buf { len, .. } => bufs.push((b.name.clone(), len)),
@@ -1229,6 +1237,15 @@ impl Gen {
                     } else {
                         Expr::Local(n)
                     };
+                }
+                6..=7 if !matrices.is_empty() && (bufs.is_empty() || self.chance(0.4)) => {
+                    let (n, rows, cols) = self.pick(&matrices).clone();
+                    let i = self.index(rows);
+                    if self.chance(0.2) {
+                        return Expr::MatRowSum(n, i);
+                    }
+                    let j = self.index(cols);
+                    return Expr::MatElem(n, i, j);
                 }
                 6..=7 if !bufs.is_empty() => {
                     let (n, len) = self.pick(&bufs).clone();
@@ -1758,8 +1775,71 @@ impl Gen {
             10..=11 if nested && !avoid("match") => Some(self.match_stmt(depth)),
             12..=13 if nested && !avoid("summed-calls") => self.sum_of_calls(depth),
             14 if !avoid("split-at") => self.split_at(),
+            _ if !avoid("matrices") && self.chance(0.5) => self.matrix_stmt(),
             _ => None,
         }
+    }
+
+    /// A local array of arrays, or a store into one that is visible and
+    /// mutable (`m[i][j] op= e;`).
+    fn matrix_stmt(&mut self) -> Option<Stmt> {
+        let writable: Vec<(String, usize, usize)> = self
+            .visible()
+            .into_iter()
+            .filter_map(|b| match b.kind {
+                Kind::Mat {
+                    rows,
+                    cols,
+                    mutable: true,
+                } => Some((b.name, rows, cols)),
+                _ => None,
+            })
+            .collect();
+        if !writable.is_empty() && self.chance(0.6) {
+            let (name, rows, cols) = self.pick(&writable).clone();
+            let i = self.index(rows);
+            let j = self.index(cols);
+            let op = *self.pick(&[AssignOp::Set, AssignOp::Add, AssignOp::Sub, AssignOp::Mul]);
+            let value = match op {
+                AssignOp::Mul => self.bounded(),
+                _ => self.expr(2),
+            };
+            return Some(Stmt::MatStore {
+                name,
+                i,
+                j,
+                op,
+                value,
+            });
+        }
+        let name = self.fresh_local();
+        let (rows, cols) = (self.rng.gen_range(1..=3), self.rng.gen_range(1..=3));
+        let items = match self.chance(0.5) {
+            true => Some(
+                (0..rows)
+                    .map(|_| (0..cols).map(|_| self.expr(2)).collect())
+                    .collect(),
+            ),
+            false => None,
+        };
+        let vec = items.is_none() && self.chance(0.4);
+        let mutable = items.is_none() || self.chance(0.5);
+        self.bind(
+            &name,
+            Kind::Mat {
+                rows,
+                cols,
+                mutable,
+            },
+        );
+        Some(Stmt::LetMat {
+            name,
+            rows,
+            cols,
+            items,
+            vec,
+            mutable,
+        })
     }
 
     /// `let (lo, hi) = buf.split_at(at);` of a buffer nothing writes (the
@@ -1936,7 +2016,9 @@ impl Gen {
         let mark = self.env.len();
         for b in self.visible() {
             let hide = match b.kind {
-                Kind::Float { mutable, .. } | Kind::Tuple { mutable, .. } => mutable,
+                Kind::Float { mutable, .. }
+                | Kind::Tuple { mutable, .. }
+                | Kind::Mat { mutable, .. } => mutable,
                 Kind::Buf { writable, .. } => writable,
                 Kind::Int { .. } => self.counters.contains(&b.name),
                 _ => false,

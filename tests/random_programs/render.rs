@@ -46,6 +46,7 @@ pub fn is_var(e: &Expr) -> bool {
     match e {
         Expr::Lit(..) | Expr::Cast(_) | Expr::Const(_) => false,
         Expr::Local(_) | Expr::Deref(_) | Expr::Elem(..) | Expr::Call(..) => true,
+        Expr::MatElem(..) | Expr::MatRowSum(..) => true,
         Expr::Bin(_, a, b) => is_var(a) || is_var(b),
         Expr::Neg(a) | Expr::Powi(a, ..) => is_var(a),
         Expr::Method { recv, args, .. } => is_var(recv) || args.iter().any(is_var),
@@ -70,6 +71,8 @@ pub fn is_typed(e: &Expr) -> bool {
         Expr::Local(_)
         | Expr::Deref(_)
         | Expr::Elem(..)
+        | Expr::MatElem(..)
+        | Expr::MatRowSum(..)
         | Expr::Call(..)
         | Expr::Cast(_)
         | Expr::Const(_)
@@ -317,6 +320,62 @@ impl Printer {
                 };
                 let init = self.var_expr(init);
                 self.line(&format!("let {m}{name}{ann} = {init};"));
+            }
+            Stmt::LetMat {
+                name,
+                rows,
+                cols,
+                items,
+                vec,
+                mutable,
+            } => {
+                let m = if *mutable { "mut " } else { "" };
+                let zero = if self.tape() {
+                    format!("{TAPE}.var(0.0)")
+                } else {
+                    "0.0_f64".to_string()
+                };
+                let value = match items {
+                    Some(items) => {
+                        let rows: Vec<String> = items
+                            .iter()
+                            .map(|row| {
+                                let row: Vec<String> = row
+                                    .iter()
+                                    .map(|e| match self.tape() {
+                                        true => self.var_expr(e),
+                                        false => format!("{} as f64", self.expr(e, P_CAST)),
+                                    })
+                                    .collect();
+                                format!("[{}]", row.join(", "))
+                            })
+                            .collect();
+                        format!("[{}]", rows.join(", "))
+                    }
+                    None if *vec => format!("vec![vec![{zero}; {cols}]; {rows}]"),
+                    None => format!("[[{zero}; {cols}]; {rows}]"),
+                };
+                self.line(&format!("let {m}{name} = {value};"));
+            }
+            Stmt::MatStore {
+                name,
+                i,
+                j,
+                op,
+                value,
+            } => {
+                let op_s = match op {
+                    AssignOp::Set => "=",
+                    AssignOp::Add => "+=",
+                    AssignOp::Sub => "-=",
+                    AssignOp::Mul => "*=",
+                    AssignOp::Div => "/=",
+                };
+                let value = match self.tape() {
+                    true => self.var_expr(value),
+                    false => self.expr(value, P_LOWEST),
+                };
+                self.line(&format!("{name}[{}][{}] {op_s} {value};", int(i), int(j)));
             }
             Stmt::LetBuf {
                 name,
@@ -777,6 +836,14 @@ impl Printer {
             Expr::Local(n) => n.clone(),
             Expr::Deref(n) => format!("*{n}"),
             Expr::Elem(n, i) => format!("{n}[{}]", int(i)),
+            Expr::MatElem(n, i, j) => format!("{n}[{}][{}]", int(i), int(j)),
+            Expr::MatRowSum(n, i) => match self.tape() {
+                true => format!(
+                    "{n}[{}].iter().fold({TAPE}.var(-0.0), |a, &b| a + b)",
+                    int(i)
+                ),
+                false => format!("{n}[{}].iter().sum::<f64>()", int(i)),
+            },
             Expr::Bin(op, a, b) => {
                 let p = prec(e);
                 format!(
