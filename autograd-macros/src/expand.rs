@@ -19,9 +19,15 @@ pub fn differentiable(attr: TokenStream, item: TokenStream) -> TokenStream {
             return quote::quote!(#errors #item);
         }
     };
+    // (warnings at parameters that are constants though they look
+    // differentiable, whatever else the expansion reports)
+    let warnings = syn::parse2::<Args>(attr.clone())
+        .map(|args| signature::warnings(&item.sig, &args))
+        .unwrap_or_default();
     if let Some(returned) = crate::vector::returned_vector(&item.sig) {
         let returned = returned.clone();
-        return crate::vector::expand(attr, item, returned);
+        let expansion = crate::vector::expand(attr, item, returned);
+        return quote::quote!(#expansion #warnings);
     }
     let cx = Ctxt::new();
     let names = Names::new(&item);
@@ -37,11 +43,12 @@ pub fn differentiable(attr: TokenStream, item: TokenStream) -> TokenStream {
         activity::refuse_changes_by_calls(&cx, &func, &activity);
         activity
     });
-    match cx.check() {
+    let expansion = match cx.check() {
         Ok(()) => {
             let activity = activity.unwrap_or_else(|| activity::analyze(&func));
             emit::emit(&item, &sig, &func, &activity, &names)
         }
         Err(error) => fallback::emit(&item, &sig, error),
-    }
+    };
+    quote::quote!(#expansion #warnings)
 }

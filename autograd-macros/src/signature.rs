@@ -5,7 +5,8 @@ use crate::attr::Args;
 use crate::ctxt::Ctxt;
 use crate::names::Names;
 use proc_macro2::TokenStream;
-use quote::quote;
+use quote::{quote, ToTokens};
+use syn::spanned::Spanned;
 use syn::{FnArg, Ident, Pat, ReturnType, Type};
 
 /// How a parameter takes part in differentiation, read off its type.
@@ -348,6 +349,68 @@ fn mark_active(cx: &Ctxt, params: &mut [Param], args: &Args) {
             Some(param) => param.active = true,
         }
     }
+}
+
+/// Warnings (rustc's `deprecated` lint, the one way a stable proc macro
+/// has to warn) at parameters that look differentiable but are constants
+/// under the rules of API.md: `&Vec<f64>`, `Vec<f64>` and `f32` ones,
+/// without `wrt(..)` (which says what is differentiated). Their gradient
+/// would silently be `()`.
+pub fn warnings(sig: &syn::Signature, args: &Args) -> proc_macro2::TokenStream {
+    if args.wrt.is_some() {
+        return proc_macro2::TokenStream::new();
+    }
+    let mut out = proc_macro2::TokenStream::new();
+    for input in &sig.inputs {
+        let FnArg::Typed(pat_type) = input else {
+            continue;
+        };
+        let ty = &*pat_type.ty;
+        let inner = match ty {
+            Type::Reference(r) if r.mutability.is_none() => &*r.elem,
+            other => other,
+        };
+        let name = pat_type.pat.to_token_stream().to_string();
+        let shown = ty
+            .to_token_stream()
+            .to_string()
+            .replace("& ", "&")
+            .replace(" < ", "<")
+            .replace(" >", ">");
+        let advice = if vec_element(inner).is_some_and(is_f64) {
+            format!(
+                "`{name}: {shown}` gets no gradient: `#[differentiable]` differentiates `f64`, \
+                 `&[f64]`, `[f64; N]` and `&[f64; N]` parameters, and takes any other type \
+                 for constant data; write `{name}: &[f64]` to differentiate it (a `&Vec<f64>` \
+                 argument coerces), or say what is differentiated with `wrt(..)`"
+            )
+        } else if is_f32(inner)
+            || matches!(inner, Type::Slice(s) if is_f32(&s.elem))
+            || matches!(inner, Type::Array(a) if is_f32(&a.elem))
+            || vec_element(inner).is_some_and(is_f32)
+        {
+            format!(
+                "`{name}: {shown}` gets no gradient: `#[differentiable]` differentiates `f64` \
+                 values only, and takes `f32` ones for constant data; use `f64`, or say what \
+                 is differentiated with `wrt(..)`"
+            )
+        } else {
+            continue;
+        };
+        out.extend(quote::quote_spanned! {ty.span()=>
+            const _: () = {
+                #[deprecated(note = #advice)]
+                #[allow(non_camel_case_types)]
+                struct not_differentiated;
+                let _ = not_differentiated;
+            };
+        });
+    }
+    out
+}
+
+fn is_f32(ty: &Type) -> bool {
+    matches!(ty, Type::Path(p) if p.qself.is_none() && p.path.is_ident("f32"))
 }
 
 /// `T` of `Vec<T>` (any path ending in `Vec`).
