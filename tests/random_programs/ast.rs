@@ -234,14 +234,6 @@ pub enum Stmt {
         vec: bool,
         mutable: bool,
     },
-    /// `m[i][j] op= value;`
-    MatStore {
-        name: String,
-        i: IntExpr,
-        j: IntExpr,
-        op: AssignOp,
-        value: Expr,
-    },
 }
 
 #[derive(Clone, Debug)]
@@ -277,6 +269,8 @@ pub enum Place {
     Elem(String, IntExpr),
     /// `p.k` of a mutable tuple local
     Part(String, usize),
+    /// `m[i][j]` of a local array of arrays
+    MatElem(String, IntExpr, IntExpr),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]

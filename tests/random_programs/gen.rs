@@ -1804,10 +1804,8 @@ impl Gen {
                 AssignOp::Mul => self.bounded(),
                 _ => self.expr(2),
             };
-            return Some(Stmt::MatStore {
-                name,
-                i,
-                j,
+            return Some(Stmt::Assign {
+                place: Place::MatElem(name, i, j),
                 op,
                 value,
             });

@@ -280,6 +280,9 @@ fn walk_exprs_block(b: &mut Block, f: &mut dyn FnMut(&mut Expr)) {
                 init: BufInit::Fill { value, .. },
                 ..
             } => walk_expr(value, f),
+            Stmt::LetMat {
+                items: Some(rows), ..
+            } => rows.iter_mut().flatten().for_each(|e| walk_expr(e, f)),
             Stmt::Block(x) | Stmt::For { body: x, .. } | Stmt::Loop { body: x } => {
                 walk_exprs_block(x, f)
             }
@@ -371,6 +374,7 @@ fn names(f: &Func) -> Vec<String> {
             match s {
                 Stmt::Let { name, .. }
                 | Stmt::LetBuf { name, .. }
+                | Stmt::LetMat { name, .. }
                 | Stmt::LetCounter { name }
                 | Stmt::LetInt { name, .. } => out.push(name.clone()),
                 Stmt::For { pat, .. } => match pat {
@@ -457,6 +461,12 @@ fn rename_stmt(s: &mut Stmt, from: &str, to: &str) {
                 BufInit::Zeros(_) => {}
             }
         }
+        Stmt::LetMat { name, items, .. } => {
+            ren(name, from, to);
+            for e in items.iter_mut().flatten().flatten() {
+                rename_expr(e, from, to);
+            }
+        }
         Stmt::LetCounter { name } | Stmt::Incr { name } => ren(name, from, to),
         Stmt::LetInt { name, value } => {
             ren(name, from, to);
@@ -476,6 +486,11 @@ fn rename_stmt(s: &mut Stmt, from: &str, to: &str) {
                 Place::Elem(n, i) => {
                     ren(n, from, to);
                     rename_int(i, from, to);
+                }
+                Place::MatElem(n, i, j) => {
+                    ren(n, from, to);
+                    rename_int(i, from, to);
+                    rename_int(j, from, to);
                 }
             }
             rename_expr(value, from, to);
@@ -563,9 +578,14 @@ fn rename_cond(c: &mut Cond, from: &str, to: &str) {
 fn rename_expr(e: &mut Expr, from: &str, to: &str) {
     match e {
         Expr::Local(n) | Expr::Deref(n) => ren(n, from, to),
-        Expr::Elem(n, i) => {
+        Expr::Elem(n, i) | Expr::MatRowSum(n, i) => {
             ren(n, from, to);
             rename_int(i, from, to);
+        }
+        Expr::MatElem(n, i, j) => {
+            ren(n, from, to);
+            rename_int(i, from, to);
+            rename_int(j, from, to);
         }
         Expr::Bin(_, a, b) => {
             rename_expr(a, from, to);

@@ -357,26 +357,6 @@ impl Printer {
                 };
                 self.line(&format!("let {m}{name} = {value};"));
             }
-            Stmt::MatStore {
-                name,
-                i,
-                j,
-                op,
-                value,
-            } => {
-                let op_s = match op {
-                    AssignOp::Set => "=",
-                    AssignOp::Add => "+=",
-                    AssignOp::Sub => "-=",
-                    AssignOp::Mul => "*=",
-                    AssignOp::Div => "/=",
-                };
-                let value = match self.tape() {
-                    true => self.var_expr(value),
-                    false => self.expr(value, P_LOWEST),
-                };
-                self.line(&format!("{name}[{}][{}] {op_s} {value};", int(i), int(j)));
-            }
             Stmt::LetBuf {
                 name,
                 init,
@@ -507,6 +487,7 @@ impl Printer {
                     Place::Local(n) => n.clone(),
                     Place::Elem(n, i) => format!("{n}[{}]", int(i)),
                     Place::Part(n, k) => format!("{n}.{k}"),
+                    Place::MatElem(n, i, j) => format!("{n}[{}][{}]", int(i), int(j)),
                 };
                 if self.tape() && *op != AssignOp::Set {
                     // `Var`'s `AddAssign` borrows the place before the

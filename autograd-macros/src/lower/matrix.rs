@@ -4,7 +4,8 @@
 //! `let` and its uses (`matrix_locals`).
 
 use super::syntax::{
-    is_path_named, mentions_ident, pattern_names, strip_parens, visit_until_rebound,
+    is_path_named, mentions_ident, pattern_names, scan_until_rebound, strip_parens,
+    visit_until_rebound,
 };
 use crate::names::Names;
 use syn::visit::Visit;
@@ -266,25 +267,8 @@ impl MatrixUses {
     }
 
     fn visit_stmts(&mut self, stmts: &[Stmt]) {
-        for stmt in stmts {
-            if let Stmt::Local(local) = stmt {
-                if let Some(init) = &local.init {
-                    self.visit_expr(&init.expr);
-                    if let Some((_, diverge)) = &init.diverge {
-                        self.visit_expr(diverge);
-                    }
-                }
-                if pattern_names(&local.pat).contains(&self.name) {
-                    self.shadowed = true;
-                    return;
-                }
-                continue;
-            }
-            self.visit_stmt(stmt);
-            if self.shadowed {
-                return;
-            }
-        }
+        let name = self.name.clone();
+        self.shadowed = scan_until_rebound(self, &name, stmts, |scan| scan.shadowed);
     }
 }
 

@@ -33,9 +33,15 @@ pub fn for_each_loops(block: &mut syn::Block) {
     Rewriter.visit_block_mut(block);
 }
 
-/// `std::iter::zip(a, b)` as `a.into_iter().zip(b)`.
-fn free_zip(expr: &Expr) -> Option<Expr> {
-    let Expr::Call(call) = expr else {
+/// `expr` if it calls `std::module::name`, `core::module::name` or
+/// `module::name` (turbofish allowed) with `arity` arguments.
+fn std_fn_call<'e>(
+    expr: &'e Expr,
+    module: &str,
+    name: &str,
+    arity: usize,
+) -> Option<&'e syn::ExprCall> {
+    let Expr::Call(call) = strip_parens(expr) else {
         return None;
     };
     let Expr::Path(func) = strip_parens(&call.func) else {
@@ -47,13 +53,16 @@ fn free_zip(expr: &Expr) -> Option<Expr> {
         .iter()
         .map(|s| s.ident.to_string())
         .collect();
-    let zip = matches!(
-        segments.iter().map(String::as_str).collect::<Vec<_>>()[..],
-        ["std" | "core", "iter", "zip"] | ["iter", "zip"]
-    );
-    if !zip || func.qself.is_some() || call.args.len() != 2 {
-        return None;
-    }
+    let path_matches = match segments.iter().map(String::as_str).collect::<Vec<_>>()[..] {
+        ["std" | "core", m, n] | [m, n] => m == module && n == name,
+        _ => false,
+    };
+    (path_matches && func.qself.is_none() && call.args.len() == arity).then_some(call)
+}
+
+/// `std::iter::zip(a, b)` as `a.into_iter().zip(b)`.
+fn free_zip(expr: &Expr) -> Option<Expr> {
+    let call = std_fn_call(expr, "iter", "zip", 2)?;
     let (a, b) = (&call.args[0], &call.args[1]);
     Some(syn::parse_quote!((#a).into_iter().zip(#b)))
 }
@@ -1024,25 +1033,7 @@ fn array_from_fn_let(stmt: &Stmt) -> Option<Vec<Stmt>> {
         return None;
     }
     let init = local.init.as_ref().filter(|i| i.diverge.is_none())?;
-    let Expr::Call(call) = strip_parens(&init.expr) else {
-        return None;
-    };
-    let Expr::Path(func) = strip_parens(&call.func) else {
-        return None;
-    };
-    let segments: Vec<String> = func
-        .path
-        .segments
-        .iter()
-        .map(|s| s.ident.to_string())
-        .collect();
-    let from_fn = matches!(
-        segments.iter().map(String::as_str).collect::<Vec<_>>()[..],
-        ["std" | "core", "array", "from_fn"] | ["array", "from_fn"]
-    );
-    if !from_fn || func.qself.is_some() || call.args.len() != 1 {
-        return None;
-    }
+    let call = std_fn_call(&init.expr, "array", "from_fn", 1)?;
     let Expr::Closure(closure) = strip_parens(&call.args[0]) else {
         return None;
     };
@@ -1253,26 +1244,39 @@ impl ArrayUses {
     }
 
     fn visit_stmts(&mut self, stmts: &[Stmt]) {
-        for stmt in stmts {
-            if let Stmt::Local(local) = stmt {
-                if let Some(init) = &local.init {
-                    self.visit_expr(&init.expr);
-                    if let Some((_, diverge)) = &init.diverge {
-                        self.visit_expr(diverge);
-                    }
+        let name = self.name.clone();
+        self.shadowed = scan_until_rebound(self, &name, stmts, |scan| scan.shadowed);
+    }
+}
+
+/// Visits `stmts` in order with `scan`, up to a `let` that binds `name`
+/// again (whose initializer is still visited) or until `stop(scan)` (a
+/// nested block found it rebound); whether it stopped there.
+pub(super) fn scan_until_rebound<V: for<'a> Visit<'a>>(
+    scan: &mut V,
+    name: &str,
+    stmts: &[Stmt],
+    stop: impl Fn(&V) -> bool,
+) -> bool {
+    for stmt in stmts {
+        if let Stmt::Local(local) = stmt {
+            if let Some(init) = &local.init {
+                scan.visit_expr(&init.expr);
+                if let Some((_, diverge)) = &init.diverge {
+                    scan.visit_expr(diverge);
                 }
-                if pattern_names(&local.pat).contains(&self.name) {
-                    self.shadowed = true;
-                    return;
-                }
-                continue;
             }
-            self.visit_stmt(stmt);
-            if self.shadowed {
-                return;
+            if pattern_names(&local.pat).iter().any(|n| n == name) {
+                return true;
             }
+            continue;
+        }
+        scan.visit_stmt(stmt);
+        if stop(scan) {
+            return true;
         }
     }
+    false
 }
 
 impl<'a> Visit<'a> for ArrayUses {
