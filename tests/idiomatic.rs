@@ -3302,6 +3302,108 @@ fn arrays_of_arrays_are_flat_arrays() {
     }
 }
 
+// A matrix assigned whole from another of its shape (`u = next;` of a
+// time step's new grid, declared in the loop; `a = b.clone();`): flat
+// arrays assigned whole (refused until 2026-11-29).
+#[differentiable(wrt(u0))]
+#[allow(clippy::clone_on_copy)]
+fn heat_grid(u0: &[f64], kappa: f64) -> f64 {
+    let n = 4;
+    let mut u = vec![vec![0.0; n]; n];
+    for i in 0..n {
+        for j in 0..n {
+            u[i][j] = u0[i * n + j];
+        }
+    }
+    for _ in 0..3 {
+        let mut next = vec![vec![0.0; n]; n];
+        for i in 0..n {
+            for j in 0..n {
+                let up = u[(i + n - 1) % n][j];
+                let down = u[(i + 1) % n][j];
+                let left = u[i][(j + n - 1) % n];
+                let right = u[i][(j + 1) % n];
+                next[i][j] = u[i][j] + kappa * (up + down + left + right - 4.0 * u[i][j]);
+            }
+        }
+        u = next;
+    }
+    let mut a = [[u[0][0], u[0][1]], [u[1][0], u[1][1]]];
+    let mut b = [[0.0; 2]; 2];
+    for _ in 0..2 {
+        for i in 0..2 {
+            for j in 0..2 {
+                b[i][j] = a[j][i] * 0.9 + a[i][j].sin() * 0.1;
+            }
+        }
+        a = b.clone();
+    }
+    u.iter()
+        .map(|row| row.iter().map(|v| v * v).sum::<f64>())
+        .sum::<f64>()
+        + a[0][1] * a[1][0]
+}
+
+#[differentiable(wrt(u0))]
+fn heat_grid_loop(u0: &[f64], kappa: f64) -> f64 {
+    let n = 4;
+    let mut u = vec![0.0; n * n];
+    for i in 0..n {
+        for j in 0..n {
+            u[i * n + j] = u0[i * n + j];
+        }
+    }
+    for _ in 0..3 {
+        let mut next = vec![0.0; n * n];
+        for i in 0..n {
+            for j in 0..n {
+                let up = u[((i + n - 1) % n) * n + j];
+                let down = u[((i + 1) % n) * n + j];
+                let left = u[i * n + (j + n - 1) % n];
+                let right = u[i * n + (j + 1) % n];
+                next[i * n + j] =
+                    u[i * n + j] + kappa * (up + down + left + right - 4.0 * u[i * n + j]);
+            }
+        }
+        u = next;
+    }
+    let mut a = [u[0], u[1], u[n], u[n + 1]];
+    let mut b = [0.0; 4];
+    for _ in 0..2 {
+        for i in 0..2 {
+            for j in 0..2 {
+                b[i * 2 + j] = a[j * 2 + i] * 0.9 + a[i * 2 + j].sin() * 0.1;
+            }
+        }
+        a = b;
+    }
+    let mut s = 0.0;
+    for i in 0..n {
+        let mut row = 0.0;
+        for j in 0..n {
+            row += u[i * n + j] * u[i * n + j];
+        }
+        s += row;
+    }
+    s + a[1] * a[2]
+}
+
+#[test]
+fn matrices_assigned_whole() {
+    let u0: Vec<f64> = (0..16).map(|i| ((i * 7) % 5) as f64 * 0.2 - 0.3).collect();
+    let (v, g) = heat_grid_grad(&u0, 0.1);
+    let (v_loop, g_loop) = heat_grid_loop_grad(&u0, 0.1);
+    assert_eq!(v, heat_grid(&u0, 0.1));
+    assert_eq!(v.to_bits(), v_loop.to_bits());
+    for (a, b) in g.iter().zip(&g_loop) {
+        assert!(
+            (a - b).abs() <= 1e-14 * (1.0 + b.abs()),
+            "{g:?} vs {g_loop:?}"
+        );
+    }
+    assert_gradient(|u| heat_grid(u, 0.1), &u0, &g);
+}
+
 #[differentiable(hessian)]
 fn matrix_second_order(x: &[f64]) -> f64 {
     let mut m = [[0.0; 2]; 2];

@@ -8,6 +8,8 @@ use super::syntax::{
     visit_until_rebound,
 };
 use crate::names::Names;
+use quote::ToTokens;
+use std::collections::{HashMap, HashSet};
 use syn::visit::Visit;
 use syn::visit_mut::VisitMut;
 use syn::{Expr, Stmt};
@@ -24,19 +26,49 @@ use syn::{Expr, Stmt};
 /// one from a copy of `e`; `m.len()` → `R`; `m.iter()` and `&m` iterated
 /// → `m.chunks(C)`. Anything else (`m` passed on whole, in a macro's
 /// tokens) leaves the `let` as it is, refused where it is lowered.
-pub fn matrix_locals(stmts: &[Stmt], names: &Names) -> Vec<Stmt> {
+///
+/// A matrix assigned whole from another of the same shape (`u = next;`,
+/// `u = next.clone();`, the other declared later in the block or in one
+/// nested in it, or flattened in an enclosing block: `flattened`) is a
+/// flat array assigned whole, as the other is flat too; were the other
+/// refused, its `let` would be, with the message saying why.
+pub fn matrix_locals(
+    stmts: &[Stmt],
+    names: &Names,
+    flattened: &mut HashMap<String, String>,
+) -> Vec<Stmt> {
     let mut out: Vec<Stmt> = stmts.to_vec();
     let mut k = 0;
     while k < out.len() {
-        if let Some((flat, shape)) = matrix_let(&out[k], names) {
+        if let Some((flat, shape)) = matrix_let(&out[k], Some(names)) {
+            // the matrices this one may be assigned from or to
+            let mut peers: HashSet<String> = flattened
+                .iter()
+                .filter(|(_, text)| **text == shape.text)
+                .map(|(name, _)| name.clone())
+                .collect();
+            let mut later = Later(Vec::new());
+            for stmt in &out[k + 1..] {
+                later.visit_stmt(stmt);
+            }
+            peers.extend(
+                later
+                    .0
+                    .into_iter()
+                    .filter(|(_, text)| *text == shape.text)
+                    .map(|(name, _)| name),
+            );
+            peers.remove(&shape.name);
             let mut uses = MatrixUses {
                 name: shape.name.clone(),
                 literal_cols: literal_usize(&shape.cols).filter(|c| (1..=16).contains(c)),
+                peers,
                 ok: true,
                 shadowed: false,
             };
             uses.visit_stmts(&out[k + 1..]);
             if uses.ok {
+                flattened.insert(shape.name.clone(), shape.text.clone());
                 let mut rewriter = MatrixRewriter {
                     shape,
                     names,
@@ -60,6 +92,8 @@ struct MatrixShape {
     name: String,
     rows: Expr,
     cols: Expr,
+    /// The counts as written (`n x 3`), to tell two matrices of one shape.
+    text: String,
 }
 
 /// An array or `vec!` literal: a repeat `[e; n]` or a list `[a, b, ..]`,
@@ -89,7 +123,10 @@ fn literal_of(expr: &Expr) -> Option<Literal> {
 /// r]`, `vec![[a, b]; r]`, `vec![vec![a, b], vec![c, d]]`): the flat
 /// `let` (after `let`s holding a row or column count that is not a
 /// literal, evaluated once where the matrix is made) and the shape.
-fn matrix_let(stmt: &Stmt, names: &Names) -> Option<(Vec<Stmt>, MatrixShape)> {
+///
+/// Without `names`, counts are not moved into `let`s (the shape alone is
+/// wanted: `peers`).
+fn matrix_let(stmt: &Stmt, names: Option<&Names>) -> Option<(Vec<Stmt>, MatrixShape)> {
     let Stmt::Local(local) = stmt else {
         return None;
     };
@@ -107,14 +144,15 @@ fn matrix_let(stmt: &Stmt, names: &Names) -> Option<(Vec<Stmt>, MatrixShape)> {
     let mut lets: Vec<Stmt> = Vec::new();
     // a count, as a literal or a local of its own
     let mut count = |n: &Expr, what: &str| -> Expr {
-        if literal_usize(n).is_some() {
+        let Some(names) = names.filter(|_| literal_usize(n).is_none()) else {
             return n.clone();
-        }
+        };
         let local = names.fresh(&format!("__ad_{what}"));
         lets.push(syn::parse_quote!(let #local: usize = #n;));
         syn::parse_quote!(#local)
     };
     let outer = literal_of(&init.expr)?;
+    let mut text = String::new();
     // (rows, cols, the flat elements or the one value, vec)
     let (rows, cols, flat, vec): (Expr, Expr, Literal, bool) = match outer {
         Literal::Repeat(row, r, outer_vec) => match literal_of(&row)? {
@@ -122,6 +160,7 @@ fn matrix_let(stmt: &Stmt, names: &Names) -> Option<(Vec<Stmt>, MatrixShape)> {
                 if inner_vec && !outer_vec {
                     return None;
                 }
+                text = shape_text(&r, &c);
                 let (r, c) = (count(&r, "rows"), count(&c, "cols"));
                 let n: Expr = syn::parse_quote!((#r) * (#c));
                 (
@@ -223,12 +262,16 @@ fn matrix_let(stmt: &Stmt, names: &Names) -> Option<(Vec<Stmt>, MatrixShape)> {
         Some(t) => syn::parse_quote!(#(#attrs)* let #mutability #ident: #t = #flat;),
         None => syn::parse_quote!(#(#attrs)* let #mutability #ident = #flat;),
     });
+    if text.is_empty() {
+        text = shape_text(&rows, &cols);
+    }
     Some((
         lets,
         MatrixShape {
             name: p.ident.to_string(),
             rows,
             cols,
+            text,
         },
     ))
 }
@@ -243,9 +286,46 @@ fn literal_usize(expr: &Expr) -> Option<usize> {
     }
 }
 
+/// The matrix locals (name, shape) declared in the statements visited,
+/// nested blocks included.
+struct Later(Vec<(String, String)>);
+
+impl<'a> Visit<'a> for Later {
+    fn visit_local(&mut self, local: &'a syn::Local) {
+        if let Some((_, shape)) = matrix_let(&Stmt::Local(local.clone()), None) {
+            self.0.push((shape.name, shape.text));
+        }
+        syn::visit::visit_local(self, local);
+    }
+}
+
+/// The counts as written, `r x c` (a literal by its value, `2` and
+/// `2usize` alike).
+fn shape_text(rows: &Expr, cols: &Expr) -> String {
+    let count = |n: &Expr| match literal_usize(n) {
+        Some(n) => n.to_string(),
+        None => n.to_token_stream().to_string(),
+    };
+    format!("{} x {}", count(rows), count(cols))
+}
+
+/// `m` or `m.clone()`: the name.
+fn whole(expr: &Expr) -> Option<String> {
+    let expr = match strip_parens(expr) {
+        Expr::MethodCall(m) if m.method == "clone" && m.args.is_empty() => &*m.receiver,
+        other => other,
+    };
+    match strip_parens(expr) {
+        Expr::Path(p) if p.qself.is_none() => p.path.get_ident().map(|i| i.to_string()),
+        _ => None,
+    }
+}
+
 /// Checks the uses of a matrix local (see `matrix_locals`).
 struct MatrixUses {
     name: String,
+    /// Matrices of the same shape it may be assigned from or to.
+    peers: HashSet<String>,
     /// The row length when it is a literal up to 16 (rows read or
     /// assigned whole need it).
     literal_cols: Option<usize>,
@@ -301,6 +381,12 @@ impl<'a> Visit<'a> for MatrixUses {
                 self.ok &= self.literal_cols.is_some();
                 self.visit_expr(&index.index);
             }
+            // `m = other;` / `other = m.clone();` of a matrix of its shape
+            Expr::Assign(a)
+                if (self.is_name(&a.left)
+                    && whole(&a.right).is_some_and(|n| self.peers.contains(&n)))
+                    || (whole(&a.right).is_some_and(|n| n == self.name)
+                        && whole(&a.left).is_some_and(|n| self.peers.contains(&n))) => {}
             Expr::Assign(a) if self.row(&a.left).is_some() => {
                 self.ok &= self.literal_cols.is_some();
                 self.visit_expr(&a.left);

@@ -240,6 +240,10 @@ struct Lowerer<'a> {
     /// scrutinee and whether an arm binds a part of it (`Some(i)`): checked
     /// where it is bound (`Lowerer::check_scrutinee`).
     scrutinees: HashMap<String, (Expr, bool)>,
+    /// The matrix locals made flat arrays so far, with their shapes as
+    /// written (`lower/matrix.rs`): a nested block's matrix may be assigned
+    /// to one of them whole.
+    flat_matrices: HashMap<String, String>,
     /// Changes in place (`in_place.rs`): the locals that may have them,
     /// the changes, and where in the function body each happens.
     in_place: in_place::InPlace,
@@ -279,6 +283,7 @@ impl<'a> Lowerer<'a> {
             fill_allowed: false,
             filled_with: None,
             scrutinees: HashMap::new(),
+            flat_matrices: HashMap::new(),
             in_place: in_place::InPlace::default(),
         }
     }
@@ -821,7 +826,7 @@ impl<'a> Lowerer<'a> {
         let stmts = syntax::tuple_if_locals(&stmts, self.names);
         let stmts = syntax::split_at_lets(&stmts, self.names);
         let stmts = syntax::array_from_fn_lets(&stmts);
-        let stmts = matrix::matrix_locals(&stmts, self.names);
+        let stmts = matrix::matrix_locals(&stmts, self.names, &mut self.flat_matrices);
         let stmts = syntax::split_tuple_lets(&stmts);
         let stmts = syntax::split_tuple_locals(&stmts, self.names);
         let stmts = syntax::split_array_locals(&stmts, self.names);
@@ -2712,7 +2717,12 @@ fn array_literal(expr: &Expr) -> Option<ArrayLiteral> {
 }
 
 fn is_array_or_repeat(expr: &Expr) -> bool {
-    matches!(syntax::strip_parens(expr), Expr::Array(_) | Expr::Repeat(_))
+    match syntax::strip_parens(expr) {
+        Expr::Array(_) | Expr::Repeat(_) => true,
+        // (a row of `vec![vec![..]; n]`)
+        Expr::Macro(m) => m.mac.path.is_ident("vec"),
+        _ => false,
+    }
 }
 
 /// An empty float array standing in for one whose constructor had an
