@@ -1,6 +1,6 @@
-//! `match` on integers, `bool`s, `char`s, constants and unit enum variants
-//! becomes an `if` / `else if` chain over `matches!` tests of a scrutinee
-//! evaluated once:
+//! `match` (on integers, `bool`s, `char`s, floats, constants, enum
+//! variants, `Option`s and `Result`s) becomes an `if` / `else if` chain over
+//! `matches!` tests of a scrutinee evaluated once:
 //!
 //! ```text
 //! match n { 0 => a, k @ 1..=3 if k != 2 => b, _ => c }
@@ -16,6 +16,10 @@
 //! => .. }`, is tested part by part: `let (m1, m2) = (a, b);` and
 //! `matches!(m1, p) && matches!(m2, q)`. Arms that bind a name (`k`, `k @ ..`) bind it
 //! to the scrutinee in their body; in a guard, the name is the scrutinee.
+//! Names inside a variant or struct (`Some(i) if i > 2 => ..`) are bound by
+//! `__autograd_unpack!` (`arm_bindings`), the guard going inside
+//! `matches!`; the scrutinee of such an arm must not carry a derivative
+//! (`check_scrutinee`).
 
 use super::expr::{placeholder, Value};
 use super::Lowerer;
