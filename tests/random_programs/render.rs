@@ -1280,6 +1280,8 @@ impl Printer {
         match s {
             Scrut::Int(e) => int(e),
             Scrut::Bool(c) => self.cond(c),
+            // (typed: `match 1.5 { t => t }.abs()` is an ambiguous `{float}`)
+            Scrut::Float(e, _) if !is_typed(e) => format!("{} as f64", self.expr(e, P_CAST)),
             Scrut::Float(e, _) => self.expr(e, P_LOWEST),
             Scrut::Tuple(parts) => format!(
                 "({})",
