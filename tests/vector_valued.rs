@@ -503,3 +503,47 @@ fn vectors_and_values_by_reference() {
     assert_eq!((value, gradient.clone()), by_value_grad(&x));
     check::gradient(by_reference, &x, &gradient).assert_ok(1e-6);
 }
+
+/// Constant data a vector-valued function takes by value.
+#[derive(Clone)]
+struct Weights {
+    k: Vec<f64>,
+}
+
+// Constant parameters taken by value (an owned `Vec<f64>`, a struct that
+// is `Clone` but not `Copy`): `f_jacobian` and `f_adjoint` call the
+// function and its adjoints several times, and moved them into the first
+// call until 2026-11-29 (E0382); each call now gets a clone.
+#[differentiable(wrt(x))]
+fn scaled_by_owned(w: Vec<f64>, data: Weights, x: &[f64]) -> Vec<f64> {
+    x.iter()
+        .zip(&data.k)
+        .map(|(a, b)| a * b * w[0] + a.sin())
+        .collect()
+}
+
+#[test]
+fn owned_constant_parameters_of_a_vector_function() {
+    let (w, data) = (
+        vec![1.5],
+        Weights {
+            k: vec![0.5, -2.0, 3.0],
+        },
+    );
+    let x = [0.3, -1.2, 0.7];
+    let (value, jacobian) = scaled_by_owned_jacobian(w.clone(), data.clone(), &x);
+    assert_eq!(value, scaled_by_owned(w.clone(), data.clone(), &x));
+    check::jacobian(
+        |x| scaled_by_owned(w.clone(), data.clone(), x),
+        &x,
+        &jacobian,
+    )
+    .assert_ok(1e-6);
+    let mut d_x = [0.0; 3];
+    let value_adjoint = scaled_by_owned_adjoint(w, data, &x, &[1.0, 0.5, -1.0], &mut d_x);
+    assert_eq!(value_adjoint, value);
+    for (j, d) in d_x.iter().enumerate() {
+        let expected = jacobian[j] + 0.5 * jacobian[3 + j] - jacobian[6 + j];
+        assert!((d - expected).abs() < 1e-14, "{d} vs {expected}");
+    }
+}

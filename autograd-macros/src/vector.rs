@@ -43,6 +43,25 @@ use syn::spanned::Spanned;
 use syn::visit_mut::VisitMut;
 use syn::{Expr, FnArg, Pat, ReturnType, Type};
 
+/// A parameter type that is certainly `Copy`, so passed on as it is to
+/// several calls: a reference, a primitive number, `bool`, `char`, or an
+/// array of one of those. (Any other is cloned for each call.)
+fn known_copy(ty: &Type) -> bool {
+    match ty {
+        Type::Reference(r) => r.mutability.is_none(),
+        Type::Array(a) => known_copy(&a.elem),
+        Type::Paren(p) => known_copy(&p.elem),
+        Type::Path(p) if p.qself.is_none() => p.path.get_ident().is_some_and(|i| {
+            [
+                "f64", "f32", "usize", "isize", "u8", "u16", "u32", "u64", "u128", "i8", "i16",
+                "i32", "i64", "i128", "bool", "char",
+            ]
+            .contains(&i.to_string().as_str())
+        }),
+        _ => false,
+    }
+}
+
 /// The vector a function returns, if it is one: `[f64; M]` or `Vec<f64>`.
 pub fn returned_vector(sig: &syn::Signature) -> Option<&Type> {
     let ReturnType::Type(_, ty) = &sig.output else {
@@ -100,12 +119,21 @@ pub fn expand(attr: TokenStream, item: syn::ItemFn, returned: Type) -> TokenStre
             );
         }
     }
-    let mut arg_names = Vec::new();
+    // The arguments of the calls `f_jacobian` and `f_adjoint` make of the
+    // function and its adjoints, several each: a parameter taken by value
+    // is cloned for each (a `Copy` one copied; an owned `Vec` or struct of
+    // constant data would be moved by the first call: E0382 until
+    // 2026-11-29), a reference passed on.
+    let mut arg_names: Vec<TokenStream> = Vec::new();
     for input in &item.sig.inputs {
         if let FnArg::Typed(pt) = input {
             match &*pt.pat {
                 Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => {
-                    arg_names.push(p.ident.clone())
+                    let name = &p.ident;
+                    arg_names.push(match known_copy(&pt.ty) {
+                        true => quote!(#name),
+                        false => quote!(::core::clone::Clone::clone(&#name)),
+                    })
                 }
                 other => cx.error_spanned_by(
                     other,
@@ -1087,7 +1115,12 @@ fn hvp_adjoint(input: &HvpInputs) -> (TokenStream, TokenStream) {
             }
             ParamClass::Constant => {
                 inputs.push(quote!(#p: #ty));
-                value_args.push(quote!(#p));
+                // (by value: a copy for the first call, moved into the
+                // second, as `arg_names` in `expand`)
+                value_args.push(match known_copy(ty) {
+                    true => quote!(#p),
+                    false => quote!(::core::clone::Clone::clone(&#p)),
+                });
                 weighted_args.push(quote!(#p));
             }
         }
