@@ -880,13 +880,9 @@ impl Lowerer<'_> {
     /// but as the value of a `let` typed `[f64; N]`, which
     /// `syntax::array_from_fn_lets` has made the loop filling the array.
     fn untyped_array_from_fn(&mut self, call: &syn::ExprCall) -> bool {
-        let Expr::Path(func) = strip_parens(&call.func) else {
-            return false;
-        };
-        let segments = &func.path.segments;
-        let from_fn = segments.len() >= 2
-            && segments[segments.len() - 1].ident == "from_fn"
-            && segments[segments.len() - 2].ident == "array";
+        let whole = Expr::Call(call.clone());
+        let from_fn =
+            super::syntax::std_fn_call(&whole, "array", "from_fn", call.args.len()).is_some();
         if from_fn {
             self.cx.error_spanned_by(
                 call,

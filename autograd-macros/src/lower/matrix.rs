@@ -4,7 +4,7 @@
 //! `let` and its uses (`matrix_locals`).
 
 use super::syntax::{
-    is_path_named, mentions_ident, pattern_names, scan_until_rebound, strip_parens,
+    is_path_named, name_scan_scoping, pattern_names, scan_until_rebound, strip_parens,
     visit_until_rebound,
 };
 use crate::names::Names;
@@ -416,21 +416,7 @@ impl<'a> Visit<'a> for MatrixUses {
         }
     }
 
-    fn visit_block(&mut self, block: &'a syn::Block) {
-        let shadowed = std::mem::replace(&mut self.shadowed, false);
-        self.visit_stmts(&block.stmts);
-        self.shadowed = shadowed;
-    }
-
-    fn visit_arm(&mut self, arm: &'a syn::Arm) {
-        if !pattern_names(&arm.pat).contains(&self.name) {
-            syn::visit::visit_arm(self, arm);
-        }
-    }
-
-    fn visit_macro(&mut self, mac: &'a syn::Macro) {
-        self.ok &= !mentions_ident(mac.tokens.clone(), &self.name);
-    }
+    name_scan_scoping!('a);
 }
 
 /// Rewrites the uses of a matrix local (see `matrix_locals`), checked by

@@ -35,7 +35,7 @@ pub fn for_each_loops(block: &mut syn::Block) {
 
 /// `expr` if it calls `std::module::name`, `core::module::name` or
 /// `module::name` (turbofish allowed) with `arity` arguments.
-fn std_fn_call<'e>(
+pub(super) fn std_fn_call<'e>(
     expr: &'e Expr,
     module: &str,
     name: &str,
@@ -1238,6 +1238,33 @@ struct ArrayUses {
     shadowed: bool,
 }
 
+/// The `Visit` methods a scan of one name's uses (`ArrayUses`,
+/// `matrix::MatrixUses`: a struct with `name`, `ok` and `shadowed` fields
+/// and a `visit_stmts`) shares: a nested block is scanned as not yet
+/// rebound (its own `let` of the name ends it there only), a `match` arm
+/// that binds the name is skipped, and the name in a macro's tokens (which
+/// the scan cannot rewrite) fails it.
+macro_rules! name_scan_scoping {
+    ($a:lifetime) => {
+        fn visit_block(&mut self, block: &$a syn::Block) {
+            let shadowed = std::mem::replace(&mut self.shadowed, false);
+            self.visit_stmts(&block.stmts);
+            self.shadowed = shadowed;
+        }
+
+        fn visit_arm(&mut self, arm: &$a syn::Arm) {
+            if !$crate::lower::syntax::pattern_names(&arm.pat).contains(&self.name) {
+                syn::visit::visit_arm(self, arm);
+            }
+        }
+
+        fn visit_macro(&mut self, mac: &$a syn::Macro) {
+            self.ok &= !$crate::lower::syntax::mentions_ident(mac.tokens.clone(), &self.name);
+        }
+    };
+}
+pub(super) use name_scan_scoping;
+
 impl ArrayUses {
     fn is_name(&self, expr: &Expr) -> bool {
         is_path_named(expr, &self.name)
@@ -1311,21 +1338,7 @@ impl<'a> Visit<'a> for ArrayUses {
         }
     }
 
-    fn visit_block(&mut self, block: &'a syn::Block) {
-        let shadowed = std::mem::replace(&mut self.shadowed, false);
-        self.visit_stmts(&block.stmts);
-        self.shadowed = shadowed;
-    }
-
-    fn visit_arm(&mut self, arm: &'a syn::Arm) {
-        if !pattern_names(&arm.pat).contains(&self.name) {
-            syn::visit::visit_arm(self, arm);
-        }
-    }
-
-    fn visit_macro(&mut self, mac: &'a syn::Macro) {
-        self.ok &= !mentions_ident(mac.tokens.clone(), &self.name);
-    }
+    name_scan_scoping!('a);
 }
 
 /// Whether `tokens` hold the identifier `name` anywhere.
