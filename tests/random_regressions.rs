@@ -2148,3 +2148,34 @@ fn if_let_of_a_reference_into_a_constant_vector() {
         assert_close(&[dz], &tape_gradient);
     }
 }
+
+// Seed 1128622 #54 (2026-11-29): a local array of arrays read inside
+// `vec![..]` (`vec![t0[a].iter().sum::<f64>(); 4]`) was refused as a use in
+// a macro's tokens; the matrix pass now reads and rewrites `vec!`'s
+// expressions as lowering parses them. Minimized by hand.
+#[differentiable]
+#[allow(clippy::useless_vec)]
+fn matrix_read_in_a_vec_macro(z: &[f64], a: usize) -> f64 {
+    let t0 = [[1.0, z[0] * 2.0], [z[1], z[0] * z[1]]];
+    let seed: Vec<f64> = vec![t0[a].iter().sum::<f64>(); 3];
+    let listed = vec![t0[0][1], t0[1][1] * 2.0];
+    seed[2] * listed[1] + listed[0]
+}
+
+fn matrix_read_in_a_vec_macro_tape<'t>(_tape: &'t Tape, x: &[Var<'t>]) -> Var<'t> {
+    // (at a = 1: the row [z1, z0 z1])
+    let (z0, z1) = (x[0], x[1]);
+    let row = z1 + z0 * z1;
+    row * (z0 * z1 * 2.0) + z0 * 2.0
+}
+
+#[test]
+fn a_matrix_read_inside_a_vec_macro() {
+    for x in [[0.3, -1.2], [-0.8, 0.6], [1.4, 1.1]] {
+        let (value, gradient) = matrix_read_in_a_vec_macro_grad(&x, 1);
+        let (tape_value, tape_gradient) = on_tape(matrix_read_in_a_vec_macro_tape, &x);
+        assert_eq!(value, matrix_read_in_a_vec_macro(&x, 1));
+        assert!((value - tape_value).abs() <= 1e-12 * (1.0 + value.abs()));
+        assert_close(&gradient, &tape_gradient);
+    }
+}

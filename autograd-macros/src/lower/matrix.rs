@@ -4,8 +4,8 @@
 //! `let` and its uses (`matrix_locals`).
 
 use super::syntax::{
-    is_path_named, name_scan_scoping, pattern_names, scan_until_rebound, strip_parens,
-    visit_until_rebound,
+    is_path_named, mentions_ident, name_scan_scoping, pattern_names, scan_until_rebound,
+    strip_parens, vec_macro_exprs, visit_until_rebound, visit_vec_macro_mut,
 };
 use crate::names::Names;
 use quote::ToTokens;
@@ -417,6 +417,16 @@ impl<'a> Visit<'a> for MatrixUses {
     }
 
     name_scan_scoping!('a);
+
+    // (inside `vec![..]`, which lowering parses, its uses are checked as
+    // anywhere; the name in any other macro's tokens, which the rewrite
+    // cannot reach, keeps the matrix as it is)
+    fn visit_macro(&mut self, mac: &'a syn::Macro) {
+        match vec_macro_exprs(mac) {
+            Some((exprs, _)) => exprs.iter().for_each(|e| self.visit_expr(e)),
+            None => self.ok &= !mentions_ident(mac.tokens.clone(), &self.name),
+        }
+    }
 }
 
 /// Rewrites the uses of a matrix local (see `matrix_locals`), checked by
@@ -552,5 +562,9 @@ impl VisitMut for MatrixRewriter<'_> {
         if !pattern_names(&arm.pat).contains(&self.shape.name) {
             syn::visit_mut::visit_arm_mut(self, arm);
         }
+    }
+
+    fn visit_macro_mut(&mut self, mac: &mut syn::Macro) {
+        visit_vec_macro_mut(self, mac);
     }
 }

@@ -165,28 +165,7 @@ pub fn if_let_elements(block: &mut syn::Block) {
 
         // (inside `vec![e; n]` and `vec![a, b]` too, which lowering parses)
         fn visit_macro_mut(&mut self, mac: &mut syn::Macro) {
-            if !mac.path.is_ident("vec") {
-                return;
-            }
-            let fill = |input: syn::parse::ParseStream| {
-                let value: Expr = input.parse()?;
-                input.parse::<syn::Token![;]>()?;
-                let len: Expr = input.parse()?;
-                Ok((value, len))
-            };
-            if let Ok((mut value, mut len)) = mac.parse_body_with(fill) {
-                self.visit_expr_mut(&mut value);
-                self.visit_expr_mut(&mut len);
-                mac.tokens = quote::quote!(#value; #len);
-                return;
-            }
-            let list = syn::punctuated::Punctuated::<Expr, syn::Token![,]>::parse_terminated;
-            if let Ok(mut items) = mac.parse_body_with(list) {
-                for item in items.iter_mut() {
-                    self.visit_expr_mut(item);
-                }
-                mac.tokens = items.to_token_stream();
-            }
+            visit_vec_macro_mut(self, mac);
         }
     }
     Rewriter.visit_block_mut(block);
@@ -228,6 +207,47 @@ fn option_match_as_if_let(m: &syn::ExprMatch) -> Option<Expr> {
     };
     let (then, otherwise) = (branch(&some.body), branch(&none.body));
     Some(syn::parse_quote!(if #test #then else #otherwise))
+}
+
+/// The expressions of `vec![e; n]` (`[e, n]`, and `true`) or `vec![a, b,
+/// ..]` (`[a, b, ..]`, and `false`), which lowering parses; `None` for any
+/// other macro.
+pub(super) fn vec_macro_exprs(mac: &syn::Macro) -> Option<(Vec<Expr>, bool)> {
+    if !mac.path.is_ident("vec") {
+        return None;
+    }
+    let fill = |input: syn::parse::ParseStream| {
+        let value: Expr = input.parse()?;
+        input.parse::<syn::Token![;]>()?;
+        let len: Expr = input.parse()?;
+        Ok((value, len))
+    };
+    if let Ok((value, len)) = mac.parse_body_with(fill) {
+        return Some((vec![value, len], true));
+    }
+    let list = syn::punctuated::Punctuated::<Expr, syn::Token![,]>::parse_terminated;
+    let items = mac.parse_body_with(list).ok()?;
+    Some((items.into_iter().collect(), false))
+}
+
+/// Visits the expressions of a `vec![..]` with `visitor` and writes them
+/// back (a pass that rewrites expressions reaches inside `vec!` as
+/// lowering does); `false` for any other macro, left as it is.
+pub(super) fn visit_vec_macro_mut<V: VisitMut>(visitor: &mut V, mac: &mut syn::Macro) -> bool {
+    let Some((mut exprs, fill)) = vec_macro_exprs(mac) else {
+        return false;
+    };
+    for e in exprs.iter_mut() {
+        visitor.visit_expr_mut(e);
+    }
+    mac.tokens = match fill {
+        true => {
+            let (value, len) = (&exprs[0], &exprs[1]);
+            quote::quote!(#value; #len)
+        }
+        false => quote::quote!(#(#exprs),*),
+    };
+    true
 }
 
 /// For `let Some(p) = x.get(i)` & co: the test that the element is there
@@ -1241,9 +1261,8 @@ struct ArrayUses {
 /// The `Visit` methods a scan of one name's uses (`ArrayUses`,
 /// `matrix::MatrixUses`: a struct with `name`, `ok` and `shadowed` fields
 /// and a `visit_stmts`) shares: a nested block is scanned as not yet
-/// rebound (its own `let` of the name ends it there only), a `match` arm
-/// that binds the name is skipped, and the name in a macro's tokens (which
-/// the scan cannot rewrite) fails it.
+/// rebound (its own `let` of the name ends it there only), and a `match`
+/// arm that binds the name is skipped.
 macro_rules! name_scan_scoping {
     ($a:lifetime) => {
         fn visit_block(&mut self, block: &$a syn::Block) {
@@ -1256,10 +1275,6 @@ macro_rules! name_scan_scoping {
             if !$crate::lower::syntax::pattern_names(&arm.pat).contains(&self.name) {
                 syn::visit::visit_arm(self, arm);
             }
-        }
-
-        fn visit_macro(&mut self, mac: &$a syn::Macro) {
-            self.ok &= !$crate::lower::syntax::mentions_ident(mac.tokens.clone(), &self.name);
         }
     };
 }
@@ -1339,6 +1354,12 @@ impl<'a> Visit<'a> for ArrayUses {
     }
 
     name_scan_scoping!('a);
+
+    // (the name in a macro's tokens, which the split cannot rewrite, keeps
+    // the array)
+    fn visit_macro(&mut self, mac: &'a syn::Macro) {
+        self.ok &= !mentions_ident(mac.tokens.clone(), &self.name);
+    }
 }
 
 /// Whether `tokens` hold the identifier `name` anywhere.
