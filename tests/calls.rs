@@ -1411,3 +1411,67 @@ fn early_calls_given_scalars() {
     common::assert_close(&d_xs, &l_xs, &xs);
     common::assert_close(&[d_x0], &[l_x0], &[x0]);
 }
+
+/// A `map` before a `filter`: the mapped value is taken once an element
+/// (the filter's test and the sum read it), as `Iterator` evaluates it, in
+/// the loop a person writes (`mapped_then_filtered_loop`). The test and the
+/// element each evaluated it until 2026-11-29.
+#[differentiable]
+fn mapped_then_filtered(x: &[f64]) -> f64 {
+    x.chunks(2)
+        .map(counted_lse)
+        .filter(|v| *v > 0.5)
+        .map(|v| v * v)
+        .sum()
+}
+
+#[differentiable]
+fn mapped_then_filtered_loop(x: &[f64]) -> f64 {
+    let mut total = 0.0;
+    for pair in x.chunks(2) {
+        let v = counted_lse(pair);
+        if v <= 0.5 {
+            continue;
+        }
+        total += v * v;
+    }
+    total
+}
+
+/// The helper's calls (primal, adjoint) while `f` runs.
+fn lse_calls(f: impl FnOnce()) -> (usize, usize) {
+    LSE_CALLS.with(|c| c.set(0));
+    LSE_ADJOINT_CALLS.with(|c| c.set(0));
+    f();
+    (
+        LSE_CALLS.with(|c| c.get()),
+        LSE_ADJOINT_CALLS.with(|c| c.get()),
+    )
+}
+
+#[test]
+fn a_map_before_a_filter_runs_once_an_element() {
+    let x = [0.3, -1.2, -2.0, -1.5, 0.9, 1.4, -3.0, -0.4];
+    let (v, g) = mapped_then_filtered_grad(&x);
+    let (v_loop, g_loop) = mapped_then_filtered_loop_grad(&x);
+    assert_eq!(v.to_bits(), v_loop.to_bits());
+    assert_eq!(v, mapped_then_filtered(&x));
+    assert_eq!(g, g_loop);
+    assert_gradient(mapped_then_filtered, &x, &g);
+    // four elements (two pass): the primal evaluates each once, as the
+    // loop does; the gradient makes the loop's calls
+    assert_eq!(
+        lse_calls(|| {
+            mapped_then_filtered(&x);
+        }),
+        (4, 0)
+    );
+    let calls = lse_calls(|| {
+        mapped_then_filtered_grad(&x);
+    });
+    assert_eq!(
+        calls,
+        lse_calls(|| drop(mapped_then_filtered_loop_grad(&x)))
+    );
+    assert_eq!(calls.0, 4);
+}

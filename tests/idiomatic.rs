@@ -1304,6 +1304,98 @@ fn filter_is_an_if() {
     );
 }
 
+/// `enumerate` after `filter` counts the elements that passed (the loop
+/// index, which counts them all, until 2026-11-29: a wrong value, silent);
+/// a `map` before a `filter` is taken once an element.
+#[differentiable]
+fn filtered_positions(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for (j, v) in x.iter().filter(|v| **v > 0.0).enumerate() {
+        s += (j as f64 + 1.0) * v;
+    }
+    let ranked: f64 = x
+        .iter()
+        .map(|v| v * v)
+        .filter(|q| *q > 0.2)
+        .enumerate()
+        .map(|(j, q)| j as f64 * q)
+        .sum();
+    let best = x
+        .iter()
+        .copied()
+        .filter(|v| *v < 1.0)
+        .enumerate()
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+        .unwrap_or((0, 0.0));
+    let late = x
+        .iter()
+        .map(|v| v.exp())
+        .filter(|e| *e > 0.5)
+        .enumerate()
+        .filter(|(j, _)| j % 2 == 1)
+        .count();
+    s + ranked + best.0 as f64 * best.1 + late as f64
+}
+
+#[differentiable]
+fn filtered_positions_loop(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    let mut j = 0;
+    for i in 0..x.len() {
+        if x[i] > 0.0 {
+            s += (j as f64 + 1.0) * x[i];
+            j += 1;
+        }
+    }
+    let mut ranked = -0.0;
+    let mut j = 0;
+    for i in 0..x.len() {
+        let q = x[i] * x[i];
+        if q > 0.2 {
+            ranked += j as f64 * q;
+            j += 1;
+        }
+    }
+    let mut best = (0, 0.0);
+    let mut found = false;
+    let mut j = 0;
+    for i in 0..x.len() {
+        if x[i] < 1.0 {
+            if !found || x[i].total_cmp(&best.1) != std::cmp::Ordering::Less {
+                best = (j, x[i]);
+                found = true;
+            }
+            j += 1;
+        }
+    }
+    let mut late = 0;
+    let mut j = 0;
+    for i in 0..x.len() {
+        if x[i].exp() > 0.5 {
+            if j % 2 == 1 {
+                late += 1;
+            }
+            j += 1;
+        }
+    }
+    s + ranked + best.0 as f64 * best.1 + late as f64
+}
+
+#[test]
+fn enumerate_after_filter_counts_what_passed() {
+    same_as_loop(
+        filtered_positions,
+        filtered_positions_grad,
+        filtered_positions_adjoint,
+        filtered_positions_loop_grad,
+        &[
+            &[0.3, -1.2, 0.7, 0.9, -0.2, 1.4],
+            &[1.5, 0.25, -0.4, -1.3, 0.6, 0.8],
+            &[-0.5, 2.0, 0.1, -0.05, 0.95, 3.0],
+        ],
+    );
+}
+
 // ----- nesting -------------------------------------------------------------------------
 
 #[differentiable]

@@ -470,7 +470,8 @@ pub enum ForIter {
 // positions computed by `render.rs` and not by anything the macro does.
 
 /// An iterator chain: a source, positional adaptors (`rev`, `skip`, `take`,
-/// `step_by`), an optional `enumerate` or `zip`, then `map`/`filter` stages.
+/// `step_by`), an optional `enumerate` or `zip`, then `map`/`filter` stages
+/// (and `enumerate` after a `filter`).
 #[derive(Clone, Debug)]
 pub struct Chain {
     pub src: Src,
@@ -565,6 +566,9 @@ pub enum Stage {
     Map(Pat, Expr),
     /// `.filter(|pat| cond)` (`pat` matches `&item`)
     Filter(Pat, Cond),
+    /// `.enumerate()` after a `filter`: items `(position among the items
+    /// that passed, item)`
+    Enumerate,
 }
 
 #[derive(Clone, Debug)]

@@ -61,7 +61,8 @@ const CONSTS: &[&str] = &[
 /// = ..`, `let [x1, x2] = *x`, `sin_cos`, tuple locals), `get`
 /// (`x.get(i).copied().unwrap_or(v)`), `extremes` (`.reduce(f64::max)`,
 /// `.max_by(|a, b| a.total_cmp(b))`, `min`, then `unwrap_or`), `argmax`
-/// (`max_by`/`min_by` of `enumerate()`'s pairs), `for-each`
+/// (`max_by`/`min_by` of `enumerate()`'s pairs), `filter-enumerate`
+/// (`.filter(..).enumerate()`, the position among what passed), `for-each`
 /// (`chain.for_each(|v| { .. });` for a `for` over a chain), `list-forms`
 /// (a vector helper's tail as a `collect()` or stores into zeros),
 /// `if-let` (`if let Some(&g) = xs.get(i) { g } else { v }`), `option-map`
@@ -2337,15 +2338,77 @@ impl Gen {
                     chain.stages.push(Stage::Map(p, body));
                     item = ItemTy::F;
                 } else {
+                    let bound = self.env.len();
                     let p = self.pat_for(&item, &mut Vec::new());
-                    let c = self.cond();
+                    // a test of the item itself half the time, so that
+                    // some items pass and some do not
+                    let c = match self.chance(0.5) {
+                        true => self.item_cond(bound).unwrap_or_else(|| self.cond()),
+                        false => self.cond(),
+                    };
                     chain.stages.push(Stage::Filter(Pat::Amp(Box::new(p)), c));
+                    if !avoid("filter-enumerate") && self.chance(0.3) {
+                        // the position among the items that passed
+                        let last = positions.len().saturating_sub(1);
+                        chain.stages.push(Stage::Enumerate);
+                        item = ItemTy::Pair(Box::new(ItemTy::Usize(0, last)), Box::new(item));
+                        if self.chance(0.7) {
+                            // a value the position weighs, so that it counts
+                            // (the filter's names out of scope)
+                            self.env.truncate(mark);
+                            let p = self.pat_for(&item, &mut Vec::new());
+                            let Pat::Pair(j, _) = &p else { unreachable!() };
+                            let Pat::Name(j) = &**j else { unreachable!() };
+                            let weight = Expr::Bin(
+                                BinOp::Mul,
+                                Box::new(Expr::Cast(IntExpr::Var(j.clone()))),
+                                Box::new(Expr::Lit(0.5, false)),
+                            );
+                            let body = Expr::Bin(
+                                BinOp::Add,
+                                Box::new(self.typed_expr(1)),
+                                Box::new(weight),
+                            );
+                            chain.stages.push(Stage::Map(p, body));
+                            item = ItemTy::F;
+                        }
+                    }
                 }
                 self.chain_depth -= 1;
                 self.env.truncate(mark);
             }
         }
         (chain, item, ids)
+    }
+
+    /// A comparison of the first name bound since `from` (a float or an
+    /// index) with a literal: `v > 0.25`, `*v <= -0.5`, `i != 1`.
+    fn item_cond(&mut self, from: usize) -> Option<Cond> {
+        let binding = self.env.get(from)?.clone();
+        let op = *self.pick(&[CmpOp::Lt, CmpOp::Le, CmpOp::Gt, CmpOp::Ge]);
+        match binding.kind {
+            Kind::Float { deref, .. } => {
+                let item = match deref {
+                    true => Expr::Deref(binding.name),
+                    false => Expr::Local(binding.name),
+                };
+                let v = self.lit_value(-1.0, 1.0);
+                let bound = match v < 0.0 {
+                    true => Expr::Neg(Box::new(Expr::Lit(-v, false))),
+                    false => Expr::Lit(v, false),
+                };
+                Some(Cond::Cmp(op, item, bound))
+            }
+            Kind::Int { lo, hi } => {
+                let k = self.rng.gen_range(lo..=hi.min(lo + 4));
+                Some(Cond::IntCmp(
+                    op,
+                    IntExpr::Var(binding.name),
+                    IntExpr::Lit(k),
+                ))
+            }
+            _ => None,
+        }
     }
 
     /// An expression plain Rust knows is an `f64`.

@@ -1374,6 +1374,7 @@ impl Printer {
                 Stage::Filter(p, cnd) => {
                     write!(s, ".filter(|{}| {})", pat_str(p), self.cond(cnd)).unwrap()
                 }
+                Stage::Enumerate => s.push_str(".enumerate()"),
             }
         }
         s
@@ -1411,7 +1412,12 @@ impl Printer {
                 .collect();
             format!("[{}]", items.join(", "))
         };
-        let head = format!("for (oracle_p, oracle_q, oracle_r, oracle_s) in {list} ");
+        // the counters of the `enumerate`s after a `filter`
+        let counters: String = (c.stages.iter().enumerate())
+            .filter(|(_, st)| matches!(st, Stage::Enumerate))
+            .map(|(k, _)| format!("let mut oracle_n{k} = 0usize; "))
+            .collect();
+        let head = format!("{counters}for (oracle_p, oracle_q, oracle_r, oracle_s) in {list} ");
         let mut lines = Vec::new();
         let (a, a_ref) = self.src_leaf(&c.src, "oracle_p", "oracle_q");
         lines.push(format!("let oracle_c0 = {a};"));
@@ -1490,6 +1496,13 @@ impl Printer {
                         self.cond(cnd)
                     ));
                     lines.push("if !oracle_keep { continue; }".to_string());
+                }
+                Stage::Enumerate => {
+                    let name = format!("oracle_i{k}");
+                    lines.push(format!(
+                        "let {name}: usize = oracle_n{k}; oracle_n{k} += 1;"
+                    ));
+                    item = Item::Pair(Box::new(Item::Leaf(name, false)), Box::new(item));
                 }
             }
         }

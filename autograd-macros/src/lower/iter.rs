@@ -3,7 +3,10 @@
 //! A chain is read into a [`Seq`]: a trip count and, for the loop's index
 //! `k`, the syntax of the `k`-th element (`w[k]`, `(w[k], x[k])`, a `map`
 //! closure's body as a block binding its parameters to the element) plus
-//! the `filter` predicates it must pass. Bounds (subslice starts, `skip`,
+//! the [`Step`]s of an iteration before it: the `filter` predicates it must
+//! pass, a mapped value they test in a `let` of its own (each closure runs
+//! once an element, as in `Iterator`), the count of the elements that
+//! passed (an `enumerate` after a `filter`). Bounds (subslice starts, `skip`,
 //! `take`, `step_by` amounts, the trip count) are constant locals computed
 //! once before the loop. Then
 //!
@@ -36,8 +39,64 @@ struct Seq {
     len: Option<Ident>,
     /// The element at index `k`.
     elem: ElemFn,
-    /// Predicates the element at `k` must pass (`filter`).
-    guards: Vec<ElemFn>,
+    /// What each iteration does before the element, in order: the
+    /// `filter` tests that skip it, with the values they share with what
+    /// follows (empty without a `filter`).
+    steps: Vec<Step>,
+    /// `elem` applies a `map` closure: a `filter` after it takes the mapped
+    /// value into a `let` ([`Step::Let`]) that the test and the element
+    /// both read, so the closure runs once an element, as `Iterator` runs
+    /// it (it ran once for the test and again for the element).
+    mapped: bool,
+    /// Counters of the elements that passed the `filter`s so far
+    /// ([`Step::Count`]), each a `usize` local set to `0` before the loop.
+    counters: Vec<Ident>,
+}
+
+/// One statement of an iteration of a filtered chain, before its element.
+enum Step {
+    /// `let name = value(k);`: a mapped value a `filter` tests.
+    Let(Ident, ElemFn),
+    /// `let g: bool = keep(k); if !g { continue; }`.
+    Guard(ElemFn),
+    /// `let index: usize = counter; counter += 1;`: the position among the
+    /// elements that passed (an `enumerate` after a `filter`).
+    Count { index: Ident, counter: Ident },
+}
+
+impl Seq {
+    /// An unfiltered chain of `len` elements.
+    fn new(len: Option<Ident>, elem: ElemFn) -> Seq {
+        Seq {
+            len,
+            elem,
+            steps: Vec::new(),
+            mapped: false,
+            counters: Vec::new(),
+        }
+    }
+
+    /// A `filter` skips some of the elements.
+    fn filtered(&self) -> bool {
+        !self.steps.is_empty()
+    }
+
+    /// `part` of an element is its index, `k` or an `enumerate` counter's.
+    fn is_index(&self, part: &Expr, k: &Expr) -> bool {
+        part == k
+            || self.steps.iter().any(|step| match step {
+                Step::Count { index, .. } => *part == parse_quote!(#index),
+                _ => false,
+            })
+    }
+
+    /// The `let`s of its counters, before the loop.
+    fn counter_lets(&self) -> Vec<syn::Stmt> {
+        self.counters
+            .iter()
+            .map(|c| parse_quote!(let mut #c: usize = 0;))
+            .collect()
+    }
 }
 
 /// Methods that start a chain from a slice.
@@ -390,7 +449,7 @@ impl Lowerer<'_> {
             .zip(&parts)
             .map(|(e, part)| parse_quote!(let #e = #part;))
             .collect();
-        let stmts: Vec<syn::Stmt> = if seq.guards.is_empty() {
+        let stmts: Vec<syn::Stmt> = if !seq.filtered() {
             let fold: syn::Stmt = parse_quote!(for #k in 1..#len {
                 #(#bind_elem)*
                 #step
@@ -424,7 +483,7 @@ impl Lowerer<'_> {
                     for (part, float) in parts.iter().zip(&floats) {
                         if *float {
                             starts.push(parse_quote!(0.0));
-                        } else if tuple && *part == kx {
+                        } else if tuple && seq.is_index(part, &kx) {
                             starts.push(parse_quote!(0usize));
                         } else {
                             self.cx.error_spanned_by(
@@ -442,13 +501,14 @@ impl Lowerer<'_> {
                 }
             };
             let found = self.fresh_ident("found");
-            let mut body = self.guard_stmts(&seq, &kx);
+            let mut body = self.step_stmts(&seq, &kx);
             body.extend(bind_elem);
             body.push(parse_quote!(if #found { #step } else {
                 #(#accs = #es;)*
                 #found = true;
             }));
             let mut stmts = lets(&starts);
+            stmts.extend(seq.counter_lets());
             stmts.push(parse_quote!(let mut #found: bool = false;));
             stmts.push(parse_quote!(for #k in 0..#len { #(#body)* }));
             if let Some(message) = &panics {
@@ -745,19 +805,32 @@ impl Lowerer<'_> {
                             ..::core::cmp::min(#first + (#k) * #size + #size, #first + #len)]),
                     }
                 });
-                Some(Seq {
-                    len: Some(count),
-                    elem,
-                    guards: Vec::new(),
-                })
+                Some(Seq::new(Some(count), elem))
             }
             ("enumerate", 0) => {
-                let inner = self.seq(&m.receiver)?;
+                let mut inner = self.seq(&m.receiver)?;
                 let elem = inner.elem.clone();
+                if !inner.filtered() {
+                    return Some(Seq {
+                        elem: Rc::new(move |k: &Expr| {
+                            let e = elem(k);
+                            parse_quote!((#k, #e))
+                        }),
+                        ..inner
+                    });
+                }
+                // after a `filter`, the position among the elements that
+                // passed it (the loop index counts them all)
+                let (index, counter) = (self.fresh_ident("i"), self.fresh_ident("n"));
+                inner.counters.push(counter.clone());
+                inner.steps.push(Step::Count {
+                    index: index.clone(),
+                    counter,
+                });
                 Some(Seq {
                     elem: Rc::new(move |k: &Expr| {
                         let e = elem(k);
-                        parse_quote!((#k, #e))
+                        parse_quote!((#index, #e))
                     }),
                     ..inner
                 })
@@ -765,7 +838,7 @@ impl Lowerer<'_> {
             ("zip", 1) => {
                 let left = self.seq(&m.receiver)?;
                 let right = self.seq(arg(0)?)?;
-                if !left.guards.is_empty() || !right.guards.is_empty() {
+                if left.filtered() || right.filtered() {
                     self.refuse_after_filter(m);
                     return None;
                 }
@@ -777,13 +850,13 @@ impl Lowerer<'_> {
                     (None, b) => b.clone(),
                 };
                 let (l, r) = (left.elem, right.elem);
+                let elem: ElemFn = Rc::new(move |k: &Expr| {
+                    let (a, b) = (l(k), r(k));
+                    parse_quote!((#a, #b))
+                });
                 Some(Seq {
-                    len,
-                    elem: Rc::new(move |k: &Expr| {
-                        let (a, b) = (l(k), r(k));
-                        parse_quote!((#a, #b))
-                    }),
-                    guards: Vec::new(),
+                    mapped: left.mapped || right.mapped,
+                    ..Seq::new(len, elem)
                 })
             }
             ("map", 1) => {
@@ -792,41 +865,55 @@ impl Lowerer<'_> {
                 let elem = inner.elem.clone();
                 Some(Seq {
                     elem: Rc::new(move |k: &Expr| f(&[elem(k)])),
+                    mapped: true,
                     ..inner
                 })
             }
             ("filter", 1) => {
                 let mut inner = self.seq(&m.receiver)?;
                 let f = self.callable(&m.args[0], 1)?;
+                if inner.mapped {
+                    // the mapped value in a `let` the test and the element
+                    // read: the `map` closure runs once an element
+                    let value = self.fresh_ident("m");
+                    inner
+                        .steps
+                        .push(Step::Let(value.clone(), inner.elem.clone()));
+                    inner.elem = Rc::new(move |_: &Expr| parse_quote!(#value));
+                    inner.mapped = false;
+                }
                 let elem = inner.elem.clone();
-                inner.guards.push(Rc::new(move |k: &Expr| f(&[elem(k)])));
+                inner
+                    .steps
+                    .push(Step::Guard(Rc::new(move |k: &Expr| f(&[elem(k)]))));
                 Some(inner)
             }
             ("rev" | "skip" | "take" | "step_by", _) => {
                 let inner = self.seq(&m.receiver)?;
-                if !inner.guards.is_empty() {
+                if inner.filtered() {
                     self.refuse_after_filter(m);
                     return None;
                 }
-                let elem = inner.elem.clone();
+                let (elem, mapped) = (inner.elem.clone(), inner.mapped);
                 let amount = arg(0).map(|a| self.const_local_of(a));
                 match (name.as_str(), inner.len, amount) {
                     ("rev", Some(len), None) => {
                         let n = len.clone();
+                        let elem: ElemFn =
+                            Rc::new(move |k: &Expr| elem(&parse_quote!(#n - 1 - (#k))));
                         Some(Seq {
-                            elem: Rc::new(move |k: &Expr| elem(&parse_quote!(#n - 1 - (#k)))),
-                            len: Some(len),
-                            guards: Vec::new(),
+                            mapped,
+                            ..Seq::new(Some(len), elem)
                         })
                     }
                     ("skip", len, Some(n)) => {
                         let len = len.map(|len| {
                             self.const_local_of(&parse_quote!((#len as usize).saturating_sub(#n)))
                         });
+                        let elem: ElemFn = Rc::new(move |k: &Expr| elem(&parse_quote!((#k) + #n)));
                         Some(Seq {
-                            elem: Rc::new(move |k: &Expr| elem(&parse_quote!((#k) + #n))),
-                            len,
-                            guards: Vec::new(),
+                            mapped,
+                            ..Seq::new(len, elem)
                         })
                     }
                     ("take", len, Some(n)) => {
@@ -837,17 +924,16 @@ impl Lowerer<'_> {
                             None => n,
                         };
                         Some(Seq {
-                            elem,
-                            len: Some(len),
-                            guards: Vec::new(),
+                            mapped,
+                            ..Seq::new(Some(len), elem)
                         })
                     }
                     ("step_by", Some(len), Some(s)) => {
                         let len = self.const_local_of(&parse_quote!((#len + #s - 1) / #s));
+                        let elem: ElemFn = Rc::new(move |k: &Expr| elem(&parse_quote!((#k) * #s)));
                         Some(Seq {
-                            elem: Rc::new(move |k: &Expr| elem(&parse_quote!((#k) * #s))),
-                            len: Some(len),
-                            guards: Vec::new(),
+                            mapped,
+                            ..Seq::new(Some(len), elem)
                         })
                     }
                     _ => {
@@ -909,11 +995,7 @@ impl Lowerer<'_> {
                 };
                 parse_quote!(__autograd_element!(#place))
             });
-            return Some(Seq {
-                len: Some(len),
-                elem,
-                guards: Vec::new(),
-            });
+            return Some(Seq::new(Some(len), elem));
         }
         let elem: ElemFn = Rc::new(move |k: &Expr| match &start {
             // a subslice of data (`x.chunks(p)`'s row): read through the
@@ -924,11 +1006,7 @@ impl Lowerer<'_> {
             None if mutable => parse_quote!(&mut #array[#k]),
             None => parse_quote!(#array[#k]),
         });
-        Some(Seq {
-            len: Some(len),
-            elem,
-            guards: Vec::new(),
-        })
+        Some(Seq::new(Some(len), elem))
     }
 
     /// `a..b`, `a..=b`, `a..`: element `k` is `a + k` in the range's type.
@@ -948,11 +1026,9 @@ impl Lowerer<'_> {
             }
             None => None,
         };
-        Some(Seq {
-            len,
-            elem: Rc::new(move |k: &Expr| parse_quote!(::autograd::__private::nth(#s.., #k))),
-            guards: Vec::new(),
-        })
+        let elem: ElemFn =
+            Rc::new(move |k: &Expr| parse_quote!(::autograd::__private::nth(#s.., #k)));
+        Some(Seq::new(len, elem))
     }
 
     /// The function an adaptor is given, as syntax applying it to
@@ -1027,15 +1103,28 @@ impl Lowerer<'_> {
         }
     }
 
-    /// The `guard; guard; ...` statements that skip an element: `let g =
-    /// keep(k); if !g { continue; }`.
-    fn guard_stmts(&mut self, seq: &Seq, k: &Expr) -> Vec<syn::Stmt> {
+    /// The statements of an iteration before its element ([`Step`]): the
+    /// tests that skip it, `let g = keep(k); if !g { continue; }`, and the
+    /// values and counts they share with what follows.
+    fn step_stmts(&mut self, seq: &Seq, k: &Expr) -> Vec<syn::Stmt> {
         let mut stmts = Vec::new();
-        for guard in &seq.guards {
-            let g = self.fresh_ident("g");
-            let test = guard(k);
-            stmts.push(parse_quote!(let #g: bool = #test;));
-            stmts.push(parse_quote!(if !#g { continue; }));
+        for step in &seq.steps {
+            match step {
+                Step::Let(name, value) => {
+                    let value = value(k);
+                    stmts.push(parse_quote!(let #name = #value;));
+                }
+                Step::Guard(keep) => {
+                    let g = self.fresh_ident("g");
+                    let test = keep(k);
+                    stmts.push(parse_quote!(let #g: bool = #test;));
+                    stmts.push(parse_quote!(if !#g { continue; }));
+                }
+                Step::Count { index, counter } => {
+                    stmts.push(parse_quote!(let #index: usize = #counter;));
+                    stmts.push(parse_quote!(#counter += 1;));
+                }
+            }
         }
         stmts
     }
@@ -1056,14 +1145,21 @@ impl Lowerer<'_> {
         };
         let k = self.fresh_ident("k");
         let kx: Expr = parse_quote!(#k);
-        let mut stmts = self.guard_stmts(&seq, &kx);
+        let mut stmts = self.step_stmts(&seq, &kx);
         let (pat, elem) = (&f.pat, (seq.elem)(&kx));
         let elem = elements_as_bound(pat, &f.body, elem);
         stmts.push(parse_quote!(let #pat = #elem;));
         stmts.extend(f.body.stmts.iter().cloned());
         let label = &f.label;
         let desugared: syn::ExprForLoop = parse_quote!(#label for #k in 0..#len { #(#stmts)* });
-        self.lower_for(&desugared);
+        if seq.counters.is_empty() {
+            self.lower_for(&desugared);
+        } else {
+            // the counters first, in the statements the loop is scanned with
+            let mut stmts = seq.counter_lets();
+            stmts.push(syn::Stmt::Expr(Expr::ForLoop(desugared), None));
+            self.lower_stmts(&stmts, None, &[]);
+        }
     }
 
     fn unbounded(&mut self, expr: &Expr) {
@@ -1097,7 +1193,7 @@ impl Lowerer<'_> {
             self.unbounded(&call.receiver);
             return true;
         };
-        if !seq.guards.is_empty() {
+        if seq.filtered() {
             self.cx.error_spanned_by(
                 call,
                 "`#[differentiable]` collects into a vector only an iterator whose length \
@@ -1267,7 +1363,7 @@ impl Lowerer<'_> {
             self.unbounded(&call.receiver);
             return Value::Const(placeholder());
         };
-        if name == "count" && seq.guards.is_empty() {
+        if name == "count" && !seq.filtered() {
             return self.lower_expr(&parse_quote!(#len));
         }
         let k = self.fresh_ident("k");
@@ -1312,7 +1408,7 @@ impl Lowerer<'_> {
             // loop index is the position in the chain unless a `filter`
             // skips elements
             "position" => {
-                if !seq.guards.is_empty() {
+                if seq.filtered() {
                     self.cx.error_spanned_by(
                         &call.method,
                         "`.position(..)` after `.filter(..)` is not supported by \
@@ -1391,10 +1487,13 @@ impl Lowerer<'_> {
                 (init, step)
             }
         };
-        let mut body = self.guard_stmts(&seq, &kx);
+        let mut body = self.step_stmts(&seq, &kx);
         body.push(step);
         let lp: syn::Stmt = parse_quote!(for #k in 0..#len { #(#body)* });
-        self.lower_stmts(&[init, lp], None, &[]);
+        let mut stmts = vec![init];
+        stmts.extend(seq.counter_lets());
+        stmts.push(lp);
+        self.lower_stmts(&stmts, None, &[]);
         self.lower_expr(&parse_quote!(#acc))
     }
 
