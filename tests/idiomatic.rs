@@ -2689,6 +2689,84 @@ fn argmax_over_enumerate_and_zip_is_its_loop() {
     }
 }
 
+/// `max_by`/`min_by` of the tuples a `map` closure returns (`.map(|(a, b)|
+/// (a * b, a + b))`), with and without a `filter` before them: the element
+/// destructured into an accumulator per part. Their expansion did not
+/// compile until 2026-11-29 (E0425: the accumulator of the whole tuple).
+#[differentiable]
+fn mapped_tuple_extremes(x: &[f64]) -> f64 {
+    let ys = [1.0, 2.0, 3.0, 4.0, 5.0];
+    let (a, b) = x
+        .iter()
+        .zip(ys.iter())
+        .map(|(a, b)| (a * b, a + b))
+        .filter(|(p, _)| *p > -1.0)
+        .min_by(|l, r| l.0.total_cmp(&r.0))
+        .unwrap_or((0.0, 0.0));
+    let (c, d) = x
+        .iter()
+        .map(|&v| (v.sin(), v * v))
+        .max_by(|l, r| l.1.total_cmp(&r.1))
+        .unwrap();
+    let (e, f) = x
+        .iter()
+        .map(|&v| {
+            let w = v * 0.5;
+            (w.exp(), w - 1.0)
+        })
+        .max_by(|l, r| l.0.total_cmp(&r.0))
+        .unwrap_or((1.0, 1.0));
+    a + b * b + c * d + e * f
+}
+
+#[differentiable]
+fn mapped_tuple_extremes_loop(x: &[f64]) -> f64 {
+    let ys = [1.0, 2.0, 3.0, 4.0, 5.0];
+    let (mut a, mut b): (f64, f64) = (0.0, 0.0);
+    let mut found = false;
+    for i in 0..x.len().min(ys.len()) {
+        let (p, q) = (x[i] * ys[i], x[i] + ys[i]);
+        if p > -1.0 && (!found || a.total_cmp(&p) == std::cmp::Ordering::Greater) {
+            a = p;
+            b = q;
+            found = true;
+        }
+    }
+    let (mut c, mut d) = (x[0].sin(), x[0] * x[0]);
+    for i in 1..x.len() {
+        let (p, q) = (x[i].sin(), x[i] * x[i]);
+        if d.total_cmp(&q) != std::cmp::Ordering::Greater {
+            c = p;
+            d = q;
+        }
+    }
+    let (mut e, mut f) = ((x[0] * 0.5).exp(), x[0] * 0.5 - 1.0);
+    for i in 1..x.len() {
+        let w = x[i] * 0.5;
+        let (p, q) = (w.exp(), w - 1.0);
+        if e.total_cmp(&p) != std::cmp::Ordering::Greater {
+            e = p;
+            f = q;
+        }
+    }
+    a + b * b + c * d + e * f
+}
+
+#[test]
+fn extremes_of_tuples_a_map_returns() {
+    same_as_loop(
+        mapped_tuple_extremes,
+        mapped_tuple_extremes_grad,
+        mapped_tuple_extremes_adjoint,
+        mapped_tuple_extremes_loop_grad,
+        &[
+            &[0.8, -1.3, 0.2, 1.7],
+            &[-0.5, 0.25, 1.5, -2.0, 0.75],
+            &[1.2, -0.1, -0.9],
+        ],
+    );
+}
+
 // `if let Some(v) = x.get(i)` (`.copied()`, `first()`, `last()`, `Some(&w)`,
 // `else if let`, as a value, on a local buffer) is the branch on the
 // element being there (refused until 2026-11-28).

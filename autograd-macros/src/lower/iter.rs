@@ -81,6 +81,38 @@ impl Seq {
         !self.steps.is_empty()
     }
 
+    /// The parts of the tuple an element ends in: a `map` closure's block
+    /// `{ let (a, b) = ..; (a * b, a + b) }` (or a [`Step::Let`] of one),
+    /// each part in a block of the statements before it, as the code that
+    /// guesses its type reads it; `None` if it does not end in one.
+    fn tuple_tail(&self, elem: &Expr, k: &Expr) -> Option<Vec<Expr>> {
+        match strip_parens(elem) {
+            Expr::Tuple(t) => Some(t.elems.iter().cloned().collect()),
+            Expr::Block(b) => {
+                let (last, init) = b.block.stmts.split_last()?;
+                let syn::Stmt::Expr(tail, None) = last else {
+                    return None;
+                };
+                let parts = self.tuple_tail(tail, k)?;
+                Some(
+                    parts
+                        .into_iter()
+                        .map(|p| parse_quote!({ #(#init)* #p }))
+                        .collect(),
+                )
+            }
+            Expr::Path(p) => {
+                let name = p.path.get_ident()?;
+                let value = self.steps.iter().find_map(|step| match step {
+                    Step::Let(n, value) if n == name => Some(value(k)),
+                    _ => None,
+                })?;
+                self.tuple_tail(&value, k)
+            }
+            _ => None,
+        }
+    }
+
     /// `part` of an element is its index, `k` or an `enumerate` counter's.
     fn is_index(&self, part: &Expr, k: &Expr) -> bool {
         part == k
@@ -357,7 +389,15 @@ impl Lowerer<'_> {
             }
         };
         let elem = (seq.elem)(&kx);
-        let tuple = matches!(strip_parens(&elem), Expr::Tuple(_));
+        // a tuple written out (`enumerate`'s, `zip`'s), or one a `map`
+        // closure ends in (`.map(|(a, b)| (a * b, a + b))`), whose parts
+        // are bound by destructuring the element
+        let written = matches!(strip_parens(&elem), Expr::Tuple(_));
+        let ended = match written {
+            true => None,
+            false => seq.tuple_tail(&elem, &kx),
+        };
+        let tuple = written || ended.is_some();
         if tuple && which == "reduce" {
             self.cx.error_spanned_by(
                 &reduce.method,
@@ -367,8 +407,10 @@ impl Lowerer<'_> {
             );
             return failed;
         }
-        let parts = tuple_parts(elem);
-        let firsts = tuple_parts((seq.elem)(&parse_quote!(0)));
+        let parts = match &ended {
+            Some(parts) => parts.clone(),
+            None => tuple_parts(elem.clone()),
+        };
         let floats: Vec<bool> = parts
             .iter()
             .map(|p| self.guess_float(p, &mut Vec::new()))
@@ -376,6 +418,19 @@ impl Lowerer<'_> {
         let n = parts.len();
         let accs: Vec<Ident> = (0..n).map(|_| self.fresh_ident("acc")).collect();
         let es: Vec<Ident> = (0..n).map(|_| self.fresh_ident("e")).collect();
+        // the first element's parts, and the `let` that binds them when
+        // the element is destructured
+        let (firsts, first_lets): (Vec<Expr>, Vec<syn::Stmt>) = match &ended {
+            None => (tuple_parts((seq.elem)(&parse_quote!(0))), Vec::new()),
+            Some(_) => {
+                let names: Vec<Ident> = (0..n).map(|_| self.fresh_ident("first")).collect();
+                let first = (seq.elem)(&parse_quote!(0));
+                (
+                    names.iter().map(|f| parse_quote!(#f)).collect(),
+                    vec![parse_quote!(let (#(#names,)*) = #first;)],
+                )
+            }
+        };
         // what the closure is given: the element, or the tuple of the
         // parts, floats by reference
         let given = |names: &[Ident]| -> Expr {
@@ -444,11 +499,14 @@ impl Lowerer<'_> {
                 .map(|((acc, ty), v)| parse_quote!(let mut #acc #ty = #v;))
                 .collect()
         };
-        let bind_elem: Vec<syn::Stmt> = es
-            .iter()
-            .zip(&parts)
-            .map(|(e, part)| parse_quote!(let #e = #part;))
-            .collect();
+        let bind_elem: Vec<syn::Stmt> = match ended {
+            Some(_) => vec![parse_quote!(let (#(#es,)*) = #elem;)],
+            None => es
+                .iter()
+                .zip(&parts)
+                .map(|(e, part)| parse_quote!(let #e = #part;))
+                .collect(),
+        };
         let stmts: Vec<syn::Stmt> = if !seq.filtered() {
             let fold: syn::Stmt = parse_quote!(for #k in 1..#len {
                 #(#bind_elem)*
@@ -457,6 +515,7 @@ impl Lowerer<'_> {
             match (&panics, &defaults) {
                 (Some(message), _) => {
                     let mut stmts = vec![parse_quote!(assert!(#len > 0, #message);)];
+                    stmts.extend(first_lets);
                     stmts.extend(lets(&firsts));
                     stmts.push(fold);
                     stmts
@@ -464,6 +523,7 @@ impl Lowerer<'_> {
                 (None, Some(defaults)) => {
                     let mut stmts = lets(defaults);
                     stmts.push(parse_quote!(if #len > 0 {
+                        #(#first_lets)*
                         #(#accs = #firsts;)*
                         #fold
                     }));
