@@ -781,6 +781,27 @@ fn decay_to(k: f64, h: f64) -> f64 {
     y + t
 }
 
+/// An insertion sort: `while j > 0 && v[j - 1] > v[j] { v.swap(j - 1, j);
+/// j -= 1; }` reads in its condition the array its body changes (by a
+/// method, `swap`), so it is not counted first on a copy of `j`: it was,
+/// on the unsorted array, until 2026-11-29 (a wrong value, silent).
+#[differentiable]
+fn insertion_sorted(x: &[f64]) -> f64 {
+    let mut v = x.to_vec();
+    for i in 1..v.len() {
+        let mut j = i;
+        while j > 0 && v[j - 1] > v[j] {
+            v.swap(j - 1, j);
+            j -= 1;
+        }
+    }
+    let mut s = 0.0;
+    for (k, a) in v.iter().enumerate() {
+        s += (k as f64 + 1.0) * a * a.abs();
+    }
+    s + v[v.len() / 2]
+}
+
 #[test]
 fn stepped_whiles_differentiate_as_their_for_loops() {
     for signal in [
@@ -790,6 +811,15 @@ fn stepped_whiles_differentiate_as_their_for_loops() {
         let (value, gradient) = fft_power_grad(&signal);
         assert_eq!(value, fft_power(&signal));
         assert_gradient(fft_power, &signal, &gradient);
+    }
+    // (no ties, where the sorted order has no derivative)
+    for x in [
+        [0.3, -0.2, 0.5, 0.1, 0.4, -0.3, 0.25, 0.6],
+        [-0.5, 0.2, 0.15, 0.3, -0.4, 0.7, 0.1, -0.2],
+    ] {
+        let (value, gradient) = insertion_sorted_grad(&x);
+        assert_eq!(value, insertion_sorted(&x));
+        assert_gradient(insertion_sorted, &x, &gradient);
     }
     // between trip-count changes of h (h = 0.1: ten or eleven steps)
     for (k, h) in [(0.7, 0.13), (1.9, 0.071), (0.2, 0.0333)] {

@@ -3764,3 +3764,146 @@ fn options_of_elements_mapped() {
         assert_gradient(|x| mapped_elements(x, i), &x, &gradient);
     }
 }
+
+// ----- sorting a local buffer (`Lowerer::buffer_method`) ----------------------------
+
+/// `sort_by`, `sort_unstable_by` and `reverse` of a local buffer: a
+/// permutation of its elements (the order `__private::sort_order` finds,
+/// then the elements gathered in it), so the derivative of a sorted slot is
+/// that of the element the sort put there; a median, a trimmed mean, the
+/// largest gaps. Refused until 2026-11-29.
+#[differentiable]
+fn sorted_statistics(x: &[f64]) -> f64 {
+    let mut v = x.to_vec();
+    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    let median = v[v.len() / 2];
+    let trimmed: f64 = v[1..v.len() - 1].iter().sum::<f64>() / (v.len() - 2) as f64;
+    let mut gaps: Vec<f64> = v.windows(2).map(|w| (w[1] - w[0]) * w[1]).collect();
+    gaps.sort_unstable_by(|a, b| b.total_cmp(a));
+    gaps.reverse();
+    median * trimmed + gaps[gaps.len() - 1] - gaps[0].exp()
+}
+
+/// The same, each sort written out as an insertion sort of swaps (stable,
+/// as `sort_by`: the same permutation, so the same values and gradient).
+#[differentiable]
+fn sorted_statistics_loop(x: &[f64]) -> f64 {
+    let mut v = x.to_vec();
+    for i in 1..v.len() {
+        let mut j = i;
+        while j > 0 && v[j - 1] > v[j] {
+            v.swap(j - 1, j);
+            j -= 1;
+        }
+    }
+    let median = v[v.len() / 2];
+    let mut trimmed = -0.0;
+    for i in 1..v.len() - 1 {
+        trimmed += v[i];
+    }
+    trimmed /= (v.len() - 2) as f64;
+    let mut gaps = vec![0.0; v.len() - 1];
+    for i in 0..v.len() - 1 {
+        gaps[i] = (v[i + 1] - v[i]) * v[i + 1];
+    }
+    // descending, then reversed: ascending
+    for i in 1..gaps.len() {
+        let mut j = i;
+        while j > 0 && gaps[j - 1] > gaps[j] {
+            gaps.swap(j - 1, j);
+            j -= 1;
+        }
+    }
+    median * trimmed + gaps[gaps.len() - 1] - gaps[0].exp()
+}
+
+#[test]
+fn sorting_a_local_buffer_permutes_its_derivatives() {
+    same_as_loop(
+        sorted_statistics,
+        sorted_statistics_grad,
+        sorted_statistics_adjoint,
+        sorted_statistics_loop_grad,
+        &[
+            &[0.7, -1.3, 0.2, 1.7, 0.45],
+            &[2.5, 0.1, -0.6, 0.9, -2.2, 1.3],
+            &[-0.4, 0.35, 1.1, -0.9],
+        ],
+    );
+}
+
+/// Sorting inside a loop nest whose reverse is recorded: the order is
+/// found from the buffer as the step left it.
+#[differentiable(hessian)]
+fn sorted_each_step(x: &[f64]) -> f64 {
+    let mut v = x.to_vec();
+    let mut total = 0.0;
+    for step in 0..3 {
+        for i in 0..v.len() {
+            v[i] = (v[i] * 1.3 + step as f64 * 0.1).sin();
+        }
+        v.sort_by(f64::total_cmp);
+        total += v[0] * (step as f64 + 1.0) + v[v.len() - 1] * v[1];
+    }
+    total
+}
+
+#[test]
+fn sorting_inside_a_recorded_nest() {
+    for x in [&[0.7, -1.3, 0.2, 1.7][..], &[1.5, 0.25, -0.4, -1.1, 0.6]] {
+        let (v, g) = sorted_each_step_grad(x);
+        assert_eq!(v, sorted_each_step(x));
+        assert_gradient(sorted_each_step, x, &g);
+        let (hv, hg, h) = sorted_each_step_hessian(x);
+        assert_eq!(hv, v);
+        assert_eq!(hg, g);
+        autograd::check::hessian(|p| sorted_each_step_grad(p).1, x, &h).assert_ok(1e-6);
+    }
+}
+
+/// `reverse` of a local buffer and of a mutable subslice of one: the swaps
+/// it stands for.
+#[differentiable]
+fn reversed_parts(x: &[f64]) -> f64 {
+    let mut v: Vec<f64> = x.iter().map(|a| a * a + a).collect();
+    v.reverse();
+    let tail = &mut v[1..];
+    tail.reverse();
+    let mut s = 0.0;
+    for (k, a) in v.iter().enumerate() {
+        s += (k as f64 + 0.5) * a;
+    }
+    s
+}
+
+#[differentiable]
+fn reversed_parts_loop(x: &[f64]) -> f64 {
+    let n = x.len();
+    let mut v = vec![0.0; n];
+    for i in 0..n {
+        v[i] = x[i] * x[i] + x[i];
+    }
+    for k in 0..n / 2 {
+        v.swap(k, n - 1 - k);
+    }
+    let m = n - 1;
+    for k in 0..m / 2 {
+        v.swap(1 + k, 1 + m - 1 - k);
+    }
+    let mut s = 0.0;
+    for k in 0..n {
+        s += (k as f64 + 0.5) * v[k];
+    }
+    s
+}
+
+#[test]
+fn reverse_is_its_swaps() {
+    same_as_loop(
+        reversed_parts,
+        reversed_parts_grad,
+        reversed_parts_adjoint,
+        reversed_parts_loop_grad,
+        &[&[0.7, -1.3, 0.2, 1.7, 0.45], &[2.5, 0.1, -0.6, 0.9]],
+    );
+}

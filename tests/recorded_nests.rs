@@ -927,3 +927,24 @@ fn a_recorded_loop_with_zero_adjoints_is_skipped_as_on_the_tape() {
     let (_, gradient) = capped_exp_sum_grad(&v);
     common::assert_gradient(capped_exp_sum, &v, &gradient);
 }
+
+// Searches of a buffer the nest changes (`partition_point`, `contains`,
+// and a `sort_by`'s order, all kept as the non-differentiated code they
+// are): recorded, since the reverse finds the buffer as it left it, not
+// as the search read it. They were recomputed there until 2026-11-29 (a
+// wrong index, silent).
+recorded_and_replayed!(searches_of_a_changing_buffer: searched, searched_grad, searched_adjoint;
+       searched_r, searched_r_grad, searched_r_adjoint; |x| {
+    let mut v = x.to_vec();
+    let mut total = 0.0;
+    for step in 0..3 {
+        for i in 0..v.len() {
+            v[i] = v[i] * 0.7 + step as f64 * 0.5;
+        }
+        let j = v.partition_point(|a| *a < 0.6).min(v.len() - 1);
+        let seen = if v.contains(&v[0]) { 1.0 } else { 0.0 };
+        v.sort_by(|a, b| b.total_cmp(a));
+        total += v[j] * (step as f64 + 1.0) + v[0] * seen;
+    }
+    total
+});

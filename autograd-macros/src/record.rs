@@ -1392,10 +1392,23 @@ fn keep_of(
     let settled_loads = settled_loads(func, &l.body);
     let settled: HashSet<VarId> = settled.difference(&declared).copied().collect();
     let settled = &settled;
+    // Whether the reverse finds float array `array` as the forward sweep
+    // left it at any point of the nest: a parameter, a local nothing
+    // from the nest on stores into, or one taken back whole. A constant
+    // that reads another (`v.partition_point(|a| *a < t)`, a `sort_by`'s
+    // order) read it as it was then: recomputed in the reverse it read the
+    // array as the reverse finds it (a wrong index, silent, until
+    // 2026-11-29), so it is recorded.
+    let array_there = |array: &VarId| {
+        func.vars[*array].kind != Kind::FloatArray
+            || matches!(func.vars[*array].origin, Origin::Param { .. })
+            || settled.contains(array)
+            || restored.contains(array)
+    };
     // What a copy, a constant or a load the reverse can read again is
     // recomputed from (`None` for any other definition).
     let copied_or_reloaded = |var: VarId, init: Option<&Rhs>| match init {
-        Some(Rhs::Use(Operand::Const(c))) => Some(c.uses.clone()),
+        Some(Rhs::Use(Operand::Const(c))) if c.uses.iter().all(array_there) => Some(c.uses.clone()),
         Some(Rhs::Use(Operand::Var(v))) => Some(vec![*v]),
         Some(Rhs::Load { array, index })
             if restored.contains(array) || settled_loads.get(&var) == Some(array) =>

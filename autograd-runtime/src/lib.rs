@@ -1559,6 +1559,22 @@ pub mod __private {
         shape.restore(record)
     }
 
+    /// The order `v.sort_by(compare)` puts the elements of `values` in:
+    /// `order[k]` is the position before the sort of the element the sort
+    /// puts at `k`. A stable sort, as `sort_by` is: equal elements keep
+    /// their order, so the sorted values are `sort_by`'s bit for bit (also
+    /// for `sort_unstable_by`, whose sorted values are the same). A
+    /// comparator that panics (`partial_cmp(..).unwrap()` of a `NaN`)
+    /// panics here as it would in the sort.
+    pub fn sort_order(
+        values: &[f64],
+        mut compare: impl FnMut(&f64, &f64) -> ::core::cmp::Ordering,
+    ) -> ::std::vec::Vec<usize> {
+        let mut order: ::std::vec::Vec<usize> = (0..values.len()).collect();
+        order.sort_by(|&i, &j| compare(&values[i], &values[j]));
+        order
+    }
+
     /// Panics with `message` unless `a == b`: the check before a whole
     /// buffer is assigned element by element (`u = next.clone();`).
     #[inline]

@@ -49,6 +49,7 @@ const WRITING_METHODS: &[&str] = &[
     "rotate_left",
     "rotate_right",
     "sort_by",
+    "sort_unstable_by",
     "iter_mut",
     "split_at_mut",
 ];
@@ -530,6 +531,17 @@ impl Lowerer<'_> {
             });
         }
         let method = call.method.to_string();
+        if method == "__autograd_sort_order" && call.args.len() == 1 {
+            // (`Lowerer::buffer_method`'s `sort_by`: the comparison kept as
+            // written, closures included)
+            let (compare, mut uses) = self.renamed_tokens(&call.args[0], true);
+            uses.push(array);
+            return Value::Const(ConstValue {
+                tokens: quote!(::autograd::__private::sort_order(&#ident[..], #compare)),
+                is_float: false,
+                uses,
+            });
+        }
         if SEARCHES.contains(&method.as_str()) {
             // (a `bool`, a position or a `Result` of one: never a float)
             let (tokens, uses) = self.renamed_tokens(&Expr::MethodCall(call.clone()), true);
@@ -549,8 +561,9 @@ impl Lowerer<'_> {
             format!(
                 "; write elements with `{ident}[i] = ..` and a whole local buffer with \
                  `{ident} = other.clone();` (as statements on a local buffer, \
-                 `{ident}.fill(v)`, `{ident}.swap(i, j)` and `{ident}.copy_from_slice(&w)`, \
-                 `(&w[a..b])` of a float array `w` or `(&[a, b])` are supported)"
+                 `{ident}.fill(v)`, `{ident}.swap(i, j)`, `{ident}.reverse()`, \
+                 `{ident}.sort_by(..)` and `{ident}.copy_from_slice(&w)`, `(&w[a..b])` of a \
+                 float array `w` or `(&[a, b])` are supported)"
             )
         } else {
             String::new()

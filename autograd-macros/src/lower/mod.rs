@@ -1445,7 +1445,19 @@ impl<'a> Lowerer<'a> {
                     && self.vars[view.array].origin == Origin::Local
         );
         if view_of_local {
-            if !(call.method == "fill" || call.method == "swap" || call.method == "copy_from_slice")
+            if call.method == "sort_by" || call.method == "sort_unstable_by" {
+                self.cx.error_spanned_by(
+                    &call.method,
+                    format!(
+                        "`.{}(..)` of a subslice is not supported by `#[differentiable]`; sort \
+                         a local buffer of its own (`let mut part = v[a..b].to_vec(); \
+                         part.sort_by(..);`), then store it back element by element",
+                        call.method
+                    ),
+                );
+                return true;
+            }
+            if !["fill", "swap", "copy_from_slice", "reverse"].contains(&&*call.method.to_string())
             {
                 return false;
             }
@@ -1541,6 +1553,32 @@ impl<'a> Lowerer<'a> {
                     }
                     _ => return false,
                 }
+            }
+            // a permutation of the elements: the order the comparison
+            // sorts them in (non-differentiated, `__private::sort_order`,
+            // through `Lowerer::array_method`), then the elements gathered
+            // in that order
+            ("sort_by" | "sort_unstable_by", [compare]) if !view_of_local => {
+                let (order, copy) = (self.fresh_ident("order"), self.fresh_ident("unsorted"));
+                syn::parse_quote!({
+                    let #order: ::std::vec::Vec<usize> = #u.__autograd_sort_order(#compare);
+                    let #copy = #u.to_vec();
+                    for #k in 0..#u.len() {
+                        #u[#k] = #copy[#order[#k]];
+                    }
+                })
+            }
+            ("reverse", []) => {
+                let (n, j) = (self.fresh_ident("n"), self.fresh_ident("j"));
+                syn::parse_quote!({
+                    let #n: usize = #u.len();
+                    for #k in 0..#n / 2 {
+                        let #j: usize = #n - 1 - #k;
+                        let #value = #u[#k];
+                        #u[#k] = #u[#j];
+                        #u[#j] = #value;
+                    }
+                })
             }
             _ => return false,
         };

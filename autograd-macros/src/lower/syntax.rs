@@ -2532,7 +2532,49 @@ pub(super) fn path_names(expr: &Expr) -> Vec<String> {
     finder.0
 }
 
-/// Whether `expr` takes `&mut name`.
+/// Methods that read their receiver and change nothing: calling one of
+/// them on a name is not a change of it (any other method may be, `v.swap(i,
+/// j)`, `v.sort_by(..)`, `idx.push(k)`, and is taken for one).
+const READING_METHODS: &[&str] = &[
+    "len",
+    "is_empty",
+    "iter",
+    "get",
+    "first",
+    "last",
+    "contains",
+    "to_vec",
+    "clone",
+    "copied",
+    "cloned",
+    "windows",
+    "chunks",
+    "chunks_exact",
+    "starts_with",
+    "ends_with",
+    "binary_search_by",
+    "binary_search_by_key",
+    "partition_point",
+    "split_at",
+    "total_cmp",
+    "partial_cmp",
+    "is_nan",
+    "is_finite",
+    "is_infinite",
+    "min",
+    "max",
+    "pow",
+    "checked_sub",
+    "saturating_sub",
+    "wrapping_sub",
+];
+
+/// Whether `expr` takes `&mut name` or calls a method on `name` (or on an
+/// element or subslice of it, `v[a..b].reverse()`) that may change it: any
+/// but the [`READING_METHODS`] and the float methods the macro
+/// differentiates. (`v.swap(j - 1, j)` in an insertion sort's `while j > 0
+/// && v[j - 1] > v[j]` was not seen as a change of `v` until 2026-11-29:
+/// its trip count was counted on the unsorted `v`, a wrong value, silent.)
 fn borrowed_mutably(expr: &Expr, name: &str) -> bool {
     struct Finder<'n>(&'n str, bool);
     impl<'a> Visit<'a> for Finder<'_> {
@@ -2543,6 +2585,20 @@ fn borrowed_mutably(expr: &Expr, name: &str) -> bool {
                 self.1 = true;
             }
             syn::visit::visit_expr_reference(self, r);
+        }
+        fn visit_expr_method_call(&mut self, call: &'a syn::ExprMethodCall) {
+            let method = call.method.to_string();
+            let mut receiver = strip_parens(&call.receiver);
+            while let Expr::Index(i) = receiver {
+                receiver = strip_parens(&i.expr);
+            }
+            if matches!(receiver, Expr::Path(p) if p.path.is_ident(self.0))
+                && !READING_METHODS.contains(&method.as_str())
+                && crate::prim::method(&method).is_none()
+            {
+                self.1 = true;
+            }
+            syn::visit::visit_expr_method_call(self, call);
         }
     }
     let mut finder = Finder(name, false);
