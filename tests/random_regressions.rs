@@ -2179,3 +2179,34 @@ fn a_matrix_read_inside_a_vec_macro() {
         assert_close(&gradient, &tape_gradient);
     }
 }
+
+// Seed 1128705 #336 (2026-11-29): `t0.partition_point(|a| *a < -0.25)`
+// beside a float parameter `a`: the closure's `*a` was read as the
+// parameter's (a float's `*` is the float in the generated code), so the
+// expansion compared a reference with a float (E0308). A name a closure or
+// block binds shadows the function's there now. Minimized by hand.
+#[differentiable]
+fn search_closure_shadowing_a_parameter(t0: [f64; 2], a: f64) -> f64 {
+    let j = t0.partition_point(|a| *a < -0.25).min(1);
+    t0[j] * a + t0[1 - j]
+}
+
+fn search_closure_shadowing_a_parameter_tape<'t>(_tape: &'t Tape, x: &[Var<'t>]) -> Var<'t> {
+    let vals = [x[0].value(), x[1].value()];
+    let j = vals.partition_point(|v| *v < -0.25).min(1);
+    x[j] * x[2] + x[1 - j]
+}
+
+#[test]
+fn a_search_closure_shadowing_a_parameter() {
+    for x in [[-0.5, 0.3, 1.2], [0.4, 0.9, -0.7], [-1.0, -0.6, 0.2]] {
+        let (value, (dt, da)) = search_closure_shadowing_a_parameter_grad([x[0], x[1]], x[2]);
+        let (tape_value, tape_gradient) = on_tape(search_closure_shadowing_a_parameter_tape, &x);
+        assert_eq!(
+            value,
+            search_closure_shadowing_a_parameter([x[0], x[1]], x[2])
+        );
+        assert!((value - tape_value).abs() <= 1e-12 * (1.0 + value.abs()));
+        assert_close(&[dt[0], dt[1], da], &tape_gradient);
+    }
+}

@@ -223,6 +223,20 @@ pub enum Stmt {
         scrut: Scrut,
         arms: Vec<(MPat, Option<Cond>, Block)>,
     },
+    /// `let name = buf.partition_point(|a| *a < bound).min(len - 1);`: a
+    /// search of a float buffer, bound as an index
+    Search {
+        name: String,
+        buf: String,
+        len: usize,
+        bound: f64,
+    },
+    /// `buf.sort_by(|a, b| a.total_cmp(b));` (`b.total_cmp(a)` if
+    /// `descending`) of a local buffer
+    Sort {
+        buf: String,
+        descending: bool,
+    },
     /// `let [mut] m = [[0.0; c]; r];` (`vec![vec![0.0; c]; r]`, or rows
     /// written out): a local array of arrays
     LetMat {

@@ -72,7 +72,9 @@ const CONSTS: &[&str] = &[
 /// = buf.split_at(k);` of a read-only buffer); `counters` (an integer a loop nest
 /// steps, `k += j`, read as `x[k % n]` and `k as f64`); `stepped-whiles`
 /// (`while k < L { ..; k = k + (k + 1); }`, stepped last); `whole-arrays`
-/// (`b = [x, y];` of a local array); `read-only-arrays` (`let b = [x, y];`
+/// (`b = [x, y];` of a local array); `searches` (`let j =
+/// buf.partition_point(|a| *a < t).min(n - 1);` of any float buffer,
+/// `buf.sort_by(|a, b| a.total_cmp(b));` of a local one); `read-only-arrays` (`let b = [x, y];`
 /// never written); `twin-loops` (a `for` over a range followed by another
 /// over the same range with the same index, which the macro may fuse);
 /// `nests` (functions that are nests over buffers, `nests.rs`: the mix of
@@ -1766,7 +1768,7 @@ enum ItemTy {
 impl Gen {
     fn idiom_stmt(&mut self, depth: usize) -> Option<Stmt> {
         let nested = depth < 2;
-        match self.rng.gen_range(0..15) {
+        match self.rng.gen_range(0..17) {
             0..=3 if nested && !avoid("iterators") => self.for_chain(depth),
             4 if !avoid("iterators") => self.iter_mut_stmt(),
             5..=6 if !avoid("destructuring") => self.destructure(),
@@ -1776,6 +1778,7 @@ impl Gen {
             10..=11 if nested && !avoid("match") => Some(self.match_stmt(depth)),
             12..=13 if nested && !avoid("summed-calls") => self.sum_of_calls(depth),
             14 if !avoid("split-at") => self.split_at(),
+            15..=16 if !avoid("searches") => self.search_stmt(),
             _ if !avoid("matrices") && self.chance(0.5) => self.matrix_stmt(),
             _ => None,
         }
@@ -1838,6 +1841,54 @@ impl Gen {
             items,
             vec,
             mutable,
+        })
+    }
+
+    /// A search of a float buffer bound as an index (`let j =
+    /// buf.partition_point(|a| *a < 0.5).min(len - 1);`), or a sort of a
+    /// local buffer (`buf.sort_by(|a, b| a.total_cmp(b));`): the search is
+    /// code the macro keeps as written and must not recompute from a
+    /// buffer changed since; the sort a permutation of the derivatives.
+    fn search_stmt(&mut self) -> Option<Stmt> {
+        let locals: Vec<(String, usize)> = [BufClass::LocalArray, BufClass::LocalVec]
+            .into_iter()
+            .flat_map(|class| self.writable_bufs(Some(class)))
+            .collect();
+        if !locals.is_empty() && self.chance(0.4) {
+            let (buf, _) = self.pick(&locals).clone();
+            let descending = self.chance(0.5);
+            return Some(Stmt::Sort { buf, descending });
+        }
+        let sources: Vec<(String, usize)> = self
+            .visible()
+            .into_iter()
+            .filter_map(|b| match b.kind {
+                Kind::Buf { len, .. } if len >= 1 => Some((b.name, len)),
+                _ => None,
+            })
+            .collect();
+        if sources.is_empty() {
+            return None;
+        }
+        let (buf, len) = self.pick(&sources).clone();
+        let bound = self.lit_value(-1.0, 1.5);
+        let taken: Vec<String> = self.visible().into_iter().map(|b| b.name).collect();
+        let mut name = self.fresh_local();
+        for _ in 0..64 {
+            if !taken.contains(&name) {
+                break;
+            }
+            name = self.fresh_local();
+        }
+        if taken.contains(&name) {
+            return None;
+        }
+        self.bind(&name, Kind::Int { lo: 0, hi: len - 1 });
+        Some(Stmt::Search {
+            name,
+            buf,
+            len,
+            bound,
         })
     }
 

@@ -605,6 +605,38 @@ impl Printer {
             Stmt::SplitAt { buf, at, lo, hi } => {
                 self.line(&format!("let ({lo}, {hi}) = {buf}.split_at({at});"))
             }
+            Stmt::Search {
+                name,
+                buf,
+                len,
+                bound,
+            } => {
+                let bound = lit(*bound);
+                let last = len - 1;
+                if self.tape() {
+                    // (the same search, on the values)
+                    self.line(&format!(
+                        "let {name} = {{ let oracle_vals: Vec<f64> = {buf}.iter().map(|a| a.value()).collect(); oracle_vals.partition_point(|a| *a < {bound}) }}.min({last});"
+                    ));
+                } else {
+                    self.line(&format!(
+                        "let {name} = {buf}.partition_point(|a| *a < {bound}).min({last});"
+                    ));
+                }
+            }
+            Stmt::Sort { buf, descending } => {
+                let (a, b) = match descending {
+                    true => ("b", "a"),
+                    false => ("a", "b"),
+                };
+                if self.tape() {
+                    self.line(&format!(
+                        "{buf}.sort_by(|a, b| {a}.value().total_cmp(&{b}.value()));"
+                    ));
+                } else {
+                    self.line(&format!("{buf}.sort_by(|a, b| {a}.total_cmp({b}));"));
+                }
+            }
             Stmt::IterMut {
                 buf,
                 len,

@@ -1746,9 +1746,12 @@ impl VisitMut for Renamer<'_, '_> {
                 inner = &u.expr;
             }
             let Expr::Path(path) = inner else { break };
+            // (not a name a block or a closure here binds, which shadows
+            // the function's: `|a| *a < t` beside a float parameter `a`)
             let float = path
                 .path
                 .get_ident()
+                .filter(|i| !self.is_block_local(&i.to_string()))
                 .and_then(|i| self.lowerer.lookup(&i.to_string()))
                 .is_some_and(|id| self.lowerer.vars[id].kind == Kind::Float);
             if !float {
