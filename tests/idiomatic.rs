@@ -3907,3 +3907,95 @@ fn reverse_is_its_swaps() {
         &[&[0.7, -1.3, 0.2, 1.7, 0.45], &[2.5, 0.1, -0.6, 0.9]],
     );
 }
+
+// ----- `find` (`Lowerer::reduce_unwrapped`) ----------------------------------------
+
+/// `find(p)` unwrapped at once: the first element that passes `p` (the loop
+/// stopping there), or `unwrap_or`'s value; its closure given a reference
+/// to the item as `Iterator` gives it (`|(i, v)| *i > 0`). Refused until
+/// 2026-11-29.
+#[differentiable]
+fn found(x: &[f64]) -> f64 {
+    let first_big = x.iter().copied().find(|v| *v > 0.5).unwrap_or(0.0);
+    let negative = x.iter().find(|v| **v < 0.0).copied().unwrap_or(1.0);
+    let square = x.iter().map(|v| v * v).find(|q| *q > 1.0).unwrap();
+    let (i, w) = x
+        .iter()
+        .copied()
+        .enumerate()
+        .find(|(i, v)| *i > 0 && *v > 0.1)
+        .unwrap_or((0, 0.0));
+    let late = x
+        .iter()
+        .copied()
+        .filter(|v| v.abs() < 2.0)
+        .enumerate()
+        .find(|&(j, _)| j == 2)
+        .map(|(_, v)| v)
+        .unwrap();
+    first_big * negative + square + w * i as f64 + late
+}
+
+#[differentiable]
+fn found_loop(x: &[f64]) -> f64 {
+    let mut first_big = 0.0;
+    for i in 0..x.len() {
+        if x[i] > 0.5 {
+            first_big = x[i];
+            break;
+        }
+    }
+    let mut negative = 1.0;
+    for i in 0..x.len() {
+        if x[i] < 0.0 {
+            negative = x[i];
+            break;
+        }
+    }
+    let mut square = 0.0;
+    let mut any = false;
+    for i in 0..x.len() {
+        let q = x[i] * x[i];
+        if q > 1.0 {
+            square = q;
+            any = true;
+            break;
+        }
+    }
+    assert!(any);
+    let (mut i, mut w) = (0, 0.0);
+    for k in 0..x.len() {
+        if k > 0 && x[k] > 0.1 {
+            i = k;
+            w = x[k];
+            break;
+        }
+    }
+    let mut late = 0.0;
+    let mut j = 0;
+    for k in 0..x.len() {
+        if x[k].abs() < 2.0 {
+            if j == 2 {
+                late = x[k];
+                break;
+            }
+            j += 1;
+        }
+    }
+    first_big * negative + square + w * i as f64 + late
+}
+
+#[test]
+fn find_is_the_first_element_that_passes() {
+    same_as_loop(
+        found,
+        found_grad,
+        found_adjoint,
+        found_loop_grad,
+        &[
+            &[0.3, -1.3, 0.2, 1.7, 0.45],
+            &[2.5, 0.15, -0.6, 0.9, -2.2, 1.3],
+            &[-0.4, 0.35, 1.1, -0.9, 0.05],
+        ],
+    );
+}

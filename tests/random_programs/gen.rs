@@ -2405,8 +2405,9 @@ impl Gen {
                         item = ItemTy::Pair(Box::new(ItemTy::Usize(0, last)), Box::new(item));
                         if self.chance(0.7) {
                             // a value the position weighs, so that it counts
-                            // (the filter's names out of scope)
-                            self.env.truncate(mark);
+                            // (the filter's names out of scope; the
+                            // mutables `hide_mutables` hid, still hidden)
+                            self.env.truncate(bound);
                             let p = self.pat_for(&item, &mut Vec::new());
                             let Pat::Pair(j, _) = &p else { unreachable!() };
                             let Pat::Name(j) = &**j else { unreachable!() };

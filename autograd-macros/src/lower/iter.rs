@@ -76,6 +76,38 @@ impl Seq {
         }
     }
 
+    /// Filters the chain by `keep` (a `filter`'s or a `find`'s closure):
+    /// its test, after the mapped value in a `let` named `value` the test
+    /// and the element read, so that the `map` closure runs once an
+    /// element.
+    fn filter_by(&mut self, value: Ident, keep: ApplyFn, pat: Option<syn::Pat>) {
+        if self.mapped {
+            self.steps.push(Step::Let(value.clone(), self.elem.clone()));
+            self.elem = Rc::new(move |_: &Expr| parse_quote!(#value));
+            self.mapped = false;
+        }
+        let elem = self.elem.clone();
+        // (the test is given a reference to the element, as `Iterator`
+        // gives it: an `enumerate` index a tuple pattern binds is a
+        // reference, `|(i, _)| *i > 0`; the float parts are the floats,
+        // whatever their `*`s)
+        let indices: Vec<Ident> = self
+            .steps
+            .iter()
+            .filter_map(|step| match step {
+                Step::Count { index, .. } => Some(index.clone()),
+                _ => None,
+            })
+            .collect();
+        self.steps.push(Step::Guard(Rc::new(move |k: &Expr| {
+            let elem = match &pat {
+                Some(pat) => indices_by_reference(elem(k), pat, k, &indices),
+                None => elem(k),
+            };
+            keep(&[elem])
+        })));
+    }
+
     /// A `filter` skips some of the elements.
     fn filtered(&self) -> bool {
         !self.steps.is_empty()
@@ -111,6 +143,20 @@ impl Seq {
             }
             _ => None,
         }
+    }
+
+    /// `expr`, or the value of the [`Step::Let`] it names.
+    fn resolved(&self, expr: &Expr, k: &Expr) -> Expr {
+        let Expr::Path(p) = strip_parens(expr) else {
+            return expr.clone();
+        };
+        let value = p.path.get_ident().and_then(|name| {
+            self.steps.iter().find_map(|step| match step {
+                Step::Let(n, value) if n == name => Some(value(k)),
+                _ => None,
+            })
+        });
+        value.unwrap_or_else(|| expr.clone())
     }
 
     /// `part` of an element is its index, `k` or an `enumerate` counter's.
@@ -176,7 +222,7 @@ const REFUSED_ADAPTORS: &[&str] = &[
 /// Consumers lowered here.
 const CONSUMERS: &[&str] = &["sum", "product", "fold", "count", "any", "all", "position"];
 /// Consumers lowered only unwrapped at once (`reduce_unwrapped`).
-const REDUCERS: &[&str] = &["reduce", "max_by", "min_by"];
+const REDUCERS: &[&str] = &["reduce", "max_by", "min_by", "find"];
 /// Consumers refused, with the loop to write instead.
 const REFUSED_CONSUMERS: &[&str] = &[
     "max",
@@ -188,7 +234,6 @@ const REFUSED_CONSUMERS: &[&str] = &[
     "reduce",
     "last",
     "nth",
-    "find",
     "find_map",
     "collect",
     "for_each",
@@ -362,9 +407,10 @@ impl Lowerer<'_> {
             return None;
         }
         let failed = Some(Bound::Value(Value::Const(placeholder())));
-        let Some(seq) = self.seq(&reduce.receiver) else {
+        let Some(mut seq) = self.seq(&reduce.receiver) else {
             return failed;
         };
+        let find = which == "find";
         let Some(len) = seq.len.clone() else {
             self.unbounded(&reduce.receiver);
             return failed;
@@ -374,7 +420,16 @@ impl Lowerer<'_> {
                 return failed;
             }
         }
-        let f = self.callable(&reduce.args[0], 2)?;
+        // `find(p)`: the first element of the chain filtered by `p`
+        // (`Step::Guard`), the loop stopping there; the others fold
+        let f = match find {
+            true => {
+                let p = self.callable(&reduce.args[0], 1)?;
+                seq.filter_by(self.fresh_ident("m"), p, closure_pattern(&reduce.args[0]));
+                None
+            }
+            false => Some(self.callable(&reduce.args[0], 2)?),
+        };
         let mapped = match mapped {
             Some(g) => Some(self.callable(g, 1)?),
             None => None,
@@ -411,9 +466,11 @@ impl Lowerer<'_> {
             Some(parts) => parts.clone(),
             None => tuple_parts(elem.clone()),
         };
+        // (a part a `Step::Let` holds, the mapped value a `filter` or a
+        // `find` tests, is what it was computed from)
         let floats: Vec<bool> = parts
             .iter()
-            .map(|p| self.guess_float(p, &mut Vec::new()))
+            .map(|p| self.guess_float(&seq.resolved(p, &kx), &mut Vec::new()))
             .collect();
         let n = parts.len();
         let accs: Vec<Ident> = (0..n).map(|_| self.fresh_ident("acc")).collect();
@@ -444,13 +501,15 @@ impl Lowerer<'_> {
             });
             parse_quote!((#(#items,)*))
         };
-        let step: syn::Stmt = match which.as_str() {
-            "reduce" => {
+        let step: syn::Stmt = match (which.as_str(), &f) {
+            // (a `find` stops at the first element that passes)
+            (_, None) => parse_quote!(break;),
+            ("reduce", Some(f)) => {
                 let acc = &accs[0];
                 let next = f(&[given(&accs), given(&es)]);
                 parse_quote!(#acc = #next;)
             }
-            max_or_min => {
+            (max_or_min, Some(f)) => {
                 let (a, e) = (given(&accs), given(&es));
                 let greater = f(&[parse_quote!(&#a), parse_quote!(&#e)]);
                 let g = self.fresh_ident("g");
@@ -563,10 +622,17 @@ impl Lowerer<'_> {
             let found = self.fresh_ident("found");
             let mut body = self.step_stmts(&seq, &kx);
             body.extend(bind_elem);
-            body.push(parse_quote!(if #found { #step } else {
-                #(#accs = #es;)*
-                #found = true;
-            }));
+            body.push(match find {
+                true => parse_quote!({
+                    #(#accs = #es;)*
+                    #found = true;
+                    break;
+                }),
+                false => parse_quote!(if #found { #step } else {
+                    #(#accs = #es;)*
+                    #found = true;
+                }),
+            });
             let mut stmts = lets(&starts);
             stmts.extend(seq.counter_lets());
             stmts.push(parse_quote!(let mut #found: bool = false;));
@@ -932,20 +998,7 @@ impl Lowerer<'_> {
             ("filter", 1) => {
                 let mut inner = self.seq(&m.receiver)?;
                 let f = self.callable(&m.args[0], 1)?;
-                if inner.mapped {
-                    // the mapped value in a `let` the test and the element
-                    // read: the `map` closure runs once an element
-                    let value = self.fresh_ident("m");
-                    inner
-                        .steps
-                        .push(Step::Let(value.clone(), inner.elem.clone()));
-                    inner.elem = Rc::new(move |_: &Expr| parse_quote!(#value));
-                    inner.mapped = false;
-                }
-                let elem = inner.elem.clone();
-                inner
-                    .steps
-                    .push(Step::Guard(Rc::new(move |k: &Expr| f(&[elem(k)]))));
+                inner.filter_by(self.fresh_ident("m"), f, closure_pattern(&m.args[0]));
                 Some(inner)
             }
             ("rev" | "skip" | "take" | "step_by", _) => {
@@ -1779,6 +1832,38 @@ fn element_of(expr: &Expr) -> Option<Element<'_>> {
         }
         ("first", 0) => Some(Element::First(&m.receiver)),
         ("last", 0) => Some(Element::Last(&m.receiver)),
+        _ => None,
+    }
+}
+
+/// `elem` with the parts that are indices (the loop's `k`, an `enumerate`
+/// counter's `index`) by reference, `(&k, x[k])`, where the tuple pattern
+/// `pat` (no `&`) of a `filter` or `find` closure binds them: given a
+/// reference to the item, as `Iterator` gives it, such a pattern binds
+/// references (`|(i, _)| *i > 0`); one under `&` (`|&(i, v)|`) binds values.
+fn indices_by_reference(elem: Expr, pat: &syn::Pat, k: &Expr, indices: &[Ident]) -> Expr {
+    let (Expr::Tuple(mut t), syn::Pat::Tuple(pats)) = (elem.clone(), pat) else {
+        return elem;
+    };
+    if t.elems.len() != pats.elems.len() {
+        return elem;
+    }
+    for (part, pat) in t.elems.iter_mut().zip(&pats.elems) {
+        let is_index = *part == *k
+            || matches!(&*part, Expr::Path(p) if indices.iter().any(|i| p.path.is_ident(i)));
+        *part = match (is_index, pat) {
+            (true, syn::Pat::Ident(_)) => parse_quote!(&#part),
+            (false, syn::Pat::Tuple(_)) => indices_by_reference(part.clone(), pat, k, indices),
+            _ => part.clone(),
+        };
+    }
+    Expr::Tuple(t)
+}
+
+/// The pattern of a closure's one parameter (`None` for a function's name).
+fn closure_pattern(f: &Expr) -> Option<syn::Pat> {
+    match strip_parens(f) {
+        Expr::Closure(c) if c.inputs.len() == 1 => Some(c.inputs[0].clone()),
         _ => None,
     }
 }
