@@ -605,22 +605,29 @@ impl Gen {
         }
     }
 
+    /// A local name nothing visible has (`Err` with the last one tried,
+    /// visible, after 64 tries).
+    fn unshadowing_local(&mut self) -> Result<String, String> {
+        let taken: Vec<String> = self.visible().into_iter().map(|b| b.name).collect();
+        let mut name = self.fresh_local();
+        for _ in 0..64 {
+            if !taken.contains(&name) {
+                return Ok(name);
+            }
+            name = self.fresh_local();
+        }
+        Err(name)
+    }
+
     /// `let mut k = 0; for .. { .. }` whose statements may step `k`
     /// (`k += 1`, `k += j`, `k = k + 2`), in a bare block.
     fn counted_for(&mut self, depth: usize) -> Stmt {
         // a name nothing visible has: a counter shadowing a buffer would
         // turn the buffer's reads (`w.len()`) into the counter's
-        let taken: Vec<String> = self.visible().into_iter().map(|b| b.name).collect();
-        let mut counter = self.fresh_local();
-        for _ in 0..64 {
-            if !taken.contains(&counter) {
-                break;
-            }
-            counter = self.fresh_local();
-        }
-        if taken.contains(&counter) {
-            counter = format!("{counter}_k");
-        }
+        let counter = match self.unshadowing_local() {
+            Ok(name) => name,
+            Err(name) => format!("{name}_k"),
+        };
         let mark = self.env.len();
         // Unbounded for the generator: never an index but through `% n`.
         self.bind(&counter, Kind::Int { lo: 0, hi: 1 << 30 });
@@ -1872,17 +1879,7 @@ impl Gen {
         }
         let (buf, len) = self.pick(&sources).clone();
         let bound = self.lit_value(-1.0, 1.5);
-        let taken: Vec<String> = self.visible().into_iter().map(|b| b.name).collect();
-        let mut name = self.fresh_local();
-        for _ in 0..64 {
-            if !taken.contains(&name) {
-                break;
-            }
-            name = self.fresh_local();
-        }
-        if taken.contains(&name) {
-            return None;
-        }
+        let name = self.unshadowing_local().ok()?;
         self.bind(&name, Kind::Int { lo: 0, hi: len - 1 });
         Some(Stmt::Search {
             name,

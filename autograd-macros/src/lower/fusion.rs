@@ -153,35 +153,6 @@ struct Uses {
     mentioned: HashMap<String, bool>,
 }
 
-/// Methods that do not change their receiver besides `f64`'s
-/// differentiable ones (`prim::method`): those of `f64` the macro keeps
-/// as written and the slice methods it accepts. Any other method may
-/// (`push`, `fill`, a user's trait), so its receiver counts as changed.
-const READ_ONLY_METHODS: &[&str] = &[
-    "fract",
-    "sin_cos",
-    "is_nan",
-    "is_finite",
-    "is_sign_negative",
-    "is_sign_positive",
-    "len",
-    "is_empty",
-    "iter",
-    "get",
-    "first",
-    "last",
-    "to_vec",
-    "contains",
-    "clone",
-    "chunks",
-    "windows",
-];
-
-/// Whether `method` leaves its receiver as it is.
-fn read_only(method: &str) -> bool {
-    crate::prim::method(method).is_some() || READ_ONLY_METHODS.contains(&method)
-}
-
 impl Uses {
     /// The uses of `body`, a loop body over `index`; `None` if it leaves
     /// the loop, holds a macro or binds `index`.
@@ -262,7 +233,7 @@ impl<'a> Visit<'a> for Scan<'_> {
             Expr::Binary(b) if super::syntax::is_compound(&b.op) => self.change(&b.left),
             Expr::Reference(r) if r.mutability.is_some() => self.change(&r.expr),
             Expr::MethodCall(m) => {
-                if !read_only(&m.method.to_string()) {
+                if !super::syntax::read_only_method(&m.method.to_string()) {
                     self.change(&m.receiver);
                 }
                 if m.method == "len" && m.args.is_empty() {

@@ -2532,47 +2532,54 @@ pub(super) fn path_names(expr: &Expr) -> Vec<String> {
     finder.0
 }
 
-/// Methods that read their receiver and change nothing: calling one of
-/// them on a name is not a change of it (any other method may be, `v.swap(i,
-/// j)`, `v.sort_by(..)`, `idx.push(k)`, and is taken for one).
-const READING_METHODS: &[&str] = &[
+/// Methods that leave their receiver as it is, besides `f64`'s
+/// differentiable ones (`prim::method`): those of `f64` and of integers the
+/// macro keeps as written and the slice methods it accepts. Calling any
+/// other method on a name may change it (`v.swap(i, j)`, `v.sort_by(..)`,
+/// `idx.push(k)`, a user's trait), and is taken for a change.
+const READ_ONLY_METHODS: &[&str] = &[
+    "fract",
+    "sin_cos",
+    "is_nan",
+    "is_finite",
+    "is_infinite",
+    "is_sign_negative",
+    "is_sign_positive",
+    "total_cmp",
+    "partial_cmp",
     "len",
     "is_empty",
     "iter",
     "get",
     "first",
     "last",
-    "contains",
     "to_vec",
+    "contains",
     "clone",
     "copied",
     "cloned",
-    "windows",
     "chunks",
     "chunks_exact",
+    "windows",
     "starts_with",
     "ends_with",
     "binary_search_by",
     "binary_search_by_key",
     "partition_point",
     "split_at",
-    "total_cmp",
-    "partial_cmp",
-    "is_nan",
-    "is_finite",
-    "is_infinite",
-    "min",
-    "max",
-    "pow",
     "checked_sub",
     "saturating_sub",
     "wrapping_sub",
 ];
 
+/// Whether `method` leaves its receiver as it is ([`READ_ONLY_METHODS`]).
+pub(super) fn read_only_method(method: &str) -> bool {
+    crate::prim::method(method).is_some() || READ_ONLY_METHODS.contains(&method)
+}
+
 /// Whether `expr` takes `&mut name` or calls a method on `name` (or on an
-/// element or subslice of it, `v[a..b].reverse()`) that may change it: any
-/// but the [`READING_METHODS`] and the float methods the macro
-/// differentiates. (`v.swap(j - 1, j)` in an insertion sort's `while j > 0
+/// element or subslice of it, `v[a..b].reverse()`) that may change it
+/// (not [`read_only_method`]). (`v.swap(j - 1, j)` in an insertion sort's `while j > 0
 /// && v[j - 1] > v[j]` was not seen as a change of `v` until 2026-11-29:
 /// its trip count was counted on the unsorted `v`, a wrong value, silent.)
 fn borrowed_mutably(expr: &Expr, name: &str) -> bool {
@@ -2593,8 +2600,7 @@ fn borrowed_mutably(expr: &Expr, name: &str) -> bool {
                 receiver = strip_parens(&i.expr);
             }
             if matches!(receiver, Expr::Path(p) if p.path.is_ident(self.0))
-                && !READING_METHODS.contains(&method.as_str())
-                && crate::prim::method(&method).is_none()
+                && !read_only_method(&method)
             {
                 self.1 = true;
             }
