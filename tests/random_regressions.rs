@@ -2210,3 +2210,37 @@ fn a_search_closure_shadowing_a_parameter() {
         assert_close(&[dt[0], dt[1], da], &tape_gradient);
     }
 }
+
+// Seed 1128709 #268 (2026-11-29): a search of a subslice view
+// (`let (lo, hi) = p.split_at(1);` then `lo.partition_point(..)`) was
+// refused ("a subslice cannot be used as a number here"); it is the search
+// of the subslice it stands for now. Minimized by hand, with a view of a
+// differentiated buffer and one of data.
+#[differentiable(wrt(p))]
+fn search_of_a_subslice(p: [f64; 3], data: &[f64]) -> f64 {
+    let (lo, hi) = p.split_at(1);
+    let out = hi.partition_point(|a| *a < 0.5).min(1);
+    let row = &data[1..3];
+    let k = row.partition_point(|d| *d < 0.0);
+    hi[out] * lo[0] + p[k] * 2.0
+}
+
+fn search_of_a_subslice_tape<'t>(_tape: &'t Tape, x: &[Var<'t>]) -> Var<'t> {
+    let hi = [x[1].value(), x[2].value()];
+    let out = hi.partition_point(|a| *a < 0.5).min(1);
+    let row = [0.3, -0.4];
+    let k = row.partition_point(|d| *d < 0.0);
+    x[1 + out] * x[0] + x[k] * 2.0
+}
+
+#[test]
+fn a_search_of_a_subslice_view() {
+    let data = [9.0, 0.3, -0.4];
+    for x in [[-0.5, 0.3, 1.2], [0.4, 0.9, -0.7], [-1.0, -0.6, 0.7]] {
+        let (value, gradient) = search_of_a_subslice_grad(x, &data);
+        let (tape_value, tape_gradient) = on_tape(search_of_a_subslice_tape, &x);
+        assert_eq!(value, search_of_a_subslice(x, &data));
+        assert!((value - tape_value).abs() <= 1e-12 * (1.0 + value.abs()));
+        assert_close(&gradient, &tape_gradient);
+    }
+}

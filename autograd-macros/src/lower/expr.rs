@@ -414,6 +414,34 @@ impl Lowerer<'_> {
                     uses: view.len.uses,
                 });
             }
+            // a search of a subslice (`let (lo, hi) = x.split_at(k);` then
+            // `lo.partition_point(|a| *a < t)`): of the subslice it stands
+            // for, kept as it is (seed 1128709 #268: refused as a number)
+            Some(super::pattern::Bound::View(view)) if SEARCHES.contains(&name.as_str()) => {
+                let ident = self.vars[view.array].ident.clone();
+                let (start, len) = (
+                    parenthesize(view.start.tokens),
+                    parenthesize(view.len.tokens),
+                );
+                let mut searched = call.clone();
+                searched.receiver = Box::new(syn::parse_quote!(__autograd_view));
+                let (tokens, mut uses) = self.renamed_tokens(&Expr::MethodCall(searched), true);
+                uses.extend(view.start.uses);
+                uses.extend(view.len.uses);
+                uses.push(view.array);
+                // (`__autograd_view` is replaced after renaming: it names
+                // no local, and the subslice's tokens are renamed already)
+                let tokens = replace_ident(
+                    tokens,
+                    "__autograd_view",
+                    &quote!((#ident[#start..#start + #len])),
+                );
+                return Value::Const(ConstValue {
+                    tokens,
+                    is_float: false,
+                    uses,
+                });
+            }
             // an array a closure returned, kept as its parts
             Some(super::pattern::Bound::Parts(parts)) if name == "len" && call.args.is_empty() => {
                 let len = proc_macro2::Literal::usize_suffixed(parts.len());
@@ -2088,6 +2116,26 @@ fn is_float_type(ty: &syn::Type) -> bool {
 fn callee_name(call: &dyn ToTokens) -> String {
     let text = call.to_token_stream().to_string();
     text.split('(').next().unwrap_or("").trim().replace(' ', "")
+}
+
+/// `tokens` with every identifier `name` (inside groups too) replaced by
+/// `with`.
+fn replace_ident(tokens: TokenStream, name: &str, with: &TokenStream) -> TokenStream {
+    tokens
+        .into_iter()
+        .flat_map(|tree| -> TokenStream {
+            match tree {
+                TokenTree::Ident(ident) if ident == name => with.clone(),
+                TokenTree::Group(group) => {
+                    let inner = replace_ident(group.stream(), name, with);
+                    let mut replaced = proc_macro2::Group::new(group.delimiter(), inner);
+                    replaced.set_span(group.span());
+                    TokenTree::Group(replaced).into()
+                }
+                other => other.into(),
+            }
+        })
+        .collect()
 }
 
 /// Wraps `tokens` in parentheses unless it is a single token (a name or a
