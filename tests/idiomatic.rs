@@ -1381,6 +1381,66 @@ fn filtered_positions_loop(x: &[f64]) -> f64 {
     s + ranked + best.0 as f64 * best.1 + late as f64
 }
 
+/// `position` after a `filter`: the position among the elements that
+/// passed (refused until 2026-11-29).
+#[differentiable]
+fn filtered_position(x: &[f64]) -> f64 {
+    let k = x
+        .iter()
+        .filter(|v| **v > 0.0)
+        .position(|&v| v > 1.0)
+        .unwrap_or(0);
+    let j = x
+        .iter()
+        .map(|v| v * v)
+        .filter(|q| *q < 4.0)
+        .position(|q| q > 0.3)
+        .unwrap_or(1);
+    x[k] * x[j] + k as f64
+}
+
+#[differentiable]
+fn filtered_position_loop(x: &[f64]) -> f64 {
+    let mut k = 0;
+    let mut passed = 0;
+    for i in 0..x.len() {
+        if x[i] > 0.0 {
+            if x[i] > 1.0 {
+                k = passed;
+                break;
+            }
+            passed += 1;
+        }
+    }
+    let mut j = 1;
+    let mut passed = 0;
+    for i in 0..x.len() {
+        let q = x[i] * x[i];
+        if q < 4.0 {
+            if q > 0.3 {
+                j = passed;
+                break;
+            }
+            passed += 1;
+        }
+    }
+    x[k] * x[j] + k as f64
+}
+
+#[test]
+fn position_after_filter_counts_what_passed() {
+    same_as_loop(
+        filtered_position,
+        filtered_position_grad,
+        filtered_position_adjoint,
+        filtered_position_loop_grad,
+        &[
+            &[0.3, -1.2, 0.7, 1.9, -0.2, 1.4],
+            &[-1.5, 0.25, 2.4, -1.3, 0.6, 0.8],
+        ],
+    );
+}
+
 #[test]
 fn enumerate_after_filter_counts_what_passed() {
     same_as_loop(

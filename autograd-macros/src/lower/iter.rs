@@ -1469,7 +1469,7 @@ impl Lowerer<'_> {
                 .error_spanned_by(call, format!("`.{name}(..)` takes {arity} argument(s)"));
             return Value::Const(placeholder());
         }
-        let Some(seq) = self.seq(&call.receiver) else {
+        let Some(mut seq) = self.seq(&call.receiver) else {
             return Value::Const(placeholder());
         };
         let Some(len) = seq.len.clone() else {
@@ -1521,16 +1521,22 @@ impl Lowerer<'_> {
             // loop index is the position in the chain unless a `filter`
             // skips elements
             "position" => {
-                if seq.filtered() {
-                    self.cx.error_spanned_by(
-                        &call.method,
-                        "`.position(..)` after `.filter(..)` is not supported by \
-                         `#[differentiable]`; write the loop, counting the elements that pass",
-                    );
-                    return Value::Const(placeholder());
-                }
                 let Some(p) = self.callable(&call.args[0], 1) else {
                     return Value::Const(placeholder());
+                };
+                // the position among the elements a `filter` passed: a
+                // count of them, as `enumerate` after it (`Step::Count`)
+                let position: Expr = match seq.filtered() {
+                    true => {
+                        let (index, counter) = (self.fresh_ident("i"), self.fresh_ident("n"));
+                        seq.counters.push(counter.clone());
+                        seq.steps.push(Step::Count {
+                            index: index.clone(),
+                            counter,
+                        });
+                        parse_quote!(#index)
+                    }
+                    false => parse_quote!(#k),
                 };
                 let test = p(&[elem]);
                 let g = self.fresh_ident("g");
@@ -1539,7 +1545,7 @@ impl Lowerer<'_> {
                     parse_quote!({
                         let #g: bool = #test;
                         if #g {
-                            #acc = Some(#k);
+                            #acc = Some(#position);
                             break;
                         }
                     }),
