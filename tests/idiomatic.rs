@@ -4059,3 +4059,102 @@ fn find_is_the_first_element_that_passes() {
         ],
     );
 }
+
+// ----- `chain` --------------------------------------------------------------------
+
+/// `a.chain(b)`: element `k` is `a`'s while `k` is below its length, else
+/// `b`'s at `k - n` (refused until 2026-11-29); in `for`, consumers, after
+/// `map`s, before `enumerate`, `rev`, `skip`, of ranges and of zips.
+#[differentiable]
+fn chained(x: &[f64], y: &[f64]) -> f64 {
+    let s: f64 = x.iter().chain(y.iter()).map(|v| v * v).sum();
+    let mut t = 0.0;
+    for (i, v) in x.iter().chain(y).enumerate() {
+        t += (i as f64 + 1.0) * v;
+    }
+    let u: f64 = x
+        .iter()
+        .map(|v| v.sin())
+        .chain(y.iter().map(|v| v.cos()))
+        .rev()
+        .skip(1)
+        .fold(0.0, |a, b| a * 0.5 + b);
+    let c = (0..2)
+        .chain(3..5)
+        .map(|k| x[k % x.len()] * k as f64)
+        .sum::<f64>();
+    let z: f64 = x
+        .iter()
+        .zip(y)
+        .chain(y.iter().zip(x))
+        .map(|(a, b)| a - b * b)
+        .sum();
+    s + t + u + c + z
+}
+
+#[differentiable]
+fn chained_loop(x: &[f64], y: &[f64]) -> f64 {
+    let (n, m) = (x.len(), y.len());
+    let mut s = -0.0;
+    for i in 0..n + m {
+        let v = if i < n { x[i] } else { y[i - n] };
+        s += v * v;
+    }
+    let mut t = 0.0;
+    for i in 0..n + m {
+        let v = if i < n { x[i] } else { y[i - n] };
+        t += (i as f64 + 1.0) * v;
+    }
+    let mut u = 0.0;
+    for j in 1..n + m {
+        let i = n + m - 1 - j;
+        let v = if i < n { x[i].sin() } else { y[i - n].cos() };
+        u = u * 0.5 + v;
+    }
+    let mut c = -0.0;
+    for k in [0, 1, 3, 4] {
+        c += x[k % n] * k as f64;
+    }
+    let mut z = -0.0;
+    let p = n.min(m);
+    for i in 0..2 * p {
+        let (a, b) = if i < p {
+            (x[i], y[i])
+        } else {
+            (y[i - p], x[i - p])
+        };
+        z += a - b * b;
+    }
+    s + t + u + c + z
+}
+
+fn chained_flat(v: &[f64]) -> f64 {
+    chained(&v[..3], &v[3..])
+}
+
+fn chained_flat_grad(v: &[f64]) -> (f64, Vec<f64>) {
+    let (value, (mut g, h)) = chained_grad(&v[..3], &v[3..]);
+    g.extend(h);
+    (value, g)
+}
+
+fn chained_flat_loop_grad(v: &[f64]) -> (f64, Vec<f64>) {
+    let (value, (mut g, h)) = chained_loop_grad(&v[..3], &v[3..]);
+    g.extend(h);
+    (value, g)
+}
+
+#[test]
+fn chain_is_one_loop_after_the_other() {
+    for v in [
+        &[0.8, -1.3, 0.2, 1.7, 0.4][..],
+        &[-0.5, 0.25, 1.5, -2.0, 0.75, 0.3],
+    ] {
+        let (value, g) = chained_flat_grad(v);
+        let (value_loop, g_loop) = chained_flat_loop_grad(v);
+        assert_eq!(value, chained_flat(v));
+        assert!((value - value_loop).abs() <= 1e-12 * (1.0 + value.abs()));
+        common::assert_close(&g, &g_loop, v);
+        assert_gradient(chained_flat, v, &g);
+    }
+}

@@ -1,7 +1,8 @@
 //! Iterator chains become the indexed loops they stand for.
 //!
 //! A chain is read into a [`Seq`]: a trip count and, for the loop's index
-//! `k`, the syntax of the `k`-th element (`w[k]`, `(w[k], x[k])`, a `map`
+//! `k`, the syntax of the `k`-th element (`w[k]`, `(w[k], x[k])`, `if k < n
+//! { a[k] } else { b[k - n] }` of a `chain`, a `map`
 //! closure's body as a block binding its parameters to the element) plus
 //! the [`Step`]s of an iteration before it: the `filter` predicates it must
 //! pass, a mapped value they test in a `let` of its own (each closure runs
@@ -192,6 +193,7 @@ const ADAPTORS: &[&str] = &[
     "cloned",
     "enumerate",
     "zip",
+    "chain",
     "map",
     "filter",
     "rev",
@@ -209,7 +211,6 @@ const REFUSED_ADAPTORS: &[&str] = &[
     "map_while",
     "scan",
     "peekable",
-    "chain",
     "cycle",
     "inspect",
     "fuse",
@@ -983,6 +984,34 @@ impl Lowerer<'_> {
                 Some(Seq {
                     mapped: left.mapped || right.mapped,
                     ..Seq::new(len, elem)
+                })
+            }
+            // one chain after the other: element `k` is the first's while
+            // `k` is below its length, else the second's at `k - n`
+            ("chain", 1) => {
+                let first = self.seq(&m.receiver)?;
+                let second = self.seq(arg(0)?)?;
+                if first.filtered() || second.filtered() {
+                    self.refuse_after_filter(m);
+                    return None;
+                }
+                let (Some(n), Some(n2)) = (first.len.clone(), second.len.clone()) else {
+                    self.cx.error_spanned_by(
+                        &m.method,
+                        "`.chain(..)` needs two bounded iterators here; bound them with \
+                         `.take(n)` or a zip with a slice",
+                    );
+                    return None;
+                };
+                let len = self.const_local_of(&parse_quote!(#n + #n2));
+                let (a, b) = (first.elem, second.elem);
+                let elem: ElemFn = Rc::new(move |k: &Expr| {
+                    let (x, y) = (a(k), b(&parse_quote!((#k) - #n)));
+                    parse_quote!(if (#k) < #n { #x } else { #y })
+                });
+                Some(Seq {
+                    mapped: first.mapped || second.mapped,
+                    ..Seq::new(Some(len), elem)
                 })
             }
             ("map", 1) => {
