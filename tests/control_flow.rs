@@ -838,3 +838,32 @@ fn stepped_whiles_differentiate_as_their_for_loops() {
         );
     }
 }
+
+/// A `for` over an unbounded range that a `break` ends, its carried value
+/// recorded each iteration: the record's room was reserved from the
+/// range's lower bound, `usize::MAX` (a "capacity overflow" panic, until
+/// 2026-11-29); it is reserved from a bounded range's length only now
+/// (`__private::bounded_len`).
+#[differentiable]
+fn exp_series(x: f64) -> f64 {
+    let mut s = 0.0;
+    let mut term: f64 = 1.0;
+    for k in 1.. {
+        if term.abs() < 1e-15 {
+            break;
+        }
+        s += term;
+        term *= x / k as f64;
+    }
+    s
+}
+
+#[test]
+fn an_unbounded_range_ended_by_a_break() {
+    for x in [0.8, -1.3, 2.5] {
+        let (value, dx) = exp_series_grad(x);
+        assert_eq!(value, exp_series(x));
+        assert!((value - x.exp()).abs() < 1e-13 * x.exp().max(1.0));
+        assert!((dx - x.exp()).abs() < 1e-12 * x.exp().max(1.0), "{x}: {dx}");
+    }
+}

@@ -4158,3 +4158,105 @@ fn chain_is_one_loop_after_the_other() {
         assert_gradient(chained_flat, v, &g);
     }
 }
+
+// ----- `take_while`, `skip_while`, unbounded ranges ---------------------------------
+
+/// `take_while` ends the loop at the first element that fails (also over an
+/// unbounded range: a series summed to convergence), `skip_while` skips
+/// until the first that fails; a `find` over an unbounded range stops at
+/// its element. Refused until 2026-11-29.
+#[differentiable]
+fn while_taken(x: &[f64]) -> f64 {
+    let e: f64 = (0..)
+        .map(|k: i32| x[0].powi(k) / (1..=k).map(|j| j as f64).product::<f64>())
+        .take_while(|t| t.abs() > 1e-15)
+        .sum();
+    let pre: f64 = x.iter().take_while(|v| **v < 1.0).map(|v| v * v).sum();
+    let post: f64 = x.iter().skip_while(|v| **v < 0.5).map(|v| v.sin()).sum();
+    let mut t = 0.0;
+    for (i, v) in x.iter().copied().skip_while(|v| *v > -1.0).enumerate() {
+        t += v * (i + 1) as f64;
+    }
+    let n = x.iter().take_while(|v| v.abs() < 1.5).count();
+    let first = (1..)
+        .map(|k| k as f64 * x[1])
+        .find(|v| v.abs() > 3.0)
+        .unwrap();
+    e + pre + post + t + n as f64 + first
+}
+
+#[differentiable]
+fn while_taken_loop(x: &[f64]) -> f64 {
+    let mut e = -0.0;
+    let mut k: i32 = 0;
+    loop {
+        let mut fact = 1.0;
+        for j in 1..=k {
+            fact *= j as f64;
+        }
+        let t = x[0].powi(k) / fact;
+        if t.abs() <= 1e-15 {
+            break;
+        }
+        e += t;
+        k += 1;
+    }
+    let mut pre = -0.0;
+    for i in 0..x.len() {
+        if x[i] >= 1.0 {
+            break;
+        }
+        pre += x[i] * x[i];
+    }
+    let mut post = -0.0;
+    let mut skipping = true;
+    for i in 0..x.len() {
+        if skipping && x[i] < 0.5 {
+            continue;
+        }
+        skipping = false;
+        post += x[i].sin();
+    }
+    let mut t = 0.0;
+    let mut skipping = true;
+    let mut j = 0;
+    for i in 0..x.len() {
+        if skipping && x[i] > -1.0 {
+            continue;
+        }
+        skipping = false;
+        t += x[i] * (j + 1) as f64;
+        j += 1;
+    }
+    let mut n = 0;
+    for i in 0..x.len() {
+        if x[i].abs() >= 1.5 {
+            break;
+        }
+        n += 1;
+    }
+    let mut k = 1;
+    let first = loop {
+        let v = k as f64 * x[1];
+        if v.abs() > 3.0 {
+            break v;
+        }
+        k += 1;
+    };
+    e + pre + post + t + n as f64 + first
+}
+
+#[test]
+fn take_while_and_skip_while_are_their_loops() {
+    same_as_loop(
+        while_taken,
+        while_taken_grad,
+        while_taken_adjoint,
+        while_taken_loop_grad,
+        &[
+            &[0.8, -1.3, 0.2, 1.7, 0.4],
+            &[-0.5, 0.7, 1.2, -1.6, 0.75, 0.3],
+            &[1.1, -0.45, -2.5, 0.35],
+        ],
+    );
+}

@@ -489,6 +489,19 @@ pub mod __private {
         }
     }
 
+    /// The room a loop over `iterations` reserves in a tape it pushes one
+    /// value onto each iteration: the iterator's length where it has an
+    /// upper bound, else none (an unbounded range a `break` ends, `for k in
+    /// 1..`, whose lower bound `usize::MAX` reserving panicked on, "capacity
+    /// overflow", until 2026-11-29).
+    #[inline(always)]
+    pub fn bounded_len<I: Iterator>(iterations: &I) -> usize {
+        match iterations.size_hint() {
+            (lower, Some(_)) => lower,
+            (_, None) => 0,
+        }
+    }
+
     /// The room a loop over `iterations` needs in a record it pushes
     /// `per_iteration` values onto each iteration ([`Record::slots`]):
     /// the iterator's upper bound on its length (without one, or past

@@ -1490,7 +1490,9 @@ impl<'a> Body<'a> {
                 push.push(quote!(#tape.push(#cell.clone());));
                 if let Header::Range { range, .. } = &l.header {
                     let range = &range.tokens;
-                    reserve.push(quote!(#tape.reserve((#range).size_hint().0);));
+                    reserve.push(quote!(
+                        #tape.reserve(::autograd::__private::bounded_len(&(#range)));
+                    ));
                 }
             }
         }

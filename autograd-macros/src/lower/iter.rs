@@ -49,9 +49,11 @@ struct Seq {
     /// both read, so the closure runs once an element, as `Iterator` runs
     /// it (it ran once for the test and again for the element).
     mapped: bool,
-    /// Counters of the elements that passed the `filter`s so far
-    /// ([`Step::Count`]), each a `usize` local set to `0` before the loop.
-    counters: Vec<Ident>,
+    /// The locals the steps keep across iterations, declared before the
+    /// loop: a count of the elements that passed the `filter`s so far
+    /// ([`Step::Count`], a `usize` from `0`), whether a `skip_while` still
+    /// skips ([`Step::Skip`], a `bool` from `true`).
+    before: Vec<syn::Stmt>,
 }
 
 /// One statement of an iteration of a filtered chain, before its element.
@@ -63,6 +65,13 @@ enum Step {
     /// `let index: usize = counter; counter += 1;`: the position among the
     /// elements that passed (an `enumerate` after a `filter`).
     Count { index: Ident, counter: Ident },
+    /// `let g: bool = keep(k); if !g { break; }`: a `take_while`, which
+    /// ends the chain at the first element that fails (an unbounded range
+    /// may be ended so: `(1..).map(..).take_while(..)`).
+    Until(ElemFn),
+    /// `if skipping { let g: bool = skip(k); if g { continue; } skipping =
+    /// false; }`: a `skip_while`.
+    Skip { skipping: Ident, test: ElemFn },
 }
 
 impl Seq {
@@ -73,7 +82,35 @@ impl Seq {
             elem,
             steps: Vec::new(),
             mapped: false,
-            counters: Vec::new(),
+            before: Vec::new(),
+        }
+    }
+
+    /// A count of the elements that passed the steps so far
+    /// ([`Step::Count`]): the name of the position it binds.
+    fn count(&mut self, index: Ident, counter: Ident) -> Ident {
+        self.before.push(parse_quote!(let mut #counter: usize = 0;));
+        self.steps.push(Step::Count {
+            index: index.clone(),
+            counter,
+        });
+        index
+    }
+
+    /// A `take_while` ends it: the loop may then run over an unbounded
+    /// range.
+    fn ends_itself(&self) -> bool {
+        self.steps.iter().any(|s| matches!(s, Step::Until(_)))
+    }
+
+    /// The range the loop over it runs over, `0..len` (`0..` when a
+    /// `take_while` ends an unbounded chain); `None` when it is unbounded
+    /// and nothing ends it.
+    fn range(&self) -> Option<Expr> {
+        match (&self.len, self.ends_itself()) {
+            (Some(len), _) => Some(parse_quote!(0..#len)),
+            (None, true) => Some(parse_quote!(0..)),
+            (None, false) => None,
         }
     }
 
@@ -82,6 +119,15 @@ impl Seq {
     /// and the element read, so that the `map` closure runs once an
     /// element.
     fn filter_by(&mut self, value: Ident, keep: ApplyFn, pat: Option<syn::Pat>) {
+        let test = self.test_of(value, keep, pat);
+        self.steps.push(Step::Guard(test));
+    }
+
+    /// The test of `keep` on each element (a `filter`'s, `find`'s,
+    /// `take_while`'s or `skip_while`'s closure), after the mapped value in
+    /// a `let` named `value` the test and the element read, so that the
+    /// `map` closure runs once an element.
+    fn test_of(&mut self, value: Ident, keep: ApplyFn, pat: Option<syn::Pat>) -> ElemFn {
         if self.mapped {
             self.steps.push(Step::Let(value.clone(), self.elem.clone()));
             self.elem = Rc::new(move |_: &Expr| parse_quote!(#value));
@@ -100,13 +146,13 @@ impl Seq {
                 _ => None,
             })
             .collect();
-        self.steps.push(Step::Guard(Rc::new(move |k: &Expr| {
+        Rc::new(move |k: &Expr| {
             let elem = match &pat {
                 Some(pat) => indices_by_reference(elem(k), pat, k, &indices),
                 None => elem(k),
             };
             keep(&[elem])
-        })));
+        })
     }
 
     /// A `filter` skips some of the elements.
@@ -169,12 +215,9 @@ impl Seq {
             })
     }
 
-    /// The `let`s of its counters, before the loop.
+    /// The `let`s of the locals its steps keep, before the loop.
     fn counter_lets(&self) -> Vec<syn::Stmt> {
-        self.counters
-            .iter()
-            .map(|c| parse_quote!(let mut #c: usize = 0;))
-            .collect()
+        self.before.clone()
     }
 }
 
@@ -196,6 +239,8 @@ const ADAPTORS: &[&str] = &[
     "chain",
     "map",
     "filter",
+    "take_while",
+    "skip_while",
     "rev",
     "skip",
     "take",
@@ -206,8 +251,6 @@ const REFUSED_ADAPTORS: &[&str] = &[
     "filter_map",
     "flat_map",
     "flatten",
-    "skip_while",
-    "take_while",
     "map_while",
     "scan",
     "peekable",
@@ -412,10 +455,6 @@ impl Lowerer<'_> {
             return failed;
         };
         let find = which == "find";
-        let Some(len) = seq.len.clone() else {
-            self.unbounded(&reduce.receiver);
-            return failed;
-        };
         if let Expr::Closure(c) = strip_parens(&reduce.args[0]) {
             if !self.closure_is_inlinable(c) {
                 return failed;
@@ -431,6 +470,17 @@ impl Lowerer<'_> {
             }
             false => Some(self.callable(&reduce.args[0], 2)?),
         };
+        // (an unbounded chain a `find` or a `take_while` ends runs over
+        // `0..`; the others need a length)
+        let range: Expr = match (seq.range(), find) {
+            (Some(range), _) => range,
+            (None, true) => parse_quote!(0..),
+            (None, false) => {
+                self.unbounded(&reduce.receiver);
+                return failed;
+            }
+        };
+        let len = seq.len.clone();
         let mapped = match mapped {
             Some(g) => Some(self.callable(g, 1)?),
             None => None,
@@ -567,7 +617,7 @@ impl Lowerer<'_> {
                 .map(|(e, part)| parse_quote!(let #e = #part;))
                 .collect(),
         };
-        let stmts: Vec<syn::Stmt> = if !seq.filtered() {
+        let stmts: Vec<syn::Stmt> = if let (false, Some(len)) = (seq.filtered(), &len) {
             let fold: syn::Stmt = parse_quote!(for #k in 1..#len {
                 #(#bind_elem)*
                 #step
@@ -637,7 +687,7 @@ impl Lowerer<'_> {
             let mut stmts = lets(&starts);
             stmts.extend(seq.counter_lets());
             stmts.push(parse_quote!(let mut #found: bool = false;));
-            stmts.push(parse_quote!(for #k in 0..#len { #(#body)* }));
+            stmts.push(parse_quote!(for #k in #range { #(#body)* }));
             if let Some(message) = &panics {
                 stmts.push(parse_quote!(assert!(#found, #message);));
             }
@@ -948,12 +998,7 @@ impl Lowerer<'_> {
                 }
                 // after a `filter`, the position among the elements that
                 // passed it (the loop index counts them all)
-                let (index, counter) = (self.fresh_ident("i"), self.fresh_ident("n"));
-                inner.counters.push(counter.clone());
-                inner.steps.push(Step::Count {
-                    index: index.clone(),
-                    counter,
-                });
+                let index = inner.count(self.fresh_ident("i"), self.fresh_ident("n"));
                 Some(Seq {
                     elem: Rc::new(move |k: &Expr| {
                         let e = elem(k);
@@ -1028,6 +1073,24 @@ impl Lowerer<'_> {
                 let mut inner = self.seq(&m.receiver)?;
                 let f = self.callable(&m.args[0], 1)?;
                 inner.filter_by(self.fresh_ident("m"), f, closure_pattern(&m.args[0]));
+                Some(inner)
+            }
+            ("take_while", 1) => {
+                let mut inner = self.seq(&m.receiver)?;
+                let f = self.callable(&m.args[0], 1)?;
+                let test = inner.test_of(self.fresh_ident("m"), f, closure_pattern(&m.args[0]));
+                inner.steps.push(Step::Until(test));
+                Some(inner)
+            }
+            ("skip_while", 1) => {
+                let mut inner = self.seq(&m.receiver)?;
+                let f = self.callable(&m.args[0], 1)?;
+                let test = inner.test_of(self.fresh_ident("m"), f, closure_pattern(&m.args[0]));
+                let skipping = self.fresh_ident("skipping");
+                inner
+                    .before
+                    .push(parse_quote!(let mut #skipping: bool = true;));
+                inner.steps.push(Step::Skip { skipping, test });
                 Some(inner)
             }
             ("rev" | "skip" | "take" | "step_by", _) => {
@@ -1266,6 +1329,23 @@ impl Lowerer<'_> {
                     stmts.push(parse_quote!(let #index: usize = #counter;));
                     stmts.push(parse_quote!(#counter += 1;));
                 }
+                Step::Until(keep) => {
+                    let g = self.fresh_ident("g");
+                    let test = keep(k);
+                    stmts.push(parse_quote!(let #g: bool = #test;));
+                    stmts.push(parse_quote!(if !#g { break; }));
+                }
+                Step::Skip { skipping, test } => {
+                    let g = self.fresh_ident("g");
+                    let test = test(k);
+                    stmts.push(parse_quote!(if #skipping {
+                        let #g: bool = #test;
+                        if #g {
+                            continue;
+                        }
+                        #skipping = false;
+                    }));
+                }
             }
         }
         stmts
@@ -1281,7 +1361,7 @@ impl Lowerer<'_> {
             }
             return;
         };
-        let Some(len) = seq.len.clone() else {
+        let Some(range) = seq.range() else {
             self.unbounded(&f.expr);
             return;
         };
@@ -1293,8 +1373,8 @@ impl Lowerer<'_> {
         stmts.push(parse_quote!(let #pat = #elem;));
         stmts.extend(f.body.stmts.iter().cloned());
         let label = &f.label;
-        let desugared: syn::ExprForLoop = parse_quote!(#label for #k in 0..#len { #(#stmts)* });
-        if seq.counters.is_empty() {
+        let desugared: syn::ExprForLoop = parse_quote!(#label for #k in #range { #(#stmts)* });
+        if seq.before.is_empty() {
             self.lower_for(&desugared);
         } else {
             // the counters first, in the statements the loop is scanned with
@@ -1501,11 +1581,11 @@ impl Lowerer<'_> {
         let Some(mut seq) = self.seq(&call.receiver) else {
             return Value::Const(placeholder());
         };
-        let Some(len) = seq.len.clone() else {
+        let Some(range) = seq.range() else {
             self.unbounded(&call.receiver);
             return Value::Const(placeholder());
         };
-        if name == "count" && !seq.filtered() {
+        if let (Some(len), "count", false) = (&seq.len, name.as_str(), seq.filtered()) {
             return self.lower_expr(&parse_quote!(#len));
         }
         let k = self.fresh_ident("k");
@@ -1557,12 +1637,7 @@ impl Lowerer<'_> {
                 // count of them, as `enumerate` after it (`Step::Count`)
                 let position: Expr = match seq.filtered() {
                     true => {
-                        let (index, counter) = (self.fresh_ident("i"), self.fresh_ident("n"));
-                        seq.counters.push(counter.clone());
-                        seq.steps.push(Step::Count {
-                            index: index.clone(),
-                            counter,
-                        });
+                        let index = seq.count(self.fresh_ident("i"), self.fresh_ident("n"));
                         parse_quote!(#index)
                     }
                     false => parse_quote!(#k),
@@ -1637,7 +1712,7 @@ impl Lowerer<'_> {
         };
         let mut body = self.step_stmts(&seq, &kx);
         body.push(step);
-        let lp: syn::Stmt = parse_quote!(for #k in 0..#len { #(#body)* });
+        let lp: syn::Stmt = parse_quote!(for #k in #range { #(#body)* });
         let mut stmts = vec![init];
         stmts.extend(seq.counter_lets());
         stmts.push(lp);

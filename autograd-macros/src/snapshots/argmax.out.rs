@@ -39,8 +39,10 @@ fn argmax_grad(x: &[f64]) -> (f64, ::std::vec::Vec<f64>) {
         let __ad_acc6__1 = x[0];
         let mut __ad_cell___ad_acc5_11 = __ad_acc5__1;
         let mut __ad_cell___ad_acc6_12 = __ad_acc6__1;
-        __ad_tape_cell___ad_acc5_11.reserve((1..__ad_v1__1).size_hint().0);
-        __ad_tape_cell___ad_acc6_12.reserve((1..__ad_v1__1).size_hint().0);
+        __ad_tape_cell___ad_acc5_11
+            .reserve(::autograd::__private::bounded_len(&(1..__ad_v1__1)));
+        __ad_tape_cell___ad_acc6_12
+            .reserve(::autograd::__private::bounded_len(&(1..__ad_v1__1)));
         if let (Some(__ad_row_x),) = (
             ::autograd::__private::row(&x[..], 1usize, __ad_v1__1),
         ) {
@@ -197,8 +199,10 @@ fn argmax_adjoint(x: &[f64], d_out: f64, d_x: &mut [f64]) -> f64 {
     let __ad_acc6__1 = x[0];
     let mut __ad_cell___ad_acc5_11 = __ad_acc5__1;
     let mut __ad_cell___ad_acc6_12 = __ad_acc6__1;
-    __ad_tape_cell___ad_acc5_11.reserve((1..__ad_v1__1).size_hint().0);
-    __ad_tape_cell___ad_acc6_12.reserve((1..__ad_v1__1).size_hint().0);
+    __ad_tape_cell___ad_acc5_11
+        .reserve(::autograd::__private::bounded_len(&(1..__ad_v1__1)));
+    __ad_tape_cell___ad_acc6_12
+        .reserve(::autograd::__private::bounded_len(&(1..__ad_v1__1)));
     if let (Some(__ad_row_x),) = (
         ::autograd::__private::row(&x[..], 1usize, __ad_v1__1),
     ) {

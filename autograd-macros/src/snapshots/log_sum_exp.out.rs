@@ -34,7 +34,8 @@ pub fn lse_grad(v: &[f64]) -> (f64, ::std::vec::Vec<f64>) {
         let __ad_v1__1 = v.len();
         let __ad_acc3__1: f64 = f64::NEG_INFINITY;
         let mut __ad_cell___ad_acc3_6 = __ad_acc3__1;
-        __ad_tape_cell___ad_acc3_6.reserve((0..__ad_v1__1).size_hint().0);
+        __ad_tape_cell___ad_acc3_6
+            .reserve(::autograd::__private::bounded_len(&(0..__ad_v1__1)));
         if let (Some(__ad_row_v),) = (
             ::autograd::__private::row(&v[..], 0usize, __ad_v1__1),
         ) {
@@ -184,7 +185,8 @@ pub fn lse_adjoint(v: &[f64], d_out: f64, d_v: &mut [f64]) -> f64 {
     let __ad_v1__1 = v.len();
     let __ad_acc3__1: f64 = f64::NEG_INFINITY;
     let mut __ad_cell___ad_acc3_6 = __ad_acc3__1;
-    __ad_tape_cell___ad_acc3_6.reserve((0..__ad_v1__1).size_hint().0);
+    __ad_tape_cell___ad_acc3_6
+        .reserve(::autograd::__private::bounded_len(&(0..__ad_v1__1)));
     if let (Some(__ad_row_v),) = (
         ::autograd::__private::row(&v[..], 0usize, __ad_v1__1),
     ) {
