@@ -583,6 +583,12 @@ pub enum Stage {
     /// `.enumerate()` after a `filter`: items `(position among the items
     /// that passed, item)`
     Enumerate,
+    /// `.take_while(|pat| cond)` (`pat` matches `&item`): the chain ends at
+    /// the first item that fails
+    TakeWhile(Pat, Cond),
+    /// `.skip_while(|pat| cond)`: the items before the first that fails
+    /// are skipped
+    SkipWhile(Pat, Cond),
 }
 
 #[derive(Clone, Debug)]

@@ -61,7 +61,8 @@ const CONSTS: &[&str] = &[
 /// = ..`, `let [x1, x2] = *x`, `sin_cos`, tuple locals), `get`
 /// (`x.get(i).copied().unwrap_or(v)`), `extremes` (`.reduce(f64::max)`,
 /// `.max_by(|a, b| a.total_cmp(b))`, `min`, then `unwrap_or`), `argmax`
-/// (`max_by`/`min_by` of `enumerate()`'s pairs), `filter-enumerate`
+/// (`max_by`/`min_by` of `enumerate()`'s pairs), `while-stages`
+/// (`take_while`, `skip_while`), `filter-enumerate`
 /// (`.filter(..).enumerate()`, the position among what passed), `for-each`
 /// (`chain.for_each(|v| { .. });` for a `for` over a chain), `list-forms`
 /// (a vector helper's tail as a `collect()` or stores into zeros),
@@ -2394,7 +2395,18 @@ impl Gen {
                         true => self.item_cond(bound).unwrap_or_else(|| self.cond()),
                         false => self.cond(),
                     };
-                    chain.stages.push(Stage::Filter(Pat::Amp(Box::new(p)), c));
+                    let p = Pat::Amp(Box::new(p));
+                    if !avoid("while-stages") && self.chance(0.4) {
+                        // the same test ending or starting the chain
+                        chain.stages.push(match self.chance(0.5) {
+                            true => Stage::TakeWhile(p, c),
+                            false => Stage::SkipWhile(p, c),
+                        });
+                        self.chain_depth -= 1;
+                        self.env.truncate(mark);
+                        continue;
+                    }
+                    chain.stages.push(Stage::Filter(p, c));
                     if !avoid("filter-enumerate") && self.chance(0.3) {
                         // the position among the items that passed
                         let last = positions.len().saturating_sub(1);

@@ -1407,6 +1407,12 @@ impl Printer {
                     write!(s, ".filter(|{}| {})", pat_str(p), self.cond(cnd)).unwrap()
                 }
                 Stage::Enumerate => s.push_str(".enumerate()"),
+                Stage::TakeWhile(p, cnd) => {
+                    write!(s, ".take_while(|{}| {})", pat_str(p), self.cond(cnd)).unwrap()
+                }
+                Stage::SkipWhile(p, cnd) => {
+                    write!(s, ".skip_while(|{}| {})", pat_str(p), self.cond(cnd)).unwrap()
+                }
             }
         }
         s
@@ -1444,10 +1450,14 @@ impl Printer {
                 .collect();
             format!("[{}]", items.join(", "))
         };
-        // the counters of the `enumerate`s after a `filter`
+        // the counters of the `enumerate`s after a `filter`, the flags of
+        // the `skip_while`s
         let counters: String = (c.stages.iter().enumerate())
-            .filter(|(_, st)| matches!(st, Stage::Enumerate))
-            .map(|(k, _)| format!("let mut oracle_n{k} = 0usize; "))
+            .filter_map(|(k, st)| match st {
+                Stage::Enumerate => Some(format!("let mut oracle_n{k} = 0usize; ")),
+                Stage::SkipWhile(..) => Some(format!("let mut oracle_s{k} = true; ")),
+                _ => None,
+            })
             .collect();
         let head = format!("{counters}for (oracle_p, oracle_q, oracle_r, oracle_s) in {list} ");
         let mut lines = Vec::new();
@@ -1528,6 +1538,22 @@ impl Printer {
                         self.cond(cnd)
                     ));
                     lines.push("if !oracle_keep { continue; }".to_string());
+                }
+                Stage::TakeWhile(p, cnd) | Stage::SkipWhile(p, cnd) => {
+                    let Pat::Amp(p) = p else {
+                        unreachable!("a while stage's pattern is `&..`")
+                    };
+                    let mut b = Vec::new();
+                    Self::bind(p, &item, &mut b);
+                    let test = format!("{{ {} {} }}", b.join(" "), self.cond(cnd));
+                    if matches!(st, Stage::TakeWhile(..)) {
+                        lines.push(format!("let oracle_keep: bool = {test};"));
+                        lines.push("if !oracle_keep { break; }".to_string());
+                    } else {
+                        lines.push(format!(
+                            "if oracle_s{k} {{ let oracle_skip: bool = {test}; if oracle_skip {{ continue; }} oracle_s{k} = false; }}"
+                        ));
+                    }
                 }
                 Stage::Enumerate => {
                     let name = format!("oracle_i{k}");
