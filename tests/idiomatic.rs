@@ -3993,7 +3993,12 @@ fn found(x: &[f64]) -> f64 {
         .find(|&(j, _)| j == 2)
         .map(|(_, v)| v)
         .unwrap();
-    first_big * negative + square + w * i as f64 + late
+    let ranged: f64 = (1..)
+        .zip(x)
+        .filter(|(k, v)| *k % 2 == 1 && **v > -1.0)
+        .map(|(k, v)| k as f64 * v)
+        .sum();
+    first_big * negative + square + w * i as f64 + late + ranged
 }
 
 #[differentiable]
@@ -4042,7 +4047,14 @@ fn found_loop(x: &[f64]) -> f64 {
             j += 1;
         }
     }
-    first_big * negative + square + w * i as f64 + late
+    let mut ranged = -0.0;
+    for i in 0..x.len() {
+        let k = i + 1;
+        if k % 2 == 1 && x[i] > -1.0 {
+            ranged += k as f64 * x[i];
+        }
+    }
+    first_big * negative + square + w * i as f64 + late + ranged
 }
 
 #[test]

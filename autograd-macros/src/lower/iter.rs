@@ -1959,7 +1959,11 @@ fn indices_by_reference(elem: Expr, pat: &syn::Pat, k: &Expr, indices: &[Ident])
         return elem;
     }
     for (part, pat) in t.elems.iter_mut().zip(&pats.elems) {
+        // (a range's element, `__private::nth(a.., k)`, is an integer too)
+        let range_element = matches!(&*part, Expr::Call(c)
+            if matches!(&*c.func, Expr::Path(f) if f.path.segments.last().is_some_and(|s| s.ident == "nth")));
         let is_index = *part == *k
+            || range_element
             || matches!(&*part, Expr::Path(p) if indices.iter().any(|i| p.path.is_ident(i)));
         *part = match (is_index, pat) {
             (true, syn::Pat::Ident(_)) => parse_quote!(&#part),
