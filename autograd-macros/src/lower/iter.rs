@@ -1319,21 +1319,20 @@ impl Lowerer<'_> {
                     let value = value(k);
                     stmts.push(parse_quote!(let #name = #value;));
                 }
-                Step::Guard(keep) => {
+                // (the test in a `let` of its own: lowering binds the
+                // closure's pattern there)
+                Step::Guard(keep) | Step::Until(keep) => {
                     let g = self.fresh_ident("g");
                     let test = keep(k);
                     stmts.push(parse_quote!(let #g: bool = #test;));
-                    stmts.push(parse_quote!(if !#g { continue; }));
+                    stmts.push(match step {
+                        Step::Guard(_) => parse_quote!(if !#g { continue; }),
+                        _ => parse_quote!(if !#g { break; }),
+                    });
                 }
                 Step::Count { index, counter } => {
                     stmts.push(parse_quote!(let #index: usize = #counter;));
                     stmts.push(parse_quote!(#counter += 1;));
-                }
-                Step::Until(keep) => {
-                    let g = self.fresh_ident("g");
-                    let test = keep(k);
-                    stmts.push(parse_quote!(let #g: bool = #test;));
-                    stmts.push(parse_quote!(if !#g { break; }));
                 }
                 Step::Skip { skipping, test } => {
                     let g = self.fresh_ident("g");
