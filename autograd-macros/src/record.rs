@@ -1407,8 +1407,15 @@ fn keep_of(
     };
     // What a copy, a constant or a load the reverse can read again is
     // recomputed from (`None` for any other definition).
+    // (a constant that reads only an array's length, `hid.len()`, reads
+    // what never changes: a float array's length is fixed)
+    let array_read = |c: &crate::ir::Const, array: &VarId| {
+        array_there(array) || reads_only_length(&c.tokens, &func.vars[*array].ident.to_string())
+    };
     let copied_or_reloaded = |var: VarId, init: Option<&Rhs>| match init {
-        Some(Rhs::Use(Operand::Const(c))) if c.uses.iter().all(array_there) => Some(c.uses.clone()),
+        Some(Rhs::Use(Operand::Const(c))) if c.uses.iter().all(|a| array_read(c, a)) => {
+            Some(c.uses.clone())
+        }
         Some(Rhs::Use(Operand::Var(v))) => Some(vec![*v]),
         Some(Rhs::Load { array, index })
             if restored.contains(array) || settled_loads.get(&var) == Some(array) =>
@@ -1688,6 +1695,22 @@ fn cheap_of_one(prim: &crate::prim::Prim, args: &[Operand], activity: &Activity)
         0 => matches!(prim.name, "add" | "sub" | "mul" | "div" | "neg") && count(&|_| true) <= 1,
         _ => false,
     }
+}
+
+/// Whether every mention of `name` in `tokens` is `name.len()`.
+fn reads_only_length(tokens: &proc_macro2::TokenStream, name: &str) -> bool {
+    use proc_macro2::TokenTree;
+    let trees: Vec<TokenTree> = tokens.clone().into_iter().collect();
+    trees.iter().enumerate().all(|(i, tree)| match tree {
+        TokenTree::Ident(ident) if ident == name => {
+            matches!(trees.get(i + 1), Some(TokenTree::Punct(p)) if p.as_char() == '.')
+                && matches!(trees.get(i + 2), Some(TokenTree::Ident(m)) if m == "len")
+                && matches!(trees.get(i + 3), Some(TokenTree::Group(g))
+                    if g.delimiter() == proc_macro2::Delimiter::Parenthesis && g.stream().is_empty())
+        }
+        TokenTree::Group(g) => reads_only_length(&g.stream(), name),
+        _ => true,
+    })
 }
 
 /// Whether the reverse sweep, at the start of the reverse of the block
