@@ -138,14 +138,7 @@ impl Seq {
         // gives it: an `enumerate` index a tuple pattern binds is a
         // reference, `|(i, _)| *i > 0`; the float parts are the floats,
         // whatever their `*`s)
-        let indices: Vec<Ident> = self
-            .steps
-            .iter()
-            .filter_map(|step| match step {
-                Step::Count { index, .. } => Some(index.clone()),
-                _ => None,
-            })
-            .collect();
+        let indices = self.count_indices();
         Rc::new(move |k: &Expr| {
             let elem = match &pat {
                 Some(pat) => indices_by_reference(elem(k), pat, k, &indices),
@@ -180,39 +173,48 @@ impl Seq {
                         .collect(),
                 )
             }
-            Expr::Path(p) => {
-                let name = p.path.get_ident()?;
-                let value = self.steps.iter().find_map(|step| match step {
-                    Step::Let(n, value) if n == name => Some(value(k)),
-                    _ => None,
-                })?;
+            Expr::Path(_) => {
+                let value = self.let_value(elem, k)?;
                 self.tuple_tail(&value, k)
             }
             _ => None,
         }
     }
 
-    /// `expr`, or the value of the [`Step::Let`] it names.
-    fn resolved(&self, expr: &Expr, k: &Expr) -> Expr {
+    /// The value of the [`Step::Let`] `expr` names, if it names one.
+    fn let_value(&self, expr: &Expr, k: &Expr) -> Option<Expr> {
         let Expr::Path(p) = strip_parens(expr) else {
-            return expr.clone();
+            return None;
         };
-        let value = p.path.get_ident().and_then(|name| {
-            self.steps.iter().find_map(|step| match step {
-                Step::Let(n, value) if n == name => Some(value(k)),
+        let name = p.path.get_ident()?;
+        self.steps.iter().find_map(|step| match step {
+            Step::Let(n, value) if n == name => Some(value(k)),
+            _ => None,
+        })
+    }
+
+    /// The positions the [`Step::Count`]s bind.
+    fn count_indices(&self) -> Vec<Ident> {
+        self.steps
+            .iter()
+            .filter_map(|step| match step {
+                Step::Count { index, .. } => Some(index.clone()),
                 _ => None,
             })
-        });
-        value.unwrap_or_else(|| expr.clone())
+            .collect()
+    }
+
+    /// `expr`, or the value of the [`Step::Let`] it names.
+    fn resolved(&self, expr: &Expr, k: &Expr) -> Expr {
+        self.let_value(expr, k).unwrap_or_else(|| expr.clone())
     }
 
     /// `part` of an element is its index, `k` or an `enumerate` counter's.
     fn is_index(&self, part: &Expr, k: &Expr) -> bool {
         part == k
-            || self.steps.iter().any(|step| match step {
-                Step::Count { index, .. } => *part == parse_quote!(#index),
-                _ => false,
-            })
+            || (self.count_indices())
+                .iter()
+                .any(|index| *part == parse_quote!(#index))
     }
 
     /// The `let`s of the locals its steps keep, before the loop.
