@@ -2043,6 +2043,84 @@ fn idioms_have_second_derivatives() {
     }
 }
 
+// ----- tables of tuples -----------------------------------------------------------------
+
+/// Data as tuples: a local table (`vec![(t, y), ..]`, `[(w, i), ..]`, not
+/// differentiated, kept as written; refused as "a tuple used as one value"
+/// until 2026-11-29) and a parameter `&[(f64, usize)]`, read by `for &(t,
+/// y) in ..`, by `for (t, i) in pairs` whose `*i` reads the index through
+/// the reference Rust binds (E0614 until 2026-11-29), and by closures.
+#[differentiable(wrt(x))]
+fn tabled(x: &[f64], pairs: &[(f64, usize)]) -> f64 {
+    let pts: Vec<(f64, f64)> = vec![(0.0, 1.0), (1.0, 2.0), (2.0, 2.5)];
+    let weights = [(0.5, 1usize), (1.5, 2)];
+    let mut s: f64 = weights.iter().map(|&(w, i)| w * x[i]).sum();
+    for &(t, y) in pts.iter() {
+        let pred = x[0] + x[1] * t;
+        s += (pred - y).powi(2);
+    }
+    for (t, y) in &pts {
+        s += (x[2] * t - y).powi(2);
+    }
+    for (t, i) in pairs {
+        s += t * x[*i];
+    }
+    s + pairs.iter().map(|(w, i)| w * x[*i] * x[*i]).sum::<f64>()
+}
+
+#[differentiable(wrt(x))]
+fn tabled_loop(x: &[f64], pairs: &[(f64, usize)]) -> f64 {
+    let ts = [0.0, 1.0, 2.0];
+    let ys = [1.0, 2.0, 2.5];
+    let mut s = -0.0;
+    s += 0.5 * x[1];
+    s += 1.5 * x[2];
+    for k in 0..3 {
+        let pred = x[0] + x[1] * ts[k];
+        s += (pred - ys[k]).powi(2);
+    }
+    for k in 0..3 {
+        s += (x[2] * ts[k] - ys[k]).powi(2);
+    }
+    for k in 0..pairs.len() {
+        s += pairs[k].0 * x[pairs[k].1];
+    }
+    let mut t = -0.0;
+    for k in 0..pairs.len() {
+        t += pairs[k].0 * x[pairs[k].1] * x[pairs[k].1];
+    }
+    s + t
+}
+
+const PAIRS: [(f64, usize); 3] = [(0.5, 1), (2.0, 3), (-1.0, 0)];
+
+fn tabled_fixed(x: &[f64]) -> f64 {
+    tabled(x, &PAIRS)
+}
+
+fn tabled_fixed_grad(x: &[f64]) -> (f64, Vec<f64>) {
+    tabled_grad(x, &PAIRS)
+}
+
+fn tabled_fixed_adjoint(x: &[f64], d_out: f64, d_x: &mut [f64]) -> f64 {
+    tabled_adjoint(x, &PAIRS, d_out, d_x)
+}
+
+fn tabled_fixed_loop_grad(x: &[f64]) -> (f64, Vec<f64>) {
+    tabled_loop_grad(x, &PAIRS)
+}
+
+#[test]
+fn tables_of_tuples_are_data() {
+    same_as_loop(
+        tabled_fixed,
+        tabled_fixed_grad,
+        tabled_fixed_adjoint,
+        tabled_fixed_loop_grad,
+        &[&[0.3, -1.3, 0.2, 1.7], &[2.45, 0.15, -0.6, 0.9]],
+    );
+}
+
 // ----- rows of data ---------------------------------------------------------------------
 
 const FEATURES: [f64; 12] = [
@@ -4068,6 +4146,346 @@ fn find_is_the_first_element_that_passes() {
             &[0.3, -1.3, 0.2, 1.7, 0.45],
             &[2.5, 0.15, -0.6, 0.9, -2.2, 1.3],
             &[-0.4, 0.35, 1.1, -0.9, 0.05],
+        ],
+    );
+}
+
+/// `find(p).map(g).unwrap_or(v)` and `find(p).map_or(v, g)`: `g` of the
+/// first element that passes `p`, else `v` (refused until 2026-11-29); and
+/// the indices a `filter` / `find` closure reads through a reference after
+/// `rev`, `skip`, `step_by` or a `map` to a tuple (`*i` did not compile).
+#[differentiable]
+fn found_mapped(x: &[f64]) -> f64 {
+    let big = x
+        .iter()
+        .find(|v| **v > 1.0)
+        .map(|v| v * 2.0)
+        .unwrap_or(x[0] * 3.0);
+    let negative = x
+        .iter()
+        .copied()
+        .find(|v| *v < 0.0)
+        .map_or(-1.0, |v| v.exp());
+    let weighted = x
+        .iter()
+        .rev()
+        .enumerate()
+        .find(|(i, v)| *i >= 1 && **v > 0.0)
+        .map(|(i, v)| v * i as f64)
+        .unwrap_or(0.0);
+    let after: f64 = x
+        .iter()
+        .enumerate()
+        .rev()
+        .filter(|(i, _)| *i != 1)
+        .map(|(i, v)| v * (i as f64 + 1.0))
+        .sum();
+    let doubled: f64 = x
+        .iter()
+        .enumerate()
+        .map(|(i, v)| (i, v * 2.0))
+        .filter(|(i, _)| *i != 2)
+        .map(|(_, v)| v * v)
+        .sum();
+    let j = (0..x.len())
+        .find(|j| x[*j] < 0.0)
+        .map(|j| j + 1)
+        .unwrap_or(0);
+    big + negative + weighted + after + doubled + x[j % x.len()]
+}
+
+#[differentiable]
+fn found_mapped_loop(x: &[f64]) -> f64 {
+    let mut big = x[0] * 3.0;
+    for i in 0..x.len() {
+        if x[i] > 1.0 {
+            big = x[i] * 2.0;
+            break;
+        }
+    }
+    let mut negative = -1.0;
+    for i in 0..x.len() {
+        if x[i] < 0.0 {
+            negative = x[i].exp();
+            break;
+        }
+    }
+    let mut weighted = 0.0;
+    for i in 0..x.len() {
+        let v = x[x.len() - 1 - i];
+        if i >= 1 && v > 0.0 {
+            weighted = v * i as f64;
+            break;
+        }
+    }
+    let mut after = 0.0;
+    for k in 0..x.len() {
+        let i = x.len() - 1 - k;
+        if i != 1 {
+            after += x[i] * (i as f64 + 1.0);
+        }
+    }
+    let mut doubled = 0.0;
+    for i in 0..x.len() {
+        let v = x[i] * 2.0;
+        if i != 2 {
+            doubled += v * v;
+        }
+    }
+    let mut j = 0;
+    for k in 0..x.len() {
+        if x[k] < 0.0 {
+            j = k + 1;
+            break;
+        }
+    }
+    big + negative + weighted + after + doubled + x[j % x.len()]
+}
+
+#[test]
+fn find_mapped_is_g_of_the_first_element_that_passes() {
+    same_as_loop(
+        found_mapped,
+        found_mapped_grad,
+        found_mapped_adjoint,
+        found_mapped_loop_grad,
+        &[
+            &[0.3, -1.3, 0.2, 1.7, 0.45],
+            &[2.5, 0.15, -0.6, 0.9, -2.2, 1.3],
+            &[0.4, 0.35, 0.1, 0.9, 0.05],
+            &[-0.4],
+        ],
+    );
+}
+
+/// `max_by` / `min_by` / `reduce` / `find` then `.map(g).unwrap_or(v)` or
+/// `.map_or(v, g)`, also of tuples destructured at once, and `find(p)
+/// .is_some()` / `.is_none()` (refused until 2026-11-29).
+#[differentiable]
+fn reduced_mapped(x: &[f64]) -> f64 {
+    let top = x
+        .iter()
+        .copied()
+        .max_by(|a, b| a.total_cmp(b))
+        .map_or(0.5, |v| v * 2.0);
+    let (i, w) = x
+        .iter()
+        .enumerate()
+        .min_by(|a, b| a.1.total_cmp(b.1))
+        .map(|(i, v)| (i, v * 3.0))
+        .unwrap_or((0, 0.0));
+    let (j, u) = x
+        .iter()
+        .enumerate()
+        .find(|(_, v)| **v > 1.0)
+        .map_or((0, 1.0), |(i, v)| (i + 1, v * 3.0));
+    let big = x
+        .iter()
+        .filter(|v| **v > 0.32)
+        .copied()
+        .reduce(|a, b| a + b)
+        .map(|s| s.sqrt())
+        .unwrap_or(x[0]);
+    let mut s = top + w * i as f64 + u * j as f64 + big;
+    if x.iter().find(|v| **v < -1.0).is_some() {
+        s *= x[0];
+    }
+    if x.iter()
+        .enumerate()
+        .find(|(i, v)| *i > 2 && **v < 0.0)
+        .is_none()
+    {
+        s += x[1];
+    }
+    s
+}
+
+#[differentiable]
+fn reduced_mapped_loop(x: &[f64]) -> f64 {
+    let mut top = x[0];
+    for k in 1..x.len() {
+        if x[k] >= top {
+            top = x[k];
+        }
+    }
+    top *= 2.0;
+    let (mut i, mut w) = (0, x[0]);
+    for k in 1..x.len() {
+        if x[k] < w {
+            i = k;
+            w = x[k];
+        }
+    }
+    w *= 3.0;
+    let (mut j, mut u) = (0, 1.0);
+    for k in 0..x.len() {
+        if x[k] > 1.0 {
+            j = k + 1;
+            u = x[k] * 3.0;
+            break;
+        }
+    }
+    let mut big = x[0];
+    let mut sum = 0.0;
+    let mut any = false;
+    for k in 0..x.len() {
+        if x[k] > 0.32 {
+            if any {
+                sum += x[k];
+            } else {
+                sum = x[k];
+                any = true;
+            }
+        }
+    }
+    if any {
+        big = sum.sqrt();
+    }
+    let mut s = top + w * i as f64 + u * j as f64 + big;
+    let mut low = false;
+    for k in 0..x.len() {
+        if x[k] < -1.0 {
+            low = true;
+            break;
+        }
+    }
+    if low {
+        s *= x[0];
+    }
+    let mut late = false;
+    for k in 0..x.len() {
+        if k > 2 && x[k] < 0.0 {
+            late = true;
+            break;
+        }
+    }
+    if !late {
+        s += x[1];
+    }
+    s
+}
+
+#[test]
+fn options_of_reducers_are_mapped_and_tested() {
+    same_as_loop(
+        reduced_mapped,
+        reduced_mapped_grad,
+        reduced_mapped_adjoint,
+        reduced_mapped_loop_grad,
+        &[
+            &[0.3, -1.3, 0.2, 1.7, 0.45],
+            &[2.5, 0.15, -0.6, 0.9, -2.2, 1.3],
+            &[0.4, 0.35, 0.1, 0.9, 0.05],
+            &[-0.4, 0.6],
+        ],
+    );
+}
+
+/// `next()` and `last()` of a chain unwrapped at once, as `find` and
+/// `reduce` are: the first element (after a `filter`, the first that
+/// passes; of an unbounded range, the loop stopping there) and the last
+/// (unfiltered, the element at `len - 1`, no loop). Refused until
+/// 2026-11-29. (Written as users write them, which clippy would shorten.)
+#[allow(
+    clippy::double_ended_iterator_last,
+    clippy::filter_next,
+    clippy::iter_skip_next
+)]
+#[differentiable]
+fn first_and_last(x: &[f64]) -> f64 {
+    let a = x
+        .iter()
+        .filter(|v| **v > 0.0)
+        .last()
+        .copied()
+        .unwrap_or(-1.0);
+    let (i, v) = x
+        .iter()
+        .enumerate()
+        .filter(|(_, v)| **v < 1.0)
+        .last()
+        .unwrap();
+    let b = x.iter().map(|v| v * v).next().unwrap();
+    let c = (1..)
+        .map(|k| x[0] / k as f64)
+        .filter(|t| *t < 0.1)
+        .next()
+        .unwrap();
+    let d = x.iter().skip(10).last().map_or(2.0, |v| v * 3.0);
+    let e = x
+        .iter()
+        .rev()
+        .skip(1)
+        .next()
+        .map(|v| v.exp())
+        .unwrap_or(0.0);
+    let (j, w) = x.iter().enumerate().last().unwrap();
+    let z = x
+        .iter()
+        .copied()
+        .filter(|v| *v > 100.0)
+        .next()
+        .unwrap_or(x[1]);
+    a * (i as f64 + 1.0) * v + b + c + d + e + j as f64 * w + z
+}
+
+#[differentiable]
+fn first_and_last_loop(x: &[f64]) -> f64 {
+    let mut a = -1.0;
+    for k in 0..x.len() {
+        if x[k] > 0.0 {
+            a = x[k];
+        }
+    }
+    let (mut i, mut v) = (0, 0.0);
+    let mut any = false;
+    for k in 0..x.len() {
+        if x[k] < 1.0 {
+            i = k;
+            v = x[k];
+            any = true;
+        }
+    }
+    assert!(any);
+    let b = x[0] * x[0];
+    let mut k = 1;
+    let c = loop {
+        let t = x[0] / k as f64;
+        if t < 0.1 {
+            break t;
+        }
+        k += 1;
+    };
+    let mut d = 2.0;
+    if x.len() > 10 {
+        d = x[x.len() - 1] * 3.0;
+    }
+    let mut e = 0.0;
+    if x.len() > 1 {
+        e = x[x.len() - 2].exp();
+    }
+    let (j, w) = (x.len() - 1, x[x.len() - 1]);
+    let mut z = x[1];
+    for k in 0..x.len() {
+        if x[k] > 100.0 {
+            z = x[k];
+            break;
+        }
+    }
+    a * (i as f64 + 1.0) * v + b + c + d + e + j as f64 * w + z
+}
+
+#[test]
+fn next_and_last_are_the_first_and_the_last_element() {
+    same_as_loop(
+        first_and_last,
+        first_and_last_grad,
+        first_and_last_adjoint,
+        first_and_last_loop_grad,
+        &[
+            &[0.35, -1.3, 0.2, 1.7, 0.45],
+            &[2.45, 0.15, -0.6, 0.9, -2.2, 1.3],
+            &[-0.4, 0.6],
         ],
     );
 }

@@ -2244,3 +2244,62 @@ fn a_search_of_a_subslice_view() {
         assert_close(&gradient, &tape_gradient);
     }
 }
+
+// Seed 1128803 #11, #30, #420 (2026-11-29): `.last()` (new this session)
+// of `enumerate`'s tuples over a range, after a `filter`, then
+// `.map_or(v, g)`, was refused ("on elements it can tell are floats or
+// indices"): the accumulator of the range's element had no start of its
+// type. It starts from the range's start now. Minimized by hand.
+#[differentiable]
+fn last_of_a_range_filtered(x: &[f64], t: f64) -> f64 {
+    let n = x.len();
+    let v = (1..n)
+        .rev()
+        .enumerate()
+        .filter(|&(i, _)| i <= 1)
+        .last()
+        .map_or(1.25 * t, |(i, k)| x[k] * t * (i as f64 + 2.0));
+    let w = (2..=n)
+        .filter(|k| k % 2 == 0)
+        .last()
+        .map_or(0.5, |k| x[k - 1] * t);
+    v + w
+}
+
+fn last_of_a_range_filtered_tape<'t>(tape: &'t Tape, x: &[Var<'t>]) -> Var<'t> {
+    let (xs, t) = (&x[..x.len() - 1], x[x.len() - 1]);
+    let n = xs.len();
+    // (the pairs are (0, n - 1), (1, n - 2), ..; the last with i <= 1 is
+    // (1, n - 2))
+    let v = if n >= 3 {
+        xs[n - 2] * t * 3.0
+    } else if n == 2 {
+        xs[1] * t * 2.0
+    } else {
+        tape.var(1.25) * t
+    };
+    let last_even = (2..=n).filter(|k| k % 2 == 0).last();
+    let w = match last_even {
+        Some(k) => xs[k - 1] * t,
+        None => tape.var(0.5),
+    };
+    v + w
+}
+
+#[test]
+fn the_last_of_a_filtered_range() {
+    for x in [
+        vec![0.3, -1.2, 0.7, 0.4],
+        vec![1.5, 0.25, -0.4, 0.9, 2.0, -0.8],
+        vec![0.6, 0.2],
+    ] {
+        let (xs, t) = (&x[..x.len() - 1], x[x.len() - 1]);
+        let (value, (gradient, dt)) = last_of_a_range_filtered_grad(xs, t);
+        let (tape_value, tape_gradient) = on_tape(last_of_a_range_filtered_tape, &x);
+        assert_eq!(value, last_of_a_range_filtered(xs, t));
+        assert!((value - tape_value).abs() <= 1e-12 * (1.0 + value.abs()));
+        let mut all = gradient.clone();
+        all.push(dt);
+        assert_close(&all, &tape_gradient);
+    }
+}

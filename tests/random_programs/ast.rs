@@ -484,13 +484,17 @@ pub enum ForIter {
 // positions computed by `render.rs` and not by anything the macro does.
 
 /// An iterator chain: a source, positional adaptors (`rev`, `skip`, `take`,
-/// `step_by`), an optional `enumerate` or `zip`, then `map`/`filter` stages
+/// `step_by`), an optional `enumerate` or `zip` (and positional adaptors of
+/// its pairs), then `map`/`filter` stages
 /// (and `enumerate` after a `filter`).
 #[derive(Clone, Debug)]
 pub struct Chain {
     pub src: Src,
     pub pos: Vec<PosOp>,
     pub pair: Pair,
+    /// `rev`, `skip`, `take`, `step_by` of the pairs (after the `enumerate`
+    /// or `zip`: `.enumerate().rev()` counts from the front).
+    pub after: Vec<PosOp>,
     pub stages: Vec<Stage>,
 }
 
@@ -613,6 +617,20 @@ pub enum Consumer {
         indexed: bool,
         /// The items reaching the consumer are `&f64` (`&default` then)
         refs: bool,
+    },
+    /// `.find(|test| cond).map(|pat| body).unwrap_or(default)`, or
+    /// `.map_or(default, |pat| body)` (`test` matches `&item`); `last`:
+    /// `.filter(|test| cond).last()` instead of the `find` (`next`:
+    /// `.filter(..).next()`, the same as the `find`)
+    Find {
+        next: bool,
+        last: bool,
+        test: Pat,
+        cond: Box<Cond>,
+        pat: Pat,
+        body: Box<Expr>,
+        default: Box<Expr>,
+        map_or: bool,
     },
 }
 

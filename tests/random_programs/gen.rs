@@ -62,7 +62,9 @@ const CONSTS: &[&str] = &[
 /// (`x.get(i).copied().unwrap_or(v)`), `extremes` (`.reduce(f64::max)`,
 /// `.max_by(|a, b| a.total_cmp(b))`, `min`, then `unwrap_or`), `argmax`
 /// (`max_by`/`min_by` of `enumerate()`'s pairs), `while-stages`
-/// (`take_while`, `skip_while`), `filter-enumerate`
+/// (`take_while`, `skip_while`), `find-map` (`.find(p).map(g).unwrap_or(v)`,
+/// `.map_or(v, g)`, `.filter(p).next()` / `.last()` for the `find`), `after-pair` (`rev`, `skip`, `take`,
+/// `step_by` after an `enumerate` or a `zip`), `filter-enumerate`
 /// (`.filter(..).enumerate()`, the position among what passed), `for-each`
 /// (`chain.for_each(|v| { .. });` for a `for` over a chain), `list-forms`
 /// (a vector helper's tail as a `collect()` or stores into zeros),
@@ -2352,8 +2354,28 @@ impl Gen {
             src,
             pos,
             pair,
+            after: vec![],
             stages: vec![],
         };
+        if !matches!(chain.pair, Pair::None) && !avoid("after-pair") && self.chance(0.3) {
+            // (`rev` needs an exact size: no `a..=b`, no `zip(k..)`)
+            let inclusive = |s: &Src| {
+                matches!(
+                    s,
+                    Src::Range {
+                        inclusive: true,
+                        ..
+                    }
+                )
+            };
+            let exact = !inclusive(&chain.src)
+                && match &chain.pair {
+                    Pair::Zip(s2, _) => !inclusive(s2),
+                    Pair::ZipFrom(_) => false,
+                    _ => true,
+                };
+            chain.after = self.pos_ops(chain_positions(&chain).len(), exact);
+        }
         let positions = chain_positions(&chain);
         let ps: Vec<usize> = positions.iter().map(|t| t.0).collect();
         let rs: Vec<usize> = positions.iter().map(|t| t.2).collect();
@@ -2515,6 +2537,35 @@ impl Gen {
                 Box::new(chain),
                 Consumer::Fold(Box::new(init), acc, p, Box::new(body)),
             ));
+        }
+        if roll == 5 && !avoid("closures") && !avoid("find-map") && self.chance(0.6) {
+            // `g` of the first item that passes, or a default
+            let mark = self.env.len();
+            self.chain_depth += 1;
+            let test = self.pat_for(&item, &mut Vec::new());
+            let cond = self.item_cond(mark).unwrap_or_else(|| self.cond());
+            self.env.truncate(mark);
+            let pat = self.pat_for(&item, &mut Vec::new());
+            let body = self.typed_expr(depth.saturating_sub(1).max(1));
+            self.env.truncate(mark);
+            self.chain_depth -= 1;
+            let default = self.typed_expr(1);
+            let (next, last) = match self.rng.gen_range(0..4) {
+                0 => (true, false),
+                1 => (false, true),
+                _ => (false, false),
+            };
+            let cons = Consumer::Find {
+                next,
+                last,
+                test: Pat::Amp(Box::new(test)),
+                cond: Box::new(cond),
+                pat,
+                body: Box::new(body),
+                default: Box::new(default),
+                map_or: self.chance(0.5),
+            };
+            return Some(Expr::Chain(Box::new(chain), cons));
         }
         if !matches!(item, ItemTy::F | ItemTy::RefF) {
             if avoid("closures") {

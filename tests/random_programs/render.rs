@@ -1187,7 +1187,7 @@ pub fn apply_pos<T: Clone>(mut v: Vec<T>, ops: &[PosOp]) -> Vec<T> {
 /// second's `(r, s)` (`enumerate`'s count and `zip(k..)`'s value in `r`).
 pub fn chain_positions(c: &Chain) -> Vec<(usize, usize, usize, usize)> {
     let first = apply_pos(src_positions(&c.src), &c.pos);
-    match &c.pair {
+    let pairs = match &c.pair {
         Pair::None => first.into_iter().map(|(p, q)| (p, q, 0, 0)).collect(),
         Pair::Enumerate => first
             .into_iter()
@@ -1207,7 +1207,8 @@ pub fn chain_positions(c: &Chain) -> Vec<(usize, usize, usize, usize)> {
                 .map(|((p, q), (r, s))| (p, q, r, s))
                 .collect()
         }
-    }
+    };
+    apply_pos(pairs, &c.after)
 }
 
 /// A tape item: a temporary holding a leaf value (`by_ref`: a `&Var`), or a
@@ -1397,6 +1398,14 @@ impl Printer {
             Pair::Enumerate => s.push_str(".enumerate()"),
             Pair::ZipFrom(k) => write!(s, ".zip({k}..)").unwrap(),
             Pair::Zip(src, pos) => write!(s, ".zip({})", self.src_text(src, pos)).unwrap(),
+        }
+        for op in &c.after {
+            match op {
+                PosOp::Rev => s.push_str(".rev()"),
+                PosOp::Skip(k) => write!(s, ".skip({k})").unwrap(),
+                PosOp::Take(k) => write!(s, ".take({k})").unwrap(),
+                PosOp::StepBy(k) => write!(s, ".step_by({k})").unwrap(),
+            }
         }
         for st in &c.stages {
             match st {
@@ -1614,6 +1623,34 @@ impl Printer {
                     };
                     format!("{chain}{copied}.{consumer}.unwrap_or({})", lit(*default))
                 }
+                Some(Consumer::Find {
+                    next,
+                    last,
+                    test,
+                    cond,
+                    pat,
+                    body,
+                    default,
+                    map_or,
+                }) => {
+                    let method = if *next || *last { "filter" } else { "find" };
+                    let then = match (next, last) {
+                        (_, true) => ".last()",
+                        (true, _) => ".next()",
+                        _ => "",
+                    };
+                    let found = format!(
+                        "{chain}.{method}(|{}| {}){then}",
+                        pat_str(test),
+                        self.cond(cond)
+                    );
+                    let g = format!("|{}| {}", pat_str(pat), self.expr(body, P_LOWEST));
+                    let v = self.expr(default, P_LOWEST);
+                    match map_or {
+                        true => format!("{found}.map_or({v}, {g})"),
+                        false => format!("{found}.map({g}).unwrap_or({v})"),
+                    }
+                }
             };
         }
         let (head, mut lines, item) = self.chain_head(c);
@@ -1687,6 +1724,35 @@ impl Printer {
                         value(&item)
                     ),
                     format!("oracle_acc.unwrap_or({TAPE}.var({}))", lit(*default)),
+                )
+            }
+            Some(Consumer::Find {
+                last,
+                test,
+                cond,
+                pat,
+                body,
+                default,
+                ..
+            }) => {
+                // (a `last()` keeps the last that passes: no `break`)
+                let stop = if *last { "" } else { " break;" };
+                let Pat::Amp(test) = test else {
+                    unreachable!("a find's pattern is `&..`")
+                };
+                let (mut t, mut b) = (Vec::new(), Vec::new());
+                Self::bind(test, &item, &mut t);
+                Self::bind(pat, &item, &mut b);
+                (
+                    "let mut oracle_acc: Option<Var<'t>> = None;".to_string(),
+                    format!(
+                        "let oracle_keep: bool = {{ {} {} }}; if oracle_keep {{ oracle_acc = Some({{ {} {} }});{stop} }}",
+                        t.join(" "),
+                        self.cond(cond),
+                        b.join(" "),
+                        self.var_expr(body)
+                    ),
+                    format!("oracle_acc.unwrap_or({})", self.var_expr(default)),
                 )
             }
             Some(Consumer::Fold(init, acc, p, body)) => {
@@ -1798,6 +1864,7 @@ impl Printer {
             } else {
                 Pair::None
             },
+            after: vec![],
             stages: vec![],
         };
         let (head, _, _) = self.chain_head(&chain);

@@ -321,6 +321,9 @@ impl Lowerer<'_> {
                 let bound = self.lower_bound(whole);
                 self.value_of(bound, whole)
             }
+            // (`*i` of a part bound by value where Rust binds a reference:
+            // `i` itself)
+            UnOp::Deref(_) if self.is_by_value_ref(&unary.expr) => self.lower_expr(&unary.expr),
             UnOp::Deref(_) => match self.lower_expr(&unary.expr) {
                 Value::Const(c) => Value::Const(c.map(|t| quote!(*#t))),
                 // `*w` of an array reference is the array itself; `*v` of a
@@ -1072,7 +1075,7 @@ impl Lowerer<'_> {
     /// Does `expr` read a float or a float array of the function (a name
     /// bound to one where it is written, not its own closure parameters or
     /// `let`s), or a tuple, closure or view?
-    fn reads_floats(&self, expr: &Expr) -> bool {
+    pub(super) fn reads_floats(&self, expr: &Expr) -> bool {
         let mut names = std::collections::HashSet::new();
         crate::names::collect_idents(expr.to_token_stream(), &mut names);
         names.iter().any(|name| {
@@ -1382,6 +1385,18 @@ impl Lowerer<'_> {
                 uses: vec![value],
             }),
         }
+    }
+
+    /// `expr` names a local bound by value where Rust binds a reference
+    /// (`Lowerer::by_value_refs`).
+    fn is_by_value_ref(&self, expr: &Expr) -> bool {
+        let Expr::Path(p) = strip_parens(expr) else {
+            return false;
+        };
+        p.path
+            .get_ident()
+            .and_then(|i| self.lookup(&i.to_string()))
+            .is_some_and(|id| self.by_value_refs.contains(&id))
     }
 
     /// Whether constant `c`, of a type the macro cannot see, may be a
@@ -1776,12 +1791,17 @@ impl VisitMut for Renamer<'_, '_> {
             let Expr::Path(path) = inner else { break };
             // (not a name a block or a closure here binds, which shadows
             // the function's: `|a| *a < t` beside a float parameter `a`)
+            // (or a part bound by value where Rust binds a reference,
+            // `by_value_refs`)
             let float = path
                 .path
                 .get_ident()
                 .filter(|i| !self.is_block_local(&i.to_string()))
                 .and_then(|i| self.lowerer.lookup(&i.to_string()))
-                .is_some_and(|id| self.lowerer.vars[id].kind == Kind::Float);
+                .is_some_and(|id| {
+                    self.lowerer.vars[id].kind == Kind::Float
+                        || self.lowerer.by_value_refs.contains(&id)
+                });
             if !float {
                 break;
             }

@@ -139,10 +139,23 @@ impl Seq {
         // reference, `|(i, _)| *i > 0`; the float parts are the floats,
         // whatever their `*`s)
         let indices = self.count_indices();
+        // a tuple a `map` made, kept in a [`Step::Let`]: each part a name
+        // of the pattern binds is a reference to it (the lowering keeps a
+        // float a float)
+        let probe: Expr = parse_quote!(__k);
+        let kept_tuple = match strip_parens(&elem(&probe)) {
+            Expr::Path(_) => self
+                .tuple_tail(&elem(&probe), &probe)
+                .map(|parts| parts.len()),
+            _ => None,
+        };
         Rc::new(move |k: &Expr| {
-            let elem = match &pat {
-                Some(pat) => indices_by_reference(elem(k), pat, k, &indices),
-                None => elem(k),
+            let elem = match (&pat, kept_tuple) {
+                (Some(syn::Pat::Tuple(pats)), Some(n)) if pats.elems.len() == n => {
+                    parts_by_reference(elem(k), pats)
+                }
+                (Some(pat), _) => indices_by_reference(elem(k), pat, k, &indices),
+                (None, _) => elem(k),
             };
             keep(&[elem])
         })
@@ -268,7 +281,16 @@ const REFUSED_ADAPTORS: &[&str] = &[
 /// Consumers lowered here.
 const CONSUMERS: &[&str] = &["sum", "product", "fold", "count", "any", "all", "position"];
 /// Consumers lowered only unwrapped at once (`reduce_unwrapped`).
-const REDUCERS: &[&str] = &["reduce", "max_by", "min_by", "find"];
+const REDUCERS: &[&str] = &["reduce", "max_by", "min_by", "find", "next", "last"];
+
+/// The number of arguments of the reducer `name` (`None`: not one).
+fn reducer_arity(name: &str) -> Option<usize> {
+    match name {
+        "next" | "last" => Some(0),
+        _ if REDUCERS.contains(&name) => Some(1),
+        _ => None,
+    }
+}
 /// Consumers refused, with the loop to write instead.
 const REFUSED_CONSUMERS: &[&str] = &[
     "max",
@@ -278,7 +300,6 @@ const REFUSED_CONSUMERS: &[&str] = &[
     "max_by_key",
     "min_by_key",
     "reduce",
-    "last",
     "nth",
     "find_map",
     "collect",
@@ -294,18 +315,17 @@ const REFUSED_CONSUMERS: &[&str] = &[
 pub(super) fn is_reduce_unwrapped(call: &syn::ExprMethodCall) -> bool {
     let unwrapped = matches!(
         (call.method.to_string().as_str(), call.args.len()),
-        ("unwrap", 0) | ("expect", 1) | ("unwrap_or", 1) | ("unwrap_or_default", 0)
+        ("unwrap", 0) | ("expect", 1) | ("unwrap_or", 1) | ("unwrap_or_default", 0) | ("map_or", 2)
     );
-    let (inner, _) = reducer_of(&call.receiver, call.method != "unwrap_or");
+    let (inner, _) = reducer_of(&call.receiver, call.method != "map_or");
     unwrapped
         && matches!(inner, Expr::MethodCall(reduce)
-            if REDUCERS.contains(&reduce.method.to_string().as_str())
-                && reduce.args.len() == 1
+            if reducer_arity(&reduce.method.to_string()) == Some(reduce.args.len())
                 && is_chain(&reduce.receiver))
 }
 
 /// The reducer call an unwrap's receiver stands for, through `.copied()` /
-/// `.cloned()` and, when `map` (a panicking unwrap), an `Option::map(f)`
+/// `.cloned()` and, when `map`, an `Option::map(f)`
 /// (`.max_by(..).map(|(i, _)| i).unwrap()`), with that `f`.
 fn reducer_of(receiver: &Expr, map: bool) -> (&Expr, Option<&Expr>) {
     let copied = |expr: &'_ Expr| -> bool {
@@ -326,6 +346,27 @@ fn reducer_of(receiver: &Expr, map: bool) -> (&Expr, Option<&Expr>) {
         }
     }
     (inner, f)
+}
+
+/// `chain.find(p).is_some()` (`.is_none()`, through `.copied()` /
+/// `.cloned()`): the `find` call, and whether the test is `is_some`.
+pub(super) fn found_test(call: &syn::ExprMethodCall) -> Option<(&syn::ExprMethodCall, bool)> {
+    let some = match call.method.to_string().as_str() {
+        "is_some" => true,
+        "is_none" => false,
+        _ => return None,
+    };
+    if !call.args.is_empty() {
+        return None;
+    }
+    match reducer_of(&call.receiver, false) {
+        (Expr::MethodCall(find), _)
+            if find.method == "find" && find.args.len() == 1 && is_chain(&find.receiver) =>
+        {
+            Some((find, some))
+        }
+        _ => None,
+    }
 }
 
 /// Is `expr` an iterator chain (a range, or methods over `iter()` & co)?
@@ -362,6 +403,12 @@ impl Lowerer<'_> {
                 return Some(value);
             }
         }
+        if let Some(value) = self.find_mapped(call) {
+            return Some(value);
+        }
+        if let Some((find, some)) = found_test(call) {
+            return Some(self.found(find, some));
+        }
         if let Some(bound) = self.reduce_unwrapped(call) {
             return Some(self.value_of(bound, call));
         }
@@ -377,9 +424,18 @@ impl Lowerer<'_> {
         let loop_text = "write the loop: `let mut best = ..; for v in xs { .. }`";
         let message = if REDUCERS.contains(&name.as_str()) {
             format!(
-                "`.{name}(..)` is supported by `#[differentiable]` unwrapped at once: \
-                 `.{name}(..).unwrap()`, `.expect(..)` or `.unwrap_or(v)` (through \
-                 `.copied()`); else {loop_text}"
+                "`.{name}{args}` is supported by `#[differentiable]` unwrapped at once: \
+                 `.{name}{args}.unwrap()`, `.expect(..)`, `.unwrap_or(v)` (through \
+                 `.copied()`), `.map(g).unwrap_or(v)`{last}; else {loop_text}",
+                args = if reducer_arity(&name) == Some(0) {
+                    "()"
+                } else {
+                    "(..)"
+                },
+                last = match name == "find" {
+                    true => ", `.map_or(v, g)`, `.is_some()` or `.is_none()`",
+                    false => " or `.map_or(v, g)`",
+                }
             )
         } else if name == "for_each" {
             "`.for_each(..)` is supported by `#[differentiable]` as a statement, with a \
@@ -439,38 +495,60 @@ impl Lowerer<'_> {
                     None,
                     Some(parse_quote!(::core::default::Default::default())),
                 ),
+                ("map_or", 2) => (None, Some(call.args[0].clone())),
                 _ => return None,
             };
-        let (inner, mapped) = reducer_of(&call.receiver, panics.is_some());
+        let (inner, mapped) = match call.method == "map_or" {
+            true => (reducer_of(&call.receiver, false).0, Some(&call.args[1])),
+            false => reducer_of(&call.receiver, true),
+        };
+        // `.map(g).unwrap_or(v)`: `v` is the value for none of `g`'s
+        // results, not a start for the accumulators (found below)
+        let (default, mapped_default) = match &mapped {
+            Some(_) => (None, default),
+            None => (default, None),
+        };
         let Expr::MethodCall(reduce) = inner else {
             return None;
         };
         let which = reduce.method.to_string();
-        if !REDUCERS.contains(&which.as_str())
-            || reduce.args.len() != 1
-            || !is_chain(&reduce.receiver)
-        {
+        if reducer_arity(&which) != Some(reduce.args.len()) || !is_chain(&reduce.receiver) {
             return None;
+        }
+        // (`next()` is the first element, a `find` that tests nothing)
+        let find = which == "find" || which == "next";
+        if let ("find", Some(v)) = (which.as_str(), &mapped_default) {
+            if !matches!(strip_parens(v), Expr::Tuple(_)) {
+                // (one value: the first that passes mapped, whatever its
+                // type, in the local `find_mapped` keeps)
+                return self.find_mapped(call).map(Bound::Value);
+            }
         }
         let failed = Some(Bound::Value(Value::Const(placeholder())));
         let Some(mut seq) = self.seq(&reduce.receiver) else {
             return failed;
         };
-        let find = which == "find";
-        if let Expr::Closure(c) = strip_parens(&reduce.args[0]) {
+        if let Some(Expr::Closure(c)) = reduce.args.first().map(strip_parens) {
             if !self.closure_is_inlinable(c) {
                 return failed;
             }
         }
         // `find(p)`: the first element of the chain filtered by `p`
         // (`Step::Guard`), the loop stopping there; the others fold
-        let f = match find {
-            true => {
+        // (`last()`: each element replaces the one before, as a `min_by`
+        // whose comparison is always `Greater`)
+        let f = match which.as_str() {
+            "find" => {
                 let p = self.callable(&reduce.args[0], 1)?;
                 seq.filter_by(self.fresh_ident("m"), p, closure_pattern(&reduce.args[0]));
                 None
             }
-            false => Some(self.callable(&reduce.args[0], 2)?),
+            "next" => None,
+            "last" => {
+                let greater: ApplyFn = Rc::new(|_| parse_quote!(::core::cmp::Ordering::Greater));
+                Some(greater)
+            }
+            _ => Some(self.callable(&reduce.args[0], 2)?),
         };
         // (an unbounded chain a `find` or a `take_while` ends runs over
         // `0..`; the others need a length)
@@ -530,11 +608,16 @@ impl Lowerer<'_> {
         let es: Vec<Ident> = (0..n).map(|_| self.fresh_ident("e")).collect();
         // the first element's parts, and the `let` that binds them when
         // the element is destructured
+        // (unfiltered, the `last()` is the element at `len - 1`)
+        let first_k: Expr = match (which.as_str(), &len) {
+            ("last", Some(len)) => parse_quote!((#len - 1)),
+            _ => parse_quote!(0),
+        };
         let (firsts, first_lets): (Vec<Expr>, Vec<syn::Stmt>) = match &ended {
-            None => (tuple_parts((seq.elem)(&parse_quote!(0))), Vec::new()),
+            None => (tuple_parts((seq.elem)(&first_k)), Vec::new()),
             Some(_) => {
                 let names: Vec<Ident> = (0..n).map(|_| self.fresh_ident("first")).collect();
-                let first = (seq.elem)(&parse_quote!(0));
+                let first = (seq.elem)(&first_k);
                 (
                     names.iter().map(|f| parse_quote!(#f)).collect(),
                     vec![parse_quote!(let (#(#names,)*) = #first;)],
@@ -619,17 +702,23 @@ impl Lowerer<'_> {
                 .map(|(e, part)| parse_quote!(let #e = #part;))
                 .collect(),
         };
-        let stmts: Vec<syn::Stmt> = if let (false, Some(len)) = (seq.filtered(), &len) {
-            let fold: syn::Stmt = parse_quote!(for #k in 1..#len {
-                #(#bind_elem)*
-                #step
+        let stmts: Vec<syn::Stmt> = if let (false, false, Some(len)) =
+            (seq.filtered(), mapped_default.is_some(), &len)
+        {
+            // (the first element is `next()`'s, the last `last()`'s: no
+            // loop)
+            let fold: Option<syn::Stmt> = (f.is_some() && which != "last").then(|| {
+                parse_quote!(for #k in 1..#len {
+                    #(#bind_elem)*
+                    #step
+                })
             });
             match (&panics, &defaults) {
                 (Some(message), _) => {
                     let mut stmts = vec![parse_quote!(assert!(#len > 0, #message);)];
                     stmts.extend(first_lets);
                     stmts.extend(lets(&firsts));
-                    stmts.push(fold);
+                    stmts.extend(fold);
                     stmts
                 }
                 (None, Some(defaults)) => {
@@ -641,7 +730,7 @@ impl Lowerer<'_> {
                     }));
                     stmts
                 }
-                (None, None) => unreachable!("one of the two by construction"),
+                (None, None) => unreachable!("one of the two unless mapped_default"),
             }
         } else {
             // (a `filter` decides which element is the first; the
@@ -655,17 +744,27 @@ impl Lowerer<'_> {
                     for (part, float) in parts.iter().zip(&floats) {
                         if *float {
                             starts.push(parse_quote!(0.0));
-                        } else if tuple && seq.is_index(part, &kx) {
+                        } else if tuple && (seq.is_index(part, &kx) || index_arithmetic(part, &kx))
+                        {
                             starts.push(parse_quote!(0usize));
+                        } else if let Some(start) = range_start(part) {
+                            // (a range's element: its start, of its type)
+                            starts.push(start);
                         } else {
-                            self.cx.error_spanned_by(
-                                &reduce.method,
-                                format!(
+                            let message = match &mapped_default {
+                                Some(_) => format!(
+                                    "`.{which}(..).map(g).unwrap_or(v)` is supported by \
+                                     `#[differentiable]` on elements it can tell are floats or \
+                                     indices; write the loop: `let mut best = ..; for v in xs \
+                                     {{ .. }}`"
+                                ),
+                                None => format!(
                                     "`.{which}(..).unwrap()` after `.filter(..)` is supported \
                                      by `#[differentiable]` on elements it can tell are floats; \
                                      give a value for none, `.unwrap_or(v)`, or write the loop"
                                 ),
-                            );
+                            };
+                            self.cx.error_spanned_by(&reduce.method, message);
                             return failed;
                         }
                     }
@@ -693,6 +792,15 @@ impl Lowerer<'_> {
             if let Some(message) = &panics {
                 stmts.push(parse_quote!(assert!(#found, #message);));
             }
+            if let (Some(g), Some(v)) = (&mapped, &mapped_default) {
+                // `.map(g).unwrap_or(v)`
+                let value = g(&[given(&accs)]);
+                let result = self.fresh_ident("mapped");
+                let then = branch(value);
+                stmts.push(parse_quote!(let #result = if #found #then else { #v };));
+                self.lower_stmts(&stmts, None, &[]);
+                return Some(self.lower_bound(&parse_quote!(#result)));
+            }
             stmts
         };
         self.lower_stmts(&stmts, None, &[]);
@@ -708,6 +816,92 @@ impl Lowerer<'_> {
             true => Bound::Tuple(values),
             false => values.remove(0),
         })
+    }
+
+    /// `chain.find(p).map(g).unwrap_or(v)` and `chain.find(p).map_or(v, g)`
+    /// (through `.copied()` / `.cloned()`): `v` until the first element `e`
+    /// that passes `p`, then `g(e)`, the loop stopping there:
+    /// `let mut r = v; for k in .. { if !p(e) { continue; } r = g(e); break; }`.
+    /// `None` when `call` is none of these.
+    fn find_mapped(&mut self, call: &syn::ExprMethodCall) -> Option<Value> {
+        let (option, g, default) = match (call.method.to_string().as_str(), call.args.len()) {
+            ("map_or", 2) => (&*call.receiver, &call.args[1], &call.args[0]),
+            ("unwrap_or", 1) => match strip_parens(&call.receiver) {
+                Expr::MethodCall(map) if map.method == "map" && map.args.len() == 1 => {
+                    (&*map.receiver, &map.args[0], &call.args[0])
+                }
+                _ => return None,
+            },
+            _ => return None,
+        };
+        let (find, _) = reducer_of(option, false);
+        let Expr::MethodCall(find) = find else {
+            return None;
+        };
+        if find.method != "find" || find.args.len() != 1 || !is_chain(&find.receiver) {
+            return None;
+        }
+        let failed = Some(Value::Const(placeholder()));
+        let Some(mut seq) = self.seq(&find.receiver) else {
+            return failed;
+        };
+        let Some(p) = self.callable(&find.args[0], 1) else {
+            return failed;
+        };
+        seq.filter_by(self.fresh_ident("m"), p, closure_pattern(&find.args[0]));
+        let Some(g) = self.callable(g, 1) else {
+            return failed;
+        };
+        // (an unbounded chain runs until an element passes)
+        let range = seq.range().unwrap_or_else(|| parse_quote!(0..));
+        let k = self.fresh_ident("k");
+        let kx: Expr = parse_quote!(#k);
+        let found = self.fresh_ident("found");
+        let mut body = self.step_stmts(&seq, &kx);
+        let value = g(&[(seq.elem)(&kx)]);
+        body.push(parse_quote!({
+            #found = #value;
+            break;
+        }));
+        let mut stmts = vec![parse_quote!(let mut #found = #default;)];
+        stmts.extend(seq.counter_lets());
+        stmts.push(parse_quote!(for #k in #range { #(#body)* }));
+        self.lower_stmts(&stmts, None, &[]);
+        Some(self.lower_expr(&parse_quote!(#found)))
+    }
+
+    /// `chain.find(p).is_some()` (`some`) or `.is_none()`: whether an
+    /// element passes `p`, the loop stopping at the first that does (as
+    /// `any`, but `p` is given a reference to the element, as `find` gives
+    /// it).
+    fn found(&mut self, find: &syn::ExprMethodCall, some: bool) -> Value {
+        let failed = Value::Const(placeholder());
+        let Some(mut seq) = self.seq(&find.receiver) else {
+            return failed;
+        };
+        let Some(p) = self.callable(&find.args[0], 1) else {
+            return failed;
+        };
+        seq.filter_by(self.fresh_ident("m"), p, closure_pattern(&find.args[0]));
+        let Some(range) = seq.range() else {
+            self.unbounded(&find.receiver);
+            return failed;
+        };
+        let k = self.fresh_ident("k");
+        let found = self.fresh_ident("found");
+        let mut body = self.step_stmts(&seq, &parse_quote!(#k));
+        body.push(parse_quote!({
+            #found = true;
+            break;
+        }));
+        let mut stmts = vec![parse_quote!(let mut #found: bool = false;)];
+        stmts.extend(seq.counter_lets());
+        stmts.push(parse_quote!(for #k in #range { #(#body)* }));
+        self.lower_stmts(&stmts, None, &[]);
+        match some {
+            true => self.lower_expr(&parse_quote!(#found)),
+            false => self.lower_expr(&parse_quote!(!#found)),
+        }
     }
 
     /// `x.get(i).copied().unwrap_or(v)`: `if i < x.len() { x[i] } else { v }`;
@@ -1953,6 +2147,13 @@ fn element_of(expr: &Expr) -> Option<Element<'_>> {
 /// reference to the item, as `Iterator` gives it, such a pattern binds
 /// references (`|(i, _)| *i > 0`); one under `&` (`|&(i, v)|`) binds values.
 fn indices_by_reference(elem: Expr, pat: &syn::Pat, k: &Expr, indices: &[Ident]) -> Expr {
+    if let syn::Pat::Ident(_) = pat {
+        // a range's element itself, `(0..n).filter(|j| x[*j] > 0.0)`
+        return match is_integer_element(&elem, k) {
+            true => parse_quote!(&(#elem)),
+            false => elem,
+        };
+    }
     let (Expr::Tuple(mut t), syn::Pat::Tuple(pats)) = (elem.clone(), pat) else {
         return elem;
     };
@@ -1960,19 +2161,104 @@ fn indices_by_reference(elem: Expr, pat: &syn::Pat, k: &Expr, indices: &[Ident])
         return elem;
     }
     for (part, pat) in t.elems.iter_mut().zip(&pats.elems) {
-        // (a range's element, `__private::nth(a.., k)`, is an integer too)
-        let range_element = matches!(&*part, Expr::Call(c)
-            if matches!(&*c.func, Expr::Path(f) if f.path.segments.last().is_some_and(|s| s.ident == "nth")));
-        let is_index = *part == *k
-            || range_element
+        let is_index = is_integer_element(part, k)
             || matches!(&*part, Expr::Path(p) if indices.iter().any(|i| p.path.is_ident(i)));
         *part = match (is_index, pat) {
-            (true, syn::Pat::Ident(_)) => parse_quote!(&#part),
+            // (parenthesized: `&n - 1 - (k)` would be `(&n) - 1 - (k)`)
+            (true, syn::Pat::Ident(_)) => match &*part {
+                Expr::Path(_) => parse_quote!(&#part),
+                _ => parse_quote!(&(#part)),
+            },
             (false, syn::Pat::Tuple(_)) => indices_by_reference(part.clone(), pat, k, indices),
             _ => part.clone(),
         };
     }
     Expr::Tuple(t)
+}
+
+/// `(&tuple.0, &tuple.1, ..)` for the tuple local `tuple` a `filter` or
+/// `find` closure's tuple pattern `pats` (no `&`) destructures: given a
+/// reference to the item, such a pattern binds references to its parts.
+fn parts_by_reference(tuple: Expr, pats: &syn::PatTuple) -> Expr {
+    let parts = pats.elems.iter().enumerate().map(|(j, pat)| -> Expr {
+        let j = syn::Index::from(j);
+        match pat {
+            syn::Pat::Ident(_) => parse_quote!(&#tuple.#j),
+            _ => parse_quote!(#tuple.#j),
+        }
+    });
+    parse_quote!((#(#parts,)*))
+}
+
+/// `value` as the block of an `if`'s branch: a block's own (so that one
+/// ending in a tuple ends the branch in it, as `syntax::tuple_if_locals`
+/// reads it), else `{ value }`.
+fn branch(value: Expr) -> syn::Block {
+    match value {
+        Expr::Block(b) if b.label.is_none() && b.attrs.is_empty() => b.block,
+        value => parse_quote!({ #value }),
+    }
+}
+
+/// The start `a` of the range whose element `part` is,
+/// `__private::nth(a.., k)`.
+fn range_start(part: &Expr) -> Option<Expr> {
+    let Expr::Call(c) = part else {
+        return None;
+    };
+    let Expr::Path(f) = &*c.func else {
+        return None;
+    };
+    if !f.path.segments.last().is_some_and(|s| s.ident == "nth") {
+        return None;
+    }
+    match c.args.first().map(strip_parens) {
+        Some(Expr::Range(r)) => r.start.as_deref().cloned(),
+        _ => None,
+    }
+}
+
+/// `part` of an element is an integer: a range's element,
+/// `__private::nth(a.., k)`, or [`index_arithmetic`] on `k`.
+fn is_integer_element(part: &Expr, k: &Expr) -> bool {
+    let range_element = matches!(part, Expr::Call(c)
+        if matches!(&*c.func, Expr::Path(f) if f.path.segments.last().is_some_and(|s| s.ident == "nth")));
+    range_element || index_arithmetic(part, k)
+}
+
+/// `part` is the loop's `k` or integer arithmetic on it (`n - 1 - (k)` after
+/// a `rev`, `(k) + s` after a `skip`, `(k) * s` after a `step_by`): names,
+/// integer literals and `+ - * / %` of them, with `k` among the names. (Such
+/// an expression is a `usize`: Rust does not mix it with floats.)
+fn index_arithmetic(part: &Expr, k: &Expr) -> bool {
+    fn arithmetic(e: &Expr, k: &Expr, seen_k: &mut bool) -> bool {
+        if e == k {
+            *seen_k = true;
+            return true;
+        }
+        match e {
+            Expr::Paren(p) => arithmetic(&p.expr, k, seen_k),
+            Expr::Path(p) => p.qself.is_none(),
+            Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Int(_),
+                ..
+            }) => true,
+            Expr::Binary(b) => {
+                matches!(
+                    b.op,
+                    syn::BinOp::Add(_)
+                        | syn::BinOp::Sub(_)
+                        | syn::BinOp::Mul(_)
+                        | syn::BinOp::Div(_)
+                        | syn::BinOp::Rem(_)
+                ) && arithmetic(&b.left, k, seen_k)
+                    && arithmetic(&b.right, k, seen_k)
+            }
+            _ => false,
+        }
+    }
+    let mut seen_k = false;
+    arithmetic(part, k, &mut seen_k) && seen_k
 }
 
 /// The pattern of a closure's one parameter (`None` for a function's name).

@@ -228,6 +228,10 @@ struct Lowerer<'a> {
     /// them rather than the literal's tokens, whose statements (a block
     /// element's `let`s) the lowering already emitted once.
     declined_items: Option<Vec<Operand>>,
+    /// Constant locals bound by value where Rust binds a reference: the
+    /// parts of a tuple pattern without `&` matched against a reference
+    /// (`for (t, i) in pairs`, `i: &usize`), whose `*i` is `i` itself.
+    by_value_refs: HashSet<VarId>,
     /// Set by `lower_let` just before its `array_constructor`, which takes
     /// it: a fill of a value that varies, `[v; n]`, is then taken
     /// (`filled_with`).
@@ -280,6 +284,7 @@ impl<'a> Lowerer<'a> {
             compound: HashMap::new(),
             fixed_lens: HashMap::new(),
             declined_items: None,
+            by_value_refs: HashSet::new(),
             fill_allowed: false,
             filled_with: None,
             scrutinees: HashMap::new(),
@@ -415,11 +420,11 @@ impl<'a> Lowerer<'a> {
         let Expr::Array(array) = literal else {
             return None;
         };
-        if array
-            .elems
-            .iter()
-            .all(|e| expr::is_int_or_bool(&e.to_token_stream()))
-        {
+        // (a table of tuples, `[(0.5, 1), (1.5, 2)]`, is a constant)
+        if array.elems.iter().all(|e| {
+            expr::is_int_or_bool(&e.to_token_stream())
+                || matches!(syntax::strip_parens(e), Expr::Tuple(_))
+        }) {
             return None;
         }
         let items: Vec<Operand> = match self.declined_items.take() {
@@ -2118,6 +2123,25 @@ impl<'a> Lowerer<'a> {
                     vec,
                 })
             }
+            // a table of tuples of constants (`vec![(0.0, 1.0), (1.0, 2.5)]`):
+            // data, not floats that vary, kept as written
+            Expr::Array(array)
+                if !array.elems.is_empty()
+                    && array.elems.iter().all(|e| {
+                        matches!(syntax::strip_parens(e), Expr::Tuple(_)) && !self.reads_floats(e)
+                    }) =>
+            {
+                let items = array
+                    .elems
+                    .iter()
+                    .map(|e| {
+                        let (tokens, uses) = self.non_differentiated_tokens(e);
+                        Operand::Const(Const { tokens, uses })
+                    })
+                    .collect();
+                self.declined_items = Some(items);
+                None
+            }
             Expr::Array(array) => {
                 let values: Vec<expr::Value> =
                     array.elems.iter().map(|e| self.lower_expr(e)).collect();
@@ -2393,8 +2417,14 @@ impl<'a> Lowerer<'a> {
                 // idx`, is the reference iterating the slice gives)
                 // (the element's own pattern: `k` of `(i, k)` over
                 // `idx.iter().enumerate()` too)
+                // (a tuple pattern without `&`, `for (t, i) in pairs`,
+                // binds references to the parts: the element by reference
+                // where the body dereferences one of them, `x[*i]`)
                 let by_reference = match &pat {
                     Pat::Ident(p) => derefs(&f.body, &p.ident),
+                    Pat::Tuple(_) => syntax::pattern_names(&pat).iter().any(|name| {
+                        derefs(&f.body, &Ident::new(name, proc_macro2::Span::call_site()))
+                    }),
                     _ => false,
                 };
                 match constant {
@@ -2779,8 +2809,9 @@ fn stand_in_array(vec: bool) -> ArrayInit {
 /// `any`, `all` or `position` of an iterator chain: a loop, lowered before
 /// the integer or boolean code that reads it (`Lowerer::hoist_tests`).
 fn is_test(m: &syn::ExprMethodCall) -> bool {
-    (m.method == "any" || m.method == "all" || m.method == "position")
-        && iter::is_chain(&m.receiver)
+    ((m.method == "any" || m.method == "all" || m.method == "position")
+        && iter::is_chain(&m.receiver))
+        || iter::found_test(m).is_some()
 }
 
 /// Does `expr` call `any`, `all` or `position` on an iterator chain

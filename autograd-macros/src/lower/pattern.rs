@@ -373,6 +373,10 @@ impl Lowerer<'_> {
                     );
                     return;
                 }
+                let value_tokens = match &value {
+                    Bound::Value(Value::Const(c)) => Some(c.tokens.clone()),
+                    _ => None,
+                };
                 let parts = match value {
                     Bound::Tuple(parts) if parts.len() == n => parts,
                     Bound::Value(Value::Const(c)) => (0..n)
@@ -402,8 +406,20 @@ impl Lowerer<'_> {
                         return;
                     }
                 };
+                // (of a reference, `&pairs[k]`, Rust's default binding mode
+                // binds the parts by reference: `for (t, i) in pairs {
+                // x[*i] }`; bound by value here, as floats must be, their
+                // `*`s are dropped: `by_value_refs`)
+                let of_reference = matches!(&value_tokens,
+                    Some(tokens) if matches!(tokens.clone().into_iter().next(),
+                        Some(proc_macro2::TokenTree::Punct(amp)) if amp.as_char() == '&'));
                 for (pat, part) in t.elems.iter().zip(parts) {
                     self.bind_pattern(pat, part, None);
+                    if let (true, Pat::Ident(p)) = (of_reference, pat) {
+                        if let Some(id) = self.lookup(&p.ident.to_string()) {
+                            self.by_value_refs.insert(id);
+                        }
+                    }
                 }
             }
             Pat::Slice(s) => {
