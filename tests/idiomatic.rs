@@ -4490,6 +4490,172 @@ fn next_and_last_are_the_first_and_the_last_element() {
     );
 }
 
+/// `if let Some(v) = ..` and `match .. { Some(v) => .., None => .. }` of
+/// what a chain's `find`, `max_by`, `reduce`, `last` returns: the loop,
+/// with a flag of whether it found an element, then `if found { let v =
+/// ..; .. }` (refused until 2026-11-29; a branch may `continue`).
+#[differentiable]
+fn if_let_found(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    if let Some((i, v)) = x.iter().enumerate().max_by(|a, b| a.1.total_cmp(b.1)) {
+        s += v * (i as f64 + 1.0);
+    }
+    if let Some(m) = x.iter().copied().filter(|v| *v < 0.0).reduce(f64::max) {
+        s += m * m;
+    } else if x[0] > 0.0 {
+        s -= x[0];
+    } else {
+        s += 1.0;
+    }
+    let t = match x.iter().find(|v| **v > 1.0) {
+        Some(v) => v.sin(),
+        None => x[1],
+    };
+    for k in 0..2 {
+        if let Some(&l) = x.iter().skip(k).last() {
+            s += l * k as f64;
+            continue;
+        }
+        s += 100.0;
+    }
+    let u = if let Some(v) = x.iter().find(|v| v.abs() > 2.0) {
+        v * 3.0
+    } else {
+        0.5
+    };
+    s + t + u
+}
+
+#[differentiable]
+fn if_let_found_loop(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    let (mut i, mut v) = (0, x[0]);
+    for k in 1..x.len() {
+        if x[k] >= v {
+            i = k;
+            v = x[k];
+        }
+    }
+    s += v * (i as f64 + 1.0);
+    let mut m = 0.0;
+    let mut any = false;
+    for k in 0..x.len() {
+        if x[k] < 0.0 {
+            if any {
+                m = f64::max(m, x[k]);
+            } else {
+                m = x[k];
+                any = true;
+            }
+        }
+    }
+    if any {
+        s += m * m;
+    } else if x[0] > 0.0 {
+        s -= x[0];
+    } else {
+        s += 1.0;
+    }
+    let mut t = x[1];
+    for k in 0..x.len() {
+        if x[k] > 1.0 {
+            t = x[k].sin();
+            break;
+        }
+    }
+    for k in 0..2 {
+        if k < x.len() {
+            s += x[x.len() - 1] * k as f64;
+            continue;
+        }
+        s += 100.0;
+    }
+    let mut u = 0.5;
+    for k in 0..x.len() {
+        if x[k].abs() > 2.0 {
+            u = x[k] * 3.0;
+            break;
+        }
+    }
+    s + t + u
+}
+
+#[test]
+fn if_let_of_a_reducer_tests_whether_it_found_one() {
+    same_as_loop(
+        if_let_found,
+        if_let_found_grad,
+        if_let_found_adjoint,
+        if_let_found_loop_grad,
+        &[
+            &[0.55, 1.5, -2.2, 3.0, -0.25],
+            &[0.55, 0.25],
+            &[-0.55, 0.25, 0.4],
+        ],
+    );
+}
+
+/// `std::mem::swap(&mut a, &mut b)` of floats and of whole buffers (the
+/// time-stepping loop's `cur` and `next`): the tuple assignment `(a, b) =
+/// (b, a)` (refused until 2026-11-29).
+#[differentiable]
+fn swapped(x: &[f64]) -> f64 {
+    let n = x.len();
+    let mut cur = x.to_vec();
+    let mut next = vec![0.0; n];
+    for _ in 0..3 {
+        for i in 1..n - 1 {
+            next[i] = cur[i] + 0.1 * (cur[i - 1] - 2.0 * cur[i] + cur[i + 1]);
+        }
+        next[0] = cur[0];
+        next[n - 1] = cur[n - 1];
+        std::mem::swap(&mut cur, &mut next);
+    }
+    let (mut a, mut b) = (cur[0], cur[1]);
+    if a < b {
+        std::mem::swap(&mut a, &mut b);
+    }
+    cur.iter().map(|v| v * v).sum::<f64>() + a * 2.0 + b
+}
+
+#[differentiable]
+fn swapped_loop(x: &[f64]) -> f64 {
+    let n = x.len();
+    let mut cur = x.to_vec();
+    let mut next = vec![0.0; n];
+    for _ in 0..3 {
+        for i in 1..n - 1 {
+            next[i] = cur[i] + 0.1 * (cur[i - 1] - 2.0 * cur[i] + cur[i + 1]);
+        }
+        next[0] = cur[0];
+        next[n - 1] = cur[n - 1];
+        for i in 0..n {
+            cur[i] = next[i];
+        }
+    }
+    let (a, b) = if cur[0] < cur[1] {
+        (cur[1], cur[0])
+    } else {
+        (cur[0], cur[1])
+    };
+    let mut s = -0.0;
+    for i in 0..n {
+        s += cur[i] * cur[i];
+    }
+    s + a * 2.0 + b
+}
+
+#[test]
+fn mem_swap_is_a_tuple_assignment() {
+    same_as_loop(
+        swapped,
+        swapped_grad,
+        swapped_adjoint,
+        swapped_loop_grad,
+        &[&[0.55, 1.5, -2.2, 3.0, -0.25], &[1.2, 0.25, 0.4]],
+    );
+}
+
 // ----- `chain` --------------------------------------------------------------------
 
 /// `a.chain(b)`: element `k` is `a`'s while `k` is below its length, else

@@ -2303,3 +2303,88 @@ fn the_last_of_a_filtered_range() {
         assert_close(&all, &tape_gradient);
     }
 }
+
+// Seed 1128804 #429, #729 (2026-11-29): `.filter(..).last().map(g)` of
+// `zip`'s pairs of an index and a `chunks` subslice was refused ("a local
+// subslice cannot be assigned another one"): the accumulator of the
+// subslice was a local assigned each element. It holds the element's index
+// now, and the subslice is rebuilt from it (also for `max_by`/`min_by`
+// comparing subslices, and `if let Some((i, w)) = ..find(..)`). Minimized
+// by the minimizer, then widened by hand.
+#[differentiable]
+fn reduced_subslices(y: &[f64]) -> f64 {
+    let a: f64 = (0..3)
+        .zip(y.chunks(2).skip(1))
+        .filter(|&(c, _)| c < 2)
+        .last()
+        .map(|(d, j)| j[0] * (d as f64 + 1.0))
+        .unwrap_or(y[0]);
+    let b = y
+        .windows(2)
+        .enumerate()
+        .max_by(|p, q| (p.1[0] * p.1[1]).total_cmp(&(q.1[0] * q.1[1])))
+        .map(|(i, w)| w[1] + i as f64)
+        .unwrap();
+    let c = y
+        .chunks(2)
+        .filter(|c| c[0] > 0.0)
+        .last()
+        .map_or(0.0, |c| c.iter().sum::<f64>());
+    let d = if let Some((i, w)) = y.windows(3).enumerate().find(|(_, w)| w[1] < 0.0) {
+        w[0] * w[2] * i as f64
+    } else {
+        0.25
+    };
+    a + b + c + d
+}
+
+fn reduced_subslices_tape<'t>(tape: &'t Tape, y: &[Var<'t>]) -> Var<'t> {
+    let n = y.len();
+    let chunks: Vec<&[Var<'t>]> = y.chunks(2).collect();
+    // (pairs (0, chunk 1), (1, chunk 2), (2, chunk 3); the last with c < 2)
+    let a = match chunks.len() {
+        0 | 1 => y[0],
+        2 => chunks[1][0] * 1.0,
+        _ => chunks[2][0] * 2.0,
+    };
+    let mut best = 0;
+    for i in 1..n - 1 {
+        let (p, q) = (
+            y[best].value() * y[best + 1].value(),
+            y[i].value() * y[i + 1].value(),
+        );
+        if p.total_cmp(&q) != std::cmp::Ordering::Greater {
+            best = i;
+        }
+    }
+    let b = y[best + 1] + best as f64;
+    let mut c = tape.var(0.0);
+    for chunk in &chunks {
+        if chunk[0].value() > 0.0 {
+            c = chunk.iter().fold(tape.var(-0.0), |s, v| s + *v);
+        }
+    }
+    let mut d = tape.var(0.25);
+    for i in 0..n.saturating_sub(2) {
+        if y[i + 1].value() < 0.0 {
+            d = y[i] * y[i + 2] * i as f64;
+            break;
+        }
+    }
+    a + b + c + d
+}
+
+#[test]
+fn reducers_of_subslices() {
+    for x in [
+        vec![0.55, 1.5, -2.2, 0.3, 0.9, 1.1, -0.4],
+        vec![0.55, 1.5, 2.2],
+        vec![-0.3, 0.8, 0.2, -0.9, 0.4],
+    ] {
+        let (value, gradient) = reduced_subslices_grad(&x);
+        let (tape_value, tape_gradient) = on_tape(reduced_subslices_tape, &x);
+        assert_eq!(value, reduced_subslices(&x));
+        assert!((value - tape_value).abs() <= 1e-12 * (1.0 + value.abs()));
+        assert_close(&gradient, &tape_gradient);
+    }
+}

@@ -588,8 +588,8 @@ fn refuse_call(
              differentiated input: `#[differentiable]` cannot follow a change made inside \
              another function, and the gradient would miss it. Make the change in this \
              function: assign elements (`{name}[i] = ..`), or replace the whole buffer \
-             (`{name} = other.clone();`; to swap two buffers, `let old = {name}.to_vec(); \
-             {name} = other.clone(); other = old;`); or give the helper `&{name}` and have \
+             (`{name} = other.clone();`; to swap two buffers, `({name}, other) = (other, \
+             {name});` or `std::mem::swap(&mut {name}, &mut other);`); or give the helper `&{name}` and have \
              it return the new values",
             names.join(" and ")
         ),

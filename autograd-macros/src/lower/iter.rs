@@ -283,6 +283,19 @@ const CONSUMERS: &[&str] = &["sum", "product", "fold", "count", "any", "all", "p
 /// Consumers lowered only unwrapped at once (`reduce_unwrapped`).
 const REDUCERS: &[&str] = &["reduce", "max_by", "min_by", "find", "next", "last"];
 
+/// A reducer's loop (`Lowerer::reduce_loop`), not lowered yet.
+struct ReduceLoop {
+    stmts: Vec<syn::Stmt>,
+    /// The accumulators, a part each.
+    accs: Vec<Ident>,
+    /// What the option holds, as the closures see it: the accumulator, or
+    /// the tuple of them, floats by reference.
+    given: Expr,
+    tuple: bool,
+    /// The flag of whether an element was found, when it keeps one.
+    found: Option<Ident>,
+}
+
 /// The number of arguments of the reducer `name` (`None`: not one).
 fn reducer_arity(name: &str) -> Option<usize> {
     match name {
@@ -322,6 +335,14 @@ pub(super) fn is_reduce_unwrapped(call: &syn::ExprMethodCall) -> bool {
         && matches!(inner, Expr::MethodCall(reduce)
             if reducer_arity(&reduce.method.to_string()) == Some(reduce.args.len())
                 && is_chain(&reduce.receiver))
+}
+
+/// Is `expr` the option a reducer of a chain returns (`chain.find(p)`,
+/// `.max_by(..)`, `.next()`, .., through `.copied()` / `.cloned()`)?
+pub(super) fn is_reducer_option(expr: &Expr) -> bool {
+    matches!(reducer_of(expr, false).0, Expr::MethodCall(reduce)
+        if reducer_arity(&reduce.method.to_string()) == Some(reduce.args.len())
+            && is_chain(&reduce.receiver))
 }
 
 /// The reducer call an unwrap's receiver stands for, through `.copied()` /
@@ -515,8 +536,6 @@ impl Lowerer<'_> {
         if reducer_arity(&which) != Some(reduce.args.len()) || !is_chain(&reduce.receiver) {
             return None;
         }
-        // (`next()` is the first element, a `find` that tests nothing)
-        let find = which == "find" || which == "next";
         if let ("find", Some(v)) = (which.as_str(), &mapped_default) {
             if !matches!(strip_parens(v), Expr::Tuple(_)) {
                 // (one value: the first that passes mapped, whatever its
@@ -524,7 +543,113 @@ impl Lowerer<'_> {
                 return self.find_mapped(call).map(Bound::Value);
             }
         }
+        let mapped = match mapped {
+            Some(g) => Some(self.callable(g, 1)?),
+            None => None,
+        };
         let failed = Some(Bound::Value(Value::Const(placeholder())));
+        let Ok(reduced) =
+            self.reduce_loop(reduce, panics, default, mapped_default.is_some(), None)?
+        else {
+            return failed;
+        };
+        let ReduceLoop {
+            mut stmts,
+            accs,
+            given,
+            tuple,
+            found,
+        } = reduced;
+        if let (Some(g), Some(v), Some(found)) = (&mapped, &mapped_default, &found) {
+            // `.map(g).unwrap_or(v)`
+            let result = self.fresh_ident("mapped");
+            let then = branch(g(&[given]));
+            stmts.push(parse_quote!(let #result = if #found #then else { #v };));
+            self.lower_stmts(&stmts, None, &[]);
+            return Some(self.lower_bound(&parse_quote!(#result)));
+        }
+        self.lower_stmts(&stmts, None, &[]);
+        if let Some(g) = mapped {
+            // `.map(g)` of the option: `g` of what it holds
+            return Some(self.lower_bound(&g(&[given])));
+        }
+        let mut values: Vec<Bound> = accs
+            .iter()
+            .map(|acc| Bound::Value(self.lower_expr(&parse_quote!(#acc))))
+            .collect();
+        Some(match tuple {
+            true => Bound::Tuple(values),
+            false => values.remove(0),
+        })
+    }
+
+    /// `if let Some(pat) = option { then } else { .. }` of a reducer's
+    /// option (`find`, `next`, `last`, `reduce`, `max_by`, `min_by` of a
+    /// chain, through `.copied()` / `.cloned()`): the loop
+    /// `reduce_unwrapped` lowers, with a flag of whether it found an
+    /// element, lowered here, and the `if` to lower in place of `ifx`:
+    /// `if found { let pat = acc; then } else { .. }`. `None` when `ifx`
+    /// tests no such option.
+    pub(super) fn if_let_reduced(&mut self, ifx: &syn::ExprIf) -> Option<syn::ExprIf> {
+        let Expr::Let(test) = &*ifx.cond else {
+            return None;
+        };
+        let syn::Pat::TupleStruct(some) = &*test.pat else {
+            return None;
+        };
+        if !some.path.is_ident("Some") || some.elems.len() != 1 {
+            return None;
+        }
+        let pat = &some.elems[0];
+        let Expr::MethodCall(reduce) = reducer_of(&test.expr, false).0 else {
+            return None;
+        };
+        let which = reduce.method.to_string();
+        if reducer_arity(&which) != Some(reduce.args.len()) || !is_chain(&reduce.receiver) {
+            return None;
+        }
+        // (after an error, the `else` alone: the names `pat` binds are
+        // not bound)
+        let failed = Some(syn::ExprIf {
+            cond: Box::new(parse_quote!(false)),
+            then_branch: parse_quote!({}),
+            ..ifx.clone()
+        });
+        let Ok(reduced) = self.reduce_loop(reduce, None, None, false, Some(&test.pat))? else {
+            return failed;
+        };
+        self.lower_stmts(&reduced.stmts, None, &[]);
+        let (found, given) = (reduced.found?, reduced.given);
+        let then = &ifx.then_branch.stmts;
+        Some(syn::ExprIf {
+            cond: Box::new(parse_quote!(#found)),
+            then_branch: parse_quote!({
+                let #pat = #given;
+                #(#then)*
+            }),
+            ..ifx.clone()
+        })
+    }
+
+    /// The loop of a reducer (`reduce_unwrapped`): `panics` (the message
+    /// of the `assert!` where an `unwrap` would panic) or `default` (a
+    /// start for the accumulators, `unwrap_or`'s value); with neither
+    /// (`mapped_or`, `.map(g).unwrap_or(v)`, or `if_let`, the pattern
+    /// of an `if let Some(..)` for its messages), a flag of whether an
+    /// element was found. `None` when `reduce` is not one it lowers
+    /// (nothing reported), `Some(Err(()))` when it reported an error.
+    fn reduce_loop(
+        &mut self,
+        reduce: &syn::ExprMethodCall,
+        panics: Option<proc_macro2::TokenStream>,
+        default: Option<Expr>,
+        mapped_or: bool,
+        if_let: Option<&syn::Pat>,
+    ) -> Option<Result<ReduceLoop, ()>> {
+        let which = reduce.method.to_string();
+        // (`next()` is the first element, a `find` that tests nothing)
+        let find = which == "find" || which == "next";
+        let failed = Some(Err(()));
         let Some(mut seq) = self.seq(&reduce.receiver) else {
             return failed;
         };
@@ -561,10 +686,9 @@ impl Lowerer<'_> {
             }
         };
         let len = seq.len.clone();
-        let mapped = match mapped {
-            Some(g) => Some(self.callable(g, 1)?),
-            None => None,
-        };
+        // (a flag of whether an element was found, rather than a first
+        // element to start from)
+        let flagged = mapped_or || if_let.is_some();
         let k = self.fresh_ident("k");
         let kx: Expr = parse_quote!(#k);
         // the element's parts: one, or a tuple's
@@ -599,9 +723,15 @@ impl Lowerer<'_> {
         };
         // (a part a `Step::Let` holds, the mapped value a `filter` or a
         // `find` tests, is what it was computed from)
-        let floats: Vec<bool> = parts
+        // a subslice (`windows`', `chunks`' element) cannot be held in a
+        // local assigned again: its accumulator is the index `k` of the
+        // element it is, and the subslice is rebuilt from it
+        let slices: Vec<bool> = parts
             .iter()
-            .map(|p| self.guess_float(&seq.resolved(p, &kx), &mut Vec::new()))
+            .map(|p| ended.is_none() && is_subslice(p))
+            .collect();
+        let floats: Vec<bool> = (parts.iter().zip(&slices))
+            .map(|(p, slice)| !slice && self.guess_float(&seq.resolved(p, &kx), &mut Vec::new()))
             .collect();
         let n = parts.len();
         let accs: Vec<Ident> = (0..n).map(|_| self.fresh_ident("acc")).collect();
@@ -614,7 +744,12 @@ impl Lowerer<'_> {
             _ => parse_quote!(0),
         };
         let (firsts, first_lets): (Vec<Expr>, Vec<syn::Stmt>) = match &ended {
-            None => (tuple_parts((seq.elem)(&first_k)), Vec::new()),
+            None => (
+                (tuple_parts((seq.elem)(&first_k)).into_iter().zip(&slices))
+                    .map(|(part, slice)| if *slice { first_k.clone() } else { part })
+                    .collect(),
+                Vec::new(),
+            ),
             Some(_) => {
                 let names: Vec<Ident> = (0..n).map(|_| self.fresh_ident("first")).collect();
                 let first = (seq.elem)(&first_k);
@@ -626,15 +761,27 @@ impl Lowerer<'_> {
         };
         // what the closure is given: the element, or the tuple of the
         // parts, floats by reference
+        // (a subslice's, rebuilt from its index)
+        let element = seq.elem.clone();
         let given = |names: &[Ident]| -> Expr {
+            let part = |j: usize| -> Expr {
+                let name = &names[j];
+                tuple_parts(element(&parse_quote!(#name))).swap_remove(j)
+            };
             if !tuple {
                 let name = &names[0];
-                return parse_quote!(#name);
+                return match slices[0] {
+                    true => part(0),
+                    false => parse_quote!(#name),
+                };
             }
-            let items = names.iter().zip(&floats).map(|(name, float)| match float {
-                true => quote!(&#name),
-                false => quote!(#name),
-            });
+            let items = (names.iter().zip(&floats).zip(&slices).enumerate()).map(
+                |(j, ((name, float), slice))| match (float, slice) {
+                    (_, true) => part(j).to_token_stream(),
+                    (true, false) => quote!(&#name),
+                    (false, false) => quote!(#name),
+                },
+            );
             parse_quote!((#(#items,)*))
         };
         let step: syn::Stmt = match (which.as_str(), &f) {
@@ -661,11 +808,11 @@ impl Lowerer<'_> {
                 })
             }
         };
-        let typed: Vec<proc_macro2::TokenStream> = floats
-            .iter()
-            .map(|float| match float {
-                true => quote!(: f64),
-                false => quote!(),
+        let typed: Vec<proc_macro2::TokenStream> = (floats.iter().zip(&slices))
+            .map(|pair| match pair {
+                (_, true) => quote!(: usize),
+                (true, false) => quote!(: f64),
+                (false, false) => quote!(),
             })
             .collect();
         // `unwrap_or`'s value, a part for each accumulator
@@ -696,15 +843,14 @@ impl Lowerer<'_> {
         };
         let bind_elem: Vec<syn::Stmt> = match ended {
             Some(_) => vec![parse_quote!(let (#(#es,)*) = #elem;)],
-            None => es
-                .iter()
-                .zip(&parts)
-                .map(|(e, part)| parse_quote!(let #e = #part;))
+            None => (es.iter().zip(&parts).zip(&slices))
+                .map(|((e, part), slice)| match slice {
+                    true => parse_quote!(let #e: usize = #k;),
+                    false => parse_quote!(let #e = #part;),
+                })
                 .collect(),
         };
-        let stmts: Vec<syn::Stmt> = if let (false, false, Some(len)) =
-            (seq.filtered(), mapped_default.is_some(), &len)
-        {
+        let (stmts, found) = if let (false, false, Some(len)) = (seq.filtered(), flagged, &len) {
             // (the first element is `next()`'s, the last `last()`'s: no
             // loop)
             let fold: Option<syn::Stmt> = (f.is_some() && which != "last").then(|| {
@@ -719,7 +865,7 @@ impl Lowerer<'_> {
                     stmts.extend(first_lets);
                     stmts.extend(lets(&firsts));
                     stmts.extend(fold);
-                    stmts
+                    (stmts, None)
                 }
                 (None, Some(defaults)) => {
                     let mut stmts = lets(defaults);
@@ -728,9 +874,9 @@ impl Lowerer<'_> {
                         #(#accs = #firsts;)*
                         #fold
                     }));
-                    stmts
+                    (stmts, None)
                 }
-                (None, None) => unreachable!("one of the two unless mapped_default"),
+                (None, None) => unreachable!("one of the two unless flagged"),
             }
         } else {
             // (a `filter` decides which element is the first; the
@@ -741,8 +887,10 @@ impl Lowerer<'_> {
                 Some(defaults) => defaults.clone(),
                 None => {
                     let mut starts = Vec::new();
-                    for (part, float) in parts.iter().zip(&floats) {
-                        if *float {
+                    for ((part, float), slice) in parts.iter().zip(&floats).zip(&slices) {
+                        if *slice {
+                            starts.push(parse_quote!(0usize));
+                        } else if *float {
                             starts.push(parse_quote!(0.0));
                         } else if tuple && (seq.is_index(part, &kx) || index_arithmetic(part, &kx))
                         {
@@ -751,14 +899,20 @@ impl Lowerer<'_> {
                             // (a range's element: its start, of its type)
                             starts.push(start);
                         } else {
-                            let message = match &mapped_default {
-                                Some(_) => format!(
+                            let message = match flagged {
+                                true if if_let.is_some() => format!(
+                                    "`if let Some(..) = ...{which}(..)` is supported by \
+                                     `#[differentiable]` on elements it can tell are floats or \
+                                     indices; write the loop: `let mut best = ..; for v in xs \
+                                     {{ .. }}`"
+                                ),
+                                true => format!(
                                     "`.{which}(..).map(g).unwrap_or(v)` is supported by \
                                      `#[differentiable]` on elements it can tell are floats or \
                                      indices; write the loop: `let mut best = ..; for v in xs \
                                      {{ .. }}`"
                                 ),
-                                None => format!(
+                                false => format!(
                                     "`.{which}(..).unwrap()` after `.filter(..)` is supported \
                                      by `#[differentiable]` on elements it can tell are floats; \
                                      give a value for none, `.unwrap_or(v)`, or write the loop"
@@ -792,30 +946,16 @@ impl Lowerer<'_> {
             if let Some(message) = &panics {
                 stmts.push(parse_quote!(assert!(#found, #message);));
             }
-            if let (Some(g), Some(v)) = (&mapped, &mapped_default) {
-                // `.map(g).unwrap_or(v)`
-                let value = g(&[given(&accs)]);
-                let result = self.fresh_ident("mapped");
-                let then = branch(value);
-                stmts.push(parse_quote!(let #result = if #found #then else { #v };));
-                self.lower_stmts(&stmts, None, &[]);
-                return Some(self.lower_bound(&parse_quote!(#result)));
-            }
-            stmts
+            (stmts, Some(found))
         };
-        self.lower_stmts(&stmts, None, &[]);
-        if let Some(g) = mapped {
-            // `.map(g)` of the option: `g` of what it holds
-            return Some(self.lower_bound(&g(&[given(&accs)])));
-        }
-        let mut values: Vec<Bound> = accs
-            .iter()
-            .map(|acc| Bound::Value(self.lower_expr(&parse_quote!(#acc))))
-            .collect();
-        Some(match tuple {
-            true => Bound::Tuple(values),
-            false => values.remove(0),
-        })
+        let given = given(&accs);
+        Some(Ok(ReduceLoop {
+            stmts,
+            accs,
+            given,
+            tuple,
+            found,
+        }))
     }
 
     /// `chain.find(p).map(g).unwrap_or(v)` and `chain.find(p).map_or(v, g)`
@@ -2198,6 +2338,13 @@ fn branch(value: Expr) -> syn::Block {
         Expr::Block(b) if b.label.is_none() && b.attrs.is_empty() => b.block,
         value => parse_quote!({ #value }),
     }
+}
+
+/// `part` is a subslice, `&x[a..b]` (a `windows`' or `chunks`' element).
+fn is_subslice(part: &Expr) -> bool {
+    matches!(strip_parens(part), Expr::Reference(r)
+        if matches!(strip_parens(&r.expr), Expr::Index(i)
+            if matches!(strip_parens(&i.index), Expr::Range(_))))
 }
 
 /// The start `a` of the range whose element `part` is,

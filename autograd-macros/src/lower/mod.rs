@@ -86,6 +86,7 @@ pub fn lower_as_written(cx: &Ctxt, sig: &Signature, item: &syn::ItemFn, names: &
 
 fn lower_body(cx: &Ctxt, sig: &Signature, mut body: syn::Block, names: &Names) -> Func {
     syntax::for_each_loops(&mut body);
+    syntax::mem_swaps(&mut body);
     syntax::if_let_elements(&mut body);
     syntax::rewrite_labeled_jumps(&mut body, names);
     syntax::rewrite_returns_in_loops(&mut body, names);
@@ -2235,11 +2236,17 @@ impl<'a> Lowerer<'a> {
     /// assign get cells and are read back after the `if`; without (an `if`
     /// that ends its block), the branches inherit `sink` and `exits`.
     fn lower_if(&mut self, ifx: &syn::ExprIf, sink: Option<Sink>, exits: &[Exit], merge: bool) {
+        // `if let Some(v) = xs.iter().find(..)`: the loop, then `if found`
+        if let Some(rewritten) = self.if_let_reduced(ifx) {
+            return self.lower_if(&rewritten, sink, exits, merge);
+        }
         if let Expr::Let(_) = &*ifx.cond {
             self.cx.error_spanned_by(
                 &ifx.cond,
                 "`if let` is supported by `#[differentiable]` on an element, `if let Some(v) = \
-                 x.get(i)` (also `.copied()`, `x.first()`, `x.last()`); else use a condition",
+                 x.get(i)` (also `.copied()`, `x.first()`, `x.last()`), and on what a chain's \
+                 `find`, `next`, `last`, `reduce`, `max_by` or `min_by` returns; else use a \
+                 condition",
             );
             return;
         }

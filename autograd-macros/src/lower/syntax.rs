@@ -10,6 +10,54 @@ use syn::visit::Visit;
 use syn::visit_mut::VisitMut;
 use syn::{BinOp, Expr, Stmt};
 
+/// `std::mem::swap(&mut a, &mut b);` (`core::mem::swap`, `mem::swap`) as
+/// a statement is the tuple assignment `(a, b) = (b, a);`, of two floats,
+/// two elements or two whole buffers (`std::mem::swap(&mut cur, &mut
+/// next)` of a time-stepping loop), which lowering takes (refused as "a
+/// reference", and of buffers as "changed by a call", until 2026-11-29).
+pub fn mem_swaps(block: &mut syn::Block) {
+    struct Rewriter;
+    impl VisitMut for Rewriter {
+        fn visit_stmt_mut(&mut self, stmt: &mut Stmt) {
+            if let Stmt::Expr(Expr::Call(call), Some(semi)) = stmt {
+                if let Some((a, b)) = swapped_places(call) {
+                    let semi = *semi;
+                    *stmt = Stmt::Expr(syn::parse_quote!((#a, #b) = (#b, #a)), Some(semi));
+                    return;
+                }
+            }
+            syn::visit_mut::visit_stmt_mut(self, stmt);
+        }
+    }
+    Rewriter.visit_block_mut(block);
+}
+
+/// The places `a`, `b` of `std::mem::swap(&mut a, &mut b)`.
+fn swapped_places(call: &syn::ExprCall) -> Option<(Expr, Expr)> {
+    let Expr::Path(func) = strip_parens(&call.func) else {
+        return None;
+    };
+    let names: Vec<String> = func
+        .path
+        .segments
+        .iter()
+        .map(|s| s.ident.to_string())
+        .collect();
+    let path: Vec<&str> = names.iter().map(String::as_str).collect();
+    if !matches!(
+        path.as_slice(),
+        ["std" | "core", "mem", "swap"] | ["mem", "swap"]
+    ) || call.args.len() != 2
+    {
+        return None;
+    }
+    let place = |arg: &Expr| match strip_parens(arg) {
+        Expr::Reference(r) if r.mutability.is_some() => Some((*r.expr).clone()),
+        _ => None,
+    };
+    Some((place(&call.args[0])?, place(&call.args[1])?))
+}
+
 /// `chain.for_each(|pat| body);` is the loop `for pat in chain { body }`,
 /// rewritten before anything reads the body, so that every pass sees the
 /// loop (and what its body assigns) as it sees one written out. A closure
@@ -198,7 +246,11 @@ fn option_match_as_if_let(m: &syn::ExprMatch) -> Option<Expr> {
     };
     let (pat, scrutinee) = (&some.pat, &m.expr);
     let test: Expr = syn::parse_quote!(let #pat = #scrutinee);
-    element_test(&test)?;
+    // (of an element, `x.get(i)`, or of what a chain's `find`, `max_by`,
+    // .. returns, `Lowerer::if_let_reduced`)
+    if element_test(&test).is_none() && !super::iter::is_reducer_option(scrutinee) {
+        return None;
+    }
     let branch = |body: &Expr| -> syn::Block {
         match body {
             Expr::Block(b) if b.label.is_none() && b.attrs.is_empty() => b.block.clone(),
