@@ -2388,3 +2388,64 @@ fn reducers_of_subslices() {
         assert_close(&gradient, &tape_gradient);
     }
 }
+
+// Seed 1128809 #100 (2026-11-29): `if let Some(g) = chain.map(|v| SCALE)
+// .filter(..).next()` was refused ("on elements it can tell are floats or
+// indices"): the mapped value, a constant whose type the macro cannot see,
+// needed an accumulator started before the first element that passes. Its
+// index is kept now and the `map` evaluated again there. Also
+// `chain.last().unwrap()` outside a destructuring `let`, which was taken
+// for a slice's `last()` ("an iterator consumed in the same expression").
+// Minimized by the minimizer, then by hand.
+const SCALE_OF_100: f64 = 1.5;
+
+#[allow(clippy::double_ended_iterator_last, clippy::filter_next)]
+#[differentiable]
+fn mapped_constants_found(a: &[f64], t: &[f64]) -> f64 {
+    let mut s = 0.0;
+    if let Some(g) = a
+        .iter()
+        .copied()
+        .rev()
+        .skip(1)
+        .map(|_| SCALE_OF_100)
+        .filter(|&w| w < 2.0)
+        .next()
+    {
+        s += t[0] * g;
+    } else {
+        s += t[1];
+    }
+    let b = a
+        .iter()
+        .map(|_| SCALE_OF_100 * 2.0)
+        .filter(|w| *w > 1.0)
+        .last()
+        .unwrap()
+        * a[1];
+    s + b
+}
+
+fn mapped_constants_found_tape<'t>(_tape: &'t Tape, x: &[Var<'t>]) -> Var<'t> {
+    let (a, t) = (&x[..x.len() - 2], &x[x.len() - 2..]);
+    let s = if a.len() >= 2 {
+        t[0] * SCALE_OF_100
+    } else {
+        t[1] * 1.0
+    };
+    s + a[1] * (SCALE_OF_100 * 2.0)
+}
+
+#[test]
+fn constants_a_map_returns_are_found_again() {
+    for x in [vec![0.55, 1.5, -2.2, 0.3, 0.9], vec![0.7, -0.4, 1.1, 2.0]] {
+        let (a, t) = (&x[..x.len() - 2], &x[x.len() - 2..]);
+        let (value, (da, dt)) = mapped_constants_found_grad(a, t);
+        let (tape_value, tape_gradient) = on_tape(mapped_constants_found_tape, &x);
+        assert_eq!(value, mapped_constants_found(a, t));
+        assert!((value - tape_value).abs() <= 1e-12 * (1.0 + value.abs()));
+        let mut all = da.clone();
+        all.extend_from_slice(&dt);
+        assert_close(&all, &tape_gradient);
+    }
+}

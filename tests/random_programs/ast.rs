@@ -125,6 +125,13 @@ pub enum Stmt {
         op: AssignOp,
         value: Expr,
     },
+    /// `std::mem::swap(&mut a, &mut b);` of two mutable float locals
+    /// (`mem`), or `(a, b) = (b, a);`.
+    Swap {
+        a: String,
+        b: String,
+        mem: bool,
+    },
     /// A bare `{ .. }` block.
     Block(Block),
     If {
@@ -625,6 +632,9 @@ pub enum Consumer {
     Find {
         next: bool,
         last: bool,
+        /// `(if let Some(pat) = chain.find(..) { body } else { default })`
+        /// instead of the `map`
+        if_let: bool,
         test: Pat,
         cond: Box<Cond>,
         pat: Pat,

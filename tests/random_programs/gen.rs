@@ -62,7 +62,8 @@ const CONSTS: &[&str] = &[
 /// (`x.get(i).copied().unwrap_or(v)`), `extremes` (`.reduce(f64::max)`,
 /// `.max_by(|a, b| a.total_cmp(b))`, `min`, then `unwrap_or`), `argmax`
 /// (`max_by`/`min_by` of `enumerate()`'s pairs), `while-stages`
-/// (`take_while`, `skip_while`), `find-map` (`.find(p).map(g).unwrap_or(v)`,
+/// (`take_while`, `skip_while`), `swaps` (`std::mem::swap(&mut a, &mut b)`
+/// and `(a, b) = (b, a)` of two float locals), `find-map` (`.find(p).map(g).unwrap_or(v)`,
 /// `.map_or(v, g)`, `.filter(p).next()` / `.last()` for the `find`), `after-pair` (`rev`, `skip`, `take`,
 /// `step_by` after an `enumerate` or a `zip`), `filter-enumerate`
 /// (`.filter(..).enumerate()`, the position among what passed), `for-each`
@@ -797,6 +798,21 @@ impl Gen {
         }
         if targets.is_empty() {
             return None;
+        }
+        // two mutable floats swapped
+        let floats: Vec<String> = (targets.iter())
+            .filter_map(|(p, _)| match p {
+                Place::Local(n) => Some(n.clone()),
+                _ => None,
+            })
+            .collect();
+        if floats.len() >= 2 && !avoid("swaps") && self.chance(0.3) {
+            let a = self.pick(&floats).clone();
+            let b = self.pick(&floats).clone();
+            if a != b {
+                let mem = self.chance(0.7);
+                return Some(Stmt::Swap { a, b, mem });
+            }
         }
         let (mut place, len) = self.pick(&targets).clone();
         if let Place::Elem(name, i) = &mut place {
@@ -2558,6 +2574,7 @@ impl Gen {
             let cons = Consumer::Find {
                 next,
                 last,
+                if_let: self.chance(0.3),
                 test: Pat::Amp(Box::new(test)),
                 cond: Box::new(cond),
                 pat,

@@ -480,6 +480,10 @@ fn rename_stmt(s: &mut Stmt, from: &str, to: &str) {
             ren(name, from, to);
             items.iter_mut().for_each(|e| rename_expr(e, from, to));
         }
+        Stmt::Swap { a, b, .. } => {
+            ren(a, from, to);
+            ren(b, from, to);
+        }
         Stmt::Assign { place, value, .. } => {
             match place {
                 Place::Local(n) | Place::Part(n, _) => ren(n, from, to),

@@ -515,6 +515,11 @@ impl Printer {
                 };
                 self.line(&format!("{place} {op} {value};"));
             }
+            // (the same on the tape: a `Var` is `Copy`)
+            Stmt::Swap { a, b, mem: true } => {
+                self.line(&format!("std::mem::swap(&mut {a}, &mut {b});"))
+            }
+            Stmt::Swap { a, b, mem: false } => self.line(&format!("({a}, {b}) = ({b}, {a});")),
             Stmt::Block(b) => self.braced("", b, false),
             Stmt::If { arms, otherwise } => {
                 for (k, (c, b)) in arms.iter().enumerate() {
@@ -1626,6 +1631,7 @@ impl Printer {
                 Some(Consumer::Find {
                     next,
                     last,
+                    if_let,
                     test,
                     cond,
                     pat,
@@ -1646,6 +1652,13 @@ impl Printer {
                     );
                     let g = format!("|{}| {}", pat_str(pat), self.expr(body, P_LOWEST));
                     let v = self.expr(default, P_LOWEST);
+                    if *if_let {
+                        return format!(
+                            "(if let Some({}) = {found} {{ {} }} else {{ {v} }})",
+                            pat_str(pat),
+                            self.expr(body, P_LOWEST)
+                        );
+                    }
                     match map_or {
                         true => format!("{found}.map_or({v}, {g})"),
                         false => format!("{found}.map({g}).unwrap_or({v})"),

@@ -733,6 +733,30 @@ impl Lowerer<'_> {
         let floats: Vec<bool> = (parts.iter().zip(&slices))
             .map(|(p, slice)| !slice && self.guess_float(&seq.resolved(p, &kx), &mut Vec::new()))
             .collect();
+        // so is a part of a type it cannot tell (`.map(|v| SCALE)`) where
+        // the accumulator needs a start before the first element (a
+        // `filter`, a flag of whether one was found): its value is the
+        // `map`'s again, at the index kept (not one an `enumerate` after a
+        // `filter` counts, which is the loop's own)
+        let fast = !seq.filtered() && !flagged && len.is_some();
+        let counters = seq.count_indices();
+        let slices: Vec<bool> = (parts.iter().zip(&slices).zip(&floats))
+            .map(|((p, slice), float)| {
+                *slice
+                    || (!fast
+                        && ended.is_none()
+                        && default.is_none()
+                        && !float
+                        && !(tuple && (seq.is_index(p, &kx) || index_arithmetic(p, &kx)))
+                        && range_start(p).is_none()
+                        && !counters.iter().any(|c| {
+                            super::syntax::mentions_ident(
+                                seq.resolved(p, &kx).to_token_stream(),
+                                &c.to_string(),
+                            )
+                        }))
+            })
+            .collect();
         let n = parts.len();
         let accs: Vec<Ident> = (0..n).map(|_| self.fresh_ident("acc")).collect();
         let es: Vec<Ident> = (0..n).map(|_| self.fresh_ident("e")).collect();
@@ -761,12 +785,14 @@ impl Lowerer<'_> {
         };
         // what the closure is given: the element, or the tuple of the
         // parts, floats by reference
-        // (a subslice's, rebuilt from its index)
+        // (a subslice's, or one of a type it cannot tell, rebuilt from its
+        // index)
         let element = seq.elem.clone();
         let given = |names: &[Ident]| -> Expr {
             let part = |j: usize| -> Expr {
                 let name = &names[j];
-                tuple_parts(element(&parse_quote!(#name))).swap_remove(j)
+                let at: Expr = parse_quote!(#name);
+                seq.resolved(&tuple_parts(element(&at)).swap_remove(j), &at)
             };
             if !tuple {
                 let name = &names[0];
@@ -2271,6 +2297,10 @@ fn element_of(expr: &Expr) -> Option<Element<'_>> {
     let Expr::MethodCall(m) = strip_parens(expr) else {
         return None;
     };
+    // (`chain.last()` is a reducer's, `reduce_unwrapped`)
+    if is_chain(&m.receiver) {
+        return None;
+    }
     match (m.method.to_string().as_str(), m.args.len()) {
         ("get", 1) if !matches!(strip_parens(&m.args[0]), Expr::Range(_)) => {
             Some(Element::Get(&m.receiver, &m.args[0]))
