@@ -799,21 +799,6 @@ impl Gen {
         if targets.is_empty() {
             return None;
         }
-        // two mutable floats swapped
-        let floats: Vec<String> = (targets.iter())
-            .filter_map(|(p, _)| match p {
-                Place::Local(n) => Some(n.clone()),
-                _ => None,
-            })
-            .collect();
-        if floats.len() >= 2 && !avoid("swaps") && self.chance(0.3) {
-            let a = self.pick(&floats).clone();
-            let b = self.pick(&floats).clone();
-            if a != b {
-                let mem = self.chance(0.7);
-                return Some(Stmt::Swap { a, b, mem });
-            }
-        }
         let (mut place, len) = self.pick(&targets).clone();
         if let Place::Elem(name, i) = &mut place {
             *i = self.index(len);
@@ -1794,7 +1779,7 @@ enum ItemTy {
 impl Gen {
     fn idiom_stmt(&mut self, depth: usize) -> Option<Stmt> {
         let nested = depth < 2;
-        match self.rng.gen_range(0..17) {
+        match self.rng.gen_range(0..18) {
             0..=3 if nested && !avoid("iterators") => self.for_chain(depth),
             4 if !avoid("iterators") => self.iter_mut_stmt(),
             5..=6 if !avoid("destructuring") => self.destructure(),
@@ -1805,9 +1790,53 @@ impl Gen {
             12..=13 if nested && !avoid("summed-calls") => self.sum_of_calls(depth),
             14 if !avoid("split-at") => self.split_at(),
             15..=16 if !avoid("searches") => self.search_stmt(),
+            17 if !avoid("swaps") && self.has_mutable_float() => self.swap_stmt(),
             _ if !avoid("matrices") && self.chance(0.5) => self.matrix_stmt(),
             _ => None,
         }
+    }
+
+    /// A visible mutable float local that no loop has frozen.
+    fn has_mutable_float(&self) -> bool {
+        (self.visible().into_iter()).any(|b| {
+            !self.frozen.contains(&b.id) && matches!(b.kind, Kind::Float { mutable: true, .. })
+        })
+    }
+
+    /// `std::mem::swap(&mut a, &mut b);` (or `(a, b) = (b, a);`) of two
+    /// visible mutable float locals, or of one and a new local in a block
+    /// (`{ let mut t: f64 = e; std::mem::swap(&mut a, &mut t); }`: `a`
+    /// takes `e`).
+    fn swap_stmt(&mut self) -> Option<Stmt> {
+        let floats: Vec<String> = (self.visible().into_iter())
+            .filter(|b| !self.frozen.contains(&b.id))
+            .filter_map(|b| match b.kind {
+                Kind::Float { mutable: true, .. } => Some(b.name),
+                _ => None,
+            })
+            .collect();
+        let a = self.pick(&floats).clone();
+        let mem = self.chance(0.7);
+        let others: Vec<String> = floats.into_iter().filter(|n| *n != a).collect();
+        if !others.is_empty() && self.chance(0.5) {
+            let b = self.pick(&others).clone();
+            return Some(Stmt::Swap { a, b, mem });
+        }
+        let init = self.expr(2);
+        let Ok(t) = self.unshadowing_local() else {
+            return None;
+        };
+        let let_t = Stmt::Let {
+            name: t.clone(),
+            mutable: true,
+            annotate: true,
+            init,
+        };
+        let swap = Stmt::Swap { a, b: t, mem };
+        Some(Stmt::Block(Block {
+            stmts: vec![let_t, swap],
+            tail: None,
+        }))
     }
 
     /// A local array of arrays, or a store into one that is visible and
