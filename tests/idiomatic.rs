@@ -4656,6 +4656,126 @@ fn mem_swap_is_a_tuple_assignment() {
     );
 }
 
+/// `filter_map` whose closure ends in `if c { Some(e) } else { None }`
+/// (or the other way round, `c.then(|| e)`, `c.then_some(e)`): a filter by
+/// `c` and a map by `e`, both given the element by value (refused until
+/// 2026-11-29). (Written as users write them, which clippy would shorten.)
+#[allow(
+    clippy::filter_map_bool_then,
+    clippy::unnecessary_lazy_evaluations,
+    clippy::double_ended_iterator_last
+)]
+#[differentiable]
+fn filter_mapped(x: &[f64], y: &[f64]) -> f64 {
+    let a = x
+        .iter()
+        .filter_map(|v| if *v > 0.0 { Some(v.ln()) } else { None })
+        .sum::<f64>();
+    let b: f64 = x
+        .iter()
+        .enumerate()
+        .filter_map(|(i, &v)| (i % 2 == 0).then(|| v * i as f64))
+        .sum();
+    let c: f64 = x
+        .iter()
+        .copied()
+        .filter_map(|v| {
+            let t = v * 2.0;
+            if t < 0.0 {
+                None
+            } else {
+                Some(t.sqrt())
+            }
+        })
+        .map(|s| s + 1.0)
+        .product();
+    let d = x
+        .iter()
+        .filter_map(|v| (v.abs() > 1.0).then_some(v * v))
+        .last()
+        .unwrap_or(0.0);
+    let mut e = 0.0;
+    for (k, w) in x
+        .iter()
+        .zip(y)
+        .filter_map(|(a, b)| if *a < 1.0 { Some(a.exp() * b) } else { None })
+        .enumerate()
+    {
+        e += w * k as f64;
+    }
+    a + b + c + d + e
+}
+
+#[differentiable]
+fn filter_mapped_loop(x: &[f64], y: &[f64]) -> f64 {
+    let mut a = -0.0;
+    for i in 0..x.len() {
+        if x[i] > 0.0 {
+            a += x[i].ln();
+        }
+    }
+    let mut b = -0.0;
+    for i in 0..x.len() {
+        if i % 2 == 0 {
+            b += x[i] * i as f64;
+        }
+    }
+    let mut c = 1.0;
+    for i in 0..x.len() {
+        let t = x[i] * 2.0;
+        if t >= 0.0 {
+            c *= t.sqrt() + 1.0;
+        }
+    }
+    let mut d = 0.0;
+    for i in 0..x.len() {
+        if x[i].abs() > 1.0 {
+            d = x[i] * x[i];
+        }
+    }
+    let mut e = 0.0;
+    let mut k = 0;
+    for i in 0..x.len().min(y.len()) {
+        if x[i] < 1.0 {
+            e += x[i].exp() * y[i] * k as f64;
+            k += 1;
+        }
+    }
+    a + b + c + d + e
+}
+
+fn filter_mapped_x(x: &[f64]) -> f64 {
+    filter_mapped(x, &Y5)
+}
+
+fn filter_mapped_x_grad(x: &[f64]) -> (f64, Vec<f64>) {
+    let (value, (d_x, _)) = filter_mapped_grad(x, &Y5);
+    (value, d_x)
+}
+
+fn filter_mapped_x_adjoint(x: &[f64], d_out: f64, d_x: &mut [f64]) -> f64 {
+    let mut d_y = [0.0; 5];
+    filter_mapped_adjoint(x, &Y5, d_out, d_x, &mut d_y)
+}
+
+fn filter_mapped_loop_x_grad(x: &[f64]) -> (f64, Vec<f64>) {
+    let (value, (d_x, _)) = filter_mapped_loop_grad(x, &Y5);
+    (value, d_x)
+}
+
+const Y5: [f64; 5] = [0.4, -1.1, 0.7, 2.0, -0.3];
+
+#[test]
+fn filter_map_is_a_filter_and_a_map() {
+    same_as_loop(
+        filter_mapped_x,
+        filter_mapped_x_grad,
+        filter_mapped_x_adjoint,
+        filter_mapped_loop_x_grad,
+        &[&[0.55, 1.5, -2.2, 0.3, 0.9], &[-0.4, 0.35, 1.1, -0.9, 0.05]],
+    );
+}
+
 // ----- `chain` --------------------------------------------------------------------
 
 /// `a.chain(b)`: element `k` is `a`'s while `k` is below its length, else

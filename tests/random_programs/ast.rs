@@ -591,6 +591,9 @@ pub enum Stage {
     Map(Pat, Expr),
     /// `.filter(|pat| cond)` (`pat` matches `&item`)
     Filter(Pat, Cond),
+    /// `.filter_map(|pat| if cond { Some(body) } else { None })`, or
+    /// `(cond).then(|| body)` (`then`; `pat` matches the item itself)
+    FilterMap(Pat, Cond, Expr, bool),
     /// `.enumerate()` after a `filter`: items `(position among the items
     /// that passed, item)`
     Enumerate,

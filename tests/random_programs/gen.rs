@@ -62,7 +62,8 @@ const CONSTS: &[&str] = &[
 /// (`x.get(i).copied().unwrap_or(v)`), `extremes` (`.reduce(f64::max)`,
 /// `.max_by(|a, b| a.total_cmp(b))`, `min`, then `unwrap_or`), `argmax`
 /// (`max_by`/`min_by` of `enumerate()`'s pairs), `while-stages`
-/// (`take_while`, `skip_while`), `swaps` (`std::mem::swap(&mut a, &mut b)`
+/// (`take_while`, `skip_while`), `filter-map` (`.filter_map(|v| if c {
+/// Some(e) } else { None })`, `(c).then(|| e)`), `swaps` (`std::mem::swap(&mut a, &mut b)`
 /// and `(a, b) = (b, a)` of two float locals), `find-map` (`.find(p).map(g).unwrap_or(v)`,
 /// `.map_or(v, g)`, `.filter(p).next()` / `.last()` for the `find`), `after-pair` (`rev`, `skip`, `take`,
 /// `step_by` after an `enumerate` or a `zip`), `filter-enumerate`
@@ -2462,6 +2463,17 @@ impl Gen {
                         true => self.item_cond(bound).unwrap_or_else(|| self.cond()),
                         false => self.cond(),
                     };
+                    if !avoid("filter-map") && self.chance(0.2) {
+                        // the test and a value of the item, by value
+                        let body = self.typed_expr(depth.saturating_sub(1).max(1));
+                        chain
+                            .stages
+                            .push(Stage::FilterMap(p, c, body, self.chance(0.4)));
+                        item = ItemTy::F;
+                        self.chain_depth -= 1;
+                        self.env.truncate(mark);
+                        continue;
+                    }
                     let p = Pat::Amp(Box::new(p));
                     if !avoid("while-stages") && self.chance(0.4) {
                         // the same test ending or starting the chain

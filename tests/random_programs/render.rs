@@ -1420,6 +1420,18 @@ impl Printer {
                 Stage::Filter(p, cnd) => {
                     write!(s, ".filter(|{}| {})", pat_str(p), self.cond(cnd)).unwrap()
                 }
+                Stage::FilterMap(p, cnd, e, then) => {
+                    let (c, e) = (self.cond(cnd), self.expr(e, P_LOWEST));
+                    match then {
+                        true => write!(s, ".filter_map(|{}| ({c}).then(|| {e}))", pat_str(p)),
+                        false => write!(
+                            s,
+                            ".filter_map(|{}| if {c} {{ Some({e}) }} else {{ None }})",
+                            pat_str(p)
+                        ),
+                    }
+                    .unwrap()
+                }
                 Stage::Enumerate => s.push_str(".enumerate()"),
                 Stage::TakeWhile(p, cnd) => {
                     write!(s, ".take_while(|{}| {})", pat_str(p), self.cond(cnd)).unwrap()
@@ -1552,6 +1564,23 @@ impl Printer {
                         self.cond(cnd)
                     ));
                     lines.push("if !oracle_keep { continue; }".to_string());
+                }
+                Stage::FilterMap(p, cnd, e, _) => {
+                    let mut b = Vec::new();
+                    Self::bind(p, &item, &mut b);
+                    lines.push(format!(
+                        "let oracle_keep: bool = {{ {} {} }};",
+                        b.join(" "),
+                        self.cond(cnd)
+                    ));
+                    lines.push("if !oracle_keep { continue; }".to_string());
+                    let name = format!("oracle_m{k}");
+                    lines.push(format!(
+                        "let {name} = {{ {} {} }};",
+                        b.join(" "),
+                        self.var_expr(e)
+                    ));
+                    item = Item::Leaf(name, false);
                 }
                 Stage::TakeWhile(p, cnd) | Stage::SkipWhile(p, cnd) => {
                     let Pat::Amp(p) = p else {

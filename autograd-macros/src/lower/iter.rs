@@ -254,6 +254,7 @@ const ADAPTORS: &[&str] = &[
     "chain",
     "map",
     "filter",
+    "filter_map",
     "take_while",
     "skip_while",
     "rev",
@@ -263,7 +264,6 @@ const ADAPTORS: &[&str] = &[
 ];
 /// Adaptors refused, with the loop to write instead.
 const REFUSED_ADAPTORS: &[&str] = &[
-    "filter_map",
     "flat_map",
     "flatten",
     "map_while",
@@ -1437,6 +1437,31 @@ impl Lowerer<'_> {
                 inner.filter_by(self.fresh_ident("m"), f, closure_pattern(&m.args[0]));
                 Some(inner)
             }
+            // `filter_map(|v| if c { Some(e) } else { None })` (or
+            // `c.then(|| e)`): a `filter` by `|v| c` and a `map` by `|v| e`,
+            // both given the element by value, as `filter_map` gives it
+            ("filter_map", 1) => {
+                let Some((test, value)) = option_closure_parts(&m.args[0]) else {
+                    self.cx.error_spanned_by(
+                        &m.args[0],
+                        "`.filter_map(..)` is supported by `#[differentiable]` with a closure \
+                         that ends in `if cond { Some(v) } else { None }` or `cond.then(|| \
+                         v)`; else write `.filter(..).map(..)`, or the loop",
+                    );
+                    return None;
+                };
+                let mut inner = self.seq(&m.receiver)?;
+                let keep = self.callable(&test, 1)?;
+                let guard = inner.test_of(self.fresh_ident("m"), keep, None);
+                inner.steps.push(Step::Guard(guard));
+                let f = self.callable(&value, 1)?;
+                let elem = inner.elem.clone();
+                Some(Seq {
+                    elem: Rc::new(move |k: &Expr| f(&[elem(k)])),
+                    mapped: true,
+                    ..inner
+                })
+            }
             ("take_while", 1) => {
                 let mut inner = self.seq(&m.receiver)?;
                 let f = self.callable(&m.args[0], 1)?;
@@ -2436,6 +2461,84 @@ fn index_arithmetic(part: &Expr, k: &Expr) -> bool {
     }
     let mut seen_k = false;
     arithmetic(part, k, &mut seen_k) && seen_k
+}
+
+/// The test `|v| c` and the value `|v| e` of a `filter_map` closure `|v| {
+/// ..; if c { Some(e) } else { None } }` (the `if` the other way round,
+/// `c.then(|| e)`, `c.then_some(e)`), each with the statements before;
+/// `None` for any other closure.
+fn option_closure_parts(f: &Expr) -> Option<(Expr, Expr)> {
+    let Expr::Closure(c) = strip_parens(f) else {
+        return None;
+    };
+    if c.inputs.len() != 1 || c.asyncness.is_some() {
+        return None;
+    }
+    let (init, tail): (Vec<syn::Stmt>, &Expr) = match strip_parens(&c.body) {
+        Expr::Block(b) if b.label.is_none() => match b.block.stmts.split_last() {
+            Some((syn::Stmt::Expr(tail, None), init)) => (init.to_vec(), tail),
+            _ => return None,
+        },
+        other => (Vec::new(), other),
+    };
+    /// `Some(e)` (alone in a block or not): `e`.
+    fn some(e: &Expr) -> Option<Expr> {
+        match strip_parens(e) {
+            Expr::Block(b) if b.block.stmts.len() == 1 => match &b.block.stmts[0] {
+                syn::Stmt::Expr(e, None) => some(e),
+                _ => None,
+            },
+            Expr::Call(call) if call.args.len() == 1 => match &*call.func {
+                Expr::Path(p) if p.path.is_ident("Some") => Some(call.args[0].clone()),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+    fn none(e: &Expr) -> bool {
+        match strip_parens(e) {
+            Expr::Block(b) if b.block.stmts.len() == 1 => {
+                matches!(&b.block.stmts[0], syn::Stmt::Expr(e, None) if none(e))
+            }
+            Expr::Path(p) => p.path.is_ident("None"),
+            _ => false,
+        }
+    }
+    let (test, value): (Expr, Expr) = match strip_parens(tail) {
+        Expr::If(ifx) => {
+            let then = Expr::Block(syn::ExprBlock {
+                attrs: Vec::new(),
+                label: None,
+                block: ifx.then_branch.clone(),
+            });
+            let (_, otherwise) = ifx.else_branch.as_ref()?;
+            let cond = &*ifx.cond;
+            if let (Some(e), true) = (some(&then), none(otherwise)) {
+                (cond.clone(), e)
+            } else if let (true, Some(e)) = (none(&then), some(otherwise)) {
+                (parse_quote!(!(#cond)), e)
+            } else {
+                return None;
+            }
+        }
+        Expr::MethodCall(m) if m.method == "then" && m.args.len() == 1 => {
+            match strip_parens(&m.args[0]) {
+                Expr::Closure(k) if k.inputs.is_empty() => {
+                    ((*m.receiver).clone(), (*k.body).clone())
+                }
+                _ => return None,
+            }
+        }
+        Expr::MethodCall(m) if m.method == "then_some" && m.args.len() == 1 => {
+            ((*m.receiver).clone(), m.args[0].clone())
+        }
+        _ => return None,
+    };
+    let pat = &c.inputs[0];
+    Some((
+        parse_quote!(|#pat| { #(#init)* #test }),
+        parse_quote!(|#pat| { #(#init)* #value }),
+    ))
 }
 
 /// The pattern of a closure's one parameter (`None` for a function's name).
