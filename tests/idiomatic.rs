@@ -4776,6 +4776,112 @@ fn filter_map_is_a_filter_and_a_map() {
     );
 }
 
+/// `flat_map` (then `map`, `filter`, `filter_map`) consumed by `sum`,
+/// `product`, `fold`, `count`, `any`, or a `for` loop: the nested loops it
+/// stands for, the elements taken in `Iterator`'s order (a `break` in the
+/// `for` body ends both loops). Refused until 2026-11-29.
+#[differentiable]
+fn flat_mapped(x: &[f64]) -> f64 {
+    let n = x.len();
+    let a: f64 = (0..n)
+        .flat_map(|i| (i + 1..n).map(move |j| (x[i] - x[j]).powi(2)))
+        .sum();
+    let b = x
+        .iter()
+        .enumerate()
+        .flat_map(|(i, p)| x.iter().skip(i + 1).map(move |q| p * q))
+        .fold(0.0, |s, v| s + v.sin());
+    let c = (0..n)
+        .flat_map(|i| x.iter().take(i))
+        .filter(|v| **v > 0.0)
+        .count() as f64;
+    let d = (0..n)
+        .flat_map(|i| (0..i).map(move |j| x[i] * x[j]))
+        .product::<f64>();
+    let mut e = 0.0;
+    for v in x.chunks(2).flat_map(|c| c.iter().map(|t| t * 2.0)) {
+        if v > 5.0 {
+            break;
+        }
+        e += v * v;
+    }
+    let any = (0..n)
+        .flat_map(|i| (0..i).map(move |j| x[i] + x[j]))
+        .any(|s| s > 4.0);
+    a + b + c + d + e + if any { x[0] } else { 0.0 }
+}
+
+#[differentiable]
+fn flat_mapped_loop(x: &[f64]) -> f64 {
+    let n = x.len();
+    let mut a = -0.0;
+    for i in 0..n {
+        for j in i + 1..n {
+            a += (x[i] - x[j]).powi(2);
+        }
+    }
+    let mut b = 0.0;
+    for i in 0..n {
+        for k in i + 1..n {
+            b += (x[i] * x[k]).sin();
+        }
+    }
+    let mut c = 0;
+    for i in 0..n {
+        for k in 0..i {
+            if x[k] > 0.0 {
+                c += 1;
+            }
+        }
+    }
+    let c = c as f64;
+    let mut d = 1.0;
+    for i in 0..n {
+        for j in 0..i {
+            d *= x[i] * x[j];
+        }
+    }
+    let mut e = 0.0;
+    let mut stop = false;
+    for start in (0..n).step_by(2) {
+        for k in start..(start + 2).min(n) {
+            let v = x[k] * 2.0;
+            if v > 5.0 {
+                stop = true;
+                break;
+            }
+            e += v * v;
+        }
+        if stop {
+            break;
+        }
+    }
+    let mut any = false;
+    for i in 0..n {
+        for j in 0..i {
+            if x[i] + x[j] > 4.0 {
+                any = true;
+            }
+        }
+    }
+    a + b + c + d + e + if any { x[0] } else { 0.0 }
+}
+
+#[test]
+fn flat_map_is_the_nested_loops() {
+    same_as_loop(
+        flat_mapped,
+        flat_mapped_grad,
+        flat_mapped_adjoint,
+        flat_mapped_loop_grad,
+        &[
+            &[0.55, 1.5, -2.2, 3.0, 0.25],
+            &[0.55, 1.5, -0.2, 0.7],
+            &[2.6, -0.3, 0.9],
+        ],
+    );
+}
+
 // ----- `chain` --------------------------------------------------------------------
 
 /// `a.chain(b)`: element `k` is `a`'s while `k` is below its length, else

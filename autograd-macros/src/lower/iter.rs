@@ -390,6 +390,43 @@ pub(super) fn found_test(call: &syn::ExprMethodCall) -> Option<(&syn::ExprMethod
     }
 }
 
+/// `a.flat_map(|p| b)`, then `map`, `filter`, `filter_map`, `copied`,
+/// `cloned` stages: the outer chain `a`, the closure's pattern `p`, and the
+/// inner chain `b` with those stages (`None` for any other chain). It is
+/// the loop `for p in a { for e in b.<stages> { .. } }`.
+pub(super) fn flat_chain(expr: &Expr) -> Option<(Expr, syn::Pat, Expr)> {
+    let mut stages: Vec<&syn::ExprMethodCall> = Vec::new();
+    let mut current = strip_parens(expr);
+    loop {
+        let Expr::MethodCall(m) = current else {
+            return None;
+        };
+        match (m.method.to_string().as_str(), m.args.len()) {
+            ("flat_map", 1) => {
+                let Expr::Closure(f) = strip_parens(&m.args[0]) else {
+                    return None;
+                };
+                if f.inputs.len() != 1 || !is_chain(&m.receiver) || !is_chain(&f.body) {
+                    return None;
+                }
+                let mut inner = (*f.body).clone();
+                for stage in stages.into_iter().rev() {
+                    inner = Expr::MethodCall(syn::ExprMethodCall {
+                        receiver: Box::new(inner),
+                        ..stage.clone()
+                    });
+                }
+                return Some(((*m.receiver).clone(), f.inputs[0].clone(), inner));
+            }
+            ("map" | "filter" | "filter_map", 1) | ("copied" | "cloned", 0) => {
+                stages.push(m);
+                current = strip_parens(&m.receiver);
+            }
+            _ => return None,
+        }
+    }
+}
+
 /// Is `expr` an iterator chain (a range, or methods over `iter()` & co)?
 pub(super) fn is_chain(expr: &Expr) -> bool {
     match strip_parens(expr) {
@@ -399,8 +436,9 @@ pub(super) fn is_chain(expr: &Expr) -> bool {
             if SOURCES.contains(&name.as_str()) {
                 return true;
             }
-            (ADAPTORS.contains(&name.as_str()) || REFUSED_ADAPTORS.contains(&name.as_str()))
-                && is_chain(&m.receiver)
+            ((ADAPTORS.contains(&name.as_str()) || REFUSED_ADAPTORS.contains(&name.as_str()))
+                && is_chain(&m.receiver))
+                || flat_chain(expr).is_some()
         }
         _ => false,
     }
@@ -1541,7 +1579,14 @@ impl Lowerer<'_> {
                 }
             }
             _ => {
-                let message = if REFUSED_ADAPTORS.contains(&name.as_str()) {
+                let message = if name == "flat_map" {
+                    "`.flat_map(..)` is supported by `#[differentiable]` with a closure \
+                     returning a chain, followed by `map`, `filter` or `filter_map` and consumed \
+                     by `sum`, `product`, `fold`, `count`, `any`, `all` or a `for` loop \
+                     without a label; else write the nested loops: `for p in a { for e in b { \
+                     .. } }`"
+                        .to_string()
+                } else if REFUSED_ADAPTORS.contains(&name.as_str()) {
                     format!(
                         "`.{name}(..)` is not supported by `#[differentiable]`; write the \
                          loop it stands for: `for i in 0..xs.len() {{ let v = xs[i]; if .. {{ .. }} }}`"
@@ -1964,6 +2009,9 @@ impl Lowerer<'_> {
                 .error_spanned_by(call, format!("`.{name}(..)` takes {arity} argument(s)"));
             return Value::Const(placeholder());
         }
+        if let Some((outer, pat, inner)) = flat_chain(&call.receiver) {
+            return self.consume_flat(call, &outer, &pat, &inner);
+        }
         let Some(mut seq) = self.seq(&call.receiver) else {
             return Value::Const(placeholder());
         };
@@ -2104,6 +2152,121 @@ impl Lowerer<'_> {
         stmts.push(lp);
         self.lower_stmts(&stmts, None, &[]);
         self.lower_expr(&parse_quote!(#acc))
+    }
+
+    /// `a.flat_map(|p| b)..` consumed (`flat_chain`): the nested loop
+    /// `for p in a { for e in b.. { acc += e; } }` (a product, a `fold`, a
+    /// `count`; `any`/`all` stopping both loops at the element that
+    /// decides), the elements added in the order `Iterator` adds them.
+    fn consume_flat(
+        &mut self,
+        call: &syn::ExprMethodCall,
+        outer: &Expr,
+        pat: &syn::Pat,
+        inner: &Expr,
+    ) -> Value {
+        let name = call.method.to_string();
+        let (acc, e) = (self.fresh_ident("acc"), self.fresh_ident("e"));
+        let ex: Expr = parse_quote!(#e);
+        let accx: Expr = parse_quote!(#acc);
+        let failed = Value::Const(placeholder());
+        let (init, step, stop): (syn::Stmt, syn::Stmt, Option<Expr>) = match name.as_str() {
+            "sum" | "product" => {
+                let key = call.to_token_stream().to_string();
+                let ty = turbofish_type(call).or_else(|| self.consumer_types.get(&key).cloned());
+                let Some(ty) = ty else {
+                    self.cx.error_spanned_by(
+                        &call.method,
+                        format!(
+                            "`#[differentiable]` needs the type of a `.{name}()` of a \
+                             `flat_map` written: `.{name}::<f64>()`, or `let s: f64 = ..`"
+                        ),
+                    );
+                    return failed;
+                };
+                let float = crate::signature::is_f64(&ty);
+                let (zero, op): (Expr, syn::Stmt) = match (float, name == "product") {
+                    (true, false) => (parse_quote!(-0.0), parse_quote!(#acc += #e;)),
+                    (true, true) => (parse_quote!(1.0), parse_quote!(#acc *= #e;)),
+                    (false, false) => (parse_quote!(0), parse_quote!(#acc += #e;)),
+                    (false, true) => (parse_quote!(1), parse_quote!(#acc *= #e;)),
+                };
+                (parse_quote!(let mut #acc: #ty = #zero;), op, None)
+            }
+            "count" => (
+                parse_quote!(let mut #acc: usize = 0;),
+                parse_quote!(#acc += 1;),
+                None,
+            ),
+            "fold" => {
+                if let Expr::Closure(c) = strip_parens(&call.args[1]) {
+                    if !self.closure_is_inlinable(c) {
+                        return failed;
+                    }
+                }
+                let Some(f) = self.callable(&call.args[1], 2) else {
+                    return failed;
+                };
+                let init = &call.args[0];
+                let next = f(&[accx.clone(), ex.clone()]);
+                (
+                    parse_quote!(let mut #acc = #init;),
+                    parse_quote!(#acc = #next;),
+                    None,
+                )
+            }
+            "any" | "all" => {
+                let Some(p) = self.callable(&call.args[0], 1) else {
+                    return failed;
+                };
+                let test = p(std::slice::from_ref(&ex));
+                let any = name == "any";
+                let g = self.fresh_ident("g");
+                let decided: Expr = match any {
+                    true => parse_quote!(#g),
+                    false => parse_quote!(!#g),
+                };
+                let start = !any;
+                let stop: Expr = match any {
+                    true => parse_quote!(#acc),
+                    false => parse_quote!(!#acc),
+                };
+                (
+                    parse_quote!(let mut #acc: bool = #start;),
+                    parse_quote!({
+                        let #g: bool = #test;
+                        if #decided {
+                            #acc = #any;
+                            break;
+                        }
+                    }),
+                    Some(stop),
+                )
+            }
+            _ => {
+                self.cx.error_spanned_by(
+                    &call.method,
+                    format!(
+                        "`.{name}(..)` of a `flat_map` is not supported by `#[differentiable]`, \
+                         which lowers its `sum`, `product`, `fold`, `count`, `any`, `all` and \
+                         `for` loops over it; write the nested loops"
+                    ),
+                );
+                return failed;
+            }
+        };
+        let stop: Option<syn::Stmt> = stop.map(|stop| parse_quote!(if #stop { break; }));
+        let stmts: Vec<syn::Stmt> = vec![
+            init,
+            parse_quote!(for #pat in #outer {
+                for #e in #inner {
+                    #step
+                }
+                #stop
+            }),
+        ];
+        self.lower_stmts(&stmts, None, &[]);
+        self.lower_expr(&accx)
     }
 
     /// Is `expr` (syntax this module built, over the user's) a float? Decides

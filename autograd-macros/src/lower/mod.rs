@@ -86,6 +86,7 @@ pub fn lower_as_written(cx: &Ctxt, sig: &Signature, item: &syn::ItemFn, names: &
 
 fn lower_body(cx: &Ctxt, sig: &Signature, mut body: syn::Block, names: &Names) -> Func {
     syntax::for_each_loops(&mut body);
+    syntax::flat_map_loops(&mut body, names);
     syntax::mem_swaps(&mut body);
     syntax::if_let_elements(&mut body);
     syntax::rewrite_labeled_jumps(&mut body, names);

@@ -10,6 +10,59 @@ use syn::visit::Visit;
 use syn::visit_mut::VisitMut;
 use syn::{BinOp, Expr, Stmt};
 
+/// `for x in a.flat_map(|p| b).. { body }` (`iter::flat_chain`) is the
+/// nested loop `'flat: for p in a { for x in b.. { body } }`, a `break` of
+/// the body's own breaking both (`break 'flat`), rewritten before the
+/// passes that read jumps. A labeled loop over such a chain is left as it
+/// is (and refused where it is lowered).
+pub fn flat_map_loops(block: &mut syn::Block, names: &Names) {
+    struct Rewriter<'n> {
+        names: &'n Names,
+    }
+    impl VisitMut for Rewriter<'_> {
+        fn visit_expr_mut(&mut self, expr: &mut Expr) {
+            syn::visit_mut::visit_expr_mut(self, expr);
+            let Expr::ForLoop(f) = expr else {
+                return;
+            };
+            if f.label.is_some() {
+                return;
+            }
+            let Some((outer, pat, inner)) = super::iter::flat_chain(&f.expr) else {
+                return;
+            };
+            let label = syn::Lifetime::new(
+                &format!("'{}", self.names.fresh("__ad_flat")),
+                proc_macro2::Span::call_site(),
+            );
+            let mut body = f.body.clone();
+            BreakOuter {
+                label: label.clone(),
+            }
+            .visit_block_mut(&mut body);
+            let x = &f.pat;
+            *expr = syn::parse_quote!(#label: for #pat in #outer {
+                for #x in #inner #body
+            });
+        }
+    }
+    /// `break;` of the loop being rewritten → `break 'flat;` (not inside a
+    /// loop or a closure of its own).
+    struct BreakOuter {
+        label: syn::Lifetime,
+    }
+    impl VisitMut for BreakOuter {
+        fn visit_expr_mut(&mut self, expr: &mut Expr) {
+            match expr {
+                Expr::ForLoop(_) | Expr::While(_) | Expr::Loop(_) | Expr::Closure(_) => {}
+                Expr::Break(b) if b.label.is_none() => b.label = Some(self.label.clone()),
+                _ => syn::visit_mut::visit_expr_mut(self, expr),
+            }
+        }
+    }
+    Rewriter { names }.visit_block_mut(block);
+}
+
 /// `std::mem::swap(&mut a, &mut b);` (`core::mem::swap`, `mem::swap`) as
 /// a statement is the tuple assignment `(a, b) = (b, a);`, of two floats,
 /// two elements or two whole buffers (`std::mem::swap(&mut cur, &mut
