@@ -2097,25 +2097,7 @@ impl Lowerer<'_> {
                 };
                 let test = p(&[elem]);
                 let any = name == "any";
-                // (the test in a `let` of its own, as `filter`'s guards:
-                // lowering binds the closure's pattern there)
-                let g = self.fresh_ident("g");
-                let decided: Expr = if any {
-                    parse_quote!(#g)
-                } else {
-                    parse_quote!(!#g)
-                };
-                let start = !any;
-                (
-                    parse_quote!(let mut #acc: bool = #start;),
-                    parse_quote!({
-                        let #g: bool = #test;
-                        if #decided {
-                            #acc = #any;
-                            break;
-                        }
-                    }),
-                )
+                deciding_test(&acc, &self.fresh_ident("g"), &test, any)
             }
             _ => {
                 let key = call.to_token_stream().to_string();
@@ -2221,27 +2203,12 @@ impl Lowerer<'_> {
                 };
                 let test = p(std::slice::from_ref(&ex));
                 let any = name == "any";
-                let g = self.fresh_ident("g");
-                let decided: Expr = match any {
-                    true => parse_quote!(#g),
-                    false => parse_quote!(!#g),
-                };
-                let start = !any;
+                let (init, step) = deciding_test(&acc, &self.fresh_ident("g"), &test, any);
                 let stop: Expr = match any {
                     true => parse_quote!(#acc),
                     false => parse_quote!(!#acc),
                 };
-                (
-                    parse_quote!(let mut #acc: bool = #start;),
-                    parse_quote!({
-                        let #g: bool = #test;
-                        if #decided {
-                            #acc = #any;
-                            break;
-                        }
-                    }),
-                    Some(stop),
-                )
+                (init, step, Some(stop))
             }
             _ => {
                 self.cx.error_spanned_by(
@@ -2546,6 +2513,28 @@ fn parts_by_reference(tuple: Expr, pats: &syn::PatTuple) -> Expr {
         }
     });
     parse_quote!((#(#parts,)*))
+}
+
+/// The `let` of `any`'s (`all`'s) flag `acc` and the step that sets it
+/// and stops the loop at the first element that decides, `test` in a
+/// `let g` of its own, as `filter`'s guards (lowering binds the closure's
+/// pattern there).
+fn deciding_test(acc: &Ident, g: &Ident, test: &Expr, any: bool) -> (syn::Stmt, syn::Stmt) {
+    let decided: Expr = match any {
+        true => parse_quote!(#g),
+        false => parse_quote!(!#g),
+    };
+    let start = !any;
+    (
+        parse_quote!(let mut #acc: bool = #start;),
+        parse_quote!({
+            let #g: bool = #test;
+            if #decided {
+                #acc = #any;
+                break;
+            }
+        }),
+    )
 }
 
 /// `value` as the block of an `if`'s branch: a block's own (so that one
