@@ -583,6 +583,11 @@ pub enum Pat {
     Amp(Box<Pat>),
     /// `(a, b)`
     Pair(Box<Pat>, Box<Pat>),
+    /// A tuple pattern matched against a reference to the item (a
+    /// `filter`'s, a `take_while`'s, a `find`'s), in place of `&(a, b)`:
+    /// its names bound by reference, each taken by value first in the
+    /// closure (`|(i, v)| { let i = *i; let v = *v; .. }`).
+    RefMatch(Box<Pat>),
 }
 
 #[derive(Clone, Debug)]

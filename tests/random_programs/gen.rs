@@ -62,7 +62,9 @@ const CONSTS: &[&str] = &[
 /// (`x.get(i).copied().unwrap_or(v)`), `extremes` (`.reduce(f64::max)`,
 /// `.max_by(|a, b| a.total_cmp(b))`, `min`, then `unwrap_or`), `argmax`
 /// (`max_by`/`min_by` of `enumerate()`'s pairs), `while-stages`
-/// (`take_while`, `skip_while`), `filter-map` (`.filter_map(|v| if c {
+/// (`take_while`, `skip_while`), `ref-patterns` (a `filter`'s, `take_while`'s
+/// or `find`'s tuple pattern without `&`, `|(i, v)| { let i = *i; .. }`),
+/// `filter-map` (`.filter_map(|v| if c {
 /// Some(e) } else { None })`, `(c).then(|| e)`), `swaps` (`std::mem::swap(&mut a, &mut b)`
 /// and `(a, b) = (b, a)` of two float locals), `find-map` (`.find(p).map(g).unwrap_or(v)`,
 /// `.map_or(v, g)`, `.filter(p).next()` / `.last()` for the `find`), `after-pair` (`rev`, `skip`, `take`,
@@ -1777,7 +1779,42 @@ enum ItemTy {
     Pair(Box<ItemTy>, Box<ItemTy>),
 }
 
+/// Does `ty` hold a subslice (which `*` cannot take by value)?
+fn holds_slice(ty: &ItemTy) -> bool {
+    match ty {
+        ItemTy::Slice { .. } => true,
+        ItemTy::Pair(a, b) => holds_slice(a) || holds_slice(b),
+        _ => false,
+    }
+}
+
 impl Gen {
+    /// The pattern of a closure given a reference to `item` (a `filter`'s,
+    /// `take_while`'s, `find`'s), for `p` matching the item: `&p`, or, for
+    /// a tuple, now and then the tuple itself, whose names are references
+    /// the closure takes by value first (`Pat::RefMatch`).
+    fn test_pat(&mut self, p: Pat, item: &ItemTy) -> Pat {
+        // (not one with a `&` inside: under a reference, `(i, &v)` binds
+        // `v` by value already)
+        fn has_amp(p: &Pat) -> bool {
+            match p {
+                Pat::Name(_) => false,
+                Pat::Amp(_) => true,
+                Pat::Pair(a, b) => has_amp(a) || has_amp(b),
+                Pat::RefMatch(p) => has_amp(p),
+            }
+        }
+        if matches!(p, Pat::Pair(..))
+            && !has_amp(&p)
+            && !holds_slice(item)
+            && !avoid("ref-patterns")
+            && self.chance(0.4)
+        {
+            return Pat::RefMatch(Box::new(p));
+        }
+        Pat::Amp(Box::new(p))
+    }
+
     fn idiom_stmt(&mut self, depth: usize) -> Option<Stmt> {
         let nested = depth < 2;
         match self.rng.gen_range(0..18) {
@@ -2474,7 +2511,7 @@ impl Gen {
                         self.env.truncate(mark);
                         continue;
                     }
-                    let p = Pat::Amp(Box::new(p));
+                    let p = self.test_pat(p, &item);
                     if !avoid("while-stages") && self.chance(0.4) {
                         // the same test ending or starting the chain
                         chain.stages.push(match self.chance(0.5) {
@@ -2616,7 +2653,7 @@ impl Gen {
                 next,
                 last,
                 if_let: self.chance(0.3),
-                test: Pat::Amp(Box::new(test)),
+                test: self.test_pat(test, &item),
                 cond: Box::new(cond),
                 pat,
                 body: Box::new(body),

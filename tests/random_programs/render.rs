@@ -1241,6 +1241,42 @@ fn pat_str(p: &Pat) -> String {
         Pat::Name(n) => n.clone(),
         Pat::Amp(p) => format!("&{}", pat_str(p)),
         Pat::Pair(a, b) => format!("({}, {})", pat_str(a), pat_str(b)),
+        Pat::RefMatch(p) => pat_str(p),
+    }
+}
+
+/// The names `p` binds.
+fn pat_names(p: &Pat, out: &mut Vec<String>) {
+    match p {
+        Pat::Name(n) => out.push(n.clone()),
+        Pat::Amp(p) | Pat::RefMatch(p) => pat_names(p, out),
+        Pat::Pair(a, b) => {
+            pat_names(a, out);
+            pat_names(b, out);
+        }
+    }
+}
+
+/// `|p| body` of a closure given a reference to the item; for a
+/// [`Pat::RefMatch`], each name taken by value first.
+fn test_closure(p: &Pat, body: &str) -> String {
+    match p {
+        Pat::RefMatch(inner) => {
+            let mut names = Vec::new();
+            pat_names(inner, &mut names);
+            let lets: String = names.iter().map(|n| format!("let {n} = *{n}; ")).collect();
+            format!("|{}| {{ {lets}{body} }}", pat_str(inner))
+        }
+        _ => format!("|{}| {body}", pat_str(p)),
+    }
+}
+
+/// The pattern a test closure's `&p` (or [`Pat::RefMatch`]) matches the
+/// item itself with.
+fn matched(p: &Pat) -> &Pat {
+    match p {
+        Pat::Amp(p) | Pat::RefMatch(p) => p,
+        _ => unreachable!("a test closure's pattern is `&..` or a tuple matched by reference"),
     }
 }
 
@@ -1418,7 +1454,7 @@ impl Printer {
                     write!(s, ".map(|{}| {})", pat_str(p), self.expr(e, P_LOWEST)).unwrap()
                 }
                 Stage::Filter(p, cnd) => {
-                    write!(s, ".filter(|{}| {})", pat_str(p), self.cond(cnd)).unwrap()
+                    write!(s, ".filter({})", test_closure(p, &self.cond(cnd))).unwrap()
                 }
                 Stage::FilterMap(p, cnd, e, then) => {
                     let (c, e) = (self.cond(cnd), self.expr(e, P_LOWEST));
@@ -1434,10 +1470,10 @@ impl Printer {
                 }
                 Stage::Enumerate => s.push_str(".enumerate()"),
                 Stage::TakeWhile(p, cnd) => {
-                    write!(s, ".take_while(|{}| {})", pat_str(p), self.cond(cnd)).unwrap()
+                    write!(s, ".take_while({})", test_closure(p, &self.cond(cnd))).unwrap()
                 }
                 Stage::SkipWhile(p, cnd) => {
-                    write!(s, ".skip_while(|{}| {})", pat_str(p), self.cond(cnd)).unwrap()
+                    write!(s, ".skip_while({})", test_closure(p, &self.cond(cnd))).unwrap()
                 }
             }
         }
@@ -1553,9 +1589,7 @@ impl Printer {
                     item = Item::Leaf(name, false);
                 }
                 Stage::Filter(p, cnd) => {
-                    let Pat::Amp(p) = p else {
-                        unreachable!("a filter's pattern is `&..`")
-                    };
+                    let p = matched(p);
                     let mut b = Vec::new();
                     Self::bind(p, &item, &mut b);
                     lines.push(format!(
@@ -1583,9 +1617,7 @@ impl Printer {
                     item = Item::Leaf(name, false);
                 }
                 Stage::TakeWhile(p, cnd) | Stage::SkipWhile(p, cnd) => {
-                    let Pat::Amp(p) = p else {
-                        unreachable!("a while stage's pattern is `&..`")
-                    };
+                    let p = matched(p);
                     let mut b = Vec::new();
                     Self::bind(p, &item, &mut b);
                     let test = format!("{{ {} {} }}", b.join(" "), self.cond(cnd));
@@ -1675,9 +1707,8 @@ impl Printer {
                         _ => "",
                     };
                     let found = format!(
-                        "{chain}.{method}(|{}| {}){then}",
-                        pat_str(test),
-                        self.cond(cond)
+                        "{chain}.{method}({}){then}",
+                        test_closure(test, &self.cond(cond))
                     );
                     let g = format!("|{}| {}", pat_str(pat), self.expr(body, P_LOWEST));
                     let v = self.expr(default, P_LOWEST);
@@ -1779,9 +1810,7 @@ impl Printer {
             }) => {
                 // (a `last()` keeps the last that passes: no `break`)
                 let stop = if *last { "" } else { " break;" };
-                let Pat::Amp(test) = test else {
-                    unreachable!("a find's pattern is `&..`")
-                };
+                let test = matched(test);
                 let (mut t, mut b) = (Vec::new(), Vec::new());
                 Self::bind(test, &item, &mut t);
                 Self::bind(pat, &item, &mut b);
