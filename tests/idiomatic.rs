@@ -4882,6 +4882,74 @@ fn flat_map_is_the_nested_loops() {
     );
 }
 
+/// `find_map(f)` is `filter_map(f).next()`: the first element whose
+/// closure gives `Some`, unwrapped, mapped or tested (refused until
+/// 2026-11-29).
+#[allow(clippy::unnecessary_lazy_evaluations, clippy::unnecessary_find_map)]
+#[differentiable]
+fn found_by_map(x: &[f64]) -> f64 {
+    let a = x
+        .iter()
+        .find_map(|v| if *v > 1.0 { Some(v.ln()) } else { None })
+        .unwrap_or(0.0);
+    let b = x
+        .iter()
+        .enumerate()
+        .find_map(|(i, &v)| (v < 0.0).then(|| v * i as f64))
+        .map_or(1.0, |t| t * 2.0);
+    let c = if let Some(w) = x
+        .iter()
+        .copied()
+        .find_map(|v| if v > 100.0 { Some(v) } else { None })
+    {
+        w
+    } else {
+        x[0]
+    };
+    a + b + c
+}
+
+#[differentiable]
+fn found_by_map_loop(x: &[f64]) -> f64 {
+    let mut a = 0.0;
+    for i in 0..x.len() {
+        if x[i] > 1.0 {
+            a = x[i].ln();
+            break;
+        }
+    }
+    let mut b = 1.0;
+    for i in 0..x.len() {
+        if x[i] < 0.0 {
+            b = x[i] * i as f64 * 2.0;
+            break;
+        }
+    }
+    let mut c = x[0];
+    for i in 0..x.len() {
+        if x[i] > 100.0 {
+            c = x[i];
+            break;
+        }
+    }
+    a + b + c
+}
+
+#[test]
+fn find_map_is_filter_map_then_next() {
+    same_as_loop(
+        found_by_map,
+        found_by_map_grad,
+        found_by_map_adjoint,
+        found_by_map_loop_grad,
+        &[
+            &[0.55, 1.5, -2.2, 3.0, 0.25],
+            &[0.55, 0.5],
+            &[-0.3, 2.5, 0.7],
+        ],
+    );
+}
+
 // ----- `chain` --------------------------------------------------------------------
 
 /// `a.chain(b)`: element `k` is `a`'s while `k` is below its length, else

@@ -281,7 +281,9 @@ const REFUSED_ADAPTORS: &[&str] = &[
 /// Consumers lowered here.
 const CONSUMERS: &[&str] = &["sum", "product", "fold", "count", "any", "all", "position"];
 /// Consumers lowered only unwrapped at once (`reduce_unwrapped`).
-const REDUCERS: &[&str] = &["reduce", "max_by", "min_by", "find", "next", "last"];
+const REDUCERS: &[&str] = &[
+    "reduce", "max_by", "min_by", "find", "find_map", "next", "last",
+];
 
 /// A reducer's loop (`Lowerer::reduce_loop`), not lowered yet.
 struct ReduceLoop {
@@ -314,7 +316,6 @@ const REFUSED_CONSUMERS: &[&str] = &[
     "min_by_key",
     "reduce",
     "nth",
-    "find_map",
     "collect",
     "for_each",
     "try_fold",
@@ -382,7 +383,9 @@ pub(super) fn found_test(call: &syn::ExprMethodCall) -> Option<(&syn::ExprMethod
     }
     match reducer_of(&call.receiver, false) {
         (Expr::MethodCall(find), _)
-            if find.method == "find" && find.args.len() == 1 && is_chain(&find.receiver) =>
+            if (find.method == "find" || find.method == "find_map")
+                && find.args.len() == 1
+                && is_chain(&find.receiver) =>
         {
             Some((find, some))
         }
@@ -491,7 +494,7 @@ impl Lowerer<'_> {
                 } else {
                     "(..)"
                 },
-                last = match name == "find" {
+                last = match name == "find" || name == "find_map" {
                     true => ", `.map_or(v, g)`, `.is_some()` or `.is_none()`",
                     false => " or `.map_or(v, g)`",
                 }
@@ -685,8 +688,9 @@ impl Lowerer<'_> {
         if_let: Option<&syn::Pat>,
     ) -> Option<Result<ReduceLoop, ()>> {
         let which = reduce.method.to_string();
-        // (`next()` is the first element, a `find` that tests nothing)
-        let find = which == "find" || which == "next";
+        // (`next()` is the first element, a `find` that tests nothing;
+        // `find_map(f)` is `filter_map(f).next()`)
+        let find = matches!(which.as_str(), "find" | "find_map" | "next");
         let failed = Some(Err(()));
         let Some(mut seq) = self.seq(&reduce.receiver) else {
             return failed;
@@ -701,9 +705,11 @@ impl Lowerer<'_> {
         // (`last()`: each element replaces the one before, as a `min_by`
         // whose comparison is always `Greater`)
         let f = match which.as_str() {
-            "find" => {
-                let p = self.callable(&reduce.args[0], 1)?;
-                seq.filter_by(self.fresh_ident("m"), p, closure_pattern(&reduce.args[0]));
+            "find" | "find_map" => {
+                let Some(searched) = self.searched(seq, reduce) else {
+                    return failed;
+                };
+                seq = searched;
                 None
             }
             "next" => None,
@@ -1022,6 +1028,45 @@ impl Lowerer<'_> {
         }))
     }
 
+    /// `seq` filtered as `search` (a `find(p)` or `find_map(f)` of it)
+    /// does: by `p` (given a reference to the element), or as `filter_map(f)`.
+    fn searched(&mut self, mut seq: Seq, search: &syn::ExprMethodCall) -> Option<Seq> {
+        if search.method == "find_map" {
+            return self.filter_mapped(seq, &search.args[0], "find_map");
+        }
+        let p = self.callable(&search.args[0], 1)?;
+        seq.filter_by(self.fresh_ident("m"), p, closure_pattern(&search.args[0]));
+        Some(seq)
+    }
+
+    /// `inner.filter_map(f)` (`which`, or a `find_map(f)`'s) of a closure
+    /// ending in `if c { Some(e) } else { None }` (or `c.then(|| e)`): a
+    /// `filter` by `|v| c` and a `map` by `|v| e`, both given the element by
+    /// value, as `filter_map` gives it; `None` (reported) for any other.
+    fn filter_mapped(&mut self, mut inner: Seq, f: &Expr, which: &str) -> Option<Seq> {
+        let Some((test, value)) = option_closure_parts(f) else {
+            self.cx.error_spanned_by(
+                f,
+                format!(
+                    "`.{which}(..)` is supported by `#[differentiable]` with a closure that \
+                     ends in `if cond {{ Some(v) }} else {{ None }}` or `cond.then(|| v)`; \
+                     else write `.filter(..).map(..)`, or the loop"
+                ),
+            );
+            return None;
+        };
+        let keep = self.callable(&test, 1)?;
+        let guard = inner.test_of(self.fresh_ident("m"), keep, None);
+        inner.steps.push(Step::Guard(guard));
+        let f = self.callable(&value, 1)?;
+        let elem = inner.elem.clone();
+        Some(Seq {
+            elem: Rc::new(move |k: &Expr| f(&[elem(k)])),
+            mapped: true,
+            ..inner
+        })
+    }
+
     /// `chain.find(p).map(g).unwrap_or(v)` and `chain.find(p).map_or(v, g)`
     /// (through `.copied()` / `.cloned()`): `v` until the first element `e`
     /// that passes `p`, then `g(e)`, the loop stopping there:
@@ -1080,13 +1125,12 @@ impl Lowerer<'_> {
     /// it).
     fn found(&mut self, find: &syn::ExprMethodCall, some: bool) -> Value {
         let failed = Value::Const(placeholder());
-        let Some(mut seq) = self.seq(&find.receiver) else {
+        let Some(seq) = self.seq(&find.receiver) else {
             return failed;
         };
-        let Some(p) = self.callable(&find.args[0], 1) else {
+        let Some(seq) = self.searched(seq, find) else {
             return failed;
         };
-        seq.filter_by(self.fresh_ident("m"), p, closure_pattern(&find.args[0]));
         let Some(range) = seq.range() else {
             self.unbounded(&find.receiver);
             return failed;
@@ -1479,26 +1523,8 @@ impl Lowerer<'_> {
             // `c.then(|| e)`): a `filter` by `|v| c` and a `map` by `|v| e`,
             // both given the element by value, as `filter_map` gives it
             ("filter_map", 1) => {
-                let Some((test, value)) = option_closure_parts(&m.args[0]) else {
-                    self.cx.error_spanned_by(
-                        &m.args[0],
-                        "`.filter_map(..)` is supported by `#[differentiable]` with a closure \
-                         that ends in `if cond { Some(v) } else { None }` or `cond.then(|| \
-                         v)`; else write `.filter(..).map(..)`, or the loop",
-                    );
-                    return None;
-                };
-                let mut inner = self.seq(&m.receiver)?;
-                let keep = self.callable(&test, 1)?;
-                let guard = inner.test_of(self.fresh_ident("m"), keep, None);
-                inner.steps.push(Step::Guard(guard));
-                let f = self.callable(&value, 1)?;
-                let elem = inner.elem.clone();
-                Some(Seq {
-                    elem: Rc::new(move |k: &Expr| f(&[elem(k)])),
-                    mapped: true,
-                    ..inner
-                })
+                let inner = self.seq(&m.receiver)?;
+                self.filter_mapped(inner, &m.args[0], "filter_map")
             }
             ("take_while", 1) => {
                 let mut inner = self.seq(&m.receiver)?;
