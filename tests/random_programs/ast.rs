@@ -643,6 +643,10 @@ pub enum Consumer {
         /// `(if let Some(pat) = chain.find(..) { body } else { default })`
         /// instead of the `map`
         if_let: bool,
+        /// `.find_map(|it| { let test = it; if cond { let pat = it;
+        /// Some(body) } else { None } })` instead of the `find` and the
+        /// `map` (not with `next`, `last` or `if_let`)
+        find_map: bool,
         test: Pat,
         cond: Box<Cond>,
         pat: Pat,

@@ -2649,10 +2649,13 @@ impl Gen {
                 1 => (false, true),
                 _ => (false, false),
             };
+            let if_let = self.chance(0.3);
+            let find_map = !next && !last && !if_let && self.chance(0.3);
             let cons = Consumer::Find {
                 next,
                 last,
-                if_let: self.chance(0.3),
+                if_let,
+                find_map,
                 test: self.test_pat(test, &item),
                 cond: Box::new(cond),
                 pat,

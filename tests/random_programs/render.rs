@@ -1693,6 +1693,7 @@ impl Printer {
                     next,
                     last,
                     if_let,
+                    find_map,
                     test,
                     cond,
                     pat,
@@ -1700,6 +1701,21 @@ impl Printer {
                     default,
                     map_or,
                 }) => {
+                    let v = self.expr(default, P_LOWEST);
+                    if *find_map {
+                        // (the item is `Copy`: bound by each pattern in turn)
+                        let found = format!(
+                            "{chain}.find_map(|oracle_it| {{ let {} = oracle_it; if {} {{ let {} = oracle_it; Some({}) }} else {{ None }} }})",
+                            pat_str(matched(test)),
+                            self.cond(cond),
+                            pat_str(pat),
+                            self.expr(body, P_LOWEST)
+                        );
+                        return match map_or {
+                            true => format!("{found}.map_or({v}, |oracle_r| oracle_r)"),
+                            false => format!("{found}.unwrap_or({v})"),
+                        };
+                    }
                     let method = if *next || *last { "filter" } else { "find" };
                     let then = match (next, last) {
                         (_, true) => ".last()",
@@ -1711,7 +1727,6 @@ impl Printer {
                         test_closure(test, &self.cond(cond))
                     );
                     let g = format!("|{}| {}", pat_str(pat), self.expr(body, P_LOWEST));
-                    let v = self.expr(default, P_LOWEST);
                     if *if_let {
                         return format!(
                             "(if let Some({}) = {found} {{ {} }} else {{ {v} }})",

@@ -2659,13 +2659,21 @@ fn option_closure_parts(f: &Expr) -> Option<(Expr, Expr)> {
         },
         other => (Vec::new(), other),
     };
-    /// `Some(e)` (alone in a block or not): `e`.
+    /// `Some(e)`, or a block ending in it (`{ let t = ..; Some(t) }`): `e`,
+    /// or the block ending in `e`.
     fn some(e: &Expr) -> Option<Expr> {
         match strip_parens(e) {
-            Expr::Block(b) if b.block.stmts.len() == 1 => match &b.block.stmts[0] {
-                syn::Stmt::Expr(e, None) => some(e),
-                _ => None,
-            },
+            Expr::Block(b) if b.label.is_none() => {
+                let (last, init) = b.block.stmts.split_last()?;
+                let syn::Stmt::Expr(tail, None) = last else {
+                    return None;
+                };
+                let value = some(tail)?;
+                match init.is_empty() {
+                    true => Some(value),
+                    false => Some(parse_quote!({ #(#init)* #value })),
+                }
+            }
             Expr::Call(call) if call.args.len() == 1 => match &*call.func {
                 Expr::Path(p) if p.path.is_ident("Some") => Some(call.args[0].clone()),
                 _ => None,
