@@ -4906,7 +4906,19 @@ fn found_by_map(x: &[f64]) -> f64 {
     } else {
         x[0]
     };
-    a + b + c
+    // (statements before the `Some`)
+    let d: f64 = x
+        .iter()
+        .filter_map(|v| {
+            if *v > 0.0 {
+                let t = v * 2.0;
+                Some(t.sqrt())
+            } else {
+                None
+            }
+        })
+        .sum();
+    a + b + c + d
 }
 
 #[differentiable]
@@ -4932,7 +4944,13 @@ fn found_by_map_loop(x: &[f64]) -> f64 {
             break;
         }
     }
-    a + b + c
+    let mut d = -0.0;
+    for i in 0..x.len() {
+        if x[i] > 0.0 {
+            d += (x[i] * 2.0).sqrt();
+        }
+    }
+    a + b + c + d
 }
 
 #[test]
