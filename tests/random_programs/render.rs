@@ -1588,8 +1588,13 @@ impl Printer {
                     ));
                     item = Item::Leaf(name, false);
                 }
-                Stage::Filter(p, cnd) => {
-                    let p = matched(p);
+                // (a filter's pattern matches a reference to the item, a
+                // filter_map's the item itself: the same names either way)
+                Stage::Filter(p, cnd) | Stage::FilterMap(p, cnd, ..) => {
+                    let p = match st {
+                        Stage::Filter(..) => matched(p),
+                        _ => p,
+                    };
                     let mut b = Vec::new();
                     Self::bind(p, &item, &mut b);
                     lines.push(format!(
@@ -1598,16 +1603,9 @@ impl Printer {
                         self.cond(cnd)
                     ));
                     lines.push("if !oracle_keep { continue; }".to_string());
-                }
-                Stage::FilterMap(p, cnd, e, _) => {
-                    let mut b = Vec::new();
-                    Self::bind(p, &item, &mut b);
-                    lines.push(format!(
-                        "let oracle_keep: bool = {{ {} {} }};",
-                        b.join(" "),
-                        self.cond(cnd)
-                    ));
-                    lines.push("if !oracle_keep { continue; }".to_string());
+                    let Stage::FilterMap(_, _, e, _) = st else {
+                        continue;
+                    };
                     let name = format!("oracle_m{k}");
                     lines.push(format!(
                         "let {name} = {{ {} {} }};",
