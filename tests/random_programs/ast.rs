@@ -368,6 +368,16 @@ pub enum Expr {
     Chain(Box<Chain>, Consumer),
     /// `(chain.count() as f64)`
     Count(Box<Chain>),
+    /// `(a..b).flat_map(|i| (i..b).map(move |j| body)).sum::<f64>()`: pairs
+    /// `a <= i <= j < b`; `body` reads no value a `move` closure would take
+    /// (no local `Vec`, matrix or closure)
+    FlatSum {
+        i: String,
+        j: String,
+        a: usize,
+        b: usize,
+        body: Box<Expr>,
+    },
     /// `p.0`
     Field(String, usize),
     /// `sq(arg)` of a closure local

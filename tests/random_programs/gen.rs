@@ -62,7 +62,8 @@ const CONSTS: &[&str] = &[
 /// (`x.get(i).copied().unwrap_or(v)`), `extremes` (`.reduce(f64::max)`,
 /// `.max_by(|a, b| a.total_cmp(b))`, `min`, then `unwrap_or`), `argmax`
 /// (`max_by`/`min_by` of `enumerate()`'s pairs), `while-stages`
-/// (`take_while`, `skip_while`), `ref-patterns` (a `filter`'s, `take_while`'s
+/// (`take_while`, `skip_while`), `flat-map` (`(a..b).flat_map(|i| (i..b)
+/// .map(move |j| e)).sum::<f64>()`), `ref-patterns` (a `filter`'s, `take_while`'s
 /// or `find`'s tuple pattern without `&`, `|(i, v)| { let i = *i; .. }`),
 /// `filter-map` (`.filter_map(|v| if c {
 /// Some(e) } else { None })`, `(c).then(|| e)`), `swaps` (`std::mem::swap(&mut a, &mut b)`
@@ -2598,8 +2599,61 @@ impl Gen {
         }
     }
 
+    /// `(a..b).flat_map(|i| (i..b).map(move |j| body)).sum::<f64>()`, the
+    /// pairs of a pairwise sum; `body` reads no value the `move` closure
+    /// would take (a local `Vec`, a matrix, a closure: hidden, as the
+    /// mutables are).
+    fn flat_sum(&mut self, depth: usize) -> Expr {
+        let a = self.rng.gen_range(0..=2);
+        let b = a + self.rng.gen_range(1..=3);
+        let mark = self.hide_mutables();
+        for binding in self.visible() {
+            let owned = matches!(
+                binding.kind,
+                Kind::Buf {
+                    class: BufClass::LocalVec,
+                    ..
+                } | Kind::Mat { .. }
+                    | Kind::Closure { .. }
+            );
+            if owned {
+                self.bind(&binding.name, Kind::Hidden);
+            }
+        }
+        let mut used = Vec::new();
+        let i = self.fresh_distinct(&mut used);
+        self.bind(&i, Kind::Int { lo: a, hi: b - 1 });
+        let j = self.fresh_distinct(&mut used);
+        self.bind(&j, Kind::Int { lo: a, hi: b - 1 });
+        self.chain_depth += 1;
+        let body = self.typed_expr(depth.saturating_sub(1).max(1));
+        self.chain_depth -= 1;
+        // (a term the pair weighs, so that the order of the pairs counts)
+        let weight = Expr::Bin(
+            BinOp::Mul,
+            Box::new(Expr::Cast(IntExpr::Var(i.clone()))),
+            Box::new(Expr::Bin(
+                BinOp::Mul,
+                Box::new(Expr::Cast(IntExpr::Var(j.clone()))),
+                Box::new(Expr::Lit(0.25, false)),
+            )),
+        );
+        let body = Expr::Bin(BinOp::Add, Box::new(body), Box::new(weight));
+        self.env.truncate(mark);
+        Expr::FlatSum {
+            i,
+            j,
+            a,
+            b,
+            body: Box::new(body),
+        }
+    }
+
     /// `chain.sum::<f64>()`, `.product`, `.fold`, `.count() as f64`.
     fn chain_value(&mut self, depth: usize) -> Option<Expr> {
+        if !avoid("closures") && !avoid("flat-map") && self.chance(0.08) {
+            return Some(self.flat_sum(depth));
+        }
         let (mut chain, item, _) = self.chain(depth, false);
         let roll = self.rng.gen_range(0..10);
         if roll == 9 {

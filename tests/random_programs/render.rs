@@ -53,6 +53,7 @@ pub fn is_var(e: &Expr) -> bool {
         Expr::If(arms, els) => arms.iter().any(|(_, b)| block_is_var(b)) || block_is_var(els),
         Expr::Block(b) => block_is_var(b),
         Expr::Chain(..) | Expr::Field(..) | Expr::CallClosure(..) | Expr::GetOr(..) => true,
+        Expr::FlatSum { .. } => true,
         Expr::Count(_) => false,
         Expr::Match(_, arms) => arms.iter().any(|(_, _, b)| block_is_var(b)),
         Expr::List(..) => true,
@@ -88,6 +89,7 @@ pub fn is_typed(e: &Expr) -> bool {
         Expr::Block(b) => b.tail.as_deref().is_some_and(is_typed),
         Expr::Chain(..)
         | Expr::Count(_)
+        | Expr::FlatSum { .. }
         | Expr::Field(..)
         | Expr::CallClosure(..)
         | Expr::GetOr(..) => true,
@@ -918,6 +920,17 @@ impl Printer {
             }
             Expr::Chain(c, cons) => self.chain_expr(c, Some(cons)),
             Expr::Count(c) => self.chain_expr(c, None),
+            Expr::FlatSum { i, j, a, b, body } => match self.tape() {
+                false => format!(
+                    "({a}..{b}).flat_map(|{i}| ({i}..{b}).map(move |{j}| {})).sum::<f64>()",
+                    self.expr(body, P_LOWEST)
+                ),
+                // (the nested loops, the same additions in the same order)
+                true => format!(
+                    "({{ let mut oracle_acc = {TAPE}.var(-0.0); for {i} in {a}usize..{b} {{ for {j} in {i}..{b} {{ oracle_acc = oracle_acc + ({}); }} }} oracle_acc }})",
+                    self.var_expr(body)
+                ),
+            },
             Expr::Field(n, k) => format!("{n}.{k}"),
             Expr::CallClosure(n, a, by_ref) => {
                 if *by_ref {
