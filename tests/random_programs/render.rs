@@ -1587,19 +1587,25 @@ impl Printer {
 
     /// The `map`/`filter` stages on the tape, inside the loop: each closure
     /// is a block of its own, so its parameters do not leak.
+    /// The item stage `k`'s map makes on the tape: `let oracle_m<k> = {
+    /// <bindings> e };`.
+    fn mapped(&self, k: usize, bindings: &[String], e: &Expr, lines: &mut Vec<String>) -> Item {
+        let name = format!("oracle_m{k}");
+        lines.push(format!(
+            "let {name} = {{ {} {} }};",
+            bindings.join(" "),
+            self.var_expr(e)
+        ));
+        Item::Leaf(name, false)
+    }
+
     fn stages(&self, c: &Chain, mut item: Item, lines: &mut Vec<String>) -> Item {
         for (k, st) in c.stages.iter().enumerate() {
             match st {
                 Stage::Map(p, e) => {
                     let mut b = Vec::new();
                     Self::bind(p, &item, &mut b);
-                    let name = format!("oracle_m{k}");
-                    lines.push(format!(
-                        "let {name} = {{ {} {} }};",
-                        b.join(" "),
-                        self.var_expr(e)
-                    ));
-                    item = Item::Leaf(name, false);
+                    item = self.mapped(k, &b, e, lines);
                 }
                 // (a filter's pattern matches a reference to the item, a
                 // filter_map's the item itself: the same names either way)
@@ -1616,16 +1622,9 @@ impl Printer {
                         self.cond(cnd)
                     ));
                     lines.push("if !oracle_keep { continue; }".to_string());
-                    let Stage::FilterMap(_, _, e, _) = st else {
-                        continue;
-                    };
-                    let name = format!("oracle_m{k}");
-                    lines.push(format!(
-                        "let {name} = {{ {} {} }};",
-                        b.join(" "),
-                        self.var_expr(e)
-                    ));
-                    item = Item::Leaf(name, false);
+                    if let Stage::FilterMap(_, _, e, _) = st {
+                        item = self.mapped(k, &b, e, lines);
+                    }
                 }
                 Stage::TakeWhile(p, cnd) | Stage::SkipWhile(p, cnd) => {
                     let p = matched(p);
