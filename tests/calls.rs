@@ -323,14 +323,16 @@ fn calls_given_arrays_outside_nests() {
 /// instead, pushed on the nest's record, was measured and not kept: for a
 /// callee as cheap as its array is long, a dot product or Horner's rule,
 /// pushing a partial per element costs more than evaluating it again.)
-/// The same body in a branch is replayed: both give one gradient.
+/// The same body in a branch is replayed: both give one gradient. (Each
+/// step reads the last step's `ypred`: a buffer every step overwrites
+/// before reading is the step's own, below.)
 #[differentiable]
 fn arrays_in_a_recorded_nest(w: &[f64]) -> f64 {
     let mut ypred = vec![0.0; 3];
     let mut total = 0.0;
     for t in 0..4 {
         for i in 0..3 {
-            ypred[i] = (w[i] * (t as f64 + 1.0) + w[3 + i]).tanh();
+            ypred[i] = (w[i] * (t as f64 + 1.0) + w[3 + i] + 0.1 * ypred[i]).tanh();
         }
         let pair = [ypred[0] * w[0], ypred[2] - w[1]];
         let lse = counted_lse(&ypred);
@@ -347,7 +349,7 @@ fn arrays_replayed_in_a_branch(w: &[f64]) -> f64 {
         let mut total = 0.0;
         for t in 0..4 {
             for i in 0..3 {
-                ypred[i] = (w[i] * (t as f64 + 1.0) + w[3 + i]).tanh();
+                ypred[i] = (w[i] * (t as f64 + 1.0) + w[3 + i] + 0.1 * ypred[i]).tanh();
             }
             let pair = [ypred[0] * w[0], ypred[2] - w[1]];
             let lse = counted_lse(&ypred);
@@ -357,6 +359,40 @@ fn arrays_replayed_in_a_branch(w: &[f64]) -> f64 {
     } else {
         0.0
     }
+}
+
+/// A buffer declared before the loop that every step fills before reading
+/// it is the step's own (`lower/buffers.rs`): the loop is fused, and the
+/// call whose adjoint is known where it runs (`- counted_lse(..)`, a term
+/// of the sum) runs its adjoint alone.
+#[differentiable]
+fn a_buffer_each_step_fills(w: &[f64]) -> f64 {
+    let mut ypred = vec![0.0; 3];
+    let mut total = 0.0;
+    for t in 0..4 {
+        for i in 0..3 {
+            ypred[i] = (w[i] * (t as f64 + 1.0) + w[3 + i]).tanh();
+        }
+        let pair = [ypred[0] * w[0], ypred[2] - w[1]];
+        let lse = counted_lse(&ypred);
+        total += lse * weighted_pair(&pair, ypred[1]) - counted_lse(&ypred[1..3]);
+    }
+    total
+}
+
+#[test]
+fn a_buffer_each_step_fills_is_the_steps_own() {
+    let w = [0.3, -0.7, 0.5, 0.2, -0.4, 0.9];
+    let (value, d) = a_buffer_each_step_fills_grad(&w);
+    assert_eq!(value, a_buffer_each_step_fills(&w));
+    assert_gradient(a_buffer_each_step_fills, &w, &d);
+    LSE_CALLS.with(|c| c.set(0));
+    LSE_ADJOINT_CALLS.with(|c| c.set(0));
+    let _ = a_buffer_each_step_fills_grad(&w);
+    // a step's first call is evaluated, then differentiated; its second
+    // is differentiated only
+    assert_eq!(LSE_CALLS.with(|c| c.get()), 4);
+    assert_eq!(LSE_ADJOINT_CALLS.with(|c| c.get()), 8);
 }
 
 #[test]

@@ -194,8 +194,10 @@ fn check_return_type(cx: &Ctxt, sig: &syn::Signature) -> bool {
             cx.error_spanned_by(
                 &sig.ident,
                 format!(
-                    "a `#[differentiable]` function must return `f64`; `{}` returns `()`: \
-                     add `-> f64`",
+                    "a `#[differentiable]` function must return `f64`, or `[f64; M]` or \
+                     `Vec<f64>` for several outputs; `{}` returns `()`: add `-> f64`, or, \
+                     for a function that writes its outputs into a `&mut` slice, return \
+                     them (`-> Vec<f64>`) instead",
                     sig.ident
                 ),
             );

@@ -3062,7 +3062,7 @@ impl<'a> Body<'a> {
                             let mut #scratch = ::autograd::__private::scratch_like(#like);
                         });
                         after.push(quote! {
-                            for (#d, #v) in #part.iter_mut().zip(&#scratch) {
+                            for (#d, #v) in #part.iter_mut().zip(#scratch.iter()) {
                                 *#d += *#v;
                             }
                         });

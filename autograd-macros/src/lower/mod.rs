@@ -11,6 +11,7 @@
 //! supported subset is reported to the [`Ctxt`] at its span; lowering then
 //! carries on with a placeholder, so all errors are reported at once.
 
+mod buffers;
 mod expr;
 mod fusion;
 mod in_place;
@@ -91,6 +92,7 @@ fn lower_body(cx: &Ctxt, sig: &Signature, mut body: syn::Block, names: &Names) -
     syntax::if_let_elements(&mut body);
     syntax::rewrite_labeled_jumps(&mut body, names);
     syntax::rewrite_returns_in_loops(&mut body, names);
+    buffers::buffers_out_of_loops(&mut body);
     let errors = cx.error_count();
     let mut force_float = HashSet::new();
     let checkpoint = names.checkpoint();
@@ -833,6 +835,7 @@ impl<'a> Lowerer<'a> {
         let stmts = syntax::tuple_if_locals(&stmts, self.names);
         let stmts = syntax::split_at_lets(&stmts, self.names);
         let stmts = syntax::array_from_fn_lets(&stmts);
+        let stmts = buffers::buffers_into_loops(&stmts);
         let stmts = matrix::matrix_locals(&stmts, self.names, &mut self.flat_matrices);
         let stmts = syntax::split_tuple_lets(&stmts);
         let stmts = syntax::split_tuple_locals(&stmts, self.names);

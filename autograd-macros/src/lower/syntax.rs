@@ -2717,21 +2717,41 @@ fn borrowed_mutably(expr: &Expr, name: &str) -> bool {
     finder.1
 }
 
-/// Whether a pattern anywhere in `expr` binds `name` (a `let`, a closure's
-/// or a `for`'s pattern, a `match` arm).
-fn binds_anywhere(expr: &Expr, name: &str) -> bool {
-    struct Finder<'n>(&'n str, bool);
-    impl<'a> Visit<'a> for Finder<'_> {
-        fn visit_pat_ident(&mut self, pat: &'a syn::PatIdent) {
-            if pat.ident == self.0 {
-                self.1 = true;
-            }
-            syn::visit::visit_pat_ident(self, pat);
-        }
-    }
-    let mut finder = Finder(name, false);
-    finder.visit_expr(expr);
+/// Whether a pattern anywhere in `node` (an expression or a statement)
+/// binds `name` (a `let`, a closure's or a `for`'s pattern, a `match`
+/// arm).
+pub(super) fn binds_anywhere<N: BindsIn>(node: &N, name: &str) -> bool {
+    let mut finder = BindingFinder(name, false);
+    node.visit_with(&mut finder);
     finder.1
+}
+
+pub(super) struct BindingFinder<'n>(&'n str, bool);
+
+impl<'a> Visit<'a> for BindingFinder<'_> {
+    fn visit_pat_ident(&mut self, pat: &'a syn::PatIdent) {
+        if pat.ident == self.0 {
+            self.1 = true;
+        }
+        syn::visit::visit_pat_ident(self, pat);
+    }
+}
+
+/// What [`binds_anywhere`] looks into.
+pub(super) trait BindsIn {
+    fn visit_with(&self, finder: &mut BindingFinder<'_>);
+}
+
+impl BindsIn for Expr {
+    fn visit_with(&self, finder: &mut BindingFinder<'_>) {
+        finder.visit_expr(self);
+    }
+}
+
+impl BindsIn for Stmt {
+    fn visit_with(&self, finder: &mut BindingFinder<'_>) {
+        finder.visit_stmt(self);
+    }
 }
 
 #[cfg(test)]

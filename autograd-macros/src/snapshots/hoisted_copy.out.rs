@@ -34,9 +34,6 @@ pub fn rnn_grad(w: &[f64], xs: &[f64], h: usize) -> (f64, ::std::vec::Vec<f64>) 
     let d_w: &mut [f64] = &mut __ad_grad_w;
     let d_out = 1.0_f64;
     let __ad_value = {
-        let mut __ad_shapes_next = ::autograd::__private::OwnTape::new();
-        let mut __ad_pool_next: ::std::vec::Vec<f64> = ::std::vec::Vec::new();
-        let mut __ad_pool_d_next: ::std::vec::Vec<f64> = ::std::vec::Vec::new();
         ::std::thread_local! {
             #[allow(non_upper_case_globals)] static __ad_home :
             ::autograd::__private::RecordsHome < f64, 2 > = const {
@@ -48,11 +45,11 @@ pub fn rnn_grad(w: &[f64], xs: &[f64], h: usize) -> (f64, ::std::vec::Vec<f64>) 
         let steps = xs.len();
         let mut hidden: ::std::vec::Vec<f64> = ::std::vec![0.0; h];
         let loss: f64 = 0.0;
+        let mut __ad_own_next: ::std::vec::Vec<f64> = ::std::vec![0.0; h];
+        let next = &mut __ad_own_next[..];
         let mut __ad_cell_loss_0 = loss;
         for t in 0..steps {
             let loss__1 = __ad_cell_loss_0;
-            let next = ::autograd::__private::refill(&mut __ad_pool_next, 0.0, h);
-            __ad_shapes_next.push(::autograd::__private::shape_of(&next));
             {
                 let mut __ad_slots = __ad_record
                     .slots(::autograd::__private::room(&(0..h), 2usize));
@@ -102,17 +99,14 @@ pub fn rnn_grad(w: &[f64], xs: &[f64], h: usize) -> (f64, ::std::vec::Vec<f64>) 
         let loss__3 = __ad_cell_loss_0;
         let mut __ad_d_loss__3: f64 = d_out;
         let mut __ad_d_hidden = ::autograd::__private::zeros_like(&hidden);
+        let mut __ad_own_d_next = ::autograd::__private::zeros_like(&next);
+        let __ad_d_next = &mut __ad_own_d_next[..];
         let mut __ad_d_cell_loss_0: f64 = 0.0;
         __ad_d_cell_loss_0 += __ad_d_loss__3;
         let mut __ad_as_called = ::autograd::__private::zeros_like(&hidden);
         let __ad_seed_cell_loss_0: f64 = __ad_d_cell_loss_0;
         for t in (0..steps).rev() {
             __ad_d_cell_loss_0 = __ad_seed_cell_loss_0;
-            let __ad_shape_next = ::autograd::__private::pop(&mut __ad_shapes_next);
-            let __ad_d_next = ::autograd::__private::zeros_in(
-                &mut __ad_pool_d_next,
-                __ad_shape_next,
-            );
             let mut __ad_d_loss__2: f64 = __ad_d_cell_loss_0;
             __ad_d_cell_loss_0 = 0.0;
             let __ad_p_loss__2 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
@@ -179,9 +173,6 @@ pub fn rnn_adjoint(w: &[f64], xs: &[f64], h: usize, d_out: f64, d_w: &mut [f64])
         "w",
         w.len(),
     );
-    let mut __ad_shapes_next = ::autograd::__private::OwnTape::new();
-    let mut __ad_pool_next: ::std::vec::Vec<f64> = ::std::vec::Vec::new();
-    let mut __ad_pool_d_next: ::std::vec::Vec<f64> = ::std::vec::Vec::new();
     ::std::thread_local! {
         #[allow(non_upper_case_globals)] static __ad_home :
         ::autograd::__private::RecordsHome < f64, 2 > = const {
@@ -193,11 +184,11 @@ pub fn rnn_adjoint(w: &[f64], xs: &[f64], h: usize, d_out: f64, d_w: &mut [f64])
     let steps = xs.len();
     let mut hidden: ::std::vec::Vec<f64> = ::std::vec![0.0; h];
     let loss: f64 = 0.0;
+    let mut __ad_own_next: ::std::vec::Vec<f64> = ::std::vec![0.0; h];
+    let next = &mut __ad_own_next[..];
     let mut __ad_cell_loss_0 = loss;
     for t in 0..steps {
         let loss__1 = __ad_cell_loss_0;
-        let next = ::autograd::__private::refill(&mut __ad_pool_next, 0.0, h);
-        __ad_shapes_next.push(::autograd::__private::shape_of(&next));
         {
             let mut __ad_slots = __ad_record
                 .slots(::autograd::__private::room(&(0..h), 2usize));
@@ -247,17 +238,14 @@ pub fn rnn_adjoint(w: &[f64], xs: &[f64], h: usize, d_out: f64, d_w: &mut [f64])
     let loss__3 = __ad_cell_loss_0;
     let mut __ad_d_loss__3: f64 = d_out;
     let mut __ad_d_hidden = ::autograd::__private::zeros_like(&hidden);
+    let mut __ad_own_d_next = ::autograd::__private::zeros_like(&next);
+    let __ad_d_next = &mut __ad_own_d_next[..];
     let mut __ad_d_cell_loss_0: f64 = 0.0;
     __ad_d_cell_loss_0 += __ad_d_loss__3;
     let mut __ad_as_called = ::autograd::__private::zeros_like(&hidden);
     let __ad_seed_cell_loss_0: f64 = __ad_d_cell_loss_0;
     for t in (0..steps).rev() {
         __ad_d_cell_loss_0 = __ad_seed_cell_loss_0;
-        let __ad_shape_next = ::autograd::__private::pop(&mut __ad_shapes_next);
-        let __ad_d_next = ::autograd::__private::zeros_in(
-            &mut __ad_pool_d_next,
-            __ad_shape_next,
-        );
         let mut __ad_d_loss__2: f64 = __ad_d_cell_loss_0;
         __ad_d_cell_loss_0 = 0.0;
         let __ad_p_loss__2 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);

@@ -14,7 +14,7 @@ fn elman(w: &[f64], xs: &[f64], n: usize, steps: usize) -> f64 {
         for i in 0..n {
             h[i] = hnew[i];
         }
-        loss += h[0];
+        loss += h[0] * softplus_sum(&hnew);
     }
     loss
 }
@@ -43,23 +43,28 @@ fn elman_grad(
     let d_out = 1.0_f64;
     let __ad_value = {
         let mut __ad_shapes_hnew = ::autograd::__private::OwnTape::new();
-        let mut __ad_pool_hnew: ::std::vec::Vec<f64> = ::std::vec::Vec::new();
         let mut __ad_pool_d_hnew: ::std::vec::Vec<f64> = ::std::vec::Vec::new();
+        let mut __ad_pool_hnew: ::std::vec::Vec<f64> = ::std::vec::Vec::new();
         ::std::thread_local! {
             #[allow(non_upper_case_globals)] static __ad_home :
-            ::autograd::__private::RecordsHome < f64, 2 > = const {
+            ::autograd::__private::RecordsHome < f64, 3 > = const {
             ::autograd::__private::RecordsHome::new() };
         }
         let __ad_guard = ::autograd::__private::RecordsHome::take(&__ad_home);
         let mut __ad_undo_h = __ad_guard.record(0);
         let mut __ad_record = __ad_guard.record(1);
+        let mut __ad_args = __ad_guard.record(2);
         let mut __ad_own_h: ::std::vec::Vec<f64> = ::std::vec![0.0; n];
         let h = &mut __ad_own_h[..];
         let loss: f64 = 0.0;
         let mut __ad_cell_loss_0 = loss;
         for t in 0..steps {
             let loss__1 = __ad_cell_loss_0;
-            let hnew = ::autograd::__private::refill(&mut __ad_pool_hnew, 0.0, n);
+            let mut hnew = ::autograd::__private::take_filled(
+                &mut __ad_pool_hnew,
+                0.0,
+                n,
+            );
             __ad_shapes_hnew.push(::autograd::__private::shape_of(&hnew));
             {
                 let mut __ad_slots = __ad_record
@@ -119,8 +124,14 @@ fn elman_grad(
                 }
             }
             let __ad_t7 = h[0];
-            let loss__2 = loss__1 + __ad_t7;
+            let __ad_t8 = softplus_sum(&hnew);
+            ::autograd::__private::assume_number(&__ad_t8);
+            __ad_args.extend_from_slice(&hnew[..]);
+            let __ad_t8 = __ad_record.push(__ad_t8);
+            let __ad_t9 = __ad_t7 * __ad_t8;
+            let loss__2 = loss__1 + __ad_t9;
             __ad_cell_loss_0 = loss__2;
+            __ad_pool_hnew = hnew;
         }
         let loss__3 = __ad_cell_loss_0;
         let mut __ad_d_loss__3: f64 = d_out;
@@ -128,11 +139,14 @@ fn elman_grad(
         let __ad_d_h = &mut __ad_own_d_h[..];
         let mut __ad_d_cell_loss_0: f64 = 0.0;
         __ad_d_cell_loss_0 += __ad_d_loss__3;
+        let mut __ad_pool_as_called: ::std::vec::Vec<f64> = ::std::vec::Vec::new();
         let __ad_seed_cell_loss_0: f64 = __ad_d_cell_loss_0;
         for t in (0..steps).rev() {
             __ad_d_cell_loss_0 = __ad_seed_cell_loss_0;
+            let __ad_t8: f64 = ::autograd::__private::pop(&mut __ad_record);
             let __ad_shape_hnew = ::autograd::__private::pop(&mut __ad_shapes_hnew);
-            let __ad_d_hnew = ::autograd::__private::zeros_in(
+            let __ad_t7 = h[0];
+            let mut __ad_d_hnew = ::autograd::__private::zeros_pooled(
                 &mut __ad_pool_d_hnew,
                 __ad_shape_hnew,
             );
@@ -140,7 +154,19 @@ fn elman_grad(
             __ad_d_cell_loss_0 = 0.0;
             let __ad_p_loss__2 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
             let mut __ad_d_loss__1: f64 = __ad_d_loss__2 * __ad_p_loss__2.0;
-            let mut __ad_d_t7: f64 = __ad_d_loss__2 * __ad_p_loss__2.1;
+            let mut __ad_d_t9: f64 = __ad_d_loss__2 * __ad_p_loss__2.1;
+            let __ad_p_t9 = ::autograd::__private::rules::mul(__ad_t7, __ad_t8, 0.0);
+            let mut __ad_d_t7: f64 = __ad_d_t9 * __ad_p_t9.0;
+            let mut __ad_d_t8: f64 = __ad_d_t9 * __ad_p_t9.1;
+            let mut __ad_as_called = ::autograd::__private::take_zeros(
+                &mut __ad_pool_as_called,
+                __ad_shape_hnew,
+            );
+            let __ad_at = __ad_args.len() - __ad_as_called.len();
+            __ad_as_called[..].copy_from_slice(&__ad_args[__ad_at..__ad_args.len()]);
+            softplus_sum_adjoint(&__ad_as_called, __ad_d_t8, &mut __ad_d_hnew);
+            __ad_args.truncate(__ad_at);
+            ::autograd::__private::give_back(&mut __ad_pool_as_called, __ad_as_called);
             __ad_d_h[0] += __ad_d_t7;
             for i__1 in (0..n).rev() {
                 let __ad_i: usize = i__1;
@@ -243,7 +269,7 @@ fn elman_grad(
             __ad_d_cell_loss_0 += __ad_d_loss__1;
         }
         __ad_d_cell_loss_0 = __ad_seed_cell_loss_0;
-        __ad_guard.give_back([__ad_undo_h, __ad_record]);
+        __ad_guard.give_back([__ad_undo_h, __ad_record, __ad_args]);
         loss__3
     };
     (__ad_value, __ad_grad_w)
@@ -278,23 +304,24 @@ fn elman_adjoint(
         w.len(),
     );
     let mut __ad_shapes_hnew = ::autograd::__private::OwnTape::new();
-    let mut __ad_pool_hnew: ::std::vec::Vec<f64> = ::std::vec::Vec::new();
     let mut __ad_pool_d_hnew: ::std::vec::Vec<f64> = ::std::vec::Vec::new();
+    let mut __ad_pool_hnew: ::std::vec::Vec<f64> = ::std::vec::Vec::new();
     ::std::thread_local! {
         #[allow(non_upper_case_globals)] static __ad_home :
-        ::autograd::__private::RecordsHome < f64, 2 > = const {
+        ::autograd::__private::RecordsHome < f64, 3 > = const {
         ::autograd::__private::RecordsHome::new() };
     }
     let __ad_guard = ::autograd::__private::RecordsHome::take(&__ad_home);
     let mut __ad_undo_h = __ad_guard.record(0);
     let mut __ad_record = __ad_guard.record(1);
+    let mut __ad_args = __ad_guard.record(2);
     let mut __ad_own_h: ::std::vec::Vec<f64> = ::std::vec![0.0; n];
     let h = &mut __ad_own_h[..];
     let loss: f64 = 0.0;
     let mut __ad_cell_loss_0 = loss;
     for t in 0..steps {
         let loss__1 = __ad_cell_loss_0;
-        let hnew = ::autograd::__private::refill(&mut __ad_pool_hnew, 0.0, n);
+        let mut hnew = ::autograd::__private::take_filled(&mut __ad_pool_hnew, 0.0, n);
         __ad_shapes_hnew.push(::autograd::__private::shape_of(&hnew));
         {
             let mut __ad_slots = __ad_record
@@ -354,8 +381,14 @@ fn elman_adjoint(
             }
         }
         let __ad_t7 = h[0];
-        let loss__2 = loss__1 + __ad_t7;
+        let __ad_t8 = softplus_sum(&hnew);
+        ::autograd::__private::assume_number(&__ad_t8);
+        __ad_args.extend_from_slice(&hnew[..]);
+        let __ad_t8 = __ad_record.push(__ad_t8);
+        let __ad_t9 = __ad_t7 * __ad_t8;
+        let loss__2 = loss__1 + __ad_t9;
         __ad_cell_loss_0 = loss__2;
+        __ad_pool_hnew = hnew;
     }
     let loss__3 = __ad_cell_loss_0;
     let mut __ad_d_loss__3: f64 = d_out;
@@ -363,11 +396,14 @@ fn elman_adjoint(
     let __ad_d_h = &mut __ad_own_d_h[..];
     let mut __ad_d_cell_loss_0: f64 = 0.0;
     __ad_d_cell_loss_0 += __ad_d_loss__3;
+    let mut __ad_pool_as_called: ::std::vec::Vec<f64> = ::std::vec::Vec::new();
     let __ad_seed_cell_loss_0: f64 = __ad_d_cell_loss_0;
     for t in (0..steps).rev() {
         __ad_d_cell_loss_0 = __ad_seed_cell_loss_0;
+        let __ad_t8: f64 = ::autograd::__private::pop(&mut __ad_record);
         let __ad_shape_hnew = ::autograd::__private::pop(&mut __ad_shapes_hnew);
-        let __ad_d_hnew = ::autograd::__private::zeros_in(
+        let __ad_t7 = h[0];
+        let mut __ad_d_hnew = ::autograd::__private::zeros_pooled(
             &mut __ad_pool_d_hnew,
             __ad_shape_hnew,
         );
@@ -375,7 +411,19 @@ fn elman_adjoint(
         __ad_d_cell_loss_0 = 0.0;
         let __ad_p_loss__2 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
         let mut __ad_d_loss__1: f64 = __ad_d_loss__2 * __ad_p_loss__2.0;
-        let mut __ad_d_t7: f64 = __ad_d_loss__2 * __ad_p_loss__2.1;
+        let mut __ad_d_t9: f64 = __ad_d_loss__2 * __ad_p_loss__2.1;
+        let __ad_p_t9 = ::autograd::__private::rules::mul(__ad_t7, __ad_t8, 0.0);
+        let mut __ad_d_t7: f64 = __ad_d_t9 * __ad_p_t9.0;
+        let mut __ad_d_t8: f64 = __ad_d_t9 * __ad_p_t9.1;
+        let mut __ad_as_called = ::autograd::__private::take_zeros(
+            &mut __ad_pool_as_called,
+            __ad_shape_hnew,
+        );
+        let __ad_at = __ad_args.len() - __ad_as_called.len();
+        __ad_as_called[..].copy_from_slice(&__ad_args[__ad_at..__ad_args.len()]);
+        softplus_sum_adjoint(&__ad_as_called, __ad_d_t8, &mut __ad_d_hnew);
+        __ad_args.truncate(__ad_at);
+        ::autograd::__private::give_back(&mut __ad_pool_as_called, __ad_as_called);
         __ad_d_h[0] += __ad_d_t7;
         for i__1 in (0..n).rev() {
             let __ad_i: usize = i__1;
@@ -478,7 +526,7 @@ fn elman_adjoint(
         __ad_d_cell_loss_0 += __ad_d_loss__1;
     }
     __ad_d_cell_loss_0 = __ad_seed_cell_loss_0;
-    __ad_guard.give_back([__ad_undo_h, __ad_record]);
+    __ad_guard.give_back([__ad_undo_h, __ad_record, __ad_args]);
     loss__3
 }
 #[doc(hidden)]

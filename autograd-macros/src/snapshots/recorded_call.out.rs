@@ -4,7 +4,7 @@ fn sequence_loss(w: &[f64], xs: &[f64], n: usize, steps: usize) -> f64 {
     let mut total = 0.0;
     for t in 0..steps {
         for i in 0..n {
-            ypred[i] = (w[i] * xs[t * n + i]).tanh();
+            ypred[i] = (w[i] * xs[t * n + i] + 0.1 * ypred[i]).tanh();
         }
         let lse = log_sum_exp(&ypred, n);
         for i in 0..n {
@@ -52,7 +52,7 @@ fn sequence_loss_grad(
             let total__1 = __ad_cell_total_0;
             {
                 let mut __ad_slots = __ad_record
-                    .slots(::autograd::__private::room(&(0..n), 1usize));
+                    .slots(::autograd::__private::room(&(0..n), 2usize));
                 if let (Some(__ad_row_w), Some(__ad_row_xs), Some(__ad_row_ypred)) = (
                     ::autograd::__private::row(&w[..], 0usize, n),
                     ::autograd::__private::row(
@@ -68,24 +68,32 @@ fn sequence_loss_grad(
                     for i in 0..n {
                         let __ad_t1 = __ad_row_w[i];
                         let __ad_t2 = __ad_t1 * (__ad_row_xs[i]);
-                        let __ad_t3 = __ad_t2.tanh();
-                        let __ad_t3 = __ad_slots.push(__ad_t3);
-                        __ad_row_ypred[i] = __ad_t3;
+                        let __ad_t3 = __ad_row_ypred[i];
+                        let __ad_t4 = 0.1 * __ad_t3;
+                        let __ad_t5 = __ad_t2 + __ad_t4;
+                        let __ad_t5 = __ad_slots.push(__ad_t5);
+                        let __ad_t6 = __ad_t5.tanh();
+                        let __ad_t6 = __ad_slots.push(__ad_t6);
+                        __ad_row_ypred[i] = __ad_t6;
                     }
                 } else {
                     for i in 0..n {
                         let __ad_t1 = w[i];
                         let __ad_t2 = __ad_t1 * (xs[t * n + i]);
-                        let __ad_t3 = __ad_t2.tanh();
-                        let __ad_t3 = __ad_slots.push(__ad_t3);
-                        ypred[i] = __ad_t3;
+                        let __ad_t3 = ypred[i];
+                        let __ad_t4 = 0.1 * __ad_t3;
+                        let __ad_t5 = __ad_t2 + __ad_t4;
+                        let __ad_t5 = __ad_slots.push(__ad_t5);
+                        let __ad_t6 = __ad_t5.tanh();
+                        let __ad_t6 = __ad_slots.push(__ad_t6);
+                        ypred[i] = __ad_t6;
                     }
                 }
             }
             let lse = log_sum_exp(&ypred, n);
             ::autograd::__private::assume_number(&lse);
             __ad_args.extend_from_slice(&ypred[..]);
-            let mut __ad_cell_total_5 = total__1;
+            let mut __ad_cell_total_8 = total__1;
             if let (Some(__ad_row_xs_1), Some(__ad_row_ypred_1)) = (
                 ::autograd::__private::row(
                     &xs[..],
@@ -98,32 +106,32 @@ fn sequence_loss_grad(
                 ::autograd::__private::row(&ypred[..], 0usize, n),
             ) {
                 for i__1 in 0..n {
-                    let total__2 = __ad_cell_total_5;
-                    let __ad_t6 = __ad_row_ypred_1[i__1];
-                    let __ad_t7 = __ad_t6 - lse;
-                    let __ad_t8 = (__ad_row_xs_1[i__1]) * __ad_t7;
-                    let total__3 = total__2 + __ad_t8;
-                    __ad_cell_total_5 = total__3;
+                    let total__2 = __ad_cell_total_8;
+                    let __ad_t9 = __ad_row_ypred_1[i__1];
+                    let __ad_t10 = __ad_t9 - lse;
+                    let __ad_t11 = (__ad_row_xs_1[i__1]) * __ad_t10;
+                    let total__3 = total__2 + __ad_t11;
+                    __ad_cell_total_8 = total__3;
                 }
             } else {
                 for i__1 in 0..n {
-                    let total__2 = __ad_cell_total_5;
-                    let __ad_t6 = ypred[i__1];
-                    let __ad_t7 = __ad_t6 - lse;
-                    let __ad_t8 = (xs[t * n + i__1]) * __ad_t7;
-                    let total__3 = total__2 + __ad_t8;
-                    __ad_cell_total_5 = total__3;
+                    let total__2 = __ad_cell_total_8;
+                    let __ad_t9 = ypred[i__1];
+                    let __ad_t10 = __ad_t9 - lse;
+                    let __ad_t11 = (xs[t * n + i__1]) * __ad_t10;
+                    let total__3 = total__2 + __ad_t11;
+                    __ad_cell_total_8 = total__3;
                 }
             }
-            let total__4 = __ad_cell_total_5;
+            let total__4 = __ad_cell_total_8;
             __ad_cell_total_0 = total__4;
         }
         let total__5 = __ad_cell_total_0;
-        let __ad_t9 = -total__5;
-        let mut __ad_d_t9: f64 = d_out;
+        let __ad_t12 = -total__5;
+        let mut __ad_d_t12: f64 = d_out;
         let mut __ad_d_ypred = ::autograd::__private::zeros_like(&ypred);
         let mut __ad_d_cell_total_0: f64 = 0.0;
-        let mut __ad_d_total__5: f64 = __ad_d_t9
+        let mut __ad_d_total__5: f64 = __ad_d_t12
             * ::autograd::__private::rules::neg(0.0, 0.0);
         __ad_d_cell_total_0 += __ad_d_total__5;
         let mut __ad_as_called = ::autograd::__private::zeros_like(&ypred);
@@ -131,11 +139,11 @@ fn sequence_loss_grad(
         for t in (0..steps).rev() {
             __ad_d_cell_total_0 = __ad_seed_cell_total_0;
             let mut __ad_d_lse: f64 = 0.0;
-            let mut __ad_d_cell_total_5: f64 = 0.0;
+            let mut __ad_d_cell_total_8: f64 = 0.0;
             let mut __ad_d_total__4: f64 = __ad_d_cell_total_0;
             __ad_d_cell_total_0 = 0.0;
-            __ad_d_cell_total_5 += __ad_d_total__4;
-            let __ad_seed_cell_total_5: f64 = __ad_d_cell_total_5;
+            __ad_d_cell_total_8 += __ad_d_total__4;
+            let __ad_seed_cell_total_8: f64 = __ad_d_cell_total_8;
             if let (Some(__ad_row_d_ypred), Some(__ad_row_xs_2)) = (
                 ::autograd::__private::row_mut(&mut __ad_d_ypred[..], 0usize, n),
                 ::autograd::__private::row(
@@ -148,53 +156,53 @@ fn sequence_loss_grad(
                 ),
             ) {
                 for i__1 in 0..n {
-                    __ad_d_cell_total_5 = __ad_seed_cell_total_5;
-                    let mut __ad_d_total__3: f64 = __ad_d_cell_total_5;
-                    __ad_d_cell_total_5 = 0.0;
+                    __ad_d_cell_total_8 = __ad_seed_cell_total_8;
+                    let mut __ad_d_total__3: f64 = __ad_d_cell_total_8;
+                    __ad_d_cell_total_8 = 0.0;
                     let __ad_p_total__3 = ::autograd::__private::rules::add(
                         0.0,
                         0.0,
                         0.0,
                     );
                     let mut __ad_d_total__2: f64 = __ad_d_total__3 * __ad_p_total__3.0;
-                    let mut __ad_d_t8: f64 = __ad_d_total__3 * __ad_p_total__3.1;
-                    let mut __ad_d_t7: f64 = __ad_d_t8
+                    let mut __ad_d_t11: f64 = __ad_d_total__3 * __ad_p_total__3.1;
+                    let mut __ad_d_t10: f64 = __ad_d_t11
                         * ::autograd::__private::rules::mul(
                                 (__ad_row_xs_2[i__1]),
                                 0.0,
                                 0.0,
                             )
                             .1;
-                    let __ad_p_t7 = ::autograd::__private::rules::sub(0.0, 0.0, 0.0);
-                    let mut __ad_d_t6: f64 = __ad_d_t7 * __ad_p_t7.0;
-                    __ad_d_lse += __ad_d_t7 * __ad_p_t7.1;
-                    __ad_row_d_ypred[i__1] += __ad_d_t6;
-                    __ad_d_cell_total_5 = __ad_d_total__2;
+                    let __ad_p_t10 = ::autograd::__private::rules::sub(0.0, 0.0, 0.0);
+                    let mut __ad_d_t9: f64 = __ad_d_t10 * __ad_p_t10.0;
+                    __ad_d_lse += __ad_d_t10 * __ad_p_t10.1;
+                    __ad_row_d_ypred[i__1] += __ad_d_t9;
+                    __ad_d_cell_total_8 = __ad_d_total__2;
                 }
             } else {
                 for i__1 in 0..n {
-                    __ad_d_cell_total_5 = __ad_seed_cell_total_5;
-                    let mut __ad_d_total__3: f64 = __ad_d_cell_total_5;
-                    __ad_d_cell_total_5 = 0.0;
+                    __ad_d_cell_total_8 = __ad_seed_cell_total_8;
+                    let mut __ad_d_total__3: f64 = __ad_d_cell_total_8;
+                    __ad_d_cell_total_8 = 0.0;
                     let __ad_p_total__3 = ::autograd::__private::rules::add(
                         0.0,
                         0.0,
                         0.0,
                     );
                     let mut __ad_d_total__2: f64 = __ad_d_total__3 * __ad_p_total__3.0;
-                    let mut __ad_d_t8: f64 = __ad_d_total__3 * __ad_p_total__3.1;
-                    let mut __ad_d_t7: f64 = __ad_d_t8
+                    let mut __ad_d_t11: f64 = __ad_d_total__3 * __ad_p_total__3.1;
+                    let mut __ad_d_t10: f64 = __ad_d_t11
                         * ::autograd::__private::rules::mul((xs[t * n + i__1]), 0.0, 0.0)
                             .1;
-                    let __ad_p_t7 = ::autograd::__private::rules::sub(0.0, 0.0, 0.0);
-                    let mut __ad_d_t6: f64 = __ad_d_t7 * __ad_p_t7.0;
-                    __ad_d_lse += __ad_d_t7 * __ad_p_t7.1;
-                    __ad_d_ypred[i__1] += __ad_d_t6;
-                    __ad_d_cell_total_5 = __ad_d_total__2;
+                    let __ad_p_t10 = ::autograd::__private::rules::sub(0.0, 0.0, 0.0);
+                    let mut __ad_d_t9: f64 = __ad_d_t10 * __ad_p_t10.0;
+                    __ad_d_lse += __ad_d_t10 * __ad_p_t10.1;
+                    __ad_d_ypred[i__1] += __ad_d_t9;
+                    __ad_d_cell_total_8 = __ad_d_total__2;
                 }
             }
-            __ad_d_cell_total_5 = __ad_seed_cell_total_5;
-            let mut __ad_d_total__1: f64 = __ad_d_cell_total_5;
+            __ad_d_cell_total_8 = __ad_seed_cell_total_8;
+            let mut __ad_d_total__1: f64 = __ad_d_cell_total_8;
             let __ad_at = __ad_args.len() - __ad_as_called.len();
             __ad_as_called[..].copy_from_slice(&__ad_args[__ad_at..__ad_args.len()]);
             log_sum_exp_adjoint(&__ad_as_called, n, __ad_d_lse, &mut __ad_d_ypred);
@@ -202,14 +210,18 @@ fn sequence_loss_grad(
             {
                 let mut __ad_taken = __ad_record.taken();
                 for i in (0..n).rev() {
-                    let __ad_t3: f64 = __ad_taken.pop();
-                    let __ad_t1 = w[i];
-                    let __ad_t2 = __ad_t1 * (xs[t * n + i]);
+                    let [__ad_t5, __ad_t6]: [f64; 2] = __ad_taken.pop_n();
                     let __ad_i: usize = i;
-                    let mut __ad_d_t3: f64 = __ad_d_ypred[__ad_i];
+                    let mut __ad_d_t6: f64 = __ad_d_ypred[__ad_i];
                     __ad_d_ypred[__ad_i] = 0.0;
-                    let mut __ad_d_t2: f64 = __ad_d_t3
-                        * ::autograd::__private::rules::tanh(__ad_t2, __ad_t3);
+                    let mut __ad_d_t5: f64 = __ad_d_t6
+                        * ::autograd::__private::rules::tanh(__ad_t5, __ad_t6);
+                    let __ad_p_t5 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
+                    let mut __ad_d_t2: f64 = __ad_d_t5 * __ad_p_t5.0;
+                    let mut __ad_d_t4: f64 = __ad_d_t5 * __ad_p_t5.1;
+                    let mut __ad_d_t3: f64 = __ad_d_t4
+                        * ::autograd::__private::rules::mul(0.1, 0.0, 0.0).1;
+                    __ad_d_ypred[i] += __ad_d_t3;
                     let mut __ad_d_t1: f64 = __ad_d_t2
                         * ::autograd::__private::rules::mul(0.0, (xs[t * n + i]), 0.0).0;
                     d_w[i] += __ad_d_t1;
@@ -219,7 +231,7 @@ fn sequence_loss_grad(
         }
         __ad_d_cell_total_0 = __ad_seed_cell_total_0;
         __ad_guard.give_back([__ad_record, __ad_args]);
-        __ad_t9
+        __ad_t12
     };
     (__ad_value, __ad_grad_w)
 }
@@ -267,7 +279,7 @@ fn sequence_loss_adjoint(
         let total__1 = __ad_cell_total_0;
         {
             let mut __ad_slots = __ad_record
-                .slots(::autograd::__private::room(&(0..n), 1usize));
+                .slots(::autograd::__private::room(&(0..n), 2usize));
             if let (Some(__ad_row_w), Some(__ad_row_xs), Some(__ad_row_ypred)) = (
                 ::autograd::__private::row(&w[..], 0usize, n),
                 ::autograd::__private::row(
@@ -283,24 +295,32 @@ fn sequence_loss_adjoint(
                 for i in 0..n {
                     let __ad_t1 = __ad_row_w[i];
                     let __ad_t2 = __ad_t1 * (__ad_row_xs[i]);
-                    let __ad_t3 = __ad_t2.tanh();
-                    let __ad_t3 = __ad_slots.push(__ad_t3);
-                    __ad_row_ypred[i] = __ad_t3;
+                    let __ad_t3 = __ad_row_ypred[i];
+                    let __ad_t4 = 0.1 * __ad_t3;
+                    let __ad_t5 = __ad_t2 + __ad_t4;
+                    let __ad_t5 = __ad_slots.push(__ad_t5);
+                    let __ad_t6 = __ad_t5.tanh();
+                    let __ad_t6 = __ad_slots.push(__ad_t6);
+                    __ad_row_ypred[i] = __ad_t6;
                 }
             } else {
                 for i in 0..n {
                     let __ad_t1 = w[i];
                     let __ad_t2 = __ad_t1 * (xs[t * n + i]);
-                    let __ad_t3 = __ad_t2.tanh();
-                    let __ad_t3 = __ad_slots.push(__ad_t3);
-                    ypred[i] = __ad_t3;
+                    let __ad_t3 = ypred[i];
+                    let __ad_t4 = 0.1 * __ad_t3;
+                    let __ad_t5 = __ad_t2 + __ad_t4;
+                    let __ad_t5 = __ad_slots.push(__ad_t5);
+                    let __ad_t6 = __ad_t5.tanh();
+                    let __ad_t6 = __ad_slots.push(__ad_t6);
+                    ypred[i] = __ad_t6;
                 }
             }
         }
         let lse = log_sum_exp(&ypred, n);
         ::autograd::__private::assume_number(&lse);
         __ad_args.extend_from_slice(&ypred[..]);
-        let mut __ad_cell_total_5 = total__1;
+        let mut __ad_cell_total_8 = total__1;
         if let (Some(__ad_row_xs_1), Some(__ad_row_ypred_1)) = (
             ::autograd::__private::row(
                 &xs[..],
@@ -313,32 +333,32 @@ fn sequence_loss_adjoint(
             ::autograd::__private::row(&ypred[..], 0usize, n),
         ) {
             for i__1 in 0..n {
-                let total__2 = __ad_cell_total_5;
-                let __ad_t6 = __ad_row_ypred_1[i__1];
-                let __ad_t7 = __ad_t6 - lse;
-                let __ad_t8 = (__ad_row_xs_1[i__1]) * __ad_t7;
-                let total__3 = total__2 + __ad_t8;
-                __ad_cell_total_5 = total__3;
+                let total__2 = __ad_cell_total_8;
+                let __ad_t9 = __ad_row_ypred_1[i__1];
+                let __ad_t10 = __ad_t9 - lse;
+                let __ad_t11 = (__ad_row_xs_1[i__1]) * __ad_t10;
+                let total__3 = total__2 + __ad_t11;
+                __ad_cell_total_8 = total__3;
             }
         } else {
             for i__1 in 0..n {
-                let total__2 = __ad_cell_total_5;
-                let __ad_t6 = ypred[i__1];
-                let __ad_t7 = __ad_t6 - lse;
-                let __ad_t8 = (xs[t * n + i__1]) * __ad_t7;
-                let total__3 = total__2 + __ad_t8;
-                __ad_cell_total_5 = total__3;
+                let total__2 = __ad_cell_total_8;
+                let __ad_t9 = ypred[i__1];
+                let __ad_t10 = __ad_t9 - lse;
+                let __ad_t11 = (xs[t * n + i__1]) * __ad_t10;
+                let total__3 = total__2 + __ad_t11;
+                __ad_cell_total_8 = total__3;
             }
         }
-        let total__4 = __ad_cell_total_5;
+        let total__4 = __ad_cell_total_8;
         __ad_cell_total_0 = total__4;
     }
     let total__5 = __ad_cell_total_0;
-    let __ad_t9 = -total__5;
-    let mut __ad_d_t9: f64 = d_out;
+    let __ad_t12 = -total__5;
+    let mut __ad_d_t12: f64 = d_out;
     let mut __ad_d_ypred = ::autograd::__private::zeros_like(&ypred);
     let mut __ad_d_cell_total_0: f64 = 0.0;
-    let mut __ad_d_total__5: f64 = __ad_d_t9
+    let mut __ad_d_total__5: f64 = __ad_d_t12
         * ::autograd::__private::rules::neg(0.0, 0.0);
     __ad_d_cell_total_0 += __ad_d_total__5;
     let mut __ad_as_called = ::autograd::__private::zeros_like(&ypred);
@@ -346,11 +366,11 @@ fn sequence_loss_adjoint(
     for t in (0..steps).rev() {
         __ad_d_cell_total_0 = __ad_seed_cell_total_0;
         let mut __ad_d_lse: f64 = 0.0;
-        let mut __ad_d_cell_total_5: f64 = 0.0;
+        let mut __ad_d_cell_total_8: f64 = 0.0;
         let mut __ad_d_total__4: f64 = __ad_d_cell_total_0;
         __ad_d_cell_total_0 = 0.0;
-        __ad_d_cell_total_5 += __ad_d_total__4;
-        let __ad_seed_cell_total_5: f64 = __ad_d_cell_total_5;
+        __ad_d_cell_total_8 += __ad_d_total__4;
+        let __ad_seed_cell_total_8: f64 = __ad_d_cell_total_8;
         if let (Some(__ad_row_d_ypred), Some(__ad_row_xs_2)) = (
             ::autograd::__private::row_mut(&mut __ad_d_ypred[..], 0usize, n),
             ::autograd::__private::row(
@@ -363,40 +383,40 @@ fn sequence_loss_adjoint(
             ),
         ) {
             for i__1 in 0..n {
-                __ad_d_cell_total_5 = __ad_seed_cell_total_5;
-                let mut __ad_d_total__3: f64 = __ad_d_cell_total_5;
-                __ad_d_cell_total_5 = 0.0;
+                __ad_d_cell_total_8 = __ad_seed_cell_total_8;
+                let mut __ad_d_total__3: f64 = __ad_d_cell_total_8;
+                __ad_d_cell_total_8 = 0.0;
                 let __ad_p_total__3 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
                 let mut __ad_d_total__2: f64 = __ad_d_total__3 * __ad_p_total__3.0;
-                let mut __ad_d_t8: f64 = __ad_d_total__3 * __ad_p_total__3.1;
-                let mut __ad_d_t7: f64 = __ad_d_t8
+                let mut __ad_d_t11: f64 = __ad_d_total__3 * __ad_p_total__3.1;
+                let mut __ad_d_t10: f64 = __ad_d_t11
                     * ::autograd::__private::rules::mul((__ad_row_xs_2[i__1]), 0.0, 0.0)
                         .1;
-                let __ad_p_t7 = ::autograd::__private::rules::sub(0.0, 0.0, 0.0);
-                let mut __ad_d_t6: f64 = __ad_d_t7 * __ad_p_t7.0;
-                __ad_d_lse += __ad_d_t7 * __ad_p_t7.1;
-                __ad_row_d_ypred[i__1] += __ad_d_t6;
-                __ad_d_cell_total_5 = __ad_d_total__2;
+                let __ad_p_t10 = ::autograd::__private::rules::sub(0.0, 0.0, 0.0);
+                let mut __ad_d_t9: f64 = __ad_d_t10 * __ad_p_t10.0;
+                __ad_d_lse += __ad_d_t10 * __ad_p_t10.1;
+                __ad_row_d_ypred[i__1] += __ad_d_t9;
+                __ad_d_cell_total_8 = __ad_d_total__2;
             }
         } else {
             for i__1 in 0..n {
-                __ad_d_cell_total_5 = __ad_seed_cell_total_5;
-                let mut __ad_d_total__3: f64 = __ad_d_cell_total_5;
-                __ad_d_cell_total_5 = 0.0;
+                __ad_d_cell_total_8 = __ad_seed_cell_total_8;
+                let mut __ad_d_total__3: f64 = __ad_d_cell_total_8;
+                __ad_d_cell_total_8 = 0.0;
                 let __ad_p_total__3 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
                 let mut __ad_d_total__2: f64 = __ad_d_total__3 * __ad_p_total__3.0;
-                let mut __ad_d_t8: f64 = __ad_d_total__3 * __ad_p_total__3.1;
-                let mut __ad_d_t7: f64 = __ad_d_t8
+                let mut __ad_d_t11: f64 = __ad_d_total__3 * __ad_p_total__3.1;
+                let mut __ad_d_t10: f64 = __ad_d_t11
                     * ::autograd::__private::rules::mul((xs[t * n + i__1]), 0.0, 0.0).1;
-                let __ad_p_t7 = ::autograd::__private::rules::sub(0.0, 0.0, 0.0);
-                let mut __ad_d_t6: f64 = __ad_d_t7 * __ad_p_t7.0;
-                __ad_d_lse += __ad_d_t7 * __ad_p_t7.1;
-                __ad_d_ypred[i__1] += __ad_d_t6;
-                __ad_d_cell_total_5 = __ad_d_total__2;
+                let __ad_p_t10 = ::autograd::__private::rules::sub(0.0, 0.0, 0.0);
+                let mut __ad_d_t9: f64 = __ad_d_t10 * __ad_p_t10.0;
+                __ad_d_lse += __ad_d_t10 * __ad_p_t10.1;
+                __ad_d_ypred[i__1] += __ad_d_t9;
+                __ad_d_cell_total_8 = __ad_d_total__2;
             }
         }
-        __ad_d_cell_total_5 = __ad_seed_cell_total_5;
-        let mut __ad_d_total__1: f64 = __ad_d_cell_total_5;
+        __ad_d_cell_total_8 = __ad_seed_cell_total_8;
+        let mut __ad_d_total__1: f64 = __ad_d_cell_total_8;
         let __ad_at = __ad_args.len() - __ad_as_called.len();
         __ad_as_called[..].copy_from_slice(&__ad_args[__ad_at..__ad_args.len()]);
         log_sum_exp_adjoint(&__ad_as_called, n, __ad_d_lse, &mut __ad_d_ypred);
@@ -404,14 +424,18 @@ fn sequence_loss_adjoint(
         {
             let mut __ad_taken = __ad_record.taken();
             for i in (0..n).rev() {
-                let __ad_t3: f64 = __ad_taken.pop();
-                let __ad_t1 = w[i];
-                let __ad_t2 = __ad_t1 * (xs[t * n + i]);
+                let [__ad_t5, __ad_t6]: [f64; 2] = __ad_taken.pop_n();
                 let __ad_i: usize = i;
-                let mut __ad_d_t3: f64 = __ad_d_ypred[__ad_i];
+                let mut __ad_d_t6: f64 = __ad_d_ypred[__ad_i];
                 __ad_d_ypred[__ad_i] = 0.0;
-                let mut __ad_d_t2: f64 = __ad_d_t3
-                    * ::autograd::__private::rules::tanh(__ad_t2, __ad_t3);
+                let mut __ad_d_t5: f64 = __ad_d_t6
+                    * ::autograd::__private::rules::tanh(__ad_t5, __ad_t6);
+                let __ad_p_t5 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
+                let mut __ad_d_t2: f64 = __ad_d_t5 * __ad_p_t5.0;
+                let mut __ad_d_t4: f64 = __ad_d_t5 * __ad_p_t5.1;
+                let mut __ad_d_t3: f64 = __ad_d_t4
+                    * ::autograd::__private::rules::mul(0.1, 0.0, 0.0).1;
+                __ad_d_ypred[i] += __ad_d_t3;
                 let mut __ad_d_t1: f64 = __ad_d_t2
                     * ::autograd::__private::rules::mul(0.0, (xs[t * n + i]), 0.0).0;
                 d_w[i] += __ad_d_t1;
@@ -421,7 +445,7 @@ fn sequence_loss_adjoint(
     }
     __ad_d_cell_total_0 = __ad_seed_cell_total_0;
     __ad_guard.give_back([__ad_record, __ad_args]);
-    __ad_t9
+    __ad_t12
 }
 #[doc(hidden)]
 #[allow(non_upper_case_globals, dead_code)]
