@@ -1818,7 +1818,7 @@ impl Gen {
 
     fn idiom_stmt(&mut self, depth: usize) -> Option<Stmt> {
         let nested = depth < 2;
-        match self.rng.gen_range(0..18) {
+        match self.rng.gen_range(0..19) {
             0..=3 if nested && !avoid("iterators") => self.for_chain(depth),
             4 if !avoid("iterators") => self.iter_mut_stmt(),
             5..=6 if !avoid("destructuring") => self.destructure(),
@@ -1830,9 +1830,124 @@ impl Gen {
             14 if !avoid("split-at") => self.split_at(),
             15..=16 if !avoid("searches") => self.search_stmt(),
             17 if !avoid("swaps") && self.has_mutable_float() => self.swap_stmt(),
+            18 if nested && !avoid("scratch-buffers") => self.scratch_loop(depth),
             _ if !avoid("matrices") && self.chance(0.5) => self.matrix_stmt(),
             _ => None,
         }
+    }
+
+    /// A scratch buffer every iteration of a loop fills before reading it,
+    /// declared before the loop or first in its body, as users write
+    /// either (`lower/buffers.rs` lowers a `vec!` as declared before, an
+    /// array as declared inside): `{ let mut b = vec![0.0; N]; for i in
+    /// 0..M { for j in 0..N { b[j] = e; } .. acc += b[k]; } }`.
+    fn scratch_loop(&mut self, depth: usize) -> Option<Stmt> {
+        let name = self.unshadowing_local().ok()?;
+        let len = self.rng.gen_range(1..=4);
+        let (init, class) = match self.chance(0.6) {
+            true => (BufInit::VecZeros(IntExpr::Lit(len)), BufClass::LocalVec),
+            false => (BufInit::Zeros(len), BufClass::LocalArray),
+        };
+        let decl = Stmt::LetBuf {
+            name: name.clone(),
+            init,
+            annotate: self.chance(0.3),
+            mutable: true,
+        };
+        let inside = self.chance(0.5);
+        // where the buffer's elements end up: a mutable float declared
+        // before (its name may not be shadowed by the body's)
+        let acc = (self.visible().into_iter())
+            .filter(|b| !self.frozen.contains(&b.id))
+            .filter_map(|b| match b.kind {
+                Kind::Float { mutable: true, .. } => Some(b.name),
+                _ => None,
+            })
+            .next();
+        let mark = self.env.len();
+        let frozen_mark = self.frozen.len();
+        let (i, j) = (self.fresh_local(), self.fresh_local());
+        if [&i, &j].iter().any(|n| **n == name) || i == j {
+            return None;
+        }
+        let trips = self.rng.gen_range(1..=3);
+        self.bind(
+            &i,
+            Kind::Int {
+                lo: 0,
+                hi: trips - 1,
+            },
+        );
+        let fill_mark = self.env.len();
+        self.bind(&j, Kind::Int { lo: 0, hi: len - 1 });
+        let value = self.expr(2);
+        self.env.truncate(fill_mark);
+        let range = |hi| ForIter::Range {
+            lo: IntExpr::Lit(0),
+            hi: IntExpr::Lit(hi),
+            inclusive: false,
+            rev: false,
+        };
+        let fill = Stmt::For {
+            pat: ForPat::Index(j.clone()),
+            iter: range(len),
+            body: Block {
+                stmts: vec![Stmt::Assign {
+                    place: Place::Elem(name.clone(), IntExpr::Var(j)),
+                    op: AssignOp::Set,
+                    value,
+                }],
+                tail: None,
+            },
+        };
+        self.bind(
+            &name,
+            Kind::Buf {
+                len,
+                writable: true,
+                class,
+                inactive: false,
+            },
+        );
+        self.loop_depth += 1;
+        let rest = self.block(false, depth + 1);
+        self.loop_depth -= 1;
+        self.env.truncate(mark);
+        self.frozen.truncate(frozen_mark);
+        let mut stmts = Vec::new();
+        if inside {
+            stmts.push(decl.clone());
+        }
+        stmts.push(fill);
+        let shadowed = |acc: &String| {
+            (rest.stmts.iter()).any(|s| {
+                matches!(s, Stmt::Let { name, .. } | Stmt::LetBuf { name, .. } | Stmt::LetInt { name, .. } | Stmt::LetCounter { name } if name == acc)
+            })
+        };
+        let acc = acc.filter(|a| !shadowed(a));
+        stmts.extend(rest.stmts);
+        if let Some(acc) = acc {
+            let k = self.rng.gen_range(0..len);
+            stmts.push(Stmt::Assign {
+                place: Place::Local(acc),
+                op: AssignOp::Add,
+                value: Expr::Elem(name.clone(), IntExpr::Lit(k)),
+            });
+        }
+        let looped = Stmt::For {
+            pat: ForPat::Index(i),
+            iter: range(trips),
+            body: Block { stmts, tail: None },
+        };
+        let mut outer = Vec::new();
+        if !inside {
+            outer.push(decl);
+        }
+        outer.push(looped);
+        Some(Stmt::Block(Block {
+            stmts: outer,
+            tail: None,
+        }))
     }
 
     /// A visible mutable float local that no loop has frozen.
