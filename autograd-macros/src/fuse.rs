@@ -278,9 +278,14 @@ fn inner_fused<'l>(l: &'l Loop, activity: &Activity) -> Vec<(&'l Loop, Vec<(VarI
     let Some((_, owner)) = accumulation(l, activity) else {
         return inner;
     };
+    // (stores into an array a nested loop declares, each of its
+    // iterations' own, are no store of `l`'s: a pair loop's displacement
+    // `let mut d = [0.0; 3];` filled per pair)
+    let mut own = HashSet::new();
+    loop_local_arrays(&l.body, false, &mut own);
     let mut stores = false;
     l.body.walk(0, &mut |stmt, _| {
-        stores |= matches!(stmt, Stmt::Store { .. })
+        stores |= matches!(stmt, Stmt::Store { array, .. } if !own.contains(array))
     });
     if stores {
         return inner;
@@ -300,6 +305,28 @@ fn inner_fused<'l>(l: &'l Loop, activity: &Activity) -> Vec<(&'l Loop, Vec<(VarI
         }
     }
     inner
+}
+
+/// Adds to `out` the arrays declared in the body of a loop in `block`
+/// (`in_loop`: `block` is such a body, or a branch of one).
+fn loop_local_arrays(block: &Block, in_loop: bool, out: &mut HashSet<VarId>) {
+    for stmt in &block.stmts {
+        match stmt {
+            Stmt::Let {
+                var,
+                init: Some(Rhs::Array(_)),
+                ..
+            } if in_loop => {
+                out.insert(*var);
+            }
+            Stmt::If { then_, else_, .. } => {
+                loop_local_arrays(then_, in_loop, out);
+                loop_local_arrays(else_, in_loop, out);
+            }
+            Stmt::Loop(nested) => loop_local_arrays(&nested.body, true, out),
+            _ => {}
+        }
+    }
 }
 
 /// For each variable of `vars`, the most statements that read it on one path through `block`: the larger of an `if`'s branches, and a

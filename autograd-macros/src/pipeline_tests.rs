@@ -332,12 +332,14 @@ fn written_then_read_arrays_skip_the_undo_tape() {
     }";
     assert!(plain_arrays(read_first).is_empty());
     // Read at the top level of the body before a later store: the reverse
-    // reads the value the load bound (`y`'s operand), not `h` again.
+    // reads the value the load bound (`y`'s operand), not `h` again. (Read
+    // whole at the end, `h` stays an array: one read and written at literal
+    // indices only is one local per element, `syntax::split_array_locals`.)
     let read_once_first = "fn f(x: f64) -> f64 {
         let mut h = [1.0, x];
         let y = h[0] * x;
         h[1] = y;
-        h[1]
+        h[1] + h.iter().sum::<f64>()
     }";
     assert_eq!(plain_arrays(read_once_first), ["h"]);
     // Declared outside a loop that both writes and reads it.
@@ -369,16 +371,18 @@ fn a_small_nest_is_lowered_written_out_and_its_arrays_skip_the_undo_tape() {
             for k in 0..i { v -= l[i * 3 + k] * y[k]; }
             y[i] = v / l[i * 3 + i];
         }
-        y[0] + y[1] * y[2]
+        y[0] + y[1] * y[2] + y.iter().sum::<f64>()
     }";
-    // as written: one loop, whose loads and stores of `y` need its tape
+    // as written: one nest (and the sum's loop), whose loads and stores of
+    // `y` need its tape
     let func = lowered(solve, "").unwrap();
-    assert_eq!(func.loops().len(), 2);
+    assert_eq!(func.loops().len(), 3);
     assert!(crate::undo::write_before_read(&func).is_empty());
     // as expanded: straight-line code, whose loads at the top level of the
-    // body are read again from the values they bound, not from `y`
+    // body are read again from the values they bound, not from `y` (read
+    // whole at the end, `y` stays an array)
     let func = lowered_as_expanded(solve, "").unwrap();
-    assert_eq!(func.loops().len(), 0);
+    assert_eq!(func.loops().len(), 1, "the sum's loop alone");
     let plain: Vec<String> = crate::undo::write_before_read(&func)
         .into_iter()
         .map(|v| func.vars[v].ident.to_string())

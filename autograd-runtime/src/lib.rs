@@ -1118,6 +1118,7 @@ pub mod __private {
 
     impl ScratchLike for [f64] {
         type Buf = SlotScratch;
+        #[inline]
         fn scratch_like(&self) -> SlotScratch {
             SlotScratch::zeroed(self.len())
         }
@@ -1125,6 +1126,7 @@ pub mod __private {
 
     impl ScratchLike for ::std::vec::Vec<f64> {
         type Buf = SlotScratch;
+        #[inline]
         fn scratch_like(&self) -> SlotScratch {
             SlotScratch::zeroed(self.len())
         }
@@ -1194,6 +1196,7 @@ pub mod __private {
     /// (`zeros_pooled`), is a `&mut [f64]`.
     impl ScratchLike for &mut [f64] {
         type Buf = SlotScratch;
+        #[inline]
         fn scratch_like(&self) -> SlotScratch {
             SlotScratch::zeroed(self.len())
         }

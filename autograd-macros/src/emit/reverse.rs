@@ -2875,7 +2875,13 @@ impl<'a> Body<'a> {
             let factor = self.operand(&factor);
             d_out = quote!((#d_out * #factor));
         }
+        let given = |array: VarId| {
+            (args.iter())
+                .filter(|a| matches!(a, CallArg::Array { array: a, .. } if *a == array))
+                .count()
+        };
         let mut slots = Vec::new();
+        let mut merges = Vec::new();
         for arg in args {
             slots.push(match arg {
                 // (a scalar the block defines: its adjoint declared here,
@@ -2895,14 +2901,42 @@ impl<'a> Body<'a> {
                         out.push(self.declare_array_adjoint(*array));
                     }
                     let buffer = self.array_adjoint(*array);
-                    Some(match (range, self.is_param(*array)) {
-                        (Some(range), _) => {
+                    let part = match range {
+                        Some(range) => {
                             let range = &range.tokens;
-                            quote!(&mut #buffer[#range])
+                            quote!(#buffer[#range])
                         }
-                        (None, true) => quote!(&mut *#buffer),
-                        (None, false) => quote!(&mut #buffer),
-                    })
+                        None => quote!(#buffer[..]),
+                    };
+                    if given(*array) > 1 {
+                        // given twice: a zeroed slot of the part's length,
+                        // added into the part after the call (`reverse_call`
+                        // does the same)
+                        let scratch = self.names.fresh("__ad_slot");
+                        let (d, v) = (self.names.fresh("__ad_d"), self.names.fresh("__ad_v"));
+                        // (of the adjoint's own type where it is a whole
+                        // array: the callee may take `&mut [f64; N]`)
+                        let like = match (range, self.is_param(*array)) {
+                            (Some(_), _) => quote!(&#part),
+                            (None, true) => quote!(&*#buffer),
+                            (None, false) => quote!(&#buffer),
+                        };
+                        out.push(quote! {
+                            let mut #scratch = ::autograd::__private::scratch_like(#like);
+                        });
+                        merges.push(quote! {
+                            for (#d, #v) in #part.iter_mut().zip(#scratch.iter()) {
+                                *#d += *#v;
+                            }
+                        });
+                        Some(quote!(&mut #scratch))
+                    } else {
+                        Some(match (range, self.is_param(*array)) {
+                            (Some(_), _) => quote!(&mut #part),
+                            (None, true) => quote!(&mut *#buffer),
+                            (None, false) => quote!(&mut #buffer),
+                        })
+                    }
                 }
                 _ => None,
             });
@@ -2916,6 +2950,7 @@ impl<'a> Body<'a> {
                 ::autograd::__private::assume_number(&#ident);
             },
         });
+        out.extend(merges);
         self.called_early.insert(var);
         out
     }
@@ -3627,8 +3662,10 @@ fn early_calls(
         };
         let stored_after =
             |array: &VarId| crate::record::stores_into(&stmts[position + 1..], *array);
+        // (an array may be given more than once, two points of one array:
+        // its slots are then scratch, added in after the call)
         if varied.is_empty()
-            || !varied.iter().chain(&scalars).all(given_once)
+            || !scalars.iter().all(given_once)
             || !scalars.iter().all(defined_before)
             || varied.iter().any(stored_after)
         {

@@ -62,14 +62,15 @@ use syn::visit_mut::VisitMut;
 use syn::{Expr, Stmt};
 
 /// `stmts` with each buffer that a loop after it fills before every use
-/// declared at the top of that loop's body instead.
-pub fn buffers_into_loops(stmts: &[Stmt]) -> Vec<Stmt> {
+/// declared at the top of that loop's body instead (a `vec!` only if the
+/// loop gives it to a call).
+fn buffers_into_loops(stmts: &[Stmt]) -> Vec<Stmt> {
     let mut out = stmts.to_vec();
     let mut k = 0;
     while k < out.len() {
         if let Some(buffer) = Buffer::declared(&out[k]) {
             // (a `Vec` not given to a call is better before the loop: see
-            // `buffers_out_of_loops`)
+            // `place_buffers`)
             if let Some(moved) = buffer.moved_into_loop(&out, k) {
                 out = moved;
                 continue; // `k` is now the statement after the declaration
@@ -80,17 +81,23 @@ pub fn buffers_into_loops(stmts: &[Stmt]) -> Vec<Stmt> {
     out
 }
 
-/// Hoists, in every block of `body` from the innermost out, the buffers
-/// that the loops of the block declare and fill before every use.
-pub fn buffers_out_of_loops(body: &mut syn::Block) {
-    Hoister.visit_block_mut(body);
+/// Places, in every block of `body` from the innermost out, the buffers
+/// that a loop of the block fills before every use: a fixed-size array or
+/// a `vec!` given to a call declared before the loop moves into it
+/// ([`buffers_into_loops`]), a `vec!` declared in it moves out.
+///
+/// Done before small nests are written out (`unroll.rs`), which leave no
+/// fill loop to recognize: a pair loop's `for k in 0..3 { d[k] = .. }`.
+pub fn place_buffers(body: &mut syn::Block) {
+    Placer.visit_block_mut(body);
 }
 
-struct Hoister;
+struct Placer;
 
-impl VisitMut for Hoister {
+impl VisitMut for Placer {
     fn visit_block_mut(&mut self, block: &mut syn::Block) {
         syn::visit_mut::visit_block_mut(self, block);
+        block.stmts = buffers_into_loops(&block.stmts);
         let mut k = 0;
         while k < block.stmts.len() {
             let (before, after) = block.stmts.split_at_mut(k + 1);
@@ -597,13 +604,13 @@ impl<'a> Visit<'a> for LengthUses<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::buffers_out_of_loops;
+    use super::place_buffers;
     use quote::quote;
 
     /// The function body after the pass, as a string.
     fn hoisted(body: proc_macro2::TokenStream) -> String {
         let mut block: syn::Block = syn::parse2(quote!({ #body })).unwrap();
-        buffers_out_of_loops(&mut block);
+        place_buffers(&mut block);
         let stmts = &block.stmts;
         quote!(#(#stmts)*).to_string()
     }

@@ -67,6 +67,7 @@ const STATEMENT_MACROS: &[&str] = &[
 /// is, so that errors point at the user's code once.
 pub fn lower(cx: &Ctxt, sig: &Signature, item: &syn::ItemFn, names: &Names) -> Func {
     let mut unrolled = (*item.block).clone();
+    buffers::place_buffers(&mut unrolled);
     if unroll::unroll_small_nests(&mut unrolled) {
         let (errors, checkpoint) = (cx.error_count(), names.checkpoint());
         let func = lower_body(cx, sig, unrolled, names);
@@ -92,7 +93,7 @@ fn lower_body(cx: &Ctxt, sig: &Signature, mut body: syn::Block, names: &Names) -
     syntax::if_let_elements(&mut body);
     syntax::rewrite_labeled_jumps(&mut body, names);
     syntax::rewrite_returns_in_loops(&mut body, names);
-    buffers::buffers_out_of_loops(&mut body);
+    buffers::place_buffers(&mut body);
     let errors = cx.error_count();
     let mut force_float = HashSet::new();
     let checkpoint = names.checkpoint();
@@ -835,7 +836,6 @@ impl<'a> Lowerer<'a> {
         let stmts = syntax::tuple_if_locals(&stmts, self.names);
         let stmts = syntax::split_at_lets(&stmts, self.names);
         let stmts = syntax::array_from_fn_lets(&stmts);
-        let stmts = buffers::buffers_into_loops(&stmts);
         let stmts = matrix::matrix_locals(&stmts, self.names, &mut self.flat_matrices);
         let stmts = syntax::split_tuple_lets(&stmts);
         let stmts = syntax::split_tuple_locals(&stmts, self.names);

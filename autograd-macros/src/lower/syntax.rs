@@ -1276,6 +1276,12 @@ fn split_tuple_let(stmt: &Stmt) -> Option<Vec<Stmt>> {
     )
 }
 
+/// An array local of at most 16 elements, `let d = [a, b];` or `let mut d
+/// = [0.0; 3];`, whose every use is an element at a literal index (`d[0]`,
+/// `d[1] = e`, `d[2] += e`), becomes one local per element (`let mut d_0 =
+/// 0.0; ..`): values a loop can carry, record or fuse as any other. (A
+/// small nest written out indexes by literals: `for k in 0..3 { d[k] = .. }`
+/// is `d[0] = ..; d[1] = ..; d[2] = ..;`, `unroll.rs`.)
 pub fn split_array_locals(stmts: &[Stmt], names: &Names) -> Vec<Stmt> {
     const MOST: usize = 16;
     let out: Vec<Stmt> = stmts.to_vec();
@@ -1290,16 +1296,24 @@ pub fn split_array_locals(stmts: &[Stmt], names: &Names) -> Vec<Stmt> {
         let syn::Pat::Ident(p) = pat else {
             continue;
         };
-        if p.mutability.is_some() || p.by_ref.is_some() || p.subpat.is_some() {
+        if p.by_ref.is_some() || p.subpat.is_some() {
             continue;
         }
         let Some(init) = local.init.as_ref().filter(|i| i.diverge.is_none()) else {
             continue;
         };
-        let Expr::Array(array) = strip_parens(&init.expr) else {
-            continue;
+        // `[a, b, c]`, or `[v; 3]` of a literal or a name: its copies
+        let elems: Vec<Expr> = match strip_parens(&init.expr) {
+            Expr::Array(array) => array.elems.iter().cloned().collect(),
+            Expr::Repeat(r) if matches!(strip_parens(&r.expr), Expr::Lit(_) | Expr::Path(_)) => {
+                match repeat_len(r) {
+                    Some(n) if n <= MOST => vec![(*r.expr).clone(); n],
+                    _ => continue,
+                }
+            }
+            _ => continue,
         };
-        let n = array.elems.len();
+        let n = elems.len();
         let element_ty = match ty {
             None => None,
             Some(syn::Type::Array(a)) => Some((*a.elem).clone()),
@@ -1325,13 +1339,13 @@ pub fn split_array_locals(stmts: &[Stmt], names: &Names) -> Vec<Stmt> {
                 syn::Ident::new(&fresh.to_string(), p.ident.span())
             })
             .collect();
-        let elems: Vec<&Expr> = array.elems.iter().collect();
+        let mutability = p.mutability;
         let lets: Vec<Stmt> = parts
             .iter()
             .zip(&elems)
             .map(|(part, elem)| match &element_ty {
-                Some(t) => syn::parse_quote!(let #part: #t = #elem;),
-                None => syn::parse_quote!(let #part = #elem;),
+                Some(t) => syn::parse_quote!(let #mutability #part: #t = #elem;),
+                None => syn::parse_quote!(let #mutability #part = #elem;),
             })
             .collect();
         let mut rest: Vec<Stmt> = out[k + 1..].to_vec();
@@ -2846,14 +2860,28 @@ mod tests {
             text.contains("x = d_0 ;") && text.contains("y = d [0] ;"),
             "{text}"
         );
-        // kept: an index not a literal, past the end, a mutable array, the
-        // array passed whole, read in a macro
+        // mutable, written at literal indices (a small fill loop written
+        // out, `unroll.rs`): mutable values
+        let text =
+            split_arrays("{ let mut d = [0.0; 3]; d[0] = c; d[2] += d[0]; x = d[1] * d[2]; }");
+        assert!(
+            text.contains("let mut d_0 = 0.0 ; let mut d_1 = 0.0 ; let mut d_2 = 0.0 ;"),
+            "{text}"
+        );
+        assert!(
+            text.contains("d_0 = c ; d_2 += d_0 ; x = d_1 * d_2 ;"),
+            "{text}"
+        );
+        // kept: an index not a literal, past the end, the array passed
+        // whole or borrowed mutably, read in a macro, a fill of a call
         for src in [
             "{ let d = [a, b]; x = d[i]; }",
+            "{ let mut d = [0.0; 2]; d[i] = c; }",
             "{ let d = [a, b]; x = d[2]; }",
-            "{ let mut d = [a, b]; d[0] = c; }",
             "{ let d = [a, b]; x = g(&d); }",
+            "{ let mut d = [a, b]; h(&mut d); }",
             "{ let d = [a, b]; println!(\"{:?}\", d); }",
+            "{ let d = [g(a); 2]; x = d[0]; }",
         ] {
             assert!(split_arrays(src).contains("let"), "{src}");
             assert!(!split_arrays(src).contains("d_0"), "{src}");

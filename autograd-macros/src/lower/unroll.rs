@@ -10,8 +10,10 @@
 //! straight-line code: every value is a `let` that the reverse sweep reads
 //! where it is, as a hand-written adjoint of a 3×3 solve does.
 //!
-//! So a `for` loop of the function body (or of a branch or block of it, not
-//! of a loop that stays a loop) is replaced by its iterations, each
+//! So a `for` loop of the function body (or of a branch or block of it;
+//! in a loop that stays a loop, only one that stores into an array at its
+//! index, `d[k] = ..`, so that the array becomes one local per element)
+//! is replaced by its iterations, each
 //! `{ let i = <value>; <body> }`, when:
 //!
 //! - its range is `a..b`, `a..=b`, or either in parentheses with `.rev()`,
@@ -40,10 +42,16 @@
 
 use std::collections::HashMap;
 use syn::visit::Visit;
+use syn::visit_mut::VisitMut;
 use syn::{BinOp, Expr, Pat, Stmt};
 
 /// The most iterations of one loop written out.
 pub const MAX_TRIPS: i128 = 64;
+
+/// The most iterations of a loop written out in a loop that stays a loop
+/// (`Mode::Kept`): a point's coordinates, a quaternion, not a layer's
+/// units, which would make the kept loop's body long for nothing.
+pub const MAX_KEPT_TRIPS: usize = 4;
 
 /// The most statements a nest may have once written out (its iterations'
 /// statements and those nested in them).
@@ -52,17 +60,49 @@ pub const MAX_STATEMENTS: usize = 600;
 /// Writes out the small nests of `block` (see the module's doc); returns
 /// whether it wrote out any.
 pub fn unroll_small_nests(block: &mut syn::Block) -> bool {
-    rewrite(&mut block.stmts, &HashMap::new(), false).unwrap_or(false)
+    rewrite(&mut block.stmts, &HashMap::new(), Mode::Body).unwrap_or(false)
+}
+
+/// Where [`rewrite`] is.
+#[derive(Clone, Copy, PartialEq)]
+enum Mode {
+    /// In the function body, a branch or a block of it: a nest that
+    /// cannot be written out, or is too big, stays a loop.
+    Body,
+    /// In the body of a loop that stays a loop: as `Body`, but only loops
+    /// of at most [`MAX_KEPT_TRIPS`] iterations, with no loop inside, that
+    /// store into an array at their index (`for k in 0..3 { d[k] = .. }`)
+    /// are written out, so that the array, then indexed by literals,
+    /// becomes one local per element (`syntax::split_array_locals`); a
+    /// reduction `r2 += ..` written out would gain nothing.
+    Kept,
+    /// In an iteration being written out: every `for` loop must be.
+    Strict,
+}
+
+/// Whether `for_loop`'s body stores into an array at the loop's index
+/// (`d[k] = ..`), at its top level.
+fn fills_by_index(for_loop: &syn::ExprForLoop) -> bool {
+    let Pat::Ident(index) = &*for_loop.pat else {
+        return false;
+    };
+    for_loop.body.stmts.iter().any(|stmt| {
+        matches!(stmt, Stmt::Expr(Expr::Assign(a), _)
+            if matches!(&*a.left, Expr::Index(place)
+                if matches!(&*place.index, Expr::Path(p) if p.path.is_ident(&index.ident))))
+    })
 }
 
 /// Writes out the `for` nests among `stmts` and in the branches and blocks
 /// they hold; returns whether it wrote out any. In the function body
-/// (`strict` false) a nest that cannot be written out, or is too big,
-/// stays a loop, and nothing inside it is written out. In an iteration
-/// being written out (`strict`, `indices` its enclosing indices) every
+/// (`Mode::Body`) a nest that cannot be written out, or is too big,
+/// stays a loop, and in its body only nests that fill an array at their
+/// index are written out (`Mode::Kept`). In an iteration
+/// being written out (`Mode::Strict`, `indices` its enclosing indices) every
 /// `for` loop must be, or the whole nest stays a loop (`None`); there an
 /// `if` on the indices alone (`if i == j`) is decided (`fold`).
-fn rewrite(stmts: &mut Vec<Stmt>, indices: &HashMap<String, i128>, strict: bool) -> Option<bool> {
+fn rewrite(stmts: &mut Vec<Stmt>, indices: &HashMap<String, i128>, mode: Mode) -> Option<bool> {
+    let strict = mode == Mode::Strict;
     let mut changed = false;
     let mut out = Vec::with_capacity(stmts.len());
     for mut stmt in stmts.drain(..) {
@@ -83,19 +123,34 @@ fn rewrite(stmts: &mut Vec<Stmt>, indices: &HashMap<String, i128>, strict: bool)
         }
         if let Stmt::Expr(Expr::ForLoop(for_loop), _) = &stmt {
             match written_out(for_loop, indices) {
-                Some(iterations) if strict || statements(&iterations) <= MAX_STATEMENTS => {
+                Some(iterations)
+                    if strict
+                        || (statements(&iterations) <= MAX_STATEMENTS
+                            && (mode == Mode::Body
+                                || (fills_by_index(for_loop)
+                                    && iterations.len() <= MAX_KEPT_TRIPS
+                                    && !has_loop(&for_loop.body)))) =>
+                {
                     out.extend(iterations);
                     changed = true;
                 }
                 _ if strict => return None,
-                _ => out.push(stmt),
+                _ => {
+                    // a loop that stays a loop: the small nests in its body
+                    // are written out in it (a pair loop's `for k in 0..3`)
+                    let mut stmt = stmt;
+                    if let Stmt::Expr(Expr::ForLoop(for_loop), _) = &mut stmt {
+                        changed |= rewrite(&mut for_loop.body.stmts, indices, Mode::Kept)?;
+                    }
+                    out.push(stmt);
+                }
             }
             continue;
         }
         changed |= match &mut stmt {
-            Stmt::Expr(expr, _) => rewrite_expr(expr, indices, strict)?,
+            Stmt::Expr(expr, _) => rewrite_expr(expr, indices, mode)?,
             Stmt::Local(local) => match &mut local.init {
-                Some(init) => rewrite_expr(&mut init.expr, indices, strict)?,
+                Some(init) => rewrite_expr(&mut init.expr, indices, mode)?,
                 None => false,
             },
             _ => false,
@@ -109,17 +164,17 @@ fn rewrite(stmts: &mut Vec<Stmt>, indices: &HashMap<String, i128>, strict: bool)
 /// [`rewrite`] in the blocks of an `if` or a bare block (a `for` loop
 /// anywhere else, in an expression, is refused by `plain_body` in a nest
 /// being written out, and left alone in the body).
-fn rewrite_expr(expr: &mut Expr, indices: &HashMap<String, i128>, strict: bool) -> Option<bool> {
+fn rewrite_expr(expr: &mut Expr, indices: &HashMap<String, i128>, mode: Mode) -> Option<bool> {
     match expr {
         Expr::If(if_) => {
-            let mut changed = rewrite(&mut if_.then_branch.stmts, indices, strict)?;
+            let mut changed = rewrite(&mut if_.then_branch.stmts, indices, mode)?;
             if let Some((_, else_)) = &mut if_.else_branch {
-                changed |= rewrite_expr(else_, indices, strict)?;
+                changed |= rewrite_expr(else_, indices, mode)?;
             }
             Some(changed)
         }
         Expr::Block(block) if block.label.is_none() => {
-            rewrite(&mut block.block.stmts, indices, strict)
+            rewrite(&mut block.block.stmts, indices, mode)
         }
         _ => Some(false),
     }
@@ -157,7 +212,7 @@ fn written_out(for_loop: &syn::ExprForLoop, indices: &HashMap<String, i128>) -> 
         }
         // (a `for` loop in an expression, a closure's body, stays a loop:
         // then none is written out)
-        if rewrite(&mut body.stmts, &inner, true).is_none() || has_loop(&body) {
+        if rewrite(&mut body.stmts, &inner, Mode::Strict).is_none() || has_loop(&body) {
             return None;
         }
         if let Some(index) = index {
@@ -167,6 +222,16 @@ fn written_out(for_loop: &syn::ExprForLoop, indices: &HashMap<String, i128>) -> 
             );
             let mutability = index.mutability;
             let ident = &index.ident;
+            // an element indexed by the index alone, `d[k]`, is `d[0]`: a
+            // small array read and written at literal indices only is then
+            // one local per element (`syntax::split_array_locals`)
+            if mutability.is_none()
+                && !rebinds(&body, &ident.to_string())
+                && matches!(value.suffix.as_str(), "" | "usize")
+            {
+                let literal = syn::LitInt::new(&value.value.to_string(), ident.span());
+                IndexedBy { ident, literal }.visit_block_mut(&mut body);
+            }
             let binding: Stmt = syn::parse_quote!(let #mutability #ident = #literal;);
             body.stmts.insert(0, binding);
         }
@@ -413,6 +478,26 @@ fn rebinds(body: &syn::Block, name: &str) -> bool {
     find.found
 }
 
+/// Replaces the index expressions that are `ident` alone by `literal`.
+struct IndexedBy<'a> {
+    ident: &'a syn::Ident,
+    literal: syn::LitInt,
+}
+
+impl syn::visit_mut::VisitMut for IndexedBy<'_> {
+    fn visit_expr_index_mut(&mut self, index: &mut syn::ExprIndex) {
+        syn::visit_mut::visit_expr_index_mut(self, index);
+        if matches!(&*index.index, Expr::Path(p) if p.qself.is_none() && p.path.is_ident(self.ident))
+        {
+            let literal = &self.literal;
+            *index.index = syn::parse_quote!(#literal);
+        }
+    }
+
+    // (a macro's tokens are left as written)
+    fn visit_macro_mut(&mut self, _: &mut syn::Macro) {}
+}
+
 /// Whether `body` holds a `for` loop.
 fn has_loop(body: &syn::Block) -> bool {
     struct Find(bool);
@@ -515,6 +600,33 @@ mod tests {
         ] {
             let mut block: syn::Block = syn::parse_str(body).unwrap();
             assert!(!unroll_small_nests(&mut block), "{body}");
+        }
+    }
+
+    #[test]
+    fn in_a_loop_that_stays_a_loop_only_small_fills_are_written_out() {
+        let written = |body: &str| {
+            let mut block: syn::Block = syn::parse_str(body).unwrap();
+            let changed = unroll_small_nests(&mut block);
+            (changed, block.to_token_stream().to_string())
+        };
+        // a pair loop's fill of its displacement: written out, the element
+        // indexed by the index alone read at the literal
+        let (changed, text) =
+            written("{ for j in 0..n { for k in 0..3 { d[k] = x[3 * j + k]; } s += d[0]; } }");
+        assert!(changed, "{text}");
+        assert!(
+            text.contains("let k = 0 ; d [0] = x [3 * j + k] ;"),
+            "{text}"
+        );
+        assert!(text.contains("d [2] = x [3 * j + k] ;"), "{text}");
+        // a reduction, a fill of more than four, a fill holding a loop: kept
+        for body in [
+            "{ for j in 0..n { for k in 0..3 { r2 += x[k] * x[k]; } } }",
+            "{ for j in 0..n { for k in 0..5 { d[k] = x[k]; } } }",
+            "{ for j in 0..n { for k in 0..2 { d[k] = x[k]; for m in 0..2 { t(m); } } } }",
+        ] {
+            assert!(!written(body).0, "{body}");
         }
     }
 
