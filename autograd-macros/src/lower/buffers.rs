@@ -416,12 +416,28 @@ fn early_len(len: &Expr) -> bool {
 }
 
 /// Whether a call of a function (not a method) in `body` is given `name`
-/// (`lse(&b)`, `dot(&b[..k], w)`).
+/// whole or a part of it (`lse(&b)`, `dot(&b[..k], w)`; not an element,
+/// `g(b[k])`, a number).
 fn passed_to_a_call(body: &syn::Block, name: &str) -> bool {
     struct Finder<'n>(&'n str, bool);
+    impl Finder<'_> {
+        fn is_buffer(&self, arg: &Expr) -> bool {
+            let named =
+                |e: &Expr| matches!(strip_parens(e), Expr::Path(p) if p.path.is_ident(self.0));
+            match strip_parens(arg) {
+                Expr::Reference(r) => match strip_parens(&r.expr) {
+                    Expr::Index(i) => {
+                        named(&i.expr) && matches!(strip_parens(&i.index), Expr::Range(_))
+                    }
+                    other => named(other),
+                },
+                other => named(other),
+            }
+        }
+    }
     impl<'a> Visit<'a> for Finder<'_> {
         fn visit_expr_call(&mut self, call: &'a syn::ExprCall) {
-            self.1 |= call.args.iter().any(|a| mentions(a, self.0));
+            self.1 |= call.args.iter().any(|a| self.is_buffer(a));
             syn::visit::visit_expr_call(self, call);
         }
     }
@@ -672,6 +688,37 @@ mod tests {
     }
 
     #[test]
+    fn a_buffer_whose_elements_alone_go_to_calls_stays_before_its_loop() {
+        unchanged(quote! {
+            let mut z = vec![0.0; k];
+            for i in 0..n {
+                for o in 0..k { z[o] = w[o] * x[i]; }
+                for o in 0..k { loss += horner(c, z[o]); }
+            }
+        });
+        let after = hoisted(quote! {
+            for i in 0..n {
+                let mut z = vec![0.0; k];
+                for o in 0..k { z[o] = w[o] * x[i]; }
+                for o in 0..k { loss += horner(c, z[o]); }
+            }
+        });
+        assert!(
+            after.starts_with("let mut z = vec ! [0.0 ; k] ; for i in 0 .. n {"),
+            "{after}"
+        );
+        // an array given whole moves in
+        let after = hoisted(quote! {
+            let mut d = [0.0; 3];
+            for j in 0..n { for k in 0..3 { d[k] = x[j + k]; } s += norm(&d); }
+        });
+        assert!(
+            after.starts_with("for j in 0 .. n { let mut d = [0.0 ; 3] ;"),
+            "{after}"
+        );
+    }
+
+    #[test]
     fn buffers_that_carry_values_or_may_differ_stay() {
         // read before it is filled
         unchanged(quote! {
@@ -734,6 +781,9 @@ mod tests {
         // given to a call: the loop may be fused and call the adjoint early
         unchanged(quote! {
             for t in 0..n { let mut h = vec![0.0; k]; for j in 0..k { h[j] = x[t]; } s += lse(&h); }
+        });
+        unchanged(quote! {
+            for t in 0..n { let mut h = vec![0.0; k]; for j in 0..k { h[j] = x[t]; } s += dot(&h[1..], w); }
         });
         // arrays stay
         unchanged(quote! {
