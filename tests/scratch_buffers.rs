@@ -281,3 +281,31 @@ fn two_parts_of_one_array_in_one_call_short_and_long() {
         |x: &[f64], d_out: f64, d_x: &mut [f64]| chain_of_points_adjoint(x, 20, d_out, d_x);
     check_gradient_and_adjoint(|x| chain_of_points(x, 20), grad, adjoint, &long);
 }
+
+/// Flags in an array, read and changed in a loop of a literal count: the
+/// loop is written out and the array, read and changed at literal indices
+/// only, is three `bool` locals (it was refused, "changed after it is
+/// read").
+#[differentiable]
+fn first_visits(x: &[f64]) -> f64 {
+    let mut seen = [false; 3];
+    let mut s = 0.0;
+    for i in 0..6 {
+        if !seen[i % 3] {
+            s += x[i % 3] * x[i % 3];
+        }
+        seen[i % 3] = true;
+        s += x[i % 3];
+    }
+    s
+}
+
+#[test]
+fn flags_at_literal_indices_are_values() {
+    check_gradient_and_adjoint(first_visits, first_visits_grad, first_visits_adjoint, &POINTS);
+    let x = POINTS[0];
+    let (_, g) = first_visits_grad(&x);
+    for k in 0..3 {
+        assert_eq!(g[k], 2.0 * x[k] + 2.0);
+    }
+}

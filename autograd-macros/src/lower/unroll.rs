@@ -11,8 +11,8 @@
 //! where it is, as a hand-written adjoint of a 3×3 solve does.
 //!
 //! So a `for` loop of the function body (or of a branch or block of it;
-//! in a loop that stays a loop, only one that stores into an array at its
-//! index, `d[k] = ..`, so that the array becomes one local per element)
+//! in a loop that stays a loop, only a small nest that stores into an
+//! array, `d[k] = ..`, so that the array becomes one local per element)
 //! is replaced by its iterations, each
 //! `{ let i = <value>; <body> }`, when:
 //!
@@ -53,6 +53,10 @@ pub const MAX_TRIPS: i128 = 64;
 /// units, which would make the kept loop's body long for nothing.
 pub const MAX_KEPT_TRIPS: usize = 4;
 
+/// The most statements such a nest may have written out (a 3×3 matrix
+/// product, a Kalman filter's covariance update).
+pub const MAX_KEPT_STATEMENTS: usize = 64;
+
 /// The most statements a nest may have once written out (its iterations'
 /// statements and those nested in them).
 pub const MAX_STATEMENTS: usize = 600;
@@ -69,28 +73,36 @@ enum Mode {
     /// In the function body, a branch or a block of it: a nest that
     /// cannot be written out, or is too big, stays a loop.
     Body,
-    /// In the body of a loop that stays a loop: as `Body`, but only loops
-    /// of at most [`MAX_KEPT_TRIPS`] iterations, with no loop inside, that
-    /// store into an array at their index (`for k in 0..3 { d[k] = .. }`)
-    /// are written out, so that the array, then indexed by literals,
-    /// becomes one local per element (`syntax::split_array_locals`); a
-    /// reduction `r2 += ..` written out would gain nothing.
+    /// In the body of a loop that stays a loop: as `Body`, but only nests
+    /// of at most [`MAX_KEPT_TRIPS`] iterations a loop and
+    /// [`MAX_KEPT_STATEMENTS`] statements written out that store into an
+    /// array (`for k in 0..3 { d[k] = .. }`, a 3×3 product) are written
+    /// out, so that the array, then indexed by literals, becomes one local
+    /// per element (`syntax::split_array_locals`); a reduction `r2 += ..`
+    /// written out would gain nothing.
     Kept,
     /// In an iteration being written out: every `for` loop must be.
     Strict,
 }
 
-/// Whether `for_loop`'s body stores into an array at the loop's index
-/// (`d[k] = ..`), at its top level.
-fn fills_by_index(for_loop: &syn::ExprForLoop) -> bool {
-    let Pat::Ident(index) = &*for_loop.pat else {
-        return false;
-    };
-    for_loop.body.stmts.iter().any(|stmt| {
-        matches!(stmt, Stmt::Expr(Expr::Assign(a), _)
-            if matches!(&*a.left, Expr::Index(place)
-                if matches!(&*place.index, Expr::Path(p) if p.path.is_ident(&index.ident))))
-    })
+/// Whether `for_loop` (or a loop in it) stores into an array element
+/// (`d[k] = ..`, `p[3 * i + j] -= ..`).
+fn stores_into_an_array(for_loop: &syn::ExprForLoop) -> bool {
+    struct Find(bool);
+    impl<'ast> Visit<'ast> for Find {
+        fn visit_expr(&mut self, expr: &'ast Expr) {
+            let place = match expr {
+                Expr::Assign(a) => Some(&*a.left),
+                Expr::Binary(b) if crate::lower::syntax::is_compound(&b.op) => Some(&*b.left),
+                _ => None,
+            };
+            self.0 |= place.is_some_and(|p| matches!(strip(p), Expr::Index(_)));
+            syn::visit::visit_expr(self, expr);
+        }
+    }
+    let mut find = Find(false);
+    find.visit_block(&for_loop.body);
+    find.0
 }
 
 /// Writes out the `for` nests among `stmts` and in the branches and blocks
@@ -127,9 +139,9 @@ fn rewrite(stmts: &mut Vec<Stmt>, indices: &HashMap<String, i128>, mode: Mode) -
                     if strict
                         || (statements(&iterations) <= MAX_STATEMENTS
                             && (mode == Mode::Body
-                                || (fills_by_index(for_loop)
+                                || (stores_into_an_array(for_loop)
                                     && iterations.len() <= MAX_KEPT_TRIPS
-                                    && !has_loop(&for_loop.body)))) =>
+                                    && statements(&iterations) <= MAX_KEPT_STATEMENTS))) =>
                 {
                     out.extend(iterations);
                     changed = true;
@@ -204,7 +216,7 @@ fn written_out(for_loop: &syn::ExprForLoop, indices: &HashMap<String, i128>) -> 
         if let Some(name) = &name {
             // (rebound in the body, the name no longer gives the index's
             // value to the loops after: they are then not written out)
-            if rebinds(&body, name) {
+            if rebinds(&body, name) || index.is_some_and(|i| i.mutability.is_some()) {
                 inner.remove(name);
             } else {
                 inner.insert(name.clone(), value.value);
@@ -215,6 +227,11 @@ fn written_out(for_loop: &syn::ExprForLoop, indices: &HashMap<String, i128>) -> 
         if rewrite(&mut body.stmts, &inner, Mode::Strict).is_none() || has_loop(&body) {
             return None;
         }
+        // an element at an index the known indices decide, `d[k]` or
+        // `p[3 * i + j]`, is read at the literal, `d[0]`, `p[5]`: a small
+        // array read and written at literal indices only is then one local
+        // per element (`syntax::split_array_locals`)
+        KnownIndices { indices: &inner }.visit_block_mut(&mut body);
         if let Some(index) = index {
             let literal = syn::LitInt::new(
                 &format!("{}{}", value.value, value.suffix),
@@ -222,16 +239,6 @@ fn written_out(for_loop: &syn::ExprForLoop, indices: &HashMap<String, i128>) -> 
             );
             let mutability = index.mutability;
             let ident = &index.ident;
-            // an element indexed by the index alone, `d[k]`, is `d[0]`: a
-            // small array read and written at literal indices only is then
-            // one local per element (`syntax::split_array_locals`)
-            if mutability.is_none()
-                && !rebinds(&body, &ident.to_string())
-                && matches!(value.suffix.as_str(), "" | "usize")
-            {
-                let literal = syn::LitInt::new(&value.value.to_string(), ident.span());
-                IndexedBy { ident, literal }.visit_block_mut(&mut body);
-            }
             let binding: Stmt = syn::parse_quote!(let #mutability #ident = #literal;);
             body.stmts.insert(0, binding);
         }
@@ -478,18 +485,20 @@ fn rebinds(body: &syn::Block, name: &str) -> bool {
     find.found
 }
 
-/// Replaces the index expressions that are `ident` alone by `literal`.
-struct IndexedBy<'a> {
-    ident: &'a syn::Ident,
-    literal: syn::LitInt,
+/// Replaces the index expressions that `indices` decide (`3 * i + j`, not
+/// a literal already) by their value.
+struct KnownIndices<'a> {
+    indices: &'a HashMap<String, i128>,
 }
 
-impl syn::visit_mut::VisitMut for IndexedBy<'_> {
+impl syn::visit_mut::VisitMut for KnownIndices<'_> {
     fn visit_expr_index_mut(&mut self, index: &mut syn::ExprIndex) {
         syn::visit_mut::visit_expr_index_mut(self, index);
-        if matches!(&*index.index, Expr::Path(p) if p.qself.is_none() && p.path.is_ident(self.ident))
-        {
-            let literal = &self.literal;
+        if matches!(strip(&index.index), Expr::Lit(_)) {
+            return;
+        }
+        if let Some(value) = eval(&index.index, self.indices) {
+            let literal = syn::LitInt::new(&value.to_string(), proc_macro2::Span::call_site());
             *index.index = syn::parse_quote!(#literal);
         }
     }
@@ -543,8 +552,8 @@ mod tests {
         let out = unrolled("{ for i in 0..3 { for k in 0..i { s += l[i * 3 + k]; } } }");
         assert_eq!(
             out,
-            "{ { let i = 0 ; } { let i = 1 ; { let k = 0 ; s += l [i * 3 + k] ; } } \
-             { let i = 2 ; { let k = 0 ; s += l [i * 3 + k] ; } { let k = 1 ; s += l [i * 3 + k] ; } } }"
+            "{ { let i = 0 ; } { let i = 1 ; { let k = 0 ; s += l [3] ; } } \
+             { let i = 2 ; { let k = 0 ; s += l [6] ; } { let k = 1 ; s += l [7] ; } } }"
         );
     }
 
@@ -620,11 +629,17 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("d [2] = x [3 * j + k] ;"), "{text}");
-        // a reduction, a fill of more than four, a fill holding a loop: kept
+        // a 3×3 product: every index decided
+        let (changed, text) = written(
+            "{ for t in 0..n { for i in 0..3 { for j in 0..3 { c[3 * i + j] = a[3 * i] * b[j]; } } } }",
+        );
+        assert!(changed, "{text}");
+        assert!(text.contains("c [5] = a [3] * b [2] ;"), "{text}");
+        // a reduction, a loop of more than four, a nest too long: kept
         for body in [
             "{ for j in 0..n { for k in 0..3 { r2 += x[k] * x[k]; } } }",
             "{ for j in 0..n { for k in 0..5 { d[k] = x[k]; } } }",
-            "{ for j in 0..n { for k in 0..2 { d[k] = x[k]; for m in 0..2 { t(m); } } } }",
+            "{ for j in 0..n { for k in 0..4 { d[k] = x[k]; t(k); t(k); t(k); t(k); t(k); t(k); t(k); t(k); t(k); t(k); t(k); t(k); t(k); t(k); t(k); t(k); } } }",
         ] {
             assert!(!written(body).0, "{body}");
         }

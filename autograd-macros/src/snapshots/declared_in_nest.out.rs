@@ -5,11 +5,11 @@ fn heun_fit(p: &[f64], y0: &[f64; 2], obs: &[f64], steps: usize) -> f64 {
     for s in 0..steps {
         let k1 = rhs(&y, p);
         let mut ys = [0.0; 2];
-        for i in 0..2 {
+        for i in 0..y.len() {
             ys[i] = y[i] + 0.1 * k1[i];
         }
         let k2 = rhs(&ys, p);
-        for i in 0..2 {
+        for i in 0..y.len() {
             y[i] += 0.05 * (k1[i] + k2[i]);
         }
         let e = y[0] - obs[s];
@@ -72,35 +72,58 @@ fn heun_fit_grad(
                 __ad_shapes_k1.push(::autograd::__private::shape_of(&k1));
                 let mut ys: [f64; 2] = [0.0; 2];
                 __ad_shapes_ys.push(::autograd::__private::shape_of(&ys));
-                let i = 0;
-                let __ad_t4 = y[0];
-                let __ad_t5 = k1[0];
-                let __ad_t6 = 0.1 * __ad_t5;
-                let __ad_t7 = __ad_t4 + __ad_t6;
-                ys[0] = __ad_t7;
-                let i__1 = 1;
-                let __ad_t8 = y[1];
-                let __ad_t9 = k1[1];
-                let __ad_t10 = 0.1 * __ad_t9;
-                let __ad_t11 = __ad_t8 + __ad_t10;
-                ys[1] = __ad_t11;
+                if let (Some(__ad_row_k1), Some(__ad_row_ys)) = (
+                    ::autograd::__private::row(&k1[..], 0usize, y.len()),
+                    ::autograd::__private::row_mut(&mut ys[..], 0usize, y.len()),
+                ) {
+                    for i in 0..y.len() {
+                        let __ad_t4 = y[i];
+                        let __ad_t5 = __ad_row_k1[i];
+                        let __ad_t6 = 0.1 * __ad_t5;
+                        let __ad_t7 = __ad_t4 + __ad_t6;
+                        __ad_row_ys[i] = __ad_t7;
+                    }
+                } else {
+                    for i in 0..y.len() {
+                        let __ad_t4 = y[i];
+                        let __ad_t5 = k1[i];
+                        let __ad_t6 = 0.1 * __ad_t5;
+                        let __ad_t7 = __ad_t4 + __ad_t6;
+                        ys[i] = __ad_t7;
+                    }
+                }
                 let k2 = rhs(&ys, p);
                 __ad_args.extend_from_slice(&ys[..]);
                 __ad_shapes_k2.push(::autograd::__private::shape_of(&k2));
-                for i__2 in 0..2 {
-                    let __ad_t13 = k1[i__2];
-                    let __ad_t14 = k2[i__2];
-                    let __ad_t15 = __ad_t13 + __ad_t14;
-                    let __ad_t16 = 0.05 * __ad_t15;
-                    let __ad_t17 = y[i__2];
-                    let __ad_t18 = __ad_t17 + __ad_t16;
-                    y[i__2] = __ad_t18;
+                if let (Some(__ad_row_k1_1), Some(__ad_row_k2)) = (
+                    ::autograd::__private::row(&k1[..], 0usize, y.len()),
+                    ::autograd::__private::row(&k2[..], 0usize, y.len()),
+                ) {
+                    for i__1 in 0..y.len() {
+                        let __ad_t9 = __ad_row_k1_1[i__1];
+                        let __ad_t10 = __ad_row_k2[i__1];
+                        let __ad_t11 = __ad_t9 + __ad_t10;
+                        let __ad_t12 = 0.05 * __ad_t11;
+                        let __ad_t13 = y[i__1];
+                        let __ad_t14 = __ad_t13 + __ad_t12;
+                        y[i__1] = __ad_t14;
+                    }
+                } else {
+                    for i__1 in 0..y.len() {
+                        let __ad_t9 = k1[i__1];
+                        let __ad_t10 = k2[i__1];
+                        let __ad_t11 = __ad_t9 + __ad_t10;
+                        let __ad_t12 = 0.05 * __ad_t11;
+                        let __ad_t13 = y[i__1];
+                        let __ad_t14 = __ad_t13 + __ad_t12;
+                        y[i__1] = __ad_t14;
+                    }
                 }
-                let __ad_t19 = y[0];
-                let __ad_t19 = __ad_slots.push(__ad_t19);
-                let e = __ad_t19 - (obs[s]);
-                let __ad_t21 = e * e;
-                let loss__2 = loss__1 + __ad_t21;
+                let __ad_t15 = y[0];
+                let __ad_t15 = __ad_slots.push(__ad_t15);
+                let e = __ad_t15 - (obs[s]);
+                let __ad_t17 = e * e;
+                let loss__2 = loss__1 + __ad_t17;
                 __ad_cell_loss_2 = loss__2;
             }
         }
@@ -116,11 +139,11 @@ fn heun_fit_grad(
             let mut __ad_taken = __ad_record.taken();
             for s in (0..steps).rev() {
                 __ad_d_cell_loss_2 = __ad_seed_cell_loss_2;
-                let __ad_t19: f64 = __ad_taken.pop();
+                let __ad_t15: f64 = __ad_taken.pop();
                 let __ad_shape_k1 = ::autograd::__private::pop(&mut __ad_shapes_k1);
                 let __ad_shape_ys = ::autograd::__private::pop(&mut __ad_shapes_ys);
                 let __ad_shape_k2 = ::autograd::__private::pop(&mut __ad_shapes_k2);
-                let e = __ad_t19 - (obs[s]);
+                let e = __ad_t15 - (obs[s]);
                 let mut __ad_d_k1 = ::autograd::__private::zeros_pooled(
                     &mut __ad_pool_d_k1,
                     __ad_shape_k1,
@@ -137,28 +160,52 @@ fn heun_fit_grad(
                 __ad_d_cell_loss_2 = 0.0;
                 let __ad_p_loss__2 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
                 let mut __ad_d_loss__1: f64 = __ad_d_loss__2 * __ad_p_loss__2.0;
-                let mut __ad_d_t21: f64 = __ad_d_loss__2 * __ad_p_loss__2.1;
-                let __ad_p_t21 = ::autograd::__private::rules::mul(e, e, 0.0);
-                let mut __ad_d_e: f64 = __ad_d_t21 * __ad_p_t21.0;
-                __ad_d_e += __ad_d_t21 * __ad_p_t21.1;
-                let mut __ad_d_t19: f64 = __ad_d_e
+                let mut __ad_d_t17: f64 = __ad_d_loss__2 * __ad_p_loss__2.1;
+                let __ad_p_t17 = ::autograd::__private::rules::mul(e, e, 0.0);
+                let mut __ad_d_e: f64 = __ad_d_t17 * __ad_p_t17.0;
+                __ad_d_e += __ad_d_t17 * __ad_p_t17.1;
+                let mut __ad_d_t15: f64 = __ad_d_e
                     * ::autograd::__private::rules::sub(0.0, 0.0, 0.0).0;
-                __ad_d_y[0] += __ad_d_t19;
-                ::std::sync::atomic::compiler_fence(
-                    ::std::sync::atomic::Ordering::SeqCst,
-                );
-                for i__2 in 0..2 {
-                    let __ad_i: usize = i__2;
-                    let mut __ad_d_t18: f64 = __ad_d_y[__ad_i];
-                    let mut __ad_d_t16: f64 = __ad_d_t18
-                        * ::autograd::__private::rules::add(0.0, 0.0, 0.0).1;
-                    let mut __ad_d_t15: f64 = __ad_d_t16
-                        * ::autograd::__private::rules::mul(0.05, 0.0, 0.0).1;
-                    let __ad_p_t15 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
-                    let mut __ad_d_t13: f64 = __ad_d_t15 * __ad_p_t15.0;
-                    let mut __ad_d_t14: f64 = __ad_d_t15 * __ad_p_t15.1;
-                    __ad_d_k2[i__2] += __ad_d_t14;
-                    __ad_d_k1[i__2] += __ad_d_t13;
+                __ad_d_y[0] += __ad_d_t15;
+                if let (Some(__ad_row_d_k1), Some(__ad_row_d_k2)) = (
+                    ::autograd::__private::row_mut(&mut __ad_d_k1[..], 0usize, y.len()),
+                    ::autograd::__private::row_mut(&mut __ad_d_k2[..], 0usize, y.len()),
+                ) {
+                    for i__1 in 0..y.len() {
+                        let __ad_i: usize = i__1;
+                        let mut __ad_d_t14: f64 = __ad_d_y[__ad_i];
+                        let mut __ad_d_t12: f64 = __ad_d_t14
+                            * ::autograd::__private::rules::add(0.0, 0.0, 0.0).1;
+                        let mut __ad_d_t11: f64 = __ad_d_t12
+                            * ::autograd::__private::rules::mul(0.05, 0.0, 0.0).1;
+                        let __ad_p_t11 = ::autograd::__private::rules::add(
+                            0.0,
+                            0.0,
+                            0.0,
+                        );
+                        let mut __ad_d_t9: f64 = __ad_d_t11 * __ad_p_t11.0;
+                        let mut __ad_d_t10: f64 = __ad_d_t11 * __ad_p_t11.1;
+                        __ad_row_d_k2[i__1] += __ad_d_t10;
+                        __ad_row_d_k1[i__1] += __ad_d_t9;
+                    }
+                } else {
+                    for i__1 in 0..y.len() {
+                        let __ad_i: usize = i__1;
+                        let mut __ad_d_t14: f64 = __ad_d_y[__ad_i];
+                        let mut __ad_d_t12: f64 = __ad_d_t14
+                            * ::autograd::__private::rules::add(0.0, 0.0, 0.0).1;
+                        let mut __ad_d_t11: f64 = __ad_d_t12
+                            * ::autograd::__private::rules::mul(0.05, 0.0, 0.0).1;
+                        let __ad_p_t11 = ::autograd::__private::rules::add(
+                            0.0,
+                            0.0,
+                            0.0,
+                        );
+                        let mut __ad_d_t9: f64 = __ad_d_t11 * __ad_p_t11.0;
+                        let mut __ad_d_t10: f64 = __ad_d_t11 * __ad_p_t11.1;
+                        __ad_d_k2[i__1] += __ad_d_t10;
+                        __ad_d_k1[i__1] += __ad_d_t9;
+                    }
                 }
                 let mut __ad_as_called_1 = ::autograd::__private::take_zeros(
                     &mut __ad_pool_as_called_1,
@@ -181,38 +228,18 @@ fn heun_fit_grad(
                     &mut __ad_pool_as_called_1,
                     __ad_as_called_1,
                 );
-                let __ad_i_1: usize = 1;
-                let mut __ad_d_t11: f64 = __ad_d_ys[__ad_i_1];
-                __ad_d_ys[__ad_i_1] = 0.0;
-                let __ad_p_t11 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
-                let mut __ad_d_t8: f64 = __ad_d_t11 * __ad_p_t11.0;
-                let mut __ad_d_t10: f64 = __ad_d_t11 * __ad_p_t11.1;
-                let mut __ad_d_t9: f64 = __ad_d_t10
-                    * ::autograd::__private::rules::mul(0.1, 0.0, 0.0).1;
-                __ad_d_k1[1] += __ad_d_t9;
-                ::std::sync::atomic::compiler_fence(
-                    ::std::sync::atomic::Ordering::SeqCst,
-                );
-                __ad_d_y[1] += __ad_d_t8;
-                ::std::sync::atomic::compiler_fence(
-                    ::std::sync::atomic::Ordering::SeqCst,
-                );
-                let __ad_i_2: usize = 0;
-                let mut __ad_d_t7: f64 = __ad_d_ys[__ad_i_2];
-                __ad_d_ys[__ad_i_2] = 0.0;
-                let __ad_p_t7 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
-                let mut __ad_d_t4: f64 = __ad_d_t7 * __ad_p_t7.0;
-                let mut __ad_d_t6: f64 = __ad_d_t7 * __ad_p_t7.1;
-                let mut __ad_d_t5: f64 = __ad_d_t6
-                    * ::autograd::__private::rules::mul(0.1, 0.0, 0.0).1;
-                __ad_d_k1[0] += __ad_d_t5;
-                ::std::sync::atomic::compiler_fence(
-                    ::std::sync::atomic::Ordering::SeqCst,
-                );
-                __ad_d_y[0] += __ad_d_t4;
-                ::std::sync::atomic::compiler_fence(
-                    ::std::sync::atomic::Ordering::SeqCst,
-                );
+                for i in (0..y.len()).rev() {
+                    let __ad_i_1: usize = i;
+                    let mut __ad_d_t7: f64 = __ad_d_ys[__ad_i_1];
+                    __ad_d_ys[__ad_i_1] = 0.0;
+                    let __ad_p_t7 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
+                    let mut __ad_d_t4: f64 = __ad_d_t7 * __ad_p_t7.0;
+                    let mut __ad_d_t6: f64 = __ad_d_t7 * __ad_p_t7.1;
+                    let mut __ad_d_t5: f64 = __ad_d_t6
+                        * ::autograd::__private::rules::mul(0.1, 0.0, 0.0).1;
+                    __ad_d_k1[i] += __ad_d_t5;
+                    __ad_d_y[i] += __ad_d_t4;
+                }
                 let __ad_at_1 = __ad_args.len() - __ad_as_called.len();
                 __ad_as_called[..]
                     .copy_from_slice(&__ad_args[__ad_at_1..__ad_args.len()]);
@@ -298,35 +325,58 @@ fn heun_fit_adjoint(
             __ad_shapes_k1.push(::autograd::__private::shape_of(&k1));
             let mut ys: [f64; 2] = [0.0; 2];
             __ad_shapes_ys.push(::autograd::__private::shape_of(&ys));
-            let i = 0;
-            let __ad_t4 = y[0];
-            let __ad_t5 = k1[0];
-            let __ad_t6 = 0.1 * __ad_t5;
-            let __ad_t7 = __ad_t4 + __ad_t6;
-            ys[0] = __ad_t7;
-            let i__1 = 1;
-            let __ad_t8 = y[1];
-            let __ad_t9 = k1[1];
-            let __ad_t10 = 0.1 * __ad_t9;
-            let __ad_t11 = __ad_t8 + __ad_t10;
-            ys[1] = __ad_t11;
+            if let (Some(__ad_row_k1), Some(__ad_row_ys)) = (
+                ::autograd::__private::row(&k1[..], 0usize, y.len()),
+                ::autograd::__private::row_mut(&mut ys[..], 0usize, y.len()),
+            ) {
+                for i in 0..y.len() {
+                    let __ad_t4 = y[i];
+                    let __ad_t5 = __ad_row_k1[i];
+                    let __ad_t6 = 0.1 * __ad_t5;
+                    let __ad_t7 = __ad_t4 + __ad_t6;
+                    __ad_row_ys[i] = __ad_t7;
+                }
+            } else {
+                for i in 0..y.len() {
+                    let __ad_t4 = y[i];
+                    let __ad_t5 = k1[i];
+                    let __ad_t6 = 0.1 * __ad_t5;
+                    let __ad_t7 = __ad_t4 + __ad_t6;
+                    ys[i] = __ad_t7;
+                }
+            }
             let k2 = rhs(&ys, p);
             __ad_args.extend_from_slice(&ys[..]);
             __ad_shapes_k2.push(::autograd::__private::shape_of(&k2));
-            for i__2 in 0..2 {
-                let __ad_t13 = k1[i__2];
-                let __ad_t14 = k2[i__2];
-                let __ad_t15 = __ad_t13 + __ad_t14;
-                let __ad_t16 = 0.05 * __ad_t15;
-                let __ad_t17 = y[i__2];
-                let __ad_t18 = __ad_t17 + __ad_t16;
-                y[i__2] = __ad_t18;
+            if let (Some(__ad_row_k1_1), Some(__ad_row_k2)) = (
+                ::autograd::__private::row(&k1[..], 0usize, y.len()),
+                ::autograd::__private::row(&k2[..], 0usize, y.len()),
+            ) {
+                for i__1 in 0..y.len() {
+                    let __ad_t9 = __ad_row_k1_1[i__1];
+                    let __ad_t10 = __ad_row_k2[i__1];
+                    let __ad_t11 = __ad_t9 + __ad_t10;
+                    let __ad_t12 = 0.05 * __ad_t11;
+                    let __ad_t13 = y[i__1];
+                    let __ad_t14 = __ad_t13 + __ad_t12;
+                    y[i__1] = __ad_t14;
+                }
+            } else {
+                for i__1 in 0..y.len() {
+                    let __ad_t9 = k1[i__1];
+                    let __ad_t10 = k2[i__1];
+                    let __ad_t11 = __ad_t9 + __ad_t10;
+                    let __ad_t12 = 0.05 * __ad_t11;
+                    let __ad_t13 = y[i__1];
+                    let __ad_t14 = __ad_t13 + __ad_t12;
+                    y[i__1] = __ad_t14;
+                }
             }
-            let __ad_t19 = y[0];
-            let __ad_t19 = __ad_slots.push(__ad_t19);
-            let e = __ad_t19 - (obs[s]);
-            let __ad_t21 = e * e;
-            let loss__2 = loss__1 + __ad_t21;
+            let __ad_t15 = y[0];
+            let __ad_t15 = __ad_slots.push(__ad_t15);
+            let e = __ad_t15 - (obs[s]);
+            let __ad_t17 = e * e;
+            let loss__2 = loss__1 + __ad_t17;
             __ad_cell_loss_2 = loss__2;
         }
     }
@@ -342,11 +392,11 @@ fn heun_fit_adjoint(
         let mut __ad_taken = __ad_record.taken();
         for s in (0..steps).rev() {
             __ad_d_cell_loss_2 = __ad_seed_cell_loss_2;
-            let __ad_t19: f64 = __ad_taken.pop();
+            let __ad_t15: f64 = __ad_taken.pop();
             let __ad_shape_k1 = ::autograd::__private::pop(&mut __ad_shapes_k1);
             let __ad_shape_ys = ::autograd::__private::pop(&mut __ad_shapes_ys);
             let __ad_shape_k2 = ::autograd::__private::pop(&mut __ad_shapes_k2);
-            let e = __ad_t19 - (obs[s]);
+            let e = __ad_t15 - (obs[s]);
             let mut __ad_d_k1 = ::autograd::__private::zeros_pooled(
                 &mut __ad_pool_d_k1,
                 __ad_shape_k1,
@@ -363,26 +413,44 @@ fn heun_fit_adjoint(
             __ad_d_cell_loss_2 = 0.0;
             let __ad_p_loss__2 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
             let mut __ad_d_loss__1: f64 = __ad_d_loss__2 * __ad_p_loss__2.0;
-            let mut __ad_d_t21: f64 = __ad_d_loss__2 * __ad_p_loss__2.1;
-            let __ad_p_t21 = ::autograd::__private::rules::mul(e, e, 0.0);
-            let mut __ad_d_e: f64 = __ad_d_t21 * __ad_p_t21.0;
-            __ad_d_e += __ad_d_t21 * __ad_p_t21.1;
-            let mut __ad_d_t19: f64 = __ad_d_e
+            let mut __ad_d_t17: f64 = __ad_d_loss__2 * __ad_p_loss__2.1;
+            let __ad_p_t17 = ::autograd::__private::rules::mul(e, e, 0.0);
+            let mut __ad_d_e: f64 = __ad_d_t17 * __ad_p_t17.0;
+            __ad_d_e += __ad_d_t17 * __ad_p_t17.1;
+            let mut __ad_d_t15: f64 = __ad_d_e
                 * ::autograd::__private::rules::sub(0.0, 0.0, 0.0).0;
-            __ad_d_y[0] += __ad_d_t19;
-            ::std::sync::atomic::compiler_fence(::std::sync::atomic::Ordering::SeqCst);
-            for i__2 in 0..2 {
-                let __ad_i: usize = i__2;
-                let mut __ad_d_t18: f64 = __ad_d_y[__ad_i];
-                let mut __ad_d_t16: f64 = __ad_d_t18
-                    * ::autograd::__private::rules::add(0.0, 0.0, 0.0).1;
-                let mut __ad_d_t15: f64 = __ad_d_t16
-                    * ::autograd::__private::rules::mul(0.05, 0.0, 0.0).1;
-                let __ad_p_t15 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
-                let mut __ad_d_t13: f64 = __ad_d_t15 * __ad_p_t15.0;
-                let mut __ad_d_t14: f64 = __ad_d_t15 * __ad_p_t15.1;
-                __ad_d_k2[i__2] += __ad_d_t14;
-                __ad_d_k1[i__2] += __ad_d_t13;
+            __ad_d_y[0] += __ad_d_t15;
+            if let (Some(__ad_row_d_k1), Some(__ad_row_d_k2)) = (
+                ::autograd::__private::row_mut(&mut __ad_d_k1[..], 0usize, y.len()),
+                ::autograd::__private::row_mut(&mut __ad_d_k2[..], 0usize, y.len()),
+            ) {
+                for i__1 in 0..y.len() {
+                    let __ad_i: usize = i__1;
+                    let mut __ad_d_t14: f64 = __ad_d_y[__ad_i];
+                    let mut __ad_d_t12: f64 = __ad_d_t14
+                        * ::autograd::__private::rules::add(0.0, 0.0, 0.0).1;
+                    let mut __ad_d_t11: f64 = __ad_d_t12
+                        * ::autograd::__private::rules::mul(0.05, 0.0, 0.0).1;
+                    let __ad_p_t11 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
+                    let mut __ad_d_t9: f64 = __ad_d_t11 * __ad_p_t11.0;
+                    let mut __ad_d_t10: f64 = __ad_d_t11 * __ad_p_t11.1;
+                    __ad_row_d_k2[i__1] += __ad_d_t10;
+                    __ad_row_d_k1[i__1] += __ad_d_t9;
+                }
+            } else {
+                for i__1 in 0..y.len() {
+                    let __ad_i: usize = i__1;
+                    let mut __ad_d_t14: f64 = __ad_d_y[__ad_i];
+                    let mut __ad_d_t12: f64 = __ad_d_t14
+                        * ::autograd::__private::rules::add(0.0, 0.0, 0.0).1;
+                    let mut __ad_d_t11: f64 = __ad_d_t12
+                        * ::autograd::__private::rules::mul(0.05, 0.0, 0.0).1;
+                    let __ad_p_t11 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
+                    let mut __ad_d_t9: f64 = __ad_d_t11 * __ad_p_t11.0;
+                    let mut __ad_d_t10: f64 = __ad_d_t11 * __ad_p_t11.1;
+                    __ad_d_k2[i__1] += __ad_d_t10;
+                    __ad_d_k1[i__1] += __ad_d_t9;
+                }
             }
             let mut __ad_as_called_1 = ::autograd::__private::take_zeros(
                 &mut __ad_pool_as_called_1,
@@ -404,30 +472,18 @@ fn heun_fit_adjoint(
                 &mut __ad_pool_as_called_1,
                 __ad_as_called_1,
             );
-            let __ad_i_1: usize = 1;
-            let mut __ad_d_t11: f64 = __ad_d_ys[__ad_i_1];
-            __ad_d_ys[__ad_i_1] = 0.0;
-            let __ad_p_t11 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
-            let mut __ad_d_t8: f64 = __ad_d_t11 * __ad_p_t11.0;
-            let mut __ad_d_t10: f64 = __ad_d_t11 * __ad_p_t11.1;
-            let mut __ad_d_t9: f64 = __ad_d_t10
-                * ::autograd::__private::rules::mul(0.1, 0.0, 0.0).1;
-            __ad_d_k1[1] += __ad_d_t9;
-            ::std::sync::atomic::compiler_fence(::std::sync::atomic::Ordering::SeqCst);
-            __ad_d_y[1] += __ad_d_t8;
-            ::std::sync::atomic::compiler_fence(::std::sync::atomic::Ordering::SeqCst);
-            let __ad_i_2: usize = 0;
-            let mut __ad_d_t7: f64 = __ad_d_ys[__ad_i_2];
-            __ad_d_ys[__ad_i_2] = 0.0;
-            let __ad_p_t7 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
-            let mut __ad_d_t4: f64 = __ad_d_t7 * __ad_p_t7.0;
-            let mut __ad_d_t6: f64 = __ad_d_t7 * __ad_p_t7.1;
-            let mut __ad_d_t5: f64 = __ad_d_t6
-                * ::autograd::__private::rules::mul(0.1, 0.0, 0.0).1;
-            __ad_d_k1[0] += __ad_d_t5;
-            ::std::sync::atomic::compiler_fence(::std::sync::atomic::Ordering::SeqCst);
-            __ad_d_y[0] += __ad_d_t4;
-            ::std::sync::atomic::compiler_fence(::std::sync::atomic::Ordering::SeqCst);
+            for i in (0..y.len()).rev() {
+                let __ad_i_1: usize = i;
+                let mut __ad_d_t7: f64 = __ad_d_ys[__ad_i_1];
+                __ad_d_ys[__ad_i_1] = 0.0;
+                let __ad_p_t7 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
+                let mut __ad_d_t4: f64 = __ad_d_t7 * __ad_p_t7.0;
+                let mut __ad_d_t6: f64 = __ad_d_t7 * __ad_p_t7.1;
+                let mut __ad_d_t5: f64 = __ad_d_t6
+                    * ::autograd::__private::rules::mul(0.1, 0.0, 0.0).1;
+                __ad_d_k1[i] += __ad_d_t5;
+                __ad_d_y[i] += __ad_d_t4;
+            }
             let __ad_at_1 = __ad_args.len() - __ad_as_called.len();
             __ad_as_called[..].copy_from_slice(&__ad_args[__ad_at_1..__ad_args.len()]);
             ::autograd::__private::spare_back(

@@ -7,7 +7,7 @@ fn solve_fit(p: &[f64], y0: &[f64; 2], obs: &[f64], steps: usize) -> f64 {
         let e = [k[0] * k[1], y[1]];
         let k2 = rhs(&e, p);
         let k3 = rhs(&k, p);
-        for i in 0..2 {
+        for i in 0..y.len() {
             y[i] += 0.05 * k[i] * k2[i] + 0.01 * k3[i];
         }
         let d = y[0] - obs[s];
@@ -80,17 +80,36 @@ fn solve_fit_grad(
                 __ad_shapes_k2.push(::autograd::__private::shape_of(&k2));
                 let k3 = rhs(&k, p);
                 __ad_shapes_k3.push(::autograd::__private::shape_of(&k3));
-                for i in 0..2 {
-                    let __ad_t10 = k[i];
-                    let __ad_t11 = 0.05 * __ad_t10;
-                    let __ad_t12 = k2[i];
-                    let __ad_t13 = __ad_t11 * __ad_t12;
-                    let __ad_t14 = k3[i];
-                    let __ad_t15 = 0.01 * __ad_t14;
-                    let __ad_t16 = __ad_t13 + __ad_t15;
-                    let __ad_t17 = y[i];
-                    let __ad_t18 = __ad_t17 + __ad_t16;
-                    y[i] = __ad_t18;
+                if let (Some(__ad_row_k), Some(__ad_row_k2), Some(__ad_row_k3)) = (
+                    ::autograd::__private::row(&k[..], 0usize, y.len()),
+                    ::autograd::__private::row(&k2[..], 0usize, y.len()),
+                    ::autograd::__private::row(&k3[..], 0usize, y.len()),
+                ) {
+                    for i in 0..y.len() {
+                        let __ad_t10 = __ad_row_k[i];
+                        let __ad_t11 = 0.05 * __ad_t10;
+                        let __ad_t12 = __ad_row_k2[i];
+                        let __ad_t13 = __ad_t11 * __ad_t12;
+                        let __ad_t14 = __ad_row_k3[i];
+                        let __ad_t15 = 0.01 * __ad_t14;
+                        let __ad_t16 = __ad_t13 + __ad_t15;
+                        let __ad_t17 = y[i];
+                        let __ad_t18 = __ad_t17 + __ad_t16;
+                        y[i] = __ad_t18;
+                    }
+                } else {
+                    for i in 0..y.len() {
+                        let __ad_t10 = k[i];
+                        let __ad_t11 = 0.05 * __ad_t10;
+                        let __ad_t12 = k2[i];
+                        let __ad_t13 = __ad_t11 * __ad_t12;
+                        let __ad_t14 = k3[i];
+                        let __ad_t15 = 0.01 * __ad_t14;
+                        let __ad_t16 = __ad_t13 + __ad_t15;
+                        let __ad_t17 = y[i];
+                        let __ad_t18 = __ad_t17 + __ad_t16;
+                        y[i] = __ad_t18;
+                    }
                 }
                 let __ad_t19 = y[0];
                 let __ad_t19 = __ad_slots.push(__ad_t19);
@@ -155,31 +174,80 @@ fn solve_fit_grad(
                 ::std::sync::atomic::compiler_fence(
                     ::std::sync::atomic::Ordering::SeqCst,
                 );
-                for i in 0..2 {
-                    let __ad_t10 = k[i];
-                    let __ad_t11 = 0.05 * __ad_t10;
-                    let __ad_t12 = k2[i];
-                    let __ad_i: usize = i;
-                    let mut __ad_d_t18: f64 = __ad_d_y[__ad_i];
-                    let mut __ad_d_t16: f64 = __ad_d_t18
-                        * ::autograd::__private::rules::add(0.0, 0.0, 0.0).1;
-                    let __ad_p_t16 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
-                    let mut __ad_d_t13: f64 = __ad_d_t16 * __ad_p_t16.0;
-                    let mut __ad_d_t15: f64 = __ad_d_t16 * __ad_p_t16.1;
-                    let mut __ad_d_t14: f64 = __ad_d_t15
-                        * ::autograd::__private::rules::mul(0.01, 0.0, 0.0).1;
-                    __ad_d_k3[i] += __ad_d_t14;
-                    let __ad_p_t13 = ::autograd::__private::rules::mul(
-                        __ad_t11,
-                        __ad_t12,
-                        0.0,
-                    );
-                    let mut __ad_d_t11: f64 = __ad_d_t13 * __ad_p_t13.0;
-                    let mut __ad_d_t12: f64 = __ad_d_t13 * __ad_p_t13.1;
-                    __ad_d_k2[i] += __ad_d_t12;
-                    let mut __ad_d_t10: f64 = __ad_d_t11
-                        * ::autograd::__private::rules::mul(0.05, 0.0, 0.0).1;
-                    __ad_d_k[i] += __ad_d_t10;
+                if let (
+                    Some(__ad_row_d_k),
+                    Some(__ad_row_d_k2),
+                    Some(__ad_row_d_k3),
+                    Some(__ad_row_k_1),
+                    Some(__ad_row_k2_1),
+                ) = (
+                    ::autograd::__private::row_mut(&mut __ad_d_k[..], 0usize, y.len()),
+                    ::autograd::__private::row_mut(&mut __ad_d_k2[..], 0usize, y.len()),
+                    ::autograd::__private::row_mut(&mut __ad_d_k3[..], 0usize, y.len()),
+                    ::autograd::__private::row(&k[..], 0usize, y.len()),
+                    ::autograd::__private::row(&k2[..], 0usize, y.len()),
+                ) {
+                    for i in 0..y.len() {
+                        let __ad_t10 = __ad_row_k_1[i];
+                        let __ad_t11 = 0.05 * __ad_t10;
+                        let __ad_t12 = __ad_row_k2_1[i];
+                        let __ad_i: usize = i;
+                        let mut __ad_d_t18: f64 = __ad_d_y[__ad_i];
+                        let mut __ad_d_t16: f64 = __ad_d_t18
+                            * ::autograd::__private::rules::add(0.0, 0.0, 0.0).1;
+                        let __ad_p_t16 = ::autograd::__private::rules::add(
+                            0.0,
+                            0.0,
+                            0.0,
+                        );
+                        let mut __ad_d_t13: f64 = __ad_d_t16 * __ad_p_t16.0;
+                        let mut __ad_d_t15: f64 = __ad_d_t16 * __ad_p_t16.1;
+                        let mut __ad_d_t14: f64 = __ad_d_t15
+                            * ::autograd::__private::rules::mul(0.01, 0.0, 0.0).1;
+                        __ad_row_d_k3[i] += __ad_d_t14;
+                        let __ad_p_t13 = ::autograd::__private::rules::mul(
+                            __ad_t11,
+                            __ad_t12,
+                            0.0,
+                        );
+                        let mut __ad_d_t11: f64 = __ad_d_t13 * __ad_p_t13.0;
+                        let mut __ad_d_t12: f64 = __ad_d_t13 * __ad_p_t13.1;
+                        __ad_row_d_k2[i] += __ad_d_t12;
+                        let mut __ad_d_t10: f64 = __ad_d_t11
+                            * ::autograd::__private::rules::mul(0.05, 0.0, 0.0).1;
+                        __ad_row_d_k[i] += __ad_d_t10;
+                    }
+                } else {
+                    for i in 0..y.len() {
+                        let __ad_t10 = k[i];
+                        let __ad_t11 = 0.05 * __ad_t10;
+                        let __ad_t12 = k2[i];
+                        let __ad_i: usize = i;
+                        let mut __ad_d_t18: f64 = __ad_d_y[__ad_i];
+                        let mut __ad_d_t16: f64 = __ad_d_t18
+                            * ::autograd::__private::rules::add(0.0, 0.0, 0.0).1;
+                        let __ad_p_t16 = ::autograd::__private::rules::add(
+                            0.0,
+                            0.0,
+                            0.0,
+                        );
+                        let mut __ad_d_t13: f64 = __ad_d_t16 * __ad_p_t16.0;
+                        let mut __ad_d_t15: f64 = __ad_d_t16 * __ad_p_t16.1;
+                        let mut __ad_d_t14: f64 = __ad_d_t15
+                            * ::autograd::__private::rules::mul(0.01, 0.0, 0.0).1;
+                        __ad_d_k3[i] += __ad_d_t14;
+                        let __ad_p_t13 = ::autograd::__private::rules::mul(
+                            __ad_t11,
+                            __ad_t12,
+                            0.0,
+                        );
+                        let mut __ad_d_t11: f64 = __ad_d_t13 * __ad_p_t13.0;
+                        let mut __ad_d_t12: f64 = __ad_d_t13 * __ad_p_t13.1;
+                        __ad_d_k2[i] += __ad_d_t12;
+                        let mut __ad_d_t10: f64 = __ad_d_t11
+                            * ::autograd::__private::rules::mul(0.05, 0.0, 0.0).1;
+                        __ad_d_k[i] += __ad_d_t10;
+                    }
                 }
                 ::autograd::__private::spare_back(
                     rhs_adjoint(&k, p, &__ad_d_k3[..], &mut __ad_d_k, &mut *d_p),
@@ -298,17 +366,36 @@ fn solve_fit_adjoint(
             __ad_shapes_k2.push(::autograd::__private::shape_of(&k2));
             let k3 = rhs(&k, p);
             __ad_shapes_k3.push(::autograd::__private::shape_of(&k3));
-            for i in 0..2 {
-                let __ad_t10 = k[i];
-                let __ad_t11 = 0.05 * __ad_t10;
-                let __ad_t12 = k2[i];
-                let __ad_t13 = __ad_t11 * __ad_t12;
-                let __ad_t14 = k3[i];
-                let __ad_t15 = 0.01 * __ad_t14;
-                let __ad_t16 = __ad_t13 + __ad_t15;
-                let __ad_t17 = y[i];
-                let __ad_t18 = __ad_t17 + __ad_t16;
-                y[i] = __ad_t18;
+            if let (Some(__ad_row_k), Some(__ad_row_k2), Some(__ad_row_k3)) = (
+                ::autograd::__private::row(&k[..], 0usize, y.len()),
+                ::autograd::__private::row(&k2[..], 0usize, y.len()),
+                ::autograd::__private::row(&k3[..], 0usize, y.len()),
+            ) {
+                for i in 0..y.len() {
+                    let __ad_t10 = __ad_row_k[i];
+                    let __ad_t11 = 0.05 * __ad_t10;
+                    let __ad_t12 = __ad_row_k2[i];
+                    let __ad_t13 = __ad_t11 * __ad_t12;
+                    let __ad_t14 = __ad_row_k3[i];
+                    let __ad_t15 = 0.01 * __ad_t14;
+                    let __ad_t16 = __ad_t13 + __ad_t15;
+                    let __ad_t17 = y[i];
+                    let __ad_t18 = __ad_t17 + __ad_t16;
+                    y[i] = __ad_t18;
+                }
+            } else {
+                for i in 0..y.len() {
+                    let __ad_t10 = k[i];
+                    let __ad_t11 = 0.05 * __ad_t10;
+                    let __ad_t12 = k2[i];
+                    let __ad_t13 = __ad_t11 * __ad_t12;
+                    let __ad_t14 = k3[i];
+                    let __ad_t15 = 0.01 * __ad_t14;
+                    let __ad_t16 = __ad_t13 + __ad_t15;
+                    let __ad_t17 = y[i];
+                    let __ad_t18 = __ad_t17 + __ad_t16;
+                    y[i] = __ad_t18;
+                }
             }
             let __ad_t19 = y[0];
             let __ad_t19 = __ad_slots.push(__ad_t19);
@@ -371,31 +458,72 @@ fn solve_fit_adjoint(
                 * ::autograd::__private::rules::sub(0.0, 0.0, 0.0).0;
             __ad_d_y[0] += __ad_d_t19;
             ::std::sync::atomic::compiler_fence(::std::sync::atomic::Ordering::SeqCst);
-            for i in 0..2 {
-                let __ad_t10 = k[i];
-                let __ad_t11 = 0.05 * __ad_t10;
-                let __ad_t12 = k2[i];
-                let __ad_i: usize = i;
-                let mut __ad_d_t18: f64 = __ad_d_y[__ad_i];
-                let mut __ad_d_t16: f64 = __ad_d_t18
-                    * ::autograd::__private::rules::add(0.0, 0.0, 0.0).1;
-                let __ad_p_t16 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
-                let mut __ad_d_t13: f64 = __ad_d_t16 * __ad_p_t16.0;
-                let mut __ad_d_t15: f64 = __ad_d_t16 * __ad_p_t16.1;
-                let mut __ad_d_t14: f64 = __ad_d_t15
-                    * ::autograd::__private::rules::mul(0.01, 0.0, 0.0).1;
-                __ad_d_k3[i] += __ad_d_t14;
-                let __ad_p_t13 = ::autograd::__private::rules::mul(
-                    __ad_t11,
-                    __ad_t12,
-                    0.0,
-                );
-                let mut __ad_d_t11: f64 = __ad_d_t13 * __ad_p_t13.0;
-                let mut __ad_d_t12: f64 = __ad_d_t13 * __ad_p_t13.1;
-                __ad_d_k2[i] += __ad_d_t12;
-                let mut __ad_d_t10: f64 = __ad_d_t11
-                    * ::autograd::__private::rules::mul(0.05, 0.0, 0.0).1;
-                __ad_d_k[i] += __ad_d_t10;
+            if let (
+                Some(__ad_row_d_k),
+                Some(__ad_row_d_k2),
+                Some(__ad_row_d_k3),
+                Some(__ad_row_k_1),
+                Some(__ad_row_k2_1),
+            ) = (
+                ::autograd::__private::row_mut(&mut __ad_d_k[..], 0usize, y.len()),
+                ::autograd::__private::row_mut(&mut __ad_d_k2[..], 0usize, y.len()),
+                ::autograd::__private::row_mut(&mut __ad_d_k3[..], 0usize, y.len()),
+                ::autograd::__private::row(&k[..], 0usize, y.len()),
+                ::autograd::__private::row(&k2[..], 0usize, y.len()),
+            ) {
+                for i in 0..y.len() {
+                    let __ad_t10 = __ad_row_k_1[i];
+                    let __ad_t11 = 0.05 * __ad_t10;
+                    let __ad_t12 = __ad_row_k2_1[i];
+                    let __ad_i: usize = i;
+                    let mut __ad_d_t18: f64 = __ad_d_y[__ad_i];
+                    let mut __ad_d_t16: f64 = __ad_d_t18
+                        * ::autograd::__private::rules::add(0.0, 0.0, 0.0).1;
+                    let __ad_p_t16 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
+                    let mut __ad_d_t13: f64 = __ad_d_t16 * __ad_p_t16.0;
+                    let mut __ad_d_t15: f64 = __ad_d_t16 * __ad_p_t16.1;
+                    let mut __ad_d_t14: f64 = __ad_d_t15
+                        * ::autograd::__private::rules::mul(0.01, 0.0, 0.0).1;
+                    __ad_row_d_k3[i] += __ad_d_t14;
+                    let __ad_p_t13 = ::autograd::__private::rules::mul(
+                        __ad_t11,
+                        __ad_t12,
+                        0.0,
+                    );
+                    let mut __ad_d_t11: f64 = __ad_d_t13 * __ad_p_t13.0;
+                    let mut __ad_d_t12: f64 = __ad_d_t13 * __ad_p_t13.1;
+                    __ad_row_d_k2[i] += __ad_d_t12;
+                    let mut __ad_d_t10: f64 = __ad_d_t11
+                        * ::autograd::__private::rules::mul(0.05, 0.0, 0.0).1;
+                    __ad_row_d_k[i] += __ad_d_t10;
+                }
+            } else {
+                for i in 0..y.len() {
+                    let __ad_t10 = k[i];
+                    let __ad_t11 = 0.05 * __ad_t10;
+                    let __ad_t12 = k2[i];
+                    let __ad_i: usize = i;
+                    let mut __ad_d_t18: f64 = __ad_d_y[__ad_i];
+                    let mut __ad_d_t16: f64 = __ad_d_t18
+                        * ::autograd::__private::rules::add(0.0, 0.0, 0.0).1;
+                    let __ad_p_t16 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
+                    let mut __ad_d_t13: f64 = __ad_d_t16 * __ad_p_t16.0;
+                    let mut __ad_d_t15: f64 = __ad_d_t16 * __ad_p_t16.1;
+                    let mut __ad_d_t14: f64 = __ad_d_t15
+                        * ::autograd::__private::rules::mul(0.01, 0.0, 0.0).1;
+                    __ad_d_k3[i] += __ad_d_t14;
+                    let __ad_p_t13 = ::autograd::__private::rules::mul(
+                        __ad_t11,
+                        __ad_t12,
+                        0.0,
+                    );
+                    let mut __ad_d_t11: f64 = __ad_d_t13 * __ad_p_t13.0;
+                    let mut __ad_d_t12: f64 = __ad_d_t13 * __ad_p_t13.1;
+                    __ad_d_k2[i] += __ad_d_t12;
+                    let mut __ad_d_t10: f64 = __ad_d_t11
+                        * ::autograd::__private::rules::mul(0.05, 0.0, 0.0).1;
+                    __ad_d_k[i] += __ad_d_t10;
+                }
             }
             ::autograd::__private::spare_back(
                 rhs_adjoint(&k, p, &__ad_d_k3[..], &mut __ad_d_k, &mut *d_p),

@@ -1,18 +1,19 @@
 #[allow(dead_code)]
 fn settled(f: &[f64; 4], steps: usize) -> f64 {
+    let m = 2;
     let mut p = [1.0, 0.0, 0.0, 1.0];
     let mut total = 0.0;
     for _ in 0..steps {
         let mut pp = [0.0; 4];
-        for i in 0..2 {
-            for j in 0..2 {
-                for k in 0..2 {
+        for i in 0..m {
+            for j in 0..m {
+                for k in 0..m {
                     pp[i * 2 + j] += f[i * 2 + k] * p[k * 2 + j] * pp[i * 2 + j].cos();
                 }
             }
         }
-        for i in 0..2 {
-            for j in 0..2 {
+        for i in 0..m {
+            for j in 0..m {
                 p[i * 2 + j] = 0.5 * pp[i * 2 + j] * pp[j * 2 + i];
             }
         }
@@ -50,6 +51,7 @@ fn settled_grad(f: &[f64; 4], steps: usize) -> (f64, [f64; 4]) {
         let mut __ad_undo_p = __ad_guard.record(0);
         let mut __ad_record = __ad_guard.record(1);
         let mut __ad_args = __ad_guard.record(2);
+        let m = 2;
         let mut p: [f64; 4] = [1.0, 0.0, 0.0, 1.0];
         let total: f64 = 0.0;
         let mut __ad_cell_total_1 = total;
@@ -57,12 +59,12 @@ fn settled_grad(f: &[f64; 4], steps: usize) -> (f64, [f64; 4]) {
             let total__1 = __ad_cell_total_1;
             let mut pp: [f64; 4] = [0.0; 4];
             __ad_shapes_pp.push(::autograd::__private::shape_of(&pp));
-            for i in 0..2 {
-                for j in 0..2 {
+            for i in 0..m {
+                for j in 0..m {
                     {
                         let mut __ad_slots = __ad_record
-                            .slots(::autograd::__private::room(&(0..2), 2usize));
-                        for k in 0..2 {
+                            .slots(::autograd::__private::room(&(0..m), 2usize));
+                        for k in 0..m {
                             let __ad_t2 = f[i * 2 + k];
                             let __ad_t3 = p[k * 2 + j];
                             let __ad_t4 = __ad_t2 * __ad_t3;
@@ -78,11 +80,11 @@ fn settled_grad(f: &[f64; 4], steps: usize) -> (f64, [f64; 4]) {
                     }
                 }
             }
-            for i__1 in 0..2 {
+            for i__1 in 0..m {
                 {
                     let mut __ad_slots_1 = __ad_undo_p
-                        .slots(::autograd::__private::room(&(0..2), 1usize));
-                    for j__1 in 0..2 {
+                        .slots(::autograd::__private::room(&(0..m), 1usize));
+                    for j__1 in 0..m {
                         let __ad_t10 = pp[i__1 * 2 + j__1];
                         let __ad_t11 = 0.5 * __ad_t10;
                         let __ad_t12 = pp[j__1 * 2 + i__1];
@@ -130,10 +132,10 @@ fn settled_grad(f: &[f64; 4], steps: usize) -> (f64, [f64; 4]) {
             ::std::sync::atomic::compiler_fence(::std::sync::atomic::Ordering::SeqCst);
             __ad_d_pp[0] += __ad_d_t14;
             ::std::sync::atomic::compiler_fence(::std::sync::atomic::Ordering::SeqCst);
-            for i__1 in (0..2).rev() {
+            for i__1 in (0..m).rev() {
                 {
                     let mut __ad_taken = __ad_undo_p.taken();
-                    for j__1 in (0..2).rev() {
+                    for j__1 in (0..m).rev() {
                         let __ad_t10 = pp[i__1 * 2 + j__1];
                         let __ad_t11 = 0.5 * __ad_t10;
                         let __ad_t12 = pp[j__1 * 2 + i__1];
@@ -161,11 +163,11 @@ fn settled_grad(f: &[f64; 4], steps: usize) -> (f64, [f64; 4]) {
                     }
                 }
             }
-            for i in (0..2).rev() {
-                for j in (0..2).rev() {
+            for i in (0..m).rev() {
+                for j in (0..m).rev() {
                     {
                         let mut __ad_taken_1 = __ad_record.taken();
-                        for k in (0..2).rev() {
+                        for k in (0..m).rev() {
                             let [__ad_t5, __ad_t6]: [f64; 2] = __ad_taken_1.pop_n();
                             let __ad_t2 = f[i * 2 + k];
                             let __ad_t3 = p[k * 2 + j];
@@ -239,6 +241,7 @@ fn settled_adjoint(f: &[f64; 4], steps: usize, d_out: f64, d_f: &mut [f64; 4]) -
     let mut __ad_undo_p = __ad_guard.record(0);
     let mut __ad_record = __ad_guard.record(1);
     let mut __ad_args = __ad_guard.record(2);
+    let m = 2;
     let mut p: [f64; 4] = [1.0, 0.0, 0.0, 1.0];
     let total: f64 = 0.0;
     let mut __ad_cell_total_1 = total;
@@ -246,12 +249,12 @@ fn settled_adjoint(f: &[f64; 4], steps: usize, d_out: f64, d_f: &mut [f64; 4]) -
         let total__1 = __ad_cell_total_1;
         let mut pp: [f64; 4] = [0.0; 4];
         __ad_shapes_pp.push(::autograd::__private::shape_of(&pp));
-        for i in 0..2 {
-            for j in 0..2 {
+        for i in 0..m {
+            for j in 0..m {
                 {
                     let mut __ad_slots = __ad_record
-                        .slots(::autograd::__private::room(&(0..2), 2usize));
-                    for k in 0..2 {
+                        .slots(::autograd::__private::room(&(0..m), 2usize));
+                    for k in 0..m {
                         let __ad_t2 = f[i * 2 + k];
                         let __ad_t3 = p[k * 2 + j];
                         let __ad_t4 = __ad_t2 * __ad_t3;
@@ -267,11 +270,11 @@ fn settled_adjoint(f: &[f64; 4], steps: usize, d_out: f64, d_f: &mut [f64; 4]) -
                 }
             }
         }
-        for i__1 in 0..2 {
+        for i__1 in 0..m {
             {
                 let mut __ad_slots_1 = __ad_undo_p
-                    .slots(::autograd::__private::room(&(0..2), 1usize));
-                for j__1 in 0..2 {
+                    .slots(::autograd::__private::room(&(0..m), 1usize));
+                for j__1 in 0..m {
                     let __ad_t10 = pp[i__1 * 2 + j__1];
                     let __ad_t11 = 0.5 * __ad_t10;
                     let __ad_t12 = pp[j__1 * 2 + i__1];
@@ -319,10 +322,10 @@ fn settled_adjoint(f: &[f64; 4], steps: usize, d_out: f64, d_f: &mut [f64; 4]) -
         ::std::sync::atomic::compiler_fence(::std::sync::atomic::Ordering::SeqCst);
         __ad_d_pp[0] += __ad_d_t14;
         ::std::sync::atomic::compiler_fence(::std::sync::atomic::Ordering::SeqCst);
-        for i__1 in (0..2).rev() {
+        for i__1 in (0..m).rev() {
             {
                 let mut __ad_taken = __ad_undo_p.taken();
-                for j__1 in (0..2).rev() {
+                for j__1 in (0..m).rev() {
                     let __ad_t10 = pp[i__1 * 2 + j__1];
                     let __ad_t11 = 0.5 * __ad_t10;
                     let __ad_t12 = pp[j__1 * 2 + i__1];
@@ -350,11 +353,11 @@ fn settled_adjoint(f: &[f64; 4], steps: usize, d_out: f64, d_f: &mut [f64; 4]) -
                 }
             }
         }
-        for i in (0..2).rev() {
-            for j in (0..2).rev() {
+        for i in (0..m).rev() {
+            for j in (0..m).rev() {
                 {
                     let mut __ad_taken_1 = __ad_record.taken();
-                    for k in (0..2).rev() {
+                    for k in (0..m).rev() {
                         let [__ad_t5, __ad_t6]: [f64; 2] = __ad_taken_1.pop_n();
                         let __ad_t2 = f[i * 2 + k];
                         let __ad_t3 = p[k * 2 + j];
