@@ -302,7 +302,12 @@ fn first_visits(x: &[f64]) -> f64 {
 
 #[test]
 fn flags_at_literal_indices_are_values() {
-    check_gradient_and_adjoint(first_visits, first_visits_grad, first_visits_adjoint, &POINTS);
+    check_gradient_and_adjoint(
+        first_visits,
+        first_visits_grad,
+        first_visits_adjoint,
+        &POINTS,
+    );
     let x = POINTS[0];
     let (_, g) = first_visits_grad(&x);
     for k in 0..3 {
