@@ -269,7 +269,11 @@ impl Buffer {
             Expr::Loop(l) => &l.body,
             _ => return None,
         };
-        if self.growable && !passed_to_a_call(body, &self.name) {
+        // (a `vec!` moves in for the loop to be fused, which a store into an
+        // array from outside it forbids: a recurrent state, `s[h + i] = ..`)
+        if self.growable
+            && (!passed_to_a_call(body, &self.name) || stores_outside(body, &self.name))
+        {
             return None;
         }
         if !self.place(expr) {
@@ -444,6 +448,48 @@ fn passed_to_a_call(body: &syn::Block, name: &str) -> bool {
     let mut finder = Finder(name, false);
     finder.visit_block(body);
     finder.1
+}
+
+/// Whether `body` stores into an element of an array other than `name`
+/// that it does not declare itself (`s[h + i] = ..`, `a[k] += ..`).
+fn stores_outside(body: &syn::Block, name: &str) -> bool {
+    struct Finder<'n> {
+        name: &'n str,
+        declared: Vec<String>,
+        found: bool,
+    }
+    impl<'a> Visit<'a> for Finder<'_> {
+        fn visit_local(&mut self, local: &'a syn::Local) {
+            self.declared.extend(pattern_names(&local.pat));
+            syn::visit::visit_local(self, local);
+        }
+        fn visit_expr(&mut self, expr: &'a Expr) {
+            let place = match expr {
+                Expr::Assign(a) => Some(&*a.left),
+                Expr::Binary(b) if super::syntax::is_compound(&b.op) => Some(&*b.left),
+                _ => None,
+            };
+            if let Some(Expr::Index(index)) = place.map(strip_parens) {
+                let mut index = index;
+                while let Expr::Index(inner) = strip_parens(&index.expr) {
+                    index = inner;
+                }
+                let base = match strip_parens(&index.expr) {
+                    Expr::Path(p) => p.path.get_ident().map(|i| i.to_string()),
+                    _ => None,
+                };
+                self.found |= !base.is_some_and(|b| b == self.name || self.declared.contains(&b));
+            }
+            syn::visit::visit_expr(self, expr);
+        }
+    }
+    let mut finder = Finder {
+        name,
+        declared: Vec::new(),
+        found: false,
+    };
+    finder.visit_block(body);
+    finder.found
 }
 
 /// `b.len()`.
@@ -707,6 +753,16 @@ mod tests {
             after.starts_with("let mut z = vec ! [0.0 ; k] ; for i in 0 .. n {"),
             "{after}"
         );
+        // a `vec!` given to a call, in a loop that stores into a state from
+        // outside it (which no fusion could take): stays
+        unchanged(quote! {
+            let mut y = vec![0.0; k];
+            for t in 0..n {
+                for i in 0..k { y[i] = s[i] * w[t]; }
+                total += lse(&y);
+                for i in 0..k { s[i] = y[i].tanh(); }
+            }
+        });
         // an array given whole moves in
         let after = hoisted(quote! {
             let mut d = [0.0; 3];
