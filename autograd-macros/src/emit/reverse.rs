@@ -2851,6 +2851,60 @@ impl<'a> Body<'a> {
     }
 
     /// `var = callee(args)` in the function body or a fused loop's body
+    /// The slot a call's adjoint is given for array argument `array`
+    /// (`range` a subslice of it): the part of its adjoint, or, where the
+    /// call is given the array more than once (`shared`: two points of one
+    /// array), a zeroed scratch of the part's type, made `before` the call
+    /// and added into the part `after` it.
+    fn array_slot(
+        &mut self,
+        array: VarId,
+        range: Option<&crate::ir::Const>,
+        shared: bool,
+    ) -> ArraySlot {
+        let buffer = self.array_adjoint(array);
+        let is_param = self.is_param(array);
+        let part = match range {
+            Some(range) => {
+                let range = &range.tokens;
+                quote!(#buffer[#range])
+            }
+            None => quote!(#buffer[..]),
+        };
+        if !shared {
+            let slot = match (range, is_param) {
+                (Some(_), _) => quote!(&mut #part),
+                (None, true) => quote!(&mut *#buffer),
+                (None, false) => quote!(&mut #buffer),
+            };
+            return ArraySlot {
+                slot,
+                before: None,
+                after: None,
+            };
+        }
+        let scratch = self.names.fresh("__ad_slot");
+        let (d, v) = (self.names.fresh("__ad_d"), self.names.fresh("__ad_v"));
+        // Of the adjoint's own type where it is a whole array (the callee
+        // may take `&mut [f64; N]`).
+        let like = match (range, is_param) {
+            (Some(_), _) => quote!(&#part),
+            (None, true) => quote!(&*#buffer),
+            (None, false) => quote!(&#buffer),
+        };
+        ArraySlot {
+            slot: quote!(&mut #scratch),
+            before: Some(quote! {
+                let mut #scratch = ::autograd::__private::scratch_like(#like);
+            }),
+            after: Some(quote! {
+                for (#d, #v) in #part.iter_mut().zip(#scratch.iter()) {
+                    *#d += *#v;
+                }
+            }),
+        }
+    }
+
     /// where the adjoint of `var` is known before the call (`early_calls`):
     /// the callee's adjoint with that adjoint as `d_out`, which gives the
     /// value and adds the partials into the arguments' adjoints at once;
@@ -2900,43 +2954,10 @@ impl<'a> Body<'a> {
                     if !self.is_param(*array) && self.declared.insert(*array) {
                         out.push(self.declare_array_adjoint(*array));
                     }
-                    let buffer = self.array_adjoint(*array);
-                    let part = match range {
-                        Some(range) => {
-                            let range = &range.tokens;
-                            quote!(#buffer[#range])
-                        }
-                        None => quote!(#buffer[..]),
-                    };
-                    if given(*array) > 1 {
-                        // given twice: a zeroed slot of the part's length,
-                        // added into the part after the call (`reverse_call`
-                        // does the same)
-                        let scratch = self.names.fresh("__ad_slot");
-                        let (d, v) = (self.names.fresh("__ad_d"), self.names.fresh("__ad_v"));
-                        // (of the adjoint's own type where it is a whole
-                        // array: the callee may take `&mut [f64; N]`)
-                        let like = match (range, self.is_param(*array)) {
-                            (Some(_), _) => quote!(&#part),
-                            (None, true) => quote!(&*#buffer),
-                            (None, false) => quote!(&#buffer),
-                        };
-                        out.push(quote! {
-                            let mut #scratch = ::autograd::__private::scratch_like(#like);
-                        });
-                        merges.push(quote! {
-                            for (#d, #v) in #part.iter_mut().zip(#scratch.iter()) {
-                                *#d += *#v;
-                            }
-                        });
-                        Some(quote!(&mut #scratch))
-                    } else {
-                        Some(match (range, self.is_param(*array)) {
-                            (Some(_), _) => quote!(&mut #part),
-                            (None, true) => quote!(&mut *#buffer),
-                            (None, false) => quote!(&mut #buffer),
-                        })
-                    }
+                    let slot = self.array_slot(*array, range.as_ref(), given(*array) > 1);
+                    out.extend(slot.before);
+                    merges.extend(slot.after);
+                    Some(slot.slot)
                 }
                 _ => None,
             });
@@ -3074,41 +3095,10 @@ impl<'a> Body<'a> {
                     slots.push(Some(self.array_adjoint(*array).to_token_stream()));
                 }
                 CallArg::Array { array, range, .. } if self.activity.needs_adjoint(*array) => {
-                    let buffer = self.array_adjoint(*array);
-                    let is_param = matches!(self.func.vars[*array].origin, Origin::Param { .. });
-                    let part = match range {
-                        Some(range) => {
-                            let range = &range.tokens;
-                            quote!(#buffer[#range])
-                        }
-                        None => quote!(#buffer[..]),
-                    };
-                    if shared(array) {
-                        let scratch = self.names.fresh("__ad_slot");
-                        let (d, v) = (self.names.fresh("__ad_d"), self.names.fresh("__ad_v"));
-                        // Of the adjoint's own type where it is a whole
-                        // array (the callee may take `&mut [f64; N]`).
-                        let like = match (range, is_param) {
-                            (Some(_), _) => quote!(&#part),
-                            (None, true) => quote!(&*#buffer),
-                            (None, false) => quote!(&#buffer),
-                        };
-                        before.push(quote! {
-                            let mut #scratch = ::autograd::__private::scratch_like(#like);
-                        });
-                        after.push(quote! {
-                            for (#d, #v) in #part.iter_mut().zip(#scratch.iter()) {
-                                *#d += *#v;
-                            }
-                        });
-                        slots.push(Some(quote!(&mut #scratch)));
-                    } else {
-                        slots.push(Some(match (range, is_param) {
-                            (Some(_), _) => quote!(&mut #part),
-                            (None, true) => quote!(&mut *#buffer),
-                            (None, false) => quote!(&mut #buffer),
-                        }));
-                    }
+                    let slot = self.array_slot(*array, range.as_ref(), shared(array));
+                    before.extend(slot.before);
+                    after.extend(slot.after);
+                    slots.push(Some(slot.slot));
                 }
                 _ => slots.push(None),
             }
@@ -3516,6 +3506,14 @@ impl<'a> Body<'a> {
             }
         }
     }
+}
+
+/// An array argument's slot in a call's adjoint (`Body::array_slot`), with
+/// what makes it before the call and adds it in after, for a scratch slot.
+struct ArraySlot {
+    slot: TokenStream,
+    before: Option<TokenStream>,
+    after: Option<TokenStream>,
 }
 
 /// The adjoint a call's result has before the call runs
