@@ -1893,7 +1893,7 @@ impl Gen {
             iter: range(len),
             body: Block {
                 stmts: vec![Stmt::Assign {
-                    place: Place::Elem(name.clone(), IntExpr::Var(j)),
+                    place: Place::Elem(name.clone(), IntExpr::Var(j.clone())),
                     op: AssignOp::Set,
                     value,
                 }],
@@ -1924,7 +1924,8 @@ impl Gen {
                 matches!(s, Stmt::Let { name, .. } | Stmt::LetBuf { name, .. } | Stmt::LetInt { name, .. } | Stmt::LetCounter { name } if name == acc)
             })
         };
-        let acc = acc.filter(|a| !shadowed(a));
+        // (nor the loop's index: `for t0 in ..` hides a float `t0`)
+        let acc = acc.filter(|a| !shadowed(a) && *a != i && *a != j);
         stmts.extend(rest.stmts);
         if let Some(acc) = acc {
             let k = self.rng.gen_range(0..len);
