@@ -314,3 +314,50 @@ fn flags_at_literal_indices_are_values() {
         assert_eq!(g[k], 2.0 * x[k] + 2.0);
     }
 }
+
+/// Time steps that swap their grids (`std::mem::swap`, `(cur, next) =
+/// (next, cur)`): the elements swapped in one loop.
+#[differentiable]
+fn swapped_steps(x: &[f64]) -> f64 {
+    let n = x.len();
+    let mut cur = x.to_vec();
+    let mut next = vec![0.0; n];
+    for _ in 0..3 {
+        for i in 1..n - 1 {
+            next[i] = cur[i] + 0.2 * (cur[i - 1] + cur[i + 1] - 2.0 * cur[i]) * cur[i].cos();
+        }
+        std::mem::swap(&mut cur, &mut next);
+    }
+    let mut s = 0.0;
+    for i in 0..n {
+        s += cur[i] * cur[i] + next[i];
+    }
+    s
+}
+
+#[test]
+fn swapped_grids_are_swapped_element_by_element() {
+    check_gradient_and_adjoint(
+        swapped_steps,
+        swapped_steps_grad,
+        swapped_steps_adjoint,
+        &POINTS,
+    );
+}
+
+/// Buffers of different lengths swapped: the function swaps them, its
+/// derivative cannot (element by element) and says so.
+#[differentiable]
+fn swapped_unequal(x: &[f64]) -> f64 {
+    let mut a = x.to_vec();
+    let mut b = vec![0.0; 1];
+    std::mem::swap(&mut a, &mut b);
+    b[0] * a[0]
+}
+
+#[test]
+#[should_panic(expected = "swaps `a` and `b` element by element: the lengths must be equal")]
+fn buffers_of_different_lengths_are_not_swapped_silently() {
+    assert_eq!(swapped_unequal(&[2.0, 3.0]), 0.0);
+    let _ = swapped_unequal_grad(&[2.0, 3.0]);
+}
