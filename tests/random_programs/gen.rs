@@ -1919,22 +1919,20 @@ impl Gen {
             stmts.push(decl.clone());
         }
         stmts.push(fill);
-        let shadowed = |acc: &String| {
-            (rest.stmts.iter()).any(|s| {
-                matches!(s, Stmt::Let { name, .. } | Stmt::LetBuf { name, .. } | Stmt::LetInt { name, .. } | Stmt::LetCounter { name } if name == acc)
-            })
-        };
-        // (nor the loop's index: `for t0 in ..` hides a float `t0`)
-        let acc = acc.filter(|a| !shadowed(a) && *a != i && *a != j);
-        stmts.extend(rest.stmts);
+        // read right after the fill, before the body's statements, which
+        // may bind the buffer's or the accumulator's name again (#20 of
+        // 1128845); not a loop index (`for t0 in ..` hides a float `t0`,
+        // #420 of 1128839)
+        let acc = acc.filter(|a| *a != i && *a != j);
+        let k = self.rng.gen_range(0..len);
         if let Some(acc) = acc {
-            let k = self.rng.gen_range(0..len);
             stmts.push(Stmt::Assign {
                 place: Place::Local(acc),
                 op: AssignOp::Add,
                 value: Expr::Elem(name.clone(), IntExpr::Lit(k)),
             });
         }
+        stmts.extend(rest.stmts);
         let looped = Stmt::For {
             pat: ForPat::Index(i),
             iter: range(trips),
