@@ -23,6 +23,13 @@ pub struct Func {
     /// cells and temporaries.
     pub vars: Vec<Var>,
     pub body: Block,
+    /// The loops that swap two float arrays element by element (`(a, b) =
+    /// (b, a)`, `std::mem::swap(&mut a, &mut b)`, lowered by
+    /// `Lowerer::swapped_arrays`), by loop id, with the two arrays. Every
+    /// analysis sees the loop of loads and stores it is; the emitter may run
+    /// it as an exchange of the two buffers instead (`emit/reverse.rs`,
+    /// `Emitter::swapped_buffers`), which every access by name sees alike.
+    pub swaps: std::collections::HashMap<usize, (VarId, VarId)>,
 }
 
 /// What a variable holds.
@@ -68,6 +75,14 @@ pub struct Var {
     /// as the `Vec` under its owner's name ([`crate::names::Role::Owner`])
     /// and `let q = &mut owner[..];`.
     pub view: bool,
+}
+
+impl Func {
+    /// Whether a loop of [`Func::swaps`] swaps `array` (its slice view is
+    /// then `let mut`, for the exchange).
+    pub fn swapped(&self, array: VarId) -> bool {
+        self.swaps.values().any(|&(a, b)| a == array || b == array)
+    }
 }
 
 impl Var {

@@ -94,7 +94,11 @@ const CONSTS: &[&str] = &[
 /// helper returns, any of them in an `if`; and the time-stepping shape
 /// carrying a state through them, `nests.rs`: the nests of before them,
 /// program for program); `vector-helpers` (just the vector-valued helper,
-/// `fn hv(y: &[f64; 2], p: &[f64]) -> [f64; 2]`, and its calls).
+/// `fn hv(y: &[f64; 2], p: &[f64]) -> [f64; 2]`, and its calls);
+/// `scratch-buffers` (a buffer every iteration of a loop fills before
+/// reading it, declared before the loop or inside it); `ping-pong` (two
+/// local `Vec`s of one length a loop uses in turn, swapped after each
+/// step, `std::mem::swap(&mut a, &mut b)`).
 fn avoid(feature: &str) -> bool {
     static AVOID: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
     AVOID
@@ -1818,7 +1822,7 @@ impl Gen {
 
     fn idiom_stmt(&mut self, depth: usize) -> Option<Stmt> {
         let nested = depth < 2;
-        match self.rng.gen_range(0..19) {
+        match self.rng.gen_range(0..20) {
             0..=3 if nested && !avoid("iterators") => self.for_chain(depth),
             4 if !avoid("iterators") => self.iter_mut_stmt(),
             5..=6 if !avoid("destructuring") => self.destructure(),
@@ -1831,6 +1835,7 @@ impl Gen {
             15..=16 if !avoid("searches") => self.search_stmt(),
             17 if !avoid("swaps") && self.has_mutable_float() => self.swap_stmt(),
             18 if nested && !avoid("scratch-buffers") => self.scratch_loop(depth),
+            19 if nested && !avoid("ping-pong") => self.ping_pong(),
             _ if !avoid("matrices") && self.chance(0.5) => self.matrix_stmt(),
             _ => None,
         }
@@ -1947,6 +1952,128 @@ impl Gen {
             stmts: outer,
             tail: None,
         }))
+    }
+
+    /// Two local `Vec`s of one length that a time-stepping loop uses in
+    /// turn, swapped after each step as users write it: `for s in 0..T {
+    /// for j in 0..L { b[j] = c·a[j] + c'·a[(j + 1) % L] + e; }
+    /// std::mem::swap(&mut a, &mut b); }` (or `(a, b) = (b, a);`). Without
+    /// such a pair in scope, the second buffer, `let mut b = vec![0.0; L];`,
+    /// bound where the first is visible (in the function's body, a pair
+    /// the emitter may exchange whole, `Body::swapped_buffers`).
+    fn ping_pong(&mut self) -> Option<Stmt> {
+        let bufs: Vec<(String, usize)> = (self.visible().into_iter())
+            .filter(|b| !self.frozen.contains(&b.id))
+            .filter_map(|b| match b.kind {
+                Kind::Buf {
+                    len,
+                    writable: true,
+                    class: BufClass::LocalVec,
+                    inactive: false,
+                } => Some((b.name, len)),
+                _ => None,
+            })
+            .collect();
+        let mut pairs = Vec::new();
+        for (k, (a, len)) in bufs.iter().enumerate() {
+            for (b, other) in &bufs[k + 1..] {
+                if len == other && a != b {
+                    pairs.push((a.clone(), b.clone(), *len));
+                }
+            }
+        }
+        if pairs.is_empty() {
+            if bufs.is_empty() {
+                return None;
+            }
+            let len = self.pick(&bufs).1;
+            let name = self.unshadowing_local().ok()?;
+            if bufs.iter().any(|(a, _)| *a == name) {
+                return None;
+            }
+            self.bind(
+                &name,
+                Kind::Buf {
+                    len,
+                    writable: true,
+                    class: BufClass::LocalVec,
+                    inactive: false,
+                },
+            );
+            return Some(Stmt::LetBuf {
+                name,
+                init: BufInit::VecZeros(IntExpr::Lit(len)),
+                annotate: self.chance(0.3),
+                mutable: true,
+            });
+        }
+        let (a, b, len) = self.pick(&pairs).clone();
+        let (s, j) = (self.fresh_local(), self.fresh_local());
+        if s == j || [&s, &j].iter().any(|n| **n == a || **n == b) {
+            return None;
+        }
+        let trips = self.rng.gen_range(1..=4);
+        let mark = self.env.len();
+        self.bind(
+            &s,
+            Kind::Int {
+                lo: 0,
+                hi: trips - 1,
+            },
+        );
+        self.bind(&j, Kind::Int { lo: 0, hi: len - 1 });
+        let e = self.expr(1);
+        self.env.truncate(mark);
+        let (c, c_next) = (
+            self.rng.gen_range(2..=8) as f64 / 10.0,
+            self.rng.gen_range(1..=3) as f64 / 10.0,
+        );
+        let at = |i: IntExpr| Expr::Elem(a.clone(), i);
+        let next = IntExpr::Rem(
+            Box::new(IntExpr::Add(
+                Box::new(IntExpr::Var(j.clone())),
+                Box::new(IntExpr::Lit(1)),
+            )),
+            Box::new(IntExpr::Lit(len)),
+        );
+        let mul =
+            |k: f64, x: Expr| Expr::Bin(BinOp::Mul, Box::new(Expr::Lit(k, false)), Box::new(x));
+        let value = Expr::Bin(
+            BinOp::Add,
+            Box::new(Expr::Bin(
+                BinOp::Sub,
+                Box::new(mul(c, at(IntExpr::Var(j.clone())))),
+                Box::new(mul(c_next, at(next))),
+            )),
+            Box::new(e),
+        );
+        let range = |hi| ForIter::Range {
+            lo: IntExpr::Lit(0),
+            hi: IntExpr::Lit(hi),
+            inclusive: false,
+            rev: false,
+        };
+        let fill = Stmt::For {
+            pat: ForPat::Index(j.clone()),
+            iter: range(len),
+            body: Block {
+                stmts: vec![Stmt::Assign {
+                    place: Place::Elem(b.clone(), IntExpr::Var(j)),
+                    op: AssignOp::Set,
+                    value,
+                }],
+                tail: None,
+            },
+        };
+        let mem = self.chance(0.7);
+        Some(Stmt::For {
+            pat: ForPat::Index(s),
+            iter: range(trips),
+            body: Block {
+                stmts: vec![fill, Stmt::Swap { a, b, mem }],
+                tail: None,
+            },
+        })
     }
 
     /// A visible mutable float local that no loop has frozen.

@@ -126,7 +126,8 @@ pub fn let_binding(
     match init {
         Some(init) if func.vars[var].view && !second => {
             let owner = names.derived(Role::Owner, var, ident);
-            quote!(let mut #owner #ty #init; let #ident = &mut #owner[..];)
+            let swapped = func.swapped(var).then(|| quote!(mut));
+            quote!(let mut #owner #ty #init; let #swapped #ident = &mut #owner[..];)
         }
         init => quote!(let #mutability #ident #ty #init;),
     }

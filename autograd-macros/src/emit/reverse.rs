@@ -213,6 +213,53 @@ impl<'a> Body<'a> {
         self.second && self.activity.varied(var)
     }
 
+    /// The two buffers a loop of [`Func::swaps`] swaps element by element,
+    /// when it can run as an exchange of the buffers themselves
+    /// (`std::mem::swap(&mut a, &mut b)`, and of their adjoints in the
+    /// reverse sweep): a time step's `cur` and `next` swapped as the user
+    /// wrote it, for no pass over either (the element loop and its reverse
+    /// were two passes a step, a 2-D heat equation's ratio to its
+    /// hand-written gradient growing with the grid).
+    ///
+    /// Every access to an array goes through its name, and after either
+    /// swap each name holds what the other held: the contents seen through
+    /// `a` and `b` are the same at every point of both sweeps, so every
+    /// analysis, made on the element loop, holds of the exchange. What the
+    /// exchange also needs is what Rust checks of it: two buffers of one
+    /// type living as long as each other (both declared in the function's
+    /// body, both `Vec`s or both slices of one, `views.rs`, adjoints alike:
+    /// neither in a pool) and no copy of either saved by position (no undo
+    /// tape, span or record: their stores are plain assignments,
+    /// `Plan::plain_stores`).
+    fn swapped_buffers(&self, l: &crate::ir::Loop) -> Option<(VarId, VarId)> {
+        let &(a, b) = self.func.swaps.get(&l.id)?;
+        let plan = &self.plan;
+        let plain = |v: VarId| {
+            plan.plain_stores.contains(&v)
+                && !plan.undo.contains_key(&v)
+                && !self.spanned.contains(&v)
+                && !plan.recording.shapes.contains_key(&v)
+                && !plan.recording.pools.contains_key(&v)
+                && !self.fused_pools.contains_key(&v)
+        };
+        let in_body = |v: VarId| {
+            self.func
+                .body
+                .stmts
+                .iter()
+                .any(|s| matches!(s, Stmt::Let { var, .. } if *var == v))
+        };
+        let alike = self.func.vars[a].view == self.func.vars[b].view
+            && self.is_dual(a) == self.is_dual(b)
+            && self.activity.needs_adjoint(a) == self.activity.needs_adjoint(b);
+        let plain_loop = !plan.fused.contains_key(&l.id)
+            && !plan.recording.nests.contains_key(&l.id)
+            && !plan.exits.contains_key(&l.id)
+            && !plan.resets.contains_key(&l.id)
+            && plan.loop_tapes.get(&l.id).map_or(true, |t| t.is_empty());
+        (plain(a) && plain(b) && in_body(a) && in_body(b) && alike && plain_loop).then_some((a, b))
+    }
+
     /// `tokens`, which read `uses`, with every `Dual` scalar among them
     /// rebound to its value first (`{ let x = x.v; tokens }`): a value
     /// that does not depend on an active parameter though it reads one (a
@@ -600,7 +647,8 @@ impl<'a> Body<'a> {
         };
         if self.func.vars[var].view && !self.second {
             let owner = self.names.derived(Role::AdjointOwner, var, array);
-            quote!(let mut #owner = #zeros; let #adjoint = &mut #owner[..];)
+            let swapped = self.func.swapped(var).then(|| quote!(mut));
+            quote!(let mut #owner = #zeros; let #swapped #adjoint = &mut #owner[..];)
         } else {
             quote!(let mut #adjoint = #zeros;)
         }
@@ -836,6 +884,11 @@ impl<'a> Body<'a> {
                 }
                 // a replay that would compute only what nothing reads
                 Stmt::Loop(l) if mode.replay && self.replay_is_dead(l, block, mode) => {}
+                Stmt::Loop(l) if self.swapped_buffers(l).is_some() => {
+                    let (a, b) = self.swapped_buffers(l).expect("checked");
+                    let (a, b) = (self.ident(a), self.ident(b));
+                    out.push(quote!(::std::mem::swap(&mut #a, &mut #b);));
+                }
                 Stmt::Loop(l) => {
                     out.push(self.forward_loop(l, mode));
                     if mode.store {
@@ -2106,6 +2159,14 @@ impl<'a> Body<'a> {
                         out.push(quote! {
                             if #decision { #(#then_code)* } else { #(#else_code)* }
                         });
+                    }
+                }
+                // the adjoints exchanged as the buffers were
+                Stmt::Loop(l) if self.swapped_buffers(l).is_some() => {
+                    let (a, b) = self.swapped_buffers(l).expect("checked");
+                    if self.activity.needs_adjoint(a) {
+                        let (d_a, d_b) = (self.adjoint(a), self.adjoint(b));
+                        out.push(quote!(::std::mem::swap(&mut #d_a, &mut #d_b);));
                     }
                 }
                 // reversed inside its forward code (`fused_loop`)

@@ -117,6 +117,7 @@ fn lower_body(cx: &Ctxt, sig: &Signature, mut body: syn::Block, names: &Names) -
                 body: Block {
                     stmts: lowerer.stmts,
                 },
+                swaps: lowerer.swaps,
             };
             share::share_loads(&mut func);
             crate::views::mark(&mut func);
@@ -253,6 +254,9 @@ struct Lowerer<'a> {
     /// written (`lower/matrix.rs`): a nested block's matrix may be assigned
     /// to one of them whole.
     flat_matrices: HashMap<String, String>,
+    /// The loops that swap two float arrays (`swapped_arrays`), by id:
+    /// [`Func::swaps`].
+    swaps: HashMap<usize, (VarId, VarId)>,
     /// Changes in place (`in_place.rs`): the locals that may have them,
     /// the changes, and where in the function body each happens.
     in_place: in_place::InPlace,
@@ -294,6 +298,7 @@ impl<'a> Lowerer<'a> {
             filled_with: None,
             scrutinees: HashMap::new(),
             flat_matrices: HashMap::new(),
+            swaps: HashMap::new(),
             in_place: in_place::InPlace::default(),
         }
     }
@@ -623,6 +628,10 @@ impl<'a> Lowerer<'a> {
             }
         });
         self.lower_stmts(&block.stmts, None, &[]);
+        // (the block's loop: its last statement, the `assert!` before it)
+        if let Some(Stmt::Loop(l)) = self.stmts.last() {
+            self.swaps.insert(l.id, (a_id, b_id));
+        }
         true
     }
 
