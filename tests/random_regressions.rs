@@ -2449,3 +2449,31 @@ fn constants_a_map_returns_are_found_again() {
         assert_close(&all, &tape_gradient);
     }
 }
+
+/// Seed 1128847 #369, minimized: a closure typed `-> [f64; 2]` returning
+/// helper values of constants (no element known to be a float) is an array
+/// of floats by its type, usable whole (`t.to_vec()`); it was refused as
+/// "kept as separate values".
+#[differentiable]
+fn plus_two(x: f64) -> f64 {
+    2.0 + x
+}
+
+#[differentiable]
+fn closure_array_of_constants(b: f64) -> f64 {
+    let j = |_z: f64| -> [f64; 2] { [plus_two(-1.25), plus_two(3.0)] };
+    let t = j(b);
+    let k: Vec<f64> = t.to_vec();
+    let mut u = t;
+    u[0] *= b;
+    k[1] * b + t[0] + u[0]
+}
+
+#[test]
+fn a_closure_typed_to_return_floats_returns_an_array() {
+    for b in [0.5, -1.5, 2.0] {
+        let (value, d) = closure_array_of_constants_grad(b);
+        assert_eq!(value, 5.0 * b + 0.75 + 0.75 * b);
+        assert_eq!(d, 5.0 + 0.75);
+    }
+}

@@ -271,7 +271,17 @@ impl Lowerer<'_> {
         for (pat, value) in closure.inputs.iter().zip(values) {
             self.bind_pattern(pat, value, None);
         }
-        let result = self.lower_bound(&closure.body);
+        // `|z| -> [f64; 2] { [h(1.0), 2.0] }`: an array of floats by its
+        // type, though no element is known to be one (calls and constants
+        // only; refused where used whole, as its parts, until 2026-11-29)
+        let typed_floats = match float_array_tail(closure) {
+            Some(array) => self.array_constructor(array, true),
+            None => None,
+        };
+        let result = match typed_floats {
+            Some(init) => Bound::Value(Value::Array(self.new_array_temp(init, None))),
+            None => self.lower_bound(&closure.body),
+        };
         self.pop_scope();
         self.pop_scope();
         result
@@ -849,4 +859,29 @@ fn without_references(mut ty: &syn::Type) -> &syn::Type {
 /// Is `ty` a reference to an `f64` (`&f64`, `&&f64`)?
 fn float_reference(ty: &syn::Type) -> bool {
     matches!(ty, syn::Type::Reference(_)) && crate::signature::is_f64(without_references(ty))
+}
+
+/// The array literal a closure typed `-> [f64; N]` returns, when its body
+/// is that literal (`{ [a, b] }` or `[a, b]`).
+fn float_array_tail(closure: &syn::ExprClosure) -> Option<&Expr> {
+    let syn::ReturnType::Type(_, ty) = &closure.output else {
+        return None;
+    };
+    let syn::Type::Array(array) = &**ty else {
+        return None;
+    };
+    let syn::Type::Path(elem) = &*array.elem else {
+        return None;
+    };
+    if !elem.path.is_ident("f64") {
+        return None;
+    }
+    let body = match strip_parens(&closure.body) {
+        Expr::Block(block) if block.block.stmts.len() == 1 => match &block.block.stmts[0] {
+            syn::Stmt::Expr(tail, None) => strip_parens(tail),
+            _ => return None,
+        },
+        other => other,
+    };
+    matches!(body, Expr::Array(_)).then_some(body)
 }
