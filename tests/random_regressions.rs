@@ -2477,3 +2477,46 @@ fn a_closure_typed_to_return_floats_returns_an_array() {
         assert_eq!(d, 5.0 + 0.75);
     }
 }
+
+/// Seed 14 #26 (the in-suite batch once the generator wrote ping-pong
+/// buffers), minimized: a `find` after a `filter_map` after a `map`, the
+/// found value rebuilt after the loop from the index kept. The
+/// `filter_map`'s value reads the `map`'s, a local of the loop's body,
+/// which the rebuilt value named: E0425. Both are now replaced by what
+/// they stand for.
+#[differentiable]
+fn found_after_two_maps(a: [f64; 3]) -> f64 {
+    let v: f64 = a[0] * a[1];
+    let found = if let Some(t) = a
+        .iter()
+        .rev()
+        .map(|v| *v + a[2])
+        .filter_map(|t3| if t3 > 0.25 { Some(t3) } else { None })
+        .find(|&d| d >= -0.25)
+    {
+        std::f64::consts::E.hypot(t)
+    } else {
+        a[2]
+    };
+    found * v.cos()
+}
+
+fn found_after_two_maps_tape<'t>(_tape: &'t Tape, a: &[Var<'t>]) -> Var<'t> {
+    let v = a[0] * a[1];
+    let found = match a.iter().rev().map(|v| *v + a[2]).find(|t| t.value() > 0.25) {
+        Some(t) => t.hypot(std::f64::consts::E),
+        None => a[2],
+    };
+    found * v.cos()
+}
+
+#[test]
+fn a_value_found_after_two_maps_is_rebuilt_from_its_index() {
+    for x in [[0.3, -0.7, 1.2], [0.9, 0.1, -0.5], [-2.0, -1.0, -0.5]] {
+        let (value, gradient) = found_after_two_maps_grad(x);
+        let (tape_value, tape_gradient) = on_tape(found_after_two_maps_tape, &x);
+        assert_eq!(value, found_after_two_maps(x));
+        assert!((value - tape_value).abs() <= 1e-12 * (1.0 + value.abs()));
+        assert_close(&gradient, &tape_gradient);
+    }
+}

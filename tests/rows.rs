@@ -140,6 +140,112 @@ fn stencil_plain(u0: &[f64]) -> f64 {
 twins!(a_stencil_reads_rows_at_offsets: stencil, stencil_grad, stencil_adjoint;
        stencil_plain, stencil_plain_grad, stencil_plain_adjoint);
 
+// A 2-D stencil on a 7×7 grid, each cell through `let k = i * n + j;`:
+// its reverse adds into the adjoint of `u` at `k - n`, `k - 1`, `k`,
+// `k + 1` and `k + n`, three groups of indices more than a constant
+// apart, through rows of cells (`__private::cell_rows`) in a loop counted
+// down; the twin reads and writes every element through `at`.
+#[differentiable]
+fn stencil_2d(x: &[f64]) -> f64 {
+    let n = 7;
+    let mut u = vec![0.0; n * n];
+    for c in 0..4 {
+        u[(1 + c / 2) * n + 1 + c % 2] = x[c];
+        u[(3 + c / 2) * n + 3 + c % 2] += 0.5 * x[c + 4];
+    }
+    let mut next = vec![0.0; n * n];
+    for _ in 0..3 {
+        for i in 1..n - 1 {
+            for j in 1..n - 1 {
+                let k = i * n + j;
+                next[k] = u[k] + 0.15 * (u[k - n] + u[k + n] + u[k - 1] + u[k + 1] - 4.0 * u[k]);
+            }
+        }
+        std::mem::swap(&mut u, &mut next);
+    }
+    let mut s = 0.0;
+    for k in 0..n * n {
+        s += u[k] * u[k] * (1.0 + 0.1 * k as f64);
+    }
+    s
+}
+
+#[differentiable]
+fn stencil_2d_plain(x: &[f64]) -> f64 {
+    let n = 7;
+    let mut u = vec![0.0; n * n];
+    for c in 0..4 {
+        u[at((1 + c / 2) * n + 1 + c % 2)] = x[c];
+        u[at((3 + c / 2) * n + 3 + c % 2)] += 0.5 * x[c + 4];
+    }
+    let mut next = vec![0.0; n * n];
+    for _ in 0..3 {
+        for i in 1..n - 1 {
+            for j in 1..n - 1 {
+                let k = i * n + j;
+                next[at(k)] = u[at(k)]
+                    + 0.15
+                        * (u[at(k - n)] + u[at(k + n)] + u[at(k - 1)] + u[at(k + 1)]
+                            - 4.0 * u[at(k)]);
+            }
+        }
+        std::mem::swap(&mut u, &mut next);
+    }
+    let mut s = 0.0;
+    for k in 0..n * n {
+        s += u[at(k)] * u[at(k)] * (1.0 + 0.1 * k as f64);
+    }
+    s
+}
+
+twins!(a_2d_stencil_adds_into_rows_of_cells: stencil_2d, stencil_2d_grad, stencil_2d_adjoint;
+       stencil_2d_plain, stencil_2d_plain_grad, stencil_2d_plain_adjoint);
+
+/// A stencil reading its diagonal neighbours `u[k - n - 1]` and
+/// `u[k + n + 1]` on a grid one cell short: the last cell's `k + n + 1` is
+/// past the end. Its reverse adds into rows of cells; the function panics
+/// there first, and so does its gradient. On a whole grid, the gradient.
+#[differentiable]
+fn diagonal_stencil(x: &[f64], n: usize) -> f64 {
+    let mut u = x.to_vec();
+    let mut d = vec![0.0; x.len()];
+    for i in 1..n - 1 {
+        for j in 1..n - 1 {
+            let k = i * n + j;
+            d[k] = u[k] * (u[k - n - 1] + u[k + n + 1]) - u[k - 1] * u[k + 1];
+        }
+    }
+    u[0] = d[n + 1];
+    let mut s = u[0] * u[1];
+    for k in 0..x.len() {
+        s += d[k] * (1.0 + 0.01 * k as f64);
+    }
+    s
+}
+
+#[test]
+#[should_panic(expected = "index out of bounds")]
+fn a_row_of_cells_past_the_end_panics_as_the_function_does() {
+    let _ = diagonal_stencil_grad(&[1.0; 35], 6);
+}
+
+#[test]
+#[should_panic(expected = "index out of bounds")]
+fn the_function_panics_past_the_end_too() {
+    let _ = diagonal_stencil(&[1.0; 35], 6);
+}
+
+#[test]
+fn a_stencil_whose_rows_fit_gives_its_gradient() {
+    for n in [3, 6, 7] {
+        let f = |x: &[f64]| diagonal_stencil(x, n);
+        let x: Vec<f64> = (0..n * n).map(|k| 0.3 + 0.1 * (k % 5) as f64).collect();
+        let (value, gradient) = diagonal_stencil_grad(&x, n);
+        assert_eq!(value, f(&x));
+        common::assert_gradient(f, &x, &gradient);
+    }
+}
+
 // A local accumulated at `j` in an inner loop (`z[j] +=`, a mutable row;
 // its adjoint read at `j` in the reverse), rows that start past 0
 // (`i..n`, `j - i`) and that are empty at the last iteration.

@@ -538,6 +538,41 @@ pub mod __private {
         array.get_mut(first.bound()?..end.bound()?)
     }
 
+    /// Several rows of one array a loop writes, as cells: the rows
+    /// `first..end` of each pair of `bounds`, if all are known (did not
+    /// overflow) and in `array`. The accesses of a loop `for j in lo..hi`
+    /// at indices more than a constant apart (a stencil's reverse adding
+    /// into `d_u[k - n]`, `d_u[k - 1]`, `d_u[k]`, `d_u[k + 1]`, `d_u[k +
+    /// n]`) overlap, so they cannot each have a `&mut` row; as `Cell`s
+    /// they share the array, and each is read `row[j - lo + c].get()` and
+    /// written `.set(..)`, in bounds by construction. When this is `None`,
+    /// the loop runs as written (the macro's `emit/rows.rs`).
+    ///
+    /// ```
+    /// # extern crate autograd_runtime as autograd;
+    /// use autograd::__private::cell_rows;
+    /// let mut a = [0.0; 6];
+    /// let [left, right] = cell_rows(&mut a[..], [(Some(0), Some(4)), (Some(2), Some(6))]).unwrap();
+    /// for t in 0..4 {
+    ///     left[t].set(left[t].get() + 1.0);
+    ///     right[t].set(right[t].get() + 10.0);
+    /// }
+    /// assert_eq!(a, [1.0, 1.0, 11.0, 11.0, 10.0, 10.0]);
+    /// assert!(cell_rows(&mut a[..], [(Some(0), Some(7))]).is_none());
+    /// ```
+    #[inline(always)]
+    pub fn cell_rows<T, const N: usize>(
+        array: &mut [T],
+        bounds: [(Option<usize>, Option<usize>); N],
+    ) -> Option<[&[::std::cell::Cell<T>]; N]> {
+        let cells = ::std::cell::Cell::from_mut(array).as_slice_of_cells();
+        let mut rows: [&[::std::cell::Cell<T>]; N] = [&[]; N];
+        for (row, (first, end)) in rows.iter_mut().zip(bounds) {
+            *row = cells.get(first?..end?)?;
+        }
+        Some(rows)
+    }
+
     /// Elements `first`, `first + stride`, ..., `count` of them, of
     /// `array`, if all are in it (and their indices did not overflow): the
     /// column a loop `for j in lo..hi` reads as `array[base + j * stride]`

@@ -217,9 +217,42 @@ impl Seq {
             .collect()
     }
 
-    /// `expr`, or the value of the [`Step::Let`] it names.
+    /// `expr`, or the value of the [`Step::Let`] it names, with the
+    /// earlier steps' `let`s that value reads replaced by theirs in turn
+    /// (a `filter_map` after a `map`: its value reads the `map`'s, a local
+    /// of the loop's body, which a value rebuilt after the loop cannot
+    /// name; E0425, seed 14 #26 of the generator with ping-pong buffers).
     fn resolved(&self, expr: &Expr, k: &Expr) -> Expr {
-        self.let_value(expr, k).unwrap_or_else(|| expr.clone())
+        struct Lets<'a> {
+            seq: &'a Seq,
+            k: &'a Expr,
+            replaced: bool,
+        }
+        impl syn::visit_mut::VisitMut for Lets<'_> {
+            fn visit_expr_mut(&mut self, e: &mut Expr) {
+                if let Some(value) = self.seq.let_value(e, self.k) {
+                    *e = parse_quote!((#value));
+                    self.replaced = true;
+                    return;
+                }
+                syn::visit_mut::visit_expr_mut(self, e);
+            }
+        }
+        let mut e = self.let_value(expr, k).unwrap_or_else(|| expr.clone());
+        // (each round replaces the names of one step's lets; a value reads
+        // only earlier steps')
+        for _ in 0..self.steps.len() {
+            let mut lets = Lets {
+                seq: self,
+                k,
+                replaced: false,
+            };
+            syn::visit_mut::VisitMut::visit_expr_mut(&mut lets, &mut e);
+            if !lets.replaced {
+                break;
+            }
+        }
+        e
     }
 
     /// `part` of an element is its index, `k` or an `enumerate` counter's.

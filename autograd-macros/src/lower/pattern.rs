@@ -275,8 +275,10 @@ impl Lowerer<'_> {
         // type, though no element is known to be one (calls and constants
         // only; refused where used whole, as its parts, until 2026-11-29)
         let typed_floats = match float_array_tail(closure) {
-            Some(array) => self.array_constructor(array, true),
-            None => None,
+            Some(Expr::Array(array)) if !array.elems.iter().any(|e| self.reads_floats(e)) => {
+                self.array_constructor(&Expr::Array(array.clone()), true)
+            }
+            _ => None,
         };
         let result = match typed_floats {
             Some(init) => Bound::Value(Value::Array(self.new_array_temp(init, None))),

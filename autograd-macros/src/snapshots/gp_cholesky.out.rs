@@ -523,7 +523,38 @@ pub fn gp_nll_grad(
                     __ad_d_ljj += __ad_d_t23 * __ad_p_t23.1;
                     __ad_d_cell_s_19 += __ad_d_s__3;
                     let __ad_seed_cell_s_19: f64 = __ad_d_cell_s_19;
-                    if let (Some(__ad_row_k_5), Some(__ad_row_k_6)) = (
+                    if let (
+                        Some([__ad_row_d_k_1, __ad_row_d_k_2]),
+                        Some(__ad_row_k_5),
+                        Some(__ad_row_k_6),
+                    ) = (
+                        ::autograd::__private::cell_rows(
+                            &mut __ad_d_k[..],
+                            [
+                                (
+                                    ::autograd::__private::index::Bound::bound(
+                                        ::autograd::__private::index::mul(j__1, n),
+                                    ),
+                                    ::autograd::__private::index::Bound::bound(
+                                        ::autograd::__private::index::add(
+                                            ::autograd::__private::index::mul(j__1, n),
+                                            j__1,
+                                        ),
+                                    ),
+                                ),
+                                (
+                                    ::autograd::__private::index::Bound::bound(
+                                        ::autograd::__private::index::mul(i__1, n),
+                                    ),
+                                    ::autograd::__private::index::Bound::bound(
+                                        ::autograd::__private::index::add(
+                                            ::autograd::__private::index::mul(i__1, n),
+                                            j__1,
+                                        ),
+                                    ),
+                                ),
+                            ],
+                        ),
                         ::autograd::__private::row(
                             &k[..],
                             ::autograd::__private::index::mul(i__1, n),
@@ -561,11 +592,21 @@ pub fn gp_nll_grad(
                             );
                             let mut __ad_d_t20: f64 = __ad_d_t22 * __ad_p_t22.0;
                             let mut __ad_d_t21: f64 = __ad_d_t22 * __ad_p_t22.1;
-                            __ad_d_k[j__1 * n + p__1] += __ad_d_t21;
+                            {
+                                let __ad_v = __ad_d_t21;
+                                let mut __ad_e = __ad_row_d_k_1[p__1].get();
+                                __ad_e += __ad_v;
+                                __ad_row_d_k_1[p__1].set(__ad_e)
+                            };
                             ::std::sync::atomic::compiler_fence(
                                 ::std::sync::atomic::Ordering::SeqCst,
                             );
-                            __ad_d_k[i__1 * n + p__1] += __ad_d_t20;
+                            {
+                                let __ad_v = __ad_d_t20;
+                                let mut __ad_e = __ad_row_d_k_2[p__1].get();
+                                __ad_e += __ad_v;
+                                __ad_row_d_k_2[p__1].set(__ad_e)
+                            };
                             ::std::sync::atomic::compiler_fence(
                                 ::std::sync::atomic::Ordering::SeqCst,
                             );
@@ -618,7 +659,7 @@ pub fn gp_nll_grad(
             );
             __ad_d_cell_d_13 += __ad_d_d__3;
             let __ad_seed_cell_d_13: f64 = __ad_d_cell_d_13;
-            if let (Some(__ad_row_d_k_1), Some(__ad_row_k_7)) = (
+            if let (Some(__ad_row_d_k_3), Some(__ad_row_k_7)) = (
                 ::autograd::__private::row_mut(
                     &mut __ad_d_k[..],
                     ::autograd::__private::index::mul(j__1, n),
@@ -653,7 +694,7 @@ pub fn gp_nll_grad(
                     let mut __ad_d_t14: f64 = __ad_d_t16 * __ad_p_t16.0;
                     let mut __ad_d_t15: f64 = __ad_d_t16 * __ad_p_t16.1;
                     __ad_d_t14 += __ad_d_t15;
-                    __ad_row_d_k_1[p] += __ad_d_t14;
+                    __ad_row_d_k_3[p] += __ad_d_t14;
                     __ad_d_cell_d_13 = __ad_d_d__1;
                 }
             } else {
@@ -1193,7 +1234,38 @@ pub fn gp_nll_adjoint(
                 __ad_d_ljj += __ad_d_t23 * __ad_p_t23.1;
                 __ad_d_cell_s_19 += __ad_d_s__3;
                 let __ad_seed_cell_s_19: f64 = __ad_d_cell_s_19;
-                if let (Some(__ad_row_k_5), Some(__ad_row_k_6)) = (
+                if let (
+                    Some([__ad_row_d_k_1, __ad_row_d_k_2]),
+                    Some(__ad_row_k_5),
+                    Some(__ad_row_k_6),
+                ) = (
+                    ::autograd::__private::cell_rows(
+                        &mut __ad_d_k[..],
+                        [
+                            (
+                                ::autograd::__private::index::Bound::bound(
+                                    ::autograd::__private::index::mul(j__1, n),
+                                ),
+                                ::autograd::__private::index::Bound::bound(
+                                    ::autograd::__private::index::add(
+                                        ::autograd::__private::index::mul(j__1, n),
+                                        j__1,
+                                    ),
+                                ),
+                            ),
+                            (
+                                ::autograd::__private::index::Bound::bound(
+                                    ::autograd::__private::index::mul(i__1, n),
+                                ),
+                                ::autograd::__private::index::Bound::bound(
+                                    ::autograd::__private::index::add(
+                                        ::autograd::__private::index::mul(i__1, n),
+                                        j__1,
+                                    ),
+                                ),
+                            ),
+                        ],
+                    ),
                     ::autograd::__private::row(
                         &k[..],
                         ::autograd::__private::index::mul(i__1, n),
@@ -1231,11 +1303,21 @@ pub fn gp_nll_adjoint(
                         );
                         let mut __ad_d_t20: f64 = __ad_d_t22 * __ad_p_t22.0;
                         let mut __ad_d_t21: f64 = __ad_d_t22 * __ad_p_t22.1;
-                        __ad_d_k[j__1 * n + p__1] += __ad_d_t21;
+                        {
+                            let __ad_v = __ad_d_t21;
+                            let mut __ad_e = __ad_row_d_k_1[p__1].get();
+                            __ad_e += __ad_v;
+                            __ad_row_d_k_1[p__1].set(__ad_e)
+                        };
                         ::std::sync::atomic::compiler_fence(
                             ::std::sync::atomic::Ordering::SeqCst,
                         );
-                        __ad_d_k[i__1 * n + p__1] += __ad_d_t20;
+                        {
+                            let __ad_v = __ad_d_t20;
+                            let mut __ad_e = __ad_row_d_k_2[p__1].get();
+                            __ad_e += __ad_v;
+                            __ad_row_d_k_2[p__1].set(__ad_e)
+                        };
                         ::std::sync::atomic::compiler_fence(
                             ::std::sync::atomic::Ordering::SeqCst,
                         );
@@ -1288,7 +1370,7 @@ pub fn gp_nll_adjoint(
         );
         __ad_d_cell_d_13 += __ad_d_d__3;
         let __ad_seed_cell_d_13: f64 = __ad_d_cell_d_13;
-        if let (Some(__ad_row_d_k_1), Some(__ad_row_k_7)) = (
+        if let (Some(__ad_row_d_k_3), Some(__ad_row_k_7)) = (
             ::autograd::__private::row_mut(
                 &mut __ad_d_k[..],
                 ::autograd::__private::index::mul(j__1, n),
@@ -1323,7 +1405,7 @@ pub fn gp_nll_adjoint(
                 let mut __ad_d_t14: f64 = __ad_d_t16 * __ad_p_t16.0;
                 let mut __ad_d_t15: f64 = __ad_d_t16 * __ad_p_t16.1;
                 __ad_d_t14 += __ad_d_t15;
-                __ad_row_d_k_1[p] += __ad_d_t14;
+                __ad_row_d_k_3[p] += __ad_d_t14;
                 __ad_d_cell_d_13 = __ad_d_d__1;
             }
         } else {
