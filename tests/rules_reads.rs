@@ -93,3 +93,115 @@ fn only_singular_rules_have_infinite_partials_at_finite_values() {
     assert!(rules::powf(0.0, 0.5, 0.0).0.is_infinite());
     assert!(rules::log(1.0, 0.0, 1.0f64.log(0.0)).1.is_nan());
 }
+
+// The per-partial table the macro reads (`autograd-macros/src/prim.rs`
+// includes the same file).
+include!("../autograd-macros/src/reads_table.rs");
+
+/// Inputs at which to evaluate the rules, ordinary and at the edges.
+const INPUTS: [f64; 7] = [0.5, -0.75, 1.5, 2.0, -3.0, 0.0, 10.0];
+
+/// The bits of `x`, with every NaN the same.
+fn bits(x: f64) -> u64 {
+    if x.is_nan() {
+        u64::MAX
+    } else {
+        x.to_bits()
+    }
+}
+
+/// Each entry's partial `i` gives the same bits whatever the inputs it is
+/// said not to read (`GARBAGE` in their place): the macro passes `0.0` for
+/// them, and keeps, records and recomputes only the others.
+#[test]
+fn partials_read_only_what_the_table_says() {
+    let unary = |name: &str| rules::UNARY.iter().find(|r| r.name == name);
+    let binary = |name: &str| rules::BINARY.iter().find(|r| r.name == name);
+    let ternary = |name: &str| rules::TERNARY.iter().find(|r| r.name == name);
+    let mut checked = 0;
+    for &(name, partials) in PARTIAL_READS {
+        // `(inputs, result) -> partials`, over the real inputs
+        let eval: Box<dyn Fn(&[f64], f64) -> Vec<f64>> = if let Some(r) = unary(name) {
+            Box::new(move |x: &[f64], y| vec![(r.partial)(x[0], y)])
+        } else if let Some(r) = binary(name) {
+            Box::new(move |x: &[f64], y| {
+                let (p, q) = (r.partial)(x[0], x[1], y);
+                vec![p, q]
+            })
+        } else if let Some(r) = ternary(name) {
+            Box::new(move |x: &[f64], y| {
+                let (p, q, s) = (r.partial)(x[0], x[1], x[2], y);
+                vec![p, q, s]
+            })
+        } else if name == "powi" {
+            // the exponent is an integer: its bit is read, never garbage
+            Box::new(|x: &[f64], y| vec![rules::powi(x[0], x[1] as i32, y), 0.0])
+        } else {
+            panic!("PARTIAL_READS names `{name}`, which is no rule");
+        };
+        let value = |x: &[f64]| -> f64 {
+            if let Some(r) = unary(name) {
+                (r.value)(x[0])
+            } else if let Some(r) = binary(name) {
+                (r.value)(x[0], x[1])
+            } else if let Some(r) = ternary(name) {
+                (r.value)(x[0], x[1], x[2])
+            } else {
+                x[0].powi(x[1] as i32)
+            }
+        };
+        let arity = partials.len();
+        assert!(
+            unary(name).map_or(true, |_| arity == 1)
+                && binary(name).map_or(true, |_| arity == 2)
+                && ternary(name).map_or(true, |_| arity == 3),
+            "`{name}`: one entry per argument"
+        );
+        let mut points: Vec<Vec<f64>> = vec![Vec::new()];
+        for _ in 0..arity {
+            points = points
+                .into_iter()
+                .flat_map(|p| {
+                    INPUTS.iter().map(move |&v| {
+                        let mut q = p.clone();
+                        q.push(if name == "powi" && q.len() == 1 {
+                            3.0
+                        } else {
+                            v
+                        });
+                        q
+                    })
+                })
+                .collect();
+        }
+        for x in &points {
+            // (`clamp` panics on a range that is not one)
+            if name == "clamp" && !(x[1] <= x[2]) {
+                continue;
+            }
+            let y = value(x);
+            let truth = eval(x, y);
+            for (i, &(reads, reads_result)) in partials.iter().enumerate() {
+                for &g in &GARBAGE {
+                    let mut fake = x.clone();
+                    for (k, v) in fake.iter_mut().enumerate() {
+                        if reads & (1 << k) == 0 && !(name == "powi" && k == 1) {
+                            *v = g;
+                        }
+                    }
+                    let fake_y = if reads_result { y } else { g };
+                    let got = eval(&fake, fake_y)[i];
+                    assert_eq!(
+                        bits(got),
+                        bits(truth[i]),
+                        "`{name}`'s partial {i} at {x:?} (y = {y}) changed with {g} \
+                         for what it is said not to read: {got} against {}",
+                        truth[i]
+                    );
+                    checked += 1;
+                }
+            }
+        }
+    }
+    assert!(checked > 1000, "{checked}");
+}

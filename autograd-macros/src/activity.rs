@@ -12,7 +12,6 @@
 //! loops need no special treatment.
 
 use crate::ir::{Block, CallArg, Callee, Func, Header, Kind, Operand, Origin, Rhs, Stmt, VarId};
-use crate::prim::Reads;
 use std::collections::HashSet;
 
 /// The result of the analyses, indexed by [`VarId`].
@@ -427,23 +426,19 @@ fn seed(
                         c.uses.iter().for_each(|u| needed[*u] = true);
                     }
                 }
-                match prim.reads {
-                    Reads::Nothing => {}
-                    Reads::Others => {
-                        for (i, op) in args.iter().enumerate() {
-                            if activity.operand_needs_adjoint(op) {
-                                for (j, other) in args.iter().enumerate() {
-                                    if i != j {
-                                        mark_op(other, needed);
-                                    }
-                                }
-                            }
-                        }
-                    }
-                    Reads::All => {
-                        args.iter().for_each(|op| mark_op(op, needed));
-                        needed[*var] = true;
-                    }
+                // what the partials of the operands that need adjoints read
+                // (`prim::partial_reads`: `exp` its result, `sin` its
+                // argument, `mul` the other operand)
+                let active = |i: usize| {
+                    activity.operand_needs_adjoint(&args[i])
+                        && !(prim.arity == crate::prim::Arity::PowI && i == 1)
+                };
+                let (read, result) = crate::prim::partial_reads(prim, args.len(), &active);
+                for i in read {
+                    mark_op(&args[i], needed);
+                }
+                if result {
+                    needed[*var] = true;
                 }
             }
             _ => {}

@@ -39,6 +39,49 @@ pub enum Reads {
     All,
 }
 
+include!("reads_table.rs");
+
+/// What the partials of `prim` read when the arguments for which `active`
+/// holds (by position) get one: the arguments, by position, and whether
+/// the result. Nothing when none is active; per partial from
+/// [`PARTIAL_READS`] for the rules listed there (`exp` reads its result,
+/// `sin` its argument, `x / c` only `c`); every argument and the result
+/// for the other rules of [`Reads::All`].
+pub fn partial_reads(
+    prim: &Prim,
+    arity: usize,
+    active: &dyn Fn(usize) -> bool,
+) -> (Vec<usize>, bool) {
+    if !(0..arity).any(active) {
+        return (Vec::new(), false);
+    }
+    match prim.reads {
+        Reads::Nothing => (Vec::new(), false),
+        Reads::Others => (
+            (0..arity)
+                .filter(|&i| (0..arity).any(|j| j != i && active(j)))
+                .collect(),
+            false,
+        ),
+        Reads::All => match PARTIAL_READS.iter().find(|(name, _)| *name == prim.name) {
+            Some((_, partials)) => {
+                let (mut args, mut result) = (0u8, false);
+                for (i, &(reads, reads_result)) in partials.iter().enumerate() {
+                    if i < arity && active(i) {
+                        args |= reads;
+                        result |= reads_result;
+                    }
+                }
+                (
+                    (0..arity).filter(|&i| args & (1 << i) != 0).collect(),
+                    result,
+                )
+            }
+            None => ((0..arity).collect(), true),
+        },
+    }
+}
+
 /// One primitive: its name (also the name of its rule) and arity.
 #[derive(Debug, PartialEq, Eq)]
 pub struct Prim {
@@ -171,4 +214,53 @@ pub fn method_list() -> String {
         .map(|p| p.name)
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reads(name: &str, arity: usize, active: &[usize]) -> (Vec<usize>, bool) {
+        let prim = [&ADD, &SUB, &MUL, &DIV, &REM, &NEG]
+            .into_iter()
+            .chain(METHODS)
+            .find(|p| p.name == name)
+            .expect("a primitive");
+        partial_reads(prim, arity, &|i| active.contains(&i))
+    }
+
+    #[test]
+    fn partials_read_what_the_table_says() {
+        // `x / c`: `1 / c`; `c / x`: `-y / x`
+        assert_eq!(reads("div", 2, &[0]), (vec![1], false));
+        assert_eq!(reads("div", 2, &[1]), (vec![1], true));
+        assert_eq!(reads("div", 2, &[0, 1]), (vec![1], true));
+        // `exp` its result, `sin` its argument, `tanh` its result
+        assert_eq!(reads("exp", 1, &[0]), (vec![], true));
+        assert_eq!(reads("sin", 1, &[0]), (vec![0], false));
+        assert_eq!(reads("tanh", 1, &[0]), (vec![], true));
+        // `x.powi(n)`: `x` and the exponent
+        assert_eq!(reads("powi", 2, &[0]), (vec![0, 1], false));
+        // `mul` the other operand, linear rules nothing, nothing for
+        // nothing active
+        assert_eq!(reads("mul", 2, &[0]), (vec![1], false));
+        assert_eq!(reads("add", 2, &[0, 1]), (vec![], false));
+        assert_eq!(reads("exp", 1, &[]), (vec![], false));
+        // a rule not in the table: everything
+        assert_eq!(reads("max", 2, &[0]), (vec![0, 1], true));
+        // every entry names a primitive, with one partial per argument
+        for &(name, partials) in PARTIAL_READS {
+            let prim = [&ADD, &SUB, &MUL, &DIV, &REM, &NEG]
+                .into_iter()
+                .chain(METHODS)
+                .find(|p| p.name == name)
+                .unwrap_or_else(|| panic!("`{name}` is no primitive"));
+            let arity = match prim.arity {
+                Arity::Unary => 1,
+                Arity::Binary | Arity::PowI => 2,
+                Arity::Ternary => 3,
+            };
+            assert_eq!(partials.len(), arity, "`{name}`");
+        }
+    }
 }

@@ -96,7 +96,7 @@ use crate::counters::{Counter, Point};
 use crate::fuse::Fused;
 use crate::ir::{Block, CallArg, Func, Header, Kind, Operand, Origin, Rhs, Stmt, VarId};
 use crate::names::{Names, Role};
-use crate::prim::{Arity, Reads};
+use crate::prim::Arity;
 use std::collections::{HashMap, HashSet};
 use syn::Ident;
 
@@ -1951,7 +1951,7 @@ fn reverse_reads(
                 for i in read_operands(prim, args, &|v| activity.needs_adjoint(v)) {
                     operand(&args[i], &mut reads);
                 }
-                if prim.reads == Reads::All && active_operands(args, activity) > 0 {
+                if reads_result(prim, args, &|v| activity.needs_adjoint(v)) {
                     reads.push(*var);
                 }
             }
@@ -2002,16 +2002,11 @@ fn reverse_reads(
     reads
 }
 
-fn active_operands(args: &[Operand], activity: &Activity) -> usize {
-    args.iter()
-        .filter(|a| matches!(a, Operand::Var(v) if activity.needs_adjoint(*v)))
-        .count()
-}
-
 /// The operands (by position) a rule's partials read, given which operands
 /// get a partial (`active`): none for a linear rule, the other operand of
-/// each active one for `mul`, every one otherwise. A rule call passes the
-/// others as `0.0` (`primal::rule_partials_from`).
+/// each active one for `mul`, what `prim::PARTIAL_READS` says of the
+/// active ones' partials for the rules listed there, every one otherwise.
+/// A rule call passes the others as `0.0` (`primal::rule_partials_from`).
 pub fn read_operands(
     prim: &crate::prim::Prim,
     args: &[Operand],
@@ -2019,17 +2014,20 @@ pub fn read_operands(
 ) -> Vec<usize> {
     let is_active =
         |i: usize| matches!(args[i], Operand::Var(v) if active(v)) && !powi_exponent(prim, i);
-    let any = (0..args.len()).any(is_active);
-    if !any {
-        return Vec::new();
-    }
-    match prim.reads {
-        Reads::Nothing => Vec::new(),
-        Reads::Others => (0..args.len())
-            .filter(|&i| (0..args.len()).any(|j| j != i && is_active(j)))
-            .collect(),
-        Reads::All => (0..args.len()).collect(),
-    }
+    crate::prim::partial_reads(prim, args.len(), &is_active).0
+}
+
+/// Whether a rule's partials read its result, given which operands get a
+/// partial (`active`; `prim::partial_reads`). A rule call passes `0.0`
+/// for it otherwise (`primal::rule_partials`).
+pub fn reads_result(
+    prim: &crate::prim::Prim,
+    args: &[Operand],
+    active: &dyn Fn(VarId) -> bool,
+) -> bool {
+    let is_active =
+        |i: usize| matches!(args[i], Operand::Var(v) if active(v)) && !powi_exponent(prim, i);
+    crate::prim::partial_reads(prim, args.len(), &is_active).1
 }
 
 fn powi_exponent(prim: &crate::prim::Prim, i: usize) -> bool {

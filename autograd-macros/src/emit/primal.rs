@@ -4,7 +4,7 @@
 
 use crate::ir::{ArrayInit, CallArg, Callee, Func, Operand, Origin, Rhs, Syntax, VarId};
 use crate::names::{self, Names, Role};
-use crate::prim::{self, Arity, Reads};
+use crate::prim::{self, Arity};
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, ToTokens};
 use syn::Ident;
@@ -617,9 +617,9 @@ pub fn rule_partials(
             false => quote!(0.0),
         })
         .collect();
-    let result = match prim.reads {
-        Reads::All => func.vars[var].ident.to_token_stream(),
-        _ => quote!(0.0),
+    let result = match crate::record::reads_result(prim, args, active) {
+        true => func.vars[var].ident.to_token_stream(),
+        false => quote!(0.0),
     };
     partials_of_call(
         func,

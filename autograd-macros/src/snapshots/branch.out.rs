@@ -64,7 +64,7 @@ fn piecewise_grad(x: f64, y: f64) -> (f64, (f64, f64)) {
             __ad_cell_z_2 = z__2;
             let mut __ad_d_z__2: f64 = __ad_d_cell_z_2;
             __ad_d_cell_z_2 = 0.0;
-            __ad_d_z += __ad_d_z__2 * ::autograd::__private::rules::sin(z, z__2);
+            __ad_d_z += __ad_d_z__2 * ::autograd::__private::rules::sin(z, 0.0);
         }
         __ad_d_z += __ad_d_cell_z_2;
         let __ad_p_z = ::autograd::__private::rules::mul(x, y, 0.0);
@@ -126,7 +126,7 @@ fn piecewise_adjoint(x: f64, y: f64, d_out: f64, d_x: &mut f64, d_y: &mut f64) -
         __ad_cell_z_2 = z__2;
         let mut __ad_d_z__2: f64 = __ad_d_cell_z_2;
         __ad_d_cell_z_2 = 0.0;
-        __ad_d_z += __ad_d_z__2 * ::autograd::__private::rules::sin(z, z__2);
+        __ad_d_z += __ad_d_z__2 * ::autograd::__private::rules::sin(z, 0.0);
     }
     __ad_d_z += __ad_d_cell_z_2;
     let __ad_p_z = ::autograd::__private::rules::mul(x, y, 0.0);

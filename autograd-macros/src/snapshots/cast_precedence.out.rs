@@ -24,13 +24,7 @@ fn h_grad(x: f64, n: usize) -> (f64, f64) {
         let __ad_t0 = (-(n as f64)) * x;
         let __ad_dot_t0 = ::autograd::__private::rules::mul((-(n as f64)), 0.0, 0.0).1;
         let __ad_t1 = (n as f64).mul_add(1.5, x);
-        let __ad_dot_t1 = ::autograd::__private::rules::mul_add(
-                (n as f64),
-                1.5,
-                x,
-                __ad_t1,
-            )
-            .2;
+        let __ad_dot_t1 = ::autograd::__private::rules::mul_add(0.0, 0.0, 0.0, 0.0).2;
         let __ad_t2 = __ad_t0 + __ad_t1;
         let __ad_p_t2 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
         let __ad_dot_t2 = __ad_p_t2.0 * __ad_dot_t0 + __ad_p_t2.1 * __ad_dot_t1;
@@ -57,8 +51,7 @@ fn h_adjoint(x: f64, n: usize, d_out: f64, d_x: &mut f64) -> f64 {
     let __ad_t0 = (-(n as f64)) * x;
     let __ad_dot_t0 = ::autograd::__private::rules::mul((-(n as f64)), 0.0, 0.0).1;
     let __ad_t1 = (n as f64).mul_add(1.5, x);
-    let __ad_dot_t1 = ::autograd::__private::rules::mul_add((n as f64), 1.5, x, __ad_t1)
-        .2;
+    let __ad_dot_t1 = ::autograd::__private::rules::mul_add(0.0, 0.0, 0.0, 0.0).2;
     let __ad_t2 = __ad_t0 + __ad_t1;
     let __ad_p_t2 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
     let __ad_dot_t2 = __ad_p_t2.0 * __ad_dot_t0 + __ad_p_t2.1 * __ad_dot_t1;

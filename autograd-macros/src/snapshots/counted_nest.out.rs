@@ -225,14 +225,13 @@ fn triangular_grad(q: &[f64], x: &[f64], d: usize) -> (f64, ::std::vec::Vec<f64>
                 let mut __ad_taken_1 = __ad_record.taken();
                 for j in (0..d).rev() {
                     let __ad_t2: f64 = __ad_taken_1.pop();
-                    let __ad_t1 = q[j];
                     let __ad_i_1: usize = j;
                     let mut __ad_d_t3: f64 = __ad_d_y[__ad_i_1];
                     __ad_d_y[__ad_i_1] = 0.0;
                     let mut __ad_d_t2: f64 = __ad_d_t3
                         * ::autograd::__private::rules::mul(0.0, (x[i * d + j]), 0.0).0;
                     let mut __ad_d_t1: f64 = __ad_d_t2
-                        * ::autograd::__private::rules::exp(__ad_t1, __ad_t2);
+                        * ::autograd::__private::rules::exp(0.0, __ad_t2);
                     d_q[j] += __ad_d_t1;
                 }
             }
@@ -458,14 +457,13 @@ fn triangular_adjoint(
             let mut __ad_taken_1 = __ad_record.taken();
             for j in (0..d).rev() {
                 let __ad_t2: f64 = __ad_taken_1.pop();
-                let __ad_t1 = q[j];
                 let __ad_i_1: usize = j;
                 let mut __ad_d_t3: f64 = __ad_d_y[__ad_i_1];
                 __ad_d_y[__ad_i_1] = 0.0;
                 let mut __ad_d_t2: f64 = __ad_d_t3
                     * ::autograd::__private::rules::mul(0.0, (x[i * d + j]), 0.0).0;
                 let mut __ad_d_t1: f64 = __ad_d_t2
-                    * ::autograd::__private::rules::exp(__ad_t1, __ad_t2);
+                    * ::autograd::__private::rules::exp(0.0, __ad_t2);
                 d_q[j] += __ad_d_t1;
             }
         }

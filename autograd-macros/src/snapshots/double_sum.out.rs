@@ -68,7 +68,7 @@ fn pair_energy_grad(x: &[f64]) -> (f64, ::std::vec::Vec<f64>) {
                             let mut __ad_d_e__2: f64 = __ad_d_e__3 * __ad_p_e__3.0;
                             let mut __ad_d_t7: f64 = __ad_d_e__3 * __ad_p_e__3.1;
                             let mut __ad_d_t6: f64 = __ad_d_t7
-                                * ::autograd::__private::rules::div(1.0, __ad_t6, __ad_t7)
+                                * ::autograd::__private::rules::div(0.0, __ad_t6, __ad_t7)
                                     .1;
                             let mut __ad_d_t5: f64 = __ad_d_t6
                                 * ::autograd::__private::rules::add(0.0, 0.0, 0.0).0;
@@ -111,7 +111,7 @@ fn pair_energy_grad(x: &[f64]) -> (f64, ::std::vec::Vec<f64>) {
                             let mut __ad_d_e__2: f64 = __ad_d_e__3 * __ad_p_e__3.0;
                             let mut __ad_d_t7: f64 = __ad_d_e__3 * __ad_p_e__3.1;
                             let mut __ad_d_t6: f64 = __ad_d_t7
-                                * ::autograd::__private::rules::div(1.0, __ad_t6, __ad_t7)
+                                * ::autograd::__private::rules::div(0.0, __ad_t6, __ad_t7)
                                     .1;
                             let mut __ad_d_t5: f64 = __ad_d_t6
                                 * ::autograd::__private::rules::add(0.0, 0.0, 0.0).0;
@@ -216,7 +216,7 @@ fn pair_energy_adjoint(x: &[f64], d_out: f64, d_x: &mut [f64]) -> f64 {
                         let mut __ad_d_e__2: f64 = __ad_d_e__3 * __ad_p_e__3.0;
                         let mut __ad_d_t7: f64 = __ad_d_e__3 * __ad_p_e__3.1;
                         let mut __ad_d_t6: f64 = __ad_d_t7
-                            * ::autograd::__private::rules::div(1.0, __ad_t6, __ad_t7).1;
+                            * ::autograd::__private::rules::div(0.0, __ad_t6, __ad_t7).1;
                         let mut __ad_d_t5: f64 = __ad_d_t6
                             * ::autograd::__private::rules::add(0.0, 0.0, 0.0).0;
                         let __ad_p_t5 = ::autograd::__private::rules::mul(d, d, 0.0);
@@ -254,7 +254,7 @@ fn pair_energy_adjoint(x: &[f64], d_out: f64, d_x: &mut [f64]) -> f64 {
                         let mut __ad_d_e__2: f64 = __ad_d_e__3 * __ad_p_e__3.0;
                         let mut __ad_d_t7: f64 = __ad_d_e__3 * __ad_p_e__3.1;
                         let mut __ad_d_t6: f64 = __ad_d_t7
-                            * ::autograd::__private::rules::div(1.0, __ad_t6, __ad_t7).1;
+                            * ::autograd::__private::rules::div(0.0, __ad_t6, __ad_t7).1;
                         let mut __ad_d_t5: f64 = __ad_d_t6
                             * ::autograd::__private::rules::add(0.0, 0.0, 0.0).0;
                         let __ad_p_t5 = ::autograd::__private::rules::mul(d, d, 0.0);

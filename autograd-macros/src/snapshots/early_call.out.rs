@@ -201,7 +201,7 @@ pub fn softmax_loss_grad(
         let mut __ad_d_t8: f64 = d_out;
         let mut __ad_d_cell_total_0: f64 = 0.0;
         let mut __ad_d_total__3: f64 = __ad_d_t8
-            * ::autograd::__private::rules::div(total__3, (n as f64), __ad_t8).0;
+            * ::autograd::__private::rules::div(0.0, (n as f64), 0.0).0;
         __ad_d_cell_total_0 += __ad_d_total__3;
         __ad_t8
     };
@@ -396,7 +396,7 @@ pub fn softmax_loss_adjoint(
     let mut __ad_d_t8: f64 = d_out;
     let mut __ad_d_cell_total_0: f64 = 0.0;
     let mut __ad_d_total__3: f64 = __ad_d_t8
-        * ::autograd::__private::rules::div(total__3, (n as f64), __ad_t8).0;
+        * ::autograd::__private::rules::div(0.0, (n as f64), 0.0).0;
     __ad_d_cell_total_0 += __ad_d_total__3;
     __ad_t8
 }

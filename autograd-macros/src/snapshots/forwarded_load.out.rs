@@ -49,11 +49,10 @@ fn column_solve_grad(
         let y = &mut __ad_own_y[..];
         {
             let mut __ad_slots = __ad_record
-                .slots(::autograd::__private::room(&(0..n), 2usize));
+                .slots(::autograd::__private::room(&(0..n), 1usize));
             for j in 0..n {
                 let __ad_t0 = l[j * n + j];
                 let __ad_t1 = y[j];
-                let __ad_t1 = __ad_slots.push(__ad_t1);
                 let __ad_t2 = __ad_t1 / __ad_t0;
                 let __ad_t2 = __ad_slots.push(__ad_t2);
                 y[j] = __ad_t2;
@@ -179,7 +178,7 @@ fn column_solve_grad(
         {
             let mut __ad_taken = __ad_record.taken();
             for j in (0..n).rev() {
-                let [__ad_t1, __ad_t2]: [f64; 2] = __ad_taken.pop_n();
+                let __ad_t2: f64 = __ad_taken.pop();
                 let __ad_t0 = l[j * n + j];
                 let mut __ad_d_t2: f64 = 0.0;
                 if let (Some(mut __ad_row_d_l), Some(__ad_row_l_1)) = (
@@ -253,11 +252,7 @@ fn column_solve_grad(
                 let __ad_i_1: usize = j;
                 __ad_d_t2 += __ad_d_y[__ad_i_1];
                 __ad_d_y[__ad_i_1] = 0.0;
-                let __ad_p_t2 = ::autograd::__private::rules::div(
-                    __ad_t1,
-                    __ad_t0,
-                    __ad_t2,
-                );
+                let __ad_p_t2 = ::autograd::__private::rules::div(0.0, __ad_t0, __ad_t2);
                 let mut __ad_d_t1: f64 = __ad_d_t2 * __ad_p_t2.0;
                 let mut __ad_d_t0: f64 = __ad_d_t2 * __ad_p_t2.1;
                 __ad_d_y[j] += __ad_d_t1;
@@ -319,11 +314,10 @@ fn column_solve_adjoint(
     let y = &mut __ad_own_y[..];
     {
         let mut __ad_slots = __ad_record
-            .slots(::autograd::__private::room(&(0..n), 2usize));
+            .slots(::autograd::__private::room(&(0..n), 1usize));
         for j in 0..n {
             let __ad_t0 = l[j * n + j];
             let __ad_t1 = y[j];
-            let __ad_t1 = __ad_slots.push(__ad_t1);
             let __ad_t2 = __ad_t1 / __ad_t0;
             let __ad_t2 = __ad_slots.push(__ad_t2);
             y[j] = __ad_t2;
@@ -441,7 +435,7 @@ fn column_solve_adjoint(
     {
         let mut __ad_taken = __ad_record.taken();
         for j in (0..n).rev() {
-            let [__ad_t1, __ad_t2]: [f64; 2] = __ad_taken.pop_n();
+            let __ad_t2: f64 = __ad_taken.pop();
             let __ad_t0 = l[j * n + j];
             let mut __ad_d_t2: f64 = 0.0;
             if let (Some(mut __ad_row_d_l), Some(__ad_row_l_1)) = (
@@ -515,7 +509,7 @@ fn column_solve_adjoint(
             let __ad_i_1: usize = j;
             __ad_d_t2 += __ad_d_y[__ad_i_1];
             __ad_d_y[__ad_i_1] = 0.0;
-            let __ad_p_t2 = ::autograd::__private::rules::div(__ad_t1, __ad_t0, __ad_t2);
+            let __ad_p_t2 = ::autograd::__private::rules::div(0.0, __ad_t0, __ad_t2);
             let mut __ad_d_t1: f64 = __ad_d_t2 * __ad_p_t2.0;
             let mut __ad_d_t0: f64 = __ad_d_t2 * __ad_p_t2.1;
             __ad_d_y[j] += __ad_d_t1;

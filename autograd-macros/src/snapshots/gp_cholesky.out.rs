@@ -74,7 +74,7 @@ pub fn gp_nll_grad(
     let __ad_value = {
         ::std::thread_local! {
             #[allow(non_upper_case_globals)] static __ad_home :
-            ::autograd::__private::RecordsHome < f64, 5 > = const {
+            ::autograd::__private::RecordsHome < f64, 4 > = const {
             ::autograd::__private::RecordsHome::new() };
         }
         let __ad_guard = ::autograd::__private::RecordsHome::take(&__ad_home);
@@ -82,7 +82,6 @@ pub fn gp_nll_grad(
         let mut __ad_undo_a = __ad_guard.record(1);
         let mut __ad_record = __ad_guard.record(2);
         let mut __ad_record_1 = __ad_guard.record(3);
-        let mut __ad_record_2 = __ad_guard.record(4);
         let n = x.len();
         let l = log_l.exp();
         let sf2 = log_sf2.exp();
@@ -92,7 +91,7 @@ pub fn gp_nll_grad(
         for i in 0..n {
             {
                 let mut __ad_slots = __ad_record
-                    .slots(::autograd::__private::room(&(0..n), 3usize));
+                    .slots(::autograd::__private::room(&(0..n), 2usize));
                 if let (Some(__ad_row_x),) = (
                     ::autograd::__private::row(&x[..], 0usize, n),
                 ) {
@@ -100,7 +99,6 @@ pub fn gp_nll_grad(
                         let r: f64 = (x[i]) - (__ad_row_x[j]);
                         let __ad_t3 = (-0.5) * r;
                         let __ad_t4 = __ad_t3 * r;
-                        let __ad_t4 = __ad_slots.push(__ad_t4);
                         let __ad_t5 = l * l;
                         let __ad_t6 = __ad_t4 / __ad_t5;
                         let __ad_t6 = __ad_slots.push(__ad_t6);
@@ -128,7 +126,6 @@ pub fn gp_nll_grad(
                         let r: f64 = (x[i]) - (x[j]);
                         let __ad_t3 = (-0.5) * r;
                         let __ad_t4 = __ad_t3 * r;
-                        let __ad_t4 = __ad_slots.push(__ad_t4);
                         let __ad_t5 = l * l;
                         let __ad_t6 = __ad_t4 / __ad_t5;
                         let __ad_t6 = __ad_slots.push(__ad_t6);
@@ -154,106 +151,105 @@ pub fn gp_nll_grad(
                 }
             }
         }
-        for j__1 in 0..n {
-            let d = k[j__1 * n + j__1];
-            let mut __ad_cell_d_13 = d;
-            if let (Some(__ad_row_k),) = (
-                ::autograd::__private::row(
-                    &k[..],
-                    ::autograd::__private::index::mul(j__1, n),
-                    ::autograd::__private::index::add(
+        {
+            let mut __ad_slots_1 = __ad_record_1
+                .slots(::autograd::__private::room(&(0..n), 1usize));
+            for j__1 in 0..n {
+                let d = k[j__1 * n + j__1];
+                let mut __ad_cell_d_13 = d;
+                if let (Some(__ad_row_k),) = (
+                    ::autograd::__private::row(
+                        &k[..],
                         ::autograd::__private::index::mul(j__1, n),
-                        j__1,
-                    ),
-                ),
-            ) {
-                for p in 0..j__1 {
-                    let d__1 = __ad_cell_d_13;
-                    let __ad_t14 = __ad_row_k[p];
-                    let __ad_t15 = __ad_t14;
-                    let __ad_t16 = __ad_t14 * __ad_t15;
-                    let d__2 = d__1 - __ad_t16;
-                    __ad_cell_d_13 = d__2;
-                }
-            } else {
-                for p in 0..j__1 {
-                    let d__1 = __ad_cell_d_13;
-                    let __ad_t14 = k[j__1 * n + p];
-                    let __ad_t15 = __ad_t14;
-                    let __ad_t16 = __ad_t14 * __ad_t15;
-                    let d__2 = d__1 - __ad_t16;
-                    __ad_cell_d_13 = d__2;
-                }
-            }
-            let d__3 = __ad_cell_d_13;
-            let ljj = d__3.sqrt();
-            {
-                let __ad_i_2: usize = j__1 * n + j__1;
-                __ad_undo_k.push(k[__ad_i_2]);
-                k[__ad_i_2] = ljj;
-            }
-            {
-                let mut __ad_slots_1 = __ad_record_1
-                    .slots(::autograd::__private::room(&(j__1 + 1..n), 1usize));
-                let mut __ad_slots_2 = __ad_undo_k
-                    .slots(::autograd::__private::room(&(j__1 + 1..n), 1usize));
-                for i__1 in j__1 + 1..n {
-                    let s = k[i__1 * n + j__1];
-                    let mut __ad_cell_s_19 = s;
-                    if let (Some(__ad_row_k_1), Some(__ad_row_k_2)) = (
-                        ::autograd::__private::row(
-                            &k[..],
-                            ::autograd::__private::index::mul(i__1, n),
-                            ::autograd::__private::index::add(
-                                ::autograd::__private::index::mul(i__1, n),
-                                j__1,
-                            ),
-                        ),
-                        ::autograd::__private::row(
-                            &k[..],
+                        ::autograd::__private::index::add(
                             ::autograd::__private::index::mul(j__1, n),
-                            ::autograd::__private::index::add(
-                                ::autograd::__private::index::mul(j__1, n),
-                                j__1,
-                            ),
+                            j__1,
                         ),
-                    ) {
-                        for p__1 in 0..j__1 {
-                            let s__1 = __ad_cell_s_19;
-                            let __ad_t20 = __ad_row_k_1[p__1];
-                            let __ad_t21 = __ad_row_k_2[p__1];
-                            let __ad_t22 = __ad_t20 * __ad_t21;
-                            let s__2 = s__1 - __ad_t22;
-                            __ad_cell_s_19 = s__2;
-                        }
-                    } else {
-                        for p__1 in 0..j__1 {
-                            let s__1 = __ad_cell_s_19;
-                            let __ad_t20 = k[i__1 * n + p__1];
-                            let __ad_t21 = k[j__1 * n + p__1];
-                            let __ad_t22 = __ad_t20 * __ad_t21;
-                            let s__2 = s__1 - __ad_t22;
-                            __ad_cell_s_19 = s__2;
-                        }
+                    ),
+                ) {
+                    for p in 0..j__1 {
+                        let d__1 = __ad_cell_d_13;
+                        let __ad_t14 = __ad_row_k[p];
+                        let __ad_t15 = __ad_t14;
+                        let __ad_t16 = __ad_t14 * __ad_t15;
+                        let d__2 = d__1 - __ad_t16;
+                        __ad_cell_d_13 = d__2;
                     }
-                    let s__3 = __ad_cell_s_19;
-                    let s__3 = __ad_slots_1.push(s__3);
-                    let __ad_t23 = s__3 / ljj;
-                    {
-                        let __ad_i_3: usize = i__1 * n + j__1;
-                        __ad_slots_2.push(k[__ad_i_3]);
-                        k[__ad_i_3] = __ad_t23;
+                } else {
+                    for p in 0..j__1 {
+                        let d__1 = __ad_cell_d_13;
+                        let __ad_t14 = k[j__1 * n + p];
+                        let __ad_t15 = __ad_t14;
+                        let __ad_t16 = __ad_t14 * __ad_t15;
+                        let d__2 = d__1 - __ad_t16;
+                        __ad_cell_d_13 = d__2;
+                    }
+                }
+                let d__3 = __ad_cell_d_13;
+                let ljj = d__3.sqrt();
+                let ljj = __ad_slots_1.push(ljj);
+                {
+                    let __ad_i_2: usize = j__1 * n + j__1;
+                    __ad_undo_k.push(k[__ad_i_2]);
+                    k[__ad_i_2] = ljj;
+                }
+                {
+                    let mut __ad_slots_2 = __ad_undo_k
+                        .slots(::autograd::__private::room(&(j__1 + 1..n), 1usize));
+                    for i__1 in j__1 + 1..n {
+                        let s = k[i__1 * n + j__1];
+                        let mut __ad_cell_s_19 = s;
+                        if let (Some(__ad_row_k_1), Some(__ad_row_k_2)) = (
+                            ::autograd::__private::row(
+                                &k[..],
+                                ::autograd::__private::index::mul(i__1, n),
+                                ::autograd::__private::index::add(
+                                    ::autograd::__private::index::mul(i__1, n),
+                                    j__1,
+                                ),
+                            ),
+                            ::autograd::__private::row(
+                                &k[..],
+                                ::autograd::__private::index::mul(j__1, n),
+                                ::autograd::__private::index::add(
+                                    ::autograd::__private::index::mul(j__1, n),
+                                    j__1,
+                                ),
+                            ),
+                        ) {
+                            for p__1 in 0..j__1 {
+                                let s__1 = __ad_cell_s_19;
+                                let __ad_t20 = __ad_row_k_1[p__1];
+                                let __ad_t21 = __ad_row_k_2[p__1];
+                                let __ad_t22 = __ad_t20 * __ad_t21;
+                                let s__2 = s__1 - __ad_t22;
+                                __ad_cell_s_19 = s__2;
+                            }
+                        } else {
+                            for p__1 in 0..j__1 {
+                                let s__1 = __ad_cell_s_19;
+                                let __ad_t20 = k[i__1 * n + p__1];
+                                let __ad_t21 = k[j__1 * n + p__1];
+                                let __ad_t22 = __ad_t20 * __ad_t21;
+                                let s__2 = s__1 - __ad_t22;
+                                __ad_cell_s_19 = s__2;
+                            }
+                        }
+                        let s__3 = __ad_cell_s_19;
+                        let __ad_t23 = s__3 / ljj;
+                        {
+                            let __ad_i_3: usize = i__1 * n + j__1;
+                            __ad_slots_2.push(k[__ad_i_3]);
+                            k[__ad_i_3] = __ad_t23;
+                        }
                     }
                 }
             }
-            __ad_record_1.extend_from_slice(&[d__3, ljj]);
         }
         let mut __ad_own_a: ::std::vec::Vec<f64> = ::std::vec![0.0; n];
         let a = &mut __ad_own_a[..];
         {
-            let mut __ad_slots_3 = __ad_record_2
-                .slots(::autograd::__private::room(&(0..n), 1usize));
-            let mut __ad_slots_4 = __ad_undo_a
+            let mut __ad_slots_3 = __ad_undo_a
                 .slots(::autograd::__private::room(&(0..n), 1usize));
             for i__2 in 0..n {
                 let s__4: f64 = y[i__2];
@@ -288,12 +284,11 @@ pub fn gp_nll_grad(
                     }
                 }
                 let s__7 = __ad_cell_s_24;
-                let s__7 = __ad_slots_3.push(s__7);
                 let __ad_t28 = k[i__2 * n + i__2];
                 let __ad_t29 = s__7 / __ad_t28;
                 {
                     let __ad_i_4: usize = i__2;
-                    __ad_slots_4.push(a[__ad_i_4]);
+                    __ad_slots_3.push(a[__ad_i_4]);
                     a[__ad_i_4] = __ad_t29;
                 }
             }
@@ -332,7 +327,7 @@ pub fn gp_nll_grad(
                     let mut __ad_d_t34: f64 = __ad_d_t37 * __ad_p_t37.0;
                     let mut __ad_d_t36: f64 = __ad_d_t37 * __ad_p_t37.1;
                     let mut __ad_d_t35: f64 = __ad_d_t36
-                        * ::autograd::__private::rules::ln(__ad_t35, __ad_t36);
+                        * ::autograd::__private::rules::ln(__ad_t35, 0.0);
                     __ad_d_k[i__3 * n + i__3] += __ad_d_t35;
                     let __ad_p_t34 = ::autograd::__private::rules::mul(
                         __ad_t32,
@@ -370,7 +365,7 @@ pub fn gp_nll_grad(
                     let mut __ad_d_t34: f64 = __ad_d_t37 * __ad_p_t37.0;
                     let mut __ad_d_t36: f64 = __ad_d_t37 * __ad_p_t37.1;
                     let mut __ad_d_t35: f64 = __ad_d_t36
-                        * ::autograd::__private::rules::ln(__ad_t35, __ad_t36);
+                        * ::autograd::__private::rules::ln(__ad_t35, 0.0);
                     __ad_d_k[i__3 * n + i__3] += __ad_d_t35;
                     let __ad_p_t34 = ::autograd::__private::rules::mul(
                         __ad_t32,
@@ -400,19 +395,17 @@ pub fn gp_nll_grad(
             * ::autograd::__private::rules::add(0.0, 0.0, 0.0).0;
         __ad_d_cell_nll_30 += __ad_d_nll__3;
         {
-            let mut __ad_taken = __ad_record_2.taken();
-            let mut __ad_taken_1 = __ad_undo_a.taken();
+            let mut __ad_taken = __ad_undo_a.taken();
             for i__2 in (0..n).rev() {
-                let s__7: f64 = __ad_taken.pop();
                 let __ad_t29: f64 = a[i__2];
                 let __ad_t28 = k[i__2 * n + i__2];
                 let mut __ad_d_cell_s_24: f64 = 0.0;
                 let __ad_i_5: usize = i__2;
-                a[__ad_i_5] = __ad_taken_1.pop();
+                a[__ad_i_5] = __ad_taken.pop();
                 let mut __ad_d_t29: f64 = __ad_d_a[__ad_i_5];
                 __ad_d_a[__ad_i_5] = 0.0;
                 let __ad_p_t29 = ::autograd::__private::rules::div(
-                    s__7,
+                    0.0,
                     __ad_t28,
                     __ad_t29,
                 );
@@ -499,23 +492,732 @@ pub fn gp_nll_grad(
                 __ad_d_cell_s_24 = __ad_seed_cell_s_24;
             }
         }
+        {
+            let mut __ad_taken_1 = __ad_record_1.taken();
+            for j__1 in (0..n).rev() {
+                let ljj: f64 = __ad_taken_1.pop();
+                let mut __ad_d_cell_d_13: f64 = 0.0;
+                let mut __ad_d_ljj: f64 = 0.0;
+                {
+                    let mut __ad_taken_2 = __ad_undo_k.taken();
+                    for i__1 in (j__1 + 1..n).rev() {
+                        let __ad_t23: f64 = k[i__1 * n + j__1];
+                        let mut __ad_d_cell_s_19: f64 = 0.0;
+                        let __ad_i_6: usize = i__1 * n + j__1;
+                        k[__ad_i_6] = __ad_taken_2.pop();
+                        let mut __ad_d_t23: f64 = __ad_d_k[__ad_i_6];
+                        __ad_d_k[__ad_i_6] = 0.0;
+                        let __ad_p_t23 = ::autograd::__private::rules::div(
+                            0.0,
+                            ljj,
+                            __ad_t23,
+                        );
+                        let mut __ad_d_s__3: f64 = __ad_d_t23 * __ad_p_t23.0;
+                        __ad_d_ljj += __ad_d_t23 * __ad_p_t23.1;
+                        __ad_d_cell_s_19 += __ad_d_s__3;
+                        let __ad_seed_cell_s_19: f64 = __ad_d_cell_s_19;
+                        if let (
+                            Some([__ad_row_d_k_1, __ad_row_d_k_2]),
+                            Some(__ad_row_k_5),
+                            Some(__ad_row_k_6),
+                        ) = (
+                            ::autograd::__private::cell_rows(
+                                &mut __ad_d_k[..],
+                                [
+                                    (
+                                        ::autograd::__private::index::Bound::bound(
+                                            ::autograd::__private::index::mul(j__1, n),
+                                        ),
+                                        ::autograd::__private::index::Bound::bound(
+                                            ::autograd::__private::index::add(
+                                                ::autograd::__private::index::mul(j__1, n),
+                                                j__1,
+                                            ),
+                                        ),
+                                    ),
+                                    (
+                                        ::autograd::__private::index::Bound::bound(
+                                            ::autograd::__private::index::mul(i__1, n),
+                                        ),
+                                        ::autograd::__private::index::Bound::bound(
+                                            ::autograd::__private::index::add(
+                                                ::autograd::__private::index::mul(i__1, n),
+                                                j__1,
+                                            ),
+                                        ),
+                                    ),
+                                ],
+                            ),
+                            ::autograd::__private::row(
+                                &k[..],
+                                ::autograd::__private::index::mul(i__1, n),
+                                ::autograd::__private::index::add(
+                                    ::autograd::__private::index::mul(i__1, n),
+                                    j__1,
+                                ),
+                            ),
+                            ::autograd::__private::row(
+                                &k[..],
+                                ::autograd::__private::index::mul(j__1, n),
+                                ::autograd::__private::index::add(
+                                    ::autograd::__private::index::mul(j__1, n),
+                                    j__1,
+                                ),
+                            ),
+                        ) {
+                            for p__1 in 0..j__1 {
+                                __ad_d_cell_s_19 = __ad_seed_cell_s_19;
+                                let __ad_t20 = __ad_row_k_5[p__1];
+                                let __ad_t21 = __ad_row_k_6[p__1];
+                                let mut __ad_d_s__2: f64 = __ad_d_cell_s_19;
+                                __ad_d_cell_s_19 = 0.0;
+                                let __ad_p_s__2 = ::autograd::__private::rules::sub(
+                                    0.0,
+                                    0.0,
+                                    0.0,
+                                );
+                                let mut __ad_d_s__1: f64 = __ad_d_s__2 * __ad_p_s__2.0;
+                                let mut __ad_d_t22: f64 = __ad_d_s__2 * __ad_p_s__2.1;
+                                let __ad_p_t22 = ::autograd::__private::rules::mul(
+                                    __ad_t20,
+                                    __ad_t21,
+                                    0.0,
+                                );
+                                let mut __ad_d_t20: f64 = __ad_d_t22 * __ad_p_t22.0;
+                                let mut __ad_d_t21: f64 = __ad_d_t22 * __ad_p_t22.1;
+                                {
+                                    let __ad_v = __ad_d_t21;
+                                    let mut __ad_e = __ad_row_d_k_1[p__1].get();
+                                    __ad_e += __ad_v;
+                                    __ad_row_d_k_1[p__1].set(__ad_e)
+                                };
+                                ::std::sync::atomic::compiler_fence(
+                                    ::std::sync::atomic::Ordering::SeqCst,
+                                );
+                                {
+                                    let __ad_v = __ad_d_t20;
+                                    let mut __ad_e = __ad_row_d_k_2[p__1].get();
+                                    __ad_e += __ad_v;
+                                    __ad_row_d_k_2[p__1].set(__ad_e)
+                                };
+                                ::std::sync::atomic::compiler_fence(
+                                    ::std::sync::atomic::Ordering::SeqCst,
+                                );
+                                __ad_d_cell_s_19 = __ad_d_s__1;
+                            }
+                        } else {
+                            for p__1 in 0..j__1 {
+                                __ad_d_cell_s_19 = __ad_seed_cell_s_19;
+                                let __ad_t20 = k[i__1 * n + p__1];
+                                let __ad_t21 = k[j__1 * n + p__1];
+                                let mut __ad_d_s__2: f64 = __ad_d_cell_s_19;
+                                __ad_d_cell_s_19 = 0.0;
+                                let __ad_p_s__2 = ::autograd::__private::rules::sub(
+                                    0.0,
+                                    0.0,
+                                    0.0,
+                                );
+                                let mut __ad_d_s__1: f64 = __ad_d_s__2 * __ad_p_s__2.0;
+                                let mut __ad_d_t22: f64 = __ad_d_s__2 * __ad_p_s__2.1;
+                                let __ad_p_t22 = ::autograd::__private::rules::mul(
+                                    __ad_t20,
+                                    __ad_t21,
+                                    0.0,
+                                );
+                                let mut __ad_d_t20: f64 = __ad_d_t22 * __ad_p_t22.0;
+                                let mut __ad_d_t21: f64 = __ad_d_t22 * __ad_p_t22.1;
+                                __ad_d_k[j__1 * n + p__1] += __ad_d_t21;
+                                ::std::sync::atomic::compiler_fence(
+                                    ::std::sync::atomic::Ordering::SeqCst,
+                                );
+                                __ad_d_k[i__1 * n + p__1] += __ad_d_t20;
+                                ::std::sync::atomic::compiler_fence(
+                                    ::std::sync::atomic::Ordering::SeqCst,
+                                );
+                                __ad_d_cell_s_19 = __ad_d_s__1;
+                            }
+                        }
+                        __ad_d_cell_s_19 = __ad_seed_cell_s_19;
+                        let mut __ad_d_s: f64 = __ad_d_cell_s_19;
+                        __ad_d_k[i__1 * n + j__1] += __ad_d_s;
+                    }
+                }
+                let __ad_i_7: usize = j__1 * n + j__1;
+                k[__ad_i_7] = ::autograd::__private::pop(&mut __ad_undo_k);
+                __ad_d_ljj += __ad_d_k[__ad_i_7];
+                __ad_d_k[__ad_i_7] = 0.0;
+                let mut __ad_d_d__3: f64 = ::autograd::__private::adjoint_term(
+                    __ad_d_ljj,
+                    ::autograd::__private::rules::sqrt(0.0, ljj),
+                );
+                __ad_d_cell_d_13 += __ad_d_d__3;
+                let __ad_seed_cell_d_13: f64 = __ad_d_cell_d_13;
+                if let (Some(__ad_row_d_k_3), Some(__ad_row_k_7)) = (
+                    ::autograd::__private::row_mut(
+                        &mut __ad_d_k[..],
+                        ::autograd::__private::index::mul(j__1, n),
+                        ::autograd::__private::index::add(
+                            ::autograd::__private::index::mul(j__1, n),
+                            j__1,
+                        ),
+                    ),
+                    ::autograd::__private::row(
+                        &k[..],
+                        ::autograd::__private::index::mul(j__1, n),
+                        ::autograd::__private::index::add(
+                            ::autograd::__private::index::mul(j__1, n),
+                            j__1,
+                        ),
+                    ),
+                ) {
+                    for p in 0..j__1 {
+                        __ad_d_cell_d_13 = __ad_seed_cell_d_13;
+                        let __ad_t14 = __ad_row_k_7[p];
+                        let __ad_t15 = __ad_t14;
+                        let mut __ad_d_d__2: f64 = __ad_d_cell_d_13;
+                        __ad_d_cell_d_13 = 0.0;
+                        let __ad_p_d__2 = ::autograd::__private::rules::sub(
+                            0.0,
+                            0.0,
+                            0.0,
+                        );
+                        let mut __ad_d_d__1: f64 = __ad_d_d__2 * __ad_p_d__2.0;
+                        let mut __ad_d_t16: f64 = __ad_d_d__2 * __ad_p_d__2.1;
+                        let __ad_p_t16 = ::autograd::__private::rules::mul(
+                            __ad_t14,
+                            __ad_t15,
+                            0.0,
+                        );
+                        let mut __ad_d_t14: f64 = __ad_d_t16 * __ad_p_t16.0;
+                        let mut __ad_d_t15: f64 = __ad_d_t16 * __ad_p_t16.1;
+                        __ad_d_t14 += __ad_d_t15;
+                        __ad_row_d_k_3[p] += __ad_d_t14;
+                        __ad_d_cell_d_13 = __ad_d_d__1;
+                    }
+                } else {
+                    for p in 0..j__1 {
+                        __ad_d_cell_d_13 = __ad_seed_cell_d_13;
+                        let __ad_t14 = k[j__1 * n + p];
+                        let __ad_t15 = __ad_t14;
+                        let mut __ad_d_d__2: f64 = __ad_d_cell_d_13;
+                        __ad_d_cell_d_13 = 0.0;
+                        let __ad_p_d__2 = ::autograd::__private::rules::sub(
+                            0.0,
+                            0.0,
+                            0.0,
+                        );
+                        let mut __ad_d_d__1: f64 = __ad_d_d__2 * __ad_p_d__2.0;
+                        let mut __ad_d_t16: f64 = __ad_d_d__2 * __ad_p_d__2.1;
+                        let __ad_p_t16 = ::autograd::__private::rules::mul(
+                            __ad_t14,
+                            __ad_t15,
+                            0.0,
+                        );
+                        let mut __ad_d_t14: f64 = __ad_d_t16 * __ad_p_t16.0;
+                        let mut __ad_d_t15: f64 = __ad_d_t16 * __ad_p_t16.1;
+                        __ad_d_t14 += __ad_d_t15;
+                        __ad_d_k[j__1 * n + p] += __ad_d_t14;
+                        __ad_d_cell_d_13 = __ad_d_d__1;
+                    }
+                }
+                __ad_d_cell_d_13 = __ad_seed_cell_d_13;
+                let mut __ad_d_d: f64 = __ad_d_cell_d_13;
+                __ad_d_k[j__1 * n + j__1] += __ad_d_d;
+            }
+        }
+        for i in (0..n).rev() {
+            {
+                let mut __ad_taken_3 = __ad_record.taken();
+                for j in (0..n).rev() {
+                    let [__ad_t6, __ad_t7]: [f64; 2] = __ad_taken_3.pop_n();
+                    let __ad_t5 = l * l;
+                    let __ad_c9: bool = i == j;
+                    if __ad_c9 {
+                        let __ad_i_8: usize = i * n + j;
+                        k[__ad_i_8] = ::autograd::__private::pop(&mut __ad_undo_k);
+                        let mut __ad_d_t11: f64 = __ad_d_k[__ad_i_8];
+                        __ad_d_noise
+                            += __ad_d_t11
+                                * ::autograd::__private::rules::add(0.0, 0.0, 0.0).1;
+                    } else {}
+                    let __ad_i_9: usize = i * n + j;
+                    k[__ad_i_9] = ::autograd::__private::pop(&mut __ad_undo_k);
+                    let mut __ad_d_t8: f64 = __ad_d_k[__ad_i_9];
+                    __ad_d_k[__ad_i_9] = 0.0;
+                    let __ad_p_t8 = ::autograd::__private::rules::mul(sf2, __ad_t7, 0.0);
+                    __ad_d_sf2 += __ad_d_t8 * __ad_p_t8.0;
+                    let mut __ad_d_t7: f64 = __ad_d_t8 * __ad_p_t8.1;
+                    let mut __ad_d_t6: f64 = __ad_d_t7
+                        * ::autograd::__private::rules::exp(0.0, __ad_t7);
+                    let mut __ad_d_t5: f64 = __ad_d_t6
+                        * ::autograd::__private::rules::div(0.0, __ad_t5, __ad_t6).1;
+                    let __ad_p_t5 = ::autograd::__private::rules::mul(l, l, 0.0);
+                    __ad_d_l += __ad_d_t5 * __ad_p_t5.0;
+                    __ad_d_l += __ad_d_t5 * __ad_p_t5.1;
+                }
+            }
+        }
+        let mut __ad_d_log_noise: f64 = __ad_d_noise
+            * ::autograd::__private::rules::exp(0.0, noise);
+        let mut __ad_d_log_sf2: f64 = __ad_d_sf2
+            * ::autograd::__private::rules::exp(0.0, sf2);
+        let mut __ad_d_log_l: f64 = __ad_d_l * ::autograd::__private::rules::exp(0.0, l);
+        *d_log_l += __ad_d_log_l;
+        *d_log_sf2 += __ad_d_log_sf2;
+        *d_log_noise += __ad_d_log_noise;
+        __ad_guard.give_back([__ad_undo_k, __ad_undo_a, __ad_record, __ad_record_1]);
+        __ad_t38
+    };
+    (__ad_value, (__ad_grad_log_l, __ad_grad_log_sf2, __ad_grad_log_noise))
+}
+/// Reverse-mode adjoint of `gp_nll`, generated by `#[differentiable]`: returns the value of `gp_nll` and adds `d_out` times its partial derivative with respect to each of `log_l`, `log_sf2`, `log_noise` into the matching `d_` argument.
+#[allow(
+    arithmetic_overflow,
+    unconditional_panic,
+    dead_code,
+    unused_variables,
+    unused_mut,
+    unused_parens,
+    unused_assignments,
+    unreachable_code,
+    non_snake_case,
+    clippy::all,
+    clippy::pedantic
+)]
+pub fn gp_nll_adjoint(
+    log_l: f64,
+    log_sf2: f64,
+    log_noise: f64,
+    x: &[f64],
+    y: &[f64],
+    d_out: f64,
+    d_log_l: &mut f64,
+    d_log_sf2: &mut f64,
+    d_log_noise: &mut f64,
+) -> f64 {
+    ::std::thread_local! {
+        #[allow(non_upper_case_globals)] static __ad_home :
+        ::autograd::__private::RecordsHome < f64, 4 > = const {
+        ::autograd::__private::RecordsHome::new() };
+    }
+    let __ad_guard = ::autograd::__private::RecordsHome::take(&__ad_home);
+    let mut __ad_undo_k = __ad_guard.record(0);
+    let mut __ad_undo_a = __ad_guard.record(1);
+    let mut __ad_record = __ad_guard.record(2);
+    let mut __ad_record_1 = __ad_guard.record(3);
+    let n = x.len();
+    let l = log_l.exp();
+    let sf2 = log_sf2.exp();
+    let noise = log_noise.exp();
+    let mut __ad_own_k: ::std::vec::Vec<f64> = ::std::vec![0.0; n * n];
+    let k = &mut __ad_own_k[..];
+    for i in 0..n {
+        {
+            let mut __ad_slots = __ad_record
+                .slots(::autograd::__private::room(&(0..n), 2usize));
+            if let (Some(__ad_row_x),) = (
+                ::autograd::__private::row(&x[..], 0usize, n),
+            ) {
+                for j in 0..n {
+                    let r: f64 = (x[i]) - (__ad_row_x[j]);
+                    let __ad_t3 = (-0.5) * r;
+                    let __ad_t4 = __ad_t3 * r;
+                    let __ad_t5 = l * l;
+                    let __ad_t6 = __ad_t4 / __ad_t5;
+                    let __ad_t6 = __ad_slots.push(__ad_t6);
+                    let __ad_t7 = __ad_t6.exp();
+                    let __ad_t7 = __ad_slots.push(__ad_t7);
+                    let __ad_t8 = sf2 * __ad_t7;
+                    {
+                        let __ad_i: usize = i * n + j;
+                        __ad_undo_k.push(k[__ad_i]);
+                        k[__ad_i] = __ad_t8;
+                    }
+                    let __ad_c9: bool = i == j;
+                    if __ad_c9 {
+                        let __ad_t10 = k[i * n + j];
+                        let __ad_t11 = __ad_t10 + noise;
+                        {
+                            let __ad_i_1: usize = i * n + j;
+                            __ad_undo_k.push(k[__ad_i_1]);
+                            k[__ad_i_1] = __ad_t11;
+                        }
+                    } else {}
+                }
+            } else {
+                for j in 0..n {
+                    let r: f64 = (x[i]) - (x[j]);
+                    let __ad_t3 = (-0.5) * r;
+                    let __ad_t4 = __ad_t3 * r;
+                    let __ad_t5 = l * l;
+                    let __ad_t6 = __ad_t4 / __ad_t5;
+                    let __ad_t6 = __ad_slots.push(__ad_t6);
+                    let __ad_t7 = __ad_t6.exp();
+                    let __ad_t7 = __ad_slots.push(__ad_t7);
+                    let __ad_t8 = sf2 * __ad_t7;
+                    {
+                        let __ad_i: usize = i * n + j;
+                        __ad_undo_k.push(k[__ad_i]);
+                        k[__ad_i] = __ad_t8;
+                    }
+                    let __ad_c9: bool = i == j;
+                    if __ad_c9 {
+                        let __ad_t10 = k[i * n + j];
+                        let __ad_t11 = __ad_t10 + noise;
+                        {
+                            let __ad_i_1: usize = i * n + j;
+                            __ad_undo_k.push(k[__ad_i_1]);
+                            k[__ad_i_1] = __ad_t11;
+                        }
+                    } else {}
+                }
+            }
+        }
+    }
+    {
+        let mut __ad_slots_1 = __ad_record_1
+            .slots(::autograd::__private::room(&(0..n), 1usize));
+        for j__1 in 0..n {
+            let d = k[j__1 * n + j__1];
+            let mut __ad_cell_d_13 = d;
+            if let (Some(__ad_row_k),) = (
+                ::autograd::__private::row(
+                    &k[..],
+                    ::autograd::__private::index::mul(j__1, n),
+                    ::autograd::__private::index::add(
+                        ::autograd::__private::index::mul(j__1, n),
+                        j__1,
+                    ),
+                ),
+            ) {
+                for p in 0..j__1 {
+                    let d__1 = __ad_cell_d_13;
+                    let __ad_t14 = __ad_row_k[p];
+                    let __ad_t15 = __ad_t14;
+                    let __ad_t16 = __ad_t14 * __ad_t15;
+                    let d__2 = d__1 - __ad_t16;
+                    __ad_cell_d_13 = d__2;
+                }
+            } else {
+                for p in 0..j__1 {
+                    let d__1 = __ad_cell_d_13;
+                    let __ad_t14 = k[j__1 * n + p];
+                    let __ad_t15 = __ad_t14;
+                    let __ad_t16 = __ad_t14 * __ad_t15;
+                    let d__2 = d__1 - __ad_t16;
+                    __ad_cell_d_13 = d__2;
+                }
+            }
+            let d__3 = __ad_cell_d_13;
+            let ljj = d__3.sqrt();
+            let ljj = __ad_slots_1.push(ljj);
+            {
+                let __ad_i_2: usize = j__1 * n + j__1;
+                __ad_undo_k.push(k[__ad_i_2]);
+                k[__ad_i_2] = ljj;
+            }
+            {
+                let mut __ad_slots_2 = __ad_undo_k
+                    .slots(::autograd::__private::room(&(j__1 + 1..n), 1usize));
+                for i__1 in j__1 + 1..n {
+                    let s = k[i__1 * n + j__1];
+                    let mut __ad_cell_s_19 = s;
+                    if let (Some(__ad_row_k_1), Some(__ad_row_k_2)) = (
+                        ::autograd::__private::row(
+                            &k[..],
+                            ::autograd::__private::index::mul(i__1, n),
+                            ::autograd::__private::index::add(
+                                ::autograd::__private::index::mul(i__1, n),
+                                j__1,
+                            ),
+                        ),
+                        ::autograd::__private::row(
+                            &k[..],
+                            ::autograd::__private::index::mul(j__1, n),
+                            ::autograd::__private::index::add(
+                                ::autograd::__private::index::mul(j__1, n),
+                                j__1,
+                            ),
+                        ),
+                    ) {
+                        for p__1 in 0..j__1 {
+                            let s__1 = __ad_cell_s_19;
+                            let __ad_t20 = __ad_row_k_1[p__1];
+                            let __ad_t21 = __ad_row_k_2[p__1];
+                            let __ad_t22 = __ad_t20 * __ad_t21;
+                            let s__2 = s__1 - __ad_t22;
+                            __ad_cell_s_19 = s__2;
+                        }
+                    } else {
+                        for p__1 in 0..j__1 {
+                            let s__1 = __ad_cell_s_19;
+                            let __ad_t20 = k[i__1 * n + p__1];
+                            let __ad_t21 = k[j__1 * n + p__1];
+                            let __ad_t22 = __ad_t20 * __ad_t21;
+                            let s__2 = s__1 - __ad_t22;
+                            __ad_cell_s_19 = s__2;
+                        }
+                    }
+                    let s__3 = __ad_cell_s_19;
+                    let __ad_t23 = s__3 / ljj;
+                    {
+                        let __ad_i_3: usize = i__1 * n + j__1;
+                        __ad_slots_2.push(k[__ad_i_3]);
+                        k[__ad_i_3] = __ad_t23;
+                    }
+                }
+            }
+        }
+    }
+    let mut __ad_own_a: ::std::vec::Vec<f64> = ::std::vec![0.0; n];
+    let a = &mut __ad_own_a[..];
+    {
+        let mut __ad_slots_3 = __ad_undo_a
+            .slots(::autograd::__private::room(&(0..n), 1usize));
+        for i__2 in 0..n {
+            let s__4: f64 = y[i__2];
+            let mut __ad_cell_s_24 = s__4;
+            if let (Some(__ad_row_a), Some(__ad_row_k_3)) = (
+                ::autograd::__private::row(&a[..], 0usize, i__2),
+                ::autograd::__private::row(
+                    &k[..],
+                    ::autograd::__private::index::mul(i__2, n),
+                    ::autograd::__private::index::add(
+                        ::autograd::__private::index::mul(i__2, n),
+                        i__2,
+                    ),
+                ),
+            ) {
+                for p__2 in 0..i__2 {
+                    let s__5 = __ad_cell_s_24;
+                    let __ad_t25 = __ad_row_k_3[p__2];
+                    let __ad_t26 = __ad_row_a[p__2];
+                    let __ad_t27 = __ad_t25 * __ad_t26;
+                    let s__6 = s__5 - __ad_t27;
+                    __ad_cell_s_24 = s__6;
+                }
+            } else {
+                for p__2 in 0..i__2 {
+                    let s__5 = __ad_cell_s_24;
+                    let __ad_t25 = k[i__2 * n + p__2];
+                    let __ad_t26 = a[p__2];
+                    let __ad_t27 = __ad_t25 * __ad_t26;
+                    let s__6 = s__5 - __ad_t27;
+                    __ad_cell_s_24 = s__6;
+                }
+            }
+            let s__7 = __ad_cell_s_24;
+            let __ad_t28 = k[i__2 * n + i__2];
+            let __ad_t29 = s__7 / __ad_t28;
+            {
+                let __ad_i_4: usize = i__2;
+                __ad_slots_3.push(a[__ad_i_4]);
+                a[__ad_i_4] = __ad_t29;
+            }
+        }
+    }
+    let nll: f64 = 0.0;
+    let mut __ad_cell_nll_30 = nll;
+    let __ad_seed_cell_nll_30: f64 = d_out;
+    let mut __ad_own_d_a = ::autograd::__private::zeros_like(&a);
+    let __ad_d_a = &mut __ad_own_d_a[..];
+    let mut __ad_own_d_k = ::autograd::__private::zeros_like(&k);
+    let __ad_d_k = &mut __ad_own_d_k[..];
+    {
+        let mut __ad_d_cell_nll_30: f64;
+        if let (Some(__ad_row_d_a), Some(__ad_row_a_1)) = (
+            ::autograd::__private::row_mut(&mut __ad_d_a[..], 0usize, n),
+            ::autograd::__private::row(&a[..], 0usize, n),
+        ) {
+            for i__3 in 0..n {
+                let nll__1 = __ad_cell_nll_30;
+                let __ad_t31 = __ad_row_a_1[i__3];
+                let __ad_t32 = 0.5 * __ad_t31;
+                let __ad_t33 = __ad_t31;
+                let __ad_t34 = __ad_t32 * __ad_t33;
+                let __ad_t35 = k[i__3 * n + i__3];
+                let __ad_t36 = __ad_t35.ln();
+                let __ad_t37 = __ad_t34 + __ad_t36;
+                let nll__2 = nll__1 + __ad_t37;
+                __ad_cell_nll_30 = nll__2;
+                __ad_d_cell_nll_30 = __ad_seed_cell_nll_30;
+                let mut __ad_d_nll__2: f64 = __ad_d_cell_nll_30;
+                __ad_d_cell_nll_30 = 0.0;
+                let __ad_p_nll__2 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
+                let mut __ad_d_nll__1: f64 = __ad_d_nll__2 * __ad_p_nll__2.0;
+                let mut __ad_d_t37: f64 = __ad_d_nll__2 * __ad_p_nll__2.1;
+                let __ad_p_t37 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
+                let mut __ad_d_t34: f64 = __ad_d_t37 * __ad_p_t37.0;
+                let mut __ad_d_t36: f64 = __ad_d_t37 * __ad_p_t37.1;
+                let mut __ad_d_t35: f64 = __ad_d_t36
+                    * ::autograd::__private::rules::ln(__ad_t35, 0.0);
+                __ad_d_k[i__3 * n + i__3] += __ad_d_t35;
+                let __ad_p_t34 = ::autograd::__private::rules::mul(
+                    __ad_t32,
+                    __ad_t33,
+                    0.0,
+                );
+                let mut __ad_d_t32: f64 = __ad_d_t34 * __ad_p_t34.0;
+                let mut __ad_d_t33: f64 = __ad_d_t34 * __ad_p_t34.1;
+                let mut __ad_d_t31: f64 = __ad_d_t33;
+                __ad_d_t31
+                    += __ad_d_t32 * ::autograd::__private::rules::mul(0.5, 0.0, 0.0).1;
+                __ad_row_d_a[i__3] += __ad_d_t31;
+                __ad_d_cell_nll_30 = __ad_d_nll__1;
+            }
+        } else {
+            for i__3 in 0..n {
+                let nll__1 = __ad_cell_nll_30;
+                let __ad_t31 = a[i__3];
+                let __ad_t32 = 0.5 * __ad_t31;
+                let __ad_t33 = __ad_t31;
+                let __ad_t34 = __ad_t32 * __ad_t33;
+                let __ad_t35 = k[i__3 * n + i__3];
+                let __ad_t36 = __ad_t35.ln();
+                let __ad_t37 = __ad_t34 + __ad_t36;
+                let nll__2 = nll__1 + __ad_t37;
+                __ad_cell_nll_30 = nll__2;
+                __ad_d_cell_nll_30 = __ad_seed_cell_nll_30;
+                let mut __ad_d_nll__2: f64 = __ad_d_cell_nll_30;
+                __ad_d_cell_nll_30 = 0.0;
+                let __ad_p_nll__2 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
+                let mut __ad_d_nll__1: f64 = __ad_d_nll__2 * __ad_p_nll__2.0;
+                let mut __ad_d_t37: f64 = __ad_d_nll__2 * __ad_p_nll__2.1;
+                let __ad_p_t37 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
+                let mut __ad_d_t34: f64 = __ad_d_t37 * __ad_p_t37.0;
+                let mut __ad_d_t36: f64 = __ad_d_t37 * __ad_p_t37.1;
+                let mut __ad_d_t35: f64 = __ad_d_t36
+                    * ::autograd::__private::rules::ln(__ad_t35, 0.0);
+                __ad_d_k[i__3 * n + i__3] += __ad_d_t35;
+                let __ad_p_t34 = ::autograd::__private::rules::mul(
+                    __ad_t32,
+                    __ad_t33,
+                    0.0,
+                );
+                let mut __ad_d_t32: f64 = __ad_d_t34 * __ad_p_t34.0;
+                let mut __ad_d_t33: f64 = __ad_d_t34 * __ad_p_t34.1;
+                let mut __ad_d_t31: f64 = __ad_d_t33;
+                __ad_d_t31
+                    += __ad_d_t32 * ::autograd::__private::rules::mul(0.5, 0.0, 0.0).1;
+                __ad_d_a[i__3] += __ad_d_t31;
+                __ad_d_cell_nll_30 = __ad_d_nll__1;
+            }
+        }
+    }
+    let nll__3 = __ad_cell_nll_30;
+    let __ad_t38 = nll__3
+        + ((0.5 * (n as f64)) * (f64::ln((2.0 * std::f64::consts::PI))));
+    let mut __ad_d_t38: f64 = d_out;
+    let mut __ad_d_l: f64 = 0.0;
+    let mut __ad_d_sf2: f64 = 0.0;
+    let mut __ad_d_noise: f64 = 0.0;
+    let mut __ad_d_cell_nll_30: f64 = 0.0;
+    let mut __ad_d_nll__3: f64 = __ad_d_t38
+        * ::autograd::__private::rules::add(0.0, 0.0, 0.0).0;
+    __ad_d_cell_nll_30 += __ad_d_nll__3;
+    {
+        let mut __ad_taken = __ad_undo_a.taken();
+        for i__2 in (0..n).rev() {
+            let __ad_t29: f64 = a[i__2];
+            let __ad_t28 = k[i__2 * n + i__2];
+            let mut __ad_d_cell_s_24: f64 = 0.0;
+            let __ad_i_5: usize = i__2;
+            a[__ad_i_5] = __ad_taken.pop();
+            let mut __ad_d_t29: f64 = __ad_d_a[__ad_i_5];
+            __ad_d_a[__ad_i_5] = 0.0;
+            let __ad_p_t29 = ::autograd::__private::rules::div(0.0, __ad_t28, __ad_t29);
+            let mut __ad_d_s__7: f64 = __ad_d_t29 * __ad_p_t29.0;
+            let mut __ad_d_t28: f64 = __ad_d_t29 * __ad_p_t29.1;
+            __ad_d_k[i__2 * n + i__2] += __ad_d_t28;
+            __ad_d_cell_s_24 += __ad_d_s__7;
+            let __ad_seed_cell_s_24: f64 = __ad_d_cell_s_24;
+            if let (
+                Some(__ad_row_d_a_1),
+                Some(__ad_row_d_k),
+                Some(__ad_row_a_2),
+                Some(__ad_row_k_4),
+            ) = (
+                ::autograd::__private::row_mut(&mut __ad_d_a[..], 0usize, i__2),
+                ::autograd::__private::row_mut(
+                    &mut __ad_d_k[..],
+                    ::autograd::__private::index::mul(i__2, n),
+                    ::autograd::__private::index::add(
+                        ::autograd::__private::index::mul(i__2, n),
+                        i__2,
+                    ),
+                ),
+                ::autograd::__private::row(&a[..], 0usize, i__2),
+                ::autograd::__private::row(
+                    &k[..],
+                    ::autograd::__private::index::mul(i__2, n),
+                    ::autograd::__private::index::add(
+                        ::autograd::__private::index::mul(i__2, n),
+                        i__2,
+                    ),
+                ),
+            ) {
+                for p__2 in 0..i__2 {
+                    __ad_d_cell_s_24 = __ad_seed_cell_s_24;
+                    let __ad_t25 = __ad_row_k_4[p__2];
+                    let __ad_t26 = __ad_row_a_2[p__2];
+                    let mut __ad_d_s__6: f64 = __ad_d_cell_s_24;
+                    __ad_d_cell_s_24 = 0.0;
+                    let __ad_p_s__6 = ::autograd::__private::rules::sub(0.0, 0.0, 0.0);
+                    let mut __ad_d_s__5: f64 = __ad_d_s__6 * __ad_p_s__6.0;
+                    let mut __ad_d_t27: f64 = __ad_d_s__6 * __ad_p_s__6.1;
+                    let __ad_p_t27 = ::autograd::__private::rules::mul(
+                        __ad_t25,
+                        __ad_t26,
+                        0.0,
+                    );
+                    let mut __ad_d_t25: f64 = __ad_d_t27 * __ad_p_t27.0;
+                    let mut __ad_d_t26: f64 = __ad_d_t27 * __ad_p_t27.1;
+                    __ad_row_d_a_1[p__2] += __ad_d_t26;
+                    __ad_row_d_k[p__2] += __ad_d_t25;
+                    __ad_d_cell_s_24 = __ad_d_s__5;
+                }
+            } else {
+                for p__2 in 0..i__2 {
+                    __ad_d_cell_s_24 = __ad_seed_cell_s_24;
+                    let __ad_t25 = k[i__2 * n + p__2];
+                    let __ad_t26 = a[p__2];
+                    let mut __ad_d_s__6: f64 = __ad_d_cell_s_24;
+                    __ad_d_cell_s_24 = 0.0;
+                    let __ad_p_s__6 = ::autograd::__private::rules::sub(0.0, 0.0, 0.0);
+                    let mut __ad_d_s__5: f64 = __ad_d_s__6 * __ad_p_s__6.0;
+                    let mut __ad_d_t27: f64 = __ad_d_s__6 * __ad_p_s__6.1;
+                    let __ad_p_t27 = ::autograd::__private::rules::mul(
+                        __ad_t25,
+                        __ad_t26,
+                        0.0,
+                    );
+                    let mut __ad_d_t25: f64 = __ad_d_t27 * __ad_p_t27.0;
+                    let mut __ad_d_t26: f64 = __ad_d_t27 * __ad_p_t27.1;
+                    __ad_d_a[p__2] += __ad_d_t26;
+                    __ad_d_k[i__2 * n + p__2] += __ad_d_t25;
+                    __ad_d_cell_s_24 = __ad_d_s__5;
+                }
+            }
+            __ad_d_cell_s_24 = __ad_seed_cell_s_24;
+        }
+    }
+    {
+        let mut __ad_taken_1 = __ad_record_1.taken();
         for j__1 in (0..n).rev() {
-            let [d__3, ljj]: [f64; 2] = ::autograd::__private::pop_n(&mut __ad_record_1);
+            let ljj: f64 = __ad_taken_1.pop();
             let mut __ad_d_cell_d_13: f64 = 0.0;
             let mut __ad_d_ljj: f64 = 0.0;
             {
-                let mut __ad_taken_2 = __ad_record_1.taken();
-                let mut __ad_taken_3 = __ad_undo_k.taken();
+                let mut __ad_taken_2 = __ad_undo_k.taken();
                 for i__1 in (j__1 + 1..n).rev() {
-                    let s__3: f64 = __ad_taken_2.pop();
                     let __ad_t23: f64 = k[i__1 * n + j__1];
                     let mut __ad_d_cell_s_19: f64 = 0.0;
                     let __ad_i_6: usize = i__1 * n + j__1;
-                    k[__ad_i_6] = __ad_taken_3.pop();
+                    k[__ad_i_6] = __ad_taken_2.pop();
                     let mut __ad_d_t23: f64 = __ad_d_k[__ad_i_6];
                     __ad_d_k[__ad_i_6] = 0.0;
                     let __ad_p_t23 = ::autograd::__private::rules::div(
-                        s__3,
+                        0.0,
                         ljj,
                         __ad_t23,
                     );
@@ -655,7 +1357,7 @@ pub fn gp_nll_grad(
             __ad_d_k[__ad_i_7] = 0.0;
             let mut __ad_d_d__3: f64 = ::autograd::__private::adjoint_term(
                 __ad_d_ljj,
-                ::autograd::__private::rules::sqrt(d__3, ljj),
+                ::autograd::__private::rules::sqrt(0.0, ljj),
             );
             __ad_d_cell_d_13 += __ad_d_d__3;
             let __ad_seed_cell_d_13: f64 = __ad_d_cell_d_13;
@@ -723,722 +1425,12 @@ pub fn gp_nll_grad(
             let mut __ad_d_d: f64 = __ad_d_cell_d_13;
             __ad_d_k[j__1 * n + j__1] += __ad_d_d;
         }
-        for i in (0..n).rev() {
-            {
-                let mut __ad_taken_4 = __ad_record.taken();
-                for j in (0..n).rev() {
-                    let [__ad_t4, __ad_t6, __ad_t7]: [f64; 3] = __ad_taken_4.pop_n();
-                    let __ad_t5 = l * l;
-                    let __ad_c9: bool = i == j;
-                    if __ad_c9 {
-                        let __ad_i_8: usize = i * n + j;
-                        k[__ad_i_8] = ::autograd::__private::pop(&mut __ad_undo_k);
-                        let mut __ad_d_t11: f64 = __ad_d_k[__ad_i_8];
-                        __ad_d_noise
-                            += __ad_d_t11
-                                * ::autograd::__private::rules::add(0.0, 0.0, 0.0).1;
-                    } else {}
-                    let __ad_i_9: usize = i * n + j;
-                    k[__ad_i_9] = ::autograd::__private::pop(&mut __ad_undo_k);
-                    let mut __ad_d_t8: f64 = __ad_d_k[__ad_i_9];
-                    __ad_d_k[__ad_i_9] = 0.0;
-                    let __ad_p_t8 = ::autograd::__private::rules::mul(sf2, __ad_t7, 0.0);
-                    __ad_d_sf2 += __ad_d_t8 * __ad_p_t8.0;
-                    let mut __ad_d_t7: f64 = __ad_d_t8 * __ad_p_t8.1;
-                    let mut __ad_d_t6: f64 = __ad_d_t7
-                        * ::autograd::__private::rules::exp(__ad_t6, __ad_t7);
-                    let mut __ad_d_t5: f64 = __ad_d_t6
-                        * ::autograd::__private::rules::div(__ad_t4, __ad_t5, __ad_t6).1;
-                    let __ad_p_t5 = ::autograd::__private::rules::mul(l, l, 0.0);
-                    __ad_d_l += __ad_d_t5 * __ad_p_t5.0;
-                    __ad_d_l += __ad_d_t5 * __ad_p_t5.1;
-                }
-            }
-        }
-        let mut __ad_d_log_noise: f64 = __ad_d_noise
-            * ::autograd::__private::rules::exp(log_noise, noise);
-        let mut __ad_d_log_sf2: f64 = __ad_d_sf2
-            * ::autograd::__private::rules::exp(log_sf2, sf2);
-        let mut __ad_d_log_l: f64 = __ad_d_l
-            * ::autograd::__private::rules::exp(log_l, l);
-        *d_log_l += __ad_d_log_l;
-        *d_log_sf2 += __ad_d_log_sf2;
-        *d_log_noise += __ad_d_log_noise;
-        __ad_guard
-            .give_back([
-                __ad_undo_k,
-                __ad_undo_a,
-                __ad_record,
-                __ad_record_1,
-                __ad_record_2,
-            ]);
-        __ad_t38
-    };
-    (__ad_value, (__ad_grad_log_l, __ad_grad_log_sf2, __ad_grad_log_noise))
-}
-/// Reverse-mode adjoint of `gp_nll`, generated by `#[differentiable]`: returns the value of `gp_nll` and adds `d_out` times its partial derivative with respect to each of `log_l`, `log_sf2`, `log_noise` into the matching `d_` argument.
-#[allow(
-    arithmetic_overflow,
-    unconditional_panic,
-    dead_code,
-    unused_variables,
-    unused_mut,
-    unused_parens,
-    unused_assignments,
-    unreachable_code,
-    non_snake_case,
-    clippy::all,
-    clippy::pedantic
-)]
-pub fn gp_nll_adjoint(
-    log_l: f64,
-    log_sf2: f64,
-    log_noise: f64,
-    x: &[f64],
-    y: &[f64],
-    d_out: f64,
-    d_log_l: &mut f64,
-    d_log_sf2: &mut f64,
-    d_log_noise: &mut f64,
-) -> f64 {
-    ::std::thread_local! {
-        #[allow(non_upper_case_globals)] static __ad_home :
-        ::autograd::__private::RecordsHome < f64, 5 > = const {
-        ::autograd::__private::RecordsHome::new() };
-    }
-    let __ad_guard = ::autograd::__private::RecordsHome::take(&__ad_home);
-    let mut __ad_undo_k = __ad_guard.record(0);
-    let mut __ad_undo_a = __ad_guard.record(1);
-    let mut __ad_record = __ad_guard.record(2);
-    let mut __ad_record_1 = __ad_guard.record(3);
-    let mut __ad_record_2 = __ad_guard.record(4);
-    let n = x.len();
-    let l = log_l.exp();
-    let sf2 = log_sf2.exp();
-    let noise = log_noise.exp();
-    let mut __ad_own_k: ::std::vec::Vec<f64> = ::std::vec![0.0; n * n];
-    let k = &mut __ad_own_k[..];
-    for i in 0..n {
-        {
-            let mut __ad_slots = __ad_record
-                .slots(::autograd::__private::room(&(0..n), 3usize));
-            if let (Some(__ad_row_x),) = (
-                ::autograd::__private::row(&x[..], 0usize, n),
-            ) {
-                for j in 0..n {
-                    let r: f64 = (x[i]) - (__ad_row_x[j]);
-                    let __ad_t3 = (-0.5) * r;
-                    let __ad_t4 = __ad_t3 * r;
-                    let __ad_t4 = __ad_slots.push(__ad_t4);
-                    let __ad_t5 = l * l;
-                    let __ad_t6 = __ad_t4 / __ad_t5;
-                    let __ad_t6 = __ad_slots.push(__ad_t6);
-                    let __ad_t7 = __ad_t6.exp();
-                    let __ad_t7 = __ad_slots.push(__ad_t7);
-                    let __ad_t8 = sf2 * __ad_t7;
-                    {
-                        let __ad_i: usize = i * n + j;
-                        __ad_undo_k.push(k[__ad_i]);
-                        k[__ad_i] = __ad_t8;
-                    }
-                    let __ad_c9: bool = i == j;
-                    if __ad_c9 {
-                        let __ad_t10 = k[i * n + j];
-                        let __ad_t11 = __ad_t10 + noise;
-                        {
-                            let __ad_i_1: usize = i * n + j;
-                            __ad_undo_k.push(k[__ad_i_1]);
-                            k[__ad_i_1] = __ad_t11;
-                        }
-                    } else {}
-                }
-            } else {
-                for j in 0..n {
-                    let r: f64 = (x[i]) - (x[j]);
-                    let __ad_t3 = (-0.5) * r;
-                    let __ad_t4 = __ad_t3 * r;
-                    let __ad_t4 = __ad_slots.push(__ad_t4);
-                    let __ad_t5 = l * l;
-                    let __ad_t6 = __ad_t4 / __ad_t5;
-                    let __ad_t6 = __ad_slots.push(__ad_t6);
-                    let __ad_t7 = __ad_t6.exp();
-                    let __ad_t7 = __ad_slots.push(__ad_t7);
-                    let __ad_t8 = sf2 * __ad_t7;
-                    {
-                        let __ad_i: usize = i * n + j;
-                        __ad_undo_k.push(k[__ad_i]);
-                        k[__ad_i] = __ad_t8;
-                    }
-                    let __ad_c9: bool = i == j;
-                    if __ad_c9 {
-                        let __ad_t10 = k[i * n + j];
-                        let __ad_t11 = __ad_t10 + noise;
-                        {
-                            let __ad_i_1: usize = i * n + j;
-                            __ad_undo_k.push(k[__ad_i_1]);
-                            k[__ad_i_1] = __ad_t11;
-                        }
-                    } else {}
-                }
-            }
-        }
-    }
-    for j__1 in 0..n {
-        let d = k[j__1 * n + j__1];
-        let mut __ad_cell_d_13 = d;
-        if let (Some(__ad_row_k),) = (
-            ::autograd::__private::row(
-                &k[..],
-                ::autograd::__private::index::mul(j__1, n),
-                ::autograd::__private::index::add(
-                    ::autograd::__private::index::mul(j__1, n),
-                    j__1,
-                ),
-            ),
-        ) {
-            for p in 0..j__1 {
-                let d__1 = __ad_cell_d_13;
-                let __ad_t14 = __ad_row_k[p];
-                let __ad_t15 = __ad_t14;
-                let __ad_t16 = __ad_t14 * __ad_t15;
-                let d__2 = d__1 - __ad_t16;
-                __ad_cell_d_13 = d__2;
-            }
-        } else {
-            for p in 0..j__1 {
-                let d__1 = __ad_cell_d_13;
-                let __ad_t14 = k[j__1 * n + p];
-                let __ad_t15 = __ad_t14;
-                let __ad_t16 = __ad_t14 * __ad_t15;
-                let d__2 = d__1 - __ad_t16;
-                __ad_cell_d_13 = d__2;
-            }
-        }
-        let d__3 = __ad_cell_d_13;
-        let ljj = d__3.sqrt();
-        {
-            let __ad_i_2: usize = j__1 * n + j__1;
-            __ad_undo_k.push(k[__ad_i_2]);
-            k[__ad_i_2] = ljj;
-        }
-        {
-            let mut __ad_slots_1 = __ad_record_1
-                .slots(::autograd::__private::room(&(j__1 + 1..n), 1usize));
-            let mut __ad_slots_2 = __ad_undo_k
-                .slots(::autograd::__private::room(&(j__1 + 1..n), 1usize));
-            for i__1 in j__1 + 1..n {
-                let s = k[i__1 * n + j__1];
-                let mut __ad_cell_s_19 = s;
-                if let (Some(__ad_row_k_1), Some(__ad_row_k_2)) = (
-                    ::autograd::__private::row(
-                        &k[..],
-                        ::autograd::__private::index::mul(i__1, n),
-                        ::autograd::__private::index::add(
-                            ::autograd::__private::index::mul(i__1, n),
-                            j__1,
-                        ),
-                    ),
-                    ::autograd::__private::row(
-                        &k[..],
-                        ::autograd::__private::index::mul(j__1, n),
-                        ::autograd::__private::index::add(
-                            ::autograd::__private::index::mul(j__1, n),
-                            j__1,
-                        ),
-                    ),
-                ) {
-                    for p__1 in 0..j__1 {
-                        let s__1 = __ad_cell_s_19;
-                        let __ad_t20 = __ad_row_k_1[p__1];
-                        let __ad_t21 = __ad_row_k_2[p__1];
-                        let __ad_t22 = __ad_t20 * __ad_t21;
-                        let s__2 = s__1 - __ad_t22;
-                        __ad_cell_s_19 = s__2;
-                    }
-                } else {
-                    for p__1 in 0..j__1 {
-                        let s__1 = __ad_cell_s_19;
-                        let __ad_t20 = k[i__1 * n + p__1];
-                        let __ad_t21 = k[j__1 * n + p__1];
-                        let __ad_t22 = __ad_t20 * __ad_t21;
-                        let s__2 = s__1 - __ad_t22;
-                        __ad_cell_s_19 = s__2;
-                    }
-                }
-                let s__3 = __ad_cell_s_19;
-                let s__3 = __ad_slots_1.push(s__3);
-                let __ad_t23 = s__3 / ljj;
-                {
-                    let __ad_i_3: usize = i__1 * n + j__1;
-                    __ad_slots_2.push(k[__ad_i_3]);
-                    k[__ad_i_3] = __ad_t23;
-                }
-            }
-        }
-        __ad_record_1.extend_from_slice(&[d__3, ljj]);
-    }
-    let mut __ad_own_a: ::std::vec::Vec<f64> = ::std::vec![0.0; n];
-    let a = &mut __ad_own_a[..];
-    {
-        let mut __ad_slots_3 = __ad_record_2
-            .slots(::autograd::__private::room(&(0..n), 1usize));
-        let mut __ad_slots_4 = __ad_undo_a
-            .slots(::autograd::__private::room(&(0..n), 1usize));
-        for i__2 in 0..n {
-            let s__4: f64 = y[i__2];
-            let mut __ad_cell_s_24 = s__4;
-            if let (Some(__ad_row_a), Some(__ad_row_k_3)) = (
-                ::autograd::__private::row(&a[..], 0usize, i__2),
-                ::autograd::__private::row(
-                    &k[..],
-                    ::autograd::__private::index::mul(i__2, n),
-                    ::autograd::__private::index::add(
-                        ::autograd::__private::index::mul(i__2, n),
-                        i__2,
-                    ),
-                ),
-            ) {
-                for p__2 in 0..i__2 {
-                    let s__5 = __ad_cell_s_24;
-                    let __ad_t25 = __ad_row_k_3[p__2];
-                    let __ad_t26 = __ad_row_a[p__2];
-                    let __ad_t27 = __ad_t25 * __ad_t26;
-                    let s__6 = s__5 - __ad_t27;
-                    __ad_cell_s_24 = s__6;
-                }
-            } else {
-                for p__2 in 0..i__2 {
-                    let s__5 = __ad_cell_s_24;
-                    let __ad_t25 = k[i__2 * n + p__2];
-                    let __ad_t26 = a[p__2];
-                    let __ad_t27 = __ad_t25 * __ad_t26;
-                    let s__6 = s__5 - __ad_t27;
-                    __ad_cell_s_24 = s__6;
-                }
-            }
-            let s__7 = __ad_cell_s_24;
-            let s__7 = __ad_slots_3.push(s__7);
-            let __ad_t28 = k[i__2 * n + i__2];
-            let __ad_t29 = s__7 / __ad_t28;
-            {
-                let __ad_i_4: usize = i__2;
-                __ad_slots_4.push(a[__ad_i_4]);
-                a[__ad_i_4] = __ad_t29;
-            }
-        }
-    }
-    let nll: f64 = 0.0;
-    let mut __ad_cell_nll_30 = nll;
-    let __ad_seed_cell_nll_30: f64 = d_out;
-    let mut __ad_own_d_a = ::autograd::__private::zeros_like(&a);
-    let __ad_d_a = &mut __ad_own_d_a[..];
-    let mut __ad_own_d_k = ::autograd::__private::zeros_like(&k);
-    let __ad_d_k = &mut __ad_own_d_k[..];
-    {
-        let mut __ad_d_cell_nll_30: f64;
-        if let (Some(__ad_row_d_a), Some(__ad_row_a_1)) = (
-            ::autograd::__private::row_mut(&mut __ad_d_a[..], 0usize, n),
-            ::autograd::__private::row(&a[..], 0usize, n),
-        ) {
-            for i__3 in 0..n {
-                let nll__1 = __ad_cell_nll_30;
-                let __ad_t31 = __ad_row_a_1[i__3];
-                let __ad_t32 = 0.5 * __ad_t31;
-                let __ad_t33 = __ad_t31;
-                let __ad_t34 = __ad_t32 * __ad_t33;
-                let __ad_t35 = k[i__3 * n + i__3];
-                let __ad_t36 = __ad_t35.ln();
-                let __ad_t37 = __ad_t34 + __ad_t36;
-                let nll__2 = nll__1 + __ad_t37;
-                __ad_cell_nll_30 = nll__2;
-                __ad_d_cell_nll_30 = __ad_seed_cell_nll_30;
-                let mut __ad_d_nll__2: f64 = __ad_d_cell_nll_30;
-                __ad_d_cell_nll_30 = 0.0;
-                let __ad_p_nll__2 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
-                let mut __ad_d_nll__1: f64 = __ad_d_nll__2 * __ad_p_nll__2.0;
-                let mut __ad_d_t37: f64 = __ad_d_nll__2 * __ad_p_nll__2.1;
-                let __ad_p_t37 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
-                let mut __ad_d_t34: f64 = __ad_d_t37 * __ad_p_t37.0;
-                let mut __ad_d_t36: f64 = __ad_d_t37 * __ad_p_t37.1;
-                let mut __ad_d_t35: f64 = __ad_d_t36
-                    * ::autograd::__private::rules::ln(__ad_t35, __ad_t36);
-                __ad_d_k[i__3 * n + i__3] += __ad_d_t35;
-                let __ad_p_t34 = ::autograd::__private::rules::mul(
-                    __ad_t32,
-                    __ad_t33,
-                    0.0,
-                );
-                let mut __ad_d_t32: f64 = __ad_d_t34 * __ad_p_t34.0;
-                let mut __ad_d_t33: f64 = __ad_d_t34 * __ad_p_t34.1;
-                let mut __ad_d_t31: f64 = __ad_d_t33;
-                __ad_d_t31
-                    += __ad_d_t32 * ::autograd::__private::rules::mul(0.5, 0.0, 0.0).1;
-                __ad_row_d_a[i__3] += __ad_d_t31;
-                __ad_d_cell_nll_30 = __ad_d_nll__1;
-            }
-        } else {
-            for i__3 in 0..n {
-                let nll__1 = __ad_cell_nll_30;
-                let __ad_t31 = a[i__3];
-                let __ad_t32 = 0.5 * __ad_t31;
-                let __ad_t33 = __ad_t31;
-                let __ad_t34 = __ad_t32 * __ad_t33;
-                let __ad_t35 = k[i__3 * n + i__3];
-                let __ad_t36 = __ad_t35.ln();
-                let __ad_t37 = __ad_t34 + __ad_t36;
-                let nll__2 = nll__1 + __ad_t37;
-                __ad_cell_nll_30 = nll__2;
-                __ad_d_cell_nll_30 = __ad_seed_cell_nll_30;
-                let mut __ad_d_nll__2: f64 = __ad_d_cell_nll_30;
-                __ad_d_cell_nll_30 = 0.0;
-                let __ad_p_nll__2 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
-                let mut __ad_d_nll__1: f64 = __ad_d_nll__2 * __ad_p_nll__2.0;
-                let mut __ad_d_t37: f64 = __ad_d_nll__2 * __ad_p_nll__2.1;
-                let __ad_p_t37 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
-                let mut __ad_d_t34: f64 = __ad_d_t37 * __ad_p_t37.0;
-                let mut __ad_d_t36: f64 = __ad_d_t37 * __ad_p_t37.1;
-                let mut __ad_d_t35: f64 = __ad_d_t36
-                    * ::autograd::__private::rules::ln(__ad_t35, __ad_t36);
-                __ad_d_k[i__3 * n + i__3] += __ad_d_t35;
-                let __ad_p_t34 = ::autograd::__private::rules::mul(
-                    __ad_t32,
-                    __ad_t33,
-                    0.0,
-                );
-                let mut __ad_d_t32: f64 = __ad_d_t34 * __ad_p_t34.0;
-                let mut __ad_d_t33: f64 = __ad_d_t34 * __ad_p_t34.1;
-                let mut __ad_d_t31: f64 = __ad_d_t33;
-                __ad_d_t31
-                    += __ad_d_t32 * ::autograd::__private::rules::mul(0.5, 0.0, 0.0).1;
-                __ad_d_a[i__3] += __ad_d_t31;
-                __ad_d_cell_nll_30 = __ad_d_nll__1;
-            }
-        }
-    }
-    let nll__3 = __ad_cell_nll_30;
-    let __ad_t38 = nll__3
-        + ((0.5 * (n as f64)) * (f64::ln((2.0 * std::f64::consts::PI))));
-    let mut __ad_d_t38: f64 = d_out;
-    let mut __ad_d_l: f64 = 0.0;
-    let mut __ad_d_sf2: f64 = 0.0;
-    let mut __ad_d_noise: f64 = 0.0;
-    let mut __ad_d_cell_nll_30: f64 = 0.0;
-    let mut __ad_d_nll__3: f64 = __ad_d_t38
-        * ::autograd::__private::rules::add(0.0, 0.0, 0.0).0;
-    __ad_d_cell_nll_30 += __ad_d_nll__3;
-    {
-        let mut __ad_taken = __ad_record_2.taken();
-        let mut __ad_taken_1 = __ad_undo_a.taken();
-        for i__2 in (0..n).rev() {
-            let s__7: f64 = __ad_taken.pop();
-            let __ad_t29: f64 = a[i__2];
-            let __ad_t28 = k[i__2 * n + i__2];
-            let mut __ad_d_cell_s_24: f64 = 0.0;
-            let __ad_i_5: usize = i__2;
-            a[__ad_i_5] = __ad_taken_1.pop();
-            let mut __ad_d_t29: f64 = __ad_d_a[__ad_i_5];
-            __ad_d_a[__ad_i_5] = 0.0;
-            let __ad_p_t29 = ::autograd::__private::rules::div(s__7, __ad_t28, __ad_t29);
-            let mut __ad_d_s__7: f64 = __ad_d_t29 * __ad_p_t29.0;
-            let mut __ad_d_t28: f64 = __ad_d_t29 * __ad_p_t29.1;
-            __ad_d_k[i__2 * n + i__2] += __ad_d_t28;
-            __ad_d_cell_s_24 += __ad_d_s__7;
-            let __ad_seed_cell_s_24: f64 = __ad_d_cell_s_24;
-            if let (
-                Some(__ad_row_d_a_1),
-                Some(__ad_row_d_k),
-                Some(__ad_row_a_2),
-                Some(__ad_row_k_4),
-            ) = (
-                ::autograd::__private::row_mut(&mut __ad_d_a[..], 0usize, i__2),
-                ::autograd::__private::row_mut(
-                    &mut __ad_d_k[..],
-                    ::autograd::__private::index::mul(i__2, n),
-                    ::autograd::__private::index::add(
-                        ::autograd::__private::index::mul(i__2, n),
-                        i__2,
-                    ),
-                ),
-                ::autograd::__private::row(&a[..], 0usize, i__2),
-                ::autograd::__private::row(
-                    &k[..],
-                    ::autograd::__private::index::mul(i__2, n),
-                    ::autograd::__private::index::add(
-                        ::autograd::__private::index::mul(i__2, n),
-                        i__2,
-                    ),
-                ),
-            ) {
-                for p__2 in 0..i__2 {
-                    __ad_d_cell_s_24 = __ad_seed_cell_s_24;
-                    let __ad_t25 = __ad_row_k_4[p__2];
-                    let __ad_t26 = __ad_row_a_2[p__2];
-                    let mut __ad_d_s__6: f64 = __ad_d_cell_s_24;
-                    __ad_d_cell_s_24 = 0.0;
-                    let __ad_p_s__6 = ::autograd::__private::rules::sub(0.0, 0.0, 0.0);
-                    let mut __ad_d_s__5: f64 = __ad_d_s__6 * __ad_p_s__6.0;
-                    let mut __ad_d_t27: f64 = __ad_d_s__6 * __ad_p_s__6.1;
-                    let __ad_p_t27 = ::autograd::__private::rules::mul(
-                        __ad_t25,
-                        __ad_t26,
-                        0.0,
-                    );
-                    let mut __ad_d_t25: f64 = __ad_d_t27 * __ad_p_t27.0;
-                    let mut __ad_d_t26: f64 = __ad_d_t27 * __ad_p_t27.1;
-                    __ad_row_d_a_1[p__2] += __ad_d_t26;
-                    __ad_row_d_k[p__2] += __ad_d_t25;
-                    __ad_d_cell_s_24 = __ad_d_s__5;
-                }
-            } else {
-                for p__2 in 0..i__2 {
-                    __ad_d_cell_s_24 = __ad_seed_cell_s_24;
-                    let __ad_t25 = k[i__2 * n + p__2];
-                    let __ad_t26 = a[p__2];
-                    let mut __ad_d_s__6: f64 = __ad_d_cell_s_24;
-                    __ad_d_cell_s_24 = 0.0;
-                    let __ad_p_s__6 = ::autograd::__private::rules::sub(0.0, 0.0, 0.0);
-                    let mut __ad_d_s__5: f64 = __ad_d_s__6 * __ad_p_s__6.0;
-                    let mut __ad_d_t27: f64 = __ad_d_s__6 * __ad_p_s__6.1;
-                    let __ad_p_t27 = ::autograd::__private::rules::mul(
-                        __ad_t25,
-                        __ad_t26,
-                        0.0,
-                    );
-                    let mut __ad_d_t25: f64 = __ad_d_t27 * __ad_p_t27.0;
-                    let mut __ad_d_t26: f64 = __ad_d_t27 * __ad_p_t27.1;
-                    __ad_d_a[p__2] += __ad_d_t26;
-                    __ad_d_k[i__2 * n + p__2] += __ad_d_t25;
-                    __ad_d_cell_s_24 = __ad_d_s__5;
-                }
-            }
-            __ad_d_cell_s_24 = __ad_seed_cell_s_24;
-        }
-    }
-    for j__1 in (0..n).rev() {
-        let [d__3, ljj]: [f64; 2] = ::autograd::__private::pop_n(&mut __ad_record_1);
-        let mut __ad_d_cell_d_13: f64 = 0.0;
-        let mut __ad_d_ljj: f64 = 0.0;
-        {
-            let mut __ad_taken_2 = __ad_record_1.taken();
-            let mut __ad_taken_3 = __ad_undo_k.taken();
-            for i__1 in (j__1 + 1..n).rev() {
-                let s__3: f64 = __ad_taken_2.pop();
-                let __ad_t23: f64 = k[i__1 * n + j__1];
-                let mut __ad_d_cell_s_19: f64 = 0.0;
-                let __ad_i_6: usize = i__1 * n + j__1;
-                k[__ad_i_6] = __ad_taken_3.pop();
-                let mut __ad_d_t23: f64 = __ad_d_k[__ad_i_6];
-                __ad_d_k[__ad_i_6] = 0.0;
-                let __ad_p_t23 = ::autograd::__private::rules::div(s__3, ljj, __ad_t23);
-                let mut __ad_d_s__3: f64 = __ad_d_t23 * __ad_p_t23.0;
-                __ad_d_ljj += __ad_d_t23 * __ad_p_t23.1;
-                __ad_d_cell_s_19 += __ad_d_s__3;
-                let __ad_seed_cell_s_19: f64 = __ad_d_cell_s_19;
-                if let (
-                    Some([__ad_row_d_k_1, __ad_row_d_k_2]),
-                    Some(__ad_row_k_5),
-                    Some(__ad_row_k_6),
-                ) = (
-                    ::autograd::__private::cell_rows(
-                        &mut __ad_d_k[..],
-                        [
-                            (
-                                ::autograd::__private::index::Bound::bound(
-                                    ::autograd::__private::index::mul(j__1, n),
-                                ),
-                                ::autograd::__private::index::Bound::bound(
-                                    ::autograd::__private::index::add(
-                                        ::autograd::__private::index::mul(j__1, n),
-                                        j__1,
-                                    ),
-                                ),
-                            ),
-                            (
-                                ::autograd::__private::index::Bound::bound(
-                                    ::autograd::__private::index::mul(i__1, n),
-                                ),
-                                ::autograd::__private::index::Bound::bound(
-                                    ::autograd::__private::index::add(
-                                        ::autograd::__private::index::mul(i__1, n),
-                                        j__1,
-                                    ),
-                                ),
-                            ),
-                        ],
-                    ),
-                    ::autograd::__private::row(
-                        &k[..],
-                        ::autograd::__private::index::mul(i__1, n),
-                        ::autograd::__private::index::add(
-                            ::autograd::__private::index::mul(i__1, n),
-                            j__1,
-                        ),
-                    ),
-                    ::autograd::__private::row(
-                        &k[..],
-                        ::autograd::__private::index::mul(j__1, n),
-                        ::autograd::__private::index::add(
-                            ::autograd::__private::index::mul(j__1, n),
-                            j__1,
-                        ),
-                    ),
-                ) {
-                    for p__1 in 0..j__1 {
-                        __ad_d_cell_s_19 = __ad_seed_cell_s_19;
-                        let __ad_t20 = __ad_row_k_5[p__1];
-                        let __ad_t21 = __ad_row_k_6[p__1];
-                        let mut __ad_d_s__2: f64 = __ad_d_cell_s_19;
-                        __ad_d_cell_s_19 = 0.0;
-                        let __ad_p_s__2 = ::autograd::__private::rules::sub(
-                            0.0,
-                            0.0,
-                            0.0,
-                        );
-                        let mut __ad_d_s__1: f64 = __ad_d_s__2 * __ad_p_s__2.0;
-                        let mut __ad_d_t22: f64 = __ad_d_s__2 * __ad_p_s__2.1;
-                        let __ad_p_t22 = ::autograd::__private::rules::mul(
-                            __ad_t20,
-                            __ad_t21,
-                            0.0,
-                        );
-                        let mut __ad_d_t20: f64 = __ad_d_t22 * __ad_p_t22.0;
-                        let mut __ad_d_t21: f64 = __ad_d_t22 * __ad_p_t22.1;
-                        {
-                            let __ad_v = __ad_d_t21;
-                            let mut __ad_e = __ad_row_d_k_1[p__1].get();
-                            __ad_e += __ad_v;
-                            __ad_row_d_k_1[p__1].set(__ad_e)
-                        };
-                        ::std::sync::atomic::compiler_fence(
-                            ::std::sync::atomic::Ordering::SeqCst,
-                        );
-                        {
-                            let __ad_v = __ad_d_t20;
-                            let mut __ad_e = __ad_row_d_k_2[p__1].get();
-                            __ad_e += __ad_v;
-                            __ad_row_d_k_2[p__1].set(__ad_e)
-                        };
-                        ::std::sync::atomic::compiler_fence(
-                            ::std::sync::atomic::Ordering::SeqCst,
-                        );
-                        __ad_d_cell_s_19 = __ad_d_s__1;
-                    }
-                } else {
-                    for p__1 in 0..j__1 {
-                        __ad_d_cell_s_19 = __ad_seed_cell_s_19;
-                        let __ad_t20 = k[i__1 * n + p__1];
-                        let __ad_t21 = k[j__1 * n + p__1];
-                        let mut __ad_d_s__2: f64 = __ad_d_cell_s_19;
-                        __ad_d_cell_s_19 = 0.0;
-                        let __ad_p_s__2 = ::autograd::__private::rules::sub(
-                            0.0,
-                            0.0,
-                            0.0,
-                        );
-                        let mut __ad_d_s__1: f64 = __ad_d_s__2 * __ad_p_s__2.0;
-                        let mut __ad_d_t22: f64 = __ad_d_s__2 * __ad_p_s__2.1;
-                        let __ad_p_t22 = ::autograd::__private::rules::mul(
-                            __ad_t20,
-                            __ad_t21,
-                            0.0,
-                        );
-                        let mut __ad_d_t20: f64 = __ad_d_t22 * __ad_p_t22.0;
-                        let mut __ad_d_t21: f64 = __ad_d_t22 * __ad_p_t22.1;
-                        __ad_d_k[j__1 * n + p__1] += __ad_d_t21;
-                        ::std::sync::atomic::compiler_fence(
-                            ::std::sync::atomic::Ordering::SeqCst,
-                        );
-                        __ad_d_k[i__1 * n + p__1] += __ad_d_t20;
-                        ::std::sync::atomic::compiler_fence(
-                            ::std::sync::atomic::Ordering::SeqCst,
-                        );
-                        __ad_d_cell_s_19 = __ad_d_s__1;
-                    }
-                }
-                __ad_d_cell_s_19 = __ad_seed_cell_s_19;
-                let mut __ad_d_s: f64 = __ad_d_cell_s_19;
-                __ad_d_k[i__1 * n + j__1] += __ad_d_s;
-            }
-        }
-        let __ad_i_7: usize = j__1 * n + j__1;
-        k[__ad_i_7] = ::autograd::__private::pop(&mut __ad_undo_k);
-        __ad_d_ljj += __ad_d_k[__ad_i_7];
-        __ad_d_k[__ad_i_7] = 0.0;
-        let mut __ad_d_d__3: f64 = ::autograd::__private::adjoint_term(
-            __ad_d_ljj,
-            ::autograd::__private::rules::sqrt(d__3, ljj),
-        );
-        __ad_d_cell_d_13 += __ad_d_d__3;
-        let __ad_seed_cell_d_13: f64 = __ad_d_cell_d_13;
-        if let (Some(__ad_row_d_k_3), Some(__ad_row_k_7)) = (
-            ::autograd::__private::row_mut(
-                &mut __ad_d_k[..],
-                ::autograd::__private::index::mul(j__1, n),
-                ::autograd::__private::index::add(
-                    ::autograd::__private::index::mul(j__1, n),
-                    j__1,
-                ),
-            ),
-            ::autograd::__private::row(
-                &k[..],
-                ::autograd::__private::index::mul(j__1, n),
-                ::autograd::__private::index::add(
-                    ::autograd::__private::index::mul(j__1, n),
-                    j__1,
-                ),
-            ),
-        ) {
-            for p in 0..j__1 {
-                __ad_d_cell_d_13 = __ad_seed_cell_d_13;
-                let __ad_t14 = __ad_row_k_7[p];
-                let __ad_t15 = __ad_t14;
-                let mut __ad_d_d__2: f64 = __ad_d_cell_d_13;
-                __ad_d_cell_d_13 = 0.0;
-                let __ad_p_d__2 = ::autograd::__private::rules::sub(0.0, 0.0, 0.0);
-                let mut __ad_d_d__1: f64 = __ad_d_d__2 * __ad_p_d__2.0;
-                let mut __ad_d_t16: f64 = __ad_d_d__2 * __ad_p_d__2.1;
-                let __ad_p_t16 = ::autograd::__private::rules::mul(
-                    __ad_t14,
-                    __ad_t15,
-                    0.0,
-                );
-                let mut __ad_d_t14: f64 = __ad_d_t16 * __ad_p_t16.0;
-                let mut __ad_d_t15: f64 = __ad_d_t16 * __ad_p_t16.1;
-                __ad_d_t14 += __ad_d_t15;
-                __ad_row_d_k_3[p] += __ad_d_t14;
-                __ad_d_cell_d_13 = __ad_d_d__1;
-            }
-        } else {
-            for p in 0..j__1 {
-                __ad_d_cell_d_13 = __ad_seed_cell_d_13;
-                let __ad_t14 = k[j__1 * n + p];
-                let __ad_t15 = __ad_t14;
-                let mut __ad_d_d__2: f64 = __ad_d_cell_d_13;
-                __ad_d_cell_d_13 = 0.0;
-                let __ad_p_d__2 = ::autograd::__private::rules::sub(0.0, 0.0, 0.0);
-                let mut __ad_d_d__1: f64 = __ad_d_d__2 * __ad_p_d__2.0;
-                let mut __ad_d_t16: f64 = __ad_d_d__2 * __ad_p_d__2.1;
-                let __ad_p_t16 = ::autograd::__private::rules::mul(
-                    __ad_t14,
-                    __ad_t15,
-                    0.0,
-                );
-                let mut __ad_d_t14: f64 = __ad_d_t16 * __ad_p_t16.0;
-                let mut __ad_d_t15: f64 = __ad_d_t16 * __ad_p_t16.1;
-                __ad_d_t14 += __ad_d_t15;
-                __ad_d_k[j__1 * n + p] += __ad_d_t14;
-                __ad_d_cell_d_13 = __ad_d_d__1;
-            }
-        }
-        __ad_d_cell_d_13 = __ad_seed_cell_d_13;
-        let mut __ad_d_d: f64 = __ad_d_cell_d_13;
-        __ad_d_k[j__1 * n + j__1] += __ad_d_d;
     }
     for i in (0..n).rev() {
         {
-            let mut __ad_taken_4 = __ad_record.taken();
+            let mut __ad_taken_3 = __ad_record.taken();
             for j in (0..n).rev() {
-                let [__ad_t4, __ad_t6, __ad_t7]: [f64; 3] = __ad_taken_4.pop_n();
+                let [__ad_t6, __ad_t7]: [f64; 2] = __ad_taken_3.pop_n();
                 let __ad_t5 = l * l;
                 let __ad_c9: bool = i == j;
                 if __ad_c9 {
@@ -1457,9 +1449,9 @@ pub fn gp_nll_adjoint(
                 __ad_d_sf2 += __ad_d_t8 * __ad_p_t8.0;
                 let mut __ad_d_t7: f64 = __ad_d_t8 * __ad_p_t8.1;
                 let mut __ad_d_t6: f64 = __ad_d_t7
-                    * ::autograd::__private::rules::exp(__ad_t6, __ad_t7);
+                    * ::autograd::__private::rules::exp(0.0, __ad_t7);
                 let mut __ad_d_t5: f64 = __ad_d_t6
-                    * ::autograd::__private::rules::div(__ad_t4, __ad_t5, __ad_t6).1;
+                    * ::autograd::__private::rules::div(0.0, __ad_t5, __ad_t6).1;
                 let __ad_p_t5 = ::autograd::__private::rules::mul(l, l, 0.0);
                 __ad_d_l += __ad_d_t5 * __ad_p_t5.0;
                 __ad_d_l += __ad_d_t5 * __ad_p_t5.1;
@@ -1467,21 +1459,14 @@ pub fn gp_nll_adjoint(
         }
     }
     let mut __ad_d_log_noise: f64 = __ad_d_noise
-        * ::autograd::__private::rules::exp(log_noise, noise);
+        * ::autograd::__private::rules::exp(0.0, noise);
     let mut __ad_d_log_sf2: f64 = __ad_d_sf2
-        * ::autograd::__private::rules::exp(log_sf2, sf2);
-    let mut __ad_d_log_l: f64 = __ad_d_l * ::autograd::__private::rules::exp(log_l, l);
+        * ::autograd::__private::rules::exp(0.0, sf2);
+    let mut __ad_d_log_l: f64 = __ad_d_l * ::autograd::__private::rules::exp(0.0, l);
     *d_log_l += __ad_d_log_l;
     *d_log_sf2 += __ad_d_log_sf2;
     *d_log_noise += __ad_d_log_noise;
-    __ad_guard
-        .give_back([
-            __ad_undo_k,
-            __ad_undo_a,
-            __ad_record,
-            __ad_record_1,
-            __ad_record_2,
-        ]);
+    __ad_guard.give_back([__ad_undo_k, __ad_undo_a, __ad_record, __ad_record_1]);
     __ad_t38
 }
 #[doc(hidden)]

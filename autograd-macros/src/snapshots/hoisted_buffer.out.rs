@@ -60,7 +60,7 @@ fn elman_grad(
             let loss__1 = __ad_cell_loss_0;
             {
                 let mut __ad_slots = __ad_record
-                    .slots(::autograd::__private::room(&(0..n), 2usize));
+                    .slots(::autograd::__private::room(&(0..n), 1usize));
                 for i in 0..n {
                     let s: f64 = xs[t * n + i];
                     let mut __ad_cell_s_1 = s;
@@ -94,7 +94,6 @@ fn elman_grad(
                         }
                     }
                     let s__3 = __ad_cell_s_1;
-                    let s__3 = __ad_slots.push(s__3);
                     let __ad_t5 = s__3.tanh();
                     let __ad_t5 = __ad_slots.push(__ad_t5);
                     hnew[i] = __ad_t5;
@@ -147,13 +146,13 @@ fn elman_grad(
             {
                 let mut __ad_taken = __ad_record.taken();
                 for i in (0..n).rev() {
-                    let [s__3, __ad_t5]: [f64; 2] = __ad_taken.pop_n();
+                    let __ad_t5: f64 = __ad_taken.pop();
                     let mut __ad_d_cell_s_1: f64 = 0.0;
                     let __ad_i_1: usize = i;
                     let mut __ad_d_t5: f64 = __ad_d_hnew[__ad_i_1];
                     __ad_d_hnew[__ad_i_1] = 0.0;
                     let mut __ad_d_s__3: f64 = __ad_d_t5
-                        * ::autograd::__private::rules::tanh(s__3, __ad_t5);
+                        * ::autograd::__private::rules::tanh(0.0, __ad_t5);
                     __ad_d_cell_s_1 += __ad_d_s__3;
                     let __ad_seed_cell_s_1: f64 = __ad_d_cell_s_1;
                     if let (
@@ -289,7 +288,7 @@ fn elman_adjoint(
         let loss__1 = __ad_cell_loss_0;
         {
             let mut __ad_slots = __ad_record
-                .slots(::autograd::__private::room(&(0..n), 2usize));
+                .slots(::autograd::__private::room(&(0..n), 1usize));
             for i in 0..n {
                 let s: f64 = xs[t * n + i];
                 let mut __ad_cell_s_1 = s;
@@ -323,7 +322,6 @@ fn elman_adjoint(
                     }
                 }
                 let s__3 = __ad_cell_s_1;
-                let s__3 = __ad_slots.push(s__3);
                 let __ad_t5 = s__3.tanh();
                 let __ad_t5 = __ad_slots.push(__ad_t5);
                 hnew[i] = __ad_t5;
@@ -376,13 +374,13 @@ fn elman_adjoint(
         {
             let mut __ad_taken = __ad_record.taken();
             for i in (0..n).rev() {
-                let [s__3, __ad_t5]: [f64; 2] = __ad_taken.pop_n();
+                let __ad_t5: f64 = __ad_taken.pop();
                 let mut __ad_d_cell_s_1: f64 = 0.0;
                 let __ad_i_1: usize = i;
                 let mut __ad_d_t5: f64 = __ad_d_hnew[__ad_i_1];
                 __ad_d_hnew[__ad_i_1] = 0.0;
                 let mut __ad_d_s__3: f64 = __ad_d_t5
-                    * ::autograd::__private::rules::tanh(s__3, __ad_t5);
+                    * ::autograd::__private::rules::tanh(0.0, __ad_t5);
                 __ad_d_cell_s_1 += __ad_d_s__3;
                 let __ad_seed_cell_s_1: f64 = __ad_d_cell_s_1;
                 if let (

@@ -52,14 +52,13 @@ pub fn rnn_grad(w: &[f64], xs: &[f64], h: usize) -> (f64, ::std::vec::Vec<f64>) 
             let loss__1 = __ad_cell_loss_0;
             {
                 let mut __ad_slots = __ad_record
-                    .slots(::autograd::__private::room(&(0..h), 2usize));
+                    .slots(::autograd::__private::room(&(0..h), 1usize));
                 if let (Some(__ad_row_next),) = (
                     ::autograd::__private::row_mut(&mut next[..], 0usize, h),
                 ) {
                     for i in 0..h {
                         let __ad_t1 = dot(&w[i * h..(i + 1) * h], &hidden);
                         ::autograd::__private::assume_number(&__ad_t1);
-                        let __ad_t1 = __ad_slots.push(__ad_t1);
                         let __ad_t2 = __ad_t1 + (xs[t]);
                         let __ad_t3 = __ad_t2.tanh();
                         let __ad_t3 = __ad_slots.push(__ad_t3);
@@ -69,7 +68,6 @@ pub fn rnn_grad(w: &[f64], xs: &[f64], h: usize) -> (f64, ::std::vec::Vec<f64>) 
                     for i in 0..h {
                         let __ad_t1 = dot(&w[i * h..(i + 1) * h], &hidden);
                         ::autograd::__private::assume_number(&__ad_t1);
-                        let __ad_t1 = __ad_slots.push(__ad_t1);
                         let __ad_t2 = __ad_t1 + (xs[t]);
                         let __ad_t3 = __ad_t2.tanh();
                         let __ad_t3 = __ad_slots.push(__ad_t3);
@@ -125,13 +123,12 @@ pub fn rnn_grad(w: &[f64], xs: &[f64], h: usize) -> (f64, ::std::vec::Vec<f64>) 
             {
                 let mut __ad_taken = __ad_record.taken();
                 for i in (0..h).rev() {
-                    let [__ad_t1, __ad_t3]: [f64; 2] = __ad_taken.pop_n();
-                    let __ad_t2 = __ad_t1 + (xs[t]);
+                    let __ad_t3: f64 = __ad_taken.pop();
                     let __ad_i_1: usize = i;
                     let mut __ad_d_t3: f64 = __ad_d_next[__ad_i_1];
                     __ad_d_next[__ad_i_1] = 0.0;
                     let mut __ad_d_t2: f64 = __ad_d_t3
-                        * ::autograd::__private::rules::tanh(__ad_t2, __ad_t3);
+                        * ::autograd::__private::rules::tanh(0.0, __ad_t3);
                     let mut __ad_d_t1: f64 = __ad_d_t2
                         * ::autograd::__private::rules::add(0.0, 0.0, 0.0).0;
                     dot_adjoint(
@@ -191,14 +188,13 @@ pub fn rnn_adjoint(w: &[f64], xs: &[f64], h: usize, d_out: f64, d_w: &mut [f64])
         let loss__1 = __ad_cell_loss_0;
         {
             let mut __ad_slots = __ad_record
-                .slots(::autograd::__private::room(&(0..h), 2usize));
+                .slots(::autograd::__private::room(&(0..h), 1usize));
             if let (Some(__ad_row_next),) = (
                 ::autograd::__private::row_mut(&mut next[..], 0usize, h),
             ) {
                 for i in 0..h {
                     let __ad_t1 = dot(&w[i * h..(i + 1) * h], &hidden);
                     ::autograd::__private::assume_number(&__ad_t1);
-                    let __ad_t1 = __ad_slots.push(__ad_t1);
                     let __ad_t2 = __ad_t1 + (xs[t]);
                     let __ad_t3 = __ad_t2.tanh();
                     let __ad_t3 = __ad_slots.push(__ad_t3);
@@ -208,7 +204,6 @@ pub fn rnn_adjoint(w: &[f64], xs: &[f64], h: usize, d_out: f64, d_w: &mut [f64])
                 for i in 0..h {
                     let __ad_t1 = dot(&w[i * h..(i + 1) * h], &hidden);
                     ::autograd::__private::assume_number(&__ad_t1);
-                    let __ad_t1 = __ad_slots.push(__ad_t1);
                     let __ad_t2 = __ad_t1 + (xs[t]);
                     let __ad_t3 = __ad_t2.tanh();
                     let __ad_t3 = __ad_slots.push(__ad_t3);
@@ -264,13 +259,12 @@ pub fn rnn_adjoint(w: &[f64], xs: &[f64], h: usize, d_out: f64, d_w: &mut [f64])
         {
             let mut __ad_taken = __ad_record.taken();
             for i in (0..h).rev() {
-                let [__ad_t1, __ad_t3]: [f64; 2] = __ad_taken.pop_n();
-                let __ad_t2 = __ad_t1 + (xs[t]);
+                let __ad_t3: f64 = __ad_taken.pop();
                 let __ad_i_1: usize = i;
                 let mut __ad_d_t3: f64 = __ad_d_next[__ad_i_1];
                 __ad_d_next[__ad_i_1] = 0.0;
                 let mut __ad_d_t2: f64 = __ad_d_t3
-                    * ::autograd::__private::rules::tanh(__ad_t2, __ad_t3);
+                    * ::autograd::__private::rules::tanh(0.0, __ad_t3);
                 let mut __ad_d_t1: f64 = __ad_d_t2
                     * ::autograd::__private::rules::add(0.0, 0.0, 0.0).0;
                 dot_adjoint(

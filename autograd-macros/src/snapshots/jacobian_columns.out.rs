@@ -410,8 +410,8 @@ fn polar_adjoint(
         let mut __ad_d_t2: f64 = __ad_d_c;
         let mut __ad_d_t1: f64 = __ad_d_s;
         let mut __ad_d_t0: f64 = __ad_d_t2
-            * ::autograd::__private::rules::cos(__ad_t0, __ad_t2);
-        __ad_d_t0 += __ad_d_t1 * ::autograd::__private::rules::sin(__ad_t0, __ad_t1);
+            * ::autograd::__private::rules::cos(__ad_t0, 0.0);
+        __ad_d_t0 += __ad_d_t1 * ::autograd::__private::rules::sin(__ad_t0, 0.0);
         d_theta[0] += __ad_d_t0;
         *d_r += __ad_d_r;
         __ad_s__3
@@ -468,10 +468,10 @@ fn polar_jacobian(r: f64, theta: [f64; 1]) -> ([f64; 3], ::std::vec::Vec<f64>) {
             let __ad_t0 = theta[0];
             let __ad_dot_t0 = __ad_dir_theta[0];
             let __ad_t1 = f64::sin(__ad_t0);
-            let __ad_dot_t1 = ::autograd::__private::rules::sin(__ad_t0, __ad_t1)
+            let __ad_dot_t1 = ::autograd::__private::rules::sin(__ad_t0, 0.0)
                 * __ad_dot_t0;
             let __ad_t2 = f64::cos(__ad_t0);
-            let __ad_dot_t2 = ::autograd::__private::rules::cos(__ad_t0, __ad_t2)
+            let __ad_dot_t2 = ::autograd::__private::rules::cos(__ad_t0, 0.0)
                 * __ad_dot_t0;
             let s = __ad_t1;
             let c = __ad_t2;

@@ -100,8 +100,7 @@ pub fn lse_grad(v: &[f64]) -> (f64, ::std::vec::Vec<f64>) {
         let __ad_p_t18 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
         __ad_d_m += __ad_d_t18 * __ad_p_t18.0;
         let mut __ad_d_t17: f64 = __ad_d_t18 * __ad_p_t18.1;
-        let mut __ad_d_s: f64 = __ad_d_t17
-            * ::autograd::__private::rules::ln(s, __ad_t17);
+        let mut __ad_d_s: f64 = __ad_d_t17 * ::autograd::__private::rules::ln(s, 0.0);
         let mut __ad_d_acc12__4: f64 = __ad_d_s;
         __ad_d_cell___ad_acc12_13 += __ad_d_acc12__4;
         let __ad_seed_cell___ad_acc12_13: f64 = __ad_d_cell___ad_acc12_13;
@@ -110,15 +109,13 @@ pub fn lse_grad(v: &[f64]) -> (f64, ::std::vec::Vec<f64>) {
             for __ad_k11__1 in (0..__ad_v10__1).rev() {
                 __ad_d_cell___ad_acc12_13 = __ad_seed_cell___ad_acc12_13;
                 let __ad_t16: f64 = __ad_taken.pop();
-                let x = v[__ad_k11__1];
-                let __ad_t15 = x - m;
                 let mut __ad_d_acc12__3: f64 = __ad_d_cell___ad_acc12_13;
                 __ad_d_cell___ad_acc12_13 = 0.0;
                 let __ad_p_acc12__3 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
                 let mut __ad_d_acc12__2: f64 = __ad_d_acc12__3 * __ad_p_acc12__3.0;
                 let mut __ad_d_t16: f64 = __ad_d_acc12__3 * __ad_p_acc12__3.1;
                 let mut __ad_d_t15: f64 = __ad_d_t16
-                    * ::autograd::__private::rules::exp(__ad_t15, __ad_t16);
+                    * ::autograd::__private::rules::exp(0.0, __ad_t16);
                 let __ad_p_t15 = ::autograd::__private::rules::sub(0.0, 0.0, 0.0);
                 let mut __ad_d_x: f64 = __ad_d_t15 * __ad_p_t15.0;
                 __ad_d_m += __ad_d_t15 * __ad_p_t15.1;
@@ -251,7 +248,7 @@ pub fn lse_adjoint(v: &[f64], d_out: f64, d_v: &mut [f64]) -> f64 {
     let __ad_p_t18 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
     __ad_d_m += __ad_d_t18 * __ad_p_t18.0;
     let mut __ad_d_t17: f64 = __ad_d_t18 * __ad_p_t18.1;
-    let mut __ad_d_s: f64 = __ad_d_t17 * ::autograd::__private::rules::ln(s, __ad_t17);
+    let mut __ad_d_s: f64 = __ad_d_t17 * ::autograd::__private::rules::ln(s, 0.0);
     let mut __ad_d_acc12__4: f64 = __ad_d_s;
     __ad_d_cell___ad_acc12_13 += __ad_d_acc12__4;
     let __ad_seed_cell___ad_acc12_13: f64 = __ad_d_cell___ad_acc12_13;
@@ -260,15 +257,13 @@ pub fn lse_adjoint(v: &[f64], d_out: f64, d_v: &mut [f64]) -> f64 {
         for __ad_k11__1 in (0..__ad_v10__1).rev() {
             __ad_d_cell___ad_acc12_13 = __ad_seed_cell___ad_acc12_13;
             let __ad_t16: f64 = __ad_taken.pop();
-            let x = v[__ad_k11__1];
-            let __ad_t15 = x - m;
             let mut __ad_d_acc12__3: f64 = __ad_d_cell___ad_acc12_13;
             __ad_d_cell___ad_acc12_13 = 0.0;
             let __ad_p_acc12__3 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
             let mut __ad_d_acc12__2: f64 = __ad_d_acc12__3 * __ad_p_acc12__3.0;
             let mut __ad_d_t16: f64 = __ad_d_acc12__3 * __ad_p_acc12__3.1;
             let mut __ad_d_t15: f64 = __ad_d_t16
-                * ::autograd::__private::rules::exp(__ad_t15, __ad_t16);
+                * ::autograd::__private::rules::exp(0.0, __ad_t16);
             let __ad_p_t15 = ::autograd::__private::rules::sub(0.0, 0.0, 0.0);
             let mut __ad_d_x: f64 = __ad_d_t15 * __ad_p_t15.0;
             __ad_d_m += __ad_d_t15 * __ad_p_t15.1;

@@ -105,8 +105,8 @@ fn rotated_grad(theta: f64, p: [f64; 2]) -> (f64, (f64, [f64; 2])) {
         let mut __ad_d_t1: f64 = __ad_d_c;
         let mut __ad_d_t0: f64 = __ad_d_s;
         let mut __ad_d_theta: f64 = __ad_d_t1
-            * ::autograd::__private::rules::cos(theta, __ad_t1);
-        __ad_d_theta += __ad_d_t0 * ::autograd::__private::rules::sin(theta, __ad_t0);
+            * ::autograd::__private::rules::cos(theta, 0.0);
+        __ad_d_theta += __ad_d_t0 * ::autograd::__private::rules::sin(theta, 0.0);
         *d_theta += __ad_d_theta;
         __ad_t12
     };
@@ -206,8 +206,8 @@ fn rotated_adjoint(
     let mut __ad_d_t1: f64 = __ad_d_c;
     let mut __ad_d_t0: f64 = __ad_d_s;
     let mut __ad_d_theta: f64 = __ad_d_t1
-        * ::autograd::__private::rules::cos(theta, __ad_t1);
-    __ad_d_theta += __ad_d_t0 * ::autograd::__private::rules::sin(theta, __ad_t0);
+        * ::autograd::__private::rules::cos(theta, 0.0);
+    __ad_d_theta += __ad_d_t0 * ::autograd::__private::rules::sin(theta, 0.0);
     *d_theta += __ad_d_theta;
     __ad_t12
 }

@@ -481,7 +481,7 @@ fn mlp_loss_grad(w: &[f64], xs: &[f64], ys: &[f64]) -> (f64, ::std::vec::Vec<f64
         let mut __ad_d_reg__3: f64 = __ad_d_t24
             * ::autograd::__private::rules::mul(1e-4, 0.0, 0.0).1;
         let mut __ad_d_total__3: f64 = __ad_d_t23
-            * ::autograd::__private::rules::div(total__3, (n as f64), __ad_t23).0;
+            * ::autograd::__private::rules::div(0.0, (n as f64), 0.0).0;
         __ad_d_cell_reg_20 += __ad_d_reg__3;
         __ad_d_cell_total_0 += __ad_d_total__3;
         __ad_t25
@@ -943,7 +943,7 @@ fn mlp_loss_adjoint(
     let mut __ad_d_reg__3: f64 = __ad_d_t24
         * ::autograd::__private::rules::mul(1e-4, 0.0, 0.0).1;
     let mut __ad_d_total__3: f64 = __ad_d_t23
-        * ::autograd::__private::rules::div(total__3, (n as f64), __ad_t23).0;
+        * ::autograd::__private::rules::div(0.0, (n as f64), 0.0).0;
     __ad_d_cell_reg_20 += __ad_d_reg__3;
     __ad_d_cell_total_0 += __ad_d_total__3;
     __ad_t25

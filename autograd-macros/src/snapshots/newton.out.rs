@@ -27,7 +27,7 @@ fn newton_sqrt_grad(a: f64) -> (f64, f64) {
     let __ad_value = {
         let x = a;
         let __ad_t0 = a / x;
-        let __ad_p_t0 = ::autograd::__private::rules::div(a, x, __ad_t0);
+        let __ad_p_t0 = ::autograd::__private::rules::div(0.0, x, __ad_t0);
         let __ad_dot_t0 = __ad_p_t0.0 + __ad_p_t0.1;
         let __ad_t1 = x + __ad_t0;
         let __ad_p_t1 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
@@ -36,7 +36,7 @@ fn newton_sqrt_grad(a: f64) -> (f64, f64) {
         let __ad_dot_x__1 = ::autograd::__private::rules::mul(0.5, 0.0, 0.0).1
             * __ad_dot_t1;
         let __ad_t3 = a / x__1;
-        let __ad_p_t3 = ::autograd::__private::rules::div(a, x__1, __ad_t3);
+        let __ad_p_t3 = ::autograd::__private::rules::div(0.0, x__1, __ad_t3);
         let __ad_dot_t3 = __ad_p_t3.0 + __ad_p_t3.1 * __ad_dot_x__1;
         let __ad_t4 = x__1 + __ad_t3;
         let __ad_p_t4 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
@@ -45,7 +45,7 @@ fn newton_sqrt_grad(a: f64) -> (f64, f64) {
         let __ad_dot_x__2 = ::autograd::__private::rules::mul(0.5, 0.0, 0.0).1
             * __ad_dot_t4;
         let __ad_t6 = a / x__2;
-        let __ad_p_t6 = ::autograd::__private::rules::div(a, x__2, __ad_t6);
+        let __ad_p_t6 = ::autograd::__private::rules::div(0.0, x__2, __ad_t6);
         let __ad_dot_t6 = __ad_p_t6.0 + __ad_p_t6.1 * __ad_dot_x__2;
         let __ad_t7 = x__2 + __ad_t6;
         let __ad_p_t7 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
@@ -54,7 +54,7 @@ fn newton_sqrt_grad(a: f64) -> (f64, f64) {
         let __ad_dot_x__3 = ::autograd::__private::rules::mul(0.5, 0.0, 0.0).1
             * __ad_dot_t7;
         let __ad_t9 = a / x__3;
-        let __ad_p_t9 = ::autograd::__private::rules::div(a, x__3, __ad_t9);
+        let __ad_p_t9 = ::autograd::__private::rules::div(0.0, x__3, __ad_t9);
         let __ad_dot_t9 = __ad_p_t9.0 + __ad_p_t9.1 * __ad_dot_x__3;
         let __ad_t10 = x__3 + __ad_t9;
         let __ad_p_t10 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
@@ -63,7 +63,7 @@ fn newton_sqrt_grad(a: f64) -> (f64, f64) {
         let __ad_dot_x__4 = ::autograd::__private::rules::mul(0.5, 0.0, 0.0).1
             * __ad_dot_t10;
         let __ad_t12 = a / x__4;
-        let __ad_p_t12 = ::autograd::__private::rules::div(a, x__4, __ad_t12);
+        let __ad_p_t12 = ::autograd::__private::rules::div(0.0, x__4, __ad_t12);
         let __ad_dot_t12 = __ad_p_t12.0 + __ad_p_t12.1 * __ad_dot_x__4;
         let __ad_t13 = x__4 + __ad_t12;
         let __ad_p_t13 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
@@ -72,7 +72,7 @@ fn newton_sqrt_grad(a: f64) -> (f64, f64) {
         let __ad_dot_x__5 = ::autograd::__private::rules::mul(0.5, 0.0, 0.0).1
             * __ad_dot_t13;
         let __ad_t15 = a / x__5;
-        let __ad_p_t15 = ::autograd::__private::rules::div(a, x__5, __ad_t15);
+        let __ad_p_t15 = ::autograd::__private::rules::div(0.0, x__5, __ad_t15);
         let __ad_dot_t15 = __ad_p_t15.0 + __ad_p_t15.1 * __ad_dot_x__5;
         let __ad_t16 = x__5 + __ad_t15;
         let __ad_p_t16 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
@@ -81,7 +81,7 @@ fn newton_sqrt_grad(a: f64) -> (f64, f64) {
         let __ad_dot_x__6 = ::autograd::__private::rules::mul(0.5, 0.0, 0.0).1
             * __ad_dot_t16;
         let __ad_t18 = a / x__6;
-        let __ad_p_t18 = ::autograd::__private::rules::div(a, x__6, __ad_t18);
+        let __ad_p_t18 = ::autograd::__private::rules::div(0.0, x__6, __ad_t18);
         let __ad_dot_t18 = __ad_p_t18.0 + __ad_p_t18.1 * __ad_dot_x__6;
         let __ad_t19 = x__6 + __ad_t18;
         let __ad_p_t19 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
@@ -90,7 +90,7 @@ fn newton_sqrt_grad(a: f64) -> (f64, f64) {
         let __ad_dot_x__7 = ::autograd::__private::rules::mul(0.5, 0.0, 0.0).1
             * __ad_dot_t19;
         let __ad_t21 = a / x__7;
-        let __ad_p_t21 = ::autograd::__private::rules::div(a, x__7, __ad_t21);
+        let __ad_p_t21 = ::autograd::__private::rules::div(0.0, x__7, __ad_t21);
         let __ad_dot_t21 = __ad_p_t21.0 + __ad_p_t21.1 * __ad_dot_x__7;
         let __ad_t22 = x__7 + __ad_t21;
         let __ad_p_t22 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
@@ -99,7 +99,7 @@ fn newton_sqrt_grad(a: f64) -> (f64, f64) {
         let __ad_dot_x__8 = ::autograd::__private::rules::mul(0.5, 0.0, 0.0).1
             * __ad_dot_t22;
         let __ad_t24 = a / x__8;
-        let __ad_p_t24 = ::autograd::__private::rules::div(a, x__8, __ad_t24);
+        let __ad_p_t24 = ::autograd::__private::rules::div(0.0, x__8, __ad_t24);
         let __ad_dot_t24 = __ad_p_t24.0 + __ad_p_t24.1 * __ad_dot_x__8;
         let __ad_t25 = x__8 + __ad_t24;
         let __ad_p_t25 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
@@ -108,7 +108,7 @@ fn newton_sqrt_grad(a: f64) -> (f64, f64) {
         let __ad_dot_x__9 = ::autograd::__private::rules::mul(0.5, 0.0, 0.0).1
             * __ad_dot_t25;
         let __ad_t27 = a / x__9;
-        let __ad_p_t27 = ::autograd::__private::rules::div(a, x__9, __ad_t27);
+        let __ad_p_t27 = ::autograd::__private::rules::div(0.0, x__9, __ad_t27);
         let __ad_dot_t27 = __ad_p_t27.0 + __ad_p_t27.1 * __ad_dot_x__9;
         let __ad_t28 = x__9 + __ad_t27;
         let __ad_p_t28 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
@@ -117,7 +117,7 @@ fn newton_sqrt_grad(a: f64) -> (f64, f64) {
         let __ad_dot_x__10 = ::autograd::__private::rules::mul(0.5, 0.0, 0.0).1
             * __ad_dot_t28;
         let __ad_t30 = a / x__10;
-        let __ad_p_t30 = ::autograd::__private::rules::div(a, x__10, __ad_t30);
+        let __ad_p_t30 = ::autograd::__private::rules::div(0.0, x__10, __ad_t30);
         let __ad_dot_t30 = __ad_p_t30.0 + __ad_p_t30.1 * __ad_dot_x__10;
         let __ad_t31 = x__10 + __ad_t30;
         let __ad_p_t31 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
@@ -126,7 +126,7 @@ fn newton_sqrt_grad(a: f64) -> (f64, f64) {
         let __ad_dot_x__11 = ::autograd::__private::rules::mul(0.5, 0.0, 0.0).1
             * __ad_dot_t31;
         let __ad_t33 = a / x__11;
-        let __ad_p_t33 = ::autograd::__private::rules::div(a, x__11, __ad_t33);
+        let __ad_p_t33 = ::autograd::__private::rules::div(0.0, x__11, __ad_t33);
         let __ad_dot_t33 = __ad_p_t33.0 + __ad_p_t33.1 * __ad_dot_x__11;
         let __ad_t34 = x__11 + __ad_t33;
         let __ad_p_t34 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
@@ -135,7 +135,7 @@ fn newton_sqrt_grad(a: f64) -> (f64, f64) {
         let __ad_dot_x__12 = ::autograd::__private::rules::mul(0.5, 0.0, 0.0).1
             * __ad_dot_t34;
         let __ad_t36 = a / x__12;
-        let __ad_p_t36 = ::autograd::__private::rules::div(a, x__12, __ad_t36);
+        let __ad_p_t36 = ::autograd::__private::rules::div(0.0, x__12, __ad_t36);
         let __ad_dot_t36 = __ad_p_t36.0 + __ad_p_t36.1 * __ad_dot_x__12;
         let __ad_t37 = x__12 + __ad_t36;
         let __ad_p_t37 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
@@ -144,7 +144,7 @@ fn newton_sqrt_grad(a: f64) -> (f64, f64) {
         let __ad_dot_x__13 = ::autograd::__private::rules::mul(0.5, 0.0, 0.0).1
             * __ad_dot_t37;
         let __ad_t39 = a / x__13;
-        let __ad_p_t39 = ::autograd::__private::rules::div(a, x__13, __ad_t39);
+        let __ad_p_t39 = ::autograd::__private::rules::div(0.0, x__13, __ad_t39);
         let __ad_dot_t39 = __ad_p_t39.0 + __ad_p_t39.1 * __ad_dot_x__13;
         let __ad_t40 = x__13 + __ad_t39;
         let __ad_p_t40 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
@@ -153,7 +153,7 @@ fn newton_sqrt_grad(a: f64) -> (f64, f64) {
         let __ad_dot_x__14 = ::autograd::__private::rules::mul(0.5, 0.0, 0.0).1
             * __ad_dot_t40;
         let __ad_t42 = a / x__14;
-        let __ad_p_t42 = ::autograd::__private::rules::div(a, x__14, __ad_t42);
+        let __ad_p_t42 = ::autograd::__private::rules::div(0.0, x__14, __ad_t42);
         let __ad_dot_t42 = __ad_p_t42.0 + __ad_p_t42.1 * __ad_dot_x__14;
         let __ad_t43 = x__14 + __ad_t42;
         let __ad_p_t43 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
@@ -162,7 +162,7 @@ fn newton_sqrt_grad(a: f64) -> (f64, f64) {
         let __ad_dot_x__15 = ::autograd::__private::rules::mul(0.5, 0.0, 0.0).1
             * __ad_dot_t43;
         let __ad_t45 = a / x__15;
-        let __ad_p_t45 = ::autograd::__private::rules::div(a, x__15, __ad_t45);
+        let __ad_p_t45 = ::autograd::__private::rules::div(0.0, x__15, __ad_t45);
         let __ad_dot_t45 = __ad_p_t45.0 + __ad_p_t45.1 * __ad_dot_x__15;
         let __ad_t46 = x__15 + __ad_t45;
         let __ad_p_t46 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
@@ -171,7 +171,7 @@ fn newton_sqrt_grad(a: f64) -> (f64, f64) {
         let __ad_dot_x__16 = ::autograd::__private::rules::mul(0.5, 0.0, 0.0).1
             * __ad_dot_t46;
         let __ad_t48 = a / x__16;
-        let __ad_p_t48 = ::autograd::__private::rules::div(a, x__16, __ad_t48);
+        let __ad_p_t48 = ::autograd::__private::rules::div(0.0, x__16, __ad_t48);
         let __ad_dot_t48 = __ad_p_t48.0 + __ad_p_t48.1 * __ad_dot_x__16;
         let __ad_t49 = x__16 + __ad_t48;
         let __ad_p_t49 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
@@ -180,7 +180,7 @@ fn newton_sqrt_grad(a: f64) -> (f64, f64) {
         let __ad_dot_x__17 = ::autograd::__private::rules::mul(0.5, 0.0, 0.0).1
             * __ad_dot_t49;
         let __ad_t51 = a / x__17;
-        let __ad_p_t51 = ::autograd::__private::rules::div(a, x__17, __ad_t51);
+        let __ad_p_t51 = ::autograd::__private::rules::div(0.0, x__17, __ad_t51);
         let __ad_dot_t51 = __ad_p_t51.0 + __ad_p_t51.1 * __ad_dot_x__17;
         let __ad_t52 = x__17 + __ad_t51;
         let __ad_p_t52 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
@@ -189,7 +189,7 @@ fn newton_sqrt_grad(a: f64) -> (f64, f64) {
         let __ad_dot_x__18 = ::autograd::__private::rules::mul(0.5, 0.0, 0.0).1
             * __ad_dot_t52;
         let __ad_t54 = a / x__18;
-        let __ad_p_t54 = ::autograd::__private::rules::div(a, x__18, __ad_t54);
+        let __ad_p_t54 = ::autograd::__private::rules::div(0.0, x__18, __ad_t54);
         let __ad_dot_t54 = __ad_p_t54.0 + __ad_p_t54.1 * __ad_dot_x__18;
         let __ad_t55 = x__18 + __ad_t54;
         let __ad_p_t55 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
@@ -198,7 +198,7 @@ fn newton_sqrt_grad(a: f64) -> (f64, f64) {
         let __ad_dot_x__19 = ::autograd::__private::rules::mul(0.5, 0.0, 0.0).1
             * __ad_dot_t55;
         let __ad_t57 = a / x__19;
-        let __ad_p_t57 = ::autograd::__private::rules::div(a, x__19, __ad_t57);
+        let __ad_p_t57 = ::autograd::__private::rules::div(0.0, x__19, __ad_t57);
         let __ad_dot_t57 = __ad_p_t57.0 + __ad_p_t57.1 * __ad_dot_x__19;
         let __ad_t58 = x__19 + __ad_t57;
         let __ad_p_t58 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
@@ -207,7 +207,7 @@ fn newton_sqrt_grad(a: f64) -> (f64, f64) {
         let __ad_dot_x__20 = ::autograd::__private::rules::mul(0.5, 0.0, 0.0).1
             * __ad_dot_t58;
         let __ad_t60 = a / x__20;
-        let __ad_p_t60 = ::autograd::__private::rules::div(a, x__20, __ad_t60);
+        let __ad_p_t60 = ::autograd::__private::rules::div(0.0, x__20, __ad_t60);
         let __ad_dot_t60 = __ad_p_t60.0 + __ad_p_t60.1 * __ad_dot_x__20;
         let __ad_t61 = x__20 + __ad_t60;
         let __ad_p_t61 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
@@ -216,7 +216,7 @@ fn newton_sqrt_grad(a: f64) -> (f64, f64) {
         let __ad_dot_x__21 = ::autograd::__private::rules::mul(0.5, 0.0, 0.0).1
             * __ad_dot_t61;
         let __ad_t63 = a / x__21;
-        let __ad_p_t63 = ::autograd::__private::rules::div(a, x__21, __ad_t63);
+        let __ad_p_t63 = ::autograd::__private::rules::div(0.0, x__21, __ad_t63);
         let __ad_dot_t63 = __ad_p_t63.0 + __ad_p_t63.1 * __ad_dot_x__21;
         let __ad_t64 = x__21 + __ad_t63;
         let __ad_p_t64 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
@@ -225,7 +225,7 @@ fn newton_sqrt_grad(a: f64) -> (f64, f64) {
         let __ad_dot_x__22 = ::autograd::__private::rules::mul(0.5, 0.0, 0.0).1
             * __ad_dot_t64;
         let __ad_t66 = a / x__22;
-        let __ad_p_t66 = ::autograd::__private::rules::div(a, x__22, __ad_t66);
+        let __ad_p_t66 = ::autograd::__private::rules::div(0.0, x__22, __ad_t66);
         let __ad_dot_t66 = __ad_p_t66.0 + __ad_p_t66.1 * __ad_dot_x__22;
         let __ad_t67 = x__22 + __ad_t66;
         let __ad_p_t67 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
@@ -234,7 +234,7 @@ fn newton_sqrt_grad(a: f64) -> (f64, f64) {
         let __ad_dot_x__23 = ::autograd::__private::rules::mul(0.5, 0.0, 0.0).1
             * __ad_dot_t67;
         let __ad_t69 = a / x__23;
-        let __ad_p_t69 = ::autograd::__private::rules::div(a, x__23, __ad_t69);
+        let __ad_p_t69 = ::autograd::__private::rules::div(0.0, x__23, __ad_t69);
         let __ad_dot_t69 = __ad_p_t69.0 + __ad_p_t69.1 * __ad_dot_x__23;
         let __ad_t70 = x__23 + __ad_t69;
         let __ad_p_t70 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
@@ -243,7 +243,7 @@ fn newton_sqrt_grad(a: f64) -> (f64, f64) {
         let __ad_dot_x__24 = ::autograd::__private::rules::mul(0.5, 0.0, 0.0).1
             * __ad_dot_t70;
         let __ad_t72 = a / x__24;
-        let __ad_p_t72 = ::autograd::__private::rules::div(a, x__24, __ad_t72);
+        let __ad_p_t72 = ::autograd::__private::rules::div(0.0, x__24, __ad_t72);
         let __ad_dot_t72 = __ad_p_t72.0 + __ad_p_t72.1 * __ad_dot_x__24;
         let __ad_t73 = x__24 + __ad_t72;
         let __ad_p_t73 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
@@ -252,7 +252,7 @@ fn newton_sqrt_grad(a: f64) -> (f64, f64) {
         let __ad_dot_x__25 = ::autograd::__private::rules::mul(0.5, 0.0, 0.0).1
             * __ad_dot_t73;
         let __ad_t75 = a / x__25;
-        let __ad_p_t75 = ::autograd::__private::rules::div(a, x__25, __ad_t75);
+        let __ad_p_t75 = ::autograd::__private::rules::div(0.0, x__25, __ad_t75);
         let __ad_dot_t75 = __ad_p_t75.0 + __ad_p_t75.1 * __ad_dot_x__25;
         let __ad_t76 = x__25 + __ad_t75;
         let __ad_p_t76 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
@@ -261,7 +261,7 @@ fn newton_sqrt_grad(a: f64) -> (f64, f64) {
         let __ad_dot_x__26 = ::autograd::__private::rules::mul(0.5, 0.0, 0.0).1
             * __ad_dot_t76;
         let __ad_t78 = a / x__26;
-        let __ad_p_t78 = ::autograd::__private::rules::div(a, x__26, __ad_t78);
+        let __ad_p_t78 = ::autograd::__private::rules::div(0.0, x__26, __ad_t78);
         let __ad_dot_t78 = __ad_p_t78.0 + __ad_p_t78.1 * __ad_dot_x__26;
         let __ad_t79 = x__26 + __ad_t78;
         let __ad_p_t79 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
@@ -270,7 +270,7 @@ fn newton_sqrt_grad(a: f64) -> (f64, f64) {
         let __ad_dot_x__27 = ::autograd::__private::rules::mul(0.5, 0.0, 0.0).1
             * __ad_dot_t79;
         let __ad_t81 = a / x__27;
-        let __ad_p_t81 = ::autograd::__private::rules::div(a, x__27, __ad_t81);
+        let __ad_p_t81 = ::autograd::__private::rules::div(0.0, x__27, __ad_t81);
         let __ad_dot_t81 = __ad_p_t81.0 + __ad_p_t81.1 * __ad_dot_x__27;
         let __ad_t82 = x__27 + __ad_t81;
         let __ad_p_t82 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
@@ -279,7 +279,7 @@ fn newton_sqrt_grad(a: f64) -> (f64, f64) {
         let __ad_dot_x__28 = ::autograd::__private::rules::mul(0.5, 0.0, 0.0).1
             * __ad_dot_t82;
         let __ad_t84 = a / x__28;
-        let __ad_p_t84 = ::autograd::__private::rules::div(a, x__28, __ad_t84);
+        let __ad_p_t84 = ::autograd::__private::rules::div(0.0, x__28, __ad_t84);
         let __ad_dot_t84 = __ad_p_t84.0 + __ad_p_t84.1 * __ad_dot_x__28;
         let __ad_t85 = x__28 + __ad_t84;
         let __ad_p_t85 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
@@ -288,7 +288,7 @@ fn newton_sqrt_grad(a: f64) -> (f64, f64) {
         let __ad_dot_x__29 = ::autograd::__private::rules::mul(0.5, 0.0, 0.0).1
             * __ad_dot_t85;
         let __ad_t87 = a / x__29;
-        let __ad_p_t87 = ::autograd::__private::rules::div(a, x__29, __ad_t87);
+        let __ad_p_t87 = ::autograd::__private::rules::div(0.0, x__29, __ad_t87);
         let __ad_dot_t87 = __ad_p_t87.0 + __ad_p_t87.1 * __ad_dot_x__29;
         let __ad_t88 = x__29 + __ad_t87;
         let __ad_p_t88 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
@@ -318,7 +318,7 @@ fn newton_sqrt_grad(a: f64) -> (f64, f64) {
 fn newton_sqrt_adjoint(a: f64, d_out: f64, d_a: &mut f64) -> f64 {
     let x = a;
     let __ad_t0 = a / x;
-    let __ad_p_t0 = ::autograd::__private::rules::div(a, x, __ad_t0);
+    let __ad_p_t0 = ::autograd::__private::rules::div(0.0, x, __ad_t0);
     let __ad_dot_t0 = __ad_p_t0.0 + __ad_p_t0.1;
     let __ad_t1 = x + __ad_t0;
     let __ad_p_t1 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
@@ -326,7 +326,7 @@ fn newton_sqrt_adjoint(a: f64, d_out: f64, d_a: &mut f64) -> f64 {
     let x__1 = 0.5 * __ad_t1;
     let __ad_dot_x__1 = ::autograd::__private::rules::mul(0.5, 0.0, 0.0).1 * __ad_dot_t1;
     let __ad_t3 = a / x__1;
-    let __ad_p_t3 = ::autograd::__private::rules::div(a, x__1, __ad_t3);
+    let __ad_p_t3 = ::autograd::__private::rules::div(0.0, x__1, __ad_t3);
     let __ad_dot_t3 = __ad_p_t3.0 + __ad_p_t3.1 * __ad_dot_x__1;
     let __ad_t4 = x__1 + __ad_t3;
     let __ad_p_t4 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
@@ -334,7 +334,7 @@ fn newton_sqrt_adjoint(a: f64, d_out: f64, d_a: &mut f64) -> f64 {
     let x__2 = 0.5 * __ad_t4;
     let __ad_dot_x__2 = ::autograd::__private::rules::mul(0.5, 0.0, 0.0).1 * __ad_dot_t4;
     let __ad_t6 = a / x__2;
-    let __ad_p_t6 = ::autograd::__private::rules::div(a, x__2, __ad_t6);
+    let __ad_p_t6 = ::autograd::__private::rules::div(0.0, x__2, __ad_t6);
     let __ad_dot_t6 = __ad_p_t6.0 + __ad_p_t6.1 * __ad_dot_x__2;
     let __ad_t7 = x__2 + __ad_t6;
     let __ad_p_t7 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
@@ -342,7 +342,7 @@ fn newton_sqrt_adjoint(a: f64, d_out: f64, d_a: &mut f64) -> f64 {
     let x__3 = 0.5 * __ad_t7;
     let __ad_dot_x__3 = ::autograd::__private::rules::mul(0.5, 0.0, 0.0).1 * __ad_dot_t7;
     let __ad_t9 = a / x__3;
-    let __ad_p_t9 = ::autograd::__private::rules::div(a, x__3, __ad_t9);
+    let __ad_p_t9 = ::autograd::__private::rules::div(0.0, x__3, __ad_t9);
     let __ad_dot_t9 = __ad_p_t9.0 + __ad_p_t9.1 * __ad_dot_x__3;
     let __ad_t10 = x__3 + __ad_t9;
     let __ad_p_t10 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
@@ -351,7 +351,7 @@ fn newton_sqrt_adjoint(a: f64, d_out: f64, d_a: &mut f64) -> f64 {
     let __ad_dot_x__4 = ::autograd::__private::rules::mul(0.5, 0.0, 0.0).1
         * __ad_dot_t10;
     let __ad_t12 = a / x__4;
-    let __ad_p_t12 = ::autograd::__private::rules::div(a, x__4, __ad_t12);
+    let __ad_p_t12 = ::autograd::__private::rules::div(0.0, x__4, __ad_t12);
     let __ad_dot_t12 = __ad_p_t12.0 + __ad_p_t12.1 * __ad_dot_x__4;
     let __ad_t13 = x__4 + __ad_t12;
     let __ad_p_t13 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
@@ -360,7 +360,7 @@ fn newton_sqrt_adjoint(a: f64, d_out: f64, d_a: &mut f64) -> f64 {
     let __ad_dot_x__5 = ::autograd::__private::rules::mul(0.5, 0.0, 0.0).1
         * __ad_dot_t13;
     let __ad_t15 = a / x__5;
-    let __ad_p_t15 = ::autograd::__private::rules::div(a, x__5, __ad_t15);
+    let __ad_p_t15 = ::autograd::__private::rules::div(0.0, x__5, __ad_t15);
     let __ad_dot_t15 = __ad_p_t15.0 + __ad_p_t15.1 * __ad_dot_x__5;
     let __ad_t16 = x__5 + __ad_t15;
     let __ad_p_t16 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
@@ -369,7 +369,7 @@ fn newton_sqrt_adjoint(a: f64, d_out: f64, d_a: &mut f64) -> f64 {
     let __ad_dot_x__6 = ::autograd::__private::rules::mul(0.5, 0.0, 0.0).1
         * __ad_dot_t16;
     let __ad_t18 = a / x__6;
-    let __ad_p_t18 = ::autograd::__private::rules::div(a, x__6, __ad_t18);
+    let __ad_p_t18 = ::autograd::__private::rules::div(0.0, x__6, __ad_t18);
     let __ad_dot_t18 = __ad_p_t18.0 + __ad_p_t18.1 * __ad_dot_x__6;
     let __ad_t19 = x__6 + __ad_t18;
     let __ad_p_t19 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
@@ -378,7 +378,7 @@ fn newton_sqrt_adjoint(a: f64, d_out: f64, d_a: &mut f64) -> f64 {
     let __ad_dot_x__7 = ::autograd::__private::rules::mul(0.5, 0.0, 0.0).1
         * __ad_dot_t19;
     let __ad_t21 = a / x__7;
-    let __ad_p_t21 = ::autograd::__private::rules::div(a, x__7, __ad_t21);
+    let __ad_p_t21 = ::autograd::__private::rules::div(0.0, x__7, __ad_t21);
     let __ad_dot_t21 = __ad_p_t21.0 + __ad_p_t21.1 * __ad_dot_x__7;
     let __ad_t22 = x__7 + __ad_t21;
     let __ad_p_t22 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
@@ -387,7 +387,7 @@ fn newton_sqrt_adjoint(a: f64, d_out: f64, d_a: &mut f64) -> f64 {
     let __ad_dot_x__8 = ::autograd::__private::rules::mul(0.5, 0.0, 0.0).1
         * __ad_dot_t22;
     let __ad_t24 = a / x__8;
-    let __ad_p_t24 = ::autograd::__private::rules::div(a, x__8, __ad_t24);
+    let __ad_p_t24 = ::autograd::__private::rules::div(0.0, x__8, __ad_t24);
     let __ad_dot_t24 = __ad_p_t24.0 + __ad_p_t24.1 * __ad_dot_x__8;
     let __ad_t25 = x__8 + __ad_t24;
     let __ad_p_t25 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
@@ -396,7 +396,7 @@ fn newton_sqrt_adjoint(a: f64, d_out: f64, d_a: &mut f64) -> f64 {
     let __ad_dot_x__9 = ::autograd::__private::rules::mul(0.5, 0.0, 0.0).1
         * __ad_dot_t25;
     let __ad_t27 = a / x__9;
-    let __ad_p_t27 = ::autograd::__private::rules::div(a, x__9, __ad_t27);
+    let __ad_p_t27 = ::autograd::__private::rules::div(0.0, x__9, __ad_t27);
     let __ad_dot_t27 = __ad_p_t27.0 + __ad_p_t27.1 * __ad_dot_x__9;
     let __ad_t28 = x__9 + __ad_t27;
     let __ad_p_t28 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
@@ -405,7 +405,7 @@ fn newton_sqrt_adjoint(a: f64, d_out: f64, d_a: &mut f64) -> f64 {
     let __ad_dot_x__10 = ::autograd::__private::rules::mul(0.5, 0.0, 0.0).1
         * __ad_dot_t28;
     let __ad_t30 = a / x__10;
-    let __ad_p_t30 = ::autograd::__private::rules::div(a, x__10, __ad_t30);
+    let __ad_p_t30 = ::autograd::__private::rules::div(0.0, x__10, __ad_t30);
     let __ad_dot_t30 = __ad_p_t30.0 + __ad_p_t30.1 * __ad_dot_x__10;
     let __ad_t31 = x__10 + __ad_t30;
     let __ad_p_t31 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
@@ -414,7 +414,7 @@ fn newton_sqrt_adjoint(a: f64, d_out: f64, d_a: &mut f64) -> f64 {
     let __ad_dot_x__11 = ::autograd::__private::rules::mul(0.5, 0.0, 0.0).1
         * __ad_dot_t31;
     let __ad_t33 = a / x__11;
-    let __ad_p_t33 = ::autograd::__private::rules::div(a, x__11, __ad_t33);
+    let __ad_p_t33 = ::autograd::__private::rules::div(0.0, x__11, __ad_t33);
     let __ad_dot_t33 = __ad_p_t33.0 + __ad_p_t33.1 * __ad_dot_x__11;
     let __ad_t34 = x__11 + __ad_t33;
     let __ad_p_t34 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
@@ -423,7 +423,7 @@ fn newton_sqrt_adjoint(a: f64, d_out: f64, d_a: &mut f64) -> f64 {
     let __ad_dot_x__12 = ::autograd::__private::rules::mul(0.5, 0.0, 0.0).1
         * __ad_dot_t34;
     let __ad_t36 = a / x__12;
-    let __ad_p_t36 = ::autograd::__private::rules::div(a, x__12, __ad_t36);
+    let __ad_p_t36 = ::autograd::__private::rules::div(0.0, x__12, __ad_t36);
     let __ad_dot_t36 = __ad_p_t36.0 + __ad_p_t36.1 * __ad_dot_x__12;
     let __ad_t37 = x__12 + __ad_t36;
     let __ad_p_t37 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
@@ -432,7 +432,7 @@ fn newton_sqrt_adjoint(a: f64, d_out: f64, d_a: &mut f64) -> f64 {
     let __ad_dot_x__13 = ::autograd::__private::rules::mul(0.5, 0.0, 0.0).1
         * __ad_dot_t37;
     let __ad_t39 = a / x__13;
-    let __ad_p_t39 = ::autograd::__private::rules::div(a, x__13, __ad_t39);
+    let __ad_p_t39 = ::autograd::__private::rules::div(0.0, x__13, __ad_t39);
     let __ad_dot_t39 = __ad_p_t39.0 + __ad_p_t39.1 * __ad_dot_x__13;
     let __ad_t40 = x__13 + __ad_t39;
     let __ad_p_t40 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
@@ -441,7 +441,7 @@ fn newton_sqrt_adjoint(a: f64, d_out: f64, d_a: &mut f64) -> f64 {
     let __ad_dot_x__14 = ::autograd::__private::rules::mul(0.5, 0.0, 0.0).1
         * __ad_dot_t40;
     let __ad_t42 = a / x__14;
-    let __ad_p_t42 = ::autograd::__private::rules::div(a, x__14, __ad_t42);
+    let __ad_p_t42 = ::autograd::__private::rules::div(0.0, x__14, __ad_t42);
     let __ad_dot_t42 = __ad_p_t42.0 + __ad_p_t42.1 * __ad_dot_x__14;
     let __ad_t43 = x__14 + __ad_t42;
     let __ad_p_t43 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
@@ -450,7 +450,7 @@ fn newton_sqrt_adjoint(a: f64, d_out: f64, d_a: &mut f64) -> f64 {
     let __ad_dot_x__15 = ::autograd::__private::rules::mul(0.5, 0.0, 0.0).1
         * __ad_dot_t43;
     let __ad_t45 = a / x__15;
-    let __ad_p_t45 = ::autograd::__private::rules::div(a, x__15, __ad_t45);
+    let __ad_p_t45 = ::autograd::__private::rules::div(0.0, x__15, __ad_t45);
     let __ad_dot_t45 = __ad_p_t45.0 + __ad_p_t45.1 * __ad_dot_x__15;
     let __ad_t46 = x__15 + __ad_t45;
     let __ad_p_t46 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
@@ -459,7 +459,7 @@ fn newton_sqrt_adjoint(a: f64, d_out: f64, d_a: &mut f64) -> f64 {
     let __ad_dot_x__16 = ::autograd::__private::rules::mul(0.5, 0.0, 0.0).1
         * __ad_dot_t46;
     let __ad_t48 = a / x__16;
-    let __ad_p_t48 = ::autograd::__private::rules::div(a, x__16, __ad_t48);
+    let __ad_p_t48 = ::autograd::__private::rules::div(0.0, x__16, __ad_t48);
     let __ad_dot_t48 = __ad_p_t48.0 + __ad_p_t48.1 * __ad_dot_x__16;
     let __ad_t49 = x__16 + __ad_t48;
     let __ad_p_t49 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
@@ -468,7 +468,7 @@ fn newton_sqrt_adjoint(a: f64, d_out: f64, d_a: &mut f64) -> f64 {
     let __ad_dot_x__17 = ::autograd::__private::rules::mul(0.5, 0.0, 0.0).1
         * __ad_dot_t49;
     let __ad_t51 = a / x__17;
-    let __ad_p_t51 = ::autograd::__private::rules::div(a, x__17, __ad_t51);
+    let __ad_p_t51 = ::autograd::__private::rules::div(0.0, x__17, __ad_t51);
     let __ad_dot_t51 = __ad_p_t51.0 + __ad_p_t51.1 * __ad_dot_x__17;
     let __ad_t52 = x__17 + __ad_t51;
     let __ad_p_t52 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
@@ -477,7 +477,7 @@ fn newton_sqrt_adjoint(a: f64, d_out: f64, d_a: &mut f64) -> f64 {
     let __ad_dot_x__18 = ::autograd::__private::rules::mul(0.5, 0.0, 0.0).1
         * __ad_dot_t52;
     let __ad_t54 = a / x__18;
-    let __ad_p_t54 = ::autograd::__private::rules::div(a, x__18, __ad_t54);
+    let __ad_p_t54 = ::autograd::__private::rules::div(0.0, x__18, __ad_t54);
     let __ad_dot_t54 = __ad_p_t54.0 + __ad_p_t54.1 * __ad_dot_x__18;
     let __ad_t55 = x__18 + __ad_t54;
     let __ad_p_t55 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
@@ -486,7 +486,7 @@ fn newton_sqrt_adjoint(a: f64, d_out: f64, d_a: &mut f64) -> f64 {
     let __ad_dot_x__19 = ::autograd::__private::rules::mul(0.5, 0.0, 0.0).1
         * __ad_dot_t55;
     let __ad_t57 = a / x__19;
-    let __ad_p_t57 = ::autograd::__private::rules::div(a, x__19, __ad_t57);
+    let __ad_p_t57 = ::autograd::__private::rules::div(0.0, x__19, __ad_t57);
     let __ad_dot_t57 = __ad_p_t57.0 + __ad_p_t57.1 * __ad_dot_x__19;
     let __ad_t58 = x__19 + __ad_t57;
     let __ad_p_t58 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
@@ -495,7 +495,7 @@ fn newton_sqrt_adjoint(a: f64, d_out: f64, d_a: &mut f64) -> f64 {
     let __ad_dot_x__20 = ::autograd::__private::rules::mul(0.5, 0.0, 0.0).1
         * __ad_dot_t58;
     let __ad_t60 = a / x__20;
-    let __ad_p_t60 = ::autograd::__private::rules::div(a, x__20, __ad_t60);
+    let __ad_p_t60 = ::autograd::__private::rules::div(0.0, x__20, __ad_t60);
     let __ad_dot_t60 = __ad_p_t60.0 + __ad_p_t60.1 * __ad_dot_x__20;
     let __ad_t61 = x__20 + __ad_t60;
     let __ad_p_t61 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
@@ -504,7 +504,7 @@ fn newton_sqrt_adjoint(a: f64, d_out: f64, d_a: &mut f64) -> f64 {
     let __ad_dot_x__21 = ::autograd::__private::rules::mul(0.5, 0.0, 0.0).1
         * __ad_dot_t61;
     let __ad_t63 = a / x__21;
-    let __ad_p_t63 = ::autograd::__private::rules::div(a, x__21, __ad_t63);
+    let __ad_p_t63 = ::autograd::__private::rules::div(0.0, x__21, __ad_t63);
     let __ad_dot_t63 = __ad_p_t63.0 + __ad_p_t63.1 * __ad_dot_x__21;
     let __ad_t64 = x__21 + __ad_t63;
     let __ad_p_t64 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
@@ -513,7 +513,7 @@ fn newton_sqrt_adjoint(a: f64, d_out: f64, d_a: &mut f64) -> f64 {
     let __ad_dot_x__22 = ::autograd::__private::rules::mul(0.5, 0.0, 0.0).1
         * __ad_dot_t64;
     let __ad_t66 = a / x__22;
-    let __ad_p_t66 = ::autograd::__private::rules::div(a, x__22, __ad_t66);
+    let __ad_p_t66 = ::autograd::__private::rules::div(0.0, x__22, __ad_t66);
     let __ad_dot_t66 = __ad_p_t66.0 + __ad_p_t66.1 * __ad_dot_x__22;
     let __ad_t67 = x__22 + __ad_t66;
     let __ad_p_t67 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
@@ -522,7 +522,7 @@ fn newton_sqrt_adjoint(a: f64, d_out: f64, d_a: &mut f64) -> f64 {
     let __ad_dot_x__23 = ::autograd::__private::rules::mul(0.5, 0.0, 0.0).1
         * __ad_dot_t67;
     let __ad_t69 = a / x__23;
-    let __ad_p_t69 = ::autograd::__private::rules::div(a, x__23, __ad_t69);
+    let __ad_p_t69 = ::autograd::__private::rules::div(0.0, x__23, __ad_t69);
     let __ad_dot_t69 = __ad_p_t69.0 + __ad_p_t69.1 * __ad_dot_x__23;
     let __ad_t70 = x__23 + __ad_t69;
     let __ad_p_t70 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
@@ -531,7 +531,7 @@ fn newton_sqrt_adjoint(a: f64, d_out: f64, d_a: &mut f64) -> f64 {
     let __ad_dot_x__24 = ::autograd::__private::rules::mul(0.5, 0.0, 0.0).1
         * __ad_dot_t70;
     let __ad_t72 = a / x__24;
-    let __ad_p_t72 = ::autograd::__private::rules::div(a, x__24, __ad_t72);
+    let __ad_p_t72 = ::autograd::__private::rules::div(0.0, x__24, __ad_t72);
     let __ad_dot_t72 = __ad_p_t72.0 + __ad_p_t72.1 * __ad_dot_x__24;
     let __ad_t73 = x__24 + __ad_t72;
     let __ad_p_t73 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
@@ -540,7 +540,7 @@ fn newton_sqrt_adjoint(a: f64, d_out: f64, d_a: &mut f64) -> f64 {
     let __ad_dot_x__25 = ::autograd::__private::rules::mul(0.5, 0.0, 0.0).1
         * __ad_dot_t73;
     let __ad_t75 = a / x__25;
-    let __ad_p_t75 = ::autograd::__private::rules::div(a, x__25, __ad_t75);
+    let __ad_p_t75 = ::autograd::__private::rules::div(0.0, x__25, __ad_t75);
     let __ad_dot_t75 = __ad_p_t75.0 + __ad_p_t75.1 * __ad_dot_x__25;
     let __ad_t76 = x__25 + __ad_t75;
     let __ad_p_t76 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
@@ -549,7 +549,7 @@ fn newton_sqrt_adjoint(a: f64, d_out: f64, d_a: &mut f64) -> f64 {
     let __ad_dot_x__26 = ::autograd::__private::rules::mul(0.5, 0.0, 0.0).1
         * __ad_dot_t76;
     let __ad_t78 = a / x__26;
-    let __ad_p_t78 = ::autograd::__private::rules::div(a, x__26, __ad_t78);
+    let __ad_p_t78 = ::autograd::__private::rules::div(0.0, x__26, __ad_t78);
     let __ad_dot_t78 = __ad_p_t78.0 + __ad_p_t78.1 * __ad_dot_x__26;
     let __ad_t79 = x__26 + __ad_t78;
     let __ad_p_t79 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
@@ -558,7 +558,7 @@ fn newton_sqrt_adjoint(a: f64, d_out: f64, d_a: &mut f64) -> f64 {
     let __ad_dot_x__27 = ::autograd::__private::rules::mul(0.5, 0.0, 0.0).1
         * __ad_dot_t79;
     let __ad_t81 = a / x__27;
-    let __ad_p_t81 = ::autograd::__private::rules::div(a, x__27, __ad_t81);
+    let __ad_p_t81 = ::autograd::__private::rules::div(0.0, x__27, __ad_t81);
     let __ad_dot_t81 = __ad_p_t81.0 + __ad_p_t81.1 * __ad_dot_x__27;
     let __ad_t82 = x__27 + __ad_t81;
     let __ad_p_t82 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
@@ -567,7 +567,7 @@ fn newton_sqrt_adjoint(a: f64, d_out: f64, d_a: &mut f64) -> f64 {
     let __ad_dot_x__28 = ::autograd::__private::rules::mul(0.5, 0.0, 0.0).1
         * __ad_dot_t82;
     let __ad_t84 = a / x__28;
-    let __ad_p_t84 = ::autograd::__private::rules::div(a, x__28, __ad_t84);
+    let __ad_p_t84 = ::autograd::__private::rules::div(0.0, x__28, __ad_t84);
     let __ad_dot_t84 = __ad_p_t84.0 + __ad_p_t84.1 * __ad_dot_x__28;
     let __ad_t85 = x__28 + __ad_t84;
     let __ad_p_t85 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
@@ -576,7 +576,7 @@ fn newton_sqrt_adjoint(a: f64, d_out: f64, d_a: &mut f64) -> f64 {
     let __ad_dot_x__29 = ::autograd::__private::rules::mul(0.5, 0.0, 0.0).1
         * __ad_dot_t85;
     let __ad_t87 = a / x__29;
-    let __ad_p_t87 = ::autograd::__private::rules::div(a, x__29, __ad_t87);
+    let __ad_p_t87 = ::autograd::__private::rules::div(0.0, x__29, __ad_t87);
     let __ad_dot_t87 = __ad_p_t87.0 + __ad_p_t87.1 * __ad_dot_x__29;
     let __ad_t88 = x__29 + __ad_t87;
     let __ad_p_t88 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);

@@ -53,7 +53,7 @@ fn product_grad(
         for i in 0..n {
             {
                 let mut __ad_slots = __ad_record
-                    .slots(::autograd::__private::room(&(0..n), 2usize));
+                    .slots(::autograd::__private::room(&(0..n), 1usize));
                 for j in 0..n {
                     let s: f64 = 0.0;
                     let mut __ad_cell_s_0 = s;
@@ -87,7 +87,6 @@ fn product_grad(
                         }
                     }
                     let s__3 = __ad_cell_s_0;
-                    let s__3 = __ad_slots.push(s__3);
                     let __ad_t4 = s__3.tanh();
                     let __ad_t4 = __ad_slots.push(__ad_t4);
                     c[i * n + j] = __ad_t4;
@@ -172,13 +171,13 @@ fn product_grad(
             {
                 let mut __ad_taken = __ad_record.taken();
                 for j in (0..n).rev() {
-                    let [s__3, __ad_t4]: [f64; 2] = __ad_taken.pop_n();
+                    let __ad_t4: f64 = __ad_taken.pop();
                     let mut __ad_d_cell_s_0: f64 = 0.0;
                     let __ad_i: usize = i * n + j;
                     let mut __ad_d_t4: f64 = __ad_d_c[__ad_i];
                     __ad_d_c[__ad_i] = 0.0;
                     let mut __ad_d_s__3: f64 = __ad_d_t4
-                        * ::autograd::__private::rules::tanh(s__3, __ad_t4);
+                        * ::autograd::__private::rules::tanh(0.0, __ad_t4);
                     __ad_d_cell_s_0 += __ad_d_s__3;
                     let __ad_seed_cell_s_0: f64 = __ad_d_cell_s_0;
                     if let (
@@ -313,7 +312,7 @@ fn product_adjoint(
     for i in 0..n {
         {
             let mut __ad_slots = __ad_record
-                .slots(::autograd::__private::room(&(0..n), 2usize));
+                .slots(::autograd::__private::room(&(0..n), 1usize));
             for j in 0..n {
                 let s: f64 = 0.0;
                 let mut __ad_cell_s_0 = s;
@@ -347,7 +346,6 @@ fn product_adjoint(
                     }
                 }
                 let s__3 = __ad_cell_s_0;
-                let s__3 = __ad_slots.push(s__3);
                 let __ad_t4 = s__3.tanh();
                 let __ad_t4 = __ad_slots.push(__ad_t4);
                 c[i * n + j] = __ad_t4;
@@ -424,13 +422,13 @@ fn product_adjoint(
         {
             let mut __ad_taken = __ad_record.taken();
             for j in (0..n).rev() {
-                let [s__3, __ad_t4]: [f64; 2] = __ad_taken.pop_n();
+                let __ad_t4: f64 = __ad_taken.pop();
                 let mut __ad_d_cell_s_0: f64 = 0.0;
                 let __ad_i: usize = i * n + j;
                 let mut __ad_d_t4: f64 = __ad_d_c[__ad_i];
                 __ad_d_c[__ad_i] = 0.0;
                 let mut __ad_d_s__3: f64 = __ad_d_t4
-                    * ::autograd::__private::rules::tanh(s__3, __ad_t4);
+                    * ::autograd::__private::rules::tanh(0.0, __ad_t4);
                 __ad_d_cell_s_0 += __ad_d_s__3;
                 let __ad_seed_cell_s_0: f64 = __ad_d_cell_s_0;
                 if let (

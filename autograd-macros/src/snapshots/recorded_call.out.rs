@@ -52,7 +52,7 @@ fn sequence_loss_grad(
             let total__1 = __ad_cell_total_0;
             {
                 let mut __ad_slots = __ad_record
-                    .slots(::autograd::__private::room(&(0..n), 2usize));
+                    .slots(::autograd::__private::room(&(0..n), 1usize));
                 if let (Some(__ad_row_w), Some(__ad_row_xs), Some(__ad_row_ypred)) = (
                     ::autograd::__private::row(&w[..], 0usize, n),
                     ::autograd::__private::row(
@@ -71,7 +71,6 @@ fn sequence_loss_grad(
                         let __ad_t3 = __ad_row_ypred[i];
                         let __ad_t4 = 0.1 * __ad_t3;
                         let __ad_t5 = __ad_t2 + __ad_t4;
-                        let __ad_t5 = __ad_slots.push(__ad_t5);
                         let __ad_t6 = __ad_t5.tanh();
                         let __ad_t6 = __ad_slots.push(__ad_t6);
                         __ad_row_ypred[i] = __ad_t6;
@@ -83,7 +82,6 @@ fn sequence_loss_grad(
                         let __ad_t3 = ypred[i];
                         let __ad_t4 = 0.1 * __ad_t3;
                         let __ad_t5 = __ad_t2 + __ad_t4;
-                        let __ad_t5 = __ad_slots.push(__ad_t5);
                         let __ad_t6 = __ad_t5.tanh();
                         let __ad_t6 = __ad_slots.push(__ad_t6);
                         ypred[i] = __ad_t6;
@@ -210,12 +208,12 @@ fn sequence_loss_grad(
             {
                 let mut __ad_taken = __ad_record.taken();
                 for i in (0..n).rev() {
-                    let [__ad_t5, __ad_t6]: [f64; 2] = __ad_taken.pop_n();
+                    let __ad_t6: f64 = __ad_taken.pop();
                     let __ad_i: usize = i;
                     let mut __ad_d_t6: f64 = __ad_d_ypred[__ad_i];
                     __ad_d_ypred[__ad_i] = 0.0;
                     let mut __ad_d_t5: f64 = __ad_d_t6
-                        * ::autograd::__private::rules::tanh(__ad_t5, __ad_t6);
+                        * ::autograd::__private::rules::tanh(0.0, __ad_t6);
                     let __ad_p_t5 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
                     let mut __ad_d_t2: f64 = __ad_d_t5 * __ad_p_t5.0;
                     let mut __ad_d_t4: f64 = __ad_d_t5 * __ad_p_t5.1;
@@ -279,7 +277,7 @@ fn sequence_loss_adjoint(
         let total__1 = __ad_cell_total_0;
         {
             let mut __ad_slots = __ad_record
-                .slots(::autograd::__private::room(&(0..n), 2usize));
+                .slots(::autograd::__private::room(&(0..n), 1usize));
             if let (Some(__ad_row_w), Some(__ad_row_xs), Some(__ad_row_ypred)) = (
                 ::autograd::__private::row(&w[..], 0usize, n),
                 ::autograd::__private::row(
@@ -298,7 +296,6 @@ fn sequence_loss_adjoint(
                     let __ad_t3 = __ad_row_ypred[i];
                     let __ad_t4 = 0.1 * __ad_t3;
                     let __ad_t5 = __ad_t2 + __ad_t4;
-                    let __ad_t5 = __ad_slots.push(__ad_t5);
                     let __ad_t6 = __ad_t5.tanh();
                     let __ad_t6 = __ad_slots.push(__ad_t6);
                     __ad_row_ypred[i] = __ad_t6;
@@ -310,7 +307,6 @@ fn sequence_loss_adjoint(
                     let __ad_t3 = ypred[i];
                     let __ad_t4 = 0.1 * __ad_t3;
                     let __ad_t5 = __ad_t2 + __ad_t4;
-                    let __ad_t5 = __ad_slots.push(__ad_t5);
                     let __ad_t6 = __ad_t5.tanh();
                     let __ad_t6 = __ad_slots.push(__ad_t6);
                     ypred[i] = __ad_t6;
@@ -424,12 +420,12 @@ fn sequence_loss_adjoint(
         {
             let mut __ad_taken = __ad_record.taken();
             for i in (0..n).rev() {
-                let [__ad_t5, __ad_t6]: [f64; 2] = __ad_taken.pop_n();
+                let __ad_t6: f64 = __ad_taken.pop();
                 let __ad_i: usize = i;
                 let mut __ad_d_t6: f64 = __ad_d_ypred[__ad_i];
                 __ad_d_ypred[__ad_i] = 0.0;
                 let mut __ad_d_t5: f64 = __ad_d_t6
-                    * ::autograd::__private::rules::tanh(__ad_t5, __ad_t6);
+                    * ::autograd::__private::rules::tanh(0.0, __ad_t6);
                 let __ad_p_t5 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
                 let mut __ad_d_t2: f64 = __ad_d_t5 * __ad_p_t5.0;
                 let mut __ad_d_t4: f64 = __ad_d_t5 * __ad_p_t5.1;

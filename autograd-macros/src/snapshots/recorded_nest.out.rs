@@ -41,19 +41,16 @@ fn trisolve_grad(
     let __ad_value = {
         ::std::thread_local! {
             #[allow(non_upper_case_globals)] static __ad_home :
-            ::autograd::__private::RecordsHome < f64, 2 > = const {
+            ::autograd::__private::RecordsHome < f64, 1 > = const {
             ::autograd::__private::RecordsHome::new() };
         }
         let __ad_guard = ::autograd::__private::RecordsHome::take(&__ad_home);
         let mut __ad_undo_y = __ad_guard.record(0);
-        let mut __ad_record = __ad_guard.record(1);
         let n = b.len();
         let mut __ad_own_y: ::std::vec::Vec<f64> = ::std::vec![0.0; n];
         let y = &mut __ad_own_y[..];
         {
-            let mut __ad_slots = __ad_record
-                .slots(::autograd::__private::room(&(0..n), 1usize));
-            let mut __ad_slots_1 = __ad_undo_y
+            let mut __ad_slots = __ad_undo_y
                 .slots(::autograd::__private::room(&(0..n), 1usize));
             for i in 0..n {
                 let s = b[i];
@@ -88,12 +85,11 @@ fn trisolve_grad(
                     }
                 }
                 let s__3 = __ad_cell_s_1;
-                let s__3 = __ad_slots.push(s__3);
                 let __ad_t5 = l[i * n + i];
                 let __ad_t6 = s__3 / __ad_t5;
                 {
                     let __ad_i: usize = i;
-                    __ad_slots_1.push(y[__ad_i]);
+                    __ad_slots.push(y[__ad_i]);
                     y[__ad_i] = __ad_t6;
                 }
             }
@@ -173,22 +169,16 @@ fn trisolve_grad(
         let mut __ad_d_cell_out_7: f64 = 0.0;
         __ad_d_cell_out_7 += __ad_d_out__3;
         {
-            let mut __ad_taken = __ad_record.taken();
-            let mut __ad_taken_1 = __ad_undo_y.taken();
+            let mut __ad_taken = __ad_undo_y.taken();
             for i in (0..n).rev() {
-                let s__3: f64 = __ad_taken.pop();
                 let __ad_t6: f64 = y[i];
                 let __ad_t5 = l[i * n + i];
                 let mut __ad_d_cell_s_1: f64 = 0.0;
                 let __ad_i_1: usize = i;
-                y[__ad_i_1] = __ad_taken_1.pop();
+                y[__ad_i_1] = __ad_taken.pop();
                 let mut __ad_d_t6: f64 = __ad_d_y[__ad_i_1];
                 __ad_d_y[__ad_i_1] = 0.0;
-                let __ad_p_t6 = ::autograd::__private::rules::div(
-                    s__3,
-                    __ad_t5,
-                    __ad_t6,
-                );
+                let __ad_p_t6 = ::autograd::__private::rules::div(0.0, __ad_t5, __ad_t6);
                 let mut __ad_d_s__3: f64 = __ad_d_t6 * __ad_p_t6.0;
                 let mut __ad_d_t5: f64 = __ad_d_t6 * __ad_p_t6.1;
                 d_l[i * n + i] += __ad_d_t5;
@@ -274,7 +264,7 @@ fn trisolve_grad(
                 d_b[i] += __ad_d_s;
             }
         }
-        __ad_guard.give_back([__ad_undo_y, __ad_record]);
+        __ad_guard.give_back([__ad_undo_y]);
         out__3
     };
     (__ad_value, (__ad_grad_l, __ad_grad_b))
@@ -316,19 +306,16 @@ fn trisolve_adjoint(
     );
     ::std::thread_local! {
         #[allow(non_upper_case_globals)] static __ad_home :
-        ::autograd::__private::RecordsHome < f64, 2 > = const {
+        ::autograd::__private::RecordsHome < f64, 1 > = const {
         ::autograd::__private::RecordsHome::new() };
     }
     let __ad_guard = ::autograd::__private::RecordsHome::take(&__ad_home);
     let mut __ad_undo_y = __ad_guard.record(0);
-    let mut __ad_record = __ad_guard.record(1);
     let n = b.len();
     let mut __ad_own_y: ::std::vec::Vec<f64> = ::std::vec![0.0; n];
     let y = &mut __ad_own_y[..];
     {
-        let mut __ad_slots = __ad_record
-            .slots(::autograd::__private::room(&(0..n), 1usize));
-        let mut __ad_slots_1 = __ad_undo_y
+        let mut __ad_slots = __ad_undo_y
             .slots(::autograd::__private::room(&(0..n), 1usize));
         for i in 0..n {
             let s = b[i];
@@ -363,12 +350,11 @@ fn trisolve_adjoint(
                 }
             }
             let s__3 = __ad_cell_s_1;
-            let s__3 = __ad_slots.push(s__3);
             let __ad_t5 = l[i * n + i];
             let __ad_t6 = s__3 / __ad_t5;
             {
                 let __ad_i: usize = i;
-                __ad_slots_1.push(y[__ad_i]);
+                __ad_slots.push(y[__ad_i]);
                 y[__ad_i] = __ad_t6;
             }
         }
@@ -446,18 +432,16 @@ fn trisolve_adjoint(
     let mut __ad_d_cell_out_7: f64 = 0.0;
     __ad_d_cell_out_7 += __ad_d_out__3;
     {
-        let mut __ad_taken = __ad_record.taken();
-        let mut __ad_taken_1 = __ad_undo_y.taken();
+        let mut __ad_taken = __ad_undo_y.taken();
         for i in (0..n).rev() {
-            let s__3: f64 = __ad_taken.pop();
             let __ad_t6: f64 = y[i];
             let __ad_t5 = l[i * n + i];
             let mut __ad_d_cell_s_1: f64 = 0.0;
             let __ad_i_1: usize = i;
-            y[__ad_i_1] = __ad_taken_1.pop();
+            y[__ad_i_1] = __ad_taken.pop();
             let mut __ad_d_t6: f64 = __ad_d_y[__ad_i_1];
             __ad_d_y[__ad_i_1] = 0.0;
-            let __ad_p_t6 = ::autograd::__private::rules::div(s__3, __ad_t5, __ad_t6);
+            let __ad_p_t6 = ::autograd::__private::rules::div(0.0, __ad_t5, __ad_t6);
             let mut __ad_d_s__3: f64 = __ad_d_t6 * __ad_p_t6.0;
             let mut __ad_d_t5: f64 = __ad_d_t6 * __ad_p_t6.1;
             d_l[i * n + i] += __ad_d_t5;
@@ -535,7 +519,7 @@ fn trisolve_adjoint(
             d_b[i] += __ad_d_s;
         }
     }
-    __ad_guard.give_back([__ad_undo_y, __ad_record]);
+    __ad_guard.give_back([__ad_undo_y]);
     out__3
 }
 #[doc(hidden)]

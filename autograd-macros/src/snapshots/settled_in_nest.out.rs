@@ -192,7 +192,7 @@ fn settled_grad(f: &[f64; 4], steps: usize) -> (f64, [f64; 4]) {
                             let mut __ad_d_t6: f64 = __ad_d_t7 * __ad_p_t7.1;
                             __ad_d_t5
                                 += __ad_d_t6
-                                    * ::autograd::__private::rules::cos(__ad_t5, __ad_t6);
+                                    * ::autograd::__private::rules::cos(__ad_t5, 0.0);
                             __ad_d_pp[i * 2 + j] += __ad_d_t5;
                             let __ad_p_t4 = ::autograd::__private::rules::mul(
                                 __ad_t2,
@@ -378,7 +378,7 @@ fn settled_adjoint(f: &[f64; 4], steps: usize, d_out: f64, d_f: &mut [f64; 4]) -
                         let mut __ad_d_t6: f64 = __ad_d_t7 * __ad_p_t7.1;
                         __ad_d_t5
                             += __ad_d_t6
-                                * ::autograd::__private::rules::cos(__ad_t5, __ad_t6);
+                                * ::autograd::__private::rules::cos(__ad_t5, 0.0);
                         __ad_d_pp[i * 2 + j] += __ad_d_t5;
                         let __ad_p_t4 = ::autograd::__private::rules::mul(
                             __ad_t2,

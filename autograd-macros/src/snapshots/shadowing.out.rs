@@ -35,7 +35,7 @@ fn g_grad(x: f64, c: f64, n: usize) -> (f64, f64) {
         let __ad_dot_y__2 = ::autograd::__private::rules::add(0.0, 0.0, 0.0).0
             * __ad_dot_y__1;
         let __ad_t2 = y__2.powi(3);
-        let __ad_dot_t2 = ::autograd::__private::rules::powi(y__2, 3, __ad_t2)
+        let __ad_dot_t2 = ::autograd::__private::rules::powi(y__2, 3, 0.0)
             * __ad_dot_y__2;
         let y__3 = __ad_t2.max(0.0);
         let __ad_dot_y__3 = ::autograd::__private::rules::max(__ad_t2, 0.0, y__3).0
@@ -48,7 +48,7 @@ fn g_grad(x: f64, c: f64, n: usize) -> (f64, f64) {
         let __ad_p_t4 = ::autograd::__private::rules::atan2(y__3, x, __ad_t4);
         let __ad_dot_t4 = __ad_p_t4.0 * __ad_dot_y__3 + __ad_p_t4.1;
         let __ad_t5 = __ad_t4 / 2.0;
-        let __ad_dot_t5 = ::autograd::__private::rules::div(__ad_t4, 2.0, __ad_t5).0
+        let __ad_dot_t5 = ::autograd::__private::rules::div(0.0, 2.0, 0.0).0
             * __ad_dot_t4;
         *d_x += d_out * __ad_dot_t5;
         __ad_t5
@@ -79,8 +79,7 @@ fn g_adjoint(x: f64, c: f64, n: usize, d_out: f64, d_x: &mut f64) -> f64 {
     let __ad_dot_y__2 = ::autograd::__private::rules::add(0.0, 0.0, 0.0).0
         * __ad_dot_y__1;
     let __ad_t2 = y__2.powi(3);
-    let __ad_dot_t2 = ::autograd::__private::rules::powi(y__2, 3, __ad_t2)
-        * __ad_dot_y__2;
+    let __ad_dot_t2 = ::autograd::__private::rules::powi(y__2, 3, 0.0) * __ad_dot_y__2;
     let y__3 = __ad_t2.max(0.0);
     let __ad_dot_y__3 = ::autograd::__private::rules::max(__ad_t2, 0.0, y__3).0
         * __ad_dot_t2;
@@ -92,8 +91,7 @@ fn g_adjoint(x: f64, c: f64, n: usize, d_out: f64, d_x: &mut f64) -> f64 {
     let __ad_p_t4 = ::autograd::__private::rules::atan2(y__3, x, __ad_t4);
     let __ad_dot_t4 = __ad_p_t4.0 * __ad_dot_y__3 + __ad_p_t4.1;
     let __ad_t5 = __ad_t4 / 2.0;
-    let __ad_dot_t5 = ::autograd::__private::rules::div(__ad_t4, 2.0, __ad_t5).0
-        * __ad_dot_t4;
+    let __ad_dot_t5 = ::autograd::__private::rules::div(0.0, 2.0, 0.0).0 * __ad_dot_t4;
     *d_x += d_out * __ad_dot_t5;
     __ad_t5
 }

@@ -67,7 +67,7 @@ fn forward_substitution_grad(l: &[f64; 9], b: &[f64; 3]) -> (f64, ([f64; 9], [f6
         let __ad_p_t15 = ::autograd::__private::rules::mul(y_0__2, y_1__2, 0.0);
         let mut __ad_d_y_0__2: f64 = __ad_d_t15 * __ad_p_t15.0;
         let mut __ad_d_y_1__2: f64 = __ad_d_t15 * __ad_p_t15.1;
-        let __ad_p_y_2__2 = ::autograd::__private::rules::div(v__5, __ad_t13, y_2__2);
+        let __ad_p_y_2__2 = ::autograd::__private::rules::div(0.0, __ad_t13, y_2__2);
         let mut __ad_d_v__5: f64 = __ad_d_y_2__2 * __ad_p_y_2__2.0;
         let mut __ad_d_t13: f64 = __ad_d_y_2__2 * __ad_p_y_2__2.1;
         d_l[8] += __ad_d_t13;
@@ -86,7 +86,7 @@ fn forward_substitution_grad(l: &[f64; 9], b: &[f64; 3]) -> (f64, ([f64; 9], [f6
         __ad_d_y_0__2 += __ad_d_t10 * __ad_p_t10.1;
         d_l[6] += __ad_d_t9;
         d_b[2] += __ad_d_v__3;
-        let __ad_p_y_1__2 = ::autograd::__private::rules::div(v__2, __ad_t6, y_1__2);
+        let __ad_p_y_1__2 = ::autograd::__private::rules::div(0.0, __ad_t6, y_1__2);
         let mut __ad_d_v__2: f64 = __ad_d_y_1__2 * __ad_p_y_1__2.0;
         let mut __ad_d_t6: f64 = __ad_d_y_1__2 * __ad_p_y_1__2.1;
         d_l[4] += __ad_d_t6;
@@ -98,7 +98,7 @@ fn forward_substitution_grad(l: &[f64; 9], b: &[f64; 3]) -> (f64, ([f64; 9], [f6
         __ad_d_y_0__2 += __ad_d_t5 * __ad_p_t5.1;
         d_l[3] += __ad_d_t4;
         d_b[1] += __ad_d_v__1;
-        let __ad_p_y_0__2 = ::autograd::__private::rules::div(v, __ad_t1, y_0__2);
+        let __ad_p_y_0__2 = ::autograd::__private::rules::div(0.0, __ad_t1, y_0__2);
         let mut __ad_d_v: f64 = __ad_d_y_0__2 * __ad_p_y_0__2.0;
         let mut __ad_d_t1: f64 = __ad_d_y_0__2 * __ad_p_y_0__2.1;
         d_l[0] += __ad_d_t1;
@@ -164,7 +164,7 @@ fn forward_substitution_adjoint(
     let __ad_p_t15 = ::autograd::__private::rules::mul(y_0__2, y_1__2, 0.0);
     let mut __ad_d_y_0__2: f64 = __ad_d_t15 * __ad_p_t15.0;
     let mut __ad_d_y_1__2: f64 = __ad_d_t15 * __ad_p_t15.1;
-    let __ad_p_y_2__2 = ::autograd::__private::rules::div(v__5, __ad_t13, y_2__2);
+    let __ad_p_y_2__2 = ::autograd::__private::rules::div(0.0, __ad_t13, y_2__2);
     let mut __ad_d_v__5: f64 = __ad_d_y_2__2 * __ad_p_y_2__2.0;
     let mut __ad_d_t13: f64 = __ad_d_y_2__2 * __ad_p_y_2__2.1;
     d_l[8] += __ad_d_t13;
@@ -183,7 +183,7 @@ fn forward_substitution_adjoint(
     __ad_d_y_0__2 += __ad_d_t10 * __ad_p_t10.1;
     d_l[6] += __ad_d_t9;
     d_b[2] += __ad_d_v__3;
-    let __ad_p_y_1__2 = ::autograd::__private::rules::div(v__2, __ad_t6, y_1__2);
+    let __ad_p_y_1__2 = ::autograd::__private::rules::div(0.0, __ad_t6, y_1__2);
     let mut __ad_d_v__2: f64 = __ad_d_y_1__2 * __ad_p_y_1__2.0;
     let mut __ad_d_t6: f64 = __ad_d_y_1__2 * __ad_p_y_1__2.1;
     d_l[4] += __ad_d_t6;
@@ -195,7 +195,7 @@ fn forward_substitution_adjoint(
     __ad_d_y_0__2 += __ad_d_t5 * __ad_p_t5.1;
     d_l[3] += __ad_d_t4;
     d_b[1] += __ad_d_v__1;
-    let __ad_p_y_0__2 = ::autograd::__private::rules::div(v, __ad_t1, y_0__2);
+    let __ad_p_y_0__2 = ::autograd::__private::rules::div(0.0, __ad_t1, y_0__2);
     let mut __ad_d_v: f64 = __ad_d_y_0__2 * __ad_p_y_0__2.0;
     let mut __ad_d_t1: f64 = __ad_d_y_0__2 * __ad_p_y_0__2.1;
     d_l[0] += __ad_d_t1;

@@ -175,7 +175,7 @@ fn convolution_grad(w: &[f64]) -> (f64, ::std::vec::Vec<f64>) {
                                                 )
                                                 .1;
                                         let mut __ad_d_s__5: f64 = __ad_d_t14
-                                            * ::autograd::__private::rules::tanh(s__5, __ad_t14);
+                                            * ::autograd::__private::rules::tanh(0.0, __ad_t14);
                                         __ad_d_cell_s_10 += __ad_d_s__5;
                                         let __ad_seed_cell_s_10: f64 = __ad_d_cell_s_10;
                                         if __ad_seed_cell_s_10 != 0.0 {
@@ -406,7 +406,7 @@ fn convolution_adjoint(w: &[f64], d_out: f64, d_w: &mut [f64]) -> f64 {
                                             )
                                             .1;
                                     let mut __ad_d_s__5: f64 = __ad_d_t14
-                                        * ::autograd::__private::rules::tanh(s__5, __ad_t14);
+                                        * ::autograd::__private::rules::tanh(0.0, __ad_t14);
                                     __ad_d_cell_s_10 += __ad_d_s__5;
                                     let __ad_seed_cell_s_10: f64 = __ad_d_cell_s_10;
                                     if __ad_seed_cell_s_10 != 0.0 {

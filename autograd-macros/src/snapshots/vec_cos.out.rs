@@ -29,30 +29,33 @@ fn k_grad(a0: [f64; 1], x1: f64) -> (f64, ([f64; 1], f64)) {
     let __ad_value = {
         ::std::thread_local! {
             #[allow(non_upper_case_globals)] static __ad_home :
-            ::autograd::__private::RecordsHome < f64, 2 > = const {
+            ::autograd::__private::RecordsHome < (usize, f64), 1 > = const {
             ::autograd::__private::RecordsHome::new() };
         }
         let __ad_guard = ::autograd::__private::RecordsHome::take(&__ad_home);
-        let mut __ad_record = __ad_guard.record(0);
-        let mut __ad_partials = __ad_guard.record(1);
+        let mut __ad_undo_b4 = __ad_guard.record(0);
+        ::std::thread_local! {
+            #[allow(non_upper_case_globals)] static __ad_home_1 :
+            ::autograd::__private::RecordsHome < usize, 1 > = const {
+            ::autograd::__private::RecordsHome::new() };
+        }
+        let __ad_guard_1 = ::autograd::__private::RecordsHome::take(&__ad_home_1);
+        let mut __ad_marks_b4 = __ad_guard_1.record(0);
         let mut __ad_own_b4: ::std::vec::Vec<f64> = ::std::vec![0.0; a0.len()];
         let b4 = &mut __ad_own_b4[..];
-        {
-            let mut __ad_slots = __ad_record
-                .slots(::autograd::__private::room(&(0..1), 3usize));
-            for i in 0..1 {
-                let __ad_t0 = b4[i];
-                let __ad_t0 = __ad_slots.push(__ad_t0);
-                let __ad_t1 = __ad_t0.cos();
-                let __ad_t1 = __ad_slots.push(__ad_t1);
-                let mut __ad_dp_t2_0: f64 = -0.0;
-                let __ad_t2 = f0_adjoint(__ad_t1, 1.0_f64, &mut __ad_dp_t2_0);
-                __ad_partials.extend_from_slice(&[__ad_dp_t2_0]);
-                let __ad_t2 = __ad_slots.push(__ad_t2);
-                let __ad_t3 = __ad_t2 * x1;
-                let __ad_t4 = __ad_t0;
-                let __ad_t5 = __ad_t4 + __ad_t3;
-                b4[i] = __ad_t5;
+        for i in 0..1 {
+            __ad_marks_b4.push(__ad_undo_b4.len());
+            let __ad_t0 = b4[i];
+            let __ad_t1 = __ad_t0.cos();
+            let __ad_t2 = f0(__ad_t1);
+            ::autograd::__private::assume_number(&__ad_t2);
+            let __ad_t3 = __ad_t2 * x1;
+            let __ad_t4 = __ad_t0;
+            let __ad_t5 = __ad_t4 + __ad_t3;
+            {
+                let __ad_i: usize = i;
+                __ad_undo_b4.push((__ad_i, b4[__ad_i]));
+                b4[__ad_i] = __ad_t5;
             }
         }
         let __ad_t6 = b4[0];
@@ -61,29 +64,39 @@ fn k_grad(a0: [f64; 1], x1: f64) -> (f64, ([f64; 1], f64)) {
         let mut __ad_own_d_b4 = ::autograd::__private::zeros_like(&b4);
         let __ad_d_b4 = &mut __ad_own_d_b4[..];
         __ad_d_b4[0] += __ad_d_t6;
-        {
-            let mut __ad_taken = __ad_record.taken();
-            for i in (0..1).rev() {
-                let [__ad_t0, __ad_t1, __ad_t2]: [f64; 3] = __ad_taken.pop_n();
-                let __ad_i: usize = i;
-                let mut __ad_d_t5: f64 = __ad_d_b4[__ad_i];
-                __ad_d_b4[__ad_i] = 0.0;
-                let __ad_p_t5 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
-                let mut __ad_d_t4: f64 = __ad_d_t5 * __ad_p_t5.0;
-                let mut __ad_d_t3: f64 = __ad_d_t5 * __ad_p_t5.1;
-                let mut __ad_d_t0: f64 = __ad_d_t4;
-                let __ad_p_t3 = ::autograd::__private::rules::mul(__ad_t2, x1, 0.0);
-                let mut __ad_d_t2: f64 = __ad_d_t3 * __ad_p_t3.0;
-                __ad_d_x1 += __ad_d_t3 * __ad_p_t3.1;
-                let __ad_dp_t2_0: f64 = ::autograd::__private::pop(&mut __ad_partials);
-                let mut __ad_d_t1: f64 = __ad_d_t2 * __ad_dp_t2_0;
-                __ad_d_t0
-                    += __ad_d_t1 * ::autograd::__private::rules::cos(__ad_t0, __ad_t1);
-                __ad_d_b4[i] += __ad_d_t0;
+        for i in (0..1).rev() {
+            let __ad_mark = ::autograd::__private::pop(&mut __ad_marks_b4);
+            ::autograd::__private::undo_to(&mut b4[..], &mut __ad_undo_b4, __ad_mark);
+            let __ad_t0 = b4[i];
+            let __ad_t1 = __ad_t0.cos();
+            let __ad_t2 = f0(__ad_t1);
+            let __ad_t3 = __ad_t2 * x1;
+            let __ad_t4 = __ad_t0;
+            let __ad_t5 = __ad_t4 + __ad_t3;
+            {
+                let __ad_i_2: usize = i;
+                __ad_undo_b4.push((__ad_i_2, b4[__ad_i_2]));
+                b4[__ad_i_2] = __ad_t5;
             }
+            let (__ad_i_1, __ad_old) = ::autograd::__private::pop(&mut __ad_undo_b4);
+            b4[__ad_i_1] = __ad_old;
+            let mut __ad_d_t5: f64 = __ad_d_b4[__ad_i_1];
+            __ad_d_b4[__ad_i_1] = 0.0;
+            let __ad_p_t5 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
+            let mut __ad_d_t4: f64 = __ad_d_t5 * __ad_p_t5.0;
+            let mut __ad_d_t3: f64 = __ad_d_t5 * __ad_p_t5.1;
+            let mut __ad_d_t0: f64 = __ad_d_t4;
+            let __ad_p_t3 = ::autograd::__private::rules::mul(__ad_t2, x1, 0.0);
+            let mut __ad_d_t2: f64 = __ad_d_t3 * __ad_p_t3.0;
+            __ad_d_x1 += __ad_d_t3 * __ad_p_t3.1;
+            let mut __ad_d_t1: f64 = 0.0;
+            f0_adjoint(__ad_t1, __ad_d_t2, &mut __ad_d_t1);
+            __ad_d_t0 += __ad_d_t1 * ::autograd::__private::rules::cos(__ad_t0, 0.0);
+            __ad_d_b4[i] += __ad_d_t0;
         }
         *d_x1 += __ad_d_x1;
-        __ad_guard.give_back([__ad_record, __ad_partials]);
+        __ad_guard.give_back([__ad_undo_b4]);
+        __ad_guard_1.give_back([__ad_marks_b4]);
         __ad_t6
     };
     (__ad_value, (__ad_grad_a0, __ad_grad_x1))
@@ -111,30 +124,33 @@ fn k_adjoint(
 ) -> f64 {
     ::std::thread_local! {
         #[allow(non_upper_case_globals)] static __ad_home :
-        ::autograd::__private::RecordsHome < f64, 2 > = const {
+        ::autograd::__private::RecordsHome < (usize, f64), 1 > = const {
         ::autograd::__private::RecordsHome::new() };
     }
     let __ad_guard = ::autograd::__private::RecordsHome::take(&__ad_home);
-    let mut __ad_record = __ad_guard.record(0);
-    let mut __ad_partials = __ad_guard.record(1);
+    let mut __ad_undo_b4 = __ad_guard.record(0);
+    ::std::thread_local! {
+        #[allow(non_upper_case_globals)] static __ad_home_1 :
+        ::autograd::__private::RecordsHome < usize, 1 > = const {
+        ::autograd::__private::RecordsHome::new() };
+    }
+    let __ad_guard_1 = ::autograd::__private::RecordsHome::take(&__ad_home_1);
+    let mut __ad_marks_b4 = __ad_guard_1.record(0);
     let mut __ad_own_b4: ::std::vec::Vec<f64> = ::std::vec![0.0; a0.len()];
     let b4 = &mut __ad_own_b4[..];
-    {
-        let mut __ad_slots = __ad_record
-            .slots(::autograd::__private::room(&(0..1), 3usize));
-        for i in 0..1 {
-            let __ad_t0 = b4[i];
-            let __ad_t0 = __ad_slots.push(__ad_t0);
-            let __ad_t1 = __ad_t0.cos();
-            let __ad_t1 = __ad_slots.push(__ad_t1);
-            let mut __ad_dp_t2_0: f64 = -0.0;
-            let __ad_t2 = f0_adjoint(__ad_t1, 1.0_f64, &mut __ad_dp_t2_0);
-            __ad_partials.extend_from_slice(&[__ad_dp_t2_0]);
-            let __ad_t2 = __ad_slots.push(__ad_t2);
-            let __ad_t3 = __ad_t2 * x1;
-            let __ad_t4 = __ad_t0;
-            let __ad_t5 = __ad_t4 + __ad_t3;
-            b4[i] = __ad_t5;
+    for i in 0..1 {
+        __ad_marks_b4.push(__ad_undo_b4.len());
+        let __ad_t0 = b4[i];
+        let __ad_t1 = __ad_t0.cos();
+        let __ad_t2 = f0(__ad_t1);
+        ::autograd::__private::assume_number(&__ad_t2);
+        let __ad_t3 = __ad_t2 * x1;
+        let __ad_t4 = __ad_t0;
+        let __ad_t5 = __ad_t4 + __ad_t3;
+        {
+            let __ad_i: usize = i;
+            __ad_undo_b4.push((__ad_i, b4[__ad_i]));
+            b4[__ad_i] = __ad_t5;
         }
     }
     let __ad_t6 = b4[0];
@@ -143,28 +159,39 @@ fn k_adjoint(
     let mut __ad_own_d_b4 = ::autograd::__private::zeros_like(&b4);
     let __ad_d_b4 = &mut __ad_own_d_b4[..];
     __ad_d_b4[0] += __ad_d_t6;
-    {
-        let mut __ad_taken = __ad_record.taken();
-        for i in (0..1).rev() {
-            let [__ad_t0, __ad_t1, __ad_t2]: [f64; 3] = __ad_taken.pop_n();
-            let __ad_i: usize = i;
-            let mut __ad_d_t5: f64 = __ad_d_b4[__ad_i];
-            __ad_d_b4[__ad_i] = 0.0;
-            let __ad_p_t5 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
-            let mut __ad_d_t4: f64 = __ad_d_t5 * __ad_p_t5.0;
-            let mut __ad_d_t3: f64 = __ad_d_t5 * __ad_p_t5.1;
-            let mut __ad_d_t0: f64 = __ad_d_t4;
-            let __ad_p_t3 = ::autograd::__private::rules::mul(__ad_t2, x1, 0.0);
-            let mut __ad_d_t2: f64 = __ad_d_t3 * __ad_p_t3.0;
-            __ad_d_x1 += __ad_d_t3 * __ad_p_t3.1;
-            let __ad_dp_t2_0: f64 = ::autograd::__private::pop(&mut __ad_partials);
-            let mut __ad_d_t1: f64 = __ad_d_t2 * __ad_dp_t2_0;
-            __ad_d_t0 += __ad_d_t1 * ::autograd::__private::rules::cos(__ad_t0, __ad_t1);
-            __ad_d_b4[i] += __ad_d_t0;
+    for i in (0..1).rev() {
+        let __ad_mark = ::autograd::__private::pop(&mut __ad_marks_b4);
+        ::autograd::__private::undo_to(&mut b4[..], &mut __ad_undo_b4, __ad_mark);
+        let __ad_t0 = b4[i];
+        let __ad_t1 = __ad_t0.cos();
+        let __ad_t2 = f0(__ad_t1);
+        let __ad_t3 = __ad_t2 * x1;
+        let __ad_t4 = __ad_t0;
+        let __ad_t5 = __ad_t4 + __ad_t3;
+        {
+            let __ad_i_2: usize = i;
+            __ad_undo_b4.push((__ad_i_2, b4[__ad_i_2]));
+            b4[__ad_i_2] = __ad_t5;
         }
+        let (__ad_i_1, __ad_old) = ::autograd::__private::pop(&mut __ad_undo_b4);
+        b4[__ad_i_1] = __ad_old;
+        let mut __ad_d_t5: f64 = __ad_d_b4[__ad_i_1];
+        __ad_d_b4[__ad_i_1] = 0.0;
+        let __ad_p_t5 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
+        let mut __ad_d_t4: f64 = __ad_d_t5 * __ad_p_t5.0;
+        let mut __ad_d_t3: f64 = __ad_d_t5 * __ad_p_t5.1;
+        let mut __ad_d_t0: f64 = __ad_d_t4;
+        let __ad_p_t3 = ::autograd::__private::rules::mul(__ad_t2, x1, 0.0);
+        let mut __ad_d_t2: f64 = __ad_d_t3 * __ad_p_t3.0;
+        __ad_d_x1 += __ad_d_t3 * __ad_p_t3.1;
+        let mut __ad_d_t1: f64 = 0.0;
+        f0_adjoint(__ad_t1, __ad_d_t2, &mut __ad_d_t1);
+        __ad_d_t0 += __ad_d_t1 * ::autograd::__private::rules::cos(__ad_t0, 0.0);
+        __ad_d_b4[i] += __ad_d_t0;
     }
     *d_x1 += __ad_d_x1;
-    __ad_guard.give_back([__ad_record, __ad_partials]);
+    __ad_guard.give_back([__ad_undo_b4]);
+    __ad_guard_1.give_back([__ad_marks_b4]);
     __ad_t6
 }
 #[doc(hidden)]

@@ -502,8 +502,6 @@ fn residuals_adjoint(
             for i in (0..t.len()).rev() {
                 let __ad_t3: f64 = __ad_taken.pop();
                 let __ad_t0 = p[0];
-                let __ad_t1 = p[1];
-                let __ad_t2 = __ad_t1 * (t[i]);
                 let __ad_i: usize = i;
                 let mut __ad_d_t5: f64 = __ad_d_r[__ad_i];
                 __ad_d_r[__ad_i] = 0.0;
@@ -513,7 +511,7 @@ fn residuals_adjoint(
                 let mut __ad_d_t0: f64 = __ad_d_t4 * __ad_p_t4.0;
                 let mut __ad_d_t3: f64 = __ad_d_t4 * __ad_p_t4.1;
                 let mut __ad_d_t2: f64 = __ad_d_t3
-                    * ::autograd::__private::rules::exp(__ad_t2, __ad_t3);
+                    * ::autograd::__private::rules::exp(0.0, __ad_t3);
                 let mut __ad_d_t1: f64 = __ad_d_t2
                     * ::autograd::__private::rules::mul(0.0, (t[i]), 0.0).0;
                 __ad_sum_1 += __ad_d_t1;
@@ -701,8 +699,6 @@ fn residuals_jacobian(
             for i in (0..t.len()).rev() {
                 let __ad_t3: f64 = __ad_taken.pop();
                 let __ad_t0 = p[0];
-                let __ad_t1 = p[1];
-                let __ad_t2 = __ad_t1 * (t[i]);
                 let __ad_i: usize = i;
                 let mut __ad_d_t5: f64 = __ad_d_r[__ad_i];
                 __ad_d_r[__ad_i] = 0.0;
@@ -712,7 +708,7 @@ fn residuals_jacobian(
                 let mut __ad_d_t0: f64 = __ad_d_t4 * __ad_p_t4.0;
                 let mut __ad_d_t3: f64 = __ad_d_t4 * __ad_p_t4.1;
                 let mut __ad_d_t2: f64 = __ad_d_t3
-                    * ::autograd::__private::rules::exp(__ad_t2, __ad_t3);
+                    * ::autograd::__private::rules::exp(0.0, __ad_t3);
                 let mut __ad_d_t1: f64 = __ad_d_t2
                     * ::autograd::__private::rules::mul(0.0, (t[i]), 0.0).0;
                 __ad_sum_1 += __ad_d_t1;
@@ -761,7 +757,7 @@ fn residuals_jacobian(
                 let __ad_dot_t2 = ::autograd::__private::rules::mul(0.0, (t[i]), 0.0).0
                     * __ad_dot_t1;
                 let __ad_t3 = __ad_t2.exp();
-                let __ad_dot_t3 = ::autograd::__private::rules::exp(__ad_t2, __ad_t3)
+                let __ad_dot_t3 = ::autograd::__private::rules::exp(0.0, __ad_t3)
                     * __ad_dot_t2;
                 let __ad_t4 = __ad_t0 * __ad_t3;
                 let __ad_p_t4 = ::autograd::__private::rules::mul(__ad_t0, __ad_t3, 0.0);

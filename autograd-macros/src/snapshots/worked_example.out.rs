@@ -30,8 +30,7 @@ fn f_grad(x: f64, y: f64) -> (f64, (f64, f64)) {
         let __ad_p_t2 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
         let mut __ad_d_t0: f64 = __ad_d_t2 * __ad_p_t2.0;
         let mut __ad_d_t1: f64 = __ad_d_t2 * __ad_p_t2.1;
-        let mut __ad_d_x: f64 = __ad_d_t1
-            * ::autograd::__private::rules::sin(x, __ad_t1);
+        let mut __ad_d_x: f64 = __ad_d_t1 * ::autograd::__private::rules::sin(x, 0.0);
         let __ad_p_t0 = ::autograd::__private::rules::mul(x, y, 0.0);
         __ad_d_x += __ad_d_t0 * __ad_p_t0.0;
         let mut __ad_d_y: f64 = __ad_d_t0 * __ad_p_t0.1;
@@ -63,7 +62,7 @@ fn f_adjoint(x: f64, y: f64, d_out: f64, d_x: &mut f64, d_y: &mut f64) -> f64 {
     let __ad_p_t2 = ::autograd::__private::rules::add(0.0, 0.0, 0.0);
     let mut __ad_d_t0: f64 = __ad_d_t2 * __ad_p_t2.0;
     let mut __ad_d_t1: f64 = __ad_d_t2 * __ad_p_t2.1;
-    let mut __ad_d_x: f64 = __ad_d_t1 * ::autograd::__private::rules::sin(x, __ad_t1);
+    let mut __ad_d_x: f64 = __ad_d_t1 * ::autograd::__private::rules::sin(x, 0.0);
     let __ad_p_t0 = ::autograd::__private::rules::mul(x, y, 0.0);
     __ad_d_x += __ad_d_t0 * __ad_p_t0.0;
     let mut __ad_d_y: f64 = __ad_d_t0 * __ad_p_t0.1;
