@@ -98,6 +98,9 @@ fn only_singular_rules_have_infinite_partials_at_finite_values() {
 // includes the same file).
 include!("../autograd-macros/src/reads_table.rs");
 
+/// A rule's partials from its inputs and result.
+type Partials = Box<dyn Fn(&[f64], f64) -> Vec<f64>>;
+
 /// Inputs at which to evaluate the rules, ordinary and at the edges.
 const INPUTS: [f64; 7] = [0.5, -0.75, 1.5, 2.0, -3.0, 0.0, 10.0];
 
@@ -121,7 +124,7 @@ fn partials_read_only_what_the_table_says() {
     let mut checked = 0;
     for &(name, partials) in PARTIAL_READS {
         // `(inputs, result) -> partials`, over the real inputs
-        let eval: Box<dyn Fn(&[f64], f64) -> Vec<f64>> = if let Some(r) = unary(name) {
+        let eval: Partials = if let Some(r) = unary(name) {
             Box::new(move |x: &[f64], y| vec![(r.partial)(x[0], y)])
         } else if let Some(r) = binary(name) {
             Box::new(move |x: &[f64], y| {
