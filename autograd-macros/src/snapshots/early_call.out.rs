@@ -74,6 +74,7 @@ pub fn softmax_loss_grad(
                                 ),
                                 d,
                             ),
+                            d,
                         ),
                     ) {
                         for j in 0..d {
@@ -142,6 +143,7 @@ pub fn softmax_loss_grad(
                                 ),
                                 d,
                             ),
+                            d,
                         ),
                     ) {
                         for j in 0..d {
@@ -269,6 +271,7 @@ pub fn softmax_loss_adjoint(
                             ),
                             d,
                         ),
+                        d,
                     ),
                 ) {
                     for j in 0..d {
@@ -337,6 +340,7 @@ pub fn softmax_loss_adjoint(
                             ),
                             d,
                         ),
+                        d,
                     ),
                 ) {
                     for j in 0..d {

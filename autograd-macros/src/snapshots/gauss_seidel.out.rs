@@ -46,7 +46,7 @@ fn gauss_seidel_grad(
         let u = &mut __ad_own_u[..];
         for __ad_i0__1 in 0..sweeps {
             if let (Some(__ad_row_f), Some(__ad_row_u)) = (
-                ::autograd::__private::row(&f[..], 0usize, n),
+                ::autograd::__private::row(&f[..], 0usize, n, n),
                 ::autograd::__private::row_mut(
                     &mut u[..],
                     ::autograd::__private::index::sub(0usize, 1usize),
@@ -54,6 +54,7 @@ fn gauss_seidel_grad(
                         ::autograd::__private::index::add(n, 1usize),
                         ::autograd::__private::index::sub(n, 1usize),
                     ),
+                    ::autograd::__private::index::add(n, 2usize),
                 ),
             ) {
                 for i in 0..n {
@@ -119,9 +120,9 @@ fn gauss_seidel_grad(
         {
             let mut __ad_d_cell_loss_14: f64;
             if let (Some(__ad_row_d_u), Some(__ad_row_target), Some(__ad_row_u_1)) = (
-                ::autograd::__private::row_mut(&mut __ad_d_u[..], 0usize, n),
-                ::autograd::__private::row(&target[..], 0usize, n),
-                ::autograd::__private::row(&u[..], 0usize, n),
+                ::autograd::__private::row_mut(&mut __ad_d_u[..], 0usize, n, n),
+                ::autograd::__private::row(&target[..], 0usize, n, n),
+                ::autograd::__private::row(&u[..], 0usize, n, n),
             ) {
                 for i__1 in 0..n {
                     let loss__1 = __ad_cell_loss_14;
@@ -256,7 +257,7 @@ fn gauss_seidel_adjoint(
     let u = &mut __ad_own_u[..];
     for __ad_i0__1 in 0..sweeps {
         if let (Some(__ad_row_f), Some(__ad_row_u)) = (
-            ::autograd::__private::row(&f[..], 0usize, n),
+            ::autograd::__private::row(&f[..], 0usize, n, n),
             ::autograd::__private::row_mut(
                 &mut u[..],
                 ::autograd::__private::index::sub(0usize, 1usize),
@@ -264,6 +265,7 @@ fn gauss_seidel_adjoint(
                     ::autograd::__private::index::add(n, 1usize),
                     ::autograd::__private::index::sub(n, 1usize),
                 ),
+                ::autograd::__private::index::add(n, 2usize),
             ),
         ) {
             for i in 0..n {
@@ -329,9 +331,9 @@ fn gauss_seidel_adjoint(
     {
         let mut __ad_d_cell_loss_14: f64;
         if let (Some(__ad_row_d_u), Some(__ad_row_target), Some(__ad_row_u_1)) = (
-            ::autograd::__private::row_mut(&mut __ad_d_u[..], 0usize, n),
-            ::autograd::__private::row(&target[..], 0usize, n),
-            ::autograd::__private::row(&u[..], 0usize, n),
+            ::autograd::__private::row_mut(&mut __ad_d_u[..], 0usize, n, n),
+            ::autograd::__private::row(&target[..], 0usize, n, n),
+            ::autograd::__private::row(&u[..], 0usize, n, n),
         ) {
             for i__1 in 0..n {
                 let loss__1 = __ad_cell_loss_14;

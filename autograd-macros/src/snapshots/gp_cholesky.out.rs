@@ -93,7 +93,7 @@ pub fn gp_nll_grad(
                 let mut __ad_slots = __ad_record
                     .slots(::autograd::__private::room(&(0..n), 2usize));
                 if let (Some(__ad_row_x),) = (
-                    ::autograd::__private::row(&x[..], 0usize, n),
+                    ::autograd::__private::row(&x[..], 0usize, n, n),
                 ) {
                     for j in 0..n {
                         let r: f64 = (x[i]) - (__ad_row_x[j]);
@@ -165,6 +165,7 @@ pub fn gp_nll_grad(
                             ::autograd::__private::index::mul(j__1, n),
                             j__1,
                         ),
+                        j__1,
                     ),
                 ) {
                     for p in 0..j__1 {
@@ -207,6 +208,7 @@ pub fn gp_nll_grad(
                                     ::autograd::__private::index::mul(i__1, n),
                                     j__1,
                                 ),
+                                j__1,
                             ),
                             ::autograd::__private::row(
                                 &k[..],
@@ -215,6 +217,7 @@ pub fn gp_nll_grad(
                                     ::autograd::__private::index::mul(j__1, n),
                                     j__1,
                                 ),
+                                j__1,
                             ),
                         ) {
                             for p__1 in 0..j__1 {
@@ -255,7 +258,7 @@ pub fn gp_nll_grad(
                 let s__4: f64 = y[i__2];
                 let mut __ad_cell_s_24 = s__4;
                 if let (Some(__ad_row_a), Some(__ad_row_k_3)) = (
-                    ::autograd::__private::row(&a[..], 0usize, i__2),
+                    ::autograd::__private::row(&a[..], 0usize, i__2, i__2),
                     ::autograd::__private::row(
                         &k[..],
                         ::autograd::__private::index::mul(i__2, n),
@@ -263,6 +266,7 @@ pub fn gp_nll_grad(
                             ::autograd::__private::index::mul(i__2, n),
                             i__2,
                         ),
+                        i__2,
                     ),
                 ) {
                     for p__2 in 0..i__2 {
@@ -303,8 +307,8 @@ pub fn gp_nll_grad(
         {
             let mut __ad_d_cell_nll_30: f64;
             if let (Some(__ad_row_d_a), Some(__ad_row_a_1)) = (
-                ::autograd::__private::row_mut(&mut __ad_d_a[..], 0usize, n),
-                ::autograd::__private::row(&a[..], 0usize, n),
+                ::autograd::__private::row_mut(&mut __ad_d_a[..], 0usize, n, n),
+                ::autograd::__private::row(&a[..], 0usize, n, n),
             ) {
                 for i__3 in 0..n {
                     let nll__1 = __ad_cell_nll_30;
@@ -420,7 +424,12 @@ pub fn gp_nll_grad(
                     Some(__ad_row_a_2),
                     Some(__ad_row_k_4),
                 ) = (
-                    ::autograd::__private::row_mut(&mut __ad_d_a[..], 0usize, i__2),
+                    ::autograd::__private::row_mut(
+                        &mut __ad_d_a[..],
+                        0usize,
+                        i__2,
+                        i__2,
+                    ),
                     ::autograd::__private::row_mut(
                         &mut __ad_d_k[..],
                         ::autograd::__private::index::mul(i__2, n),
@@ -428,8 +437,9 @@ pub fn gp_nll_grad(
                             ::autograd::__private::index::mul(i__2, n),
                             i__2,
                         ),
+                        i__2,
                     ),
-                    ::autograd::__private::row(&a[..], 0usize, i__2),
+                    ::autograd::__private::row(&a[..], 0usize, i__2, i__2),
                     ::autograd::__private::row(
                         &k[..],
                         ::autograd::__private::index::mul(i__2, n),
@@ -437,6 +447,7 @@ pub fn gp_nll_grad(
                             ::autograd::__private::index::mul(i__2, n),
                             i__2,
                         ),
+                        i__2,
                     ),
                 ) {
                     for p__2 in 0..i__2 {
@@ -534,6 +545,7 @@ pub fn gp_nll_grad(
                                                 j__1,
                                             ),
                                         ),
+                                        ::autograd::__private::index::Bound::bound(j__1),
                                     ),
                                     (
                                         ::autograd::__private::index::Bound::bound(
@@ -545,6 +557,7 @@ pub fn gp_nll_grad(
                                                 j__1,
                                             ),
                                         ),
+                                        ::autograd::__private::index::Bound::bound(j__1),
                                     ),
                                 ],
                             ),
@@ -555,6 +568,7 @@ pub fn gp_nll_grad(
                                     ::autograd::__private::index::mul(i__1, n),
                                     j__1,
                                 ),
+                                j__1,
                             ),
                             ::autograd::__private::row(
                                 &k[..],
@@ -563,6 +577,7 @@ pub fn gp_nll_grad(
                                     ::autograd::__private::index::mul(j__1, n),
                                     j__1,
                                 ),
+                                j__1,
                             ),
                         ) {
                             for p__1 in 0..j__1 {
@@ -660,6 +675,7 @@ pub fn gp_nll_grad(
                             ::autograd::__private::index::mul(j__1, n),
                             j__1,
                         ),
+                        j__1,
                     ),
                     ::autograd::__private::row(
                         &k[..],
@@ -668,6 +684,7 @@ pub fn gp_nll_grad(
                             ::autograd::__private::index::mul(j__1, n),
                             j__1,
                         ),
+                        j__1,
                     ),
                 ) {
                     for p in 0..j__1 {
@@ -816,7 +833,7 @@ pub fn gp_nll_adjoint(
             let mut __ad_slots = __ad_record
                 .slots(::autograd::__private::room(&(0..n), 2usize));
             if let (Some(__ad_row_x),) = (
-                ::autograd::__private::row(&x[..], 0usize, n),
+                ::autograd::__private::row(&x[..], 0usize, n, n),
             ) {
                 for j in 0..n {
                     let r: f64 = (x[i]) - (__ad_row_x[j]);
@@ -888,6 +905,7 @@ pub fn gp_nll_adjoint(
                         ::autograd::__private::index::mul(j__1, n),
                         j__1,
                     ),
+                    j__1,
                 ),
             ) {
                 for p in 0..j__1 {
@@ -930,6 +948,7 @@ pub fn gp_nll_adjoint(
                                 ::autograd::__private::index::mul(i__1, n),
                                 j__1,
                             ),
+                            j__1,
                         ),
                         ::autograd::__private::row(
                             &k[..],
@@ -938,6 +957,7 @@ pub fn gp_nll_adjoint(
                                 ::autograd::__private::index::mul(j__1, n),
                                 j__1,
                             ),
+                            j__1,
                         ),
                     ) {
                         for p__1 in 0..j__1 {
@@ -978,7 +998,7 @@ pub fn gp_nll_adjoint(
             let s__4: f64 = y[i__2];
             let mut __ad_cell_s_24 = s__4;
             if let (Some(__ad_row_a), Some(__ad_row_k_3)) = (
-                ::autograd::__private::row(&a[..], 0usize, i__2),
+                ::autograd::__private::row(&a[..], 0usize, i__2, i__2),
                 ::autograd::__private::row(
                     &k[..],
                     ::autograd::__private::index::mul(i__2, n),
@@ -986,6 +1006,7 @@ pub fn gp_nll_adjoint(
                         ::autograd::__private::index::mul(i__2, n),
                         i__2,
                     ),
+                    i__2,
                 ),
             ) {
                 for p__2 in 0..i__2 {
@@ -1026,8 +1047,8 @@ pub fn gp_nll_adjoint(
     {
         let mut __ad_d_cell_nll_30: f64;
         if let (Some(__ad_row_d_a), Some(__ad_row_a_1)) = (
-            ::autograd::__private::row_mut(&mut __ad_d_a[..], 0usize, n),
-            ::autograd::__private::row(&a[..], 0usize, n),
+            ::autograd::__private::row_mut(&mut __ad_d_a[..], 0usize, n, n),
+            ::autograd::__private::row(&a[..], 0usize, n, n),
         ) {
             for i__3 in 0..n {
                 let nll__1 = __ad_cell_nll_30;
@@ -1137,7 +1158,7 @@ pub fn gp_nll_adjoint(
                 Some(__ad_row_a_2),
                 Some(__ad_row_k_4),
             ) = (
-                ::autograd::__private::row_mut(&mut __ad_d_a[..], 0usize, i__2),
+                ::autograd::__private::row_mut(&mut __ad_d_a[..], 0usize, i__2, i__2),
                 ::autograd::__private::row_mut(
                     &mut __ad_d_k[..],
                     ::autograd::__private::index::mul(i__2, n),
@@ -1145,8 +1166,9 @@ pub fn gp_nll_adjoint(
                         ::autograd::__private::index::mul(i__2, n),
                         i__2,
                     ),
+                    i__2,
                 ),
-                ::autograd::__private::row(&a[..], 0usize, i__2),
+                ::autograd::__private::row(&a[..], 0usize, i__2, i__2),
                 ::autograd::__private::row(
                     &k[..],
                     ::autograd::__private::index::mul(i__2, n),
@@ -1154,6 +1176,7 @@ pub fn gp_nll_adjoint(
                         ::autograd::__private::index::mul(i__2, n),
                         i__2,
                     ),
+                    i__2,
                 ),
             ) {
                 for p__2 in 0..i__2 {
@@ -1243,6 +1266,7 @@ pub fn gp_nll_adjoint(
                                             j__1,
                                         ),
                                     ),
+                                    ::autograd::__private::index::Bound::bound(j__1),
                                 ),
                                 (
                                     ::autograd::__private::index::Bound::bound(
@@ -1254,6 +1278,7 @@ pub fn gp_nll_adjoint(
                                             j__1,
                                         ),
                                     ),
+                                    ::autograd::__private::index::Bound::bound(j__1),
                                 ),
                             ],
                         ),
@@ -1264,6 +1289,7 @@ pub fn gp_nll_adjoint(
                                 ::autograd::__private::index::mul(i__1, n),
                                 j__1,
                             ),
+                            j__1,
                         ),
                         ::autograd::__private::row(
                             &k[..],
@@ -1272,6 +1298,7 @@ pub fn gp_nll_adjoint(
                                 ::autograd::__private::index::mul(j__1, n),
                                 j__1,
                             ),
+                            j__1,
                         ),
                     ) {
                         for p__1 in 0..j__1 {
@@ -1369,6 +1396,7 @@ pub fn gp_nll_adjoint(
                         ::autograd::__private::index::mul(j__1, n),
                         j__1,
                     ),
+                    j__1,
                 ),
                 ::autograd::__private::row(
                     &k[..],
@@ -1377,6 +1405,7 @@ pub fn gp_nll_adjoint(
                         ::autograd::__private::index::mul(j__1, n),
                         j__1,
                     ),
+                    j__1,
                 ),
             ) {
                 for p in 0..j__1 {

@@ -73,7 +73,7 @@ fn elman_grad(
                     let s: f64 = xs[t * n + i];
                     let mut __ad_cell_s_1 = s;
                     if let (Some(__ad_row_h), Some(__ad_row_w)) = (
-                        ::autograd::__private::row(&h[..], 0usize, n),
+                        ::autograd::__private::row(&h[..], 0usize, n, n),
                         ::autograd::__private::row(
                             &w[..],
                             ::autograd::__private::index::mul(i, n),
@@ -81,6 +81,7 @@ fn elman_grad(
                                 ::autograd::__private::index::mul(i, n),
                                 n,
                             ),
+                            n,
                         ),
                     ) {
                         for k in 0..n {
@@ -109,8 +110,8 @@ fn elman_grad(
             }
             __ad_undo_h.save_span(&h[..], 0..n);
             if let (Some(__ad_row_h_1), Some(__ad_row_hnew)) = (
-                ::autograd::__private::row_mut(&mut h[..], 0usize, n),
-                ::autograd::__private::row(&hnew[..], 0usize, n),
+                ::autograd::__private::row_mut(&mut h[..], 0usize, n, n),
+                ::autograd::__private::row(&hnew[..], 0usize, n, n),
             ) {
                 for i__1 in 0..n {
                     let __ad_t6 = __ad_row_hnew[i__1];
@@ -193,7 +194,7 @@ fn elman_grad(
                         Some(__ad_row_h_2),
                         Some(__ad_row_w_1),
                     ) = (
-                        ::autograd::__private::row_mut(&mut __ad_d_h[..], 0usize, n),
+                        ::autograd::__private::row_mut(&mut __ad_d_h[..], 0usize, n, n),
                         ::autograd::__private::row_mut(
                             &mut d_w[..],
                             ::autograd::__private::index::mul(i, n),
@@ -201,8 +202,9 @@ fn elman_grad(
                                 ::autograd::__private::index::mul(i, n),
                                 n,
                             ),
+                            n,
                         ),
-                        ::autograd::__private::row(&h[..], 0usize, n),
+                        ::autograd::__private::row(&h[..], 0usize, n, n),
                         ::autograd::__private::row(
                             &w[..],
                             ::autograd::__private::index::mul(i, n),
@@ -210,6 +212,7 @@ fn elman_grad(
                                 ::autograd::__private::index::mul(i, n),
                                 n,
                             ),
+                            n,
                         ),
                     ) {
                         for k in 0..n {
@@ -329,7 +332,7 @@ fn elman_adjoint(
                 let s: f64 = xs[t * n + i];
                 let mut __ad_cell_s_1 = s;
                 if let (Some(__ad_row_h), Some(__ad_row_w)) = (
-                    ::autograd::__private::row(&h[..], 0usize, n),
+                    ::autograd::__private::row(&h[..], 0usize, n, n),
                     ::autograd::__private::row(
                         &w[..],
                         ::autograd::__private::index::mul(i, n),
@@ -337,6 +340,7 @@ fn elman_adjoint(
                             ::autograd::__private::index::mul(i, n),
                             n,
                         ),
+                        n,
                     ),
                 ) {
                     for k in 0..n {
@@ -365,8 +369,8 @@ fn elman_adjoint(
         }
         __ad_undo_h.save_span(&h[..], 0..n);
         if let (Some(__ad_row_h_1), Some(__ad_row_hnew)) = (
-            ::autograd::__private::row_mut(&mut h[..], 0usize, n),
-            ::autograd::__private::row(&hnew[..], 0usize, n),
+            ::autograd::__private::row_mut(&mut h[..], 0usize, n, n),
+            ::autograd::__private::row(&hnew[..], 0usize, n, n),
         ) {
             for i__1 in 0..n {
                 let __ad_t6 = __ad_row_hnew[i__1];
@@ -449,7 +453,7 @@ fn elman_adjoint(
                     Some(__ad_row_h_2),
                     Some(__ad_row_w_1),
                 ) = (
-                    ::autograd::__private::row_mut(&mut __ad_d_h[..], 0usize, n),
+                    ::autograd::__private::row_mut(&mut __ad_d_h[..], 0usize, n, n),
                     ::autograd::__private::row_mut(
                         &mut d_w[..],
                         ::autograd::__private::index::mul(i, n),
@@ -457,8 +461,9 @@ fn elman_adjoint(
                             ::autograd::__private::index::mul(i, n),
                             n,
                         ),
+                        n,
                     ),
-                    ::autograd::__private::row(&h[..], 0usize, n),
+                    ::autograd::__private::row(&h[..], 0usize, n, n),
                     ::autograd::__private::row(
                         &w[..],
                         ::autograd::__private::index::mul(i, n),
@@ -466,6 +471,7 @@ fn elman_adjoint(
                             ::autograd::__private::index::mul(i, n),
                             n,
                         ),
+                        n,
                     ),
                 ) {
                     for k in 0..n {

@@ -65,6 +65,7 @@ fn product_grad(
                                 ::autograd::__private::index::mul(i, n),
                                 n,
                             ),
+                            n,
                         ),
                         ::autograd::__private::strided(&b[..], j, n, n),
                     ) {
@@ -105,10 +106,12 @@ fn product_grad(
                     &mut __ad_d_c[..],
                     0usize,
                     ::autograd::__private::index::mul(n, n),
+                    ::autograd::__private::index::mul(n, n),
                 ),
                 ::autograd::__private::row(
                     &c[..],
                     0usize,
+                    ::autograd::__private::index::mul(n, n),
                     ::autograd::__private::index::mul(n, n),
                 ),
             ) {
@@ -193,6 +196,7 @@ fn product_grad(
                                 ::autograd::__private::index::mul(i, n),
                                 n,
                             ),
+                            n,
                         ),
                         ::autograd::__private::strided(&b[..], j, n, n),
                         ::autograd::__private::row_mut(
@@ -202,6 +206,7 @@ fn product_grad(
                                 ::autograd::__private::index::mul(i, n),
                                 n,
                             ),
+                            n,
                         ),
                         ::autograd::__private::strided_mut(&mut d_b[..], j, n, n),
                     ) {
@@ -324,6 +329,7 @@ fn product_adjoint(
                             ::autograd::__private::index::mul(i, n),
                             n,
                         ),
+                        n,
                     ),
                     ::autograd::__private::strided(&b[..], j, n, n),
                 ) {
@@ -364,10 +370,12 @@ fn product_adjoint(
                 &mut __ad_d_c[..],
                 0usize,
                 ::autograd::__private::index::mul(n, n),
+                ::autograd::__private::index::mul(n, n),
             ),
             ::autograd::__private::row(
                 &c[..],
                 0usize,
+                ::autograd::__private::index::mul(n, n),
                 ::autograd::__private::index::mul(n, n),
             ),
         ) {
@@ -444,6 +452,7 @@ fn product_adjoint(
                             ::autograd::__private::index::mul(i, n),
                             n,
                         ),
+                        n,
                     ),
                     ::autograd::__private::strided(&b[..], j, n, n),
                     ::autograd::__private::row_mut(
@@ -453,6 +462,7 @@ fn product_adjoint(
                             ::autograd::__private::index::mul(i, n),
                             n,
                         ),
+                        n,
                     ),
                     ::autograd::__private::strided_mut(&mut d_b[..], j, n, n),
                 ) {

@@ -68,6 +68,7 @@ fn relu_layer_grad(w: &[f64], x: &[f64], p: usize) -> (f64, ::std::vec::Vec<f64>
                                 ::autograd::__private::index::mul(j, p),
                                 p,
                             ),
+                            p,
                         ),
                         ::autograd::__private::row(
                             &x[..],
@@ -76,6 +77,7 @@ fn relu_layer_grad(w: &[f64], x: &[f64], p: usize) -> (f64, ::std::vec::Vec<f64>
                                 ::autograd::__private::index::mul(i, p),
                                 p,
                             ),
+                            p,
                         ),
                     ) {
                         for k in 0..p {
@@ -104,7 +106,7 @@ fn relu_layer_grad(w: &[f64], x: &[f64], p: usize) -> (f64, ::std::vec::Vec<f64>
             let out: f64 = 0.0;
             let mut __ad_cell_out_5 = out;
             if let (Some(__ad_row_hidden),) = (
-                ::autograd::__private::row(&hidden[..], 0usize, units),
+                ::autograd::__private::row(&hidden[..], 0usize, units, units),
             ) {
                 for j__1 in 0..units {
                     let out__1 = __ad_cell_out_5;
@@ -156,7 +158,12 @@ fn relu_layer_grad(w: &[f64], x: &[f64], p: usize) -> (f64, ::std::vec::Vec<f64>
             __ad_d_cell_out_5 += __ad_d_out__3;
             let __ad_seed_cell_out_5: f64 = __ad_d_cell_out_5;
             if let (Some(__ad_row_d_hidden),) = (
-                ::autograd::__private::row_mut(&mut __ad_d_hidden[..], 0usize, units),
+                ::autograd::__private::row_mut(
+                    &mut __ad_d_hidden[..],
+                    0usize,
+                    units,
+                    units,
+                ),
             ) {
                 for j__1 in 0..units {
                     __ad_d_cell_out_5 = __ad_seed_cell_out_5;
@@ -204,6 +211,7 @@ fn relu_layer_grad(w: &[f64], x: &[f64], p: usize) -> (f64, ::std::vec::Vec<f64>
                                     ::autograd::__private::index::mul(j, p),
                                     p,
                                 ),
+                                p,
                             ),
                             ::autograd::__private::row(
                                 &x[..],
@@ -212,6 +220,7 @@ fn relu_layer_grad(w: &[f64], x: &[f64], p: usize) -> (f64, ::std::vec::Vec<f64>
                                     ::autograd::__private::index::mul(i, p),
                                     p,
                                 ),
+                                p,
                             ),
                         ) {
                             for k in 0..p {
@@ -327,6 +336,7 @@ fn relu_layer_adjoint(
                             ::autograd::__private::index::mul(j, p),
                             p,
                         ),
+                        p,
                     ),
                     ::autograd::__private::row(
                         &x[..],
@@ -335,6 +345,7 @@ fn relu_layer_adjoint(
                             ::autograd::__private::index::mul(i, p),
                             p,
                         ),
+                        p,
                     ),
                 ) {
                     for k in 0..p {
@@ -363,7 +374,7 @@ fn relu_layer_adjoint(
         let out: f64 = 0.0;
         let mut __ad_cell_out_5 = out;
         if let (Some(__ad_row_hidden),) = (
-            ::autograd::__private::row(&hidden[..], 0usize, units),
+            ::autograd::__private::row(&hidden[..], 0usize, units, units),
         ) {
             for j__1 in 0..units {
                 let out__1 = __ad_cell_out_5;
@@ -414,7 +425,7 @@ fn relu_layer_adjoint(
         __ad_d_cell_out_5 += __ad_d_out__3;
         let __ad_seed_cell_out_5: f64 = __ad_d_cell_out_5;
         if let (Some(__ad_row_d_hidden),) = (
-            ::autograd::__private::row_mut(&mut __ad_d_hidden[..], 0usize, units),
+            ::autograd::__private::row_mut(&mut __ad_d_hidden[..], 0usize, units, units),
         ) {
             for j__1 in 0..units {
                 __ad_d_cell_out_5 = __ad_seed_cell_out_5;
@@ -462,6 +473,7 @@ fn relu_layer_adjoint(
                                 ::autograd::__private::index::mul(j, p),
                                 p,
                             ),
+                            p,
                         ),
                         ::autograd::__private::row(
                             &x[..],
@@ -470,6 +482,7 @@ fn relu_layer_adjoint(
                                 ::autograd::__private::index::mul(i, p),
                                 p,
                             ),
+                            p,
                         ),
                     ) {
                         for k in 0..p {
