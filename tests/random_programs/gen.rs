@@ -1887,24 +1887,7 @@ impl Gen {
         self.bind(&j, Kind::Int { lo: 0, hi: len - 1 });
         let value = self.expr(2);
         self.env.truncate(fill_mark);
-        let range = |hi| ForIter::Range {
-            lo: IntExpr::Lit(0),
-            hi: IntExpr::Lit(hi),
-            inclusive: false,
-            rev: false,
-        };
-        let fill = Stmt::For {
-            pat: ForPat::Index(j.clone()),
-            iter: range(len),
-            body: Block {
-                stmts: vec![Stmt::Assign {
-                    place: Place::Elem(name.clone(), IntExpr::Var(j.clone())),
-                    op: AssignOp::Set,
-                    value,
-                }],
-                tail: None,
-            },
-        };
+        let fill = fill_loop(&name, &j, len, value);
         self.bind(
             &name,
             Kind::Buf {
@@ -1940,7 +1923,7 @@ impl Gen {
         stmts.extend(rest.stmts);
         let looped = Stmt::For {
             pat: ForPat::Index(i),
-            iter: range(trips),
+            iter: up_to(trips),
             body: Block { stmts, tail: None },
         };
         let mut outer = Vec::new();
@@ -2047,28 +2030,11 @@ impl Gen {
             )),
             Box::new(e),
         );
-        let range = |hi| ForIter::Range {
-            lo: IntExpr::Lit(0),
-            hi: IntExpr::Lit(hi),
-            inclusive: false,
-            rev: false,
-        };
-        let fill = Stmt::For {
-            pat: ForPat::Index(j.clone()),
-            iter: range(len),
-            body: Block {
-                stmts: vec![Stmt::Assign {
-                    place: Place::Elem(b.clone(), IntExpr::Var(j)),
-                    op: AssignOp::Set,
-                    value,
-                }],
-                tail: None,
-            },
-        };
+        let fill = fill_loop(&b, &j, len, value);
         let mem = self.chance(0.7);
         Some(Stmt::For {
             pat: ForPat::Index(s),
-            iter: range(trips),
+            iter: up_to(trips),
             body: Block {
                 stmts: vec![fill, Stmt::Swap { a, b, mem }],
                 tail: None,
@@ -3387,5 +3353,31 @@ impl Gen {
             );
         }
         mark
+    }
+}
+
+/// `0..hi`.
+fn up_to(hi: usize) -> ForIter {
+    ForIter::Range {
+        lo: IntExpr::Lit(0),
+        hi: IntExpr::Lit(hi),
+        inclusive: false,
+        rev: false,
+    }
+}
+
+/// `for j in 0..len { buf[j] = value; }`.
+fn fill_loop(buf: &str, j: &str, len: usize, value: Expr) -> Stmt {
+    Stmt::For {
+        pat: ForPat::Index(j.to_string()),
+        iter: up_to(len),
+        body: Block {
+            stmts: vec![Stmt::Assign {
+                place: Place::Elem(buf.to_string(), IntExpr::Var(j.to_string())),
+                op: AssignOp::Set,
+                value,
+            }],
+            tail: None,
+        },
     }
 }

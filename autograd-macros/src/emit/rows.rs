@@ -290,24 +290,14 @@ impl<'ast> Visit<'ast> for Facts<'_> {
 
     fn visit_local(&mut self, local: &'ast syn::Local) {
         syn::visit::visit_local(self, local);
-        let pat = match &local.pat {
-            syn::Pat::Type(t) => &*t.pat,
-            other => other,
-        };
-        let (syn::Pat::Ident(p), Some(init)) = (pat, &local.init) else {
+        let Some((name, init)) = plain_let(local) else {
             return;
         };
-        if p.mutability.is_some() || p.by_ref.is_some() || p.subpat.is_some() {
-            return;
-        }
-        if init.diverge.is_some() {
-            return;
-        }
-        let value = resolve(&init.expr, &self.lets);
+        let value = resolve(init, &self.lets);
         let zero = quote!(0usize);
         if checked(&value, self.index, &zero).is_some() {
             self.lets
-                .insert(p.ident.to_string(), syn::parse_quote!((#value)));
+                .insert(name.to_string(), syn::parse_quote!((#value)));
         }
     }
 
@@ -1079,22 +1069,29 @@ struct Counts {
 impl<'ast> Visit<'ast> for Counts {
     fn visit_local(&mut self, local: &'ast syn::Local) {
         syn::visit::visit_local(self, local);
-        let pat = match &local.pat {
-            syn::Pat::Type(t) => &*t.pat,
-            other => other,
-        };
-        let (syn::Pat::Ident(p), Some(init)) = (pat, &local.init) else {
+        let Some((name, init)) = plain_let(local) else {
             return;
         };
-        if p.mutability.is_some() || init.diverge.is_some() {
-            return;
-        }
-        if let Some(value) = fold(&init.expr, &self.values) {
-            self.values.insert(p.ident.to_string(), value);
+        if let Some(value) = fold(init, &self.values) {
+            self.values.insert(name.to_string(), value);
         }
     }
 
     fn visit_item(&mut self, _: &'ast syn::Item) {}
+}
+
+/// The name and value of `let name = value;` (or `let name: T =
+/// value;`), not `mut`, `ref` or `name @ ..`, without an `else`.
+fn plain_let(local: &syn::Local) -> Option<(&syn::Ident, &Expr)> {
+    let pat = match &local.pat {
+        syn::Pat::Type(t) => &*t.pat,
+        other => other,
+    };
+    let (syn::Pat::Ident(p), Some(init)) = (pat, &local.init) else {
+        return None;
+    };
+    let plain = p.mutability.is_none() && p.by_ref.is_none() && p.subpat.is_none();
+    (plain && init.diverge.is_none()).then_some((&p.ident, &*init.expr))
 }
 
 /// The integer `e` is, from its text: literals, locals of known values
