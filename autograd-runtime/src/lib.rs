@@ -523,34 +523,9 @@ pub mod __private {
     /// lo]`, in bounds by construction; when this is `None`, it runs as
     /// written and panics where the function would (the macro's
     /// `emit/rows.rs`).
-    ///
-    /// The row is `count` elements from `first` (`count = hi - lo`, plus
-    /// the span of the accesses it serves), `end` being known to be
-    /// `first + count`: it is computed only to refuse a row whose bounds
-    /// overflow. Cut to `count`, the row's length is what the loop's
-    /// bounds give, which LLVM compares the loop's indices with directly;
-    /// as `first..end` it had to prove `end - first` equal to the count,
-    /// which it did or not with changes elsewhere in the function (a GRU's
-    /// forward, +15% instructions when an unrelated record went away).
-    ///
-    /// ```
-    /// # extern crate autograd_runtime as autograd;
-    /// use autograd::__private::row;
-    /// let a = [0.0, 1.0, 2.0, 3.0];
-    /// assert_eq!(row(&a[..], 1usize, 3usize, 2usize), Some(&a[1..3]));
-    /// assert_eq!(row(&a[..], 3usize, 5usize, 2usize), None);
-    /// assert_eq!(row(&a[..], 1usize, None, 2usize), None);
-    /// ```
     #[inline(always)]
-    pub fn row<T>(
-        array: &[T],
-        first: impl index::Bound,
-        end: impl index::Bound,
-        count: impl index::Bound,
-    ) -> Option<&[T]> {
-        let (first, end, count) = (first.bound()?, end.bound()?, count.bound()?);
-        debug_assert_eq!(first.checked_add(count), Some(end), "a row's bounds");
-        array.get(first..)?.get(..count)
+    pub fn row<T>(array: &[T], first: impl index::Bound, end: impl index::Bound) -> Option<&[T]> {
+        array.get(first.bound()?..end.bound()?)
     }
 
     /// [`row`] of an array the loop writes.
@@ -559,11 +534,8 @@ pub mod __private {
         array: &mut [T],
         first: impl index::Bound,
         end: impl index::Bound,
-        count: impl index::Bound,
     ) -> Option<&mut [T]> {
-        let (first, end, count) = (first.bound()?, end.bound()?, count.bound()?);
-        debug_assert_eq!(first.checked_add(count), Some(end), "a row's bounds");
-        array.get_mut(first..)?.get_mut(..count)
+        array.get_mut(first.bound()?..end.bound()?)
     }
 
     /// Several rows of one array a loop writes, as cells: the rows
@@ -580,29 +552,23 @@ pub mod __private {
     /// # extern crate autograd_runtime as autograd;
     /// use autograd::__private::cell_rows;
     /// let mut a = [0.0; 6];
-    /// let rows = cell_rows(&mut a[..], [(Some(0), Some(4), Some(4)), (Some(2), Some(6), Some(4))]);
-    /// let [left, right] = rows.unwrap();
+    /// let [left, right] = cell_rows(&mut a[..], [(Some(0), Some(4)), (Some(2), Some(6))]).unwrap();
     /// for t in 0..4 {
     ///     left[t].set(left[t].get() + 1.0);
     ///     right[t].set(right[t].get() + 10.0);
     /// }
     /// assert_eq!(a, [1.0, 1.0, 11.0, 11.0, 10.0, 10.0]);
-    /// assert!(cell_rows(&mut a[..], [(Some(0), Some(7), Some(7))]).is_none());
+    /// assert!(cell_rows(&mut a[..], [(Some(0), Some(7))]).is_none());
     /// ```
-    ///
-    /// Each row is `(first, end, count)`, cut to `count` as [`row`]'s.
     #[inline(always)]
-    #[allow(clippy::type_complexity)]
     pub fn cell_rows<T, const N: usize>(
         array: &mut [T],
-        bounds: [(Option<usize>, Option<usize>, Option<usize>); N],
+        bounds: [(Option<usize>, Option<usize>); N],
     ) -> Option<[&[::std::cell::Cell<T>]; N]> {
         let cells = ::std::cell::Cell::from_mut(array).as_slice_of_cells();
         let mut rows: [&[::std::cell::Cell<T>]; N] = [&[]; N];
-        for (row, (first, end, count)) in rows.iter_mut().zip(bounds) {
-            let (first, end, count) = (first?, end?, count?);
-            debug_assert_eq!(first.checked_add(count), Some(end), "a row's bounds");
-            *row = cells.get(first..)?.get(..count)?;
+        for (row, (first, end)) in rows.iter_mut().zip(bounds) {
+            *row = cells.get(first?..end?)?;
         }
         Some(rows)
     }

@@ -612,31 +612,13 @@ fn version(
                 }
             };
         }
-        // How many elements: the loop's count and the span of the
-        // members' offsets (`end - first`, which is computed as well, to
-        // refuse a row whose bounds overflow). The row is cut to it
-        // (`__private::row`), so the length its indices are checked
-        // against comes from the loop's own bounds.
-        let index_fn = quote!(::autograd::__private::index);
-        let count = match (row.descending, literal(&lo_bound)) {
-            (true, _) | (false, Some(0)) => hi_bound.clone(),
-            (false, _) => quote!(#index_fn::sub(#hi_bound, #lo_bound)),
-        };
-        let span = row.members[row.members.len() - 1].0 - row.members[0].0;
-        let count = match span {
-            0 => count,
-            span => {
-                let span = proc_macro2::Literal::usize_suffixed(span as usize);
-                quote!(#index_fn::add(#count, #span))
-            }
-        };
         if row.cells {
-            let bound = quote!(#index_fn::Bound::bound);
-            return quote!((#bound(#first), #bound(#end), #bound(#count)));
+            let bound = quote!(::autograd::__private::index::Bound::bound);
+            return quote!((#bound(#first), #bound(#end)));
         }
         match row.mutable {
-            true => quote!(::autograd::__private::row_mut(&mut #array[..], #first, #end, #count)),
-            false => quote!(::autograd::__private::row(&#array[..], #first, #end, #count)),
+            true => quote!(::autograd::__private::row_mut(&mut #array[..], #first, #end)),
+            false => quote!(::autograd::__private::row(&#array[..], #first, #end)),
         }
     });
     let checks: Vec<TokenStream> = checks.collect();
@@ -1252,7 +1234,7 @@ mod tests {
         assert!(out.contains(
             "row (& w [..] , :: autograd :: __private :: index :: mul (i , d) , \
              :: autograd :: __private :: index :: add (:: autograd :: __private :: index :: \
-             mul (i , d) , d) , d)"
+             mul (i , d) , d))"
         ));
         assert!(
             out.contains("s += __ad_row_w [j] * __ad_row_x [j] ;"),
@@ -1302,7 +1284,7 @@ mod tests {
             &["d_w"],
         );
         assert!(
-            out.contains("cell_rows (& mut d_w [..] , [(:: autograd :: __private :: index :: Bound :: bound (0usize) , :: autograd :: __private :: index :: Bound :: bound (n) , :: autograd :: __private :: index :: Bound :: bound (n)) , (:: autograd :: __private :: index :: Bound :: bound (k) ,"),
+            out.contains("cell_rows (& mut d_w [..] , [(:: autograd :: __private :: index :: Bound :: bound (0usize) , :: autograd :: __private :: index :: Bound :: bound (n)) , (:: autograd :: __private :: index :: Bound :: bound (k) ,"),
             "{out}"
         );
         assert!(
@@ -1365,7 +1347,7 @@ mod tests {
             &["d_w"],
         );
         assert!(out.contains(
-            "row_mut (& mut d_w [..] , 0usize , :: autograd :: __private :: index :: add (n , 1usize) , :: autograd :: __private :: index :: add (n , 1usize))"
+            "row_mut (& mut d_w [..] , 0usize , :: autograd :: __private :: index :: add (n , 1usize))"
         ));
         assert!(
             out.contains("__ad_row_d_w [j] += 1.0 ; __ad_row_d_w [j + 1] += 2.0 ;"),
@@ -1419,11 +1401,11 @@ mod tests {
             );
             let end = format!("{index} :: add ({index} :: sub (n , 1usize) , 1usize)");
             assert!(
-                out.contains(&format!("row (& c [..] , {first} , {end} , n)")),
+                out.contains(&format!("row (& c [..] , {first} , {end})")),
                 "{out}"
             );
             assert!(
-                out.contains(&format!("row_mut (& mut d_c [..] , {first} , {end} , n)")),
+                out.contains(&format!("row_mut (& mut d_c [..] , {first} , {end})")),
                 "{out}"
             );
             assert!(out.contains("__ad_row_c [n - 1 - k]"), "{out}");

@@ -44,12 +44,7 @@ fn argmax_grad(x: &[f64]) -> (f64, ::std::vec::Vec<f64>) {
         __ad_tape_cell___ad_acc6_12
             .reserve(::autograd::__private::bounded_len(&(1..__ad_v1__1)));
         if let (Some(__ad_row_x),) = (
-            ::autograd::__private::row(
-                &x[..],
-                1usize,
-                __ad_v1__1,
-                ::autograd::__private::index::sub(__ad_v1__1, 1usize),
-            ),
+            ::autograd::__private::row(&x[..], 1usize, __ad_v1__1),
         ) {
             for __ad_k4__1 in 1..__ad_v1__1 {
                 __ad_tape_cell___ad_acc5_11.push(__ad_cell___ad_acc5_11.clone());
@@ -209,12 +204,7 @@ fn argmax_adjoint(x: &[f64], d_out: f64, d_x: &mut [f64]) -> f64 {
     __ad_tape_cell___ad_acc6_12
         .reserve(::autograd::__private::bounded_len(&(1..__ad_v1__1)));
     if let (Some(__ad_row_x),) = (
-        ::autograd::__private::row(
-            &x[..],
-            1usize,
-            __ad_v1__1,
-            ::autograd::__private::index::sub(__ad_v1__1, 1usize),
-        ),
+        ::autograd::__private::row(&x[..], 1usize, __ad_v1__1),
     ) {
         for __ad_k4__1 in 1..__ad_v1__1 {
             __ad_tape_cell___ad_acc5_11.push(__ad_cell___ad_acc5_11.clone());

@@ -97,12 +97,7 @@ fn chebyshev_grad(c: &[f64], xs: &[f64], ys: &[f64]) -> (f64, ::std::vec::Vec<f6
                 __ad_cell_t1_7 = t1;
                 if __ad_seed_cell_p_5 != 0.0 {
                     if let (Some(__ad_row_d_c),) = (
-                        ::autograd::__private::row_mut(
-                            &mut d_c[..],
-                            2usize,
-                            c.len(),
-                            ::autograd::__private::index::sub(c.len(), 2usize),
-                        ),
+                        ::autograd::__private::row_mut(&mut d_c[..], 2usize, c.len()),
                     ) {
                         for k in 2..c.len() {
                             __ad_d_cell_p_5 = __ad_seed_cell_p_5;
@@ -278,12 +273,7 @@ fn chebyshev_adjoint(
             __ad_cell_t1_7 = t1;
             if __ad_seed_cell_p_5 != 0.0 {
                 if let (Some(__ad_row_d_c),) = (
-                    ::autograd::__private::row_mut(
-                        &mut d_c[..],
-                        2usize,
-                        c.len(),
-                        ::autograd::__private::index::sub(c.len(), 2usize),
-                    ),
+                    ::autograd::__private::row_mut(&mut d_c[..], 2usize, c.len()),
                 ) {
                     for k in 2..c.len() {
                         __ad_d_cell_p_5 = __ad_seed_cell_p_5;

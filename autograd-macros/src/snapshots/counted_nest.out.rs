@@ -56,7 +56,7 @@ fn triangular_grad(q: &[f64], x: &[f64], d: usize) -> (f64, ::std::vec::Vec<f64>
                 let mut __ad_slots = __ad_record
                     .slots(::autograd::__private::room(&(0..d), 1usize));
                 if let (Some(__ad_row_q), Some(__ad_row_x), Some(__ad_row_y)) = (
-                    ::autograd::__private::row(&q[..], 0usize, d, d),
+                    ::autograd::__private::row(&q[..], 0usize, d),
                     ::autograd::__private::row(
                         &x[..],
                         ::autograd::__private::index::mul(i, d),
@@ -64,9 +64,8 @@ fn triangular_grad(q: &[f64], x: &[f64], d: usize) -> (f64, ::std::vec::Vec<f64>
                             ::autograd::__private::index::mul(i, d),
                             d,
                         ),
-                        d,
                     ),
-                    ::autograd::__private::row_mut(&mut y[..], 0usize, d, d),
+                    ::autograd::__private::row_mut(&mut y[..], 0usize, d),
                 ) {
                     for j in 0..d {
                         let __ad_t1 = __ad_row_q[j];
@@ -95,10 +94,6 @@ fn triangular_grad(q: &[f64], x: &[f64], d: usize) -> (f64, ::std::vec::Vec<f64>
                         &mut y[..],
                         ::autograd::__private::index::add(col, 1usize),
                         d,
-                        ::autograd::__private::index::sub(
-                            d,
-                            ::autograd::__private::index::add(col, 1usize),
-                        ),
                     ),
                 ) {
                     for row in col + 1..d {
@@ -132,7 +127,7 @@ fn triangular_grad(q: &[f64], x: &[f64], d: usize) -> (f64, ::std::vec::Vec<f64>
                 let mut __ad_slots_1 = __ad_record
                     .slots(::autograd::__private::room(&(0..d), 1usize));
                 if let (Some(__ad_row_y_2),) = (
-                    ::autograd::__private::row(&y[..], 0usize, d, d),
+                    ::autograd::__private::row(&y[..], 0usize, d),
                 ) {
                     for j__1 in 0..d {
                         let out__2 = __ad_cell_out_10;
@@ -294,7 +289,7 @@ fn triangular_adjoint(
             let mut __ad_slots = __ad_record
                 .slots(::autograd::__private::room(&(0..d), 1usize));
             if let (Some(__ad_row_q), Some(__ad_row_x), Some(__ad_row_y)) = (
-                ::autograd::__private::row(&q[..], 0usize, d, d),
+                ::autograd::__private::row(&q[..], 0usize, d),
                 ::autograd::__private::row(
                     &x[..],
                     ::autograd::__private::index::mul(i, d),
@@ -302,9 +297,8 @@ fn triangular_adjoint(
                         ::autograd::__private::index::mul(i, d),
                         d,
                     ),
-                    d,
                 ),
-                ::autograd::__private::row_mut(&mut y[..], 0usize, d, d),
+                ::autograd::__private::row_mut(&mut y[..], 0usize, d),
             ) {
                 for j in 0..d {
                     let __ad_t1 = __ad_row_q[j];
@@ -333,10 +327,6 @@ fn triangular_adjoint(
                     &mut y[..],
                     ::autograd::__private::index::add(col, 1usize),
                     d,
-                    ::autograd::__private::index::sub(
-                        d,
-                        ::autograd::__private::index::add(col, 1usize),
-                    ),
                 ),
             ) {
                 for row in col + 1..d {
@@ -370,7 +360,7 @@ fn triangular_adjoint(
             let mut __ad_slots_1 = __ad_record
                 .slots(::autograd::__private::room(&(0..d), 1usize));
             if let (Some(__ad_row_y_2),) = (
-                ::autograd::__private::row(&y[..], 0usize, d, d),
+                ::autograd::__private::row(&y[..], 0usize, d),
             ) {
                 for j__1 in 0..d {
                     let out__2 = __ad_cell_out_10;

@@ -73,8 +73,8 @@ fn heun_fit_grad(
                 let mut ys: [f64; 2] = [0.0; 2];
                 __ad_shapes_ys.push(::autograd::__private::shape_of(&ys));
                 if let (Some(__ad_row_k1), Some(__ad_row_ys)) = (
-                    ::autograd::__private::row(&k1[..], 0usize, y.len(), y.len()),
-                    ::autograd::__private::row_mut(&mut ys[..], 0usize, y.len(), y.len()),
+                    ::autograd::__private::row(&k1[..], 0usize, y.len()),
+                    ::autograd::__private::row_mut(&mut ys[..], 0usize, y.len()),
                 ) {
                     for i in 0..y.len() {
                         let __ad_t4 = y[i];
@@ -96,8 +96,8 @@ fn heun_fit_grad(
                 __ad_args.extend_from_slice(&ys[..]);
                 __ad_shapes_k2.push(::autograd::__private::shape_of(&k2));
                 if let (Some(__ad_row_k1_1), Some(__ad_row_k2)) = (
-                    ::autograd::__private::row(&k1[..], 0usize, y.len(), y.len()),
-                    ::autograd::__private::row(&k2[..], 0usize, y.len(), y.len()),
+                    ::autograd::__private::row(&k1[..], 0usize, y.len()),
+                    ::autograd::__private::row(&k2[..], 0usize, y.len()),
                 ) {
                     for i__1 in 0..y.len() {
                         let __ad_t9 = __ad_row_k1_1[i__1];
@@ -168,18 +168,8 @@ fn heun_fit_grad(
                     * ::autograd::__private::rules::sub(0.0, 0.0, 0.0).0;
                 __ad_d_y[0] += __ad_d_t15;
                 if let (Some(__ad_row_d_k1), Some(__ad_row_d_k2)) = (
-                    ::autograd::__private::row_mut(
-                        &mut __ad_d_k1[..],
-                        0usize,
-                        y.len(),
-                        y.len(),
-                    ),
-                    ::autograd::__private::row_mut(
-                        &mut __ad_d_k2[..],
-                        0usize,
-                        y.len(),
-                        y.len(),
-                    ),
+                    ::autograd::__private::row_mut(&mut __ad_d_k1[..], 0usize, y.len()),
+                    ::autograd::__private::row_mut(&mut __ad_d_k2[..], 0usize, y.len()),
                 ) {
                     for i__1 in 0..y.len() {
                         let __ad_i: usize = i__1;
@@ -336,8 +326,8 @@ fn heun_fit_adjoint(
             let mut ys: [f64; 2] = [0.0; 2];
             __ad_shapes_ys.push(::autograd::__private::shape_of(&ys));
             if let (Some(__ad_row_k1), Some(__ad_row_ys)) = (
-                ::autograd::__private::row(&k1[..], 0usize, y.len(), y.len()),
-                ::autograd::__private::row_mut(&mut ys[..], 0usize, y.len(), y.len()),
+                ::autograd::__private::row(&k1[..], 0usize, y.len()),
+                ::autograd::__private::row_mut(&mut ys[..], 0usize, y.len()),
             ) {
                 for i in 0..y.len() {
                     let __ad_t4 = y[i];
@@ -359,8 +349,8 @@ fn heun_fit_adjoint(
             __ad_args.extend_from_slice(&ys[..]);
             __ad_shapes_k2.push(::autograd::__private::shape_of(&k2));
             if let (Some(__ad_row_k1_1), Some(__ad_row_k2)) = (
-                ::autograd::__private::row(&k1[..], 0usize, y.len(), y.len()),
-                ::autograd::__private::row(&k2[..], 0usize, y.len(), y.len()),
+                ::autograd::__private::row(&k1[..], 0usize, y.len()),
+                ::autograd::__private::row(&k2[..], 0usize, y.len()),
             ) {
                 for i__1 in 0..y.len() {
                     let __ad_t9 = __ad_row_k1_1[i__1];
@@ -431,18 +421,8 @@ fn heun_fit_adjoint(
                 * ::autograd::__private::rules::sub(0.0, 0.0, 0.0).0;
             __ad_d_y[0] += __ad_d_t15;
             if let (Some(__ad_row_d_k1), Some(__ad_row_d_k2)) = (
-                ::autograd::__private::row_mut(
-                    &mut __ad_d_k1[..],
-                    0usize,
-                    y.len(),
-                    y.len(),
-                ),
-                ::autograd::__private::row_mut(
-                    &mut __ad_d_k2[..],
-                    0usize,
-                    y.len(),
-                    y.len(),
-                ),
+                ::autograd::__private::row_mut(&mut __ad_d_k1[..], 0usize, y.len()),
+                ::autograd::__private::row_mut(&mut __ad_d_k2[..], 0usize, y.len()),
             ) {
                 for i__1 in 0..y.len() {
                     let __ad_i: usize = i__1;

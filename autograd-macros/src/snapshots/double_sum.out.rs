@@ -45,10 +45,6 @@ fn pair_energy_grad(x: &[f64]) -> (f64, ::std::vec::Vec<f64>) {
                             &mut d_x[..],
                             ::autograd::__private::index::add(i, 1usize),
                             x.len(),
-                            ::autograd::__private::index::sub(
-                                x.len(),
-                                ::autograd::__private::index::add(i, 1usize),
-                            ),
                         ),
                     ) {
                         for j in i + 1..x.len() {
@@ -197,10 +193,6 @@ fn pair_energy_adjoint(x: &[f64], d_out: f64, d_x: &mut [f64]) -> f64 {
                         &mut d_x[..],
                         ::autograd::__private::index::add(i, 1usize),
                         x.len(),
-                        ::autograd::__private::index::sub(
-                            x.len(),
-                            ::autograd::__private::index::add(i, 1usize),
-                        ),
                     ),
                 ) {
                     for j in i + 1..x.len() {

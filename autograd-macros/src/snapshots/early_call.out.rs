@@ -74,7 +74,6 @@ pub fn softmax_loss_grad(
                                 ),
                                 d,
                             ),
-                            d,
                         ),
                     ) {
                         for j in 0..d {
@@ -143,7 +142,6 @@ pub fn softmax_loss_grad(
                                 ),
                                 d,
                             ),
-                            d,
                         ),
                     ) {
                         for j in 0..d {
@@ -271,7 +269,6 @@ pub fn softmax_loss_adjoint(
                             ),
                             d,
                         ),
-                        d,
                     ),
                 ) {
                     for j in 0..d {
@@ -340,7 +337,6 @@ pub fn softmax_loss_adjoint(
                             ),
                             d,
                         ),
-                        d,
                     ),
                 ) {
                     for j in 0..d {

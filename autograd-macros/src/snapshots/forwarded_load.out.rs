@@ -76,10 +76,6 @@ fn column_solve_grad(
                         &mut y[..],
                         ::autograd::__private::index::add(j, 1usize),
                         n,
-                        ::autograd::__private::index::sub(
-                            n,
-                            ::autograd::__private::index::add(j, 1usize),
-                        ),
                     ),
                 ) {
                     for i in j + 1..n {
@@ -110,8 +106,8 @@ fn column_solve_grad(
         {
             let mut __ad_d_cell_loss_8: f64;
             if let (Some(__ad_row_d_y), Some(__ad_row_y_1)) = (
-                ::autograd::__private::row_mut(&mut __ad_d_y[..], 0usize, n, n),
-                ::autograd::__private::row(&y[..], 0usize, n, n),
+                ::autograd::__private::row_mut(&mut __ad_d_y[..], 0usize, n),
+                ::autograd::__private::row(&y[..], 0usize, n),
             ) {
                 for i__1 in 0..n {
                     let loss__1 = __ad_cell_loss_8;
@@ -345,10 +341,6 @@ fn column_solve_adjoint(
                     &mut y[..],
                     ::autograd::__private::index::add(j, 1usize),
                     n,
-                    ::autograd::__private::index::sub(
-                        n,
-                        ::autograd::__private::index::add(j, 1usize),
-                    ),
                 ),
             ) {
                 for i in j + 1..n {
@@ -379,8 +371,8 @@ fn column_solve_adjoint(
     {
         let mut __ad_d_cell_loss_8: f64;
         if let (Some(__ad_row_d_y), Some(__ad_row_y_1)) = (
-            ::autograd::__private::row_mut(&mut __ad_d_y[..], 0usize, n, n),
-            ::autograd::__private::row(&y[..], 0usize, n, n),
+            ::autograd::__private::row_mut(&mut __ad_d_y[..], 0usize, n),
+            ::autograd::__private::row(&y[..], 0usize, n),
         ) {
             for i__1 in 0..n {
                 let loss__1 = __ad_cell_loss_8;

@@ -46,7 +46,7 @@ fn gauss_seidel_grad(
         let u = &mut __ad_own_u[..];
         for __ad_i0__1 in 0..sweeps {
             if let (Some(__ad_row_f), Some(__ad_row_u)) = (
-                ::autograd::__private::row(&f[..], 0usize, n, n),
+                ::autograd::__private::row(&f[..], 0usize, n),
                 ::autograd::__private::row_mut(
                     &mut u[..],
                     ::autograd::__private::index::sub(0usize, 1usize),
@@ -54,7 +54,6 @@ fn gauss_seidel_grad(
                         ::autograd::__private::index::add(n, 1usize),
                         ::autograd::__private::index::sub(n, 1usize),
                     ),
-                    ::autograd::__private::index::add(n, 2usize),
                 ),
             ) {
                 for i in 0..n {
@@ -120,9 +119,9 @@ fn gauss_seidel_grad(
         {
             let mut __ad_d_cell_loss_14: f64;
             if let (Some(__ad_row_d_u), Some(__ad_row_target), Some(__ad_row_u_1)) = (
-                ::autograd::__private::row_mut(&mut __ad_d_u[..], 0usize, n, n),
-                ::autograd::__private::row(&target[..], 0usize, n, n),
-                ::autograd::__private::row(&u[..], 0usize, n, n),
+                ::autograd::__private::row_mut(&mut __ad_d_u[..], 0usize, n),
+                ::autograd::__private::row(&target[..], 0usize, n),
+                ::autograd::__private::row(&u[..], 0usize, n),
             ) {
                 for i__1 in 0..n {
                     let loss__1 = __ad_cell_loss_14;
@@ -257,7 +256,7 @@ fn gauss_seidel_adjoint(
     let u = &mut __ad_own_u[..];
     for __ad_i0__1 in 0..sweeps {
         if let (Some(__ad_row_f), Some(__ad_row_u)) = (
-            ::autograd::__private::row(&f[..], 0usize, n, n),
+            ::autograd::__private::row(&f[..], 0usize, n),
             ::autograd::__private::row_mut(
                 &mut u[..],
                 ::autograd::__private::index::sub(0usize, 1usize),
@@ -265,7 +264,6 @@ fn gauss_seidel_adjoint(
                     ::autograd::__private::index::add(n, 1usize),
                     ::autograd::__private::index::sub(n, 1usize),
                 ),
-                ::autograd::__private::index::add(n, 2usize),
             ),
         ) {
             for i in 0..n {
@@ -331,9 +329,9 @@ fn gauss_seidel_adjoint(
     {
         let mut __ad_d_cell_loss_14: f64;
         if let (Some(__ad_row_d_u), Some(__ad_row_target), Some(__ad_row_u_1)) = (
-            ::autograd::__private::row_mut(&mut __ad_d_u[..], 0usize, n, n),
-            ::autograd::__private::row(&target[..], 0usize, n, n),
-            ::autograd::__private::row(&u[..], 0usize, n, n),
+            ::autograd::__private::row_mut(&mut __ad_d_u[..], 0usize, n),
+            ::autograd::__private::row(&target[..], 0usize, n),
+            ::autograd::__private::row(&u[..], 0usize, n),
         ) {
             for i__1 in 0..n {
                 let loss__1 = __ad_cell_loss_14;

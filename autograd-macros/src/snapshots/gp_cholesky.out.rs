@@ -93,7 +93,7 @@ pub fn gp_nll_grad(
                 let mut __ad_slots = __ad_record
                     .slots(::autograd::__private::room(&(0..n), 2usize));
                 if let (Some(__ad_row_x),) = (
-                    ::autograd::__private::row(&x[..], 0usize, n, n),
+                    ::autograd::__private::row(&x[..], 0usize, n),
                 ) {
                     for j in 0..n {
                         let r: f64 = (x[i]) - (__ad_row_x[j]);
@@ -165,7 +165,6 @@ pub fn gp_nll_grad(
                             ::autograd::__private::index::mul(j__1, n),
                             j__1,
                         ),
-                        j__1,
                     ),
                 ) {
                     for p in 0..j__1 {
@@ -208,7 +207,6 @@ pub fn gp_nll_grad(
                                     ::autograd::__private::index::mul(i__1, n),
                                     j__1,
                                 ),
-                                j__1,
                             ),
                             ::autograd::__private::row(
                                 &k[..],
@@ -217,7 +215,6 @@ pub fn gp_nll_grad(
                                     ::autograd::__private::index::mul(j__1, n),
                                     j__1,
                                 ),
-                                j__1,
                             ),
                         ) {
                             for p__1 in 0..j__1 {
@@ -258,7 +255,7 @@ pub fn gp_nll_grad(
                 let s__4: f64 = y[i__2];
                 let mut __ad_cell_s_24 = s__4;
                 if let (Some(__ad_row_a), Some(__ad_row_k_3)) = (
-                    ::autograd::__private::row(&a[..], 0usize, i__2, i__2),
+                    ::autograd::__private::row(&a[..], 0usize, i__2),
                     ::autograd::__private::row(
                         &k[..],
                         ::autograd::__private::index::mul(i__2, n),
@@ -266,7 +263,6 @@ pub fn gp_nll_grad(
                             ::autograd::__private::index::mul(i__2, n),
                             i__2,
                         ),
-                        i__2,
                     ),
                 ) {
                     for p__2 in 0..i__2 {
@@ -307,8 +303,8 @@ pub fn gp_nll_grad(
         {
             let mut __ad_d_cell_nll_30: f64;
             if let (Some(__ad_row_d_a), Some(__ad_row_a_1)) = (
-                ::autograd::__private::row_mut(&mut __ad_d_a[..], 0usize, n, n),
-                ::autograd::__private::row(&a[..], 0usize, n, n),
+                ::autograd::__private::row_mut(&mut __ad_d_a[..], 0usize, n),
+                ::autograd::__private::row(&a[..], 0usize, n),
             ) {
                 for i__3 in 0..n {
                     let nll__1 = __ad_cell_nll_30;
@@ -424,12 +420,7 @@ pub fn gp_nll_grad(
                     Some(__ad_row_a_2),
                     Some(__ad_row_k_4),
                 ) = (
-                    ::autograd::__private::row_mut(
-                        &mut __ad_d_a[..],
-                        0usize,
-                        i__2,
-                        i__2,
-                    ),
+                    ::autograd::__private::row_mut(&mut __ad_d_a[..], 0usize, i__2),
                     ::autograd::__private::row_mut(
                         &mut __ad_d_k[..],
                         ::autograd::__private::index::mul(i__2, n),
@@ -437,9 +428,8 @@ pub fn gp_nll_grad(
                             ::autograd::__private::index::mul(i__2, n),
                             i__2,
                         ),
-                        i__2,
                     ),
-                    ::autograd::__private::row(&a[..], 0usize, i__2, i__2),
+                    ::autograd::__private::row(&a[..], 0usize, i__2),
                     ::autograd::__private::row(
                         &k[..],
                         ::autograd::__private::index::mul(i__2, n),
@@ -447,7 +437,6 @@ pub fn gp_nll_grad(
                             ::autograd::__private::index::mul(i__2, n),
                             i__2,
                         ),
-                        i__2,
                     ),
                 ) {
                     for p__2 in 0..i__2 {
@@ -545,7 +534,6 @@ pub fn gp_nll_grad(
                                                 j__1,
                                             ),
                                         ),
-                                        ::autograd::__private::index::Bound::bound(j__1),
                                     ),
                                     (
                                         ::autograd::__private::index::Bound::bound(
@@ -557,7 +545,6 @@ pub fn gp_nll_grad(
                                                 j__1,
                                             ),
                                         ),
-                                        ::autograd::__private::index::Bound::bound(j__1),
                                     ),
                                 ],
                             ),
@@ -568,7 +555,6 @@ pub fn gp_nll_grad(
                                     ::autograd::__private::index::mul(i__1, n),
                                     j__1,
                                 ),
-                                j__1,
                             ),
                             ::autograd::__private::row(
                                 &k[..],
@@ -577,7 +563,6 @@ pub fn gp_nll_grad(
                                     ::autograd::__private::index::mul(j__1, n),
                                     j__1,
                                 ),
-                                j__1,
                             ),
                         ) {
                             for p__1 in 0..j__1 {
@@ -675,7 +660,6 @@ pub fn gp_nll_grad(
                             ::autograd::__private::index::mul(j__1, n),
                             j__1,
                         ),
-                        j__1,
                     ),
                     ::autograd::__private::row(
                         &k[..],
@@ -684,7 +668,6 @@ pub fn gp_nll_grad(
                             ::autograd::__private::index::mul(j__1, n),
                             j__1,
                         ),
-                        j__1,
                     ),
                 ) {
                     for p in 0..j__1 {
@@ -833,7 +816,7 @@ pub fn gp_nll_adjoint(
             let mut __ad_slots = __ad_record
                 .slots(::autograd::__private::room(&(0..n), 2usize));
             if let (Some(__ad_row_x),) = (
-                ::autograd::__private::row(&x[..], 0usize, n, n),
+                ::autograd::__private::row(&x[..], 0usize, n),
             ) {
                 for j in 0..n {
                     let r: f64 = (x[i]) - (__ad_row_x[j]);
@@ -905,7 +888,6 @@ pub fn gp_nll_adjoint(
                         ::autograd::__private::index::mul(j__1, n),
                         j__1,
                     ),
-                    j__1,
                 ),
             ) {
                 for p in 0..j__1 {
@@ -948,7 +930,6 @@ pub fn gp_nll_adjoint(
                                 ::autograd::__private::index::mul(i__1, n),
                                 j__1,
                             ),
-                            j__1,
                         ),
                         ::autograd::__private::row(
                             &k[..],
@@ -957,7 +938,6 @@ pub fn gp_nll_adjoint(
                                 ::autograd::__private::index::mul(j__1, n),
                                 j__1,
                             ),
-                            j__1,
                         ),
                     ) {
                         for p__1 in 0..j__1 {
@@ -998,7 +978,7 @@ pub fn gp_nll_adjoint(
             let s__4: f64 = y[i__2];
             let mut __ad_cell_s_24 = s__4;
             if let (Some(__ad_row_a), Some(__ad_row_k_3)) = (
-                ::autograd::__private::row(&a[..], 0usize, i__2, i__2),
+                ::autograd::__private::row(&a[..], 0usize, i__2),
                 ::autograd::__private::row(
                     &k[..],
                     ::autograd::__private::index::mul(i__2, n),
@@ -1006,7 +986,6 @@ pub fn gp_nll_adjoint(
                         ::autograd::__private::index::mul(i__2, n),
                         i__2,
                     ),
-                    i__2,
                 ),
             ) {
                 for p__2 in 0..i__2 {
@@ -1047,8 +1026,8 @@ pub fn gp_nll_adjoint(
     {
         let mut __ad_d_cell_nll_30: f64;
         if let (Some(__ad_row_d_a), Some(__ad_row_a_1)) = (
-            ::autograd::__private::row_mut(&mut __ad_d_a[..], 0usize, n, n),
-            ::autograd::__private::row(&a[..], 0usize, n, n),
+            ::autograd::__private::row_mut(&mut __ad_d_a[..], 0usize, n),
+            ::autograd::__private::row(&a[..], 0usize, n),
         ) {
             for i__3 in 0..n {
                 let nll__1 = __ad_cell_nll_30;
@@ -1158,7 +1137,7 @@ pub fn gp_nll_adjoint(
                 Some(__ad_row_a_2),
                 Some(__ad_row_k_4),
             ) = (
-                ::autograd::__private::row_mut(&mut __ad_d_a[..], 0usize, i__2, i__2),
+                ::autograd::__private::row_mut(&mut __ad_d_a[..], 0usize, i__2),
                 ::autograd::__private::row_mut(
                     &mut __ad_d_k[..],
                     ::autograd::__private::index::mul(i__2, n),
@@ -1166,9 +1145,8 @@ pub fn gp_nll_adjoint(
                         ::autograd::__private::index::mul(i__2, n),
                         i__2,
                     ),
-                    i__2,
                 ),
-                ::autograd::__private::row(&a[..], 0usize, i__2, i__2),
+                ::autograd::__private::row(&a[..], 0usize, i__2),
                 ::autograd::__private::row(
                     &k[..],
                     ::autograd::__private::index::mul(i__2, n),
@@ -1176,7 +1154,6 @@ pub fn gp_nll_adjoint(
                         ::autograd::__private::index::mul(i__2, n),
                         i__2,
                     ),
-                    i__2,
                 ),
             ) {
                 for p__2 in 0..i__2 {
@@ -1266,7 +1243,6 @@ pub fn gp_nll_adjoint(
                                             j__1,
                                         ),
                                     ),
-                                    ::autograd::__private::index::Bound::bound(j__1),
                                 ),
                                 (
                                     ::autograd::__private::index::Bound::bound(
@@ -1278,7 +1254,6 @@ pub fn gp_nll_adjoint(
                                             j__1,
                                         ),
                                     ),
-                                    ::autograd::__private::index::Bound::bound(j__1),
                                 ),
                             ],
                         ),
@@ -1289,7 +1264,6 @@ pub fn gp_nll_adjoint(
                                 ::autograd::__private::index::mul(i__1, n),
                                 j__1,
                             ),
-                            j__1,
                         ),
                         ::autograd::__private::row(
                             &k[..],
@@ -1298,7 +1272,6 @@ pub fn gp_nll_adjoint(
                                 ::autograd::__private::index::mul(j__1, n),
                                 j__1,
                             ),
-                            j__1,
                         ),
                     ) {
                         for p__1 in 0..j__1 {
@@ -1396,7 +1369,6 @@ pub fn gp_nll_adjoint(
                         ::autograd::__private::index::mul(j__1, n),
                         j__1,
                     ),
-                    j__1,
                 ),
                 ::autograd::__private::row(
                     &k[..],
@@ -1405,7 +1377,6 @@ pub fn gp_nll_adjoint(
                         ::autograd::__private::index::mul(j__1, n),
                         j__1,
                     ),
-                    j__1,
                 ),
             ) {
                 for p in 0..j__1 {

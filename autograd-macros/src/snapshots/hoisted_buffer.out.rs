@@ -65,7 +65,7 @@ fn elman_grad(
                     let s: f64 = xs[t * n + i];
                     let mut __ad_cell_s_1 = s;
                     if let (Some(__ad_row_h), Some(__ad_row_w)) = (
-                        ::autograd::__private::row(&h[..], 0usize, n, n),
+                        ::autograd::__private::row(&h[..], 0usize, n),
                         ::autograd::__private::row(
                             &w[..],
                             ::autograd::__private::index::mul(i, n),
@@ -73,7 +73,6 @@ fn elman_grad(
                                 ::autograd::__private::index::mul(i, n),
                                 n,
                             ),
-                            n,
                         ),
                     ) {
                         for k in 0..n {
@@ -102,8 +101,8 @@ fn elman_grad(
             }
             __ad_undo_h.save_span(&h[..], 0..n);
             if let (Some(__ad_row_h_1), Some(__ad_row_hnew)) = (
-                ::autograd::__private::row_mut(&mut h[..], 0usize, n, n),
-                ::autograd::__private::row(&hnew[..], 0usize, n, n),
+                ::autograd::__private::row_mut(&mut h[..], 0usize, n),
+                ::autograd::__private::row(&hnew[..], 0usize, n),
             ) {
                 for i__1 in 0..n {
                     let __ad_t6 = __ad_row_hnew[i__1];
@@ -162,7 +161,7 @@ fn elman_grad(
                         Some(__ad_row_h_2),
                         Some(__ad_row_w_1),
                     ) = (
-                        ::autograd::__private::row_mut(&mut __ad_d_h[..], 0usize, n, n),
+                        ::autograd::__private::row_mut(&mut __ad_d_h[..], 0usize, n),
                         ::autograd::__private::row_mut(
                             &mut d_w[..],
                             ::autograd::__private::index::mul(i, n),
@@ -170,9 +169,8 @@ fn elman_grad(
                                 ::autograd::__private::index::mul(i, n),
                                 n,
                             ),
-                            n,
                         ),
-                        ::autograd::__private::row(&h[..], 0usize, n, n),
+                        ::autograd::__private::row(&h[..], 0usize, n),
                         ::autograd::__private::row(
                             &w[..],
                             ::autograd::__private::index::mul(i, n),
@@ -180,7 +178,6 @@ fn elman_grad(
                                 ::autograd::__private::index::mul(i, n),
                                 n,
                             ),
-                            n,
                         ),
                     ) {
                         for k in 0..n {
@@ -296,7 +293,7 @@ fn elman_adjoint(
                 let s: f64 = xs[t * n + i];
                 let mut __ad_cell_s_1 = s;
                 if let (Some(__ad_row_h), Some(__ad_row_w)) = (
-                    ::autograd::__private::row(&h[..], 0usize, n, n),
+                    ::autograd::__private::row(&h[..], 0usize, n),
                     ::autograd::__private::row(
                         &w[..],
                         ::autograd::__private::index::mul(i, n),
@@ -304,7 +301,6 @@ fn elman_adjoint(
                             ::autograd::__private::index::mul(i, n),
                             n,
                         ),
-                        n,
                     ),
                 ) {
                     for k in 0..n {
@@ -333,8 +329,8 @@ fn elman_adjoint(
         }
         __ad_undo_h.save_span(&h[..], 0..n);
         if let (Some(__ad_row_h_1), Some(__ad_row_hnew)) = (
-            ::autograd::__private::row_mut(&mut h[..], 0usize, n, n),
-            ::autograd::__private::row(&hnew[..], 0usize, n, n),
+            ::autograd::__private::row_mut(&mut h[..], 0usize, n),
+            ::autograd::__private::row(&hnew[..], 0usize, n),
         ) {
             for i__1 in 0..n {
                 let __ad_t6 = __ad_row_hnew[i__1];
@@ -393,7 +389,7 @@ fn elman_adjoint(
                     Some(__ad_row_h_2),
                     Some(__ad_row_w_1),
                 ) = (
-                    ::autograd::__private::row_mut(&mut __ad_d_h[..], 0usize, n, n),
+                    ::autograd::__private::row_mut(&mut __ad_d_h[..], 0usize, n),
                     ::autograd::__private::row_mut(
                         &mut d_w[..],
                         ::autograd::__private::index::mul(i, n),
@@ -401,9 +397,8 @@ fn elman_adjoint(
                             ::autograd::__private::index::mul(i, n),
                             n,
                         ),
-                        n,
                     ),
-                    ::autograd::__private::row(&h[..], 0usize, n, n),
+                    ::autograd::__private::row(&h[..], 0usize, n),
                     ::autograd::__private::row(
                         &w[..],
                         ::autograd::__private::index::mul(i, n),
@@ -411,7 +406,6 @@ fn elman_adjoint(
                             ::autograd::__private::index::mul(i, n),
                             n,
                         ),
-                        n,
                     ),
                 ) {
                     for k in 0..n {

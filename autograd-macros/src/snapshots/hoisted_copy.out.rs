@@ -54,7 +54,7 @@ pub fn rnn_grad(w: &[f64], xs: &[f64], h: usize) -> (f64, ::std::vec::Vec<f64>) 
                 let mut __ad_slots = __ad_record
                     .slots(::autograd::__private::room(&(0..h), 1usize));
                 if let (Some(__ad_row_next),) = (
-                    ::autograd::__private::row_mut(&mut next[..], 0usize, h, h),
+                    ::autograd::__private::row_mut(&mut next[..], 0usize, h),
                 ) {
                     for i in 0..h {
                         let __ad_t1 = dot(&w[i * h..(i + 1) * h], &hidden);
@@ -77,8 +77,8 @@ pub fn rnn_grad(w: &[f64], xs: &[f64], h: usize) -> (f64, ::std::vec::Vec<f64>) 
             }
             __ad_args.extend_from_slice(&hidden[..]);
             if let (Some(__ad_row_hidden), Some(__ad_row_next_1)) = (
-                ::autograd::__private::row_mut(&mut hidden[..], 0usize, h, h),
-                ::autograd::__private::row(&next[..], 0usize, h, h),
+                ::autograd::__private::row_mut(&mut hidden[..], 0usize, h),
+                ::autograd::__private::row(&next[..], 0usize, h),
             ) {
                 for i__1 in 0..h {
                     let __ad_t4 = __ad_row_next_1[i__1];
@@ -190,7 +190,7 @@ pub fn rnn_adjoint(w: &[f64], xs: &[f64], h: usize, d_out: f64, d_w: &mut [f64])
             let mut __ad_slots = __ad_record
                 .slots(::autograd::__private::room(&(0..h), 1usize));
             if let (Some(__ad_row_next),) = (
-                ::autograd::__private::row_mut(&mut next[..], 0usize, h, h),
+                ::autograd::__private::row_mut(&mut next[..], 0usize, h),
             ) {
                 for i in 0..h {
                     let __ad_t1 = dot(&w[i * h..(i + 1) * h], &hidden);
@@ -213,8 +213,8 @@ pub fn rnn_adjoint(w: &[f64], xs: &[f64], h: usize, d_out: f64, d_w: &mut [f64])
         }
         __ad_args.extend_from_slice(&hidden[..]);
         if let (Some(__ad_row_hidden), Some(__ad_row_next_1)) = (
-            ::autograd::__private::row_mut(&mut hidden[..], 0usize, h, h),
-            ::autograd::__private::row(&next[..], 0usize, h, h),
+            ::autograd::__private::row_mut(&mut hidden[..], 0usize, h),
+            ::autograd::__private::row(&next[..], 0usize, h),
         ) {
             for i__1 in 0..h {
                 let __ad_t4 = __ad_row_next_1[i__1];

@@ -109,7 +109,6 @@ fn polar_hvp_adjoint<
                     &mut __ad_d_out[..],
                     0usize,
                     __ad_out.len(),
-                    __ad_out.len(),
                 ),
             ) {
                 for __ad_k in 0..__ad_out.len() {
@@ -342,16 +341,10 @@ fn polar_adjoint(
         {
             let mut __ad_d_cell___ad_s_6: f64;
             if let (Some(__ad_row_d), Some(__ad_row_d_out)) = (
-                ::autograd::__private::row(
-                    &__ad_d[..],
-                    0usize,
-                    __ad_out.len(),
-                    __ad_out.len(),
-                ),
+                ::autograd::__private::row(&__ad_d[..], 0usize, __ad_out.len()),
                 ::autograd::__private::row_mut(
                     &mut __ad_d_out[..],
                     0usize,
-                    __ad_out.len(),
                     __ad_out.len(),
                 ),
             ) {

@@ -37,7 +37,7 @@ pub fn lse_grad(v: &[f64]) -> (f64, ::std::vec::Vec<f64>) {
         __ad_tape_cell___ad_acc3_6
             .reserve(::autograd::__private::bounded_len(&(0..__ad_v1__1)));
         if let (Some(__ad_row_v),) = (
-            ::autograd::__private::row(&v[..], 0usize, __ad_v1__1, __ad_v1__1),
+            ::autograd::__private::row(&v[..], 0usize, __ad_v1__1),
         ) {
             for __ad_k2__1 in 0..__ad_v1__1 {
                 __ad_tape_cell___ad_acc3_6.push(__ad_cell___ad_acc3_6.clone());
@@ -66,7 +66,7 @@ pub fn lse_grad(v: &[f64]) -> (f64, ::std::vec::Vec<f64>) {
             let mut __ad_slots = __ad_record
                 .slots(::autograd::__private::room(&(0..__ad_v10__1), 1usize));
             if let (Some(__ad_row_v_1),) = (
-                ::autograd::__private::row(&v[..], 0usize, __ad_v10__1, __ad_v10__1),
+                ::autograd::__private::row(&v[..], 0usize, __ad_v10__1),
             ) {
                 for __ad_k11__1 in 0..__ad_v10__1 {
                     let __ad_acc12__2 = __ad_cell___ad_acc12_13;
@@ -185,7 +185,7 @@ pub fn lse_adjoint(v: &[f64], d_out: f64, d_v: &mut [f64]) -> f64 {
     __ad_tape_cell___ad_acc3_6
         .reserve(::autograd::__private::bounded_len(&(0..__ad_v1__1)));
     if let (Some(__ad_row_v),) = (
-        ::autograd::__private::row(&v[..], 0usize, __ad_v1__1, __ad_v1__1),
+        ::autograd::__private::row(&v[..], 0usize, __ad_v1__1),
     ) {
         for __ad_k2__1 in 0..__ad_v1__1 {
             __ad_tape_cell___ad_acc3_6.push(__ad_cell___ad_acc3_6.clone());
@@ -214,7 +214,7 @@ pub fn lse_adjoint(v: &[f64], d_out: f64, d_v: &mut [f64]) -> f64 {
         let mut __ad_slots = __ad_record
             .slots(::autograd::__private::room(&(0..__ad_v10__1), 1usize));
         if let (Some(__ad_row_v_1),) = (
-            ::autograd::__private::row(&v[..], 0usize, __ad_v10__1, __ad_v10__1),
+            ::autograd::__private::row(&v[..], 0usize, __ad_v10__1),
         ) {
             for __ad_k11__1 in 0..__ad_v10__1 {
                 let __ad_acc12__2 = __ad_cell___ad_acc12_13;

@@ -82,7 +82,7 @@ fn mlp_loss_grad(w: &[f64], xs: &[f64], ys: &[f64]) -> (f64, ::std::vec::Vec<f64
                     let a__4 = w[304 + j__1];
                     let mut __ad_cell_a_7 = a__4;
                     if let (Some(__ad_row_h1), Some(__ad_row_w)) = (
-                        ::autograd::__private::row(&h1[..], 0usize, 16usize, 16usize),
+                        ::autograd::__private::row(&h1[..], 0usize, 16usize),
                         ::autograd::__private::row(
                             &w[..],
                             ::autograd::__private::index::add(
@@ -96,7 +96,6 @@ fn mlp_loss_grad(w: &[f64], xs: &[f64], ys: &[f64]) -> (f64, ::std::vec::Vec<f64
                                 ),
                                 16usize,
                             ),
-                            16usize,
                         ),
                     ) {
                         for k__1 in 0..16 {
@@ -125,8 +124,8 @@ fn mlp_loss_grad(w: &[f64], xs: &[f64], ys: &[f64]) -> (f64, ::std::vec::Vec<f64
                 let out = w[336];
                 let mut __ad_cell_out_13 = out;
                 if let (Some(__ad_row_h2), Some(__ad_row_w_1)) = (
-                    ::autograd::__private::row(&h2[..], 0usize, 16usize, 16usize),
-                    ::autograd::__private::row(&w[..], 320usize, 336usize, 16usize),
+                    ::autograd::__private::row(&h2[..], 0usize, 16usize),
+                    ::autograd::__private::row(&w[..], 320usize, 336usize),
                 ) {
                     for k__2 in 0..16 {
                         let out__1 = __ad_cell_out_13;
@@ -180,16 +179,10 @@ fn mlp_loss_grad(w: &[f64], xs: &[f64], ys: &[f64]) -> (f64, ::std::vec::Vec<f64
                             &mut __ad_d_h2[..],
                             0usize,
                             16usize,
-                            16usize,
                         ),
-                        ::autograd::__private::row_mut(
-                            &mut d_w[..],
-                            320usize,
-                            336usize,
-                            16usize,
-                        ),
-                        ::autograd::__private::row(&h2[..], 0usize, 16usize, 16usize),
-                        ::autograd::__private::row(&w[..], 320usize, 336usize, 16usize),
+                        ::autograd::__private::row_mut(&mut d_w[..], 320usize, 336usize),
+                        ::autograd::__private::row(&h2[..], 0usize, 16usize),
+                        ::autograd::__private::row(&w[..], 320usize, 336usize),
                     ) {
                         for k__2 in 0..16 {
                             __ad_d_cell_out_13 = __ad_seed_cell_out_13;
@@ -277,7 +270,6 @@ fn mlp_loss_grad(w: &[f64], xs: &[f64], ys: &[f64]) -> (f64, ::std::vec::Vec<f64
                                 &mut __ad_d_h1[..],
                                 0usize,
                                 16usize,
-                                16usize,
                             ),
                             ::autograd::__private::row_mut(
                                 &mut d_w[..],
@@ -292,14 +284,8 @@ fn mlp_loss_grad(w: &[f64], xs: &[f64], ys: &[f64]) -> (f64, ::std::vec::Vec<f64
                                     ),
                                     16usize,
                                 ),
-                                16usize,
                             ),
-                            ::autograd::__private::row(
-                                &h1[..],
-                                0usize,
-                                16usize,
-                                16usize,
-                            ),
+                            ::autograd::__private::row(&h1[..], 0usize, 16usize),
                             ::autograd::__private::row(
                                 &w[..],
                                 ::autograd::__private::index::add(
@@ -313,7 +299,6 @@ fn mlp_loss_grad(w: &[f64], xs: &[f64], ys: &[f64]) -> (f64, ::std::vec::Vec<f64
                                     ),
                                     16usize,
                                 ),
-                                16usize,
                             ),
                         ) {
                             for k__1 in 0..16 {
@@ -434,7 +419,7 @@ fn mlp_loss_grad(w: &[f64], xs: &[f64], ys: &[f64]) -> (f64, ::std::vec::Vec<f64
         {
             let mut __ad_d_cell_reg_20: f64;
             if let (Some(__ad_row_d_w_2),) = (
-                ::autograd::__private::row_mut(&mut d_w[..], 0usize, w.len(), w.len()),
+                ::autograd::__private::row_mut(&mut d_w[..], 0usize, w.len()),
             ) {
                 for i in 0..w.len() {
                     let reg__1 = __ad_cell_reg_20;
@@ -563,7 +548,7 @@ fn mlp_loss_adjoint(
                 let a__4 = w[304 + j__1];
                 let mut __ad_cell_a_7 = a__4;
                 if let (Some(__ad_row_h1), Some(__ad_row_w)) = (
-                    ::autograd::__private::row(&h1[..], 0usize, 16usize, 16usize),
+                    ::autograd::__private::row(&h1[..], 0usize, 16usize),
                     ::autograd::__private::row(
                         &w[..],
                         ::autograd::__private::index::add(
@@ -577,7 +562,6 @@ fn mlp_loss_adjoint(
                             ),
                             16usize,
                         ),
-                        16usize,
                     ),
                 ) {
                     for k__1 in 0..16 {
@@ -606,8 +590,8 @@ fn mlp_loss_adjoint(
             let out = w[336];
             let mut __ad_cell_out_13 = out;
             if let (Some(__ad_row_h2), Some(__ad_row_w_1)) = (
-                ::autograd::__private::row(&h2[..], 0usize, 16usize, 16usize),
-                ::autograd::__private::row(&w[..], 320usize, 336usize, 16usize),
+                ::autograd::__private::row(&h2[..], 0usize, 16usize),
+                ::autograd::__private::row(&w[..], 320usize, 336usize),
             ) {
                 for k__2 in 0..16 {
                     let out__1 = __ad_cell_out_13;
@@ -657,20 +641,10 @@ fn mlp_loss_adjoint(
                     Some(__ad_row_h2_1),
                     Some(__ad_row_w_2),
                 ) = (
-                    ::autograd::__private::row_mut(
-                        &mut __ad_d_h2[..],
-                        0usize,
-                        16usize,
-                        16usize,
-                    ),
-                    ::autograd::__private::row_mut(
-                        &mut d_w[..],
-                        320usize,
-                        336usize,
-                        16usize,
-                    ),
-                    ::autograd::__private::row(&h2[..], 0usize, 16usize, 16usize),
-                    ::autograd::__private::row(&w[..], 320usize, 336usize, 16usize),
+                    ::autograd::__private::row_mut(&mut __ad_d_h2[..], 0usize, 16usize),
+                    ::autograd::__private::row_mut(&mut d_w[..], 320usize, 336usize),
+                    ::autograd::__private::row(&h2[..], 0usize, 16usize),
+                    ::autograd::__private::row(&w[..], 320usize, 336usize),
                 ) {
                     for k__2 in 0..16 {
                         __ad_d_cell_out_13 = __ad_seed_cell_out_13;
@@ -758,7 +732,6 @@ fn mlp_loss_adjoint(
                             &mut __ad_d_h1[..],
                             0usize,
                             16usize,
-                            16usize,
                         ),
                         ::autograd::__private::row_mut(
                             &mut d_w[..],
@@ -773,9 +746,8 @@ fn mlp_loss_adjoint(
                                 ),
                                 16usize,
                             ),
-                            16usize,
                         ),
-                        ::autograd::__private::row(&h1[..], 0usize, 16usize, 16usize),
+                        ::autograd::__private::row(&h1[..], 0usize, 16usize),
                         ::autograd::__private::row(
                             &w[..],
                             ::autograd::__private::index::add(
@@ -789,7 +761,6 @@ fn mlp_loss_adjoint(
                                 ),
                                 16usize,
                             ),
-                            16usize,
                         ),
                     ) {
                         for k__1 in 0..16 {
@@ -910,7 +881,7 @@ fn mlp_loss_adjoint(
     {
         let mut __ad_d_cell_reg_20: f64;
         if let (Some(__ad_row_d_w_2),) = (
-            ::autograd::__private::row_mut(&mut d_w[..], 0usize, w.len(), w.len()),
+            ::autograd::__private::row_mut(&mut d_w[..], 0usize, w.len()),
         ) {
             for i in 0..w.len() {
                 let reg__1 = __ad_cell_reg_20;

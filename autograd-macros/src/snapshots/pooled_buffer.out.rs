@@ -73,7 +73,7 @@ fn elman_grad(
                     let s: f64 = xs[t * n + i];
                     let mut __ad_cell_s_1 = s;
                     if let (Some(__ad_row_h), Some(__ad_row_w)) = (
-                        ::autograd::__private::row(&h[..], 0usize, n, n),
+                        ::autograd::__private::row(&h[..], 0usize, n),
                         ::autograd::__private::row(
                             &w[..],
                             ::autograd::__private::index::mul(i, n),
@@ -81,7 +81,6 @@ fn elman_grad(
                                 ::autograd::__private::index::mul(i, n),
                                 n,
                             ),
-                            n,
                         ),
                     ) {
                         for k in 0..n {
@@ -110,8 +109,8 @@ fn elman_grad(
             }
             __ad_undo_h.save_span(&h[..], 0..n);
             if let (Some(__ad_row_h_1), Some(__ad_row_hnew)) = (
-                ::autograd::__private::row_mut(&mut h[..], 0usize, n, n),
-                ::autograd::__private::row(&hnew[..], 0usize, n, n),
+                ::autograd::__private::row_mut(&mut h[..], 0usize, n),
+                ::autograd::__private::row(&hnew[..], 0usize, n),
             ) {
                 for i__1 in 0..n {
                     let __ad_t6 = __ad_row_hnew[i__1];
@@ -194,7 +193,7 @@ fn elman_grad(
                         Some(__ad_row_h_2),
                         Some(__ad_row_w_1),
                     ) = (
-                        ::autograd::__private::row_mut(&mut __ad_d_h[..], 0usize, n, n),
+                        ::autograd::__private::row_mut(&mut __ad_d_h[..], 0usize, n),
                         ::autograd::__private::row_mut(
                             &mut d_w[..],
                             ::autograd::__private::index::mul(i, n),
@@ -202,9 +201,8 @@ fn elman_grad(
                                 ::autograd::__private::index::mul(i, n),
                                 n,
                             ),
-                            n,
                         ),
-                        ::autograd::__private::row(&h[..], 0usize, n, n),
+                        ::autograd::__private::row(&h[..], 0usize, n),
                         ::autograd::__private::row(
                             &w[..],
                             ::autograd::__private::index::mul(i, n),
@@ -212,7 +210,6 @@ fn elman_grad(
                                 ::autograd::__private::index::mul(i, n),
                                 n,
                             ),
-                            n,
                         ),
                     ) {
                         for k in 0..n {
@@ -332,7 +329,7 @@ fn elman_adjoint(
                 let s: f64 = xs[t * n + i];
                 let mut __ad_cell_s_1 = s;
                 if let (Some(__ad_row_h), Some(__ad_row_w)) = (
-                    ::autograd::__private::row(&h[..], 0usize, n, n),
+                    ::autograd::__private::row(&h[..], 0usize, n),
                     ::autograd::__private::row(
                         &w[..],
                         ::autograd::__private::index::mul(i, n),
@@ -340,7 +337,6 @@ fn elman_adjoint(
                             ::autograd::__private::index::mul(i, n),
                             n,
                         ),
-                        n,
                     ),
                 ) {
                     for k in 0..n {
@@ -369,8 +365,8 @@ fn elman_adjoint(
         }
         __ad_undo_h.save_span(&h[..], 0..n);
         if let (Some(__ad_row_h_1), Some(__ad_row_hnew)) = (
-            ::autograd::__private::row_mut(&mut h[..], 0usize, n, n),
-            ::autograd::__private::row(&hnew[..], 0usize, n, n),
+            ::autograd::__private::row_mut(&mut h[..], 0usize, n),
+            ::autograd::__private::row(&hnew[..], 0usize, n),
         ) {
             for i__1 in 0..n {
                 let __ad_t6 = __ad_row_hnew[i__1];
@@ -453,7 +449,7 @@ fn elman_adjoint(
                     Some(__ad_row_h_2),
                     Some(__ad_row_w_1),
                 ) = (
-                    ::autograd::__private::row_mut(&mut __ad_d_h[..], 0usize, n, n),
+                    ::autograd::__private::row_mut(&mut __ad_d_h[..], 0usize, n),
                     ::autograd::__private::row_mut(
                         &mut d_w[..],
                         ::autograd::__private::index::mul(i, n),
@@ -461,9 +457,8 @@ fn elman_adjoint(
                             ::autograd::__private::index::mul(i, n),
                             n,
                         ),
-                        n,
                     ),
-                    ::autograd::__private::row(&h[..], 0usize, n, n),
+                    ::autograd::__private::row(&h[..], 0usize, n),
                     ::autograd::__private::row(
                         &w[..],
                         ::autograd::__private::index::mul(i, n),
@@ -471,7 +466,6 @@ fn elman_adjoint(
                             ::autograd::__private::index::mul(i, n),
                             n,
                         ),
-                        n,
                     ),
                 ) {
                     for k in 0..n {

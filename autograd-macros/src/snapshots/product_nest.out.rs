@@ -65,7 +65,6 @@ fn product_grad(
                                 ::autograd::__private::index::mul(i, n),
                                 n,
                             ),
-                            n,
                         ),
                         ::autograd::__private::strided(&b[..], j, n, n),
                     ) {
@@ -106,12 +105,10 @@ fn product_grad(
                     &mut __ad_d_c[..],
                     0usize,
                     ::autograd::__private::index::mul(n, n),
-                    ::autograd::__private::index::mul(n, n),
                 ),
                 ::autograd::__private::row(
                     &c[..],
                     0usize,
-                    ::autograd::__private::index::mul(n, n),
                     ::autograd::__private::index::mul(n, n),
                 ),
             ) {
@@ -196,7 +193,6 @@ fn product_grad(
                                 ::autograd::__private::index::mul(i, n),
                                 n,
                             ),
-                            n,
                         ),
                         ::autograd::__private::strided(&b[..], j, n, n),
                         ::autograd::__private::row_mut(
@@ -206,7 +202,6 @@ fn product_grad(
                                 ::autograd::__private::index::mul(i, n),
                                 n,
                             ),
-                            n,
                         ),
                         ::autograd::__private::strided_mut(&mut d_b[..], j, n, n),
                     ) {
@@ -329,7 +324,6 @@ fn product_adjoint(
                             ::autograd::__private::index::mul(i, n),
                             n,
                         ),
-                        n,
                     ),
                     ::autograd::__private::strided(&b[..], j, n, n),
                 ) {
@@ -370,12 +364,10 @@ fn product_adjoint(
                 &mut __ad_d_c[..],
                 0usize,
                 ::autograd::__private::index::mul(n, n),
-                ::autograd::__private::index::mul(n, n),
             ),
             ::autograd::__private::row(
                 &c[..],
                 0usize,
-                ::autograd::__private::index::mul(n, n),
                 ::autograd::__private::index::mul(n, n),
             ),
         ) {
@@ -452,7 +444,6 @@ fn product_adjoint(
                             ::autograd::__private::index::mul(i, n),
                             n,
                         ),
-                        n,
                     ),
                     ::autograd::__private::strided(&b[..], j, n, n),
                     ::autograd::__private::row_mut(
@@ -462,7 +453,6 @@ fn product_adjoint(
                             ::autograd::__private::index::mul(i, n),
                             n,
                         ),
-                        n,
                     ),
                     ::autograd::__private::strided_mut(&mut d_b[..], j, n, n),
                 ) {

@@ -54,7 +54,7 @@ fn sequence_loss_grad(
                 let mut __ad_slots = __ad_record
                     .slots(::autograd::__private::room(&(0..n), 1usize));
                 if let (Some(__ad_row_w), Some(__ad_row_xs), Some(__ad_row_ypred)) = (
-                    ::autograd::__private::row(&w[..], 0usize, n, n),
+                    ::autograd::__private::row(&w[..], 0usize, n),
                     ::autograd::__private::row(
                         &xs[..],
                         ::autograd::__private::index::mul(t, n),
@@ -62,9 +62,8 @@ fn sequence_loss_grad(
                             ::autograd::__private::index::mul(t, n),
                             n,
                         ),
-                        n,
                     ),
-                    ::autograd::__private::row_mut(&mut ypred[..], 0usize, n, n),
+                    ::autograd::__private::row_mut(&mut ypred[..], 0usize, n),
                 ) {
                     for i in 0..n {
                         let __ad_t1 = __ad_row_w[i];
@@ -101,9 +100,8 @@ fn sequence_loss_grad(
                         ::autograd::__private::index::mul(t, n),
                         n,
                     ),
-                    n,
                 ),
-                ::autograd::__private::row(&ypred[..], 0usize, n, n),
+                ::autograd::__private::row(&ypred[..], 0usize, n),
             ) {
                 for i__1 in 0..n {
                     let total__2 = __ad_cell_total_8;
@@ -145,7 +143,7 @@ fn sequence_loss_grad(
             __ad_d_cell_total_8 += __ad_d_total__4;
             let __ad_seed_cell_total_8: f64 = __ad_d_cell_total_8;
             if let (Some(__ad_row_d_ypred), Some(__ad_row_xs_2)) = (
-                ::autograd::__private::row_mut(&mut __ad_d_ypred[..], 0usize, n, n),
+                ::autograd::__private::row_mut(&mut __ad_d_ypred[..], 0usize, n),
                 ::autograd::__private::row(
                     &xs[..],
                     ::autograd::__private::index::mul(t, n),
@@ -153,7 +151,6 @@ fn sequence_loss_grad(
                         ::autograd::__private::index::mul(t, n),
                         n,
                     ),
-                    n,
                 ),
             ) {
                 for i__1 in 0..n {
@@ -282,7 +279,7 @@ fn sequence_loss_adjoint(
             let mut __ad_slots = __ad_record
                 .slots(::autograd::__private::room(&(0..n), 1usize));
             if let (Some(__ad_row_w), Some(__ad_row_xs), Some(__ad_row_ypred)) = (
-                ::autograd::__private::row(&w[..], 0usize, n, n),
+                ::autograd::__private::row(&w[..], 0usize, n),
                 ::autograd::__private::row(
                     &xs[..],
                     ::autograd::__private::index::mul(t, n),
@@ -290,9 +287,8 @@ fn sequence_loss_adjoint(
                         ::autograd::__private::index::mul(t, n),
                         n,
                     ),
-                    n,
                 ),
-                ::autograd::__private::row_mut(&mut ypred[..], 0usize, n, n),
+                ::autograd::__private::row_mut(&mut ypred[..], 0usize, n),
             ) {
                 for i in 0..n {
                     let __ad_t1 = __ad_row_w[i];
@@ -329,9 +325,8 @@ fn sequence_loss_adjoint(
                     ::autograd::__private::index::mul(t, n),
                     n,
                 ),
-                n,
             ),
-            ::autograd::__private::row(&ypred[..], 0usize, n, n),
+            ::autograd::__private::row(&ypred[..], 0usize, n),
         ) {
             for i__1 in 0..n {
                 let total__2 = __ad_cell_total_8;
@@ -373,7 +368,7 @@ fn sequence_loss_adjoint(
         __ad_d_cell_total_8 += __ad_d_total__4;
         let __ad_seed_cell_total_8: f64 = __ad_d_cell_total_8;
         if let (Some(__ad_row_d_ypred), Some(__ad_row_xs_2)) = (
-            ::autograd::__private::row_mut(&mut __ad_d_ypred[..], 0usize, n, n),
+            ::autograd::__private::row_mut(&mut __ad_d_ypred[..], 0usize, n),
             ::autograd::__private::row(
                 &xs[..],
                 ::autograd::__private::index::mul(t, n),
@@ -381,7 +376,6 @@ fn sequence_loss_adjoint(
                     ::autograd::__private::index::mul(t, n),
                     n,
                 ),
-                n,
             ),
         ) {
             for i__1 in 0..n {

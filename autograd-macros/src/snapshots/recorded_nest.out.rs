@@ -63,9 +63,8 @@ fn trisolve_grad(
                             ::autograd::__private::index::mul(i, n),
                             i,
                         ),
-                        i,
                     ),
-                    ::autograd::__private::row(&y[..], 0usize, i, i),
+                    ::autograd::__private::row(&y[..], 0usize, i),
                 ) {
                     for j in 0..i {
                         let s__1 = __ad_cell_s_1;
@@ -103,8 +102,8 @@ fn trisolve_grad(
         {
             let mut __ad_d_cell_out_7: f64;
             if let (Some(__ad_row_d_y), Some(__ad_row_y_1)) = (
-                ::autograd::__private::row_mut(&mut __ad_d_y[..], 0usize, n, n),
-                ::autograd::__private::row(&y[..], 0usize, n, n),
+                ::autograd::__private::row_mut(&mut __ad_d_y[..], 0usize, n),
+                ::autograd::__private::row(&y[..], 0usize, n),
             ) {
                 for i__1 in 0..n {
                     let out__1 = __ad_cell_out_7;
@@ -191,7 +190,7 @@ fn trisolve_grad(
                     Some(__ad_row_l_1),
                     Some(__ad_row_y_2),
                 ) = (
-                    ::autograd::__private::row_mut(&mut __ad_d_y[..], 0usize, i, i),
+                    ::autograd::__private::row_mut(&mut __ad_d_y[..], 0usize, i),
                     ::autograd::__private::row_mut(
                         &mut d_l[..],
                         ::autograd::__private::index::mul(i, n),
@@ -199,7 +198,6 @@ fn trisolve_grad(
                             ::autograd::__private::index::mul(i, n),
                             i,
                         ),
-                        i,
                     ),
                     ::autograd::__private::row(
                         &l[..],
@@ -208,9 +206,8 @@ fn trisolve_grad(
                             ::autograd::__private::index::mul(i, n),
                             i,
                         ),
-                        i,
                     ),
-                    ::autograd::__private::row(&y[..], 0usize, i, i),
+                    ::autograd::__private::row(&y[..], 0usize, i),
                 ) {
                     for j in 0..i {
                         __ad_d_cell_s_1 = __ad_seed_cell_s_1;
@@ -331,9 +328,8 @@ fn trisolve_adjoint(
                         ::autograd::__private::index::mul(i, n),
                         i,
                     ),
-                    i,
                 ),
-                ::autograd::__private::row(&y[..], 0usize, i, i),
+                ::autograd::__private::row(&y[..], 0usize, i),
             ) {
                 for j in 0..i {
                     let s__1 = __ad_cell_s_1;
@@ -371,8 +367,8 @@ fn trisolve_adjoint(
     {
         let mut __ad_d_cell_out_7: f64;
         if let (Some(__ad_row_d_y), Some(__ad_row_y_1)) = (
-            ::autograd::__private::row_mut(&mut __ad_d_y[..], 0usize, n, n),
-            ::autograd::__private::row(&y[..], 0usize, n, n),
+            ::autograd::__private::row_mut(&mut __ad_d_y[..], 0usize, n),
+            ::autograd::__private::row(&y[..], 0usize, n),
         ) {
             for i__1 in 0..n {
                 let out__1 = __ad_cell_out_7;
@@ -457,7 +453,7 @@ fn trisolve_adjoint(
                 Some(__ad_row_l_1),
                 Some(__ad_row_y_2),
             ) = (
-                ::autograd::__private::row_mut(&mut __ad_d_y[..], 0usize, i, i),
+                ::autograd::__private::row_mut(&mut __ad_d_y[..], 0usize, i),
                 ::autograd::__private::row_mut(
                     &mut d_l[..],
                     ::autograd::__private::index::mul(i, n),
@@ -465,7 +461,6 @@ fn trisolve_adjoint(
                         ::autograd::__private::index::mul(i, n),
                         i,
                     ),
-                    i,
                 ),
                 ::autograd::__private::row(
                     &l[..],
@@ -474,9 +469,8 @@ fn trisolve_adjoint(
                         ::autograd::__private::index::mul(i, n),
                         i,
                     ),
-                    i,
                 ),
-                ::autograd::__private::row(&y[..], 0usize, i, i),
+                ::autograd::__private::row(&y[..], 0usize, i),
             ) {
                 for j in 0..i {
                     __ad_d_cell_s_1 = __ad_seed_cell_s_1;

@@ -68,7 +68,6 @@ fn relu_layer_grad(w: &[f64], x: &[f64], p: usize) -> (f64, ::std::vec::Vec<f64>
                                 ::autograd::__private::index::mul(j, p),
                                 p,
                             ),
-                            p,
                         ),
                         ::autograd::__private::row(
                             &x[..],
@@ -77,7 +76,6 @@ fn relu_layer_grad(w: &[f64], x: &[f64], p: usize) -> (f64, ::std::vec::Vec<f64>
                                 ::autograd::__private::index::mul(i, p),
                                 p,
                             ),
-                            p,
                         ),
                     ) {
                         for k in 0..p {
@@ -106,7 +104,7 @@ fn relu_layer_grad(w: &[f64], x: &[f64], p: usize) -> (f64, ::std::vec::Vec<f64>
             let out: f64 = 0.0;
             let mut __ad_cell_out_5 = out;
             if let (Some(__ad_row_hidden),) = (
-                ::autograd::__private::row(&hidden[..], 0usize, units, units),
+                ::autograd::__private::row(&hidden[..], 0usize, units),
             ) {
                 for j__1 in 0..units {
                     let out__1 = __ad_cell_out_5;
@@ -158,12 +156,7 @@ fn relu_layer_grad(w: &[f64], x: &[f64], p: usize) -> (f64, ::std::vec::Vec<f64>
             __ad_d_cell_out_5 += __ad_d_out__3;
             let __ad_seed_cell_out_5: f64 = __ad_d_cell_out_5;
             if let (Some(__ad_row_d_hidden),) = (
-                ::autograd::__private::row_mut(
-                    &mut __ad_d_hidden[..],
-                    0usize,
-                    units,
-                    units,
-                ),
+                ::autograd::__private::row_mut(&mut __ad_d_hidden[..], 0usize, units),
             ) {
                 for j__1 in 0..units {
                     __ad_d_cell_out_5 = __ad_seed_cell_out_5;
@@ -211,7 +204,6 @@ fn relu_layer_grad(w: &[f64], x: &[f64], p: usize) -> (f64, ::std::vec::Vec<f64>
                                     ::autograd::__private::index::mul(j, p),
                                     p,
                                 ),
-                                p,
                             ),
                             ::autograd::__private::row(
                                 &x[..],
@@ -220,7 +212,6 @@ fn relu_layer_grad(w: &[f64], x: &[f64], p: usize) -> (f64, ::std::vec::Vec<f64>
                                     ::autograd::__private::index::mul(i, p),
                                     p,
                                 ),
-                                p,
                             ),
                         ) {
                             for k in 0..p {
@@ -336,7 +327,6 @@ fn relu_layer_adjoint(
                             ::autograd::__private::index::mul(j, p),
                             p,
                         ),
-                        p,
                     ),
                     ::autograd::__private::row(
                         &x[..],
@@ -345,7 +335,6 @@ fn relu_layer_adjoint(
                             ::autograd::__private::index::mul(i, p),
                             p,
                         ),
-                        p,
                     ),
                 ) {
                     for k in 0..p {
@@ -374,7 +363,7 @@ fn relu_layer_adjoint(
         let out: f64 = 0.0;
         let mut __ad_cell_out_5 = out;
         if let (Some(__ad_row_hidden),) = (
-            ::autograd::__private::row(&hidden[..], 0usize, units, units),
+            ::autograd::__private::row(&hidden[..], 0usize, units),
         ) {
             for j__1 in 0..units {
                 let out__1 = __ad_cell_out_5;
@@ -425,7 +414,7 @@ fn relu_layer_adjoint(
         __ad_d_cell_out_5 += __ad_d_out__3;
         let __ad_seed_cell_out_5: f64 = __ad_d_cell_out_5;
         if let (Some(__ad_row_d_hidden),) = (
-            ::autograd::__private::row_mut(&mut __ad_d_hidden[..], 0usize, units, units),
+            ::autograd::__private::row_mut(&mut __ad_d_hidden[..], 0usize, units),
         ) {
             for j__1 in 0..units {
                 __ad_d_cell_out_5 = __ad_seed_cell_out_5;
@@ -473,7 +462,6 @@ fn relu_layer_adjoint(
                                 ::autograd::__private::index::mul(j, p),
                                 p,
                             ),
-                            p,
                         ),
                         ::autograd::__private::row(
                             &x[..],
@@ -482,7 +470,6 @@ fn relu_layer_adjoint(
                                 ::autograd::__private::index::mul(i, p),
                                 p,
                             ),
-                            p,
                         ),
                     ) {
                         for k in 0..p {

@@ -81,9 +81,9 @@ fn solve_fit_grad(
                 let k3 = rhs(&k, p);
                 __ad_shapes_k3.push(::autograd::__private::shape_of(&k3));
                 if let (Some(__ad_row_k), Some(__ad_row_k2), Some(__ad_row_k3)) = (
-                    ::autograd::__private::row(&k[..], 0usize, y.len(), y.len()),
-                    ::autograd::__private::row(&k2[..], 0usize, y.len(), y.len()),
-                    ::autograd::__private::row(&k3[..], 0usize, y.len(), y.len()),
+                    ::autograd::__private::row(&k[..], 0usize, y.len()),
+                    ::autograd::__private::row(&k2[..], 0usize, y.len()),
+                    ::autograd::__private::row(&k3[..], 0usize, y.len()),
                 ) {
                     for i in 0..y.len() {
                         let __ad_t10 = __ad_row_k[i];
@@ -181,26 +181,11 @@ fn solve_fit_grad(
                     Some(__ad_row_k_1),
                     Some(__ad_row_k2_1),
                 ) = (
-                    ::autograd::__private::row_mut(
-                        &mut __ad_d_k[..],
-                        0usize,
-                        y.len(),
-                        y.len(),
-                    ),
-                    ::autograd::__private::row_mut(
-                        &mut __ad_d_k2[..],
-                        0usize,
-                        y.len(),
-                        y.len(),
-                    ),
-                    ::autograd::__private::row_mut(
-                        &mut __ad_d_k3[..],
-                        0usize,
-                        y.len(),
-                        y.len(),
-                    ),
-                    ::autograd::__private::row(&k[..], 0usize, y.len(), y.len()),
-                    ::autograd::__private::row(&k2[..], 0usize, y.len(), y.len()),
+                    ::autograd::__private::row_mut(&mut __ad_d_k[..], 0usize, y.len()),
+                    ::autograd::__private::row_mut(&mut __ad_d_k2[..], 0usize, y.len()),
+                    ::autograd::__private::row_mut(&mut __ad_d_k3[..], 0usize, y.len()),
+                    ::autograd::__private::row(&k[..], 0usize, y.len()),
+                    ::autograd::__private::row(&k2[..], 0usize, y.len()),
                 ) {
                     for i in 0..y.len() {
                         let __ad_t10 = __ad_row_k_1[i];
@@ -382,9 +367,9 @@ fn solve_fit_adjoint(
             let k3 = rhs(&k, p);
             __ad_shapes_k3.push(::autograd::__private::shape_of(&k3));
             if let (Some(__ad_row_k), Some(__ad_row_k2), Some(__ad_row_k3)) = (
-                ::autograd::__private::row(&k[..], 0usize, y.len(), y.len()),
-                ::autograd::__private::row(&k2[..], 0usize, y.len(), y.len()),
-                ::autograd::__private::row(&k3[..], 0usize, y.len(), y.len()),
+                ::autograd::__private::row(&k[..], 0usize, y.len()),
+                ::autograd::__private::row(&k2[..], 0usize, y.len()),
+                ::autograd::__private::row(&k3[..], 0usize, y.len()),
             ) {
                 for i in 0..y.len() {
                     let __ad_t10 = __ad_row_k[i];
@@ -480,26 +465,11 @@ fn solve_fit_adjoint(
                 Some(__ad_row_k_1),
                 Some(__ad_row_k2_1),
             ) = (
-                ::autograd::__private::row_mut(
-                    &mut __ad_d_k[..],
-                    0usize,
-                    y.len(),
-                    y.len(),
-                ),
-                ::autograd::__private::row_mut(
-                    &mut __ad_d_k2[..],
-                    0usize,
-                    y.len(),
-                    y.len(),
-                ),
-                ::autograd::__private::row_mut(
-                    &mut __ad_d_k3[..],
-                    0usize,
-                    y.len(),
-                    y.len(),
-                ),
-                ::autograd::__private::row(&k[..], 0usize, y.len(), y.len()),
-                ::autograd::__private::row(&k2[..], 0usize, y.len(), y.len()),
+                ::autograd::__private::row_mut(&mut __ad_d_k[..], 0usize, y.len()),
+                ::autograd::__private::row_mut(&mut __ad_d_k2[..], 0usize, y.len()),
+                ::autograd::__private::row_mut(&mut __ad_d_k3[..], 0usize, y.len()),
+                ::autograd::__private::row(&k[..], 0usize, y.len()),
+                ::autograd::__private::row(&k2[..], 0usize, y.len()),
             ) {
                 for i in 0..y.len() {
                     let __ad_t10 = __ad_row_k_1[i];

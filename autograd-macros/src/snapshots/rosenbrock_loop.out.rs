@@ -40,18 +40,10 @@ pub fn extended_rosenbrock_grad(x: &[f64]) -> (f64, ::std::vec::Vec<f64>) {
                         ::autograd::__private::index::sub(x.len(), 1usize),
                         1usize,
                     ),
-                    ::autograd::__private::index::add(
-                        ::autograd::__private::index::sub(x.len(), 1usize),
-                        1usize,
-                    ),
                 ),
                 ::autograd::__private::row(
                     &x[..],
                     0usize,
-                    ::autograd::__private::index::add(
-                        ::autograd::__private::index::sub(x.len(), 1usize),
-                        1usize,
-                    ),
                     ::autograd::__private::index::add(
                         ::autograd::__private::index::sub(x.len(), 1usize),
                         1usize,
@@ -210,18 +202,10 @@ pub fn extended_rosenbrock_adjoint(x: &[f64], d_out: f64, d_x: &mut [f64]) -> f6
                     ::autograd::__private::index::sub(x.len(), 1usize),
                     1usize,
                 ),
-                ::autograd::__private::index::add(
-                    ::autograd::__private::index::sub(x.len(), 1usize),
-                    1usize,
-                ),
             ),
             ::autograd::__private::row(
                 &x[..],
                 0usize,
-                ::autograd::__private::index::add(
-                    ::autograd::__private::index::sub(x.len(), 1usize),
-                    1usize,
-                ),
                 ::autograd::__private::index::add(
                     ::autograd::__private::index::sub(x.len(), 1usize),
                     1usize,

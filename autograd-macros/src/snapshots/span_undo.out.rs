@@ -64,7 +64,6 @@ fn centered_products_grad(
                             ::autograd::__private::index::mul(c, d),
                             d,
                         ),
-                        d,
                     ),
                     ::autograd::__private::row(
                         &x[..],
@@ -73,9 +72,8 @@ fn centered_products_grad(
                             ::autograd::__private::index::mul(i, d),
                             d,
                         ),
-                        d,
                     ),
-                    ::autograd::__private::row_mut(&mut xc[..], 0usize, d, d),
+                    ::autograd::__private::row_mut(&mut xc[..], 0usize, d),
                 ) {
                     for j in 0..d {
                         let __ad_t2 = __ad_row_mu[j];
@@ -94,12 +92,7 @@ fn centered_products_grad(
                     let out__3 = __ad_cell_out_4;
                     let mut __ad_cell_out_5 = out__3;
                     if let (Some(__ad_row_xc_1),) = (
-                        ::autograd::__private::row(
-                            &xc[..],
-                            col,
-                            d,
-                            ::autograd::__private::index::sub(d, col),
-                        ),
+                        ::autograd::__private::row(&xc[..], col, d),
                     ) {
                         for row in col..d {
                             let out__4 = __ad_cell_out_5;
@@ -158,18 +151,8 @@ fn centered_products_grad(
                     let mut __ad_sum: f64 = 0.0;
                     let __ad_seed_cell_out_5: f64 = __ad_d_cell_out_5;
                     if let (Some(__ad_row_d_xc), Some(__ad_row_xc_2)) = (
-                        ::autograd::__private::row_mut(
-                            &mut __ad_d_xc[..],
-                            col,
-                            d,
-                            ::autograd::__private::index::sub(d, col),
-                        ),
-                        ::autograd::__private::row(
-                            &xc[..],
-                            col,
-                            d,
-                            ::autograd::__private::index::sub(d, col),
-                        ),
+                        ::autograd::__private::row_mut(&mut __ad_d_xc[..], col, d),
+                        ::autograd::__private::row(&xc[..], col, d),
                     ) {
                         for row in col..d {
                             __ad_d_cell_out_5 = __ad_seed_cell_out_5;
@@ -309,7 +292,6 @@ fn centered_products_adjoint(
                         ::autograd::__private::index::mul(c, d),
                         d,
                     ),
-                    d,
                 ),
                 ::autograd::__private::row(
                     &x[..],
@@ -318,9 +300,8 @@ fn centered_products_adjoint(
                         ::autograd::__private::index::mul(i, d),
                         d,
                     ),
-                    d,
                 ),
-                ::autograd::__private::row_mut(&mut xc[..], 0usize, d, d),
+                ::autograd::__private::row_mut(&mut xc[..], 0usize, d),
             ) {
                 for j in 0..d {
                     let __ad_t2 = __ad_row_mu[j];
@@ -339,12 +320,7 @@ fn centered_products_adjoint(
                 let out__3 = __ad_cell_out_4;
                 let mut __ad_cell_out_5 = out__3;
                 if let (Some(__ad_row_xc_1),) = (
-                    ::autograd::__private::row(
-                        &xc[..],
-                        col,
-                        d,
-                        ::autograd::__private::index::sub(d, col),
-                    ),
+                    ::autograd::__private::row(&xc[..], col, d),
                 ) {
                     for row in col..d {
                         let out__4 = __ad_cell_out_5;
@@ -403,18 +379,8 @@ fn centered_products_adjoint(
                 let mut __ad_sum: f64 = 0.0;
                 let __ad_seed_cell_out_5: f64 = __ad_d_cell_out_5;
                 if let (Some(__ad_row_d_xc), Some(__ad_row_xc_2)) = (
-                    ::autograd::__private::row_mut(
-                        &mut __ad_d_xc[..],
-                        col,
-                        d,
-                        ::autograd::__private::index::sub(d, col),
-                    ),
-                    ::autograd::__private::row(
-                        &xc[..],
-                        col,
-                        d,
-                        ::autograd::__private::index::sub(d, col),
-                    ),
+                    ::autograd::__private::row_mut(&mut __ad_d_xc[..], col, d),
+                    ::autograd::__private::row(&xc[..], col, d),
                 ) {
                     for row in col..d {
                         __ad_d_cell_out_5 = __ad_seed_cell_out_5;

@@ -38,18 +38,10 @@ fn springs_grad(x: &[f64]) -> (f64, ::std::vec::Vec<f64>) {
                         ::autograd::__private::index::sub(x.len(), 1usize),
                         1usize,
                     ),
-                    ::autograd::__private::index::add(
-                        ::autograd::__private::index::sub(x.len(), 1usize),
-                        1usize,
-                    ),
                 ),
                 ::autograd::__private::row(
                     &x[..],
                     0usize,
-                    ::autograd::__private::index::add(
-                        ::autograd::__private::index::sub(x.len(), 1usize),
-                        1usize,
-                    ),
                     ::autograd::__private::index::add(
                         ::autograd::__private::index::sub(x.len(), 1usize),
                         1usize,
@@ -178,18 +170,10 @@ fn springs_adjoint(x: &[f64], d_out: f64, d_x: &mut [f64]) -> f64 {
                     ::autograd::__private::index::sub(x.len(), 1usize),
                     1usize,
                 ),
-                ::autograd::__private::index::add(
-                    ::autograd::__private::index::sub(x.len(), 1usize),
-                    1usize,
-                ),
             ),
             ::autograd::__private::row(
                 &x[..],
                 0usize,
-                ::autograd::__private::index::add(
-                    ::autograd::__private::index::sub(x.len(), 1usize),
-                    1usize,
-                ),
                 ::autograd::__private::index::add(
                     ::autograd::__private::index::sub(x.len(), 1usize),
                     1usize,

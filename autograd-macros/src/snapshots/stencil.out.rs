@@ -56,10 +56,6 @@ fn heat_grad(u0: &[f64], target: &[f64], steps: usize) -> (f64, ::std::vec::Vec<
                     &mut next[..],
                     1usize,
                     ::autograd::__private::index::sub(n, 1usize),
-                    ::autograd::__private::index::sub(
-                        ::autograd::__private::index::sub(n, 1usize),
-                        1usize,
-                    ),
                 ),
                 ::autograd::__private::row(
                     &u[..],
@@ -73,13 +69,6 @@ fn heat_grad(u0: &[f64], target: &[f64], steps: usize) -> (f64, ::std::vec::Vec<
                             ::autograd::__private::index::sub(n, 1usize),
                             1usize,
                         ),
-                    ),
-                    ::autograd::__private::index::add(
-                        ::autograd::__private::index::sub(
-                            ::autograd::__private::index::sub(n, 1usize),
-                            1usize,
-                        ),
-                        2usize,
                     ),
                 ),
             ) {
@@ -127,19 +116,11 @@ fn heat_grad(u0: &[f64], target: &[f64], steps: usize) -> (f64, ::std::vec::Vec<
                     &next[..],
                     1usize,
                     ::autograd::__private::index::sub(n, 1usize),
-                    ::autograd::__private::index::sub(
-                        ::autograd::__private::index::sub(n, 1usize),
-                        1usize,
-                    ),
                 ),
                 ::autograd::__private::row_mut(
                     &mut u[..],
                     1usize,
                     ::autograd::__private::index::sub(n, 1usize),
-                    ::autograd::__private::index::sub(
-                        ::autograd::__private::index::sub(n, 1usize),
-                        1usize,
-                    ),
                 ),
             ) {
                 for i__1 in 1..n - 1 {
@@ -161,9 +142,9 @@ fn heat_grad(u0: &[f64], target: &[f64], steps: usize) -> (f64, ::std::vec::Vec<
         {
             let mut __ad_d_cell_loss_17: f64;
             if let (Some(__ad_row_d_u), Some(__ad_row_target), Some(__ad_row_u_2)) = (
-                ::autograd::__private::row_mut(&mut __ad_d_u[..], 0usize, n, n),
-                ::autograd::__private::row(&target[..], 0usize, n, n),
-                ::autograd::__private::row(&u[..], 0usize, n, n),
+                ::autograd::__private::row_mut(&mut __ad_d_u[..], 0usize, n),
+                ::autograd::__private::row(&target[..], 0usize, n),
+                ::autograd::__private::row(&u[..], 0usize, n),
             ) {
                 for i__2 in 0..n {
                     let loss__1 = __ad_cell_loss_17;
@@ -351,10 +332,6 @@ fn heat_adjoint(
                 &mut next[..],
                 1usize,
                 ::autograd::__private::index::sub(n, 1usize),
-                ::autograd::__private::index::sub(
-                    ::autograd::__private::index::sub(n, 1usize),
-                    1usize,
-                ),
             ),
             ::autograd::__private::row(
                 &u[..],
@@ -368,13 +345,6 @@ fn heat_adjoint(
                         ::autograd::__private::index::sub(n, 1usize),
                         1usize,
                     ),
-                ),
-                ::autograd::__private::index::add(
-                    ::autograd::__private::index::sub(
-                        ::autograd::__private::index::sub(n, 1usize),
-                        1usize,
-                    ),
-                    2usize,
                 ),
             ),
         ) {
@@ -422,19 +392,11 @@ fn heat_adjoint(
                 &next[..],
                 1usize,
                 ::autograd::__private::index::sub(n, 1usize),
-                ::autograd::__private::index::sub(
-                    ::autograd::__private::index::sub(n, 1usize),
-                    1usize,
-                ),
             ),
             ::autograd::__private::row_mut(
                 &mut u[..],
                 1usize,
                 ::autograd::__private::index::sub(n, 1usize),
-                ::autograd::__private::index::sub(
-                    ::autograd::__private::index::sub(n, 1usize),
-                    1usize,
-                ),
             ),
         ) {
             for i__1 in 1..n - 1 {
@@ -456,9 +418,9 @@ fn heat_adjoint(
     {
         let mut __ad_d_cell_loss_17: f64;
         if let (Some(__ad_row_d_u), Some(__ad_row_target), Some(__ad_row_u_2)) = (
-            ::autograd::__private::row_mut(&mut __ad_d_u[..], 0usize, n, n),
-            ::autograd::__private::row(&target[..], 0usize, n, n),
-            ::autograd::__private::row(&u[..], 0usize, n, n),
+            ::autograd::__private::row_mut(&mut __ad_d_u[..], 0usize, n),
+            ::autograd::__private::row(&target[..], 0usize, n),
+            ::autograd::__private::row(&u[..], 0usize, n),
         ) {
             for i__2 in 0..n {
                 let loss__1 = __ad_cell_loss_17;

@@ -50,10 +50,6 @@ fn diffuse_grad(
                     &mut next[..],
                     1usize,
                     ::autograd::__private::index::sub(n, 1usize),
-                    ::autograd::__private::index::sub(
-                        ::autograd::__private::index::sub(n, 1usize),
-                        1usize,
-                    ),
                 ),
                 ::autograd::__private::row(
                     &u[..],
@@ -67,13 +63,6 @@ fn diffuse_grad(
                             ::autograd::__private::index::sub(n, 1usize),
                             1usize,
                         ),
-                    ),
-                    ::autograd::__private::index::add(
-                        ::autograd::__private::index::sub(
-                            ::autograd::__private::index::sub(n, 1usize),
-                            1usize,
-                        ),
-                        2usize,
                     ),
                 ),
             ) {
@@ -117,9 +106,9 @@ fn diffuse_grad(
         {
             let mut __ad_d_cell_loss_14: f64;
             if let (Some(__ad_row_d_u), Some(__ad_row_target), Some(__ad_row_u_1)) = (
-                ::autograd::__private::row_mut(&mut __ad_d_u[..], 0usize, n, n),
-                ::autograd::__private::row(&target[..], 0usize, n, n),
-                ::autograd::__private::row(&u[..], 0usize, n, n),
+                ::autograd::__private::row_mut(&mut __ad_d_u[..], 0usize, n),
+                ::autograd::__private::row(&target[..], 0usize, n),
+                ::autograd::__private::row(&u[..], 0usize, n),
             ) {
                 for i__1 in 0..n {
                     let loss__1 = __ad_cell_loss_14;
@@ -268,10 +257,6 @@ fn diffuse_adjoint(
                 &mut next[..],
                 1usize,
                 ::autograd::__private::index::sub(n, 1usize),
-                ::autograd::__private::index::sub(
-                    ::autograd::__private::index::sub(n, 1usize),
-                    1usize,
-                ),
             ),
             ::autograd::__private::row(
                 &u[..],
@@ -285,13 +270,6 @@ fn diffuse_adjoint(
                         ::autograd::__private::index::sub(n, 1usize),
                         1usize,
                     ),
-                ),
-                ::autograd::__private::index::add(
-                    ::autograd::__private::index::sub(
-                        ::autograd::__private::index::sub(n, 1usize),
-                        1usize,
-                    ),
-                    2usize,
                 ),
             ),
         ) {
@@ -335,9 +313,9 @@ fn diffuse_adjoint(
     {
         let mut __ad_d_cell_loss_14: f64;
         if let (Some(__ad_row_d_u), Some(__ad_row_target), Some(__ad_row_u_1)) = (
-            ::autograd::__private::row_mut(&mut __ad_d_u[..], 0usize, n, n),
-            ::autograd::__private::row(&target[..], 0usize, n, n),
-            ::autograd::__private::row(&u[..], 0usize, n, n),
+            ::autograd::__private::row_mut(&mut __ad_d_u[..], 0usize, n),
+            ::autograd::__private::row(&target[..], 0usize, n),
+            ::autograd::__private::row(&u[..], 0usize, n),
         ) {
             for i__1 in 0..n {
                 let loss__1 = __ad_cell_loss_14;

@@ -79,8 +79,8 @@ fn residuals_hvp_adjoint<
             ::autograd::__private::Dual::from(0.0); t.len()
         ];
         if let (Some(__ad_row_r), Some(__ad_row_y)) = (
-            ::autograd::__private::row_mut(&mut r[..], 0usize, t.len(), t.len()),
-            ::autograd::__private::row(&y[..], 0usize, t.len(), t.len()),
+            ::autograd::__private::row_mut(&mut r[..], 0usize, t.len()),
+            ::autograd::__private::row(&y[..], 0usize, t.len()),
         ) {
             for i in 0..t.len() {
                 let __ad_t0: ::autograd::__private::Dual = {
@@ -141,12 +141,7 @@ fn residuals_hvp_adjoint<
         {
             let mut __ad_d_cell___ad_s_6: ::autograd::__private::Dual;
             if let (Some(__ad_row_d_r),) = (
-                ::autograd::__private::row_mut(
-                    &mut __ad_d_r[..],
-                    0usize,
-                    r.len(),
-                    r.len(),
-                ),
+                ::autograd::__private::row_mut(&mut __ad_d_r[..], 0usize, r.len()),
             ) {
                 for __ad_k in 0..r.len() {
                     let __ad_s__1: ::autograd::__private::Dual = __ad_cell___ad_s_6;
@@ -405,8 +400,8 @@ fn residuals_adjoint(
             let mut __ad_slots = __ad_record
                 .slots(::autograd::__private::room(&(0..t.len()), 1usize));
             if let (Some(__ad_row_r), Some(__ad_row_y)) = (
-                ::autograd::__private::row_mut(&mut r[..], 0usize, t.len(), t.len()),
-                ::autograd::__private::row(&y[..], 0usize, t.len(), t.len()),
+                ::autograd::__private::row_mut(&mut r[..], 0usize, t.len()),
+                ::autograd::__private::row(&y[..], 0usize, t.len()),
             ) {
                 for i in 0..t.len() {
                     let __ad_t0 = p[0];
@@ -450,13 +445,8 @@ fn residuals_adjoint(
         {
             let mut __ad_d_cell___ad_s_6: f64;
             if let (Some(__ad_row_d), Some(__ad_row_d_r)) = (
-                ::autograd::__private::row(&__ad_d[..], 0usize, r.len(), r.len()),
-                ::autograd::__private::row_mut(
-                    &mut __ad_d_r[..],
-                    0usize,
-                    r.len(),
-                    r.len(),
-                ),
+                ::autograd::__private::row(&__ad_d[..], 0usize, r.len()),
+                ::autograd::__private::row_mut(&mut __ad_d_r[..], 0usize, r.len()),
             ) {
                 for __ad_k in 0..r.len() {
                     let __ad_s__1 = __ad_cell___ad_s_6;
@@ -607,8 +597,8 @@ fn residuals_jacobian(
             let mut __ad_slots = __ad_record
                 .slots(::autograd::__private::room(&(0..t.len()), 1usize));
             if let (Some(__ad_row_r), Some(__ad_row_y)) = (
-                ::autograd::__private::row_mut(&mut r[..], 0usize, t.len(), t.len()),
-                ::autograd::__private::row(&y[..], 0usize, t.len(), t.len()),
+                ::autograd::__private::row_mut(&mut r[..], 0usize, t.len()),
+                ::autograd::__private::row(&y[..], 0usize, t.len()),
             ) {
                 for i in 0..t.len() {
                     let __ad_t0 = p[0];
@@ -652,13 +642,8 @@ fn residuals_jacobian(
         {
             let mut __ad_d_cell___ad_s_6: f64;
             if let (Some(__ad_row_d), Some(__ad_row_d_r)) = (
-                ::autograd::__private::row(&__ad_d[..], 0usize, r.len(), r.len()),
-                ::autograd::__private::row_mut(
-                    &mut __ad_d_r[..],
-                    0usize,
-                    r.len(),
-                    r.len(),
-                ),
+                ::autograd::__private::row(&__ad_d[..], 0usize, r.len()),
+                ::autograd::__private::row_mut(&mut __ad_d_r[..], 0usize, r.len()),
             ) {
                 for __ad_k in 0..r.len() {
                     let __ad_s__1 = __ad_cell___ad_s_6;

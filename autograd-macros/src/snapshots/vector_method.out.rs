@@ -115,12 +115,7 @@ fn __ad_weighted_offsets_hvp_adjoint<
     {
         let mut __ad_d_cell___ad_s_4: ::autograd::__private::Dual;
         if let (Some(__ad_row_d_out),) = (
-            ::autograd::__private::row_mut(
-                &mut __ad_d_out[..],
-                0usize,
-                __ad_out.len(),
-                __ad_out.len(),
-            ),
+            ::autograd::__private::row_mut(&mut __ad_d_out[..], 0usize, __ad_out.len()),
         ) {
             for __ad_k in 0..__ad_out.len() {
                 let __ad_s__1: ::autograd::__private::Dual = __ad_cell___ad_s_4;
@@ -294,18 +289,8 @@ fn __ad_weighted_offsets_adjoint(
     {
         let mut __ad_d_cell___ad_s_4: f64;
         if let (Some(__ad_row_d), Some(__ad_row_d_out)) = (
-            ::autograd::__private::row(
-                &__ad_d[..],
-                0usize,
-                __ad_out.len(),
-                __ad_out.len(),
-            ),
-            ::autograd::__private::row_mut(
-                &mut __ad_d_out[..],
-                0usize,
-                __ad_out.len(),
-                __ad_out.len(),
-            ),
+            ::autograd::__private::row(&__ad_d[..], 0usize, __ad_out.len()),
+            ::autograd::__private::row_mut(&mut __ad_d_out[..], 0usize, __ad_out.len()),
         ) {
             for __ad_k in 0..__ad_out.len() {
                 let __ad_s__1 = __ad_cell___ad_s_4;
