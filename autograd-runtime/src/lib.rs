@@ -655,6 +655,34 @@ pub mod __private {
         array: std::marker::PhantomData<&'a mut [T]>,
     }
 
+    impl<T> Strided<'_, T> {
+        /// How many elements the column has.
+        #[inline(always)]
+        pub fn len(&self) -> usize {
+            self.count
+        }
+
+        /// Whether it has none.
+        #[inline(always)]
+        pub fn is_empty(&self) -> bool {
+            self.count == 0
+        }
+    }
+
+    impl<T> StridedMut<'_, T> {
+        /// How many elements the column has.
+        #[inline(always)]
+        pub fn len(&self) -> usize {
+            self.count
+        }
+
+        /// Whether it has none.
+        #[inline(always)]
+        pub fn is_empty(&self) -> bool {
+            self.count == 0
+        }
+    }
+
     /// The offset of element `k` of a column of `count` elements `stride`
     /// apart, which panics (as a slice's index does) when `k` is past it.
     #[inline(always)]

@@ -46,7 +46,8 @@ fn argmax_grad(x: &[f64]) -> (f64, ::std::vec::Vec<f64>) {
         if let (Some(__ad_row_x),) = (
             ::autograd::__private::row(&x[..], 1usize, __ad_v1__1),
         ) {
-            for __ad_k4__1 in 1..__ad_v1__1 {
+            let __ad_n: usize = __ad_row_x.len();
+            for __ad_k4__1 in 1..(1) + __ad_n {
                 __ad_tape_cell___ad_acc5_11.push(__ad_cell___ad_acc5_11.clone());
                 __ad_tape_cell___ad_acc6_12.push(__ad_cell___ad_acc6_12.clone());
                 let __ad_acc5__2 = __ad_cell___ad_acc5_11;
@@ -206,7 +207,8 @@ fn argmax_adjoint(x: &[f64], d_out: f64, d_x: &mut [f64]) -> f64 {
     if let (Some(__ad_row_x),) = (
         ::autograd::__private::row(&x[..], 1usize, __ad_v1__1),
     ) {
-        for __ad_k4__1 in 1..__ad_v1__1 {
+        let __ad_n: usize = __ad_row_x.len();
+        for __ad_k4__1 in 1..(1) + __ad_n {
             __ad_tape_cell___ad_acc5_11.push(__ad_cell___ad_acc5_11.clone());
             __ad_tape_cell___ad_acc6_12.push(__ad_cell___ad_acc6_12.clone());
             let __ad_acc5__2 = __ad_cell___ad_acc5_11;

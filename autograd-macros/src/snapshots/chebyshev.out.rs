@@ -99,7 +99,8 @@ fn chebyshev_grad(c: &[f64], xs: &[f64], ys: &[f64]) -> (f64, ::std::vec::Vec<f6
                     if let (Some(__ad_row_d_c),) = (
                         ::autograd::__private::row_mut(&mut d_c[..], 2usize, c.len()),
                     ) {
-                        for k in 2..c.len() {
+                        let __ad_n: usize = __ad_row_d_c.len();
+                        for k in 2..(2) + __ad_n {
                             __ad_d_cell_p_5 = __ad_seed_cell_p_5;
                             let p__1 = __ad_cell_p_5;
                             let t0__1 = __ad_cell_t0_6;
@@ -275,7 +276,8 @@ fn chebyshev_adjoint(
                 if let (Some(__ad_row_d_c),) = (
                     ::autograd::__private::row_mut(&mut d_c[..], 2usize, c.len()),
                 ) {
-                    for k in 2..c.len() {
+                    let __ad_n: usize = __ad_row_d_c.len();
+                    for k in 2..(2) + __ad_n {
                         __ad_d_cell_p_5 = __ad_seed_cell_p_5;
                         let p__1 = __ad_cell_p_5;
                         let t0__1 = __ad_cell_t0_6;

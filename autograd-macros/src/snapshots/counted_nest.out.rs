@@ -67,7 +67,11 @@ fn triangular_grad(q: &[f64], x: &[f64], d: usize) -> (f64, ::std::vec::Vec<f64>
                     ),
                     ::autograd::__private::row_mut(&mut y[..], 0usize, d),
                 ) {
-                    for j in 0..d {
+                    let __ad_n: usize = ::core::cmp::min(
+                        ::core::cmp::min(__ad_row_q.len(), __ad_row_x.len()),
+                        __ad_row_y.len(),
+                    );
+                    for j in 0..__ad_n {
                         let __ad_t1 = __ad_row_q[j];
                         let __ad_t2 = __ad_t1.exp();
                         let __ad_t2 = __ad_slots.push(__ad_t2);
@@ -96,7 +100,8 @@ fn triangular_grad(q: &[f64], x: &[f64], d: usize) -> (f64, ::std::vec::Vec<f64>
                         d,
                     ),
                 ) {
-                    for row in col + 1..d {
+                    let __ad_n_1: usize = __ad_row_y_1.len();
+                    for row in col + 1..(col + 1) + __ad_n_1 {
                         let l__2 = __ad_cell_l_5;
                         let __ad_t6 = q[l__2];
                         let __ad_t7 = __ad_t6 * (x[i * d + col]);
@@ -129,7 +134,8 @@ fn triangular_grad(q: &[f64], x: &[f64], d: usize) -> (f64, ::std::vec::Vec<f64>
                 if let (Some(__ad_row_y_2),) = (
                     ::autograd::__private::row(&y[..], 0usize, d),
                 ) {
-                    for j__1 in 0..d {
+                    let __ad_n_2: usize = __ad_row_y_2.len();
+                    for j__1 in 0..__ad_n_2 {
                         let out__2 = __ad_cell_out_10;
                         let __ad_t11 = __ad_row_y_2[j__1];
                         let __ad_t11 = __ad_slots_1.push(__ad_t11);
@@ -300,7 +306,11 @@ fn triangular_adjoint(
                 ),
                 ::autograd::__private::row_mut(&mut y[..], 0usize, d),
             ) {
-                for j in 0..d {
+                let __ad_n: usize = ::core::cmp::min(
+                    ::core::cmp::min(__ad_row_q.len(), __ad_row_x.len()),
+                    __ad_row_y.len(),
+                );
+                for j in 0..__ad_n {
                     let __ad_t1 = __ad_row_q[j];
                     let __ad_t2 = __ad_t1.exp();
                     let __ad_t2 = __ad_slots.push(__ad_t2);
@@ -329,7 +339,8 @@ fn triangular_adjoint(
                     d,
                 ),
             ) {
-                for row in col + 1..d {
+                let __ad_n_1: usize = __ad_row_y_1.len();
+                for row in col + 1..(col + 1) + __ad_n_1 {
                     let l__2 = __ad_cell_l_5;
                     let __ad_t6 = q[l__2];
                     let __ad_t7 = __ad_t6 * (x[i * d + col]);
@@ -362,7 +373,8 @@ fn triangular_adjoint(
             if let (Some(__ad_row_y_2),) = (
                 ::autograd::__private::row(&y[..], 0usize, d),
             ) {
-                for j__1 in 0..d {
+                let __ad_n_2: usize = __ad_row_y_2.len();
+                for j__1 in 0..__ad_n_2 {
                     let out__2 = __ad_cell_out_10;
                     let __ad_t11 = __ad_row_y_2[j__1];
                     let __ad_t11 = __ad_slots_1.push(__ad_t11);

@@ -76,7 +76,11 @@ fn heun_fit_grad(
                     ::autograd::__private::row(&k1[..], 0usize, y.len()),
                     ::autograd::__private::row_mut(&mut ys[..], 0usize, y.len()),
                 ) {
-                    for i in 0..y.len() {
+                    let __ad_n: usize = ::core::cmp::min(
+                        __ad_row_k1.len(),
+                        __ad_row_ys.len(),
+                    );
+                    for i in 0..__ad_n {
                         let __ad_t4 = y[i];
                         let __ad_t5 = __ad_row_k1[i];
                         let __ad_t6 = 0.1 * __ad_t5;
@@ -99,7 +103,11 @@ fn heun_fit_grad(
                     ::autograd::__private::row(&k1[..], 0usize, y.len()),
                     ::autograd::__private::row(&k2[..], 0usize, y.len()),
                 ) {
-                    for i__1 in 0..y.len() {
+                    let __ad_n_1: usize = ::core::cmp::min(
+                        __ad_row_k1_1.len(),
+                        __ad_row_k2.len(),
+                    );
+                    for i__1 in 0..__ad_n_1 {
                         let __ad_t9 = __ad_row_k1_1[i__1];
                         let __ad_t10 = __ad_row_k2[i__1];
                         let __ad_t11 = __ad_t9 + __ad_t10;
@@ -171,7 +179,11 @@ fn heun_fit_grad(
                     ::autograd::__private::row_mut(&mut __ad_d_k1[..], 0usize, y.len()),
                     ::autograd::__private::row_mut(&mut __ad_d_k2[..], 0usize, y.len()),
                 ) {
-                    for i__1 in 0..y.len() {
+                    let __ad_n_2: usize = ::core::cmp::min(
+                        __ad_row_d_k1.len(),
+                        __ad_row_d_k2.len(),
+                    );
+                    for i__1 in 0..__ad_n_2 {
                         let __ad_i: usize = i__1;
                         let mut __ad_d_t14: f64 = __ad_d_y[__ad_i];
                         let mut __ad_d_t12: f64 = __ad_d_t14
@@ -329,7 +341,11 @@ fn heun_fit_adjoint(
                 ::autograd::__private::row(&k1[..], 0usize, y.len()),
                 ::autograd::__private::row_mut(&mut ys[..], 0usize, y.len()),
             ) {
-                for i in 0..y.len() {
+                let __ad_n: usize = ::core::cmp::min(
+                    __ad_row_k1.len(),
+                    __ad_row_ys.len(),
+                );
+                for i in 0..__ad_n {
                     let __ad_t4 = y[i];
                     let __ad_t5 = __ad_row_k1[i];
                     let __ad_t6 = 0.1 * __ad_t5;
@@ -352,7 +368,11 @@ fn heun_fit_adjoint(
                 ::autograd::__private::row(&k1[..], 0usize, y.len()),
                 ::autograd::__private::row(&k2[..], 0usize, y.len()),
             ) {
-                for i__1 in 0..y.len() {
+                let __ad_n_1: usize = ::core::cmp::min(
+                    __ad_row_k1_1.len(),
+                    __ad_row_k2.len(),
+                );
+                for i__1 in 0..__ad_n_1 {
                     let __ad_t9 = __ad_row_k1_1[i__1];
                     let __ad_t10 = __ad_row_k2[i__1];
                     let __ad_t11 = __ad_t9 + __ad_t10;
@@ -424,7 +444,11 @@ fn heun_fit_adjoint(
                 ::autograd::__private::row_mut(&mut __ad_d_k1[..], 0usize, y.len()),
                 ::autograd::__private::row_mut(&mut __ad_d_k2[..], 0usize, y.len()),
             ) {
-                for i__1 in 0..y.len() {
+                let __ad_n_2: usize = ::core::cmp::min(
+                    __ad_row_d_k1.len(),
+                    __ad_row_d_k2.len(),
+                );
+                for i__1 in 0..__ad_n_2 {
                     let __ad_i: usize = i__1;
                     let mut __ad_d_t14: f64 = __ad_d_y[__ad_i];
                     let mut __ad_d_t12: f64 = __ad_d_t14

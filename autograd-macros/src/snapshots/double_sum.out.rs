@@ -47,7 +47,8 @@ fn pair_energy_grad(x: &[f64]) -> (f64, ::std::vec::Vec<f64>) {
                             x.len(),
                         ),
                     ) {
-                        for j in i + 1..x.len() {
+                        let __ad_n: usize = __ad_row_d_x.len();
+                        for j in i + 1..(i + 1) + __ad_n {
                             let e__2 = __ad_cell_e_1;
                             let __ad_t2 = x[i];
                             let __ad_t3 = x[j];
@@ -195,7 +196,8 @@ fn pair_energy_adjoint(x: &[f64], d_out: f64, d_x: &mut [f64]) -> f64 {
                         x.len(),
                     ),
                 ) {
-                    for j in i + 1..x.len() {
+                    let __ad_n: usize = __ad_row_d_x.len();
+                    for j in i + 1..(i + 1) + __ad_n {
                         let e__2 = __ad_cell_e_1;
                         let __ad_t2 = x[i];
                         let __ad_t3 = x[j];

@@ -76,7 +76,8 @@ pub fn softmax_loss_grad(
                             ),
                         ),
                     ) {
-                        for j in 0..d {
+                        let __ad_n: usize = __ad_row_w.len();
+                        for j in 0..__ad_n {
                             let s__1 = __ad_cell_s_2;
                             let __ad_t3 = __ad_row_w[j];
                             let __ad_t4 = __ad_t3
@@ -144,7 +145,8 @@ pub fn softmax_loss_grad(
                             ),
                         ),
                     ) {
-                        for j in 0..d {
+                        let __ad_n_1: usize = __ad_row_d_w.len();
+                        for j in 0..__ad_n_1 {
                             __ad_d_cell_s_2 = __ad_seed_cell_s_2;
                             let mut __ad_d_s__2: f64 = __ad_d_cell_s_2;
                             __ad_d_cell_s_2 = 0.0;
@@ -271,7 +273,8 @@ pub fn softmax_loss_adjoint(
                         ),
                     ),
                 ) {
-                    for j in 0..d {
+                    let __ad_n: usize = __ad_row_w.len();
+                    for j in 0..__ad_n {
                         let s__1 = __ad_cell_s_2;
                         let __ad_t3 = __ad_row_w[j];
                         let __ad_t4 = __ad_t3
@@ -339,7 +342,8 @@ pub fn softmax_loss_adjoint(
                         ),
                     ),
                 ) {
-                    for j in 0..d {
+                    let __ad_n_1: usize = __ad_row_d_w.len();
+                    for j in 0..__ad_n_1 {
                         __ad_d_cell_s_2 = __ad_seed_cell_s_2;
                         let mut __ad_d_s__2: f64 = __ad_d_cell_s_2;
                         __ad_d_cell_s_2 = 0.0;

@@ -78,7 +78,11 @@ fn column_solve_grad(
                         n,
                     ),
                 ) {
-                    for i in j + 1..n {
+                    let __ad_n: usize = ::core::cmp::min(
+                        __ad_row_l.len(),
+                        __ad_row_y.len(),
+                    );
+                    for i in j + 1..(j + 1) + __ad_n {
                         let __ad_t3 = __ad_row_l[i - (j + 1)];
                         let __ad_t4 = __ad_t2;
                         let __ad_t5 = __ad_t3 * __ad_t4;
@@ -109,7 +113,11 @@ fn column_solve_grad(
                 ::autograd::__private::row_mut(&mut __ad_d_y[..], 0usize, n),
                 ::autograd::__private::row(&y[..], 0usize, n),
             ) {
-                for i__1 in 0..n {
+                let __ad_n_1: usize = ::core::cmp::min(
+                    __ad_row_d_y.len(),
+                    __ad_row_y_1.len(),
+                );
+                for i__1 in 0..__ad_n_1 {
                     let loss__1 = __ad_cell_loss_8;
                     let __ad_t9 = __ad_row_y_1[i__1];
                     let __ad_t10 = __ad_t9;
@@ -213,7 +221,11 @@ fn column_solve_grad(
                         ),
                     ),
                 ) {
-                    for i in j + 1..n {
+                    let __ad_n_2: usize = ::core::cmp::min(
+                        __ad_row_d_l.len(),
+                        __ad_row_l_1.len(),
+                    );
+                    for i in j + 1..(j + 1) + __ad_n_2 {
                         let __ad_t3 = __ad_row_l_1[i - (j + 1)];
                         let __ad_t4 = __ad_t2;
                         let __ad_i: usize = i;
@@ -343,7 +355,8 @@ fn column_solve_adjoint(
                     n,
                 ),
             ) {
-                for i in j + 1..n {
+                let __ad_n: usize = ::core::cmp::min(__ad_row_l.len(), __ad_row_y.len());
+                for i in j + 1..(j + 1) + __ad_n {
                     let __ad_t3 = __ad_row_l[i - (j + 1)];
                     let __ad_t4 = __ad_t2;
                     let __ad_t5 = __ad_t3 * __ad_t4;
@@ -374,7 +387,11 @@ fn column_solve_adjoint(
             ::autograd::__private::row_mut(&mut __ad_d_y[..], 0usize, n),
             ::autograd::__private::row(&y[..], 0usize, n),
         ) {
-            for i__1 in 0..n {
+            let __ad_n_1: usize = ::core::cmp::min(
+                __ad_row_d_y.len(),
+                __ad_row_y_1.len(),
+            );
+            for i__1 in 0..__ad_n_1 {
                 let loss__1 = __ad_cell_loss_8;
                 let __ad_t9 = __ad_row_y_1[i__1];
                 let __ad_t10 = __ad_t9;
@@ -470,7 +487,11 @@ fn column_solve_adjoint(
                     ),
                 ),
             ) {
-                for i in j + 1..n {
+                let __ad_n_2: usize = ::core::cmp::min(
+                    __ad_row_d_l.len(),
+                    __ad_row_l_1.len(),
+                );
+                for i in j + 1..(j + 1) + __ad_n_2 {
                     let __ad_t3 = __ad_row_l_1[i - (j + 1)];
                     let __ad_t4 = __ad_t2;
                     let __ad_i: usize = i;

@@ -56,7 +56,11 @@ fn gauss_seidel_grad(
                     ),
                 ),
             ) {
-                for i in 0..n {
+                let __ad_n: usize = ::core::cmp::min(
+                    __ad_row_f.len(),
+                    __ad_row_u.len() - 2,
+                );
+                for i in 0..__ad_n {
                     let mut __ad_cell_value_1: f64;
                     let __ad_c2: bool = i > 0;
                     if __ad_c2 {
@@ -123,7 +127,11 @@ fn gauss_seidel_grad(
                 ::autograd::__private::row(&target[..], 0usize, n),
                 ::autograd::__private::row(&u[..], 0usize, n),
             ) {
-                for i__1 in 0..n {
+                let __ad_n_1: usize = ::core::cmp::min(
+                    ::core::cmp::min(__ad_row_d_u.len(), __ad_row_target.len()),
+                    __ad_row_u_1.len(),
+                );
+                for i__1 in 0..__ad_n_1 {
                     let loss__1 = __ad_cell_loss_14;
                     let __ad_t15 = __ad_row_u_1[i__1];
                     let d = __ad_t15 - (__ad_row_target[i__1]);
@@ -266,7 +274,8 @@ fn gauss_seidel_adjoint(
                 ),
             ),
         ) {
-            for i in 0..n {
+            let __ad_n: usize = ::core::cmp::min(__ad_row_f.len(), __ad_row_u.len() - 2);
+            for i in 0..__ad_n {
                 let mut __ad_cell_value_1: f64;
                 let __ad_c2: bool = i > 0;
                 if __ad_c2 {
@@ -333,7 +342,11 @@ fn gauss_seidel_adjoint(
             ::autograd::__private::row(&target[..], 0usize, n),
             ::autograd::__private::row(&u[..], 0usize, n),
         ) {
-            for i__1 in 0..n {
+            let __ad_n_1: usize = ::core::cmp::min(
+                ::core::cmp::min(__ad_row_d_u.len(), __ad_row_target.len()),
+                __ad_row_u_1.len(),
+            );
+            for i__1 in 0..__ad_n_1 {
                 let loss__1 = __ad_cell_loss_14;
                 let __ad_t15 = __ad_row_u_1[i__1];
                 let d = __ad_t15 - (__ad_row_target[i__1]);

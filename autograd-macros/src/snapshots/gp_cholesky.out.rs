@@ -95,7 +95,8 @@ pub fn gp_nll_grad(
                 if let (Some(__ad_row_x),) = (
                     ::autograd::__private::row(&x[..], 0usize, n),
                 ) {
-                    for j in 0..n {
+                    let __ad_n: usize = __ad_row_x.len();
+                    for j in 0..__ad_n {
                         let r: f64 = (x[i]) - (__ad_row_x[j]);
                         let __ad_t3 = (-0.5) * r;
                         let __ad_t4 = __ad_t3 * r;
@@ -167,7 +168,8 @@ pub fn gp_nll_grad(
                         ),
                     ),
                 ) {
-                    for p in 0..j__1 {
+                    let __ad_n_1: usize = __ad_row_k.len();
+                    for p in 0..__ad_n_1 {
                         let d__1 = __ad_cell_d_13;
                         let __ad_t14 = __ad_row_k[p];
                         let __ad_t15 = __ad_t14;
@@ -217,7 +219,11 @@ pub fn gp_nll_grad(
                                 ),
                             ),
                         ) {
-                            for p__1 in 0..j__1 {
+                            let __ad_n_2: usize = ::core::cmp::min(
+                                __ad_row_k_1.len(),
+                                __ad_row_k_2.len(),
+                            );
+                            for p__1 in 0..__ad_n_2 {
                                 let s__1 = __ad_cell_s_19;
                                 let __ad_t20 = __ad_row_k_1[p__1];
                                 let __ad_t21 = __ad_row_k_2[p__1];
@@ -265,7 +271,11 @@ pub fn gp_nll_grad(
                         ),
                     ),
                 ) {
-                    for p__2 in 0..i__2 {
+                    let __ad_n_3: usize = ::core::cmp::min(
+                        __ad_row_a.len(),
+                        __ad_row_k_3.len(),
+                    );
+                    for p__2 in 0..__ad_n_3 {
                         let s__5 = __ad_cell_s_24;
                         let __ad_t25 = __ad_row_k_3[p__2];
                         let __ad_t26 = __ad_row_a[p__2];
@@ -306,7 +316,11 @@ pub fn gp_nll_grad(
                 ::autograd::__private::row_mut(&mut __ad_d_a[..], 0usize, n),
                 ::autograd::__private::row(&a[..], 0usize, n),
             ) {
-                for i__3 in 0..n {
+                let __ad_n_4: usize = ::core::cmp::min(
+                    __ad_row_d_a.len(),
+                    __ad_row_a_1.len(),
+                );
+                for i__3 in 0..__ad_n_4 {
                     let nll__1 = __ad_cell_nll_30;
                     let __ad_t31 = __ad_row_a_1[i__3];
                     let __ad_t32 = 0.5 * __ad_t31;
@@ -439,7 +453,14 @@ pub fn gp_nll_grad(
                         ),
                     ),
                 ) {
-                    for p__2 in 0..i__2 {
+                    let __ad_n_5: usize = ::core::cmp::min(
+                        ::core::cmp::min(
+                            ::core::cmp::min(__ad_row_d_a_1.len(), __ad_row_d_k.len()),
+                            __ad_row_a_2.len(),
+                        ),
+                        __ad_row_k_4.len(),
+                    );
+                    for p__2 in 0..__ad_n_5 {
                         __ad_d_cell_s_24 = __ad_seed_cell_s_24;
                         let __ad_t25 = __ad_row_k_4[p__2];
                         let __ad_t26 = __ad_row_a_2[p__2];
@@ -565,7 +586,17 @@ pub fn gp_nll_grad(
                                 ),
                             ),
                         ) {
-                            for p__1 in 0..j__1 {
+                            let __ad_n_6: usize = ::core::cmp::min(
+                                ::core::cmp::min(
+                                    ::core::cmp::min(
+                                        __ad_row_d_k_1.len(),
+                                        __ad_row_d_k_2.len(),
+                                    ),
+                                    __ad_row_k_5.len(),
+                                ),
+                                __ad_row_k_6.len(),
+                            );
+                            for p__1 in 0..__ad_n_6 {
                                 __ad_d_cell_s_19 = __ad_seed_cell_s_19;
                                 let __ad_t20 = __ad_row_k_5[p__1];
                                 let __ad_t21 = __ad_row_k_6[p__1];
@@ -670,7 +701,11 @@ pub fn gp_nll_grad(
                         ),
                     ),
                 ) {
-                    for p in 0..j__1 {
+                    let __ad_n_7: usize = ::core::cmp::min(
+                        __ad_row_d_k_3.len(),
+                        __ad_row_k_7.len(),
+                    );
+                    for p in 0..__ad_n_7 {
                         __ad_d_cell_d_13 = __ad_seed_cell_d_13;
                         let __ad_t14 = __ad_row_k_7[p];
                         let __ad_t15 = __ad_t14;
@@ -818,7 +853,8 @@ pub fn gp_nll_adjoint(
             if let (Some(__ad_row_x),) = (
                 ::autograd::__private::row(&x[..], 0usize, n),
             ) {
-                for j in 0..n {
+                let __ad_n: usize = __ad_row_x.len();
+                for j in 0..__ad_n {
                     let r: f64 = (x[i]) - (__ad_row_x[j]);
                     let __ad_t3 = (-0.5) * r;
                     let __ad_t4 = __ad_t3 * r;
@@ -890,7 +926,8 @@ pub fn gp_nll_adjoint(
                     ),
                 ),
             ) {
-                for p in 0..j__1 {
+                let __ad_n_1: usize = __ad_row_k.len();
+                for p in 0..__ad_n_1 {
                     let d__1 = __ad_cell_d_13;
                     let __ad_t14 = __ad_row_k[p];
                     let __ad_t15 = __ad_t14;
@@ -940,7 +977,11 @@ pub fn gp_nll_adjoint(
                             ),
                         ),
                     ) {
-                        for p__1 in 0..j__1 {
+                        let __ad_n_2: usize = ::core::cmp::min(
+                            __ad_row_k_1.len(),
+                            __ad_row_k_2.len(),
+                        );
+                        for p__1 in 0..__ad_n_2 {
                             let s__1 = __ad_cell_s_19;
                             let __ad_t20 = __ad_row_k_1[p__1];
                             let __ad_t21 = __ad_row_k_2[p__1];
@@ -988,7 +1029,11 @@ pub fn gp_nll_adjoint(
                     ),
                 ),
             ) {
-                for p__2 in 0..i__2 {
+                let __ad_n_3: usize = ::core::cmp::min(
+                    __ad_row_a.len(),
+                    __ad_row_k_3.len(),
+                );
+                for p__2 in 0..__ad_n_3 {
                     let s__5 = __ad_cell_s_24;
                     let __ad_t25 = __ad_row_k_3[p__2];
                     let __ad_t26 = __ad_row_a[p__2];
@@ -1029,7 +1074,11 @@ pub fn gp_nll_adjoint(
             ::autograd::__private::row_mut(&mut __ad_d_a[..], 0usize, n),
             ::autograd::__private::row(&a[..], 0usize, n),
         ) {
-            for i__3 in 0..n {
+            let __ad_n_4: usize = ::core::cmp::min(
+                __ad_row_d_a.len(),
+                __ad_row_a_1.len(),
+            );
+            for i__3 in 0..__ad_n_4 {
                 let nll__1 = __ad_cell_nll_30;
                 let __ad_t31 = __ad_row_a_1[i__3];
                 let __ad_t32 = 0.5 * __ad_t31;
@@ -1156,7 +1205,14 @@ pub fn gp_nll_adjoint(
                     ),
                 ),
             ) {
-                for p__2 in 0..i__2 {
+                let __ad_n_5: usize = ::core::cmp::min(
+                    ::core::cmp::min(
+                        ::core::cmp::min(__ad_row_d_a_1.len(), __ad_row_d_k.len()),
+                        __ad_row_a_2.len(),
+                    ),
+                    __ad_row_k_4.len(),
+                );
+                for p__2 in 0..__ad_n_5 {
                     __ad_d_cell_s_24 = __ad_seed_cell_s_24;
                     let __ad_t25 = __ad_row_k_4[p__2];
                     let __ad_t26 = __ad_row_a_2[p__2];
@@ -1274,7 +1330,17 @@ pub fn gp_nll_adjoint(
                             ),
                         ),
                     ) {
-                        for p__1 in 0..j__1 {
+                        let __ad_n_6: usize = ::core::cmp::min(
+                            ::core::cmp::min(
+                                ::core::cmp::min(
+                                    __ad_row_d_k_1.len(),
+                                    __ad_row_d_k_2.len(),
+                                ),
+                                __ad_row_k_5.len(),
+                            ),
+                            __ad_row_k_6.len(),
+                        );
+                        for p__1 in 0..__ad_n_6 {
                             __ad_d_cell_s_19 = __ad_seed_cell_s_19;
                             let __ad_t20 = __ad_row_k_5[p__1];
                             let __ad_t21 = __ad_row_k_6[p__1];
@@ -1379,7 +1445,11 @@ pub fn gp_nll_adjoint(
                     ),
                 ),
             ) {
-                for p in 0..j__1 {
+                let __ad_n_7: usize = ::core::cmp::min(
+                    __ad_row_d_k_3.len(),
+                    __ad_row_k_7.len(),
+                );
+                for p in 0..__ad_n_7 {
                     __ad_d_cell_d_13 = __ad_seed_cell_d_13;
                     let __ad_t14 = __ad_row_k_7[p];
                     let __ad_t15 = __ad_t14;

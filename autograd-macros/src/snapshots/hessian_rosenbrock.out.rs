@@ -50,7 +50,11 @@ pub fn extended_rosenbrock_grad(x: &[f64]) -> (f64, ::std::vec::Vec<f64>) {
                     ),
                 ),
             ) {
-                for i in 0..x.len() - 1 {
+                let __ad_n: usize = ::core::cmp::min(
+                    __ad_row_d_x.len() - 1,
+                    __ad_row_x.len() - 1,
+                );
+                for i in 0..__ad_n {
                     let sum__1 = __ad_cell_sum_0;
                     let __ad_t1 = __ad_row_x[i + 1];
                     let __ad_t2 = __ad_row_x[i];
@@ -212,7 +216,11 @@ pub fn extended_rosenbrock_adjoint(x: &[f64], d_out: f64, d_x: &mut [f64]) -> f6
                 ),
             ),
         ) {
-            for i in 0..x.len() - 1 {
+            let __ad_n: usize = ::core::cmp::min(
+                __ad_row_d_x.len() - 1,
+                __ad_row_x.len() - 1,
+            );
+            for i in 0..__ad_n {
                 let sum__1 = __ad_cell_sum_0;
                 let __ad_t1 = __ad_row_x[i + 1];
                 let __ad_t2 = __ad_row_x[i];
@@ -484,17 +492,18 @@ pub fn extended_rosenbrock_hvp(
 pub fn extended_rosenbrock_hessian(
     x: &[f64],
 ) -> (f64, ::std::vec::Vec<f64>, ::std::vec::Vec<f64>) {
-    let __ad_n: usize = x.len();
+    let __ad_n_1: usize = x.len();
     let mut __ad_h: ::std::vec::Vec<f64> = ::autograd::__private::zeros(
-        __ad_n * __ad_n + __ad_n,
+        __ad_n_1 * __ad_n_1 + __ad_n_1,
     );
     let mut __ad_grad_x_2 = ::autograd::__private::zeros(x.len());
     let mut __ad_value_1 = 0.0_f64;
     {
-        let (__ad_rows, __ad_dir) = __ad_h.split_at_mut(__ad_n * __ad_n);
-        for __ad_k_2 in 0..__ad_n.max(1) {
+        let (__ad_rows, __ad_dir) = __ad_h.split_at_mut(__ad_n_1 * __ad_n_1);
+        for __ad_k_2 in 0..__ad_n_1.max(1) {
             ::autograd::__private::dual::unit(__ad_dir, __ad_k_2);
-            let __ad_row = &mut __ad_rows[__ad_k_2 * __ad_n..(__ad_k_2 + 1) * __ad_n];
+            let __ad_row = &mut __ad_rows[__ad_k_2
+                * __ad_n_1..(__ad_k_2 + 1) * __ad_n_1];
             let __ad_rest = __ad_row;
             let __ad_dir_rest: &[f64] = &*__ad_dir;
             let (hv_x, __ad_rest) = __ad_rest.split_at_mut(x.len());
@@ -634,7 +643,7 @@ pub fn extended_rosenbrock_hessian(
             __ad_value_1 = __ad_result.v;
         }
     }
-    __ad_h.truncate(__ad_n * __ad_n);
+    __ad_h.truncate(__ad_n_1 * __ad_n_1);
     (__ad_value_1, __ad_grad_x_2, __ad_h)
 }
 #[doc(hidden)]

@@ -56,7 +56,8 @@ pub fn rnn_grad(w: &[f64], xs: &[f64], h: usize) -> (f64, ::std::vec::Vec<f64>) 
                 if let (Some(__ad_row_next),) = (
                     ::autograd::__private::row_mut(&mut next[..], 0usize, h),
                 ) {
-                    for i in 0..h {
+                    let __ad_n: usize = __ad_row_next.len();
+                    for i in 0..__ad_n {
                         let __ad_t1 = dot(&w[i * h..(i + 1) * h], &hidden);
                         ::autograd::__private::assume_number(&__ad_t1);
                         let __ad_t2 = __ad_t1 + (xs[t]);
@@ -80,7 +81,11 @@ pub fn rnn_grad(w: &[f64], xs: &[f64], h: usize) -> (f64, ::std::vec::Vec<f64>) 
                 ::autograd::__private::row_mut(&mut hidden[..], 0usize, h),
                 ::autograd::__private::row(&next[..], 0usize, h),
             ) {
-                for i__1 in 0..h {
+                let __ad_n_1: usize = ::core::cmp::min(
+                    __ad_row_hidden.len(),
+                    __ad_row_next_1.len(),
+                );
+                for i__1 in 0..__ad_n_1 {
                     let __ad_t4 = __ad_row_next_1[i__1];
                     __ad_row_hidden[i__1] = __ad_t4;
                 }
@@ -192,7 +197,8 @@ pub fn rnn_adjoint(w: &[f64], xs: &[f64], h: usize, d_out: f64, d_w: &mut [f64])
             if let (Some(__ad_row_next),) = (
                 ::autograd::__private::row_mut(&mut next[..], 0usize, h),
             ) {
-                for i in 0..h {
+                let __ad_n: usize = __ad_row_next.len();
+                for i in 0..__ad_n {
                     let __ad_t1 = dot(&w[i * h..(i + 1) * h], &hidden);
                     ::autograd::__private::assume_number(&__ad_t1);
                     let __ad_t2 = __ad_t1 + (xs[t]);
@@ -216,7 +222,11 @@ pub fn rnn_adjoint(w: &[f64], xs: &[f64], h: usize, d_out: f64, d_w: &mut [f64])
             ::autograd::__private::row_mut(&mut hidden[..], 0usize, h),
             ::autograd::__private::row(&next[..], 0usize, h),
         ) {
-            for i__1 in 0..h {
+            let __ad_n_1: usize = ::core::cmp::min(
+                __ad_row_hidden.len(),
+                __ad_row_next_1.len(),
+            );
+            for i__1 in 0..__ad_n_1 {
                 let __ad_t4 = __ad_row_next_1[i__1];
                 __ad_row_hidden[i__1] = __ad_t4;
             }

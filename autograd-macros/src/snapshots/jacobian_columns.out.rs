@@ -111,7 +111,8 @@ fn polar_hvp_adjoint<
                     __ad_out.len(),
                 ),
             ) {
-                for __ad_k in 0..__ad_out.len() {
+                let __ad_n: usize = __ad_row_d_out.len();
+                for __ad_k in 0..__ad_n {
                     let __ad_s__1: ::autograd::__private::Dual = __ad_cell___ad_s_6;
                     let __ad_t7: ::autograd::__private::Dual = {
                         let __ad_k_2: usize = __ad_k;
@@ -348,7 +349,11 @@ fn polar_adjoint(
                     __ad_out.len(),
                 ),
             ) {
-                for __ad_k in 0..__ad_out.len() {
+                let __ad_n: usize = ::core::cmp::min(
+                    __ad_row_d.len(),
+                    __ad_row_d_out.len(),
+                );
+                for __ad_k in 0..__ad_n {
                     let __ad_s__1 = __ad_cell___ad_s_6;
                     let __ad_t7 = __ad_out[__ad_k];
                     let __ad_t8 = (__ad_row_d[__ad_k]) * __ad_t7;
@@ -460,7 +465,7 @@ fn polar_jacobian(r: f64, theta: [f64; 1]) -> ([f64; 3], ::std::vec::Vec<f64>) {
         __ad_dir_r: f64,
         __ad_dir_theta: [f64; 1],
         __ad_columns: &mut [f64],
-        __ad_n: usize,
+        __ad_n_1: usize,
         __ad_j: usize,
         __ad_scratch: &mut [f64],
     ) {
@@ -486,7 +491,7 @@ fn polar_jacobian(r: f64, theta: [f64; 1]) -> ([f64; 3], ::std::vec::Vec<f64>) {
             let __ad_dot_t5 = __ad_p_t5.0 * __ad_dir_r + __ad_p_t5.1 * __ad_dir_r;
             ::autograd::__private::jacobian_column(
                 __ad_columns,
-                __ad_n,
+                __ad_n_1,
                 __ad_j,
                 &[__ad_dot_t3, __ad_dot_t4, __ad_dot_t5][..],
             );

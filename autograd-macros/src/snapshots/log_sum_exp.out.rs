@@ -39,7 +39,8 @@ pub fn lse_grad(v: &[f64]) -> (f64, ::std::vec::Vec<f64>) {
         if let (Some(__ad_row_v),) = (
             ::autograd::__private::row(&v[..], 0usize, __ad_v1__1),
         ) {
-            for __ad_k2__1 in 0..__ad_v1__1 {
+            let __ad_n: usize = __ad_row_v.len();
+            for __ad_k2__1 in 0..__ad_n {
                 __ad_tape_cell___ad_acc3_6.push(__ad_cell___ad_acc3_6.clone());
                 let __ad_acc3__2 = __ad_cell___ad_acc3_6;
                 let a = __ad_acc3__2;
@@ -68,7 +69,8 @@ pub fn lse_grad(v: &[f64]) -> (f64, ::std::vec::Vec<f64>) {
             if let (Some(__ad_row_v_1),) = (
                 ::autograd::__private::row(&v[..], 0usize, __ad_v10__1),
             ) {
-                for __ad_k11__1 in 0..__ad_v10__1 {
+                let __ad_n_1: usize = __ad_row_v_1.len();
+                for __ad_k11__1 in 0..__ad_n_1 {
                     let __ad_acc12__2 = __ad_cell___ad_acc12_13;
                     let x = __ad_row_v_1[__ad_k11__1];
                     let __ad_t15 = x - m;
@@ -187,7 +189,8 @@ pub fn lse_adjoint(v: &[f64], d_out: f64, d_v: &mut [f64]) -> f64 {
     if let (Some(__ad_row_v),) = (
         ::autograd::__private::row(&v[..], 0usize, __ad_v1__1),
     ) {
-        for __ad_k2__1 in 0..__ad_v1__1 {
+        let __ad_n: usize = __ad_row_v.len();
+        for __ad_k2__1 in 0..__ad_n {
             __ad_tape_cell___ad_acc3_6.push(__ad_cell___ad_acc3_6.clone());
             let __ad_acc3__2 = __ad_cell___ad_acc3_6;
             let a = __ad_acc3__2;
@@ -216,7 +219,8 @@ pub fn lse_adjoint(v: &[f64], d_out: f64, d_v: &mut [f64]) -> f64 {
         if let (Some(__ad_row_v_1),) = (
             ::autograd::__private::row(&v[..], 0usize, __ad_v10__1),
         ) {
-            for __ad_k11__1 in 0..__ad_v10__1 {
+            let __ad_n_1: usize = __ad_row_v_1.len();
+            for __ad_k11__1 in 0..__ad_n_1 {
                 let __ad_acc12__2 = __ad_cell___ad_acc12_13;
                 let x = __ad_row_v_1[__ad_k11__1];
                 let __ad_t15 = x - m;

@@ -98,7 +98,11 @@ fn mlp_loss_grad(w: &[f64], xs: &[f64], ys: &[f64]) -> (f64, ::std::vec::Vec<f64
                             ),
                         ),
                     ) {
-                        for k__1 in 0..16 {
+                        let __ad_n: usize = ::core::cmp::min(
+                            __ad_row_h1.len(),
+                            __ad_row_w.len(),
+                        );
+                        for k__1 in 0..__ad_n {
                             let a__5 = __ad_cell_a_7;
                             let __ad_t8 = __ad_row_w[k__1];
                             let __ad_t9 = __ad_row_h1[k__1];
@@ -127,7 +131,11 @@ fn mlp_loss_grad(w: &[f64], xs: &[f64], ys: &[f64]) -> (f64, ::std::vec::Vec<f64
                     ::autograd::__private::row(&h2[..], 0usize, 16usize),
                     ::autograd::__private::row(&w[..], 320usize, 336usize),
                 ) {
-                    for k__2 in 0..16 {
+                    let __ad_n_1: usize = ::core::cmp::min(
+                        __ad_row_h2.len(),
+                        __ad_row_w_1.len(),
+                    );
+                    for k__2 in 0..__ad_n_1 {
                         let out__1 = __ad_cell_out_13;
                         let __ad_t14 = __ad_row_w_1[k__2];
                         let __ad_t15 = __ad_row_h2[k__2];
@@ -184,7 +192,14 @@ fn mlp_loss_grad(w: &[f64], xs: &[f64], ys: &[f64]) -> (f64, ::std::vec::Vec<f64
                         ::autograd::__private::row(&h2[..], 0usize, 16usize),
                         ::autograd::__private::row(&w[..], 320usize, 336usize),
                     ) {
-                        for k__2 in 0..16 {
+                        let __ad_n_2: usize = ::core::cmp::min(
+                            ::core::cmp::min(
+                                ::core::cmp::min(__ad_row_d_h2.len(), __ad_row_d_w.len()),
+                                __ad_row_h2_1.len(),
+                            ),
+                            __ad_row_w_2.len(),
+                        );
+                        for k__2 in 0..__ad_n_2 {
                             __ad_d_cell_out_13 = __ad_seed_cell_out_13;
                             let out__1 = __ad_cell_out_13;
                             let __ad_t14 = __ad_row_w_2[k__2];
@@ -301,7 +316,14 @@ fn mlp_loss_grad(w: &[f64], xs: &[f64], ys: &[f64]) -> (f64, ::std::vec::Vec<f64
                                 ),
                             ),
                         ) {
-                            for k__1 in 0..16 {
+                            let __ad_n_3: usize = ::core::cmp::min(
+                                ::core::cmp::min(
+                                    ::core::cmp::min(__ad_row_d_h1.len(), __ad_row_d_w_1.len()),
+                                    __ad_row_h1_1.len(),
+                                ),
+                                __ad_row_w_3.len(),
+                            );
+                            for k__1 in 0..__ad_n_3 {
                                 __ad_d_cell_a_7 = __ad_seed_cell_a_7;
                                 let a__5 = __ad_cell_a_7;
                                 let __ad_t8 = __ad_row_w_3[k__1];
@@ -421,7 +443,8 @@ fn mlp_loss_grad(w: &[f64], xs: &[f64], ys: &[f64]) -> (f64, ::std::vec::Vec<f64
             if let (Some(__ad_row_d_w_2),) = (
                 ::autograd::__private::row_mut(&mut d_w[..], 0usize, w.len()),
             ) {
-                for i in 0..w.len() {
+                let __ad_n_4: usize = __ad_row_d_w_2.len();
+                for i in 0..__ad_n_4 {
                     let reg__1 = __ad_cell_reg_20;
                     let __ad_t21 = w[i];
                     let __ad_t22 = __ad_t21 * __ad_t21;
@@ -564,7 +587,11 @@ fn mlp_loss_adjoint(
                         ),
                     ),
                 ) {
-                    for k__1 in 0..16 {
+                    let __ad_n: usize = ::core::cmp::min(
+                        __ad_row_h1.len(),
+                        __ad_row_w.len(),
+                    );
+                    for k__1 in 0..__ad_n {
                         let a__5 = __ad_cell_a_7;
                         let __ad_t8 = __ad_row_w[k__1];
                         let __ad_t9 = __ad_row_h1[k__1];
@@ -593,7 +620,11 @@ fn mlp_loss_adjoint(
                 ::autograd::__private::row(&h2[..], 0usize, 16usize),
                 ::autograd::__private::row(&w[..], 320usize, 336usize),
             ) {
-                for k__2 in 0..16 {
+                let __ad_n_1: usize = ::core::cmp::min(
+                    __ad_row_h2.len(),
+                    __ad_row_w_1.len(),
+                );
+                for k__2 in 0..__ad_n_1 {
                     let out__1 = __ad_cell_out_13;
                     let __ad_t14 = __ad_row_w_1[k__2];
                     let __ad_t15 = __ad_row_h2[k__2];
@@ -646,7 +677,14 @@ fn mlp_loss_adjoint(
                     ::autograd::__private::row(&h2[..], 0usize, 16usize),
                     ::autograd::__private::row(&w[..], 320usize, 336usize),
                 ) {
-                    for k__2 in 0..16 {
+                    let __ad_n_2: usize = ::core::cmp::min(
+                        ::core::cmp::min(
+                            ::core::cmp::min(__ad_row_d_h2.len(), __ad_row_d_w.len()),
+                            __ad_row_h2_1.len(),
+                        ),
+                        __ad_row_w_2.len(),
+                    );
+                    for k__2 in 0..__ad_n_2 {
                         __ad_d_cell_out_13 = __ad_seed_cell_out_13;
                         let out__1 = __ad_cell_out_13;
                         let __ad_t14 = __ad_row_w_2[k__2];
@@ -763,7 +801,14 @@ fn mlp_loss_adjoint(
                             ),
                         ),
                     ) {
-                        for k__1 in 0..16 {
+                        let __ad_n_3: usize = ::core::cmp::min(
+                            ::core::cmp::min(
+                                ::core::cmp::min(__ad_row_d_h1.len(), __ad_row_d_w_1.len()),
+                                __ad_row_h1_1.len(),
+                            ),
+                            __ad_row_w_3.len(),
+                        );
+                        for k__1 in 0..__ad_n_3 {
                             __ad_d_cell_a_7 = __ad_seed_cell_a_7;
                             let a__5 = __ad_cell_a_7;
                             let __ad_t8 = __ad_row_w_3[k__1];
@@ -883,7 +928,8 @@ fn mlp_loss_adjoint(
         if let (Some(__ad_row_d_w_2),) = (
             ::autograd::__private::row_mut(&mut d_w[..], 0usize, w.len()),
         ) {
-            for i in 0..w.len() {
+            let __ad_n_4: usize = __ad_row_d_w_2.len();
+            for i in 0..__ad_n_4 {
                 let reg__1 = __ad_cell_reg_20;
                 let __ad_t21 = w[i];
                 let __ad_t22 = __ad_t21 * __ad_t21;

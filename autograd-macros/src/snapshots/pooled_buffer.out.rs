@@ -83,7 +83,11 @@ fn elman_grad(
                             ),
                         ),
                     ) {
-                        for k in 0..n {
+                        let __ad_n: usize = ::core::cmp::min(
+                            __ad_row_h.len(),
+                            __ad_row_w.len(),
+                        );
+                        for k in 0..__ad_n {
                             let s__1 = __ad_cell_s_1;
                             let __ad_t2 = __ad_row_w[k];
                             let __ad_t3 = __ad_row_h[k];
@@ -112,7 +116,11 @@ fn elman_grad(
                 ::autograd::__private::row_mut(&mut h[..], 0usize, n),
                 ::autograd::__private::row(&hnew[..], 0usize, n),
             ) {
-                for i__1 in 0..n {
+                let __ad_n_1: usize = ::core::cmp::min(
+                    __ad_row_h_1.len(),
+                    __ad_row_hnew.len(),
+                );
+                for i__1 in 0..__ad_n_1 {
                     let __ad_t6 = __ad_row_hnew[i__1];
                     __ad_row_h_1[i__1] = __ad_t6;
                 }
@@ -212,7 +220,14 @@ fn elman_grad(
                             ),
                         ),
                     ) {
-                        for k in 0..n {
+                        let __ad_n_2: usize = ::core::cmp::min(
+                            ::core::cmp::min(
+                                ::core::cmp::min(__ad_row_d_h.len(), __ad_row_d_w.len()),
+                                __ad_row_h_2.len(),
+                            ),
+                            __ad_row_w_1.len(),
+                        );
+                        for k in 0..__ad_n_2 {
                             __ad_d_cell_s_1 = __ad_seed_cell_s_1;
                             let __ad_t2 = __ad_row_w_1[k];
                             let __ad_t3 = __ad_row_h_2[k];
@@ -339,7 +354,11 @@ fn elman_adjoint(
                         ),
                     ),
                 ) {
-                    for k in 0..n {
+                    let __ad_n: usize = ::core::cmp::min(
+                        __ad_row_h.len(),
+                        __ad_row_w.len(),
+                    );
+                    for k in 0..__ad_n {
                         let s__1 = __ad_cell_s_1;
                         let __ad_t2 = __ad_row_w[k];
                         let __ad_t3 = __ad_row_h[k];
@@ -368,7 +387,11 @@ fn elman_adjoint(
             ::autograd::__private::row_mut(&mut h[..], 0usize, n),
             ::autograd::__private::row(&hnew[..], 0usize, n),
         ) {
-            for i__1 in 0..n {
+            let __ad_n_1: usize = ::core::cmp::min(
+                __ad_row_h_1.len(),
+                __ad_row_hnew.len(),
+            );
+            for i__1 in 0..__ad_n_1 {
                 let __ad_t6 = __ad_row_hnew[i__1];
                 __ad_row_h_1[i__1] = __ad_t6;
             }
@@ -468,7 +491,14 @@ fn elman_adjoint(
                         ),
                     ),
                 ) {
-                    for k in 0..n {
+                    let __ad_n_2: usize = ::core::cmp::min(
+                        ::core::cmp::min(
+                            ::core::cmp::min(__ad_row_d_h.len(), __ad_row_d_w.len()),
+                            __ad_row_h_2.len(),
+                        ),
+                        __ad_row_w_1.len(),
+                    );
+                    for k in 0..__ad_n_2 {
                         __ad_d_cell_s_1 = __ad_seed_cell_s_1;
                         let __ad_t2 = __ad_row_w_1[k];
                         let __ad_t3 = __ad_row_h_2[k];

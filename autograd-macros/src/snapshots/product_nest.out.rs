@@ -68,7 +68,11 @@ fn product_grad(
                         ),
                         ::autograd::__private::strided(&b[..], j, n, n),
                     ) {
-                        for k in 0..n {
+                        let __ad_n: usize = ::core::cmp::min(
+                            __ad_row_a.len(),
+                            __ad_row_b.len(),
+                        );
+                        for k in 0..__ad_n {
                             let s__1 = __ad_cell_s_0;
                             let __ad_t1 = __ad_row_a[k];
                             let __ad_t2 = __ad_row_b[k];
@@ -112,7 +116,11 @@ fn product_grad(
                     ::autograd::__private::index::mul(n, n),
                 ),
             ) {
-                for i__1 in 0..n * n {
+                let __ad_n_1: usize = ::core::cmp::min(
+                    __ad_row_d_c.len(),
+                    __ad_row_c.len(),
+                );
+                for i__1 in 0..__ad_n_1 {
                     let out__1 = __ad_cell_out_5;
                     let __ad_t6 = __ad_row_c[i__1];
                     let __ad_t7 = __ad_t6;
@@ -205,7 +213,14 @@ fn product_grad(
                         ),
                         ::autograd::__private::strided_mut(&mut d_b[..], j, n, n),
                     ) {
-                        for k in 0..n {
+                        let __ad_n_2: usize = ::core::cmp::min(
+                            ::core::cmp::min(
+                                ::core::cmp::min(__ad_row_a_1.len(), __ad_row_b_1.len()),
+                                __ad_row_d_a.len(),
+                            ),
+                            __ad_row_d_b.len(),
+                        );
+                        for k in 0..__ad_n_2 {
                             __ad_d_cell_s_0 = __ad_seed_cell_s_0;
                             let __ad_t1 = __ad_row_a_1[k];
                             let __ad_t2 = __ad_row_b_1[k];
@@ -327,7 +342,11 @@ fn product_adjoint(
                     ),
                     ::autograd::__private::strided(&b[..], j, n, n),
                 ) {
-                    for k in 0..n {
+                    let __ad_n: usize = ::core::cmp::min(
+                        __ad_row_a.len(),
+                        __ad_row_b.len(),
+                    );
+                    for k in 0..__ad_n {
                         let s__1 = __ad_cell_s_0;
                         let __ad_t1 = __ad_row_a[k];
                         let __ad_t2 = __ad_row_b[k];
@@ -371,7 +390,8 @@ fn product_adjoint(
                 ::autograd::__private::index::mul(n, n),
             ),
         ) {
-            for i__1 in 0..n * n {
+            let __ad_n_1: usize = ::core::cmp::min(__ad_row_d_c.len(), __ad_row_c.len());
+            for i__1 in 0..__ad_n_1 {
                 let out__1 = __ad_cell_out_5;
                 let __ad_t6 = __ad_row_c[i__1];
                 let __ad_t7 = __ad_t6;
@@ -456,7 +476,14 @@ fn product_adjoint(
                     ),
                     ::autograd::__private::strided_mut(&mut d_b[..], j, n, n),
                 ) {
-                    for k in 0..n {
+                    let __ad_n_2: usize = ::core::cmp::min(
+                        ::core::cmp::min(
+                            ::core::cmp::min(__ad_row_a_1.len(), __ad_row_b_1.len()),
+                            __ad_row_d_a.len(),
+                        ),
+                        __ad_row_d_b.len(),
+                    );
+                    for k in 0..__ad_n_2 {
                         __ad_d_cell_s_0 = __ad_seed_cell_s_0;
                         let __ad_t1 = __ad_row_a_1[k];
                         let __ad_t2 = __ad_row_b_1[k];

@@ -65,7 +65,11 @@ fn sequence_loss_grad(
                     ),
                     ::autograd::__private::row_mut(&mut ypred[..], 0usize, n),
                 ) {
-                    for i in 0..n {
+                    let __ad_n: usize = ::core::cmp::min(
+                        ::core::cmp::min(__ad_row_w.len(), __ad_row_xs.len()),
+                        __ad_row_ypred.len(),
+                    );
+                    for i in 0..__ad_n {
                         let __ad_t1 = __ad_row_w[i];
                         let __ad_t2 = __ad_t1 * (__ad_row_xs[i]);
                         let __ad_t3 = __ad_row_ypred[i];
@@ -103,7 +107,11 @@ fn sequence_loss_grad(
                 ),
                 ::autograd::__private::row(&ypred[..], 0usize, n),
             ) {
-                for i__1 in 0..n {
+                let __ad_n_1: usize = ::core::cmp::min(
+                    __ad_row_xs_1.len(),
+                    __ad_row_ypred_1.len(),
+                );
+                for i__1 in 0..__ad_n_1 {
                     let total__2 = __ad_cell_total_8;
                     let __ad_t9 = __ad_row_ypred_1[i__1];
                     let __ad_t10 = __ad_t9 - lse;
@@ -153,7 +161,11 @@ fn sequence_loss_grad(
                     ),
                 ),
             ) {
-                for i__1 in 0..n {
+                let __ad_n_2: usize = ::core::cmp::min(
+                    __ad_row_d_ypred.len(),
+                    __ad_row_xs_2.len(),
+                );
+                for i__1 in 0..__ad_n_2 {
                     __ad_d_cell_total_8 = __ad_seed_cell_total_8;
                     let mut __ad_d_total__3: f64 = __ad_d_cell_total_8;
                     __ad_d_cell_total_8 = 0.0;
@@ -290,7 +302,11 @@ fn sequence_loss_adjoint(
                 ),
                 ::autograd::__private::row_mut(&mut ypred[..], 0usize, n),
             ) {
-                for i in 0..n {
+                let __ad_n: usize = ::core::cmp::min(
+                    ::core::cmp::min(__ad_row_w.len(), __ad_row_xs.len()),
+                    __ad_row_ypred.len(),
+                );
+                for i in 0..__ad_n {
                     let __ad_t1 = __ad_row_w[i];
                     let __ad_t2 = __ad_t1 * (__ad_row_xs[i]);
                     let __ad_t3 = __ad_row_ypred[i];
@@ -328,7 +344,11 @@ fn sequence_loss_adjoint(
             ),
             ::autograd::__private::row(&ypred[..], 0usize, n),
         ) {
-            for i__1 in 0..n {
+            let __ad_n_1: usize = ::core::cmp::min(
+                __ad_row_xs_1.len(),
+                __ad_row_ypred_1.len(),
+            );
+            for i__1 in 0..__ad_n_1 {
                 let total__2 = __ad_cell_total_8;
                 let __ad_t9 = __ad_row_ypred_1[i__1];
                 let __ad_t10 = __ad_t9 - lse;
@@ -378,7 +398,11 @@ fn sequence_loss_adjoint(
                 ),
             ),
         ) {
-            for i__1 in 0..n {
+            let __ad_n_2: usize = ::core::cmp::min(
+                __ad_row_d_ypred.len(),
+                __ad_row_xs_2.len(),
+            );
+            for i__1 in 0..__ad_n_2 {
                 __ad_d_cell_total_8 = __ad_seed_cell_total_8;
                 let mut __ad_d_total__3: f64 = __ad_d_cell_total_8;
                 __ad_d_cell_total_8 = 0.0;

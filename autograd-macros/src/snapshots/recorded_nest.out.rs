@@ -66,7 +66,11 @@ fn trisolve_grad(
                     ),
                     ::autograd::__private::row(&y[..], 0usize, i),
                 ) {
-                    for j in 0..i {
+                    let __ad_n: usize = ::core::cmp::min(
+                        __ad_row_l.len(),
+                        __ad_row_y.len(),
+                    );
+                    for j in 0..__ad_n {
                         let s__1 = __ad_cell_s_1;
                         let __ad_t2 = __ad_row_l[j];
                         let __ad_t3 = __ad_row_y[j];
@@ -105,7 +109,11 @@ fn trisolve_grad(
                 ::autograd::__private::row_mut(&mut __ad_d_y[..], 0usize, n),
                 ::autograd::__private::row(&y[..], 0usize, n),
             ) {
-                for i__1 in 0..n {
+                let __ad_n_1: usize = ::core::cmp::min(
+                    __ad_row_d_y.len(),
+                    __ad_row_y_1.len(),
+                );
+                for i__1 in 0..__ad_n_1 {
                     let out__1 = __ad_cell_out_7;
                     let __ad_t8 = __ad_row_y_1[i__1];
                     let __ad_t9 = 0.5 * __ad_t8;
@@ -209,7 +217,14 @@ fn trisolve_grad(
                     ),
                     ::autograd::__private::row(&y[..], 0usize, i),
                 ) {
-                    for j in 0..i {
+                    let __ad_n_2: usize = ::core::cmp::min(
+                        ::core::cmp::min(
+                            ::core::cmp::min(__ad_row_d_y_1.len(), __ad_row_d_l.len()),
+                            __ad_row_l_1.len(),
+                        ),
+                        __ad_row_y_2.len(),
+                    );
+                    for j in 0..__ad_n_2 {
                         __ad_d_cell_s_1 = __ad_seed_cell_s_1;
                         let __ad_t2 = __ad_row_l_1[j];
                         let __ad_t3 = __ad_row_y_2[j];
@@ -331,7 +346,8 @@ fn trisolve_adjoint(
                 ),
                 ::autograd::__private::row(&y[..], 0usize, i),
             ) {
-                for j in 0..i {
+                let __ad_n: usize = ::core::cmp::min(__ad_row_l.len(), __ad_row_y.len());
+                for j in 0..__ad_n {
                     let s__1 = __ad_cell_s_1;
                     let __ad_t2 = __ad_row_l[j];
                     let __ad_t3 = __ad_row_y[j];
@@ -370,7 +386,11 @@ fn trisolve_adjoint(
             ::autograd::__private::row_mut(&mut __ad_d_y[..], 0usize, n),
             ::autograd::__private::row(&y[..], 0usize, n),
         ) {
-            for i__1 in 0..n {
+            let __ad_n_1: usize = ::core::cmp::min(
+                __ad_row_d_y.len(),
+                __ad_row_y_1.len(),
+            );
+            for i__1 in 0..__ad_n_1 {
                 let out__1 = __ad_cell_out_7;
                 let __ad_t8 = __ad_row_y_1[i__1];
                 let __ad_t9 = 0.5 * __ad_t8;
@@ -472,7 +492,14 @@ fn trisolve_adjoint(
                 ),
                 ::autograd::__private::row(&y[..], 0usize, i),
             ) {
-                for j in 0..i {
+                let __ad_n_2: usize = ::core::cmp::min(
+                    ::core::cmp::min(
+                        ::core::cmp::min(__ad_row_d_y_1.len(), __ad_row_d_l.len()),
+                        __ad_row_l_1.len(),
+                    ),
+                    __ad_row_y_2.len(),
+                );
+                for j in 0..__ad_n_2 {
                     __ad_d_cell_s_1 = __ad_seed_cell_s_1;
                     let __ad_t2 = __ad_row_l_1[j];
                     let __ad_t3 = __ad_row_y_2[j];

@@ -78,7 +78,11 @@ fn relu_layer_grad(w: &[f64], x: &[f64], p: usize) -> (f64, ::std::vec::Vec<f64>
                             ),
                         ),
                     ) {
-                        for k in 0..p {
+                        let __ad_n: usize = ::core::cmp::min(
+                            __ad_row_w.len(),
+                            __ad_row_x.len(),
+                        );
+                        for k in 0..__ad_n {
                             let s__1 = __ad_cell_s_1;
                             let __ad_t2 = __ad_row_w[k];
                             let __ad_t3 = __ad_t2 * (__ad_row_x[k]);
@@ -106,7 +110,8 @@ fn relu_layer_grad(w: &[f64], x: &[f64], p: usize) -> (f64, ::std::vec::Vec<f64>
             if let (Some(__ad_row_hidden),) = (
                 ::autograd::__private::row(&hidden[..], 0usize, units),
             ) {
-                for j__1 in 0..units {
+                let __ad_n_1: usize = __ad_row_hidden.len();
+                for j__1 in 0..__ad_n_1 {
                     let out__1 = __ad_cell_out_5;
                     let __ad_t6 = __ad_row_hidden[j__1];
                     let out__2 = out__1 + __ad_t6;
@@ -158,7 +163,8 @@ fn relu_layer_grad(w: &[f64], x: &[f64], p: usize) -> (f64, ::std::vec::Vec<f64>
             if let (Some(__ad_row_d_hidden),) = (
                 ::autograd::__private::row_mut(&mut __ad_d_hidden[..], 0usize, units),
             ) {
-                for j__1 in 0..units {
+                let __ad_n_2: usize = __ad_row_d_hidden.len();
+                for j__1 in 0..__ad_n_2 {
                     __ad_d_cell_out_5 = __ad_seed_cell_out_5;
                     let mut __ad_d_out__2: f64 = __ad_d_cell_out_5;
                     __ad_d_cell_out_5 = 0.0;
@@ -214,7 +220,11 @@ fn relu_layer_grad(w: &[f64], x: &[f64], p: usize) -> (f64, ::std::vec::Vec<f64>
                                 ),
                             ),
                         ) {
-                            for k in 0..p {
+                            let __ad_n_3: usize = ::core::cmp::min(
+                                __ad_row_d_w.len(),
+                                __ad_row_x_1.len(),
+                            );
+                            for k in 0..__ad_n_3 {
                                 __ad_d_cell_s_1 = __ad_seed_cell_s_1;
                                 let mut __ad_d_s__2: f64 = __ad_d_cell_s_1;
                                 __ad_d_cell_s_1 = 0.0;
@@ -337,7 +347,11 @@ fn relu_layer_adjoint(
                         ),
                     ),
                 ) {
-                    for k in 0..p {
+                    let __ad_n: usize = ::core::cmp::min(
+                        __ad_row_w.len(),
+                        __ad_row_x.len(),
+                    );
+                    for k in 0..__ad_n {
                         let s__1 = __ad_cell_s_1;
                         let __ad_t2 = __ad_row_w[k];
                         let __ad_t3 = __ad_t2 * (__ad_row_x[k]);
@@ -365,7 +379,8 @@ fn relu_layer_adjoint(
         if let (Some(__ad_row_hidden),) = (
             ::autograd::__private::row(&hidden[..], 0usize, units),
         ) {
-            for j__1 in 0..units {
+            let __ad_n_1: usize = __ad_row_hidden.len();
+            for j__1 in 0..__ad_n_1 {
                 let out__1 = __ad_cell_out_5;
                 let __ad_t6 = __ad_row_hidden[j__1];
                 let out__2 = out__1 + __ad_t6;
@@ -416,7 +431,8 @@ fn relu_layer_adjoint(
         if let (Some(__ad_row_d_hidden),) = (
             ::autograd::__private::row_mut(&mut __ad_d_hidden[..], 0usize, units),
         ) {
-            for j__1 in 0..units {
+            let __ad_n_2: usize = __ad_row_d_hidden.len();
+            for j__1 in 0..__ad_n_2 {
                 __ad_d_cell_out_5 = __ad_seed_cell_out_5;
                 let mut __ad_d_out__2: f64 = __ad_d_cell_out_5;
                 __ad_d_cell_out_5 = 0.0;
@@ -472,7 +488,11 @@ fn relu_layer_adjoint(
                             ),
                         ),
                     ) {
-                        for k in 0..p {
+                        let __ad_n_3: usize = ::core::cmp::min(
+                            __ad_row_d_w.len(),
+                            __ad_row_x_1.len(),
+                        );
+                        for k in 0..__ad_n_3 {
                             __ad_d_cell_s_1 = __ad_seed_cell_s_1;
                             let mut __ad_d_s__2: f64 = __ad_d_cell_s_1;
                             __ad_d_cell_s_1 = 0.0;

@@ -85,7 +85,11 @@ fn solve_fit_grad(
                     ::autograd::__private::row(&k2[..], 0usize, y.len()),
                     ::autograd::__private::row(&k3[..], 0usize, y.len()),
                 ) {
-                    for i in 0..y.len() {
+                    let __ad_n: usize = ::core::cmp::min(
+                        ::core::cmp::min(__ad_row_k.len(), __ad_row_k2.len()),
+                        __ad_row_k3.len(),
+                    );
+                    for i in 0..__ad_n {
                         let __ad_t10 = __ad_row_k[i];
                         let __ad_t11 = 0.05 * __ad_t10;
                         let __ad_t12 = __ad_row_k2[i];
@@ -187,7 +191,17 @@ fn solve_fit_grad(
                     ::autograd::__private::row(&k[..], 0usize, y.len()),
                     ::autograd::__private::row(&k2[..], 0usize, y.len()),
                 ) {
-                    for i in 0..y.len() {
+                    let __ad_n_1: usize = ::core::cmp::min(
+                        ::core::cmp::min(
+                            ::core::cmp::min(
+                                ::core::cmp::min(__ad_row_d_k.len(), __ad_row_d_k2.len()),
+                                __ad_row_d_k3.len(),
+                            ),
+                            __ad_row_k_1.len(),
+                        ),
+                        __ad_row_k2_1.len(),
+                    );
+                    for i in 0..__ad_n_1 {
                         let __ad_t10 = __ad_row_k_1[i];
                         let __ad_t11 = 0.05 * __ad_t10;
                         let __ad_t12 = __ad_row_k2_1[i];
@@ -371,7 +385,11 @@ fn solve_fit_adjoint(
                 ::autograd::__private::row(&k2[..], 0usize, y.len()),
                 ::autograd::__private::row(&k3[..], 0usize, y.len()),
             ) {
-                for i in 0..y.len() {
+                let __ad_n: usize = ::core::cmp::min(
+                    ::core::cmp::min(__ad_row_k.len(), __ad_row_k2.len()),
+                    __ad_row_k3.len(),
+                );
+                for i in 0..__ad_n {
                     let __ad_t10 = __ad_row_k[i];
                     let __ad_t11 = 0.05 * __ad_t10;
                     let __ad_t12 = __ad_row_k2[i];
@@ -471,7 +489,17 @@ fn solve_fit_adjoint(
                 ::autograd::__private::row(&k[..], 0usize, y.len()),
                 ::autograd::__private::row(&k2[..], 0usize, y.len()),
             ) {
-                for i in 0..y.len() {
+                let __ad_n_1: usize = ::core::cmp::min(
+                    ::core::cmp::min(
+                        ::core::cmp::min(
+                            ::core::cmp::min(__ad_row_d_k.len(), __ad_row_d_k2.len()),
+                            __ad_row_d_k3.len(),
+                        ),
+                        __ad_row_k_1.len(),
+                    ),
+                    __ad_row_k2_1.len(),
+                );
+                for i in 0..__ad_n_1 {
                     let __ad_t10 = __ad_row_k_1[i];
                     let __ad_t11 = 0.05 * __ad_t10;
                     let __ad_t12 = __ad_row_k2_1[i];

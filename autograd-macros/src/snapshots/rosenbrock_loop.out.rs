@@ -50,7 +50,11 @@ pub fn extended_rosenbrock_grad(x: &[f64]) -> (f64, ::std::vec::Vec<f64>) {
                     ),
                 ),
             ) {
-                for i in 0..x.len() - 1 {
+                let __ad_n: usize = ::core::cmp::min(
+                    __ad_row_d_x.len() - 1,
+                    __ad_row_x.len() - 1,
+                );
+                for i in 0..__ad_n {
                     let sum__1 = __ad_cell_sum_0;
                     let __ad_t1 = __ad_row_x[i + 1];
                     let __ad_t2 = __ad_row_x[i];
@@ -212,7 +216,11 @@ pub fn extended_rosenbrock_adjoint(x: &[f64], d_out: f64, d_x: &mut [f64]) -> f6
                 ),
             ),
         ) {
-            for i in 0..x.len() - 1 {
+            let __ad_n: usize = ::core::cmp::min(
+                __ad_row_d_x.len() - 1,
+                __ad_row_x.len() - 1,
+            );
+            for i in 0..__ad_n {
                 let sum__1 = __ad_cell_sum_0;
                 let __ad_t1 = __ad_row_x[i + 1];
                 let __ad_t2 = __ad_row_x[i];

@@ -75,7 +75,11 @@ fn centered_products_grad(
                     ),
                     ::autograd::__private::row_mut(&mut xc[..], 0usize, d),
                 ) {
-                    for j in 0..d {
+                    let __ad_n: usize = ::core::cmp::min(
+                        ::core::cmp::min(__ad_row_mu.len(), __ad_row_x.len()),
+                        __ad_row_xc.len(),
+                    );
+                    for j in 0..__ad_n {
                         let __ad_t2 = __ad_row_mu[j];
                         let __ad_t3 = (__ad_row_x[j]) - __ad_t2;
                         __ad_row_xc[j] = __ad_t3;
@@ -94,7 +98,8 @@ fn centered_products_grad(
                     if let (Some(__ad_row_xc_1),) = (
                         ::autograd::__private::row(&xc[..], col, d),
                     ) {
-                        for row in col..d {
+                        let __ad_n_1: usize = __ad_row_xc_1.len();
+                        for row in col..(col) + __ad_n_1 {
                             let out__4 = __ad_cell_out_5;
                             let __ad_t6 = __ad_row_xc_1[row - col];
                             let __ad_t7 = xc[col];
@@ -154,7 +159,11 @@ fn centered_products_grad(
                         ::autograd::__private::row_mut(&mut __ad_d_xc[..], col, d),
                         ::autograd::__private::row(&xc[..], col, d),
                     ) {
-                        for row in col..d {
+                        let __ad_n_2: usize = ::core::cmp::min(
+                            __ad_row_d_xc.len(),
+                            __ad_row_xc_2.len(),
+                        );
+                        for row in col..(col) + __ad_n_2 {
                             __ad_d_cell_out_5 = __ad_seed_cell_out_5;
                             let __ad_t6 = __ad_row_xc_2[row - col];
                             let __ad_t7 = xc[col];
@@ -303,7 +312,11 @@ fn centered_products_adjoint(
                 ),
                 ::autograd::__private::row_mut(&mut xc[..], 0usize, d),
             ) {
-                for j in 0..d {
+                let __ad_n: usize = ::core::cmp::min(
+                    ::core::cmp::min(__ad_row_mu.len(), __ad_row_x.len()),
+                    __ad_row_xc.len(),
+                );
+                for j in 0..__ad_n {
                     let __ad_t2 = __ad_row_mu[j];
                     let __ad_t3 = (__ad_row_x[j]) - __ad_t2;
                     __ad_row_xc[j] = __ad_t3;
@@ -322,7 +335,8 @@ fn centered_products_adjoint(
                 if let (Some(__ad_row_xc_1),) = (
                     ::autograd::__private::row(&xc[..], col, d),
                 ) {
-                    for row in col..d {
+                    let __ad_n_1: usize = __ad_row_xc_1.len();
+                    for row in col..(col) + __ad_n_1 {
                         let out__4 = __ad_cell_out_5;
                         let __ad_t6 = __ad_row_xc_1[row - col];
                         let __ad_t7 = xc[col];
@@ -382,7 +396,11 @@ fn centered_products_adjoint(
                     ::autograd::__private::row_mut(&mut __ad_d_xc[..], col, d),
                     ::autograd::__private::row(&xc[..], col, d),
                 ) {
-                    for row in col..d {
+                    let __ad_n_2: usize = ::core::cmp::min(
+                        __ad_row_d_xc.len(),
+                        __ad_row_xc_2.len(),
+                    );
+                    for row in col..(col) + __ad_n_2 {
                         __ad_d_cell_out_5 = __ad_seed_cell_out_5;
                         let __ad_t6 = __ad_row_xc_2[row - col];
                         let __ad_t7 = xc[col];

@@ -72,7 +72,11 @@ fn heat_grad(u0: &[f64], target: &[f64], steps: usize) -> (f64, ::std::vec::Vec<
                     ),
                 ),
             ) {
-                for i in 1..n - 1 {
+                let __ad_n: usize = ::core::cmp::min(
+                    __ad_row_next.len(),
+                    __ad_row_u.len() - 2,
+                );
+                for i in 1..(1) + __ad_n {
                     let __ad_t1 = __ad_row_u[i];
                     let __ad_t2 = __ad_row_u[i - 1];
                     let __ad_t3 = __ad_t1;
@@ -123,7 +127,11 @@ fn heat_grad(u0: &[f64], target: &[f64], steps: usize) -> (f64, ::std::vec::Vec<
                     ::autograd::__private::index::sub(n, 1usize),
                 ),
             ) {
-                for i__1 in 1..n - 1 {
+                let __ad_n_1: usize = ::core::cmp::min(
+                    __ad_row_next_1.len(),
+                    __ad_row_u_1.len(),
+                );
+                for i__1 in 1..(1) + __ad_n_1 {
                     let __ad_t16 = __ad_row_next_1[i__1 - 1];
                     __ad_row_u_1[i__1 - 1] = __ad_t16;
                 }
@@ -146,7 +154,11 @@ fn heat_grad(u0: &[f64], target: &[f64], steps: usize) -> (f64, ::std::vec::Vec<
                 ::autograd::__private::row(&target[..], 0usize, n),
                 ::autograd::__private::row(&u[..], 0usize, n),
             ) {
-                for i__2 in 0..n {
+                let __ad_n_2: usize = ::core::cmp::min(
+                    ::core::cmp::min(__ad_row_d_u.len(), __ad_row_target.len()),
+                    __ad_row_u_2.len(),
+                );
+                for i__2 in 0..__ad_n_2 {
                     let loss__1 = __ad_cell_loss_17;
                     let __ad_t18 = __ad_row_u_2[i__2];
                     let e = __ad_t18 - (__ad_row_target[i__2]);
@@ -348,7 +360,11 @@ fn heat_adjoint(
                 ),
             ),
         ) {
-            for i in 1..n - 1 {
+            let __ad_n: usize = ::core::cmp::min(
+                __ad_row_next.len(),
+                __ad_row_u.len() - 2,
+            );
+            for i in 1..(1) + __ad_n {
                 let __ad_t1 = __ad_row_u[i];
                 let __ad_t2 = __ad_row_u[i - 1];
                 let __ad_t3 = __ad_t1;
@@ -399,7 +415,11 @@ fn heat_adjoint(
                 ::autograd::__private::index::sub(n, 1usize),
             ),
         ) {
-            for i__1 in 1..n - 1 {
+            let __ad_n_1: usize = ::core::cmp::min(
+                __ad_row_next_1.len(),
+                __ad_row_u_1.len(),
+            );
+            for i__1 in 1..(1) + __ad_n_1 {
                 let __ad_t16 = __ad_row_next_1[i__1 - 1];
                 __ad_row_u_1[i__1 - 1] = __ad_t16;
             }
@@ -422,7 +442,11 @@ fn heat_adjoint(
             ::autograd::__private::row(&target[..], 0usize, n),
             ::autograd::__private::row(&u[..], 0usize, n),
         ) {
-            for i__2 in 0..n {
+            let __ad_n_2: usize = ::core::cmp::min(
+                ::core::cmp::min(__ad_row_d_u.len(), __ad_row_target.len()),
+                __ad_row_u_2.len(),
+            );
+            for i__2 in 0..__ad_n_2 {
                 let loss__1 = __ad_cell_loss_17;
                 let __ad_t18 = __ad_row_u_2[i__2];
                 let e = __ad_t18 - (__ad_row_target[i__2]);

@@ -66,7 +66,11 @@ fn diffuse_grad(
                     ),
                 ),
             ) {
-                for i in 1..n - 1 {
+                let __ad_n: usize = ::core::cmp::min(
+                    __ad_row_next.len(),
+                    __ad_row_u.len() - 2,
+                );
+                for i in 1..(1) + __ad_n {
                     let __ad_t1 = __ad_row_u[i];
                     let __ad_t2 = __ad_row_u[i - 1];
                     let __ad_t3 = __ad_t1;
@@ -110,7 +114,11 @@ fn diffuse_grad(
                 ::autograd::__private::row(&target[..], 0usize, n),
                 ::autograd::__private::row(&u[..], 0usize, n),
             ) {
-                for i__1 in 0..n {
+                let __ad_n_1: usize = ::core::cmp::min(
+                    ::core::cmp::min(__ad_row_d_u.len(), __ad_row_target.len()),
+                    __ad_row_u_1.len(),
+                );
+                for i__1 in 0..__ad_n_1 {
                     let loss__1 = __ad_cell_loss_14;
                     let __ad_t15 = __ad_row_u_1[i__1];
                     let e = __ad_t15 - (__ad_row_target[i__1]);
@@ -273,7 +281,11 @@ fn diffuse_adjoint(
                 ),
             ),
         ) {
-            for i in 1..n - 1 {
+            let __ad_n: usize = ::core::cmp::min(
+                __ad_row_next.len(),
+                __ad_row_u.len() - 2,
+            );
+            for i in 1..(1) + __ad_n {
                 let __ad_t1 = __ad_row_u[i];
                 let __ad_t2 = __ad_row_u[i - 1];
                 let __ad_t3 = __ad_t1;
@@ -317,7 +329,11 @@ fn diffuse_adjoint(
             ::autograd::__private::row(&target[..], 0usize, n),
             ::autograd::__private::row(&u[..], 0usize, n),
         ) {
-            for i__1 in 0..n {
+            let __ad_n_1: usize = ::core::cmp::min(
+                ::core::cmp::min(__ad_row_d_u.len(), __ad_row_target.len()),
+                __ad_row_u_1.len(),
+            );
+            for i__1 in 0..__ad_n_1 {
                 let loss__1 = __ad_cell_loss_14;
                 let __ad_t15 = __ad_row_u_1[i__1];
                 let e = __ad_t15 - (__ad_row_target[i__1]);

@@ -82,7 +82,8 @@ fn residuals_hvp_adjoint<
             ::autograd::__private::row_mut(&mut r[..], 0usize, t.len()),
             ::autograd::__private::row(&y[..], 0usize, t.len()),
         ) {
-            for i in 0..t.len() {
+            let __ad_n: usize = ::core::cmp::min(__ad_row_r.len(), __ad_row_y.len());
+            for i in 0..__ad_n {
                 let __ad_t0: ::autograd::__private::Dual = {
                     let __ad_k_1: usize = 0;
                     ::autograd::__private::Dual::new(
@@ -143,7 +144,8 @@ fn residuals_hvp_adjoint<
             if let (Some(__ad_row_d_r),) = (
                 ::autograd::__private::row_mut(&mut __ad_d_r[..], 0usize, r.len()),
             ) {
-                for __ad_k in 0..r.len() {
+                let __ad_n_1: usize = __ad_row_d_r.len();
+                for __ad_k in 0..__ad_n_1 {
                     let __ad_s__1: ::autograd::__private::Dual = __ad_cell___ad_s_6;
                     let __ad_t7: ::autograd::__private::Dual = {
                         let __ad_k_3: usize = __ad_k;
@@ -403,7 +405,8 @@ fn residuals_adjoint(
                 ::autograd::__private::row_mut(&mut r[..], 0usize, t.len()),
                 ::autograd::__private::row(&y[..], 0usize, t.len()),
             ) {
-                for i in 0..t.len() {
+                let __ad_n: usize = ::core::cmp::min(__ad_row_r.len(), __ad_row_y.len());
+                for i in 0..__ad_n {
                     let __ad_t0 = p[0];
                     let __ad_t1 = p[1];
                     let __ad_t2 = __ad_t1 * (t[i]);
@@ -448,7 +451,11 @@ fn residuals_adjoint(
                 ::autograd::__private::row(&__ad_d[..], 0usize, r.len()),
                 ::autograd::__private::row_mut(&mut __ad_d_r[..], 0usize, r.len()),
             ) {
-                for __ad_k in 0..r.len() {
+                let __ad_n_1: usize = ::core::cmp::min(
+                    __ad_row_d.len(),
+                    __ad_row_d_r.len(),
+                );
+                for __ad_k in 0..__ad_n_1 {
                     let __ad_s__1 = __ad_cell___ad_s_6;
                     let __ad_t7 = r[__ad_k];
                     let __ad_t8 = (__ad_row_d[__ad_k]) * __ad_t7;
@@ -600,7 +607,8 @@ fn residuals_jacobian(
                 ::autograd::__private::row_mut(&mut r[..], 0usize, t.len()),
                 ::autograd::__private::row(&y[..], 0usize, t.len()),
             ) {
-                for i in 0..t.len() {
+                let __ad_n: usize = ::core::cmp::min(__ad_row_r.len(), __ad_row_y.len());
+                for i in 0..__ad_n {
                     let __ad_t0 = p[0];
                     let __ad_t1 = p[1];
                     let __ad_t2 = __ad_t1 * (t[i]);
@@ -645,7 +653,11 @@ fn residuals_jacobian(
                 ::autograd::__private::row(&__ad_d[..], 0usize, r.len()),
                 ::autograd::__private::row_mut(&mut __ad_d_r[..], 0usize, r.len()),
             ) {
-                for __ad_k in 0..r.len() {
+                let __ad_n_1: usize = ::core::cmp::min(
+                    __ad_row_d.len(),
+                    __ad_row_d_r.len(),
+                );
+                for __ad_k in 0..__ad_n_1 {
                     let __ad_s__1 = __ad_cell___ad_s_6;
                     let __ad_t7 = r[__ad_k];
                     let __ad_t8 = (__ad_row_d[__ad_k]) * __ad_t7;
@@ -740,7 +752,7 @@ fn residuals_jacobian(
         __ad_d: &[f64],
         __ad_dir_p: &[f64],
         __ad_columns: &mut [f64],
-        __ad_n: usize,
+        __ad_n_2: usize,
         __ad_j: usize,
         __ad_scratch: &mut [f64],
     ) {
@@ -773,7 +785,7 @@ fn residuals_jacobian(
             }
             ::autograd::__private::jacobian_column(
                 __ad_columns,
-                __ad_n,
+                __ad_n_2,
                 __ad_j,
                 &__ad_dot_r[..],
             );

@@ -117,7 +117,8 @@ fn __ad_weighted_offsets_hvp_adjoint<
         if let (Some(__ad_row_d_out),) = (
             ::autograd::__private::row_mut(&mut __ad_d_out[..], 0usize, __ad_out.len()),
         ) {
-            for __ad_k in 0..__ad_out.len() {
+            let __ad_n: usize = __ad_row_d_out.len();
+            for __ad_k in 0..__ad_n {
                 let __ad_s__1: ::autograd::__private::Dual = __ad_cell___ad_s_4;
                 let __ad_t5: ::autograd::__private::Dual = {
                     let __ad_k_3: usize = __ad_k;
@@ -292,7 +293,8 @@ fn __ad_weighted_offsets_adjoint(
             ::autograd::__private::row(&__ad_d[..], 0usize, __ad_out.len()),
             ::autograd::__private::row_mut(&mut __ad_d_out[..], 0usize, __ad_out.len()),
         ) {
-            for __ad_k in 0..__ad_out.len() {
+            let __ad_n: usize = ::core::cmp::min(__ad_row_d.len(), __ad_row_d_out.len());
+            for __ad_k in 0..__ad_n {
                 let __ad_s__1 = __ad_cell___ad_s_4;
                 let __ad_t5 = __ad_out[__ad_k];
                 let __ad_t6 = (__ad_row_d[__ad_k]) * __ad_t5;
@@ -363,7 +365,7 @@ fn __ad_jvp_offsets(
     __ad_d: &[f64],
     __ad_dir_x: [f64; 2],
     __ad_columns: &mut [f64],
-    __ad_n: usize,
+    __ad_n_1: usize,
     __ad_j: usize,
     __ad_scratch: &mut [f64],
 ) {
@@ -380,7 +382,7 @@ fn __ad_jvp_offsets(
         let __ad_dot_t3 = __ad_p_t3.0 * __ad_dot_t2 + __ad_p_t3.1 * __ad_dot_t0;
         ::autograd::__private::jacobian_column(
             __ad_columns,
-            __ad_n,
+            __ad_n_1,
             __ad_j,
             &[__ad_dot_t1, __ad_dot_t3][..],
         );
