@@ -393,3 +393,33 @@ fn hessians_through_exchanged_grids() {
         assert_close(&hv, &expected, x);
     }
 }
+
+/// Buffers named like generated ones (`t0`, and `d_x`, which the
+/// adjoint's parameter takes, so the buffer is renamed) swapped in a loop:
+/// the lengths were checked by `assert!`, whose tokens name the buffer by
+/// its user name, brought in by value (`let d_x = d_x__1;`), moving the
+/// `Vec` the loop swaps (E0382, found by a probe written as users write).
+#[differentiable]
+fn user_names(x: &[f64]) -> f64 {
+    let mut t0 = x.to_vec();
+    let mut d_x = vec![0.0; x.len()];
+    for _ in 0..3 {
+        for (i, v) in d_x.iter_mut().enumerate() {
+            *v = 0.5 * t0[i] + 0.25 * t0[(i + 1) % x.len()];
+        }
+        std::mem::swap(&mut t0, &mut d_x);
+    }
+    let f = |a: f64| a.exp() / (1.0 + a.exp());
+    t0.iter()
+        .map(|&a| match a > 0.0 {
+            true => f(a),
+            false => a.tanh(),
+        })
+        .sum::<f64>()
+        + d_x[0] / 3.0
+}
+
+#[test]
+fn buffers_named_like_generated_ones_are_swapped() {
+    check_gradient_and_adjoint(user_names, user_names_grad, user_names_adjoint, &POINTS);
+}

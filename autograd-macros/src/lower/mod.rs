@@ -619,8 +619,12 @@ impl<'a> Lowerer<'a> {
         let message = format!(
             "`#[differentiable]` swaps `{a}` and `{b}` element by element: the lengths must be equal"
         );
+        // (a call, not `assert!`: a statement macro brings a renamed local
+        // in under its user name by value, `let d_x = d_x__1;`, which moved
+        // a `Vec` the loop then swaps — a user's buffer named `d_x`, renamed
+        // away from the adjoint's parameter: E0382)
         let block: syn::Block = syn::parse_quote!({
-            assert!(#a.len() == #b.len(), #message);
+            ::autograd::__private::same_len(#a.len(), #b.len(), #message);
             for #k in 0..#a.len() {
                 let #t = #a[#k];
                 #a[#k] = #b[#k];

@@ -96,9 +96,10 @@ fn diffuse_grad(
                     next[i] = __ad_t9;
                 }
             }
-            assert!(
-                u.len() == next.len(),
-                "`#[differentiable]` swaps `u` and `next` element by element: the lengths must be equal"
+            ::autograd::__private::same_len(
+                u.len(),
+                next.len(),
+                "`#[differentiable]` swaps `u` and `next` element by element: the lengths must be equal",
             );
             ::std::mem::swap(&mut u, &mut next);
         }
@@ -311,9 +312,10 @@ fn diffuse_adjoint(
                 next[i] = __ad_t9;
             }
         }
-        assert!(
-            u.len() == next.len(),
-            "`#[differentiable]` swaps `u` and `next` element by element: the lengths must be equal"
+        ::autograd::__private::same_len(
+            u.len(),
+            next.len(),
+            "`#[differentiable]` swaps `u` and `next` element by element: the lengths must be equal",
         );
         ::std::mem::swap(&mut u, &mut next);
     }
