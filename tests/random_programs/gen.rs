@@ -2808,13 +2808,16 @@ impl Gen {
 
     /// `(a..b).flat_map(|i| (i..b).map(move |j| body)).sum::<f64>()`, the
     /// pairs of a pairwise sum; `body` reads no value the `move` closure
-    /// would take (a local `Vec`, a matrix, a closure: hidden, as the
-    /// mutables are).
+    /// would take (a local `Vec`, a matrix, a closure, a float bound by
+    /// reference: hidden, as the mutables are).
     fn flat_sum(&mut self, depth: usize) -> Expr {
         let a = self.rng.gen_range(0..=2);
         let b = a + self.rng.gen_range(1..=3);
         let mark = self.hide_mutables();
         for binding in self.visible() {
+            // (and a float bound by reference, `*v` of an `iter_mut`: a
+            // `&mut f64` the `move` closure cannot take out of the
+            // `flat_map`'s `FnMut` one, #121 of 1128864)
             let owned = matches!(
                 binding.kind,
                 Kind::Buf {
@@ -2822,6 +2825,7 @@ impl Gen {
                     ..
                 } | Kind::Mat { .. }
                     | Kind::Closure { .. }
+                    | Kind::Float { deref: true, .. }
             );
             if owned {
                 self.bind(&binding.name, Kind::Hidden);
