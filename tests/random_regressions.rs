@@ -15,15 +15,7 @@ mod common;
 
 use autograd::differentiable;
 use autograd::tape::{Tape, Var};
-use common::check_gradient_and_adjoint;
-
-/// The gradient of `f` recorded on a tape at `x`.
-fn on_tape(f: impl for<'t> Fn(&'t Tape, &[Var<'t>]) -> Var<'t>, x: &[f64]) -> (f64, Vec<f64>) {
-    let tape = Tape::new();
-    let vars: Vec<Var> = x.iter().map(|&v| tape.var(v)).collect();
-    let z = f(&tape, &vars);
-    (z.value(), z.backward().wrt_all(&vars))
-}
+use common::{check_gradient_and_adjoint, on_tape};
 
 #[track_caller]
 fn assert_close(a: &[f64], b: &[f64]) {

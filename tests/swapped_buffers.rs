@@ -17,22 +17,13 @@ mod common;
 use autograd::check;
 use autograd::differentiable;
 use autograd::tape::{Tape, Var};
-use common::{assert_close, check_gradient_and_adjoint};
+use common::{assert_close, check_gradient_and_adjoint, on_tape};
 
 const POINTS: [[f64; 7]; 3] = [
     [0.3, -0.2, 0.5, 1.1, 0.05, -0.4, 0.7],
     [-0.6, 0.1, 0.0, 0.9, 0.2, -0.3, 1.4],
     [1.2, 0.4, -0.1, 0.3, -0.8, 0.2, 0.5],
 ];
-
-/// The gradient of `f` on the tape, where `f` is the same body on `Var`s.
-fn on_tape(f: impl for<'t> Fn(&'t Tape, &[Var<'t>]) -> Var<'t>, x: &[f64]) -> (f64, Vec<f64>) {
-    let tape = Tape::new();
-    let vars: Vec<Var> = x.iter().map(|&v| tape.var(v)).collect();
-    let y = f(&tape, &vars);
-    let g = y.backward();
-    (y.value(), vars.iter().map(|&v| g[v]).collect())
-}
 
 /// Explicit heat steps on a rod whose ends are held: linear, so the reverse
 /// sweep reads no grid value and the grids are exchanged.

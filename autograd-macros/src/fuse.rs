@@ -45,7 +45,7 @@
 //! runs in the same iteration, picks up what it adds.
 
 use crate::activity::Activity;
-use crate::ir::{Block, Const, Func, Header, Loop, Operand, Origin, Rhs, Stmt, VarId};
+use crate::ir::{Block, Const, Func, Header, Jump, Loop, Operand, Origin, Rhs, Stmt, VarId};
 use crate::names::{Names, Role};
 use crate::prim;
 use proc_macro2::{Ident, TokenStream};
@@ -61,6 +61,11 @@ pub struct Fused {
     /// loop's exit: an `f64` expression of `d_out` and values defined before
     /// the loop.
     pub seeds: Vec<(VarId, TokenStream)>,
+    /// The `if`s at the top of the body reversed where they run
+    /// (`branches_in_place`), by decision name: each of their cells that
+    /// needs an adjoint, with the accumulator it flows into, whose seed is
+    /// that adjoint.
+    pub in_place: HashMap<String, Vec<(VarId, VarId)>>,
 }
 
 /// The fused loops of `func`, by loop id. `d_out` names the adjoint of the
@@ -93,6 +98,10 @@ pub fn fused_loops(
                     index: *index,
                     range: range.clone(),
                     seeds,
+                    in_place: match second {
+                        true => HashMap::new(),
+                        false => branches_in_place(l, activity),
+                    },
                 },
             );
             if !second {
@@ -131,6 +140,7 @@ fn fuse_inner(
                 index: *index,
                 range: range.clone(),
                 seeds,
+                in_place: branches_in_place(nested, activity),
             },
         );
         fuse_inner(func, nested, activity, names, fused);
@@ -262,6 +272,153 @@ fn accumulation(l: &Loop, activity: &Activity) -> Option<(Vec<VarId>, HashMap<Va
         return None;
     }
     ok.then_some((cells, owner))
+}
+
+/// The `if`s at the top of fused loop `l`'s body whose reverse can run at
+/// the end of each branch, in the forward sweep, instead of after the rest
+/// of the iteration's reverse, where it replays the branch: by decision
+/// name, each cell of the `if` that needs an adjoint, with its owner.
+///
+/// That adjoint must be known when the branch ends: every such cell is
+/// accumulated (`accumulation`), so it is the seed of its owner, through
+/// additions (a spring's `energy += ½k(|d| − L)²` under `if j + 1 < n`).
+/// And what the branch's reverse adds into must not be taken back by the
+/// reverse of what follows it in the iteration, which runs later:
+///
+/// - each path through it assigns every such cell (what a path leaves
+///   alone passes its adjoint to the value before the `if`, through the
+///   cell's first value, whose reverse is after);
+/// - a branch holds `let`s (of no array), cell updates, tokens, `if`s of
+///   those and `continue`, but no loop or store;
+/// - the arrays a branch reads whose adjoints it adds into are declared
+///   outside the loop and stored into nowhere after the `if` in the body
+///   (the reverse of such a store zeroes the adjoint of what it
+///   overwrites).
+///
+/// Second-order bodies reverse no branch in place.
+fn branches_in_place(l: &Loop, activity: &Activity) -> HashMap<String, Vec<(VarId, VarId)>> {
+    let mut in_place = HashMap::new();
+    let Some((_, owner)) = accumulation(l, activity) else {
+        return in_place;
+    };
+    let declared = l.body.declared_arrays();
+    let stmts = &l.body.stmts;
+    for (position, stmt) in stmts.iter().enumerate() {
+        let Stmt::If {
+            decision,
+            then_,
+            else_,
+            ..
+        } = stmt
+        else {
+            continue;
+        };
+        let mut plain = true;
+        let mut arrays = Vec::new();
+        for branch in [then_, else_] {
+            branch.walk(0, &mut |s, _| match s {
+                Stmt::Let { init, .. } => match init {
+                    Some(Rhs::Array(_)) => plain = false,
+                    Some(Rhs::Load { array, .. }) => arrays.push(*array),
+                    Some(rhs) => arrays.extend(rhs.arrays()),
+                    None => {}
+                },
+                // (a `continue` ends a branch that assigned the loop's
+                // cells; what follows it is in the other branch, and the
+                // fused loop's code does not jump, `Mode::native_loop`)
+                Stmt::Update { .. }
+                | Stmt::Opaque { .. }
+                | Stmt::If { .. }
+                | Stmt::Jump(Jump::Continue) => {}
+                _ => plain = false,
+            });
+        }
+        let arrays_stay = arrays.iter().all(|a| {
+            !activity.needs_adjoint(*a)
+                || (!declared.contains(a)
+                    && !crate::record::stores_into(&stmts[position + 1..], *a))
+        });
+        if !plain || !arrays_stay {
+            continue;
+        }
+        exits_in_place(then_, else_, &owner, activity, &mut in_place, decision);
+    }
+    in_place
+}
+
+/// Records the `if` named `decision` (its branches `then_` and `else_`)
+/// as reversed in place when each of its cells that needs an adjoint (a
+/// cell it assigns and does not declare) is accumulated and assigned on
+/// every path through it; then the `if`s in its branches too, by the same
+/// test (reversed in place inside its reverse, not replayed by it).
+fn exits_in_place(
+    then_: &Block,
+    else_: &Block,
+    owner: &HashMap<VarId, VarId>,
+    activity: &Activity,
+    in_place: &mut HashMap<String, Vec<(VarId, VarId)>>,
+    decision: &Ident,
+) {
+    let (mut defined, mut updated) = (HashSet::new(), HashSet::new());
+    for branch in [then_, else_] {
+        branch.walk(0, &mut |stmt, _| match stmt {
+            Stmt::Let { var, .. } => {
+                defined.insert(*var);
+            }
+            Stmt::Update { cell, .. } => {
+                updated.insert(*cell);
+            }
+            _ => {}
+        });
+    }
+    let mut cells: Vec<VarId> = updated
+        .difference(&defined)
+        .copied()
+        .filter(|c| activity.needs_adjoint(*c))
+        .collect();
+    cells.sort_unstable();
+    let (in_then, in_else) = (assigned(then_), assigned(else_));
+    let owned: Option<Vec<(VarId, VarId)>> = cells
+        .iter()
+        .map(|c| match in_then.contains(c) && in_else.contains(c) {
+            true => owner.get(c).map(|o| (*c, *o)),
+            false => None,
+        })
+        .collect();
+    match owned {
+        Some(owned) if !owned.is_empty() => {
+            in_place.insert(decision.to_string(), owned);
+        }
+        _ => return,
+    }
+    for stmt in then_.stmts.iter().chain(&else_.stmts) {
+        if let Stmt::If {
+            decision,
+            then_,
+            else_,
+            ..
+        } = stmt
+        {
+            exits_in_place(then_, else_, owner, activity, in_place, decision);
+        }
+    }
+}
+
+/// The cells `block` assigns on every path through it.
+fn assigned(block: &Block) -> HashSet<VarId> {
+    let mut cells = HashSet::new();
+    for stmt in &block.stmts {
+        match stmt {
+            Stmt::Update { cell, .. } => {
+                cells.insert(*cell);
+            }
+            Stmt::If { then_, else_, .. } => {
+                cells.extend(assigned(then_).intersection(&assigned(else_)));
+            }
+            _ => {}
+        }
+    }
+    cells
 }
 
 /// The loops at the top level of fused loop `l`'s body that can be fused
@@ -412,18 +569,12 @@ fn accumulated_operand(rhs: &Rhs, owner: &HashMap<VarId, VarId>) -> Option<VarId
 
 /// Every store of `body` is into an array declared in `body`.
 pub fn stores_stay_inside(body: &Block) -> bool {
-    let mut declared = HashSet::new();
+    let declared = body.declared_arrays();
     let mut stored = Vec::new();
-    body.walk(0, &mut |stmt, _| match stmt {
-        Stmt::Let {
-            var,
-            init: Some(Rhs::Array(_)),
-            ..
-        } => {
-            declared.insert(*var);
+    body.walk(0, &mut |stmt, _| {
+        if let Stmt::Store { array, .. } = stmt {
+            stored.push(*array);
         }
-        Stmt::Store { array, .. } => stored.push(*array),
-        _ => {}
     });
     stored.iter().all(|a| declared.contains(a))
 }

@@ -403,6 +403,23 @@ impl Func {
 }
 
 impl Block {
+    /// The arrays this block and the blocks nested in it declare
+    /// (`let a = [..];`, `vec![..]`, `x.to_vec()`).
+    pub fn declared_arrays(&self) -> std::collections::HashSet<VarId> {
+        let mut declared = std::collections::HashSet::new();
+        self.walk(0, &mut |stmt, _| {
+            if let Stmt::Let {
+                var,
+                init: Some(Rhs::Array(_)),
+                ..
+            } = stmt
+            {
+                declared.insert(*var);
+            }
+        });
+        declared
+    }
+
     /// Calls `f` on every statement of this block and of the blocks nested
     /// in it, outermost first, with the nesting depth (0 for this block's own).
     pub fn walk<'a>(&'a self, depth: usize, f: &mut dyn FnMut(&'a Stmt, usize)) {

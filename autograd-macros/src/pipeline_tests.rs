@@ -422,6 +422,111 @@ fn fused(src: &str) -> Vec<Vec<String>> {
         .collect()
 }
 
+/// The `if`s reversed where they run (`Fused::in_place`) in the fused
+/// loops of `src`: for each, in the loops' order and then the `if`s',
+/// its cells that need adjoints as `cell -> owner`.
+fn in_place(src: &str) -> Vec<Vec<String>> {
+    let func = lowered(src, "").unwrap_or_else(|e| panic!("errors: {e}"));
+    let activity = activity::analyze(&func);
+    let d_out = quote::format_ident!("d_out");
+    let item: syn::ItemFn = syn::parse_str(src).unwrap();
+    let names = crate::names::Names::new(&item);
+    let fused = crate::fuse::fused_loops(&func, &activity, &names, &d_out, false);
+    let mut ids: Vec<&usize> = fused.keys().collect();
+    ids.sort();
+    let mut out = Vec::new();
+    for id in ids {
+        let mut decisions: Vec<&String> = fused[id].in_place.keys().collect();
+        decisions.sort_by_key(|d| (d.len(), d.to_string()));
+        for decision in decisions {
+            out.push(
+                fused[id].in_place[decision]
+                    .iter()
+                    .map(|(c, o)| format!("{} -> {}", func.vars[*c].ident, func.vars[*o].ident))
+                    .collect(),
+            );
+        }
+    }
+    out
+}
+
+#[test]
+fn branches_that_only_accumulate_are_reversed_in_place() {
+    // Springs under conditions, each adding to the energy: both `if`s.
+    let springs = "fn f(x: &[f64], n: usize) -> f64 {
+        let mut e = 0.0;
+        for j in 0..n {
+            if j + 1 < n { let d = x[j + 1] - x[j]; e += d * d; }
+            if j + 2 < n { e += (x[j + 2] - x[j]).abs().sqrt(); } else { e -= x[j]; }
+            e += x[j];
+        }
+        e
+    }";
+    assert_eq!(
+        in_place(springs),
+        [
+            ["__ad_cell_e_2 -> __ad_cell_e_0"],
+            ["__ad_cell_e_8 -> __ad_cell_e_0"]
+        ]
+    );
+    // In the inner loop of a double sum (fused in the outer one's body),
+    // where the `if`'s cell is the loop's own.
+    let pairs = "fn f(x: &[f64]) -> f64 {
+        let mut e = 0.0;
+        for i in 0..x.len() {
+            for j in i + 1..x.len() {
+                let r = x[i] - x[j];
+                if r * r < 1.0 { e += (1.0 - r * r).powi(2); }
+            }
+        }
+        e
+    }";
+    assert_eq!(in_place(pairs), [["__ad_cell_e_1 -> __ad_cell_e_1"]]);
+    // An `else if`: the `if` in the `else` is reversed in place inside its
+    // reverse; both assign both accumulators on every path.
+    let chain = "fn f(x: &[f64]) -> f64 {
+        let mut a = 0.0;
+        let mut b = 0.0;
+        for i in 0..x.len() {
+            if x[i] > 0.2 { a += x[i].exp(); } else if x[i] < -0.5 { b -= x[i]; } else { a += 1.0; }
+        }
+        2.0 * a - b
+    }";
+    assert_eq!(
+        in_place(chain),
+        [
+            [
+                "__ad_cell_a_0 -> __ad_cell_a_0",
+                "__ad_cell_b_1 -> __ad_cell_b_1"
+            ],
+            [
+                "__ad_cell_a_0 -> __ad_cell_a_0",
+                "__ad_cell_b_1 -> __ad_cell_b_1"
+            ],
+        ]
+    );
+    // A `continue`: the rest of the body is the other branch.
+    let skip = "fn f(x: &[f64]) -> f64 {
+        let mut s = 0.0;
+        for i in 0..x.len() { let r = x[i] * x[i]; if r > 1.0 { continue; } s += r.sqrt(); }
+        s
+    }";
+    assert_eq!(in_place(skip), [["__ad_cell_s_0 -> __ad_cell_s_0"]]);
+    let not_in_place = [
+        // a loop in the branch
+        "fn f(x: &[f64]) -> f64 { let mut s = 0.0; for i in 0..2 { if x[i] < 0.0 { for j in 0..2 { s += x[j]; } } } s }",
+        // a store in the branch, into an array of the body
+        "fn f(x: &[f64]) -> f64 { let mut s = 0.0; for i in 0..2 { let mut h = [0.0; 2]; if x[i] < 0.0 { h[1] = x[i]; } s += h[1] * h[0]; } s }",
+        // reads an array the body declares (and stores into after the `if`)
+        "fn f(x: &[f64]) -> f64 { let mut s = 0.0; for i in 0..2 { let mut h = vec![x[0], x[1]]; if x[i] < 0.0 { s += h[i].sin(); } h[i] = x[2]; s += h[i]; } s }",
+        // nothing that needs an adjoint leaves the branch
+        "fn f(x: &[f64]) -> f64 { let mut s = 0.0; let mut c = 0; for i in 0..2 { if x[i] < 0.0 { c += 1; } s += x[i]; } s + c as f64 }",
+    ];
+    for src in not_in_place {
+        assert!(in_place(src).is_empty(), "{src}: {:?}", in_place(src));
+    }
+}
+
 #[test]
 fn accumulating_loops_are_reversed_as_they_run() {
     // A sum returned as it is: its adjoint is d_out.

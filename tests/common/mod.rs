@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 use autograd::check;
+use autograd::tape::{Tape, Var};
 
 /// Central finite difference of `f` along coordinate `i` of `x`
 /// (`autograd::check`'s estimate).
@@ -90,4 +91,14 @@ macro_rules! recorded_and_replayed {
             }
         }
     };
+}
+
+/// The value and gradient of `f` on a fresh tape, where `f` is the body of
+/// a `#[differentiable]` function written on `Var`s: the independent
+/// oracle the generated gradients are compared with.
+pub fn on_tape(f: impl for<'t> Fn(&'t Tape, &[Var<'t>]) -> Var<'t>, x: &[f64]) -> (f64, Vec<f64>) {
+    let tape = Tape::new();
+    let vars: Vec<Var> = x.iter().map(|&v| tape.var(v)).collect();
+    let y = f(&tape, &vars);
+    (y.value(), y.backward().wrt_all(&vars))
 }

@@ -716,50 +716,82 @@ fn branch_saves(
             _ => false,
         }
     }
-    fn in_branch(func: &Func, names: &Names, block: &Block, saves: &mut HashMap<VarId, Ident>) {
+    type InPlace = HashMap<String, Vec<(VarId, VarId)>>;
+    // (`replayed`: false in a branch reversed where it runs, in `in_place`
+    // (`Fused::in_place`), whose values are not computed again)
+    fn in_branch(
+        func: &Func,
+        names: &Names,
+        block: &Block,
+        replayed: bool,
+        in_place: Option<&InPlace>,
+        saves: &mut HashMap<VarId, Ident>,
+    ) {
         for stmt in &block.stmts {
             match stmt {
                 Stmt::Let {
                     var,
                     init: Some(rhs),
                     ..
-                } if costly(rhs)
+                } if replayed
+                    && costly(rhs)
                     && func.vars[*var].kind == Kind::Float
                     && !func.vars[*var].is_cell() =>
                 {
                     let of = &func.vars[*var].ident;
                     saves.insert(*var, names.fresh_for("__ad_saved_", of));
                 }
-                Stmt::If { then_, else_, .. } => {
-                    in_branch(func, names, then_, saves);
-                    in_branch(func, names, else_, saves);
-                }
+                Stmt::If { .. } => in_if(func, names, stmt, in_place, saves),
                 _ => {}
             }
         }
+    }
+    // an `if`'s branches, replayed unless in `in_place`
+    fn in_if(
+        func: &Func,
+        names: &Names,
+        stmt: &Stmt,
+        in_place: Option<&InPlace>,
+        saves: &mut HashMap<VarId, Ident>,
+    ) {
+        let Stmt::If {
+            decision,
+            then_,
+            else_,
+            ..
+        } = stmt
+        else {
+            return;
+        };
+        let replayed = !in_place.is_some_and(|set| set.contains_key(&decision.to_string()));
+        in_branch(func, names, then_, replayed, in_place, saves);
+        in_branch(func, names, else_, replayed, in_place, saves);
     }
     // the `if`s of a block that runs once (the body, a fused loop's body)
     fn in_once(
         func: &Func,
         names: &Names,
         block: &Block,
+        in_place: Option<&InPlace>,
         fused: &HashMap<usize, Fused>,
         saves: &mut HashMap<VarId, Ident>,
     ) {
         for stmt in &block.stmts {
             match stmt {
-                Stmt::If { then_, else_, .. } => {
-                    in_branch(func, names, then_, saves);
-                    in_branch(func, names, else_, saves);
-                }
-                Stmt::Loop(l) if fused.contains_key(&l.id) => {
-                    in_once(func, names, &l.body, fused, saves)
-                }
+                Stmt::If { .. } => in_if(func, names, stmt, in_place, saves),
+                Stmt::Loop(l) if fused.contains_key(&l.id) => in_once(
+                    func,
+                    names,
+                    &l.body,
+                    Some(&fused[&l.id].in_place),
+                    fused,
+                    saves,
+                ),
                 _ => {}
             }
         }
     }
     let mut saves = HashMap::new();
-    in_once(func, names, &func.body, fused, &mut saves);
+    in_once(func, names, &func.body, None, fused, &mut saves);
     saves
 }

@@ -107,6 +107,15 @@ pub(super) struct Body<'a> {
     early_calls: HashMap<VarId, Early>,
     /// The calls made early (`early_call`): their reverse does nothing.
     called_early: HashSet<VarId>,
+    /// In a fused loop's body: the `if`s reversed where they run
+    /// (`Fused::in_place`), by decision name, each cell that needs an
+    /// adjoint with the seed that is its adjoint.
+    in_place: HashMap<String, Vec<(VarId, Ident)>>,
+    /// The definitions reversed with a branch reversed in place
+    /// (`if_in_place`, what `sunk_before` sinks into it): their reverse ran
+    /// in the forward sweep, so no later reverse adds their loads' sums
+    /// (`merge_loads`).
+    reversed_in_place: HashSet<VarId>,
     /// What was decided before emitting (`plan.rs`).
     plan: Plan,
     /// Forward-over-reverse (`#[differentiable(hessian)]`, `second.rs`):
@@ -169,6 +178,8 @@ impl<'a> Body<'a> {
             forward_partials: HashSet::new(),
             early_calls: HashMap::new(),
             called_early: HashSet::new(),
+            in_place: HashMap::new(),
+            reversed_in_place: HashSet::new(),
             plan: Plan::new(func, activity, names, &sig.d_out, second),
             second,
             nest: None,
@@ -659,7 +670,7 @@ impl<'a> Body<'a> {
     fn forward(&mut self, block: &Block, mode: Mode) -> Vec<TokenStream> {
         let mut out = Vec::new();
         let early = mode.store && self.floats_recorded_early(block);
-        for stmt in &block.stmts {
+        for (position, stmt) in block.stmts.iter().enumerate() {
             // a branch's costly value: kept in its slot as it is computed,
             // read from it by the replay (`Plan::branch_saves`)
             let saved = match stmt {
@@ -800,6 +811,14 @@ impl<'a> Body<'a> {
                     if !mode.replay || *replay {
                         out.push(tokens.clone());
                     }
+                }
+                Stmt::If {
+                    decision,
+                    cond,
+                    then_,
+                    else_,
+                } if !mode.replay && self.in_place.contains_key(&decision.to_string()) => {
+                    out.extend(self.if_in_place(block, position, mode));
                 }
                 Stmt::If {
                     decision,
@@ -1364,17 +1383,7 @@ impl<'a> Body<'a> {
     /// iterations can be reversed in any order (`qx[row] += q[l] * x[col]`
     /// in a triangular product).
     fn only_increments_outside(&self, l: &crate::ir::Loop) -> bool {
-        let mut declared = HashSet::new();
-        l.body.walk(0, &mut |stmt, _| {
-            if let Stmt::Let {
-                var,
-                init: Some(Rhs::Array(_)),
-                ..
-            } = stmt
-            {
-                declared.insert(*var);
-            }
-        });
+        let declared = l.body.declared_arrays();
         let mut incremented = HashSet::new();
         let mut nested_store = false;
         l.body.walk(1, &mut |stmt, depth| {
@@ -1740,7 +1749,14 @@ impl<'a> Body<'a> {
             index,
             range,
             seeds,
+            in_place,
         } = &self.plan.fused[&l.id];
+        let in_place: HashMap<String, Vec<(VarId, Ident)>> = (in_place.iter())
+            .map(|(decision, cells)| {
+                let cells = cells.iter().map(|&(c, owner)| (c, self.seed(owner)));
+                (decision.clone(), cells.collect())
+            })
+            .collect();
         let (index, range, seeds) = (*index, range.clone(), seeds.clone());
         let mut out = Vec::new();
         let mut seed_names = Vec::new();
@@ -1829,6 +1845,15 @@ impl<'a> Body<'a> {
             }
         };
         let outer_early = std::mem::replace(&mut self.early_calls, early);
+        let outer_in_place = std::mem::replace(&mut self.in_place, in_place);
+        // (what sinks into the branches reversed in place, `sunk_before`,
+        // knows the increments, which the reverse sweep finds again)
+        self.find_increments(&l.body);
+        // Loads at an index the loop does not change (`x[i]` in a double
+        // sum's inner loop): their adjoints summed in a local, added once
+        // after the loop (the body's reverse runs in its own iteration, in
+        // the sums' scope; so does the reverse of a branch in it).
+        let (sums, additions) = self.hoist_loads(l, true);
         let outer_declared = self.declared.clone();
         self.declared.extend(seeds.iter().map(|(cell, _)| *cell));
         let mode = Mode {
@@ -1853,13 +1878,9 @@ impl<'a> Body<'a> {
                 _ => None,
             })
             .collect();
-        // Loads at an index the loop does not change (`x[i]` in a double
-        // sum's inner loop): their adjoints summed in a local, added once
-        // after the loop (the body's reverse runs in its own iteration, in
-        // the sums' scope).
-        let (sums, additions) = self.hoist_loads(l, true);
         let reverse = self.reverse(&l.body);
         self.early_calls = outer_early;
+        self.in_place = outer_in_place;
         // What the body declared lives in its scope.
         self.declared = outer_declared;
         let (d_cells, seeds): (Vec<Ident>, Vec<Ident>) = seed_names.into_iter().unzip();
@@ -1879,6 +1900,91 @@ impl<'a> Body<'a> {
             }
         });
         quote!(#(#out)*)
+    }
+
+    /// An `if` of a fused loop's body reversed where it runs
+    /// (`Fused::in_place`): each branch's forward code, then its reverse,
+    /// with the adjoints of the `if`'s cells those of the accumulators they
+    /// flow into, the seeds — no replay after the rest of the iteration.
+    /// The adjoints of the earlier values the branches add into are
+    /// declared before it, for the rest of the iteration's reverse.
+    fn if_in_place(&mut self, block: &Block, k: usize, mode: Mode) -> Vec<TokenStream> {
+        let Stmt::If {
+            decision,
+            cond,
+            then_,
+            else_,
+        } = &block.stmts[k]
+        else {
+            unreachable!("`if_in_place` is given an `if`");
+        };
+        let mut out = Vec::new();
+        let mut defined = HashSet::new();
+        let mut read = Vec::new();
+        for branch in [then_, else_] {
+            branch.walk(0, &mut |stmt, _| {
+                if let Stmt::Let { var, .. } = stmt {
+                    defined.insert(*var);
+                }
+                read.extend(stmt.reads());
+            });
+        }
+        for var in read {
+            let info = &self.func.vars[var];
+            if defined.contains(&var)
+                || info.kind != Kind::Float
+                || !self.activity.needs_adjoint(var)
+                || !self.declared.insert(var)
+            {
+                continue;
+            }
+            let adjoint = self.adjoint(var);
+            out.push(quote!(let mut #adjoint: f64 = 0.0;));
+        }
+        // the statements before it whose reverse sinks into a branch's
+        // (`sunk_before`), reversed at the end of that branch
+        let sink = self.sunk_before(block, k);
+        if let Some((_, run)) = &sink {
+            self.declare_operand_adjoints(&mut out, block, run);
+        }
+        let cells = self.in_place[&decision.to_string()].clone();
+        let branch = Mode {
+            record: false,
+            ..mode
+        };
+        let code = |this: &mut Self, branch_block: &Block, then: bool| {
+            // (what the branch declares, nested `if`s reversed in place
+            // included, lives in its scope)
+            let outer = this.declared.clone();
+            let mut code = this.forward(branch_block, branch);
+            for (cell, seed) in &cells {
+                let d_cell = this.adjoint(*cell);
+                code.push(quote!(let mut #d_cell: f64 = #seed;));
+                this.declared.insert(*cell);
+            }
+            code.extend(this.reverse(branch_block));
+            if let Some((into_then, run)) = &sink {
+                if *into_then == then {
+                    this.zeroed.clear();
+                    code.extend(this.reverse_statements(block, run));
+                    for &p in run {
+                        if let Stmt::Let { var, .. } = &block.stmts[p] {
+                            this.reversed_in_place.insert(*var);
+                        }
+                    }
+                }
+            }
+            this.declared = outer;
+            code
+        };
+        let then_code = code(self, then_, true);
+        let else_code = code(self, else_, false);
+        let cond = &cond.tokens;
+        out.push(quote! {
+            let #decision: bool = #cond;
+            if #decision { #(#then_code)* } else { #(#else_code)* }
+        });
+        out
     }
 
     /// The `let` of a buffer refilled in `pool`: a slice of it for a
@@ -2102,6 +2208,18 @@ impl<'a> Body<'a> {
                     });
                     if self.activity.needs_adjoint(*array) {
                         self.reverse_store(&mut out, *array, &i, value);
+                    }
+                }
+                // reversed where it ran (`if_in_place`): its cells' adjoints
+                // zeroed, as the reverse of each branch's updates does, so
+                // that the cells' first values get none
+                Stmt::If { decision, .. } if self.in_place.contains_key(&decision.to_string()) => {
+                    // (what sinks into a branch went with it)
+                    sink_into(self, &mut Vec::new(), &mut Vec::new());
+                    let zero = self.zero();
+                    for (cell, _) in &self.in_place[&decision.to_string()] {
+                        let d_cell = self.adjoint(*cell);
+                        out.push(quote!(#d_cell = #zero;));
                     }
                 }
                 Stmt::If {
@@ -2332,6 +2450,7 @@ impl<'a> Body<'a> {
             {
                 if !self.activity.needs_adjoint(*var)
                     || self.merged_loads.contains_key(var)
+                    || self.reversed_in_place.contains(var)
                     || index.uses.iter().any(|u| self.func.vars[*u].is_cell())
                 {
                     continue;

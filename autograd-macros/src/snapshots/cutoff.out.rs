@@ -36,8 +36,6 @@ fn lennard_jones_grad(pos: &[f64], cutoff: f64) -> (f64, ::std::vec::Vec<f64>) {
     let d_pos: &mut [f64] = &mut __ad_grad_pos;
     let d_out = 1.0_f64;
     let __ad_value = {
-        let mut __ad_saved_t18: f64 = 0.0;
-        let mut __ad_saved_s6: f64 = 0.0;
         let n = (pos.len()) / 3;
         let rc2 = cutoff * cutoff;
         let e: f64 = 0.0;
@@ -70,31 +68,18 @@ fn lennard_jones_grad(pos: &[f64], cutoff: f64) -> (f64, ::std::vec::Vec<f64>) {
                         let __ad_t14 = __ad_t12 + __ad_t13;
                         let __ad_t15 = dz * dz;
                         let r2 = __ad_t14 + __ad_t15;
+                        let mut __ad_d_r2: f64 = 0.0;
+                        let mut __ad_d_e__2: f64 = 0.0;
                         let __ad_c17: bool = r2 < rc2;
                         if __ad_c17 {
                             let __ad_t18 = 1.0 / r2;
-                            __ad_saved_t18 = __ad_t18;
                             let s6 = __ad_t18.powi(3);
-                            __ad_saved_s6 = s6;
                             let __ad_t20 = s6 * s6;
                             let __ad_t21 = __ad_t20 - s6;
                             let __ad_t22 = 4.0 * __ad_t21;
                             let e__3 = e__2 + __ad_t22;
                             __ad_cell_e_2 = e__3;
-                        } else {
-                            __ad_cell_e_2 = e__2;
-                        }
-                        __ad_d_cell_e_2 = __ad_seed_cell_e_2;
-                        let mut __ad_d_e__2: f64 = 0.0;
-                        let mut __ad_d_r2: f64 = 0.0;
-                        if __ad_c17 {
-                            let __ad_t18: f64 = __ad_saved_t18;
-                            let s6: f64 = __ad_saved_s6;
-                            let __ad_t20 = s6 * s6;
-                            let __ad_t21 = __ad_t20 - s6;
-                            let __ad_t22 = 4.0 * __ad_t21;
-                            let e__3 = e__2 + __ad_t22;
-                            __ad_cell_e_2 = e__3;
+                            let mut __ad_d_cell_e_2: f64 = __ad_seed_cell_e_2;
                             let mut __ad_d_e__3: f64 = __ad_d_cell_e_2;
                             __ad_d_cell_e_2 = 0.0;
                             let __ad_p_e__3 = ::autograd::__private::rules::add(
@@ -198,9 +183,12 @@ fn lennard_jones_grad(pos: &[f64], cutoff: f64) -> (f64, ::std::vec::Vec<f64>) {
                             __ad_sum += __ad_d_t3;
                         } else {
                             __ad_cell_e_2 = e__2;
+                            let mut __ad_d_cell_e_2: f64 = __ad_seed_cell_e_2;
                             __ad_d_e__2 += __ad_d_cell_e_2;
                             __ad_d_cell_e_2 = 0.0;
                         }
+                        __ad_d_cell_e_2 = __ad_seed_cell_e_2;
+                        __ad_d_cell_e_2 = 0.0;
                         __ad_d_cell_e_2 += __ad_d_e__2;
                     }
                     d_pos[3 * i] += __ad_sum;
@@ -253,8 +241,6 @@ fn lennard_jones_adjoint(
         "pos",
         pos.len(),
     );
-    let mut __ad_saved_t18: f64 = 0.0;
-    let mut __ad_saved_s6: f64 = 0.0;
     let n = (pos.len()) / 3;
     let rc2 = cutoff * cutoff;
     let e: f64 = 0.0;
@@ -287,31 +273,18 @@ fn lennard_jones_adjoint(
                     let __ad_t14 = __ad_t12 + __ad_t13;
                     let __ad_t15 = dz * dz;
                     let r2 = __ad_t14 + __ad_t15;
+                    let mut __ad_d_r2: f64 = 0.0;
+                    let mut __ad_d_e__2: f64 = 0.0;
                     let __ad_c17: bool = r2 < rc2;
                     if __ad_c17 {
                         let __ad_t18 = 1.0 / r2;
-                        __ad_saved_t18 = __ad_t18;
                         let s6 = __ad_t18.powi(3);
-                        __ad_saved_s6 = s6;
                         let __ad_t20 = s6 * s6;
                         let __ad_t21 = __ad_t20 - s6;
                         let __ad_t22 = 4.0 * __ad_t21;
                         let e__3 = e__2 + __ad_t22;
                         __ad_cell_e_2 = e__3;
-                    } else {
-                        __ad_cell_e_2 = e__2;
-                    }
-                    __ad_d_cell_e_2 = __ad_seed_cell_e_2;
-                    let mut __ad_d_e__2: f64 = 0.0;
-                    let mut __ad_d_r2: f64 = 0.0;
-                    if __ad_c17 {
-                        let __ad_t18: f64 = __ad_saved_t18;
-                        let s6: f64 = __ad_saved_s6;
-                        let __ad_t20 = s6 * s6;
-                        let __ad_t21 = __ad_t20 - s6;
-                        let __ad_t22 = 4.0 * __ad_t21;
-                        let e__3 = e__2 + __ad_t22;
-                        __ad_cell_e_2 = e__3;
+                        let mut __ad_d_cell_e_2: f64 = __ad_seed_cell_e_2;
                         let mut __ad_d_e__3: f64 = __ad_d_cell_e_2;
                         __ad_d_cell_e_2 = 0.0;
                         let __ad_p_e__3 = ::autograd::__private::rules::add(
@@ -383,9 +356,12 @@ fn lennard_jones_adjoint(
                         __ad_sum += __ad_d_t3;
                     } else {
                         __ad_cell_e_2 = e__2;
+                        let mut __ad_d_cell_e_2: f64 = __ad_seed_cell_e_2;
                         __ad_d_e__2 += __ad_d_cell_e_2;
                         __ad_d_cell_e_2 = 0.0;
                     }
+                    __ad_d_cell_e_2 = __ad_seed_cell_e_2;
+                    __ad_d_cell_e_2 = 0.0;
                     __ad_d_cell_e_2 += __ad_d_e__2;
                 }
                 d_pos[3 * i] += __ad_sum;
