@@ -338,3 +338,53 @@ fn pairs_skipped_with_continue() {
         assert_close(&gradient, &tape_gradient, x);
     }
 }
+
+/// A value `if` (a softplus that does not overflow) whose value reaches
+/// the sum scaled by a value known before it and subtracted: its adjoint
+/// when the `if` ends is the seed times `-c`.
+#[differentiable]
+fn softplus_loss(x: &[f64]) -> f64 {
+    let mut loss = 0.0;
+    for i in 0..x.len() {
+        let m = 3.0 * x[i] - 0.3;
+        let c = 0.5 + x[0] * x[0];
+        let sp = if m > 0.0 {
+            m + (-m).exp().ln_1p()
+        } else {
+            m.exp().ln_1p()
+        };
+        loss -= c * sp;
+    }
+    loss / x.len() as f64
+}
+
+fn softplus_loss_on_tape<'t>(tape: &'t Tape, x: &[Var<'t>]) -> Var<'t> {
+    let mut loss = tape.var(0.0);
+    for i in 0..x.len() {
+        let m = 3.0 * x[i] - 0.3;
+        let c = 0.5 + x[0] * x[0];
+        let sp = if m.value() > 0.0 {
+            m + (-m).exp().ln_1p()
+        } else {
+            m.exp().ln_1p()
+        };
+        loss -= c * sp;
+    }
+    loss / x.len() as f64
+}
+
+#[test]
+fn a_value_if_scaled_on_its_way_to_the_sum() {
+    check_gradient_and_adjoint(
+        softplus_loss,
+        softplus_loss_grad,
+        softplus_loss_adjoint,
+        &POINTS,
+    );
+    for x in &POINTS {
+        let (value, gradient) = softplus_loss_grad(x);
+        let (tape_value, tape_gradient) = on_tape(softplus_loss_on_tape, x);
+        assert!((value - tape_value).abs() <= 1e-14 * value.abs().max(1.0));
+        assert_close(&gradient, &tape_gradient, x);
+    }
+}

@@ -61,11 +61,10 @@ pub struct Fused {
     /// loop's exit: an `f64` expression of `d_out` and values defined before
     /// the loop.
     pub seeds: Vec<(VarId, TokenStream)>,
-    /// The `if`s at the top of the body reversed where they run
-    /// (`branches_in_place`), by decision name: each of their cells that
-    /// needs an adjoint, with the accumulator it flows into, whose seed is
-    /// that adjoint.
-    pub in_place: HashMap<String, Vec<(VarId, VarId)>>,
+    /// The `if`s of the body reversed where they run (`branches_in_place`),
+    /// by decision name: each of their cells that needs an adjoint, with
+    /// that adjoint when the `if` ends.
+    pub in_place: HashMap<String, Vec<(VarId, ExitAdjoint)>>,
 }
 
 /// The fused loops of `func`, by loop id. `d_out` names the adjoint of the
@@ -277,12 +276,14 @@ fn accumulation(l: &Loop, activity: &Activity) -> Option<(Vec<VarId>, HashMap<Va
 /// The `if`s at the top of fused loop `l`'s body whose reverse can run at
 /// the end of each branch, in the forward sweep, instead of after the rest
 /// of the iteration's reverse, where it replays the branch: by decision
-/// name, each cell of the `if` that needs an adjoint, with its owner.
+/// name, each cell of the `if` that needs an adjoint, with that adjoint.
 ///
-/// That adjoint must be known when the branch ends: every such cell is
-/// accumulated (`accumulation`), so it is the seed of its owner, through
-/// additions (a spring's `energy += ½k(|d| − L)²` under `if j + 1 < n`).
-/// And what the branch's reverse adds into must not be taken back by the
+/// That adjoint must be known when the branch ends (`exit_adjoint`): the
+/// cell is accumulated (`accumulation`), so it is the seed of its
+/// accumulator, through additions (a spring's `energy += ½k(|d| − L)²`
+/// under `if j + 1 < n`), or it is read once on a chain of `+`, `-` and
+/// `*` by known values that ends in an accumulated value (`loss += if m >
+/// 0.0 { .. } else { .. }`). And what the branch's reverse adds into must not be taken back by the
 /// reverse of what follows it in the iteration, which runs later:
 ///
 /// - each path through it assigns every such cell (what a path leaves
@@ -296,21 +297,26 @@ fn accumulation(l: &Loop, activity: &Activity) -> Option<(Vec<VarId>, HashMap<Va
 ///   overwrites).
 ///
 /// Second-order bodies reverse no branch in place.
-fn branches_in_place(l: &Loop, activity: &Activity) -> HashMap<String, Vec<(VarId, VarId)>> {
+fn branches_in_place(l: &Loop, activity: &Activity) -> HashMap<String, Vec<(VarId, ExitAdjoint)>> {
     let mut in_place = HashMap::new();
     let Some((_, owner)) = accumulation(l, activity) else {
         return in_place;
     };
     let declared = l.body.declared_arrays();
+    let mut reads: HashMap<VarId, usize> = HashMap::new();
+    l.body.walk(0, &mut |stmt, _| {
+        for v in stmt.reads() {
+            *reads.entry(v).or_default() += 1;
+        }
+    });
+    let body = Context {
+        owner: &owner,
+        reads: &reads,
+        activity,
+    };
     let stmts = &l.body.stmts;
     for (position, stmt) in stmts.iter().enumerate() {
-        let Stmt::If {
-            decision,
-            then_,
-            else_,
-            ..
-        } = stmt
-        else {
+        let Stmt::If { then_, else_, .. } = stmt else {
             continue;
         };
         let mut plain = true;
@@ -338,68 +344,159 @@ fn branches_in_place(l: &Loop, activity: &Activity) -> HashMap<String, Vec<(VarI
                 || (!declared.contains(a)
                     && !crate::record::stores_into(&stmts[position + 1..], *a))
         });
-        if !plain || !arrays_stay {
-            continue;
+        if plain && arrays_stay {
+            body.exits_in_place(stmts, position, &mut in_place);
         }
-        exits_in_place(then_, else_, &owner, activity, &mut in_place, decision);
     }
     in_place
 }
 
-/// Records the `if` named `decision` (its branches `then_` and `else_`)
-/// as reversed in place when each of its cells that needs an adjoint (a
-/// cell it assigns and does not declare) is accumulated and assigned on
-/// every path through it; then the `if`s in its branches too, by the same
-/// test (reversed in place inside its reverse, not replayed by it).
-fn exits_in_place(
-    then_: &Block,
-    else_: &Block,
-    owner: &HashMap<VarId, VarId>,
-    activity: &Activity,
-    in_place: &mut HashMap<String, Vec<(VarId, VarId)>>,
-    decision: &Ident,
-) {
-    let (mut defined, mut updated) = (HashSet::new(), HashSet::new());
-    for branch in [then_, else_] {
-        branch.walk(0, &mut |stmt, _| match stmt {
-            Stmt::Let { var, .. } => {
-                defined.insert(*var);
-            }
-            Stmt::Update { cell, .. } => {
-                updated.insert(*cell);
-            }
-            _ => {}
-        });
-    }
-    let mut cells: Vec<VarId> = updated
-        .difference(&defined)
-        .copied()
-        .filter(|c| activity.needs_adjoint(*c))
-        .collect();
-    cells.sort_unstable();
-    let (in_then, in_else) = (assigned(then_), assigned(else_));
-    let owned: Option<Vec<(VarId, VarId)>> = cells
-        .iter()
-        .map(|c| match in_then.contains(c) && in_else.contains(c) {
-            true => owner.get(c).map(|o| (*c, *o)),
-            false => None,
-        })
-        .collect();
-    match owned {
-        Some(owned) if !owned.is_empty() => {
-            in_place.insert(decision.to_string(), owned);
-        }
-        _ => return,
-    }
-    for stmt in then_.stmts.iter().chain(&else_.stmts) {
-        if let Stmt::If {
+/// The adjoint a cell of an `if` reversed in place has when the `if` ends:
+/// the seed of the accumulator `owner`, negated or not, times `factors`
+/// (values known before the `if`), in the order the reverse multiplies
+/// them.
+#[derive(Clone)]
+pub struct ExitAdjoint {
+    pub owner: VarId,
+    pub negated: bool,
+    pub factors: Vec<Operand>,
+}
+
+/// What `branches_in_place` knows of a fused loop's body: each accumulated
+/// value's accumulator, how many statements read each value.
+struct Context<'a> {
+    owner: &'a HashMap<VarId, VarId>,
+    reads: &'a HashMap<VarId, usize>,
+    activity: &'a Activity,
+}
+
+impl Context<'_> {
+    /// Records the `if` at `stmts[position]` as reversed in place when
+    /// each of its cells that needs an adjoint (a cell it assigns and does
+    /// not declare) is assigned on every path through it and has an
+    /// adjoint known when it ends (`exit_adjoint`); then the `if`s in its
+    /// branches too, by the same test (reversed in place inside its
+    /// reverse, not replayed by it).
+    fn exits_in_place(
+        &self,
+        stmts: &[Stmt],
+        position: usize,
+        in_place: &mut HashMap<String, Vec<(VarId, ExitAdjoint)>>,
+    ) {
+        let Stmt::If {
             decision,
             then_,
             else_,
             ..
-        } = stmt
-        {
-            exits_in_place(then_, else_, owner, activity, in_place, decision);
+        } = &stmts[position]
+        else {
+            return;
+        };
+        let (mut defined, mut updated) = (HashSet::new(), HashSet::new());
+        for branch in [then_, else_] {
+            branch.walk(0, &mut |stmt, _| match stmt {
+                Stmt::Let { var, .. } => {
+                    defined.insert(*var);
+                }
+                Stmt::Update { cell, .. } => {
+                    updated.insert(*cell);
+                }
+                _ => {}
+            });
+        }
+        let mut cells: Vec<VarId> = updated
+            .difference(&defined)
+            .copied()
+            .filter(|c| self.activity.needs_adjoint(*c))
+            .collect();
+        cells.sort_unstable();
+        let (in_then, in_else) = (assigned(then_), assigned(else_));
+        let exits: Option<Vec<(VarId, ExitAdjoint)>> = cells
+            .iter()
+            .map(|c| match in_then.contains(c) && in_else.contains(c) {
+                true => self.exit_adjoint(stmts, position, *c).map(|a| (*c, a)),
+                false => None,
+            })
+            .collect();
+        match exits {
+            Some(exits) if !exits.is_empty() => {
+                in_place.insert(decision.to_string(), exits);
+            }
+            _ => return,
+        }
+        for branch in [then_, else_] {
+            for (k, stmt) in branch.stmts.iter().enumerate() {
+                if matches!(stmt, Stmt::If { .. }) {
+                    self.exits_in_place(&branch.stmts, k, in_place);
+                }
+            }
+        }
+    }
+
+    /// The adjoint cell `cell` of the `if` at `stmts[position]` has when
+    /// the `if` ends, if known there: the cell is accumulated (its
+    /// accumulator's seed), or its value is read once, by a copy, a `+`, a
+    /// `-`, a negation or a `*` by a value known before the `if`, whose
+    /// value is read once in turn, and so on to an accumulated value
+    /// (`let value = if m > 0.0 { .. } else { .. }; loss += value;`).
+    fn exit_adjoint(&self, stmts: &[Stmt], position: usize, cell: VarId) -> Option<ExitAdjoint> {
+        let mut later = HashSet::new();
+        for stmt in &stmts[position..] {
+            crate::record::walk_stmt(stmt, &mut |s| {
+                if let Stmt::Let { var, .. } = s {
+                    later.insert(*var);
+                }
+            });
+        }
+        let known = |op: &Operand| match op {
+            Operand::Var(v) => !later.contains(v),
+            Operand::Const(c) => c.uses.iter().all(|v| !later.contains(v)),
+        };
+        let (mut current, mut negated, mut factors) = (cell, false, Vec::new());
+        loop {
+            if let Some(&owner) = self.owner.get(&current) {
+                factors.reverse();
+                return Some(ExitAdjoint {
+                    owner,
+                    negated,
+                    factors,
+                });
+            }
+            if self.reads.get(&current) != Some(&1) {
+                return None;
+            }
+            let reader = stmts[position + 1..]
+                .iter()
+                .find(|s| s.reads().contains(&current))?;
+            let Stmt::Let {
+                var,
+                init: Some(rhs),
+                ..
+            } = reader
+            else {
+                return None;
+            };
+            match rhs {
+                Rhs::Use(Operand::Var(_)) => {}
+                Rhs::Prim { prim, args, .. } => {
+                    let second = matches!(args.get(1), Some(Operand::Var(v)) if *v == current);
+                    match prim.name {
+                        "add" => {}
+                        "sub" => negated ^= second,
+                        "neg" => negated = !negated,
+                        "mul" => {
+                            let other = &args[usize::from(!second)];
+                            if !known(other) {
+                                return None;
+                            }
+                            factors.push(other.clone());
+                        }
+                        _ => return None,
+                    }
+                }
+                _ => return None,
+            }
+            current = *var;
         }
     }
 }

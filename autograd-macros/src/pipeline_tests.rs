@@ -424,7 +424,7 @@ fn fused(src: &str) -> Vec<Vec<String>> {
 
 /// The `if`s reversed where they run (`Fused::in_place`) in the fused
 /// loops of `src`: for each, in the loops' order and then the `if`s',
-/// its cells that need adjoints as `cell -> owner`.
+/// its cells that need adjoints as `cell -> [-]accumulator[ * factor]..`.
 fn in_place(src: &str) -> Vec<Vec<String>> {
     let func = lowered(src, "").unwrap_or_else(|e| panic!("errors: {e}"));
     let activity = activity::analyze(&func);
@@ -442,7 +442,17 @@ fn in_place(src: &str) -> Vec<Vec<String>> {
             out.push(
                 fused[id].in_place[decision]
                     .iter()
-                    .map(|(c, o)| format!("{} -> {}", func.vars[*c].ident, func.vars[*o].ident))
+                    .map(|(c, exit)| {
+                        let sign = if exit.negated { "-" } else { "" };
+                        let factors: String = (exit.factors.iter())
+                            .map(|f| match f {
+                                crate::ir::Operand::Var(v) => format!(" * {}", func.vars[*v].ident),
+                                crate::ir::Operand::Const(k) => format!(" * {}", k.tokens),
+                            })
+                            .collect();
+                        let owner = &func.vars[exit.owner].ident;
+                        format!("{} -> {sign}{owner}{factors}", func.vars[*c].ident)
+                    })
                     .collect(),
             );
         }
@@ -512,13 +522,33 @@ fn branches_that_only_accumulate_are_reversed_in_place() {
         s
     }";
     assert_eq!(in_place(skip), [["__ad_cell_s_0 -> __ad_cell_s_0"]]);
+    // A value `if` whose value is added, subtracted and scaled by a value
+    // known before it.
+    let value = "fn f(x: &[f64], k: f64) -> f64 {
+        let mut s = 0.0;
+        for i in 0..x.len() {
+            let c = k * x[0];
+            let v = if x[i] > 0.0 { x[i].ln_1p() } else { x[i].exp() };
+            let w = 2.0 - v * c;
+            s += w;
+        }
+        s
+    }";
+    assert_eq!(
+        in_place(value),
+        [["__ad_cell_value_3 -> -__ad_cell_s_0 * c"]]
+    );
     let not_in_place = [
         // a loop in the branch
         "fn f(x: &[f64]) -> f64 { let mut s = 0.0; for i in 0..2 { if x[i] < 0.0 { for j in 0..2 { s += x[j]; } } } s }",
         // a store in the branch, into an array of the body
-        "fn f(x: &[f64]) -> f64 { let mut s = 0.0; for i in 0..2 { let mut h = [0.0; 2]; if x[i] < 0.0 { h[1] = x[i]; } s += h[1] * h[0]; } s }",
+        "fn f(x: &[f64]) -> f64 { let mut s = 0.0; for i in 0..2 { let mut h = vec![0.0; 2]; if x[i] < 0.0 { h[i] = x[i]; } s += h[1] * h[0]; } s }",
         // reads an array the body declares (and stores into after the `if`)
         "fn f(x: &[f64]) -> f64 { let mut s = 0.0; for i in 0..2 { let mut h = vec![x[0], x[1]]; if x[i] < 0.0 { s += h[i].sin(); } h[i] = x[2]; s += h[i]; } s }",
+        // a value `if` whose value is read twice, or scaled by a value
+        // computed after it
+        "fn f(x: &[f64]) -> f64 { let mut s = 0.0; for i in 0..2 { let v = if x[i] > 0.0 { x[i].sin() } else { x[i] }; s += v * v; } s }",
+        "fn f(x: &[f64]) -> f64 { let mut s = 0.0; for i in 0..2 { let v = if x[i] > 0.0 { x[i].sin() } else { x[i] }; let c = x[i].cos(); s += v * c; } s }",
         // nothing that needs an adjoint leaves the branch
         "fn f(x: &[f64]) -> f64 { let mut s = 0.0; let mut c = 0; for i in 0..2 { if x[i] < 0.0 { c += 1; } s += x[i]; } s + c as f64 }",
     ];

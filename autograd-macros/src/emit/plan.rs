@@ -716,7 +716,7 @@ fn branch_saves(
             _ => false,
         }
     }
-    type InPlace = HashMap<String, Vec<(VarId, VarId)>>;
+    type InPlace = HashMap<String, Vec<(VarId, crate::fuse::ExitAdjoint)>>;
     // (`replayed`: false in a branch reversed where it runs, in `in_place`
     // (`Fused::in_place`), whose values are not computed again)
     fn in_branch(

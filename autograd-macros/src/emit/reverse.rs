@@ -109,8 +109,8 @@ pub(super) struct Body<'a> {
     called_early: HashSet<VarId>,
     /// In a fused loop's body: the `if`s reversed where they run
     /// (`Fused::in_place`), by decision name, each cell that needs an
-    /// adjoint with the seed that is its adjoint.
-    in_place: HashMap<String, Vec<(VarId, Ident)>>,
+    /// adjoint with that adjoint (`exit_adjoint`).
+    in_place: HashMap<String, Vec<(VarId, TokenStream)>>,
     /// The definitions reversed with a branch reversed in place
     /// (`if_in_place`, what `sunk_before` sinks into it): their reverse ran
     /// in the forward sweep, so no later reverse adds their loads' sums
@@ -1751,9 +1751,9 @@ impl<'a> Body<'a> {
             seeds,
             in_place,
         } = &self.plan.fused[&l.id];
-        let in_place: HashMap<String, Vec<(VarId, Ident)>> = (in_place.iter())
+        let in_place: HashMap<String, Vec<(VarId, TokenStream)>> = (in_place.iter())
             .map(|(decision, cells)| {
-                let cells = cells.iter().map(|&(c, owner)| (c, self.seed(owner)));
+                let cells = cells.iter().map(|(c, exit)| (*c, self.exit_adjoint(exit)));
                 (decision.clone(), cells.collect())
             })
             .collect();
@@ -1900,6 +1900,27 @@ impl<'a> Body<'a> {
             }
         });
         quote!(#(#out)*)
+    }
+
+    /// `seed`, negated or not, times `factors`, multiplied in the order the
+    /// reverse would: from the sum down.
+    fn seeded(&self, seed: &TokenStream, negated: bool, factors: &[Operand]) -> TokenStream {
+        let mut adjoint = match negated {
+            true => quote!(-#seed),
+            false => quote!(#seed),
+        };
+        for factor in factors {
+            let factor = self.operand(factor);
+            adjoint = quote!((#adjoint * #factor));
+        }
+        adjoint
+    }
+
+    /// The adjoint a cell of an `if` reversed in place has when the `if`
+    /// ends (`fuse::ExitAdjoint`), from its accumulator's seed.
+    fn exit_adjoint(&self, exit: &crate::fuse::ExitAdjoint) -> TokenStream {
+        let seed = self.seed(exit.owner);
+        self.seeded(&quote!(#seed), exit.negated, &exit.factors)
     }
 
     /// An `if` of a fused loop's body reversed where it runs
@@ -3099,16 +3120,7 @@ impl<'a> Body<'a> {
     ) -> Vec<TokenStream> {
         let mut out = Vec::new();
         let early = &self.early_calls[&var];
-        let seed = &early.seed;
-        let mut d_out = match early.negated {
-            true => quote!(-#seed),
-            false => quote!(#seed),
-        };
-        // (multiplied in the order the reverse would: from the sum down)
-        for factor in early.factors.clone() {
-            let factor = self.operand(&factor);
-            d_out = quote!((#d_out * #factor));
-        }
+        let d_out = self.seeded(&early.seed, early.negated, &early.factors);
         let given = |array: VarId| {
             (args.iter())
                 .filter(|a| matches!(a, CallArg::Array { array: a, .. } if *a == array))
