@@ -468,37 +468,52 @@ impl Context<'_> {
             let reader = stmts[position + 1..]
                 .iter()
                 .find(|s| s.reads().contains(&current))?;
-            let Stmt::Let {
-                var,
-                init: Some(rhs),
-                ..
-            } = reader
-            else {
-                return None;
-            };
-            match rhs {
-                Rhs::Use(Operand::Var(_)) => {}
-                Rhs::Prim { prim, args, .. } => {
-                    let second = matches!(args.get(1), Some(Operand::Var(v)) if *v == current);
-                    match prim.name {
-                        "add" => {}
-                        "sub" => negated ^= second,
-                        "neg" => negated = !negated,
-                        "mul" => {
-                            let other = &args[usize::from(!second)];
-                            if !known(other) {
-                                return None;
-                            }
-                            factors.push(other.clone());
-                        }
-                        _ => return None,
+            current = linear_step(reader, current, &mut negated, &mut factors, &known)?;
+        }
+    }
+}
+
+/// How `reader`, which reads `current` once, passes `current`'s adjoint
+/// on, if linearly: the value it defines, when it is a copy, a `+`, a `-`
+/// (negating when `current` is subtracted), a negation, or a `*` by a
+/// value `known` says is known where the chain starts (pushed on
+/// `factors`). The steps of `exit_adjoint`'s and `early_calls`' chains.
+pub fn linear_step(
+    reader: &Stmt,
+    current: VarId,
+    negated: &mut bool,
+    factors: &mut Vec<Operand>,
+    known: &dyn Fn(&Operand) -> bool,
+) -> Option<VarId> {
+    let Stmt::Let {
+        var,
+        init: Some(rhs),
+        ..
+    } = reader
+    else {
+        return None;
+    };
+    match rhs {
+        Rhs::Use(Operand::Var(_)) => {}
+        Rhs::Prim { prim, args, .. } => {
+            let second = matches!(args.get(1), Some(Operand::Var(v)) if *v == current);
+            match prim.name {
+                "add" => {}
+                "sub" => *negated ^= second,
+                "neg" => *negated = !*negated,
+                "mul" => {
+                    let other = &args[usize::from(!second)];
+                    if !known(other) {
+                        return None;
                     }
+                    factors.push(other.clone());
                 }
                 _ => return None,
             }
-            current = *var;
         }
+        _ => return None,
     }
+    Some(*var)
 }
 
 /// The cells `block` assigns on every path through it.

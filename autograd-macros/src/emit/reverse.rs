@@ -3728,7 +3728,7 @@ struct Early {
 /// - `block` stores into none of its arrays after the call: the reverse of
 ///   such a store would zero what the callee added.
 /// - Its value is read once, by a `+`, `-`, unary `-`, or `*` by a value
-///   known at the call, whose value is read once in turn, and so on to a
+///   known at the call (or a copy), whose value is read once in turn, and so on to a
 ///   statement `seeded` gives the adjoint of: an accumulator's update in a
 ///   fused loop's body (its seed, the same every iteration, `fuse.rs`), the
 ///   function's value (`d_out`).
@@ -3783,29 +3783,9 @@ fn early_calls(
                     factors,
                 });
             }
-            let Stmt::Let {
-                var,
-                init: Some(Rhs::Prim { prim, args, .. }),
-                ..
-            } = reader
-            else {
-                return None;
-            };
-            let second = matches!(args.get(1), Some(Operand::Var(v)) if *v == current);
-            match prim.name {
-                "add" => {}
-                "sub" => negated ^= second,
-                "neg" => negated = !negated,
-                "mul" => {
-                    let other = &args[usize::from(!second)];
-                    if !known(other, &later) {
-                        return None;
-                    }
-                    factors.push(other.clone());
-                }
-                _ => return None,
-            }
-            current = *var;
+            let known_here = |op: &Operand| known(op, &later);
+            current =
+                crate::fuse::linear_step(reader, current, &mut negated, &mut factors, &known_here)?;
         }
     };
     let mut early = HashMap::new();
