@@ -1339,7 +1339,6 @@ pub(crate) fn half_open(range: &proc_macro2::TokenStream) -> Option<(syn::Expr, 
     }
 }
 
-/// Calls `f` on `stmt` and every statement nested in it.
 /// Whether `stmts`, or the blocks nested in them, store into `array`.
 pub(crate) fn stores_into(stmts: &[Stmt], array: VarId) -> bool {
     let mut stores = false;
@@ -1351,6 +1350,7 @@ pub(crate) fn stores_into(stmts: &[Stmt], array: VarId) -> bool {
     stores
 }
 
+/// Calls `f` on `stmt` and every statement nested in it.
 pub(crate) fn walk_stmt<'a>(stmt: &'a Stmt, f: &mut dyn FnMut(&'a Stmt)) {
     f(stmt);
     match stmt {

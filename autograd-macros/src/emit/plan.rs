@@ -7,7 +7,7 @@
 
 use crate::activity::Activity;
 use crate::fuse::Fused;
-use crate::ir::{Block, Func, Header, Kind, Operand, Origin, Rhs, Stmt, VarId};
+use crate::ir::{Block, Const, Func, Header, Kind, Operand, Origin, Rhs, Stmt, VarId};
 use crate::names::{Names, Role};
 use crate::record::Recording;
 use proc_macro2::TokenStream;
@@ -92,6 +92,14 @@ pub struct Plan {
     /// call, or once an iteration of a fused loop, whose reverse runs before
     /// the next (anywhere else a later run would overwrite the slot first).
     pub branch_saves: HashMap<VarId, Ident>,
+    /// Values a replayed loop's body computes at a cost (as
+    /// `branch_saves`) and stores at the loop's index into a local array
+    /// that nothing else stores into and nothing undoes (`h1[j] =
+    /// a.tanh()` in a layer's loop over units): the replay of each
+    /// iteration in the loop's reverse reads the element, which still
+    /// holds the value, instead of computing it again (`stored_reloads`).
+    /// First order only.
+    pub reloads: HashMap<VarId, (VarId, Const)>,
 }
 
 /// Where a loop nested in another loop's body saves its exit values, so
@@ -147,9 +155,11 @@ impl Plan {
             resets: HashMap::new(),
             spans: HashMap::new(),
             branch_saves: HashMap::new(),
+            reloads: HashMap::new(),
         };
         if !second {
             plan.branch_saves = branch_saves(func, names, &plan.fused);
+            plan.reloads = stored_reloads(func, &plan);
         }
         plan.plan(func, activity, names);
         plan.plan_spread_loads(func);
@@ -695,6 +705,75 @@ pub fn loop_key(id: usize) -> String {
 /// Starts every loop's key in `Plan::stores_in`; decisions start `__ad_`.
 const LOOP_KEY: &str = "loop ";
 
+/// Whether replaying `rhs` costs more than reading a stored `f64`: a rule
+/// other than `+ - *`, negation, `abs`, `min`, `max` (`exp`, `tanh`,
+/// `sqrt`, a division), or a call.
+fn costly(rhs: &Rhs) -> bool {
+    match rhs {
+        Rhs::Prim { prim, .. } => !matches!(
+            prim.name,
+            "add" | "sub" | "mul" | "neg" | "abs" | "min" | "max"
+        ),
+        Rhs::Call { .. } => true,
+        _ => false,
+    }
+}
+
+/// The values `Plan::reloads` reads back in replays, each with the array
+/// and index it is stored at: in the body of a replayed loop (not fused,
+/// not in a recorded nest) counting a range `a..b` (each index once), a
+/// float defined at a cost at the top of the body and stored there, at
+/// the loop's index, into a local array with no undo tape (its stores are
+/// plain: `plan.plain_stores`) that this store is the only one into. The
+/// element then holds the value from the store to the end of the sweep,
+/// or to the next replay of a construct around the loop, which stores it
+/// again before the loop's reverse reads it.
+fn stored_reloads(func: &Func, plan: &Plan) -> HashMap<VarId, (VarId, Const)> {
+    let mut stores: HashMap<VarId, usize> = HashMap::new();
+    func.body.walk(0, &mut |stmt, _| {
+        if let Stmt::Store { array, .. } = stmt {
+            *stores.entry(*array).or_default() += 1;
+        }
+    });
+    let mut reloads = HashMap::new();
+    for l in func.loops() {
+        let Header::Range { index, range } = &l.header else {
+            continue;
+        };
+        if plan.fused.contains_key(&l.id)
+            || plan.recording.nest_of(l.id).is_some()
+            || crate::record::half_open(&range.tokens).is_none()
+        {
+            continue;
+        }
+        let index = func.vars[*index].ident.to_string();
+        for (position, stmt) in l.body.stmts.iter().enumerate() {
+            let Stmt::Store {
+                array,
+                index: at,
+                value: Operand::Var(value),
+            } = stmt
+            else {
+                continue;
+            };
+            if stores.get(array) != Some(&1)
+                || !plan.plain_stores.contains(array)
+                || at.tokens.to_string() != index
+            {
+                continue;
+            }
+            let info = &func.vars[*value];
+            let defined = l.body.stmts[..position].iter().any(|s| {
+                matches!(s, Stmt::Let { var, init: Some(rhs), .. } if var == value && costly(rhs))
+            });
+            if defined && info.kind == Kind::Float && !info.is_cell() {
+                reloads.insert(*value, (*array, at.clone()));
+            }
+        }
+    }
+    reloads
+}
+
 /// The costly values of the branches of the `if`s that run once a call (in
 /// the function body, through other `if`s) or once an iteration of a fused
 /// loop (in its body, likewise), each with its slot (`Plan::branch_saves`):
@@ -706,16 +785,6 @@ fn branch_saves(
     names: &Names,
     fused: &HashMap<usize, Fused>,
 ) -> HashMap<VarId, Ident> {
-    fn costly(rhs: &Rhs) -> bool {
-        match rhs {
-            Rhs::Prim { prim, .. } => !matches!(
-                prim.name,
-                "add" | "sub" | "mul" | "neg" | "abs" | "min" | "max"
-            ),
-            Rhs::Call { .. } => true,
-            _ => false,
-        }
-    }
     type InPlace = HashMap<String, Vec<(VarId, crate::fuse::ExitAdjoint)>>;
     // (`replayed`: false in a branch reversed where it runs, in `in_place`
     // (`Fused::in_place`), whose values are not computed again)

@@ -116,6 +116,10 @@ pub(super) struct Body<'a> {
     /// in the forward sweep, so no later reverse adds their loads' sums
     /// (`merge_loads`).
     reversed_in_place: HashSet<VarId>,
+    /// While a loop's body is replayed by its own reverse
+    /// (`reverse_loop`): its values read back from the arrays they were
+    /// stored in (`Plan::reloads`).
+    reloading: HashSet<VarId>,
     /// What was decided before emitting (`plan.rs`).
     plan: Plan,
     /// Forward-over-reverse (`#[differentiable(hessian)]`, `second.rs`):
@@ -180,6 +184,7 @@ impl<'a> Body<'a> {
             called_early: HashSet::new(),
             in_place: HashMap::new(),
             reversed_in_place: HashSet::new(),
+            reloading: HashSet::new(),
             plan: Plan::new(func, activity, names, &sig.d_out, second),
             second,
             nest: None,
@@ -684,6 +689,17 @@ impl<'a> Body<'a> {
             if let (Some((slot, ident)), true) = (&saved, mode.replay) {
                 out.push(quote!(let #ident: f64 = #slot;));
                 continue;
+            }
+            // a costly value stored at the loop's index, read back by the
+            // replay of its own loop's reverse (`Plan::reloads`)
+            if let Stmt::Let { var, .. } = stmt {
+                if mode.replay && self.reloading.contains(var) {
+                    let (array, index) = &self.plan.reloads[var];
+                    let (ident, array, index) =
+                        (self.ident(*var), self.ident(*array), &index.tokens);
+                    out.push(quote!(let #ident: f64 = #array[#index];));
+                    continue;
+                }
             }
             // a returned vector handed out as it is bound (`super::Keep`)
             let kept = match (self.keep, stmt) {
@@ -2849,7 +2865,15 @@ impl<'a> Body<'a> {
             &mut self.replaying_sums,
             sums.map(|cells| (&l.body as *const Block, cells.into_iter().collect())),
         );
+        let reloading = (l.body.stmts.iter())
+            .filter_map(|stmt| match stmt {
+                Stmt::Let { var, .. } if self.plan.reloads.contains_key(var) => Some(*var),
+                _ => None,
+            })
+            .collect();
+        let outer_reloading = std::mem::replace(&mut self.reloading, reloading);
         let body = self.forward(&l.body, replay);
+        self.reloading = outer_reloading;
         self.replaying_sums = outer_sums;
         self.dead_cells = outer_dead;
         let restore = saved.iter().map(|(tape, cell)| {
