@@ -1822,7 +1822,7 @@ impl Gen {
 
     fn idiom_stmt(&mut self, depth: usize) -> Option<Stmt> {
         let nested = depth < 2;
-        match self.rng.gen_range(0..20) {
+        match self.rng.gen_range(0..21) {
             0..=3 if nested && !avoid("iterators") => self.for_chain(depth),
             4 if !avoid("iterators") => self.iter_mut_stmt(),
             5..=6 if !avoid("destructuring") => self.destructure(),
@@ -1836,6 +1836,7 @@ impl Gen {
             17 if !avoid("swaps") && self.has_mutable_float() => self.swap_stmt(),
             18 if nested && !avoid("scratch-buffers") => self.scratch_loop(depth),
             19 if nested && !avoid("ping-pong") => self.ping_pong(),
+            20 if nested && !avoid("layers") => self.layer(depth),
             _ if !avoid("matrices") && self.chance(0.5) => self.matrix_stmt(),
             _ => None,
         }
@@ -1935,6 +1936,98 @@ impl Gen {
             stmts: outer,
             tail: None,
         }))
+    }
+
+    /// A layer's units: a local `Vec` as long as a slice (a parameter's or
+    /// a local `Vec`'s), filled by a loop over that slice's length (a count
+    /// the macro may not write out) with a costly function of each index's value, then read:
+    /// `{ let mut h = vec![0.0; L]; for j in 0..w.len() { h[j] = (e).tanh(); }
+    /// acc += h[k]; .. }` (the `+=` where a mutable float is in scope) — what a replayed loop's reverse reads back
+    /// instead of computing again (`Plan::reloads`).
+    fn layer(&mut self, depth: usize) -> Option<Stmt> {
+        let slices: Vec<(String, usize)> = (self.visible().into_iter())
+            .filter_map(|b| match b.kind {
+                Kind::Buf {
+                    len,
+                    class: BufClass::Slice | BufClass::ArrayRef | BufClass::LocalVec,
+                    ..
+                } if len > 0 => Some((b.name, len)),
+                _ => None,
+            })
+            .collect();
+        if slices.is_empty() {
+            return None;
+        }
+        let (w, len) = self.pick(&slices).clone();
+        // where the units end up: a mutable float declared before
+        let acc = (self.visible().into_iter())
+            .filter(|b| !self.frozen.contains(&b.id))
+            .filter_map(|b| match b.kind {
+                Kind::Float { mutable: true, .. } => Some(b.name),
+                _ => None,
+            })
+            .next();
+        let name = self.unshadowing_local().ok()?;
+        let j = self.fresh_local();
+        if name == j || name == w || j == w {
+            return None;
+        }
+        let acc = acc.filter(|a| *a != name && *a != j);
+        let mark = self.env.len();
+        let frozen_mark = self.frozen.len();
+        self.bind(&j, Kind::Int { lo: 0, hi: len - 1 });
+        let e = self.expr(2);
+        self.env.truncate(mark);
+        let m = *self.pick(&["tanh", "sin", "cos", "atan"]);
+        let value = self.m1(m, e);
+        let fill = Stmt::For {
+            pat: ForPat::Index(j.clone()),
+            iter: ForIter::Range {
+                lo: IntExpr::Lit(0),
+                hi: IntExpr::Len(w),
+                inclusive: false,
+                rev: false,
+            },
+            body: Block {
+                stmts: vec![Stmt::Assign {
+                    place: Place::Elem(name.clone(), IntExpr::Var(j)),
+                    op: AssignOp::Set,
+                    value,
+                }],
+                tail: None,
+            },
+        };
+        let decl = Stmt::LetBuf {
+            name: name.clone(),
+            init: BufInit::VecZeros(IntExpr::Lit(len)),
+            annotate: self.chance(0.3),
+            mutable: true,
+        };
+        self.bind(
+            &name,
+            Kind::Buf {
+                len,
+                writable: true,
+                class: BufClass::LocalVec,
+                inactive: false,
+            },
+        );
+        // read right after the fill, before the statements that follow,
+        // which may bind the buffer's or the accumulator's name again
+        let k = self.rng.gen_range(0..len);
+        let mut stmts = vec![decl, fill];
+        if let Some(acc) = acc {
+            stmts.push(Stmt::Assign {
+                place: Place::Local(acc),
+                op: AssignOp::Add,
+                value: Expr::Elem(name.clone(), IntExpr::Lit(k)),
+            });
+        }
+        let rest = self.block(false, depth + 1);
+        self.env.truncate(mark);
+        self.frozen.truncate(frozen_mark);
+        stmts.extend(rest.stmts);
+        Some(Stmt::Block(Block { stmts, tail: None }))
     }
 
     /// Two local `Vec`s of one length that a time-stepping loop uses in
