@@ -98,7 +98,9 @@ const CONSTS: &[&str] = &[
 /// `scratch-buffers` (a buffer every iteration of a loop fills before
 /// reading it, declared before the loop or inside it); `ping-pong` (two
 /// local `Vec`s of one length a loop uses in turn, swapped after each
-/// step, `std::mem::swap(&mut a, &mut b)`).
+/// step, `std::mem::swap(&mut a, &mut b)`); `layers` (a `Vec` filled by a
+/// loop over a slice's length with a costly function of each index,
+/// `h[j] = (e).tanh()`, then read).
 fn avoid(feature: &str) -> bool {
     static AVOID: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
     AVOID
