@@ -388,3 +388,36 @@ fn a_value_if_scaled_on_its_way_to_the_sum() {
         assert_close(&gradient, &tape_gradient, x);
     }
 }
+
+/// A load before the `if` from a buffer the body declares, read only by
+/// one branch: its reverse would move into the branch, where the buffer's
+/// adjoint is not declared yet, so the `if` is replayed as before (a review
+/// of 5ee1b5d found E0425); with a store into the buffer after the `if`
+/// too.
+#[differentiable]
+fn loaded_from_the_body(x: &[f64]) -> f64 {
+    let mut e = 0.0;
+    for i in 0..x.len() {
+        let mut buf = vec![0.0; 2];
+        buf[0] = x[i] * 2.0;
+        let b = buf[i % 2];
+        if x[i] > 0.0 {
+            e += b.exp();
+        } else {
+            e += x[i];
+        }
+        buf[1] = x[i] * x[i];
+        e += buf[1] * buf[0];
+    }
+    e
+}
+
+#[test]
+fn loads_from_buffers_of_the_body_stay_in_the_sweep() {
+    check_gradient_and_adjoint(
+        loaded_from_the_body,
+        loaded_from_the_body_grad,
+        loaded_from_the_body_adjoint,
+        &POINTS,
+    );
+}

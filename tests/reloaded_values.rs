@@ -195,3 +195,38 @@ fn overwritten(x: &[f64]) -> f64 {
 fn elements_written_again_are_not_read_back() {
     check_gradient_and_adjoint(overwritten, overwritten_grad, overwritten_adjoint, &POINTS);
 }
+
+/// Arrays the loop's body declares are declared again, empty, by its
+/// replay: not read back (a review of 56056c3 found both, a wrong gradient
+/// and, with the array declared after the value, E0425).
+#[differentiable]
+fn declared_in_the_body(x: &[f64]) -> f64 {
+    let mut h = vec![0.0; x.len()];
+    for j in 0..x.len() {
+        let mut t = vec![0.0; x.len()];
+        t[j] = x[j].sin();
+        h[j] = t[j] * x[j];
+    }
+    let mut g = vec![0.0; x.len()];
+    for j in 0..x.len() {
+        let a = x[j].exp();
+        let mut t = vec![0.0; x.len()];
+        t[j] = a;
+        g[j] = t[j] * x[j];
+    }
+    let mut s = 0.0;
+    for j in 0..x.len() {
+        s += h[j] + g[j] * h[(j + 1) % x.len()];
+    }
+    s
+}
+
+#[test]
+fn arrays_the_body_declares_are_not_read_back() {
+    check_gradient_and_adjoint(
+        declared_in_the_body,
+        declared_in_the_body_grad,
+        declared_in_the_body_adjoint,
+        &POINTS,
+    );
+}

@@ -291,10 +291,12 @@ fn accumulation(l: &Loop, activity: &Activity) -> Option<(Vec<VarId>, HashMap<Va
 ///   cell's first value, whose reverse is after);
 /// - a branch holds `let`s (of no array), cell updates, tokens, `if`s of
 ///   those and `continue`, but no loop or store;
-/// - the arrays a branch reads whose adjoints it adds into are declared
-///   outside the loop and stored into nowhere after the `if` in the body
-///   (the reverse of such a store zeroes the adjoint of what it
-///   overwrites).
+/// - the arrays a branch reads whose adjoints it adds into, and those the
+///   loads before it read (which `sunk_before` may move into a branch's
+///   reverse), are declared outside the loop and stored into nowhere after
+///   the `if` in the body (the reverse of such a store zeroes the adjoint
+///   of what it overwrites, and the adjoint of an array the body declares
+///   is declared by the reverse sweep, after the `if`).
 ///
 /// Second-order bodies reverse no branch in place.
 fn branches_in_place(l: &Loop, activity: &Activity) -> HashMap<String, Vec<(VarId, ExitAdjoint)>> {
@@ -338,6 +340,18 @@ fn branches_in_place(l: &Loop, activity: &Activity) -> HashMap<String, Vec<(VarI
                 | Stmt::Jump(Jump::Continue) => {}
                 _ => plain = false,
             });
+        }
+        // (and the loads before it, which `sunk_before` may move into a
+        // branch's reverse: `let b = buf[0];` of a buffer the body
+        // declares, whose adjoint the reverse sweep declares, after it)
+        for before in &stmts[..position] {
+            if let Stmt::Let {
+                init: Some(Rhs::Load { array, .. }),
+                ..
+            } = before
+            {
+                arrays.push(*array);
+            }
         }
         let arrays_stay = arrays.iter().all(|a| {
             !activity.needs_adjoint(*a)

@@ -1944,7 +1944,8 @@ impl Gen {
     /// a local `Vec`'s), filled by a loop over that slice's length (a count
     /// the macro may not write out) with a costly function of each index's value, then read:
     /// `{ let mut h = vec![0.0; L]; for j in 0..w.len() { h[j] = (e).tanh(); }
-    /// acc += h[k]; .. }` (the `+=` where a mutable float is in scope) — what a replayed loop's reverse reads back
+    /// acc += h[k]; .. }` (the `+=` where a mutable float is in scope; the
+    /// value sometimes through a buffer the loop's body declares) — what a replayed loop's reverse reads back
     /// instead of computing again (`Plan::reloads`).
     fn layer(&mut self, depth: usize) -> Option<Stmt> {
         let slices: Vec<(String, usize)> = (self.visible().into_iter())
@@ -1982,6 +1983,37 @@ impl Gen {
         self.env.truncate(mark);
         let m = *self.pick(&["tanh", "sin", "cos", "atan"]);
         let value = self.m1(m, e);
+        // now and then through a buffer of the loop's body, stored into and
+        // read back in each iteration (`t[j] = (e).tanh(); h[j] = t[j];`:
+        // the replay declares it again, so the value is not read back from
+        // it)
+        let temp = self.fresh_local();
+        let through_temp = self.chance(0.3) && ![&name, &j, &w].contains(&&temp);
+        let stmts = match through_temp {
+            true => vec![
+                Stmt::LetBuf {
+                    name: temp.clone(),
+                    init: BufInit::VecZeros(IntExpr::Lit(len)),
+                    annotate: false,
+                    mutable: true,
+                },
+                Stmt::Assign {
+                    place: Place::Elem(temp.clone(), IntExpr::Var(j.clone())),
+                    op: AssignOp::Set,
+                    value,
+                },
+                Stmt::Assign {
+                    place: Place::Elem(name.clone(), IntExpr::Var(j.clone())),
+                    op: AssignOp::Set,
+                    value: Expr::Elem(temp, IntExpr::Var(j.clone())),
+                },
+            ],
+            false => vec![Stmt::Assign {
+                place: Place::Elem(name.clone(), IntExpr::Var(j.clone())),
+                op: AssignOp::Set,
+                value,
+            }],
+        };
         let fill = Stmt::For {
             pat: ForPat::Index(j.clone()),
             iter: ForIter::Range {
@@ -1990,14 +2022,7 @@ impl Gen {
                 inclusive: false,
                 rev: false,
             },
-            body: Block {
-                stmts: vec![Stmt::Assign {
-                    place: Place::Elem(name.clone(), IntExpr::Var(j)),
-                    op: AssignOp::Set,
-                    value,
-                }],
-                tail: None,
-            },
+            body: Block { stmts, tail: None },
         };
         let decl = Stmt::LetBuf {
             name: name.clone(),

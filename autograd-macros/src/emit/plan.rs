@@ -723,8 +723,10 @@ fn costly(rhs: &Rhs) -> bool {
 /// and index it is stored at: in the body of a replayed loop (not fused,
 /// not in a recorded nest) counting a range `a..b` (each index once), a
 /// float defined at a cost at the top of the body and stored there, at
-/// the loop's index, into a local array with no undo tape (its stores are
-/// plain: `plan.plain_stores`) that this store is the only one into. The
+/// the loop's index, into a local array declared outside the loop (the
+/// replay declares the body's own again, empty) with no undo tape (its
+/// stores are plain: `plan.plain_stores`) that this store is the only one
+/// into. The
 /// element then holds the value from the store to the end of the sweep,
 /// or to the next replay of a construct around the loop, which stores it
 /// again before the loop's reverse reads it.
@@ -747,6 +749,9 @@ fn stored_reloads(func: &Func, plan: &Plan) -> HashMap<VarId, (VarId, Const)> {
             continue;
         }
         let index = func.vars[*index].ident.to_string();
+        // (an array the body declares is declared again by the replay,
+        // before it reads the element back: not one)
+        let declared = l.body.declared_arrays();
         for (position, stmt) in l.body.stmts.iter().enumerate() {
             let Stmt::Store {
                 array,
@@ -757,6 +762,7 @@ fn stored_reloads(func: &Func, plan: &Plan) -> HashMap<VarId, (VarId, Const)> {
                 continue;
             };
             if stores.get(array) != Some(&1)
+                || declared.contains(array)
                 || !plan.plain_stores.contains(array)
                 || at.tokens.to_string() != index
             {
