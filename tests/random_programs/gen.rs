@@ -1982,6 +1982,13 @@ impl Gen {
         let e = self.expr(2);
         self.env.truncate(mark);
         let m = *self.pick(&["tanh", "sin", "cos", "atan"]);
+        // (the slice's element added in, so that the value varies when the
+        // slice does)
+        let e = Expr::Bin(
+            BinOp::Add,
+            Box::new(e),
+            Box::new(Expr::Elem(w.clone(), IntExpr::Var(j.clone()))),
+        );
         let value = self.m1(m, e);
         // now and then through a buffer of the loop's body, stored into and
         // read back in each iteration (`t[j] = (e).tanh(); h[j] = t[j];`:
