@@ -828,12 +828,9 @@ impl<'a> Body<'a> {
                         out.push(tokens.clone());
                     }
                 }
-                Stmt::If {
-                    decision,
-                    cond,
-                    then_,
-                    else_,
-                } if !mode.replay && self.in_place.contains_key(&decision.to_string()) => {
+                Stmt::If { decision, .. }
+                    if !mode.replay && self.in_place.contains_key(&decision.to_string()) =>
+                {
                     out.extend(self.if_in_place(block, position, mode));
                 }
                 Stmt::If {
