@@ -726,10 +726,9 @@ fn costly(rhs: &Rhs) -> bool {
 /// the loop's index, into a local array declared outside the loop (the
 /// replay declares the body's own again, empty) with no undo tape (its
 /// stores are plain: `plan.plain_stores`) that this store is the only one
-/// into. The
-/// element then holds the value from the store to the end of the sweep,
-/// or to the next replay of a construct around the loop, which stores it
-/// again before the loop's reverse reads it.
+/// into. The element then holds the value from the store to the end of
+/// the sweep, or to the next replay of a construct around the loop, which
+/// stores it again before the loop's reverse reads it.
 fn stored_reloads(func: &Func, plan: &Plan) -> HashMap<VarId, (VarId, Const)> {
     let mut stores: HashMap<VarId, usize> = HashMap::new();
     func.body.walk(0, &mut |stmt, _| {
