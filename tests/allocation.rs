@@ -441,7 +441,9 @@ fn triangular(q: &[f64], x: &[f64], d: usize) -> f64 {
 }
 
 /// Tapes of the user's types are reused too: from the second call on, the
-/// adjoint allocates only its `Vec` local and that local's adjoint.
+/// adjoint allocates only its `Vec` local, the table of `q[j].exp()` (which
+/// does not change with `i`: `lower/tabulate.rs`; a `Vec`, the function
+/// allocating anyway) and their adjoints.
 #[test]
 fn own_tapes_are_reused_from_call_to_call() {
     let d = 4;
@@ -452,7 +454,36 @@ fn own_tapes_are_reused_from_call_to_call() {
     let again = allocations(|| {
         triangular_adjoint(&q, &x, d, 1.0, &mut d_q);
     });
-    assert_eq!(again, 2, "the second call allocated {again} times");
+    assert_eq!(again, 4, "the second call allocated {again} times");
+}
+
+/// The same nest without the `Vec` local: its table of `q[j].exp()` and
+/// the table's adjoint are spare buffers of the thread, so from the second
+/// call on it allocates nothing, as before it had tables.
+#[allow(clippy::needless_range_loop)]
+#[differentiable(wrt(q))]
+fn tabulated(q: &[f64], x: &[f64], d: usize) -> f64 {
+    let mut out = 0.0;
+    for i in 0..x.len() / d {
+        for j in 0..d {
+            let y = q[j].exp() * x[i * d + j];
+            out += y * y;
+        }
+    }
+    out
+}
+
+#[test]
+fn tables_of_a_function_without_a_vec_allocate_nothing() {
+    let d = 4;
+    let q: Vec<f64> = (0..d).map(|i| 0.1 * i as f64).collect();
+    let x: Vec<f64> = (0..50 * d).map(|i| (i as f64 * 0.3).sin()).collect();
+    let mut d_q = vec![0.0; q.len()];
+    tabulated_adjoint(&q, &x, d, 1.0, &mut d_q);
+    let again = allocations(|| {
+        tabulated_adjoint(&q, &x, d, 1.0, &mut d_q);
+    });
+    assert_eq!(again, 0, "the second call allocated {again} times");
 }
 
 /// A product nest whose replay would save nothing (its sums only

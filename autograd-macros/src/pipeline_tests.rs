@@ -839,3 +839,84 @@ fn forward_mode_needs_one_active_scalar() {
         assert!(forward_mode(&item, args.parse().unwrap()), "{src}");
     }
 }
+
+/// Costly values a top-level loop does not change are computed before it
+/// into a table it reads (`lower/tabulate.rs`): `w[j].exp()` in the loop
+/// over samples, over the loop between (`j`), the outermost of the filling
+/// nest running no iteration when the loop over samples runs none.
+#[test]
+fn costly_values_a_loop_does_not_change_are_tabulated() {
+    let src = "fn f(w: &[f64], x: &[f64], d: usize) -> f64 {
+        let mut s = 0.0;
+        for i in 0..x.len() / d {
+            for j in 0..d {
+                s += x[i * d + j] * w[j].exp();
+            }
+        }
+        s
+    }";
+    check(
+        src,
+        "
+        let s = const(0.0)
+        let mut __ad_cell_s_0 = s
+        let __ad_trip = const(if (0) < (d) { ((d) - (0)) as usize } else { 0 })
+        let __ad_tab = [0.0; __ad_trip]
+        for __ad_tab_at in (0) .. (if (0) < (x . len () / d) { d } else { 0 }) {
+            let __ad_tab_v = load(w, __ad_tab_at)
+            let __ad_tab_v_1 = exp(__ad_tab_v)
+            __ad_tab[(__ad_tab_at as usize)] = __ad_tab_v_1
+        }
+        for i in 0 .. x . len () / d {
+            let s__1 = __ad_cell_s_0
+            let mut __ad_cell_s_1 = s__1
+            for j in 0 .. d {
+                let s__2 = __ad_cell_s_1
+                let __ad_t2 = load(x, i * d + j)
+                let __ad_t3 = load(w, j)
+                let __ad_t4 = load(__ad_tab, (j as usize))
+                let __ad_t5 = mul(__ad_t2, __ad_t4)
+                let s__3 = add(s__2, __ad_t5)
+                __ad_cell_s_1 <- s__3
+            }
+            let s__4 = __ad_cell_s_1
+            __ad_cell_s_0 <- s__4
+        }
+        let s__5 = __ad_cell_s_0
+        return s__5
+        ",
+    );
+    // A costly value only a cheap one reads (`2.0 * e`), which stays in
+    // the loop and reads the table.
+    let func = lowered(
+        "fn f(w: &[f64], x: &[f64]) -> f64 { let mut s = 0.0;
+            for i in 0..x.len() { for j in 0..2 { let e = w[j].sqrt(); s += x[i] * (2.0 * e); } } s }",
+        "",
+    )
+    .unwrap();
+    assert!(func.dump().contains("= load(__ad_tab, "), "{}", func.dump());
+    // What stays in the loop: a value that reads the loop's index, or a
+    // cell; a value in a loop that may stop early or skip it, or under an
+    // `if`; a value of literals alone (LLVM's); a loop inside another
+    // (its table would be filled, and allocated, every iteration).
+    for src in [
+        "fn f(w: &[f64], x: &[f64]) -> f64 { let mut s = 0.0;
+            for i in 0..x.len() { for j in 0..2 { s += (w[j] * x[i]).exp(); } } s }",
+        "fn f(w: &[f64], x: &[f64]) -> f64 { let mut s = 0.0;
+            for i in 0..x.len() { let mut t = w[0]; for j in 0..2 { t = t.exp(); } s += t; } s }",
+        "fn f(w: &[f64], x: &[f64]) -> f64 { let mut s = 0.0;
+            for i in 0..x.len() { if x[i] > 0.0 { break; } for j in 0..2 { s += w[j].exp(); } } s }",
+        "fn f(w: &[f64], x: &[f64]) -> f64 { let mut s = 0.0;
+            for i in 0..x.len() { for j in 0..2 { if x[i] > 0.0 { continue; } s += w[j].exp(); } } s }",
+        "fn f(w: &[f64], x: &[f64]) -> f64 { let mut s = 0.0;
+            for i in 0..x.len() { for j in 0..2 { if x[i] > 0.0 { s += w[j].exp(); } } } s }",
+        "fn f(w: &[f64], x: &[f64]) -> f64 { let mut s = 0.0;
+            for i in 0..x.len() { for j in 0..2 { s += x[i] * 2.0_f64.sqrt(); } } s }",
+        "fn f(w: &[f64], x: &[f64]) -> f64 { let mut s = 0.0;
+            for k in 0..3 { for i in 0..x.len() { for j in 0..2 { s += w[j + k].exp() * x[i]; } } } s }",
+    ] {
+        let func = lowered(src, "").unwrap_or_else(|e| panic!("errors: {e}"));
+        let dump = func.dump();
+        assert!(!dump.contains("__ad_tab"), "{src}\n{dump}");
+    }
+}

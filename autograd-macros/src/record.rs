@@ -935,17 +935,19 @@ fn settled_loads_in(func: &Func, block: &Block, loads: &mut HashMap<VarId, VarId
     }
 }
 
-/// Whether the function body declares a `Vec` (`vec![..]`, `to_vec()`):
-/// its adjoint allocates whatever its nests do.
+/// Whether the function body declares a `Vec` (`vec![..]`, `to_vec()`;
+/// not a table in a spare buffer, `Func::tables`): its adjoint allocates
+/// whatever its nests do.
 fn allocates_anyway(func: &Func) -> bool {
     let mut allocates = false;
     func.body.walk(0, &mut |stmt, _| {
         if let Stmt::Let {
+            var,
             init: Some(Rhs::Array(init)),
             ..
         } = stmt
         {
-            allocates |= init.is_vec();
+            allocates |= init.is_vec() && !func.tables.contains_key(var);
         }
     });
     allocates

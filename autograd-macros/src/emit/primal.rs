@@ -123,6 +123,13 @@ pub fn let_binding(
     init: Option<TokenStream>,
 ) -> TokenStream {
     let ident = &func.vars[var].ident;
+    if let (Some(len), true) = (func.tables.get(&var), func.vars[var].view && !second) {
+        let owner = names.derived(Role::Owner, var, ident);
+        return quote! {
+            let mut #owner = ::autograd::__private::Scratch::zeros(#len);
+            let #ident = &mut #owner[..];
+        };
+    }
     match init {
         Some(init) if func.vars[var].view && !second => {
             let owner = names.derived(Role::Owner, var, ident);

@@ -659,6 +659,11 @@ impl<'a> Body<'a> {
             // knows it aliases nothing, which the loops over it need; taken
             // from the thread's spare buffers, they cost the nested table's
             // mixture 4–11%, its LSTM 9–13%, the stencil 8%)
+            // (a table of costly values, `lower/tabulate.rs`: a spare
+            // buffer, as the table is, which only its loads add into)
+            None if self.func.tables.contains_key(&var) && !self.second => {
+                quote!(::autograd::__private::Scratch::zeros(#array.len()))
+            }
             None => quote!(::autograd::__private::zeros_like(&#array)),
         };
         if self.func.vars[var].view && !self.second {
@@ -3709,8 +3714,10 @@ impl<'a> Body<'a> {
                 };
                 for (target, partial) in partials {
                     // An infinite partial at a finite value (`acosh` at 1)
-                    // times a zero adjoint adds nothing, as on the tape.
-                    let term = match prim.singular {
+                    // times a zero adjoint adds nothing, as on the tape;
+                    // nor does any partial of a table's element that no
+                    // iteration reads (`Func::tabulated`).
+                    let term = match prim.singular || self.func.tabulated.contains(&var) {
                         true => quote!(::autograd::__private::adjoint_term(#d_var, #partial)),
                         false => quote!(#d_var * #partial),
                     };

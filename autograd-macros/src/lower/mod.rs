@@ -21,6 +21,7 @@ mod matrix;
 mod pattern;
 mod share;
 pub(crate) mod syntax;
+mod tabulate;
 mod unroll;
 
 use crate::ctxt::Ctxt;
@@ -118,8 +119,11 @@ fn lower_body(cx: &Ctxt, sig: &Signature, mut body: syn::Block, names: &Names) -
                     stmts: lowerer.stmts,
                 },
                 swaps: lowerer.swaps,
+                tables: HashMap::new(),
+                tabulated: HashSet::new(),
             };
             share::share_loads(&mut func);
+            tabulate::tabulate(&mut func, names);
             crate::views::mark(&mut func);
             return func;
         }
@@ -344,14 +348,7 @@ impl<'a> Lowerer<'a> {
     }
 
     fn push_var(&mut self, ident: Ident, kind: Kind, origin: Origin) -> VarId {
-        self.vars.push(Var {
-            ident,
-            kind,
-            origin,
-            integer: false,
-            in_place: false,
-            view: false,
-        });
+        self.vars.push(Var::new(ident, kind, origin));
         self.vars.len() - 1
     }
 

@@ -41,51 +41,64 @@ fn triangular_grad(q: &[f64], x: &[f64], d: usize) -> (f64, ::std::vec::Vec<f64>
         let mut __ad_tape_l__5 = ::autograd::__private::OwnTape::new();
         ::std::thread_local! {
             #[allow(non_upper_case_globals)] static __ad_home :
-            ::autograd::__private::RecordsHome < f64, 1 > = const {
+            ::autograd::__private::RecordsHome < f64, 2 > = const {
             ::autograd::__private::RecordsHome::new() };
         }
         let __ad_guard = ::autograd::__private::RecordsHome::take(&__ad_home);
-        let mut __ad_record = __ad_guard.record(0);
+        let mut __ad_record_1 = __ad_guard.record(0);
+        let mut __ad_record = __ad_guard.record(1);
         let mut __ad_own_y: ::std::vec::Vec<f64> = ::std::vec![0.0; d];
         let y = &mut __ad_own_y[..];
         let out: f64 = 0.0;
         let mut __ad_cell_out_0 = out;
+        let __ad_trip: usize = if (0) < (d) { ((d) - (0)) as usize } else { 0 };
+        let mut __ad_own_tab: ::std::vec::Vec<f64> = ::std::vec![0.0; __ad_trip];
+        let __ad_tab = &mut __ad_own_tab[..];
+        {
+            let mut __ad_slots = __ad_record
+                .slots(
+                    ::autograd::__private::room(
+                        &((0)..(if (0) < (x.len() / d) { d } else { 0 })),
+                        1usize,
+                    ),
+                );
+            for __ad_tab_at in (0)..(if (0) < (x.len() / d) { d } else { 0 }) {
+                let __ad_tab_v = q[__ad_tab_at];
+                let __ad_tab_v_1 = __ad_tab_v.exp();
+                let __ad_tab_v_1 = __ad_slots.push(__ad_tab_v_1);
+                __ad_tab[(__ad_tab_at as usize)] = __ad_tab_v_1;
+            }
+        }
         for i in 0..x.len() / d {
             let out__1 = __ad_cell_out_0;
-            {
-                let mut __ad_slots = __ad_record
-                    .slots(::autograd::__private::room(&(0..d), 1usize));
-                if let (Some(__ad_row_q), Some(__ad_row_x), Some(__ad_row_y)) = (
-                    ::autograd::__private::row(&q[..], 0usize, d),
-                    ::autograd::__private::row(
-                        &x[..],
+            if let (Some(__ad_row_q), Some(__ad_row_x), Some(__ad_row_y)) = (
+                ::autograd::__private::row(&q[..], 0usize, d),
+                ::autograd::__private::row(
+                    &x[..],
+                    ::autograd::__private::index::mul(i, d),
+                    ::autograd::__private::index::add(
                         ::autograd::__private::index::mul(i, d),
-                        ::autograd::__private::index::add(
-                            ::autograd::__private::index::mul(i, d),
-                            d,
-                        ),
+                        d,
                     ),
-                    ::autograd::__private::row_mut(&mut y[..], 0usize, d),
-                ) {
-                    let __ad_n: usize = ::core::cmp::min(
-                        ::core::cmp::min(__ad_row_q.len(), __ad_row_x.len()),
-                        __ad_row_y.len(),
-                    );
-                    for j in 0..__ad_n {
-                        let __ad_t1 = __ad_row_q[j];
-                        let __ad_t2 = __ad_t1.exp();
-                        let __ad_t2 = __ad_slots.push(__ad_t2);
-                        let __ad_t3 = __ad_t2 * (__ad_row_x[j]);
-                        __ad_row_y[j] = __ad_t3;
-                    }
-                } else {
-                    for j in 0..d {
-                        let __ad_t1 = q[j];
-                        let __ad_t2 = __ad_t1.exp();
-                        let __ad_t2 = __ad_slots.push(__ad_t2);
-                        let __ad_t3 = __ad_t2 * (x[i * d + j]);
-                        y[j] = __ad_t3;
-                    }
+                ),
+                ::autograd::__private::row_mut(&mut y[..], 0usize, d),
+            ) {
+                let __ad_n: usize = ::core::cmp::min(
+                    ::core::cmp::min(__ad_row_q.len(), __ad_row_x.len()),
+                    __ad_row_y.len(),
+                );
+                for j in 0..__ad_n {
+                    let __ad_t1 = __ad_row_q[j];
+                    let __ad_t2 = __ad_tab[(j as usize)];
+                    let __ad_t3 = __ad_t2 * (__ad_row_x[j]);
+                    __ad_row_y[j] = __ad_t3;
+                }
+            } else {
+                for j in 0..d {
+                    let __ad_t1 = q[j];
+                    let __ad_t2 = __ad_tab[(j as usize)];
+                    let __ad_t3 = __ad_t2 * (x[i * d + j]);
+                    y[j] = __ad_t3;
                 }
             }
             let l = d;
@@ -129,7 +142,7 @@ fn triangular_grad(q: &[f64], x: &[f64], d: usize) -> (f64, ::std::vec::Vec<f64>
             let l__5 = __ad_cell_l_4;
             let mut __ad_cell_out_10 = out__1;
             {
-                let mut __ad_slots_1 = __ad_record
+                let mut __ad_slots_1 = __ad_record_1
                     .slots(::autograd::__private::room(&(0..d), 1usize));
                 if let (Some(__ad_row_y_2),) = (
                     ::autograd::__private::row(&y[..], 0usize, d),
@@ -165,6 +178,8 @@ fn triangular_grad(q: &[f64], x: &[f64], d: usize) -> (f64, ::std::vec::Vec<f64>
         let mut __ad_own_d_y = ::autograd::__private::zeros_like(&y);
         let __ad_d_y = &mut __ad_own_d_y[..];
         let mut __ad_d_cell_out_0: f64 = 0.0;
+        let mut __ad_own_d_tab = ::autograd::__private::zeros_like(&__ad_tab);
+        let __ad_d_tab = &mut __ad_own_d_tab[..];
         __ad_d_cell_out_0 += __ad_d_out__5;
         let __ad_seed_cell_out_0: f64 = __ad_d_cell_out_0;
         for i in (0..x.len() / d).rev() {
@@ -176,7 +191,7 @@ fn triangular_grad(q: &[f64], x: &[f64], d: usize) -> (f64, ::std::vec::Vec<f64>
             __ad_d_cell_out_10 += __ad_d_out__4;
             let __ad_seed_cell_out_10: f64 = __ad_d_cell_out_10;
             {
-                let mut __ad_taken = __ad_record.taken();
+                let mut __ad_taken = __ad_record_1.taken();
                 for j__1 in (0..d).rev() {
                     __ad_d_cell_out_10 = __ad_seed_cell_out_10;
                     let __ad_t11: f64 = __ad_taken.pop();
@@ -227,24 +242,32 @@ fn triangular_grad(q: &[f64], x: &[f64], d: usize) -> (f64, ::std::vec::Vec<f64>
                 let l__1 = __ad_back_cell_l_5;
                 __ad_back_cell_l_4 = l__1;
             }
-            {
-                let mut __ad_taken_1 = __ad_record.taken();
-                for j in (0..d).rev() {
-                    let __ad_t2: f64 = __ad_taken_1.pop();
-                    let __ad_i_1: usize = j;
-                    let mut __ad_d_t3: f64 = __ad_d_y[__ad_i_1];
-                    __ad_d_y[__ad_i_1] = 0.0;
-                    let mut __ad_d_t2: f64 = __ad_d_t3
-                        * ::autograd::__private::rules::mul(0.0, (x[i * d + j]), 0.0).0;
-                    let mut __ad_d_t1: f64 = __ad_d_t2
-                        * ::autograd::__private::rules::exp(0.0, __ad_t2);
-                    d_q[j] += __ad_d_t1;
-                }
+            for j in (0..d).rev() {
+                let __ad_i_1: usize = j;
+                let mut __ad_d_t3: f64 = __ad_d_y[__ad_i_1];
+                __ad_d_y[__ad_i_1] = 0.0;
+                let mut __ad_d_t2: f64 = __ad_d_t3
+                    * ::autograd::__private::rules::mul(0.0, (x[i * d + j]), 0.0).0;
+                __ad_d_tab[(j as usize)] += __ad_d_t2;
             }
             __ad_d_cell_out_0 += __ad_d_out__1;
         }
         __ad_d_cell_out_0 = __ad_seed_cell_out_0;
-        __ad_guard.give_back([__ad_record]);
+        {
+            let mut __ad_taken_1 = __ad_record.taken();
+            for __ad_tab_at in ((0)..(if (0) < (x.len() / d) { d } else { 0 })).rev() {
+                let __ad_tab_v_1: f64 = __ad_taken_1.pop();
+                let __ad_i_2: usize = (__ad_tab_at as usize);
+                let mut __ad_d_tab_v_1: f64 = __ad_d_tab[__ad_i_2];
+                __ad_d_tab[__ad_i_2] = 0.0;
+                let mut __ad_d_tab_v: f64 = ::autograd::__private::adjoint_term(
+                    __ad_d_tab_v_1,
+                    ::autograd::__private::rules::exp(0.0, __ad_tab_v_1),
+                );
+                d_q[__ad_tab_at] += __ad_d_tab_v;
+            }
+        }
+        __ad_guard.give_back([__ad_record_1, __ad_record]);
         out__5
     };
     (__ad_value, __ad_grad_q)
@@ -280,51 +303,64 @@ fn triangular_adjoint(
     let mut __ad_tape_l__5 = ::autograd::__private::OwnTape::new();
     ::std::thread_local! {
         #[allow(non_upper_case_globals)] static __ad_home :
-        ::autograd::__private::RecordsHome < f64, 1 > = const {
+        ::autograd::__private::RecordsHome < f64, 2 > = const {
         ::autograd::__private::RecordsHome::new() };
     }
     let __ad_guard = ::autograd::__private::RecordsHome::take(&__ad_home);
-    let mut __ad_record = __ad_guard.record(0);
+    let mut __ad_record_1 = __ad_guard.record(0);
+    let mut __ad_record = __ad_guard.record(1);
     let mut __ad_own_y: ::std::vec::Vec<f64> = ::std::vec![0.0; d];
     let y = &mut __ad_own_y[..];
     let out: f64 = 0.0;
     let mut __ad_cell_out_0 = out;
+    let __ad_trip: usize = if (0) < (d) { ((d) - (0)) as usize } else { 0 };
+    let mut __ad_own_tab: ::std::vec::Vec<f64> = ::std::vec![0.0; __ad_trip];
+    let __ad_tab = &mut __ad_own_tab[..];
+    {
+        let mut __ad_slots = __ad_record
+            .slots(
+                ::autograd::__private::room(
+                    &((0)..(if (0) < (x.len() / d) { d } else { 0 })),
+                    1usize,
+                ),
+            );
+        for __ad_tab_at in (0)..(if (0) < (x.len() / d) { d } else { 0 }) {
+            let __ad_tab_v = q[__ad_tab_at];
+            let __ad_tab_v_1 = __ad_tab_v.exp();
+            let __ad_tab_v_1 = __ad_slots.push(__ad_tab_v_1);
+            __ad_tab[(__ad_tab_at as usize)] = __ad_tab_v_1;
+        }
+    }
     for i in 0..x.len() / d {
         let out__1 = __ad_cell_out_0;
-        {
-            let mut __ad_slots = __ad_record
-                .slots(::autograd::__private::room(&(0..d), 1usize));
-            if let (Some(__ad_row_q), Some(__ad_row_x), Some(__ad_row_y)) = (
-                ::autograd::__private::row(&q[..], 0usize, d),
-                ::autograd::__private::row(
-                    &x[..],
+        if let (Some(__ad_row_q), Some(__ad_row_x), Some(__ad_row_y)) = (
+            ::autograd::__private::row(&q[..], 0usize, d),
+            ::autograd::__private::row(
+                &x[..],
+                ::autograd::__private::index::mul(i, d),
+                ::autograd::__private::index::add(
                     ::autograd::__private::index::mul(i, d),
-                    ::autograd::__private::index::add(
-                        ::autograd::__private::index::mul(i, d),
-                        d,
-                    ),
+                    d,
                 ),
-                ::autograd::__private::row_mut(&mut y[..], 0usize, d),
-            ) {
-                let __ad_n: usize = ::core::cmp::min(
-                    ::core::cmp::min(__ad_row_q.len(), __ad_row_x.len()),
-                    __ad_row_y.len(),
-                );
-                for j in 0..__ad_n {
-                    let __ad_t1 = __ad_row_q[j];
-                    let __ad_t2 = __ad_t1.exp();
-                    let __ad_t2 = __ad_slots.push(__ad_t2);
-                    let __ad_t3 = __ad_t2 * (__ad_row_x[j]);
-                    __ad_row_y[j] = __ad_t3;
-                }
-            } else {
-                for j in 0..d {
-                    let __ad_t1 = q[j];
-                    let __ad_t2 = __ad_t1.exp();
-                    let __ad_t2 = __ad_slots.push(__ad_t2);
-                    let __ad_t3 = __ad_t2 * (x[i * d + j]);
-                    y[j] = __ad_t3;
-                }
+            ),
+            ::autograd::__private::row_mut(&mut y[..], 0usize, d),
+        ) {
+            let __ad_n: usize = ::core::cmp::min(
+                ::core::cmp::min(__ad_row_q.len(), __ad_row_x.len()),
+                __ad_row_y.len(),
+            );
+            for j in 0..__ad_n {
+                let __ad_t1 = __ad_row_q[j];
+                let __ad_t2 = __ad_tab[(j as usize)];
+                let __ad_t3 = __ad_t2 * (__ad_row_x[j]);
+                __ad_row_y[j] = __ad_t3;
+            }
+        } else {
+            for j in 0..d {
+                let __ad_t1 = q[j];
+                let __ad_t2 = __ad_tab[(j as usize)];
+                let __ad_t3 = __ad_t2 * (x[i * d + j]);
+                y[j] = __ad_t3;
             }
         }
         let l = d;
@@ -368,7 +404,7 @@ fn triangular_adjoint(
         let l__5 = __ad_cell_l_4;
         let mut __ad_cell_out_10 = out__1;
         {
-            let mut __ad_slots_1 = __ad_record
+            let mut __ad_slots_1 = __ad_record_1
                 .slots(::autograd::__private::room(&(0..d), 1usize));
             if let (Some(__ad_row_y_2),) = (
                 ::autograd::__private::row(&y[..], 0usize, d),
@@ -404,6 +440,8 @@ fn triangular_adjoint(
     let mut __ad_own_d_y = ::autograd::__private::zeros_like(&y);
     let __ad_d_y = &mut __ad_own_d_y[..];
     let mut __ad_d_cell_out_0: f64 = 0.0;
+    let mut __ad_own_d_tab = ::autograd::__private::zeros_like(&__ad_tab);
+    let __ad_d_tab = &mut __ad_own_d_tab[..];
     __ad_d_cell_out_0 += __ad_d_out__5;
     let __ad_seed_cell_out_0: f64 = __ad_d_cell_out_0;
     for i in (0..x.len() / d).rev() {
@@ -415,7 +453,7 @@ fn triangular_adjoint(
         __ad_d_cell_out_10 += __ad_d_out__4;
         let __ad_seed_cell_out_10: f64 = __ad_d_cell_out_10;
         {
-            let mut __ad_taken = __ad_record.taken();
+            let mut __ad_taken = __ad_record_1.taken();
             for j__1 in (0..d).rev() {
                 __ad_d_cell_out_10 = __ad_seed_cell_out_10;
                 let __ad_t11: f64 = __ad_taken.pop();
@@ -465,24 +503,32 @@ fn triangular_adjoint(
             let l__1 = __ad_back_cell_l_5;
             __ad_back_cell_l_4 = l__1;
         }
-        {
-            let mut __ad_taken_1 = __ad_record.taken();
-            for j in (0..d).rev() {
-                let __ad_t2: f64 = __ad_taken_1.pop();
-                let __ad_i_1: usize = j;
-                let mut __ad_d_t3: f64 = __ad_d_y[__ad_i_1];
-                __ad_d_y[__ad_i_1] = 0.0;
-                let mut __ad_d_t2: f64 = __ad_d_t3
-                    * ::autograd::__private::rules::mul(0.0, (x[i * d + j]), 0.0).0;
-                let mut __ad_d_t1: f64 = __ad_d_t2
-                    * ::autograd::__private::rules::exp(0.0, __ad_t2);
-                d_q[j] += __ad_d_t1;
-            }
+        for j in (0..d).rev() {
+            let __ad_i_1: usize = j;
+            let mut __ad_d_t3: f64 = __ad_d_y[__ad_i_1];
+            __ad_d_y[__ad_i_1] = 0.0;
+            let mut __ad_d_t2: f64 = __ad_d_t3
+                * ::autograd::__private::rules::mul(0.0, (x[i * d + j]), 0.0).0;
+            __ad_d_tab[(j as usize)] += __ad_d_t2;
         }
         __ad_d_cell_out_0 += __ad_d_out__1;
     }
     __ad_d_cell_out_0 = __ad_seed_cell_out_0;
-    __ad_guard.give_back([__ad_record]);
+    {
+        let mut __ad_taken_1 = __ad_record.taken();
+        for __ad_tab_at in ((0)..(if (0) < (x.len() / d) { d } else { 0 })).rev() {
+            let __ad_tab_v_1: f64 = __ad_taken_1.pop();
+            let __ad_i_2: usize = (__ad_tab_at as usize);
+            let mut __ad_d_tab_v_1: f64 = __ad_d_tab[__ad_i_2];
+            __ad_d_tab[__ad_i_2] = 0.0;
+            let mut __ad_d_tab_v: f64 = ::autograd::__private::adjoint_term(
+                __ad_d_tab_v_1,
+                ::autograd::__private::rules::exp(0.0, __ad_tab_v_1),
+            );
+            d_q[__ad_tab_at] += __ad_d_tab_v;
+        }
+    }
+    __ad_guard.give_back([__ad_record_1, __ad_record]);
     out__5
 }
 #[doc(hidden)]

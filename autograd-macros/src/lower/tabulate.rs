@@ -1,0 +1,736 @@
+//! Costly values that do not change with a loop, tabulated before it.
+//!
+//! A Gaussian mixture's log-likelihood, as users write it, scales each
+//! coordinate of each point by `(-log_sigma[c * d + j]).exp()` inside the
+//! loop over points: N·K·d exponentials where K·d would do, and as many
+//! again recorded or recomputed by the reverse sweep. A hand-written
+//! gradient computes the table `exp(-log_sigma)` once, before the loop.
+//!
+//! This pass does that for the macro's IR. In the body of a loop `L`
+//! counting `a..b`, a *costly* value (`exp`, `ln`, `sqrt`, a division: a
+//! primitive other than `+ - *`, negation, `abs`, `min`, `max`) is
+//! *invariant* when everything it is computed from is: a literal, a
+//! variable defined before `L` (not a cell), an element of a parameter
+//! array nothing stores into, or the index of a loop between `L` and the
+//! value whose range is itself invariant (`for c in 0..k { for j in 0..d
+//! { .. } }`). Each such value that something other than such values
+//! reads is computed before `L`, for every index of those loops, into a
+//! `Vec` (`__ad_tab`, indexed by the loops' indices in row-major order),
+//! and its `let` in `L` becomes a load of its element:
+//!
+//! ```text
+//! let trip = if 0 < d { d - 0 } else { 0 };       (one per loop between)
+//! let tab = vec![0.0; trip_c * trip];
+//! for c2 in 0..if 0 < n { k } else { 0 } {        (none if L runs no iteration)
+//!     for j2 in 0..d {
+//!         let ls2 = log_sigma[c2 * d + j2]; let t2 = -ls2; let e2 = exp(t2);
+//!         tab[(c2 - 0) as usize * trip + (j2 - 0) as usize] = e2;
+//!     }
+//! }
+//! for p in 0..n { .. for c in 0..k { .. for j in 0..d { .. let e = tab[..]; .. } } }
+//! ```
+//!
+//! The rest of the pipeline differentiates the result as any local buffer
+//! filled by one nest and read by another: the loads' adjoints gather in
+//! the table's, which the reverse of the filling nest sends through `exp`
+//! into `d_log_sigma` once per element.
+//!
+//! Why it is exact: the table's elements are computed by the same
+//! operations from the same values, so they are the values `L` computed,
+//! bit for bit. The table is filled only if `L` runs at least once, and
+//! then every element was computed by `L` too, at each iteration: the path
+//! from `L`'s body down to the value holds no `if` and no `break` or
+//! `continue` of `L` or of the loops between (so the value runs at every
+//! index of the loops between, every iteration of `L`), and the loops'
+//! ranges do not change within `L`. So no element is computed that `f`
+//! does not compute (no new panic, and no partial derivative of a value
+//! `f` never computed — an `inf` times a zero adjoint would be a `NaN`).
+//! The expressions copied into the filling nest are only arithmetic of
+//! variables and literals (`Const`s with no calls), so running them there
+//! has no effect of its own.
+
+use crate::ir::{
+    ArrayInit, Block, Const, Func, Header, Jump, Kind, Loop, Operand, Origin, Rhs, Stmt, Var, VarId,
+};
+use crate::names::Names;
+use proc_macro2::{Delimiter, Group, Ident, TokenStream, TokenTree};
+use quote::quote;
+use std::collections::{BTreeSet, HashMap, HashSet};
+
+/// Tabulates the costly values of every loop that do not change with it
+/// (see the module's documentation).
+pub fn tabulate(func: &mut Func, names: &Names) {
+    let mut stored = HashSet::new();
+    func.body.walk(0, &mut |stmt, _| {
+        if let Stmt::Store { array, .. } = stmt {
+            stored.insert(*array);
+        }
+    });
+    // (a function that declares a `Vec` of its own allocates anyway: its
+    // tables are `Vec`s too, which LLVM knows alias nothing; in one that
+    // does not, spare buffers keep it allocation-free, `Func::tables`)
+    let mut allocates = false;
+    func.body.walk(0, &mut |stmt, _| {
+        if let Stmt::Let {
+            init: Some(Rhs::Array(init)),
+            ..
+        } = stmt
+        {
+            allocates |= init.is_vec();
+        }
+    });
+    let mut next_loop = 0;
+    func.body.walk(0, &mut |stmt, _| {
+        if let Stmt::Loop(l) = stmt {
+            next_loop = next_loop.max(l.id + 1);
+        }
+    });
+    let mut pass = Pass {
+        vars: std::mem::take(&mut func.vars),
+        stored,
+        names,
+        next_loop,
+        tables: HashMap::new(),
+        spare: !allocates,
+        tabulated: HashSet::new(),
+    };
+    pass.block(&mut func.body);
+    func.vars = pass.vars;
+    func.tables = pass.tables;
+    func.tabulated = pass.tabulated;
+}
+
+struct Pass<'n> {
+    vars: Vec<Var>,
+    /// Arrays some statement stores into: not tables of constants.
+    stored: HashSet<VarId>,
+    names: &'n Names,
+    next_loop: usize,
+    /// The tables made in spare buffers, with their lengths (`Func::tables`).
+    tables: HashMap<VarId, TokenStream>,
+    /// Whether tables are made in spare buffers.
+    spare: bool,
+    /// The values of the filling nests (`Func::tabulated`).
+    tabulated: HashSet<VarId>,
+}
+
+/// A loop between `L` and the value: its index and range `lo..hi`.
+#[derive(Clone)]
+struct Level {
+    index: VarId,
+    lo: TokenStream,
+    hi: TokenStream,
+    uses: Vec<VarId>,
+}
+
+impl Pass<'_> {
+    /// Tabulates at the loops of `block` that run once a call (not nested
+    /// in another loop, so that each table is filled, and allocated, once
+    /// a call), taking each value out of the outermost loop it does not
+    /// change with.
+    fn block(&mut self, block: &mut Block) {
+        let mut i = 0;
+        while i < block.stmts.len() {
+            match &mut block.stmts[i] {
+                Stmt::Loop(l) => {
+                    let before = self.at_loop(l);
+                    let n = before.len();
+                    block.stmts.splice(i..i, before);
+                    i += n;
+                }
+                Stmt::If { then_, else_, .. } => {
+                    self.block(then_);
+                    self.block(else_);
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+    }
+
+    /// The statements to put before `l` that tabulate its invariant costly
+    /// values (whose `let`s in `l` become loads), or none.
+    fn at_loop(&mut self, l: &mut Loop) -> Vec<Stmt> {
+        let Header::Range { index, range } = &l.header else {
+            return Vec::new();
+        };
+        let Some((lo, hi)) = bounds(range, &self.vars) else {
+            return Vec::new();
+        };
+        let (index, outer_uses) = (*index, range.uses.clone());
+        if l.breaks || jumps(&l.body) {
+            return Vec::new();
+        }
+        let mut inside = HashSet::new();
+        l.body.walk(0, &mut |stmt, _| match stmt {
+            Stmt::Let { var, .. } => {
+                inside.insert(*var);
+            }
+            Stmt::Loop(Loop {
+                header: Header::Range { index, .. },
+                ..
+            }) => {
+                inside.insert(*index);
+            }
+            _ => {}
+        });
+        inside.insert(index);
+        let invariant: HashSet<VarId> = (0..self.vars.len())
+            .filter(|v| !inside.contains(v) && !self.vars[*v].is_cell())
+            .collect();
+        let mut out = Vec::new();
+        let guard = (lo, hi, outer_uses);
+        self.search(&mut l.body, &mut Vec::new(), &invariant, &guard, &mut out);
+        out
+    }
+
+    /// Tabulates the invariant costly values at the top of `block` (the
+    /// body of the last loop of `levels`, or of `L`), then looks into the
+    /// loops at its top level whose ranges are invariant.
+    fn search(
+        &mut self,
+        block: &mut Block,
+        levels: &mut Vec<Level>,
+        invariant: &HashSet<VarId>,
+        guard: &(TokenStream, TokenStream, Vec<VarId>),
+        out: &mut Vec<Stmt>,
+    ) {
+        self.tabulate_in(block, levels, invariant, guard, out);
+        for stmt in &mut block.stmts {
+            let Stmt::Loop(inner) = stmt else { continue };
+            let Header::Range { index, range } = &inner.header else {
+                continue;
+            };
+            let Some((lo, hi)) = bounds(range, &self.vars) else {
+                continue;
+            };
+            if inner.breaks
+                || jumps(&inner.body)
+                || !range.uses.iter().all(|u| invariant.contains(u))
+            {
+                continue;
+            }
+            levels.push(Level {
+                index: *index,
+                lo,
+                hi,
+                uses: range.uses.clone(),
+            });
+            self.search(&mut inner.body, levels, invariant, guard, out);
+            levels.pop();
+        }
+    }
+
+    fn tabulate_in(
+        &mut self,
+        block: &mut Block,
+        levels: &[Level],
+        invariant: &HashSet<VarId>,
+        guard: &(TokenStream, TokenStream, Vec<VarId>),
+        out: &mut Vec<Stmt>,
+    ) {
+        if levels.is_empty() {
+            // a value `L` itself does not change: left to the analyses
+            // (a table of one element, or a value moved before `L`, would
+            // need `L`'s first iteration to tell whether `f` computes it)
+            return;
+        }
+        // the `let`s at the top of the block computed from invariant
+        // values, and the levels each one's value depends on
+        let mut chain: Vec<usize> = Vec::new();
+        let mut deps: HashMap<VarId, BTreeSet<usize>> = HashMap::new();
+        // those computed from a float that is not a literal (a parameter's
+        // element, a float defined before `L`): a value of literals alone
+        // is left to LLVM
+        let mut varies: HashSet<VarId> = HashSet::new();
+        for (k, stmt) in block.stmts.iter().enumerate() {
+            let Stmt::Let {
+                var,
+                init: Some(rhs),
+                ..
+            } = stmt
+            else {
+                continue;
+            };
+            let known = |v: &VarId| {
+                invariant.contains(v)
+                    || deps.contains_key(v)
+                    || levels.iter().any(|l| l.index == *v)
+            };
+            let plain =
+                |c: &Const| c.uses.iter().all(known) && arithmetic(&c.tokens, &c.uses, &self.vars);
+            let operand = |op: &Operand| match op {
+                Operand::Var(v) => known(v),
+                Operand::Const(c) => plain(c),
+            };
+            let member = !self.vars[*var].is_cell()
+                && self.vars[*var].kind != Kind::FloatArray
+                && match rhs {
+                    Rhs::Use(op) => operand(op),
+                    Rhs::Prim { args, .. } => args.iter().all(operand),
+                    Rhs::Load { array, index } => {
+                        matches!(self.vars[*array].origin, Origin::Param { .. })
+                            && self.vars[*array].kind == Kind::FloatArray
+                            && !self.stored.contains(array)
+                            && plain(index)
+                    }
+                    Rhs::Array(_) | Rhs::Call { .. } => false,
+                };
+            if member {
+                let mut on = BTreeSet::new();
+                let mut from_floats = matches!(rhs, Rhs::Load { .. });
+                for read in stmt.reads() {
+                    if let Some(level) = levels.iter().position(|l| l.index == read) {
+                        on.insert(level);
+                    }
+                    if let Some(of_read) = deps.get(&read) {
+                        on.extend(of_read.iter().copied());
+                        from_floats |= varies.contains(&read);
+                    } else {
+                        from_floats |= self.vars[read].kind == Kind::Float;
+                    }
+                }
+                chain.push(k);
+                deps.insert(*var, on);
+                if from_floats {
+                    varies.insert(*var);
+                }
+            }
+        }
+        // what something besides the chain reads
+        let chain_set: HashSet<usize> = chain.iter().copied().collect();
+        let mut read_outside: HashSet<VarId> = HashSet::new();
+        for (k, stmt) in block.stmts.iter().enumerate() {
+            if chain_set.contains(&k) {
+                continue;
+            }
+            let mut note = |s: &Stmt| {
+                read_outside.extend(s.reads());
+                if let Stmt::Opaque { tokens, .. } = s {
+                    for member in deps.keys() {
+                        let name = self.vars[*member].ident.to_string();
+                        if crate::ir::mentions(tokens, &name) {
+                            read_outside.insert(*member);
+                        }
+                    }
+                }
+            };
+            note(stmt);
+            match stmt {
+                Stmt::Loop(l) => l.body.walk(0, &mut |s, _| note(s)),
+                Stmt::If { then_, else_, .. } => {
+                    then_.walk(0, &mut |s, _| note(s));
+                    else_.walk(0, &mut |s, _| note(s));
+                }
+                _ => {}
+            }
+        }
+        // the costly ones whose values the loop still needs: read outside
+        // the chain, or by a cheap value it needs (`2.0 * e` of `e = ..exp()`)
+        let worth = |var: VarId, rhs: &Rhs| {
+            matches!(rhs, Rhs::Prim { prim, .. } if costly(prim.name))
+                && self.vars[var].kind == Kind::Float
+                && varies.contains(&var)
+        };
+        let mut needed_here = read_outside;
+        let mut tabulated = Vec::new();
+        for &k in chain.iter().rev() {
+            let stmt = &block.stmts[k];
+            let Stmt::Let {
+                var,
+                init: Some(rhs),
+                ..
+            } = stmt
+            else {
+                continue;
+            };
+            if !needed_here.contains(var) {
+                continue;
+            }
+            if worth(*var, rhs) {
+                tabulated.push(k);
+            } else {
+                needed_here.extend(stmt.reads());
+            }
+        }
+        tabulated.reverse();
+        // grouped by the levels they depend on: one table nest a group
+        let mut groups: Vec<(Vec<usize>, Vec<usize>)> = Vec::new();
+        for k in tabulated {
+            let Stmt::Let { var, .. } = &block.stmts[k] else {
+                continue;
+            };
+            let on: Vec<usize> = deps[var].iter().copied().collect();
+            match groups.iter_mut().find(|(levels, _)| *levels == on) {
+                Some((_, values)) => values.push(k),
+                None => groups.push((on, vec![k])),
+            }
+        }
+        let mut trips: HashMap<usize, VarId> = HashMap::new();
+        for (on, values) in groups {
+            let stmts = self.table(block, levels, &on, &values, &chain, &mut trips, guard);
+            out.extend(stmts);
+        }
+    }
+
+    /// The statements that fill the tables of the values at `values` (the
+    /// positions of their `let`s in `block`), which depend on the loops
+    /// `on` of `levels`, and the loads that replace those `let`s.
+    #[allow(clippy::too_many_arguments)]
+    fn table(
+        &mut self,
+        block: &mut Block,
+        levels: &[Level],
+        on: &[usize],
+        values: &[usize],
+        chain: &[usize],
+        trips: &mut HashMap<usize, VarId>,
+        guard: &(TokenStream, TokenStream, Vec<VarId>),
+    ) -> Vec<Stmt> {
+        let mut stmts = Vec::new();
+        // what the values are computed from
+        let mut needed: HashSet<VarId> = HashSet::new();
+        for &k in values {
+            if let Stmt::Let { var, .. } = &block.stmts[k] {
+                needed.insert(*var);
+            }
+        }
+        for &k in chain.iter().rev() {
+            let stmt = &block.stmts[k];
+            if let Stmt::Let { var, .. } = stmt {
+                if needed.contains(var) {
+                    needed.extend(stmt.reads());
+                }
+            }
+        }
+        // trip counts of the loops the values depend on, in the loops'
+        // own integer type, as `usize`
+        for &level in on {
+            if trips.contains_key(&level) {
+                continue;
+            }
+            let trip = self.new_var("__ad_trip", Kind::Other, Origin::Local);
+            let Level { lo, hi, uses, .. } = &levels[level];
+            stmts.push(Stmt::Let {
+                var: trip,
+                ty: Some(quote!(usize)),
+                init: Some(Rhs::Use(Operand::Const(Const {
+                    tokens: quote!(if (#lo) < (#hi) { ((#hi) - (#lo)) as usize } else { 0 }),
+                    uses: uses.clone(),
+                }))),
+            });
+            trips.insert(level, trip);
+        }
+        // the element of indices `at` (one for each loop of `on`)
+        let element = |vars: &[Var], at: &[VarId]| -> Const {
+            let mut tokens: Option<TokenStream> = None;
+            let mut uses = Vec::new();
+            for (&level, index) in on.iter().zip(at) {
+                let (i, lo) = (&vars[*index].ident, &levels[level].lo);
+                let offset = if lo.to_string() == "0" {
+                    quote!((#i as usize))
+                } else {
+                    quote!(((#i - (#lo)) as usize))
+                };
+                uses.push(*index);
+                uses.extend(&levels[level].uses);
+                tokens = Some(match tokens {
+                    None => offset,
+                    Some(outer) => {
+                        let trip = trips[&level];
+                        uses.push(trip);
+                        let t = &vars[trip].ident;
+                        quote!((#outer) * #t + #offset)
+                    }
+                });
+            }
+            Const {
+                tokens: tokens.unwrap_or_else(|| quote!(0usize)),
+                uses,
+            }
+        };
+        let len = if on.is_empty() {
+            quote!(1usize)
+        } else {
+            let mut idents = on.iter().map(|level| &self.vars[trips[level]].ident);
+            let first = idents.next();
+            quote!(#first #(* #idents)*)
+        };
+        // the filling nest's indices, and copies of the chain
+        let mut renamed: HashMap<VarId, VarId> = HashMap::new();
+        let mut fill_at = Vec::new();
+        for &level in on {
+            let index = self.new_var("__ad_tab_at", Kind::Other, Origin::LoopIndex);
+            renamed.insert(levels[level].index, index);
+            fill_at.push(index);
+        }
+        let mut fill = Vec::new();
+        let mut tables = Vec::new();
+        for &k in chain {
+            let Stmt::Let { var, ty, init } = &block.stmts[k] else {
+                continue;
+            };
+            if !needed.contains(var) {
+                continue;
+            }
+            let copy = self.new_var("__ad_tab_v", self.vars[*var].kind, Origin::Temp);
+            self.tabulated.insert(copy);
+            let init = init.as_ref().map(|rhs| self.renamed_rhs(rhs, &renamed));
+            renamed.insert(*var, copy);
+            fill.push(Stmt::Let {
+                var: copy,
+                ty: ty.clone(),
+                init,
+            });
+            if values.contains(&k) {
+                let table = self.new_var("__ad_tab", Kind::FloatArray, Origin::Local);
+                fill.push(Stmt::Store {
+                    array: table,
+                    index: element(&self.vars, &fill_at),
+                    value: Operand::Var(copy),
+                });
+                tables.push((k, table));
+            }
+        }
+        for &(_, table) in &tables {
+            if self.spare {
+                self.tables.insert(table, len.clone());
+            }
+            stmts.push(Stmt::Let {
+                var: table,
+                ty: None,
+                init: Some(Rhs::Array(ArrayInit::Fill {
+                    value: Const {
+                        tokens: quote!(0.0),
+                        uses: Vec::new(),
+                    },
+                    len: len.clone(),
+                    vec: true,
+                })),
+            });
+        }
+        // `f` computes the values only if `L` and every loop between runs
+        // an iteration: the outermost loop of the nest runs none otherwise
+        let (guard_lo, guard_hi, guard_uses) = guard;
+        let mut runs = vec![quote!((#guard_lo) < (#guard_hi))];
+        let mut runs_uses = guard_uses.clone();
+        for (level, Level { lo, hi, uses, .. }) in levels.iter().enumerate() {
+            if !on.contains(&level) {
+                runs.push(quote!((#lo) < (#hi)));
+                runs_uses.extend(uses);
+            }
+        }
+        let runs = quote!(#(#runs)&&*);
+        let mut body = Block { stmts: fill };
+        for (depth, &level) in on.iter().enumerate().rev() {
+            let Level { lo, hi, uses, .. } = &levels[level];
+            let mut uses = uses.clone();
+            let range = if depth == 0 {
+                uses.extend(&runs_uses);
+                quote!((#lo)..(if #runs { #hi } else { #lo }))
+            } else {
+                quote!((#lo)..(#hi))
+            };
+            let l = self.new_loop(fill_at[depth], range, uses, body);
+            body = Block {
+                stmts: vec![Stmt::Loop(l)],
+            };
+        }
+        if on.is_empty() {
+            let once = self.new_var("__ad_tab_at", Kind::Other, Origin::LoopIndex);
+            let l = self.new_loop(once, quote!(0..usize::from(#runs)), runs_uses, body);
+            body = Block {
+                stmts: vec![Stmt::Loop(l)],
+            };
+        }
+        stmts.extend(body.stmts);
+        // the values read from their tables
+        let at: Vec<VarId> = on.iter().map(|&level| levels[level].index).collect();
+        for (k, table) in tables {
+            let index = element(&self.vars, &at);
+            if let Stmt::Let { init, .. } = &mut block.stmts[k] {
+                *init = Some(Rhs::Load {
+                    array: table,
+                    index,
+                });
+            }
+        }
+        stmts
+    }
+
+    fn new_var(&mut self, base: &str, kind: Kind, origin: Origin) -> VarId {
+        self.vars
+            .push(Var::new(self.names.fresh(base), kind, origin));
+        self.vars.len() - 1
+    }
+
+    fn new_loop(
+        &mut self,
+        index: VarId,
+        range: TokenStream,
+        uses: Vec<VarId>,
+        body: Block,
+    ) -> Loop {
+        let id = self.next_loop;
+        self.next_loop += 1;
+        Loop {
+            id,
+            header: Header::Range {
+                index,
+                range: Const {
+                    tokens: range,
+                    uses,
+                },
+            },
+            body,
+            carried: Vec::new(),
+            breaks: false,
+        }
+    }
+
+    /// `rhs` (a chain member: `Use`, `Prim` or `Load`) reading the copies
+    /// in `renamed` instead of the originals.
+    fn renamed_rhs(&self, rhs: &Rhs, renamed: &HashMap<VarId, VarId>) -> Rhs {
+        let var = |v: &VarId| *renamed.get(v).unwrap_or(v);
+        let constant = |c: &Const| Const {
+            tokens: self.renamed_tokens(&c.tokens, &c.uses, renamed),
+            uses: c.uses.iter().map(var).collect(),
+        };
+        let operand = |op: &Operand| match op {
+            Operand::Var(v) => Operand::Var(var(v)),
+            Operand::Const(c) => Operand::Const(constant(c)),
+        };
+        match rhs {
+            Rhs::Use(op) => Rhs::Use(operand(op)),
+            Rhs::Prim { prim, args, syntax } => Rhs::Prim {
+                prim,
+                args: args.iter().map(operand).collect(),
+                syntax: *syntax,
+            },
+            Rhs::Load { array, index } => Rhs::Load {
+                array: *array,
+                index: constant(index),
+            },
+            Rhs::Array(_) | Rhs::Call { .. } => unreachable!("not a chain member"),
+        }
+    }
+
+    /// `tokens` with the identifiers of the variables in `uses` that have
+    /// copies replaced by the copies' (every variable's emitted name is its
+    /// own, so a name stands for one variable).
+    fn renamed_tokens(
+        &self,
+        tokens: &TokenStream,
+        uses: &[VarId],
+        renamed: &HashMap<VarId, VarId>,
+    ) -> TokenStream {
+        let map: HashMap<String, Ident> = uses
+            .iter()
+            .filter_map(|u| {
+                let to = renamed.get(u)?;
+                Some((
+                    self.vars[*u].ident.to_string(),
+                    self.vars[*to].ident.clone(),
+                ))
+            })
+            .collect();
+        rename(tokens, &map)
+    }
+}
+
+fn rename(tokens: &TokenStream, map: &HashMap<String, Ident>) -> TokenStream {
+    tokens
+        .clone()
+        .into_iter()
+        .map(|tt| match tt {
+            TokenTree::Ident(ident) => match map.get(&ident.to_string()) {
+                Some(to) => TokenTree::Ident(to.clone()),
+                None => TokenTree::Ident(ident),
+            },
+            TokenTree::Group(g) => {
+                let mut group = Group::new(g.delimiter(), rename(&g.stream(), map));
+                group.set_span(g.span());
+                TokenTree::Group(group)
+            }
+            other => other,
+        })
+        .collect()
+}
+
+/// Whether `name` is a primitive worth a table: not `+ - *`, negation,
+/// `abs`, `min` or `max` (the costly rules of `emit::plan`).
+fn costly(name: &str) -> bool {
+    !matches!(name, "add" | "sub" | "mul" | "neg" | "abs" | "min" | "max")
+}
+
+/// `lo` and `hi` of a range written `lo..hi` in plain arithmetic (see
+/// [`arithmetic`]: the pass evaluates them again, before the loop).
+fn bounds(range: &Const, vars: &[Var]) -> Option<(TokenStream, TokenStream)> {
+    if !arithmetic(&range.tokens, &range.uses, vars) {
+        return None;
+    }
+    let expr: syn::Expr = syn::parse2(range.tokens.clone()).ok()?;
+    let expr = match expr {
+        syn::Expr::Paren(p) => *p.expr,
+        e => e,
+    };
+    match expr {
+        syn::Expr::Range(syn::ExprRange {
+            start: Some(lo),
+            limits: syn::RangeLimits::HalfOpen(_),
+            end: Some(hi),
+            ..
+        }) => Some((quote!(#lo), quote!(#hi))),
+        _ => None,
+    }
+}
+
+/// Whether `block` holds a `break` or `continue` of its own loop (at its
+/// top or in its `if`s; not in loops nested in it).
+fn jumps(block: &Block) -> bool {
+    block.stmts.iter().any(|stmt| match stmt {
+        Stmt::Jump(Jump::Break | Jump::Continue) => true,
+        Stmt::If { then_, else_, .. } => jumps(then_) || jumps(else_),
+        _ => false,
+    })
+}
+
+/// Whether `tokens` are plain arithmetic, safe to evaluate again anywhere
+/// their variables are defined: the variables of `uses`, literals, casts to
+/// primitive types, `len()`, constants (`PI`, `N`, paths to them), and the
+/// operators `+ - * / %` in parentheses. No call of anything else, no
+/// indexing, no block.
+fn arithmetic(tokens: &TokenStream, uses: &[VarId], vars: &[Var]) -> bool {
+    tokens.clone().into_iter().all(|tt| match tt {
+        TokenTree::Literal(_) => true,
+        TokenTree::Punct(p) => matches!(p.as_char(), '+' | '-' | '*' | '/' | '%' | '.' | ':'),
+        TokenTree::Group(g) => {
+            matches!(g.delimiter(), Delimiter::Parenthesis | Delimiter::None)
+                && arithmetic(&g.stream(), uses, vars)
+        }
+        TokenTree::Ident(ident) => {
+            let name = ident.to_string();
+            uses.iter().any(|u| vars[*u].ident == ident)
+                || matches!(
+                    name.as_str(),
+                    "as" | "len"
+                        | "usize"
+                        | "isize"
+                        | "u8"
+                        | "u16"
+                        | "u32"
+                        | "u64"
+                        | "i8"
+                        | "i16"
+                        | "i32"
+                        | "i64"
+                        | "f64"
+                        | "f32"
+                        | "std"
+                        | "core"
+                        | "consts"
+                )
+                || name.starts_with(|c: char| c.is_ascii_uppercase())
+        }
+    })
+}
