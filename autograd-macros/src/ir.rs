@@ -30,15 +30,11 @@ pub struct Func {
     /// it as an exchange of the two buffers instead (`emit/reverse.rs`,
     /// `Emitter::swapped_buffers`), which every access by name sees alike.
     pub swaps: std::collections::HashMap<usize, (VarId, VarId)>,
-    /// The tables of costly values `lower/tabulate.rs` fills before a loop
-    /// in a function that declares no `Vec` of its own, with their lengths:
-    /// in first-order code each is the storage of a `__private::Scratch` (a
-    /// spare buffer of the thread, given back when the adjoint returns),
-    /// and so is its adjoint, so that a function that allocated nothing
-    /// still does not. (In a function that allocates anyway a table is a
-    /// `Vec`: a fresh allocation is one LLVM knows aliases nothing, which
-    /// cost the outside mixture 2–3% less.)
-    pub tables: std::collections::HashMap<VarId, TokenStream>,
+    /// The tables of costly values `lower/tabulate.rs` fills before a
+    /// loop: each element stored once, by the nest that fills it, and only
+    /// loaded after (so the reverse of that nest reads its values back
+    /// there, `record::stored_values`).
+    pub tables: std::collections::HashMap<VarId, Table>,
     /// The values the nests that fill those tables compute (copies of the
     /// loop's): their reverse adds nothing through a partial where the
     /// adjoint is 0 (`__private::adjoint_term`), as the reverse of the loop
@@ -90,6 +86,20 @@ pub struct Var {
     /// as the `Vec` under its owner's name ([`crate::names::Role::Owner`])
     /// and `let q = &mut owner[..];`.
     pub view: bool,
+}
+
+/// A table of [`Func::tables`].
+pub struct Table {
+    /// Its length (the product of its loops' trip counts).
+    pub len: TokenStream,
+    /// In a function that declares no `Vec` of its own: in first-order
+    /// code the table is the storage of a `__private::Scratch` (a spare
+    /// buffer of the thread, given back when the adjoint returns), and so
+    /// is its adjoint, so that a function that allocated nothing still does
+    /// not. (In a function that allocates anyway a table is a `Vec`: a
+    /// fresh allocation is one LLVM knows aliases nothing, which cost the
+    /// outside mixture 2–3% less.)
+    pub spare: bool,
 }
 
 impl Func {

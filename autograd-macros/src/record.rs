@@ -947,7 +947,7 @@ fn allocates_anyway(func: &Func) -> bool {
             ..
         } = stmt
         {
-            allocates |= init.is_vec() && !func.tables.contains_key(var);
+            allocates |= init.is_vec() && !func.tables.get(var).is_some_and(|t| t.spare);
         }
     });
     allocates
@@ -1614,9 +1614,10 @@ fn keep_of(
 }
 
 /// The floats a block of a nest stores into an element of a local array
-/// that has an undo tape (not `plain`), with nothing in the block storing
-/// into the array after: `v` in `let v = a.tanh(); h[i] = v;`, each with
-/// its array. At the start of the block's reverse the element holds the
+/// that has an undo tape (not `plain`), or of a table of costly values
+/// (`Func::tables`: each element stored once, by its filling nest), with
+/// nothing in the block storing into the array after: `v` in `let v =
+/// a.tanh(); h[i] = v;`, each with its array. At the start of the block's reverse the element holds the
 /// value again (the stores after it, later iterations' included, are
 /// undone by then, or, a span, left as the loop left them), so the reverse
 /// reads it there (`Keep::Reload`) instead of recording it. The value is
@@ -1649,7 +1650,7 @@ fn stored_values(
                 if defined_here
                     && !stored_after
                     && index_there
-                    && !plain.contains(array)
+                    && (!plain.contains(array) || func.tables.contains_key(array))
                     && info.kind == Kind::Float
                     && !info.is_cell()
                 {

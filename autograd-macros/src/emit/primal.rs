@@ -2,7 +2,7 @@
 //! wrote it (so values are bit for bit `f`'s), the calls of a callee's
 //! adjoint, and the local partials of a primitive from the rules table.
 
-use crate::ir::{ArrayInit, CallArg, Callee, Func, Operand, Origin, Rhs, Syntax, VarId};
+use crate::ir::{ArrayInit, CallArg, Callee, Func, Operand, Origin, Rhs, Syntax, Table, VarId};
 use crate::names::{self, Names, Role};
 use crate::prim::{self, Arity};
 use proc_macro2::{Span, TokenStream};
@@ -123,7 +123,9 @@ pub fn let_binding(
     init: Option<TokenStream>,
 ) -> TokenStream {
     let ident = &func.vars[var].ident;
-    if let (Some(len), true) = (func.tables.get(&var), func.vars[var].view && !second) {
+    if let (Some(Table { len, spare: true }), true) =
+        (func.tables.get(&var), func.vars[var].view && !second)
+    {
         let owner = names.derived(Role::Owner, var, ident);
         return quote! {
             let mut #owner = ::autograd::__private::Scratch::zeros(#len);

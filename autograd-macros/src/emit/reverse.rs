@@ -661,7 +661,7 @@ impl<'a> Body<'a> {
             // mixture 4–11%, its LSTM 9–13%, the stencil 8%)
             // (a table of costly values, `lower/tabulate.rs`: a spare
             // buffer, as the table is, which only its loads add into)
-            None if self.func.tables.contains_key(&var) && !self.second => {
+            None if self.func.tables.get(&var).is_some_and(|t| t.spare) && !self.second => {
                 quote!(::autograd::__private::Scratch::zeros(#array.len()))
             }
             None => quote!(::autograd::__private::zeros_like(&#array)),

@@ -50,7 +50,8 @@
 //! has no effect of its own.
 
 use crate::ir::{
-    ArrayInit, Block, Const, Func, Header, Jump, Kind, Loop, Operand, Origin, Rhs, Stmt, Var, VarId,
+    ArrayInit, Block, Const, Func, Header, Jump, Kind, Loop, Operand, Origin, Rhs, Stmt, Table,
+    Var, VarId,
 };
 use crate::names::Names;
 use proc_macro2::{Delimiter, Group, Ident, TokenStream, TokenTree};
@@ -106,8 +107,8 @@ struct Pass<'n> {
     stored: HashSet<VarId>,
     names: &'n Names,
     next_loop: usize,
-    /// The tables made in spare buffers, with their lengths (`Func::tables`).
-    tables: HashMap<VarId, TokenStream>,
+    /// The tables made (`Func::tables`).
+    tables: HashMap<VarId, Table>,
     /// Whether tables are made in spare buffers.
     spare: bool,
     /// The values of the filling nests (`Func::tabulated`).
@@ -493,9 +494,13 @@ impl Pass<'_> {
             }
         }
         for &(_, table) in &tables {
-            if self.spare {
-                self.tables.insert(table, len.clone());
-            }
+            self.tables.insert(
+                table,
+                Table {
+                    len: len.clone(),
+                    spare: self.spare,
+                },
+            );
             stmts.push(Stmt::Let {
                 var: table,
                 ty: None,

@@ -41,12 +41,11 @@ fn triangular_grad(q: &[f64], x: &[f64], d: usize) -> (f64, ::std::vec::Vec<f64>
         let mut __ad_tape_l__5 = ::autograd::__private::OwnTape::new();
         ::std::thread_local! {
             #[allow(non_upper_case_globals)] static __ad_home :
-            ::autograd::__private::RecordsHome < f64, 2 > = const {
+            ::autograd::__private::RecordsHome < f64, 1 > = const {
             ::autograd::__private::RecordsHome::new() };
         }
         let __ad_guard = ::autograd::__private::RecordsHome::take(&__ad_home);
-        let mut __ad_record_1 = __ad_guard.record(0);
-        let mut __ad_record = __ad_guard.record(1);
+        let mut __ad_record = __ad_guard.record(0);
         let mut __ad_own_y: ::std::vec::Vec<f64> = ::std::vec![0.0; d];
         let y = &mut __ad_own_y[..];
         let out: f64 = 0.0;
@@ -54,20 +53,10 @@ fn triangular_grad(q: &[f64], x: &[f64], d: usize) -> (f64, ::std::vec::Vec<f64>
         let __ad_trip: usize = if (0) < (d) { ((d) - (0)) as usize } else { 0 };
         let mut __ad_own_tab: ::std::vec::Vec<f64> = ::std::vec![0.0; __ad_trip];
         let __ad_tab = &mut __ad_own_tab[..];
-        {
-            let mut __ad_slots = __ad_record
-                .slots(
-                    ::autograd::__private::room(
-                        &((0)..(if (0) < (x.len() / d) { d } else { 0 })),
-                        1usize,
-                    ),
-                );
-            for __ad_tab_at in (0)..(if (0) < (x.len() / d) { d } else { 0 }) {
-                let __ad_tab_v = q[__ad_tab_at];
-                let __ad_tab_v_1 = __ad_tab_v.exp();
-                let __ad_tab_v_1 = __ad_slots.push(__ad_tab_v_1);
-                __ad_tab[(__ad_tab_at as usize)] = __ad_tab_v_1;
-            }
+        for __ad_tab_at in (0)..(if (0) < (x.len() / d) { d } else { 0 }) {
+            let __ad_tab_v = q[__ad_tab_at];
+            let __ad_tab_v_1 = __ad_tab_v.exp();
+            __ad_tab[(__ad_tab_at as usize)] = __ad_tab_v_1;
         }
         for i in 0..x.len() / d {
             let out__1 = __ad_cell_out_0;
@@ -142,7 +131,7 @@ fn triangular_grad(q: &[f64], x: &[f64], d: usize) -> (f64, ::std::vec::Vec<f64>
             let l__5 = __ad_cell_l_4;
             let mut __ad_cell_out_10 = out__1;
             {
-                let mut __ad_slots_1 = __ad_record_1
+                let mut __ad_slots = __ad_record
                     .slots(::autograd::__private::room(&(0..d), 1usize));
                 if let (Some(__ad_row_y_2),) = (
                     ::autograd::__private::row(&y[..], 0usize, d),
@@ -151,7 +140,7 @@ fn triangular_grad(q: &[f64], x: &[f64], d: usize) -> (f64, ::std::vec::Vec<f64>
                     for j__1 in 0..__ad_n_2 {
                         let out__2 = __ad_cell_out_10;
                         let __ad_t11 = __ad_row_y_2[j__1];
-                        let __ad_t11 = __ad_slots_1.push(__ad_t11);
+                        let __ad_t11 = __ad_slots.push(__ad_t11);
                         let __ad_t12 = __ad_t11;
                         let __ad_t13 = __ad_t11 * __ad_t12;
                         let out__3 = out__2 + __ad_t13;
@@ -161,7 +150,7 @@ fn triangular_grad(q: &[f64], x: &[f64], d: usize) -> (f64, ::std::vec::Vec<f64>
                     for j__1 in 0..d {
                         let out__2 = __ad_cell_out_10;
                         let __ad_t11 = y[j__1];
-                        let __ad_t11 = __ad_slots_1.push(__ad_t11);
+                        let __ad_t11 = __ad_slots.push(__ad_t11);
                         let __ad_t12 = __ad_t11;
                         let __ad_t13 = __ad_t11 * __ad_t12;
                         let out__3 = out__2 + __ad_t13;
@@ -191,7 +180,7 @@ fn triangular_grad(q: &[f64], x: &[f64], d: usize) -> (f64, ::std::vec::Vec<f64>
             __ad_d_cell_out_10 += __ad_d_out__4;
             let __ad_seed_cell_out_10: f64 = __ad_d_cell_out_10;
             {
-                let mut __ad_taken = __ad_record_1.taken();
+                let mut __ad_taken = __ad_record.taken();
                 for j__1 in (0..d).rev() {
                     __ad_d_cell_out_10 = __ad_seed_cell_out_10;
                     let __ad_t11: f64 = __ad_taken.pop();
@@ -253,21 +242,20 @@ fn triangular_grad(q: &[f64], x: &[f64], d: usize) -> (f64, ::std::vec::Vec<f64>
             __ad_d_cell_out_0 += __ad_d_out__1;
         }
         __ad_d_cell_out_0 = __ad_seed_cell_out_0;
-        {
-            let mut __ad_taken_1 = __ad_record.taken();
-            for __ad_tab_at in ((0)..(if (0) < (x.len() / d) { d } else { 0 })).rev() {
-                let __ad_tab_v_1: f64 = __ad_taken_1.pop();
-                let __ad_i_2: usize = (__ad_tab_at as usize);
-                let mut __ad_d_tab_v_1: f64 = __ad_d_tab[__ad_i_2];
-                __ad_d_tab[__ad_i_2] = 0.0;
-                let mut __ad_d_tab_v: f64 = ::autograd::__private::adjoint_term(
-                    __ad_d_tab_v_1,
-                    ::autograd::__private::rules::exp(0.0, __ad_tab_v_1),
-                );
-                d_q[__ad_tab_at] += __ad_d_tab_v;
-            }
+        for __ad_tab_at in ((0)..(if (0) < (x.len() / d) { d } else { 0 })).rev() {
+            let __ad_tab_v = q[__ad_tab_at];
+            let __ad_tab_v_1 = __ad_tab_v.exp();
+            __ad_tab[(__ad_tab_at as usize)] = __ad_tab_v_1;
+            let __ad_i_2: usize = (__ad_tab_at as usize);
+            let mut __ad_d_tab_v_1: f64 = __ad_d_tab[__ad_i_2];
+            __ad_d_tab[__ad_i_2] = 0.0;
+            let mut __ad_d_tab_v: f64 = ::autograd::__private::adjoint_term(
+                __ad_d_tab_v_1,
+                ::autograd::__private::rules::exp(0.0, __ad_tab_v_1),
+            );
+            d_q[__ad_tab_at] += __ad_d_tab_v;
         }
-        __ad_guard.give_back([__ad_record_1, __ad_record]);
+        __ad_guard.give_back([__ad_record]);
         out__5
     };
     (__ad_value, __ad_grad_q)
@@ -303,12 +291,11 @@ fn triangular_adjoint(
     let mut __ad_tape_l__5 = ::autograd::__private::OwnTape::new();
     ::std::thread_local! {
         #[allow(non_upper_case_globals)] static __ad_home :
-        ::autograd::__private::RecordsHome < f64, 2 > = const {
+        ::autograd::__private::RecordsHome < f64, 1 > = const {
         ::autograd::__private::RecordsHome::new() };
     }
     let __ad_guard = ::autograd::__private::RecordsHome::take(&__ad_home);
-    let mut __ad_record_1 = __ad_guard.record(0);
-    let mut __ad_record = __ad_guard.record(1);
+    let mut __ad_record = __ad_guard.record(0);
     let mut __ad_own_y: ::std::vec::Vec<f64> = ::std::vec![0.0; d];
     let y = &mut __ad_own_y[..];
     let out: f64 = 0.0;
@@ -316,20 +303,10 @@ fn triangular_adjoint(
     let __ad_trip: usize = if (0) < (d) { ((d) - (0)) as usize } else { 0 };
     let mut __ad_own_tab: ::std::vec::Vec<f64> = ::std::vec![0.0; __ad_trip];
     let __ad_tab = &mut __ad_own_tab[..];
-    {
-        let mut __ad_slots = __ad_record
-            .slots(
-                ::autograd::__private::room(
-                    &((0)..(if (0) < (x.len() / d) { d } else { 0 })),
-                    1usize,
-                ),
-            );
-        for __ad_tab_at in (0)..(if (0) < (x.len() / d) { d } else { 0 }) {
-            let __ad_tab_v = q[__ad_tab_at];
-            let __ad_tab_v_1 = __ad_tab_v.exp();
-            let __ad_tab_v_1 = __ad_slots.push(__ad_tab_v_1);
-            __ad_tab[(__ad_tab_at as usize)] = __ad_tab_v_1;
-        }
+    for __ad_tab_at in (0)..(if (0) < (x.len() / d) { d } else { 0 }) {
+        let __ad_tab_v = q[__ad_tab_at];
+        let __ad_tab_v_1 = __ad_tab_v.exp();
+        __ad_tab[(__ad_tab_at as usize)] = __ad_tab_v_1;
     }
     for i in 0..x.len() / d {
         let out__1 = __ad_cell_out_0;
@@ -404,7 +381,7 @@ fn triangular_adjoint(
         let l__5 = __ad_cell_l_4;
         let mut __ad_cell_out_10 = out__1;
         {
-            let mut __ad_slots_1 = __ad_record_1
+            let mut __ad_slots = __ad_record
                 .slots(::autograd::__private::room(&(0..d), 1usize));
             if let (Some(__ad_row_y_2),) = (
                 ::autograd::__private::row(&y[..], 0usize, d),
@@ -413,7 +390,7 @@ fn triangular_adjoint(
                 for j__1 in 0..__ad_n_2 {
                     let out__2 = __ad_cell_out_10;
                     let __ad_t11 = __ad_row_y_2[j__1];
-                    let __ad_t11 = __ad_slots_1.push(__ad_t11);
+                    let __ad_t11 = __ad_slots.push(__ad_t11);
                     let __ad_t12 = __ad_t11;
                     let __ad_t13 = __ad_t11 * __ad_t12;
                     let out__3 = out__2 + __ad_t13;
@@ -423,7 +400,7 @@ fn triangular_adjoint(
                 for j__1 in 0..d {
                     let out__2 = __ad_cell_out_10;
                     let __ad_t11 = y[j__1];
-                    let __ad_t11 = __ad_slots_1.push(__ad_t11);
+                    let __ad_t11 = __ad_slots.push(__ad_t11);
                     let __ad_t12 = __ad_t11;
                     let __ad_t13 = __ad_t11 * __ad_t12;
                     let out__3 = out__2 + __ad_t13;
@@ -453,7 +430,7 @@ fn triangular_adjoint(
         __ad_d_cell_out_10 += __ad_d_out__4;
         let __ad_seed_cell_out_10: f64 = __ad_d_cell_out_10;
         {
-            let mut __ad_taken = __ad_record_1.taken();
+            let mut __ad_taken = __ad_record.taken();
             for j__1 in (0..d).rev() {
                 __ad_d_cell_out_10 = __ad_seed_cell_out_10;
                 let __ad_t11: f64 = __ad_taken.pop();
@@ -514,21 +491,20 @@ fn triangular_adjoint(
         __ad_d_cell_out_0 += __ad_d_out__1;
     }
     __ad_d_cell_out_0 = __ad_seed_cell_out_0;
-    {
-        let mut __ad_taken_1 = __ad_record.taken();
-        for __ad_tab_at in ((0)..(if (0) < (x.len() / d) { d } else { 0 })).rev() {
-            let __ad_tab_v_1: f64 = __ad_taken_1.pop();
-            let __ad_i_2: usize = (__ad_tab_at as usize);
-            let mut __ad_d_tab_v_1: f64 = __ad_d_tab[__ad_i_2];
-            __ad_d_tab[__ad_i_2] = 0.0;
-            let mut __ad_d_tab_v: f64 = ::autograd::__private::adjoint_term(
-                __ad_d_tab_v_1,
-                ::autograd::__private::rules::exp(0.0, __ad_tab_v_1),
-            );
-            d_q[__ad_tab_at] += __ad_d_tab_v;
-        }
+    for __ad_tab_at in ((0)..(if (0) < (x.len() / d) { d } else { 0 })).rev() {
+        let __ad_tab_v = q[__ad_tab_at];
+        let __ad_tab_v_1 = __ad_tab_v.exp();
+        __ad_tab[(__ad_tab_at as usize)] = __ad_tab_v_1;
+        let __ad_i_2: usize = (__ad_tab_at as usize);
+        let mut __ad_d_tab_v_1: f64 = __ad_d_tab[__ad_i_2];
+        __ad_d_tab[__ad_i_2] = 0.0;
+        let mut __ad_d_tab_v: f64 = ::autograd::__private::adjoint_term(
+            __ad_d_tab_v_1,
+            ::autograd::__private::rules::exp(0.0, __ad_tab_v_1),
+        );
+        d_q[__ad_tab_at] += __ad_d_tab_v;
     }
-    __ad_guard.give_back([__ad_record_1, __ad_record]);
+    __ad_guard.give_back([__ad_record]);
     out__5
 }
 #[doc(hidden)]

@@ -52,13 +52,6 @@ pub fn mixture_grad(
     let d_log_sigma: &mut [f64] = &mut __ad_grad_log_sigma;
     let d_out = 1.0_f64;
     let __ad_value = {
-        ::std::thread_local! {
-            #[allow(non_upper_case_globals)] static __ad_home :
-            ::autograd::__private::RecordsHome < f64, 1 > = const {
-            ::autograd::__private::RecordsHome::new() };
-        }
-        let __ad_guard = ::autograd::__private::RecordsHome::take(&__ad_home);
-        let mut __ad_record = __ad_guard.record(0);
         let k = alpha.len();
         let d = (mu.len()) / k;
         let n = (x.len()) / d;
@@ -74,37 +67,31 @@ pub fn mixture_grad(
         ];
         let __ad_tab = &mut __ad_own_tab[..];
         for __ad_tab_at in (0)..(if (0) < (n) { k } else { 0 }) {
-            {
-                let mut __ad_slots = __ad_record
-                    .slots(::autograd::__private::room(&((0)..(d)), 1usize));
-                if let (Some(__ad_row_log_sigma),) = (
-                    ::autograd::__private::row(
-                        &log_sigma[..],
+            if let (Some(__ad_row_log_sigma),) = (
+                ::autograd::__private::row(
+                    &log_sigma[..],
+                    ::autograd::__private::index::mul(__ad_tab_at, d),
+                    ::autograd::__private::index::add(
                         ::autograd::__private::index::mul(__ad_tab_at, d),
-                        ::autograd::__private::index::add(
-                            ::autograd::__private::index::mul(__ad_tab_at, d),
-                            d,
-                        ),
+                        d,
                     ),
-                ) {
-                    let __ad_n: usize = __ad_row_log_sigma.len();
-                    for __ad_tab_at_1 in (0)..__ad_n {
-                        let __ad_tab_v = __ad_row_log_sigma[__ad_tab_at_1 - ((0))];
-                        let __ad_tab_v_1 = -__ad_tab_v;
-                        let __ad_tab_v_2 = __ad_tab_v_1.exp();
-                        let __ad_tab_v_2 = __ad_slots.push(__ad_tab_v_2);
-                        __ad_tab[((__ad_tab_at as usize)) * __ad_trip_1
-                            + (__ad_tab_at_1 as usize)] = __ad_tab_v_2;
-                    }
-                } else {
-                    for __ad_tab_at_1 in (0)..(d) {
-                        let __ad_tab_v = log_sigma[__ad_tab_at * d + __ad_tab_at_1];
-                        let __ad_tab_v_1 = -__ad_tab_v;
-                        let __ad_tab_v_2 = __ad_tab_v_1.exp();
-                        let __ad_tab_v_2 = __ad_slots.push(__ad_tab_v_2);
-                        __ad_tab[((__ad_tab_at as usize)) * __ad_trip_1
-                            + (__ad_tab_at_1 as usize)] = __ad_tab_v_2;
-                    }
+                ),
+            ) {
+                let __ad_n: usize = __ad_row_log_sigma.len();
+                for __ad_tab_at_1 in (0)..__ad_n {
+                    let __ad_tab_v = __ad_row_log_sigma[__ad_tab_at_1 - ((0))];
+                    let __ad_tab_v_1 = -__ad_tab_v;
+                    let __ad_tab_v_2 = __ad_tab_v_1.exp();
+                    __ad_tab[((__ad_tab_at as usize)) * __ad_trip_1
+                        + (__ad_tab_at_1 as usize)] = __ad_tab_v_2;
+                }
+            } else {
+                for __ad_tab_at_1 in (0)..(d) {
+                    let __ad_tab_v = log_sigma[__ad_tab_at * d + __ad_tab_at_1];
+                    let __ad_tab_v_1 = -__ad_tab_v;
+                    let __ad_tab_v_2 = __ad_tab_v_1.exp();
+                    __ad_tab[((__ad_tab_at as usize)) * __ad_trip_1
+                        + (__ad_tab_at_1 as usize)] = __ad_tab_v_2;
                 }
             }
         }
@@ -401,28 +388,25 @@ pub fn mixture_grad(
             * ::autograd::__private::rules::div(0.0, (n as f64), 0.0).0;
         __ad_d_cell_nll_1 += __ad_d_nll__3;
         for __ad_tab_at in ((0)..(if (0) < (n) { k } else { 0 })).rev() {
-            {
-                let mut __ad_taken = __ad_record.taken();
-                for __ad_tab_at_1 in ((0)..(d)).rev() {
-                    let __ad_tab_v_2: f64 = __ad_taken.pop();
-                    let __ad_i_1: usize = ((__ad_tab_at as usize)) * __ad_trip_1
-                        + (__ad_tab_at_1 as usize);
-                    let mut __ad_d_tab_v_2: f64 = __ad_d_tab[__ad_i_1];
-                    __ad_d_tab[__ad_i_1] = 0.0;
-                    let mut __ad_d_tab_v_1: f64 = ::autograd::__private::adjoint_term(
-                        __ad_d_tab_v_2,
-                        ::autograd::__private::rules::exp(0.0, __ad_tab_v_2),
-                    );
-                    let mut __ad_d_tab_v: f64 = ::autograd::__private::adjoint_term(
-                        __ad_d_tab_v_1,
-                        ::autograd::__private::rules::neg(0.0, 0.0),
-                    );
-                    d_log_sigma[__ad_tab_at * d + __ad_tab_at_1] += __ad_d_tab_v;
-                }
+            for __ad_tab_at_1 in ((0)..(d)).rev() {
+                let __ad_tab_v_2: f64 = __ad_tab[((__ad_tab_at as usize)) * __ad_trip_1
+                    + (__ad_tab_at_1 as usize)];
+                let __ad_i_1: usize = ((__ad_tab_at as usize)) * __ad_trip_1
+                    + (__ad_tab_at_1 as usize);
+                let mut __ad_d_tab_v_2: f64 = __ad_d_tab[__ad_i_1];
+                __ad_d_tab[__ad_i_1] = 0.0;
+                let mut __ad_d_tab_v_1: f64 = ::autograd::__private::adjoint_term(
+                    __ad_d_tab_v_2,
+                    ::autograd::__private::rules::exp(0.0, __ad_tab_v_2),
+                );
+                let mut __ad_d_tab_v: f64 = ::autograd::__private::adjoint_term(
+                    __ad_d_tab_v_1,
+                    ::autograd::__private::rules::neg(0.0, 0.0),
+                );
+                d_log_sigma[__ad_tab_at * d + __ad_tab_at_1] += __ad_d_tab_v;
             }
         }
         logsumexp_adjoint(alpha, __ad_d_log_norm, &mut *d_alpha);
-        __ad_guard.give_back([__ad_record]);
         __ad_t19
     };
     (__ad_value, (__ad_grad_alpha, __ad_grad_mu, __ad_grad_log_sigma))
@@ -472,13 +456,6 @@ pub fn mixture_adjoint(
         "log_sigma",
         log_sigma.len(),
     );
-    ::std::thread_local! {
-        #[allow(non_upper_case_globals)] static __ad_home :
-        ::autograd::__private::RecordsHome < f64, 1 > = const {
-        ::autograd::__private::RecordsHome::new() };
-    }
-    let __ad_guard = ::autograd::__private::RecordsHome::take(&__ad_home);
-    let mut __ad_record = __ad_guard.record(0);
     let k = alpha.len();
     let d = (mu.len()) / k;
     let n = (x.len()) / d;
@@ -494,37 +471,31 @@ pub fn mixture_adjoint(
     ];
     let __ad_tab = &mut __ad_own_tab[..];
     for __ad_tab_at in (0)..(if (0) < (n) { k } else { 0 }) {
-        {
-            let mut __ad_slots = __ad_record
-                .slots(::autograd::__private::room(&((0)..(d)), 1usize));
-            if let (Some(__ad_row_log_sigma),) = (
-                ::autograd::__private::row(
-                    &log_sigma[..],
+        if let (Some(__ad_row_log_sigma),) = (
+            ::autograd::__private::row(
+                &log_sigma[..],
+                ::autograd::__private::index::mul(__ad_tab_at, d),
+                ::autograd::__private::index::add(
                     ::autograd::__private::index::mul(__ad_tab_at, d),
-                    ::autograd::__private::index::add(
-                        ::autograd::__private::index::mul(__ad_tab_at, d),
-                        d,
-                    ),
+                    d,
                 ),
-            ) {
-                let __ad_n: usize = __ad_row_log_sigma.len();
-                for __ad_tab_at_1 in (0)..__ad_n {
-                    let __ad_tab_v = __ad_row_log_sigma[__ad_tab_at_1 - ((0))];
-                    let __ad_tab_v_1 = -__ad_tab_v;
-                    let __ad_tab_v_2 = __ad_tab_v_1.exp();
-                    let __ad_tab_v_2 = __ad_slots.push(__ad_tab_v_2);
-                    __ad_tab[((__ad_tab_at as usize)) * __ad_trip_1
-                        + (__ad_tab_at_1 as usize)] = __ad_tab_v_2;
-                }
-            } else {
-                for __ad_tab_at_1 in (0)..(d) {
-                    let __ad_tab_v = log_sigma[__ad_tab_at * d + __ad_tab_at_1];
-                    let __ad_tab_v_1 = -__ad_tab_v;
-                    let __ad_tab_v_2 = __ad_tab_v_1.exp();
-                    let __ad_tab_v_2 = __ad_slots.push(__ad_tab_v_2);
-                    __ad_tab[((__ad_tab_at as usize)) * __ad_trip_1
-                        + (__ad_tab_at_1 as usize)] = __ad_tab_v_2;
-                }
+            ),
+        ) {
+            let __ad_n: usize = __ad_row_log_sigma.len();
+            for __ad_tab_at_1 in (0)..__ad_n {
+                let __ad_tab_v = __ad_row_log_sigma[__ad_tab_at_1 - ((0))];
+                let __ad_tab_v_1 = -__ad_tab_v;
+                let __ad_tab_v_2 = __ad_tab_v_1.exp();
+                __ad_tab[((__ad_tab_at as usize)) * __ad_trip_1
+                    + (__ad_tab_at_1 as usize)] = __ad_tab_v_2;
+            }
+        } else {
+            for __ad_tab_at_1 in (0)..(d) {
+                let __ad_tab_v = log_sigma[__ad_tab_at * d + __ad_tab_at_1];
+                let __ad_tab_v_1 = -__ad_tab_v;
+                let __ad_tab_v_2 = __ad_tab_v_1.exp();
+                __ad_tab[((__ad_tab_at as usize)) * __ad_trip_1
+                    + (__ad_tab_at_1 as usize)] = __ad_tab_v_2;
             }
         }
     }
@@ -807,28 +778,25 @@ pub fn mixture_adjoint(
         * ::autograd::__private::rules::div(0.0, (n as f64), 0.0).0;
     __ad_d_cell_nll_1 += __ad_d_nll__3;
     for __ad_tab_at in ((0)..(if (0) < (n) { k } else { 0 })).rev() {
-        {
-            let mut __ad_taken = __ad_record.taken();
-            for __ad_tab_at_1 in ((0)..(d)).rev() {
-                let __ad_tab_v_2: f64 = __ad_taken.pop();
-                let __ad_i_1: usize = ((__ad_tab_at as usize)) * __ad_trip_1
-                    + (__ad_tab_at_1 as usize);
-                let mut __ad_d_tab_v_2: f64 = __ad_d_tab[__ad_i_1];
-                __ad_d_tab[__ad_i_1] = 0.0;
-                let mut __ad_d_tab_v_1: f64 = ::autograd::__private::adjoint_term(
-                    __ad_d_tab_v_2,
-                    ::autograd::__private::rules::exp(0.0, __ad_tab_v_2),
-                );
-                let mut __ad_d_tab_v: f64 = ::autograd::__private::adjoint_term(
-                    __ad_d_tab_v_1,
-                    ::autograd::__private::rules::neg(0.0, 0.0),
-                );
-                d_log_sigma[__ad_tab_at * d + __ad_tab_at_1] += __ad_d_tab_v;
-            }
+        for __ad_tab_at_1 in ((0)..(d)).rev() {
+            let __ad_tab_v_2: f64 = __ad_tab[((__ad_tab_at as usize)) * __ad_trip_1
+                + (__ad_tab_at_1 as usize)];
+            let __ad_i_1: usize = ((__ad_tab_at as usize)) * __ad_trip_1
+                + (__ad_tab_at_1 as usize);
+            let mut __ad_d_tab_v_2: f64 = __ad_d_tab[__ad_i_1];
+            __ad_d_tab[__ad_i_1] = 0.0;
+            let mut __ad_d_tab_v_1: f64 = ::autograd::__private::adjoint_term(
+                __ad_d_tab_v_2,
+                ::autograd::__private::rules::exp(0.0, __ad_tab_v_2),
+            );
+            let mut __ad_d_tab_v: f64 = ::autograd::__private::adjoint_term(
+                __ad_d_tab_v_1,
+                ::autograd::__private::rules::neg(0.0, 0.0),
+            );
+            d_log_sigma[__ad_tab_at * d + __ad_tab_at_1] += __ad_d_tab_v;
         }
     }
     logsumexp_adjoint(alpha, __ad_d_log_norm, &mut *d_alpha);
-    __ad_guard.give_back([__ad_record]);
     __ad_t19
 }
 #[doc(hidden)]
