@@ -543,6 +543,13 @@ impl Gen {
                 return s;
             }
         }
+        // (a loop of the function body over samples, the loop a costly
+        // value of a parameter's element can be tabulated before)
+        if depth == 0 && !avoid("tables") && self.chance(0.25) {
+            if let Some(s) = self.tabulated() {
+                return s;
+            }
+        }
         if self.chance(0.3) {
             if let Some(s) = self.idiom_stmt(depth) {
                 return s;
@@ -2062,6 +2069,125 @@ impl Gen {
         self.frozen.truncate(frozen_mark);
         stmts.extend(rest.stmts);
         Some(Stmt::Block(Block { stmts, tail: None }))
+    }
+
+    /// A loop of the function body over one parameter slice's indices
+    /// around one over another's, adding a value of the outer index times a
+    /// costly function of the inner slice's element, which the outer loop
+    /// does not change (`lower/tabulate.rs` computes it once per element,
+    /// before the outer loop): `for s in 0..a.len() { for j in 0..w.len() {
+    /// acc += e(s) * (w[j] * c).exp(); } }`, now and then with the inner
+    /// loop's element bound by a `let` first.
+    fn tabulated(&mut self) -> Option<Stmt> {
+        let slices: Vec<(String, usize)> = (self.visible().into_iter())
+            .filter_map(|b| match b.kind {
+                Kind::Buf {
+                    len,
+                    class: BufClass::Slice | BufClass::ArrayRef,
+                    ..
+                } if len > 0 => Some((b.name, len)),
+                _ => None,
+            })
+            .collect();
+        if slices.is_empty() {
+            return None;
+        }
+        let (a, a_len) = self.pick(&slices).clone();
+        let (w, w_len) = self.pick(&slices).clone();
+        let (acc, acc_id) = (self.visible().into_iter())
+            .filter(|b| !self.frozen.contains(&b.id))
+            .filter_map(|b| match b.kind {
+                Kind::Float { mutable: true, .. } => Some((b.name, b.id)),
+                _ => None,
+            })
+            .next()?;
+        let (s, j, v) = (self.fresh_local(), self.fresh_local(), self.fresh_local());
+        let names = [&acc, &a, &w, &s, &j, &v];
+        for (k, x) in names.iter().enumerate() {
+            if names[k + 1..].contains(x) {
+                return None;
+            }
+        }
+        // (everything bound first, as it is where the sum is written: the
+        // value of the outer index may read what they shadow only as them)
+        let mark = self.env.len();
+        let frozen_mark = self.frozen.len();
+        self.bind(
+            &s,
+            Kind::Int {
+                lo: 0,
+                hi: a_len - 1,
+            },
+        );
+        self.bind(
+            &j,
+            Kind::Int {
+                lo: 0,
+                hi: w_len - 1,
+            },
+        );
+        let bound = self.chance(0.4);
+        if bound {
+            self.bind(
+                &v,
+                Kind::Float {
+                    mutable: false,
+                    deref: false,
+                },
+            );
+        }
+        // (the sum is not assigned inside its own increment)
+        self.frozen.push(acc_id);
+        let outer = self.expr(1);
+        self.frozen.truncate(frozen_mark);
+        let c = 0.25 + 0.5 * self.rng.gen_range(0..4) as f64;
+        let element = Expr::Elem(w.clone(), IntExpr::Var(j.clone()));
+        let m = *self.pick(&["exp", "tanh", "sin", "atan", "cos"]);
+        let of = match bound {
+            true => Expr::Local(v.clone()),
+            false => element.clone(),
+        };
+        let costly = self.m1(
+            m,
+            Expr::Bin(BinOp::Mul, Box::new(of), Box::new(Expr::Lit(c, false))),
+        );
+        let value = Expr::Bin(BinOp::Mul, Box::new(self.squash(outer)), Box::new(costly));
+        self.env.truncate(mark);
+        let mut inner = Vec::new();
+        if bound {
+            inner.push(Stmt::Let {
+                name: v,
+                mutable: false,
+                annotate: false,
+                init: element,
+            });
+        }
+        inner.push(Stmt::Assign {
+            place: Place::Local(acc),
+            op: AssignOp::Add,
+            value,
+        });
+        let range = |of: String| ForIter::Range {
+            lo: IntExpr::Lit(0),
+            hi: IntExpr::Len(of),
+            inclusive: false,
+            rev: false,
+        };
+        Some(Stmt::For {
+            pat: ForPat::Index(s),
+            iter: range(a),
+            body: Block {
+                stmts: vec![Stmt::For {
+                    pat: ForPat::Index(j),
+                    iter: range(w),
+                    body: Block {
+                        stmts: inner,
+                        tail: None,
+                    },
+                }],
+                tail: None,
+            },
+        })
     }
 
     /// Two local `Vec`s of one length that a time-stepping loop uses in
