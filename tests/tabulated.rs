@@ -110,7 +110,7 @@ fn no_point_no_table() {
 
 /// Values that depend on some of the loops between only (`w[j]`'s in a
 /// loop over `c` and `j`: a table over `j`), on none (`s.exp()` of a float
-/// from before the loops: a table of one), and on all (`w[c * 2 + j]`),
+/// from before the loops: left where it is), and on all (`w[c * 2 + j]`),
 /// with a loop between that may run no iteration (`m` components): then
 /// `f` computes none of them, and neither does the adjoint.
 #[differentiable(wrt(w))]
