@@ -309,3 +309,34 @@ fn forward_mode_through_tables() {
         assert_gradient(|p| forward(p[0], &w), &[t], &[d]);
     }
 }
+
+/// Loops that count `i32`s, and loops from 1: the table's element index
+/// is cast as the loop's (`((j - 1) as usize)`) where the loop's index
+/// is not known to be a `usize`, and plain (`j - 1`, read as a row) where
+/// a parameter is indexed by it as it is.
+#[differentiable(wrt(w))]
+fn counted(w: &[f64], data: &[f64], m: i32) -> f64 {
+    let mut out = 0.0;
+    for p in 0..data.len() {
+        for j in 1..m {
+            out += data[p] * (w[j as usize] * 0.5).exp();
+        }
+        for j in 1..w.len() - 1 {
+            out -= (w[j] + w[j + 1]).tanh() * data[p];
+        }
+    }
+    out
+}
+
+#[test]
+fn tables_of_loops_counting_other_integers() {
+    let data = [0.5, -1.5, 2.0];
+    for m in [0, 1, 3] {
+        check_gradient_and_adjoint(
+            |w| counted(w, &data, m),
+            |w| counted_grad(w, &data, m),
+            |w, d_out, d_w| counted_adjoint(w, &data, m, d_out, d_w),
+            &[[0.3, -0.4, 0.5, 1.0], [1.2, 0.7, -0.2, 0.4]],
+        );
+    }
+}

@@ -865,7 +865,7 @@ fn costly_values_a_loop_does_not_change_are_tabulated() {
         for __ad_tab_at in (0) .. (if (0) < (x . len () / d) { d } else { 0 }) {
             let __ad_tab_v = load(w, __ad_tab_at)
             let __ad_tab_v_1 = exp(__ad_tab_v)
-            __ad_tab[(__ad_tab_at as usize)] = __ad_tab_v_1
+            __ad_tab[__ad_tab_at] = __ad_tab_v_1
         }
         for i in 0 .. x . len () / d {
             let s__1 = __ad_cell_s_0
@@ -874,7 +874,7 @@ fn costly_values_a_loop_does_not_change_are_tabulated() {
                 let s__2 = __ad_cell_s_1
                 let __ad_t2 = load(x, i * d + j)
                 let __ad_t3 = load(w, j)
-                let __ad_t4 = load(__ad_tab, (j as usize))
+                let __ad_t4 = load(__ad_tab, j)
                 let __ad_t5 = mul(__ad_t2, __ad_t4)
                 let s__3 = add(s__2, __ad_t5)
                 __ad_cell_s_1 <- s__3

@@ -431,16 +431,38 @@ impl Pass<'_> {
             });
             trips.insert(level, trip);
         }
+        // Indices a parameter is indexed by as they are (`w[c * d + j]`)
+        // are `usize`s: the element's index is then written without casts
+        // (`c * trip + j`), which `emit/rows.rs` reads as a row of the
+        // table in the innermost loop; otherwise cast (`(j - lo) as usize`
+        // of a loop counting `i32`s), every element checked.
+        let mut known_usize = HashSet::new();
+        for &k in chain {
+            if let Stmt::Let {
+                var,
+                init: Some(Rhs::Load { index, .. }),
+                ..
+            } = &block.stmts[k]
+            {
+                if needed.contains(var) {
+                    usize_idents(&index.tokens, &mut known_usize);
+                }
+            }
+        }
+        let uncast = on
+            .iter()
+            .all(|&level| known_usize.contains(&self.vars[levels[level].index].ident.to_string()));
         // the element of indices `at` (one for each loop of `on`)
         let element = |vars: &[Var], at: &[VarId]| -> Const {
             let mut tokens: Option<TokenStream> = None;
             let mut uses = Vec::new();
             for (&level, index) in on.iter().zip(at) {
                 let (i, lo) = (&vars[*index].ident, &levels[level].lo);
-                let offset = if lo.to_string() == "0" {
-                    quote!((#i as usize))
-                } else {
-                    quote!(((#i - (#lo)) as usize))
+                let offset = match (uncast, lo.to_string() == "0") {
+                    (true, true) => quote!(#i),
+                    (true, false) => quote!((#i - (#lo))),
+                    (false, true) => quote!((#i as usize)),
+                    (false, false) => quote!(((#i - (#lo)) as usize)),
                 };
                 uses.push(*index);
                 uses.extend(&levels[level].uses);
@@ -660,6 +682,26 @@ fn rename(tokens: &TokenStream, map: &HashMap<String, Ident>) -> TokenStream {
             other => other,
         })
         .collect()
+}
+
+/// Adds to `out` the identifiers that `tokens`, the index of a slice (a
+/// `usize`), uses as terms of its arithmetic, not cast (`c` and `j` of
+/// `c * d + j`; not `k` of `(k as usize)`, nor of `(2 * k) as usize`).
+fn usize_idents(tokens: &TokenStream, out: &mut HashSet<String>) {
+    let trees: Vec<TokenTree> = tokens.clone().into_iter().collect();
+    for (k, tt) in trees.iter().enumerate() {
+        let cast = matches!(trees.get(k + 1), Some(TokenTree::Ident(next)) if next == "as");
+        let after_dot = k > 0 && matches!(&trees[k - 1], TokenTree::Punct(p) if p.as_char() == '.');
+        match tt {
+            TokenTree::Ident(ident) if !cast && !after_dot && ident != "as" => {
+                out.insert(ident.to_string());
+            }
+            TokenTree::Group(g) if !cast && g.delimiter() == Delimiter::Parenthesis => {
+                usize_idents(&g.stream(), out)
+            }
+            _ => {}
+        }
+    }
 }
 
 /// Whether `name` is a primitive worth a table: not `+ - *`, negation,

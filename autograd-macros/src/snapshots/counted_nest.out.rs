@@ -56,11 +56,17 @@ fn triangular_grad(q: &[f64], x: &[f64], d: usize) -> (f64, ::std::vec::Vec<f64>
         for __ad_tab_at in (0)..(if (0) < (x.len() / d) { d } else { 0 }) {
             let __ad_tab_v = q[__ad_tab_at];
             let __ad_tab_v_1 = __ad_tab_v.exp();
-            __ad_tab[(__ad_tab_at as usize)] = __ad_tab_v_1;
+            __ad_tab[__ad_tab_at] = __ad_tab_v_1;
         }
         for i in 0..x.len() / d {
             let out__1 = __ad_cell_out_0;
-            if let (Some(__ad_row_q), Some(__ad_row_x), Some(__ad_row_y)) = (
+            if let (
+                Some(__ad_row_tab),
+                Some(__ad_row_q),
+                Some(__ad_row_x),
+                Some(__ad_row_y),
+            ) = (
+                ::autograd::__private::row(&__ad_tab[..], 0usize, d),
                 ::autograd::__private::row(&q[..], 0usize, d),
                 ::autograd::__private::row(
                     &x[..],
@@ -73,19 +79,22 @@ fn triangular_grad(q: &[f64], x: &[f64], d: usize) -> (f64, ::std::vec::Vec<f64>
                 ::autograd::__private::row_mut(&mut y[..], 0usize, d),
             ) {
                 let __ad_n: usize = ::core::cmp::min(
-                    ::core::cmp::min(__ad_row_q.len(), __ad_row_x.len()),
+                    ::core::cmp::min(
+                        ::core::cmp::min(__ad_row_tab.len(), __ad_row_q.len()),
+                        __ad_row_x.len(),
+                    ),
                     __ad_row_y.len(),
                 );
                 for j in 0..__ad_n {
                     let __ad_t1 = __ad_row_q[j];
-                    let __ad_t2 = __ad_tab[(j as usize)];
+                    let __ad_t2 = __ad_row_tab[j];
                     let __ad_t3 = __ad_t2 * (__ad_row_x[j]);
                     __ad_row_y[j] = __ad_t3;
                 }
             } else {
                 for j in 0..d {
                     let __ad_t1 = q[j];
-                    let __ad_t2 = __ad_tab[(j as usize)];
+                    let __ad_t2 = __ad_tab[j];
                     let __ad_t3 = __ad_t2 * (x[i * d + j]);
                     y[j] = __ad_t3;
                 }
@@ -237,16 +246,16 @@ fn triangular_grad(q: &[f64], x: &[f64], d: usize) -> (f64, ::std::vec::Vec<f64>
                 __ad_d_y[__ad_i_1] = 0.0;
                 let mut __ad_d_t2: f64 = __ad_d_t3
                     * ::autograd::__private::rules::mul(0.0, (x[i * d + j]), 0.0).0;
-                __ad_d_tab[(j as usize)] += __ad_d_t2;
+                __ad_d_tab[j] += __ad_d_t2;
             }
             __ad_d_cell_out_0 += __ad_d_out__1;
         }
         __ad_d_cell_out_0 = __ad_seed_cell_out_0;
         for __ad_tab_at in ((0)..(if (0) < (x.len() / d) { d } else { 0 })).rev() {
             let __ad_tab_v = q[__ad_tab_at];
-            let __ad_tab_v_1 = __ad_tab_v.exp();
-            __ad_tab[(__ad_tab_at as usize)] = __ad_tab_v_1;
-            let __ad_i_2: usize = (__ad_tab_at as usize);
+            let __ad_tab_v_1: f64 = __ad_tab[__ad_tab_at];
+            __ad_tab[__ad_tab_at] = __ad_tab_v_1;
+            let __ad_i_2: usize = __ad_tab_at;
             let mut __ad_d_tab_v_1: f64 = __ad_d_tab[__ad_i_2];
             __ad_d_tab[__ad_i_2] = 0.0;
             let mut __ad_d_tab_v: f64 = ::autograd::__private::adjoint_term(
@@ -306,11 +315,17 @@ fn triangular_adjoint(
     for __ad_tab_at in (0)..(if (0) < (x.len() / d) { d } else { 0 }) {
         let __ad_tab_v = q[__ad_tab_at];
         let __ad_tab_v_1 = __ad_tab_v.exp();
-        __ad_tab[(__ad_tab_at as usize)] = __ad_tab_v_1;
+        __ad_tab[__ad_tab_at] = __ad_tab_v_1;
     }
     for i in 0..x.len() / d {
         let out__1 = __ad_cell_out_0;
-        if let (Some(__ad_row_q), Some(__ad_row_x), Some(__ad_row_y)) = (
+        if let (
+            Some(__ad_row_tab),
+            Some(__ad_row_q),
+            Some(__ad_row_x),
+            Some(__ad_row_y),
+        ) = (
+            ::autograd::__private::row(&__ad_tab[..], 0usize, d),
             ::autograd::__private::row(&q[..], 0usize, d),
             ::autograd::__private::row(
                 &x[..],
@@ -323,19 +338,22 @@ fn triangular_adjoint(
             ::autograd::__private::row_mut(&mut y[..], 0usize, d),
         ) {
             let __ad_n: usize = ::core::cmp::min(
-                ::core::cmp::min(__ad_row_q.len(), __ad_row_x.len()),
+                ::core::cmp::min(
+                    ::core::cmp::min(__ad_row_tab.len(), __ad_row_q.len()),
+                    __ad_row_x.len(),
+                ),
                 __ad_row_y.len(),
             );
             for j in 0..__ad_n {
                 let __ad_t1 = __ad_row_q[j];
-                let __ad_t2 = __ad_tab[(j as usize)];
+                let __ad_t2 = __ad_row_tab[j];
                 let __ad_t3 = __ad_t2 * (__ad_row_x[j]);
                 __ad_row_y[j] = __ad_t3;
             }
         } else {
             for j in 0..d {
                 let __ad_t1 = q[j];
-                let __ad_t2 = __ad_tab[(j as usize)];
+                let __ad_t2 = __ad_tab[j];
                 let __ad_t3 = __ad_t2 * (x[i * d + j]);
                 y[j] = __ad_t3;
             }
@@ -486,16 +504,16 @@ fn triangular_adjoint(
             __ad_d_y[__ad_i_1] = 0.0;
             let mut __ad_d_t2: f64 = __ad_d_t3
                 * ::autograd::__private::rules::mul(0.0, (x[i * d + j]), 0.0).0;
-            __ad_d_tab[(j as usize)] += __ad_d_t2;
+            __ad_d_tab[j] += __ad_d_t2;
         }
         __ad_d_cell_out_0 += __ad_d_out__1;
     }
     __ad_d_cell_out_0 = __ad_seed_cell_out_0;
     for __ad_tab_at in ((0)..(if (0) < (x.len() / d) { d } else { 0 })).rev() {
         let __ad_tab_v = q[__ad_tab_at];
-        let __ad_tab_v_1 = __ad_tab_v.exp();
-        __ad_tab[(__ad_tab_at as usize)] = __ad_tab_v_1;
-        let __ad_i_2: usize = (__ad_tab_at as usize);
+        let __ad_tab_v_1: f64 = __ad_tab[__ad_tab_at];
+        __ad_tab[__ad_tab_at] = __ad_tab_v_1;
+        let __ad_i_2: usize = __ad_tab_at;
         let mut __ad_d_tab_v_1: f64 = __ad_d_tab[__ad_i_2];
         __ad_d_tab[__ad_i_2] = 0.0;
         let mut __ad_d_tab_v: f64 = ::autograd::__private::adjoint_term(

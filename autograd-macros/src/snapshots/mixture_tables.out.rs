@@ -67,7 +67,15 @@ pub fn mixture_grad(
         ];
         let __ad_tab = &mut __ad_own_tab[..];
         for __ad_tab_at in (0)..(if (0) < (n) { k } else { 0 }) {
-            if let (Some(__ad_row_log_sigma),) = (
+            if let (Some(__ad_row_tab), Some(__ad_row_log_sigma)) = (
+                ::autograd::__private::row_mut(
+                    &mut __ad_tab[..],
+                    ::autograd::__private::index::mul(__ad_tab_at, __ad_trip_1),
+                    ::autograd::__private::index::add(
+                        ::autograd::__private::index::mul(__ad_tab_at, __ad_trip_1),
+                        d,
+                    ),
+                ),
                 ::autograd::__private::row(
                     &log_sigma[..],
                     ::autograd::__private::index::mul(__ad_tab_at, d),
@@ -77,21 +85,22 @@ pub fn mixture_grad(
                     ),
                 ),
             ) {
-                let __ad_n: usize = __ad_row_log_sigma.len();
+                let __ad_n: usize = ::core::cmp::min(
+                    __ad_row_tab.len(),
+                    __ad_row_log_sigma.len(),
+                );
                 for __ad_tab_at_1 in (0)..__ad_n {
                     let __ad_tab_v = __ad_row_log_sigma[__ad_tab_at_1 - ((0))];
                     let __ad_tab_v_1 = -__ad_tab_v;
                     let __ad_tab_v_2 = __ad_tab_v_1.exp();
-                    __ad_tab[((__ad_tab_at as usize)) * __ad_trip_1
-                        + (__ad_tab_at_1 as usize)] = __ad_tab_v_2;
+                    __ad_row_tab[__ad_tab_at_1 - ((0))] = __ad_tab_v_2;
                 }
             } else {
                 for __ad_tab_at_1 in (0)..(d) {
                     let __ad_tab_v = log_sigma[__ad_tab_at * d + __ad_tab_at_1];
                     let __ad_tab_v_1 = -__ad_tab_v;
                     let __ad_tab_v_2 = __ad_tab_v_1.exp();
-                    __ad_tab[((__ad_tab_at as usize)) * __ad_trip_1
-                        + (__ad_tab_at_1 as usize)] = __ad_tab_v_2;
+                    __ad_tab[(__ad_tab_at) * __ad_trip_1 + __ad_tab_at_1] = __ad_tab_v_2;
                 }
             }
         }
@@ -115,7 +124,19 @@ pub fn mixture_grad(
                     let log_det: f64 = 0.0;
                     let mut __ad_cell_q_2 = q;
                     let mut __ad_cell_log_det_3 = log_det;
-                    if let (Some(__ad_row_log_sigma_1), Some(__ad_row_mu)) = (
+                    if let (
+                        Some(__ad_row_tab_1),
+                        Some(__ad_row_log_sigma_1),
+                        Some(__ad_row_mu),
+                    ) = (
+                        ::autograd::__private::row(
+                            &__ad_tab[..],
+                            ::autograd::__private::index::mul(c, __ad_trip_1),
+                            ::autograd::__private::index::add(
+                                ::autograd::__private::index::mul(c, __ad_trip_1),
+                                d,
+                            ),
+                        ),
                         ::autograd::__private::row(
                             &log_sigma[..],
                             ::autograd::__private::index::mul(c, d),
@@ -134,7 +155,10 @@ pub fn mixture_grad(
                         ),
                     ) {
                         let __ad_n_1: usize = ::core::cmp::min(
-                            __ad_row_log_sigma_1.len(),
+                            ::core::cmp::min(
+                                __ad_row_tab_1.len(),
+                                __ad_row_log_sigma_1.len(),
+                            ),
                             __ad_row_mu.len(),
                         );
                         for j in 0..__ad_n_1 {
@@ -146,8 +170,7 @@ pub fn mixture_grad(
                                 * d)..(p * d) + ((((p + 1) * d)) - ((p * d)))][j])
                                 - __ad_t5;
                             let __ad_t7 = -ls;
-                            let __ad_t8 = __ad_tab[((c as usize)) * __ad_trip_1
-                                + (j as usize)];
+                            let __ad_t8 = __ad_row_tab_1[j];
                             let z = __ad_t6 * __ad_t8;
                             let __ad_t10 = z * z;
                             let q__2 = q__1 + __ad_t10;
@@ -165,8 +188,7 @@ pub fn mixture_grad(
                                 * d)..(p * d) + ((((p + 1) * d)) - ((p * d)))][j])
                                 - __ad_t5;
                             let __ad_t7 = -ls;
-                            let __ad_t8 = __ad_tab[((c as usize)) * __ad_trip_1
-                                + (j as usize)];
+                            let __ad_t8 = __ad_tab[(c) * __ad_trip_1 + j];
                             let z = __ad_t6 * __ad_t8;
                             let __ad_t10 = z * z;
                             let q__2 = q__1 + __ad_t10;
@@ -229,10 +251,28 @@ pub fn mixture_grad(
                     let __ad_seed_cell_q_2: f64 = __ad_d_cell_q_2;
                     let __ad_seed_cell_log_det_3: f64 = __ad_d_cell_log_det_3;
                     if let (
+                        Some(__ad_row_d_tab),
+                        Some(__ad_row_tab_2),
                         Some(__ad_row_d_log_sigma),
                         Some(__ad_row_d_mu),
                         Some(__ad_row_mu_1),
                     ) = (
+                        ::autograd::__private::row_mut(
+                            &mut __ad_d_tab[..],
+                            ::autograd::__private::index::mul(c, __ad_trip_1),
+                            ::autograd::__private::index::add(
+                                ::autograd::__private::index::mul(c, __ad_trip_1),
+                                d,
+                            ),
+                        ),
+                        ::autograd::__private::row(
+                            &__ad_tab[..],
+                            ::autograd::__private::index::mul(c, __ad_trip_1),
+                            ::autograd::__private::index::add(
+                                ::autograd::__private::index::mul(c, __ad_trip_1),
+                                d,
+                            ),
+                        ),
                         ::autograd::__private::row_mut(
                             &mut d_log_sigma[..],
                             ::autograd::__private::index::mul(c, d),
@@ -260,7 +300,13 @@ pub fn mixture_grad(
                     ) {
                         let __ad_n_2: usize = ::core::cmp::min(
                             ::core::cmp::min(
-                                __ad_row_d_log_sigma.len(),
+                                ::core::cmp::min(
+                                    ::core::cmp::min(
+                                        __ad_row_d_tab.len(),
+                                        __ad_row_tab_2.len(),
+                                    ),
+                                    __ad_row_d_log_sigma.len(),
+                                ),
                                 __ad_row_d_mu.len(),
                             ),
                             __ad_row_mu_1.len(),
@@ -272,8 +318,7 @@ pub fn mixture_grad(
                             let __ad_t6 = (x[(p
                                 * d)..(p * d) + ((((p + 1) * d)) - ((p * d)))][j])
                                 - __ad_t5;
-                            let __ad_t8 = __ad_tab[((c as usize)) * __ad_trip_1
-                                + (j as usize)];
+                            let __ad_t8 = __ad_row_tab_2[j];
                             let z = __ad_t6 * __ad_t8;
                             let mut __ad_d_log_det__2: f64 = __ad_d_cell_log_det_3;
                             __ad_d_cell_log_det_3 = 0.0;
@@ -309,8 +354,7 @@ pub fn mixture_grad(
                             );
                             let mut __ad_d_t6: f64 = __ad_d_z * __ad_p_z.0;
                             let mut __ad_d_t8: f64 = __ad_d_z * __ad_p_z.1;
-                            __ad_d_tab[((c as usize)) * __ad_trip_1 + (j as usize)]
-                                += __ad_d_t8;
+                            __ad_row_d_tab[j] += __ad_d_t8;
                             let mut __ad_d_t5: f64 = __ad_d_t6
                                 * ::autograd::__private::rules::sub(0.0, 0.0, 0.0).1;
                             __ad_row_d_mu[j] += __ad_d_t5;
@@ -326,8 +370,7 @@ pub fn mixture_grad(
                             let __ad_t6 = (x[(p
                                 * d)..(p * d) + ((((p + 1) * d)) - ((p * d)))][j])
                                 - __ad_t5;
-                            let __ad_t8 = __ad_tab[((c as usize)) * __ad_trip_1
-                                + (j as usize)];
+                            let __ad_t8 = __ad_tab[(c) * __ad_trip_1 + j];
                             let z = __ad_t6 * __ad_t8;
                             let mut __ad_d_log_det__2: f64 = __ad_d_cell_log_det_3;
                             __ad_d_cell_log_det_3 = 0.0;
@@ -363,8 +406,7 @@ pub fn mixture_grad(
                             );
                             let mut __ad_d_t6: f64 = __ad_d_z * __ad_p_z.0;
                             let mut __ad_d_t8: f64 = __ad_d_z * __ad_p_z.1;
-                            __ad_d_tab[((c as usize)) * __ad_trip_1 + (j as usize)]
-                                += __ad_d_t8;
+                            __ad_d_tab[(c) * __ad_trip_1 + j] += __ad_d_t8;
                             let mut __ad_d_t5: f64 = __ad_d_t6
                                 * ::autograd::__private::rules::sub(0.0, 0.0, 0.0).1;
                             d_mu[c * d + j] += __ad_d_t5;
@@ -389,10 +431,9 @@ pub fn mixture_grad(
         __ad_d_cell_nll_1 += __ad_d_nll__3;
         for __ad_tab_at in ((0)..(if (0) < (n) { k } else { 0 })).rev() {
             for __ad_tab_at_1 in ((0)..(d)).rev() {
-                let __ad_tab_v_2: f64 = __ad_tab[((__ad_tab_at as usize)) * __ad_trip_1
-                    + (__ad_tab_at_1 as usize)];
-                let __ad_i_1: usize = ((__ad_tab_at as usize)) * __ad_trip_1
-                    + (__ad_tab_at_1 as usize);
+                let __ad_tab_v_2: f64 = __ad_tab[(__ad_tab_at) * __ad_trip_1
+                    + __ad_tab_at_1];
+                let __ad_i_1: usize = (__ad_tab_at) * __ad_trip_1 + __ad_tab_at_1;
                 let mut __ad_d_tab_v_2: f64 = __ad_d_tab[__ad_i_1];
                 __ad_d_tab[__ad_i_1] = 0.0;
                 let mut __ad_d_tab_v_1: f64 = ::autograd::__private::adjoint_term(
@@ -471,7 +512,15 @@ pub fn mixture_adjoint(
     ];
     let __ad_tab = &mut __ad_own_tab[..];
     for __ad_tab_at in (0)..(if (0) < (n) { k } else { 0 }) {
-        if let (Some(__ad_row_log_sigma),) = (
+        if let (Some(__ad_row_tab), Some(__ad_row_log_sigma)) = (
+            ::autograd::__private::row_mut(
+                &mut __ad_tab[..],
+                ::autograd::__private::index::mul(__ad_tab_at, __ad_trip_1),
+                ::autograd::__private::index::add(
+                    ::autograd::__private::index::mul(__ad_tab_at, __ad_trip_1),
+                    d,
+                ),
+            ),
             ::autograd::__private::row(
                 &log_sigma[..],
                 ::autograd::__private::index::mul(__ad_tab_at, d),
@@ -481,21 +530,22 @@ pub fn mixture_adjoint(
                 ),
             ),
         ) {
-            let __ad_n: usize = __ad_row_log_sigma.len();
+            let __ad_n: usize = ::core::cmp::min(
+                __ad_row_tab.len(),
+                __ad_row_log_sigma.len(),
+            );
             for __ad_tab_at_1 in (0)..__ad_n {
                 let __ad_tab_v = __ad_row_log_sigma[__ad_tab_at_1 - ((0))];
                 let __ad_tab_v_1 = -__ad_tab_v;
                 let __ad_tab_v_2 = __ad_tab_v_1.exp();
-                __ad_tab[((__ad_tab_at as usize)) * __ad_trip_1
-                    + (__ad_tab_at_1 as usize)] = __ad_tab_v_2;
+                __ad_row_tab[__ad_tab_at_1 - ((0))] = __ad_tab_v_2;
             }
         } else {
             for __ad_tab_at_1 in (0)..(d) {
                 let __ad_tab_v = log_sigma[__ad_tab_at * d + __ad_tab_at_1];
                 let __ad_tab_v_1 = -__ad_tab_v;
                 let __ad_tab_v_2 = __ad_tab_v_1.exp();
-                __ad_tab[((__ad_tab_at as usize)) * __ad_trip_1
-                    + (__ad_tab_at_1 as usize)] = __ad_tab_v_2;
+                __ad_tab[(__ad_tab_at) * __ad_trip_1 + __ad_tab_at_1] = __ad_tab_v_2;
             }
         }
     }
@@ -519,7 +569,19 @@ pub fn mixture_adjoint(
                 let log_det: f64 = 0.0;
                 let mut __ad_cell_q_2 = q;
                 let mut __ad_cell_log_det_3 = log_det;
-                if let (Some(__ad_row_log_sigma_1), Some(__ad_row_mu)) = (
+                if let (
+                    Some(__ad_row_tab_1),
+                    Some(__ad_row_log_sigma_1),
+                    Some(__ad_row_mu),
+                ) = (
+                    ::autograd::__private::row(
+                        &__ad_tab[..],
+                        ::autograd::__private::index::mul(c, __ad_trip_1),
+                        ::autograd::__private::index::add(
+                            ::autograd::__private::index::mul(c, __ad_trip_1),
+                            d,
+                        ),
+                    ),
                     ::autograd::__private::row(
                         &log_sigma[..],
                         ::autograd::__private::index::mul(c, d),
@@ -538,7 +600,10 @@ pub fn mixture_adjoint(
                     ),
                 ) {
                     let __ad_n_1: usize = ::core::cmp::min(
-                        __ad_row_log_sigma_1.len(),
+                        ::core::cmp::min(
+                            __ad_row_tab_1.len(),
+                            __ad_row_log_sigma_1.len(),
+                        ),
                         __ad_row_mu.len(),
                     );
                     for j in 0..__ad_n_1 {
@@ -549,8 +614,7 @@ pub fn mixture_adjoint(
                         let __ad_t6 = (x[(p
                             * d)..(p * d) + ((((p + 1) * d)) - ((p * d)))][j]) - __ad_t5;
                         let __ad_t7 = -ls;
-                        let __ad_t8 = __ad_tab[((c as usize)) * __ad_trip_1
-                            + (j as usize)];
+                        let __ad_t8 = __ad_row_tab_1[j];
                         let z = __ad_t6 * __ad_t8;
                         let __ad_t10 = z * z;
                         let q__2 = q__1 + __ad_t10;
@@ -567,8 +631,7 @@ pub fn mixture_adjoint(
                         let __ad_t6 = (x[(p
                             * d)..(p * d) + ((((p + 1) * d)) - ((p * d)))][j]) - __ad_t5;
                         let __ad_t7 = -ls;
-                        let __ad_t8 = __ad_tab[((c as usize)) * __ad_trip_1
-                            + (j as usize)];
+                        let __ad_t8 = __ad_tab[(c) * __ad_trip_1 + j];
                         let z = __ad_t6 * __ad_t8;
                         let __ad_t10 = z * z;
                         let q__2 = q__1 + __ad_t10;
@@ -631,10 +694,28 @@ pub fn mixture_adjoint(
                 let __ad_seed_cell_q_2: f64 = __ad_d_cell_q_2;
                 let __ad_seed_cell_log_det_3: f64 = __ad_d_cell_log_det_3;
                 if let (
+                    Some(__ad_row_d_tab),
+                    Some(__ad_row_tab_2),
                     Some(__ad_row_d_log_sigma),
                     Some(__ad_row_d_mu),
                     Some(__ad_row_mu_1),
                 ) = (
+                    ::autograd::__private::row_mut(
+                        &mut __ad_d_tab[..],
+                        ::autograd::__private::index::mul(c, __ad_trip_1),
+                        ::autograd::__private::index::add(
+                            ::autograd::__private::index::mul(c, __ad_trip_1),
+                            d,
+                        ),
+                    ),
+                    ::autograd::__private::row(
+                        &__ad_tab[..],
+                        ::autograd::__private::index::mul(c, __ad_trip_1),
+                        ::autograd::__private::index::add(
+                            ::autograd::__private::index::mul(c, __ad_trip_1),
+                            d,
+                        ),
+                    ),
                     ::autograd::__private::row_mut(
                         &mut d_log_sigma[..],
                         ::autograd::__private::index::mul(c, d),
@@ -662,7 +743,13 @@ pub fn mixture_adjoint(
                 ) {
                     let __ad_n_2: usize = ::core::cmp::min(
                         ::core::cmp::min(
-                            __ad_row_d_log_sigma.len(),
+                            ::core::cmp::min(
+                                ::core::cmp::min(
+                                    __ad_row_d_tab.len(),
+                                    __ad_row_tab_2.len(),
+                                ),
+                                __ad_row_d_log_sigma.len(),
+                            ),
                             __ad_row_d_mu.len(),
                         ),
                         __ad_row_mu_1.len(),
@@ -673,8 +760,7 @@ pub fn mixture_adjoint(
                         let __ad_t5 = __ad_row_mu_1[j];
                         let __ad_t6 = (x[(p
                             * d)..(p * d) + ((((p + 1) * d)) - ((p * d)))][j]) - __ad_t5;
-                        let __ad_t8 = __ad_tab[((c as usize)) * __ad_trip_1
-                            + (j as usize)];
+                        let __ad_t8 = __ad_row_tab_2[j];
                         let z = __ad_t6 * __ad_t8;
                         let mut __ad_d_log_det__2: f64 = __ad_d_cell_log_det_3;
                         __ad_d_cell_log_det_3 = 0.0;
@@ -705,8 +791,7 @@ pub fn mixture_adjoint(
                         );
                         let mut __ad_d_t6: f64 = __ad_d_z * __ad_p_z.0;
                         let mut __ad_d_t8: f64 = __ad_d_z * __ad_p_z.1;
-                        __ad_d_tab[((c as usize)) * __ad_trip_1 + (j as usize)]
-                            += __ad_d_t8;
+                        __ad_row_d_tab[j] += __ad_d_t8;
                         let mut __ad_d_t5: f64 = __ad_d_t6
                             * ::autograd::__private::rules::sub(0.0, 0.0, 0.0).1;
                         __ad_row_d_mu[j] += __ad_d_t5;
@@ -721,8 +806,7 @@ pub fn mixture_adjoint(
                         let __ad_t5 = mu[c * d + j];
                         let __ad_t6 = (x[(p
                             * d)..(p * d) + ((((p + 1) * d)) - ((p * d)))][j]) - __ad_t5;
-                        let __ad_t8 = __ad_tab[((c as usize)) * __ad_trip_1
-                            + (j as usize)];
+                        let __ad_t8 = __ad_tab[(c) * __ad_trip_1 + j];
                         let z = __ad_t6 * __ad_t8;
                         let mut __ad_d_log_det__2: f64 = __ad_d_cell_log_det_3;
                         __ad_d_cell_log_det_3 = 0.0;
@@ -753,8 +837,7 @@ pub fn mixture_adjoint(
                         );
                         let mut __ad_d_t6: f64 = __ad_d_z * __ad_p_z.0;
                         let mut __ad_d_t8: f64 = __ad_d_z * __ad_p_z.1;
-                        __ad_d_tab[((c as usize)) * __ad_trip_1 + (j as usize)]
-                            += __ad_d_t8;
+                        __ad_d_tab[(c) * __ad_trip_1 + j] += __ad_d_t8;
                         let mut __ad_d_t5: f64 = __ad_d_t6
                             * ::autograd::__private::rules::sub(0.0, 0.0, 0.0).1;
                         d_mu[c * d + j] += __ad_d_t5;
@@ -779,10 +862,9 @@ pub fn mixture_adjoint(
     __ad_d_cell_nll_1 += __ad_d_nll__3;
     for __ad_tab_at in ((0)..(if (0) < (n) { k } else { 0 })).rev() {
         for __ad_tab_at_1 in ((0)..(d)).rev() {
-            let __ad_tab_v_2: f64 = __ad_tab[((__ad_tab_at as usize)) * __ad_trip_1
-                + (__ad_tab_at_1 as usize)];
-            let __ad_i_1: usize = ((__ad_tab_at as usize)) * __ad_trip_1
-                + (__ad_tab_at_1 as usize);
+            let __ad_tab_v_2: f64 = __ad_tab[(__ad_tab_at) * __ad_trip_1
+                + __ad_tab_at_1];
+            let __ad_i_1: usize = (__ad_tab_at) * __ad_trip_1 + __ad_tab_at_1;
             let mut __ad_d_tab_v_2: f64 = __ad_d_tab[__ad_i_1];
             __ad_d_tab[__ad_i_1] = 0.0;
             let mut __ad_d_tab_v_1: f64 = ::autograd::__private::adjoint_term(
