@@ -12,7 +12,7 @@
 //! early, values `f` would never compute — are checked the same way, with
 //! exact zeros where `f` computes nothing.
 
-#![allow(clippy::needless_range_loop)]
+#![allow(clippy::needless_range_loop, clippy::useless_vec)]
 
 mod common;
 
@@ -338,5 +338,35 @@ fn tables_of_loops_counting_other_integers() {
             |w, d_out, d_w| counted_adjoint(w, &data, m, d_out, d_w),
             &[[0.3, -0.4, 0.5, 1.0], [1.2, 0.7, -0.2, 0.4]],
         );
+    }
+}
+
+/// Second order through a table whose filling nest has constant partials
+/// (`-xs[k]`, `0.5 * ..`) in a function with a `Vec` of its own (found by
+/// the random programs, seed 1128882: the first-order guard against `0 ·
+/// ∞` was written into the second-order reverse, where such a partial is
+/// an `f64` and the adjoint a `Dual`: E0308).
+#[differentiable(hessian)]
+fn second_constant_partials(xs: &[f64]) -> f64 {
+    let mut buf = vec![0.0; 2];
+    for j in 0..2 {
+        let mut tri = 0.0;
+        for k in 0..xs.len() - 2 {
+            tri += (xs[j + k] + 1.0) * (-xs[k]).cos() * (0.5 * xs[k + 1]).exp();
+        }
+        buf[j] += tri;
+    }
+    buf[0] * buf[1]
+}
+
+#[test]
+fn hessians_through_tables_with_constant_partials() {
+    for x in [[0.3, -0.2, 0.5, 1.1], [-0.4, 0.6, 0.2, -0.3]] {
+        let (value, gradient) = second_constant_partials_grad(&x);
+        assert_eq!(value, second_constant_partials(&x));
+        assert_gradient(second_constant_partials, &x, &gradient);
+        let (_, _, h) = second_constant_partials_hessian(&x);
+        let report = autograd::check::hessian(|p| second_constant_partials_grad(p).1, &x, &h);
+        assert!(report.is_ok(1e-5), "at {x:?}: {report}");
     }
 }

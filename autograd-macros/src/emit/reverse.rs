@@ -3716,8 +3716,11 @@ impl<'a> Body<'a> {
                     // An infinite partial at a finite value (`acosh` at 1)
                     // times a zero adjoint adds nothing, as on the tape;
                     // nor does any partial of a table's element that no
-                    // iteration reads (`Func::tabulated`).
-                    let term = match prim.singular || self.func.tabulated.contains(&var) {
+                    // iteration reads (`Func::tabulated`; first order: in
+                    // second order a partial may be an `f64` where the
+                    // adjoint is a `Dual`).
+                    let guarded = !self.second && self.func.tabulated.contains(&var);
+                    let term = match prim.singular || guarded {
                         true => quote!(::autograd::__private::adjoint_term(#d_var, #partial)),
                         false => quote!(#d_var * #partial),
                     };
