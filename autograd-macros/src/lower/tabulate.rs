@@ -118,6 +118,35 @@ struct Pass<'n> {
     tabulated: HashSet<VarId>,
 }
 
+/// `L`'s range `lo..hi` and what it reads: the filling nest runs only if
+/// `L` runs.
+type Guard = (TokenStream, TokenStream, Vec<VarId>);
+
+/// A `let` a table's values may be computed from (see [`Pass::members`]),
+/// as it was before the pass replaced any `let`.
+#[derive(Clone)]
+struct Member {
+    var: VarId,
+    ty: Option<TokenStream>,
+    /// (shared: a member is passed down to the blocks inside)
+    rhs: std::rc::Rc<Rhs>,
+    /// The levels (positions in the loops between) it depends on.
+    deps: BTreeSet<usize>,
+    /// Computed from a float that is not a literal.
+    varies: bool,
+    reads: Vec<VarId>,
+}
+
+/// Where a table is made: the loops between, the members of the block
+/// holding the values (with their positions) and of the blocks around.
+#[derive(Clone, Copy)]
+struct Context<'a> {
+    levels: &'a [Level],
+    mine: &'a [(usize, Member)],
+    outer: &'a [Member],
+    guard: &'a Guard,
+}
+
 /// A loop between `L` and the value: its index and range `lo..hi`.
 #[derive(Clone)]
 struct Level {
@@ -184,22 +213,35 @@ impl Pass<'_> {
             .collect();
         let mut out = Vec::new();
         let guard = (lo, hi, outer_uses);
-        self.search(&mut l.body, &mut Vec::new(), &invariant, &guard, &mut out);
+        self.search(
+            &mut l.body,
+            &mut Vec::new(),
+            &invariant,
+            &[],
+            &guard,
+            &mut out,
+        );
         out
     }
 
     /// Tabulates the invariant costly values at the top of `block` (the
     /// body of the last loop of `levels`, or of `L`), then looks into the
-    /// loops at its top level whose ranges are invariant.
+    /// loops at its top level whose ranges are invariant. `outer`: the
+    /// members of the blocks of the loops around (`let base = c * d;` in
+    /// the loop over `c`, which the value in the loop over `j` reads).
     fn search(
         &mut self,
         block: &mut Block,
         levels: &mut Vec<Level>,
         invariant: &HashSet<VarId>,
-        guard: &(TokenStream, TokenStream, Vec<VarId>),
+        outer: &[Member],
+        guard: &Guard,
         out: &mut Vec<Stmt>,
     ) {
-        self.tabulate_in(block, levels, invariant, guard, out);
+        let mine = self.members(block, levels, invariant, outer);
+        self.tabulate_in(block, levels, &mine, outer, guard, out);
+        let mut around = outer.to_vec();
+        around.extend(mine.into_iter().map(|(_, member)| member));
         for stmt in &mut block.stmts {
             let Stmt::Loop(inner) = stmt else { continue };
             let Header::Range { index, range } = &inner.header else {
@@ -220,45 +262,40 @@ impl Pass<'_> {
                 hi,
                 uses: range.uses.clone(),
             });
-            self.search(&mut inner.body, levels, invariant, guard, out);
+            self.search(&mut inner.body, levels, invariant, &around, guard, out);
             levels.pop();
         }
     }
 
-    fn tabulate_in(
-        &mut self,
-        block: &mut Block,
+    /// The `let`s at the top of `block` computed from invariant values,
+    /// the indices of `levels` and `outer` (each with its position).
+    fn members(
+        &self,
+        block: &Block,
         levels: &[Level],
         invariant: &HashSet<VarId>,
-        guard: &(TokenStream, TokenStream, Vec<VarId>),
-        out: &mut Vec<Stmt>,
-    ) {
-        if levels.is_empty() {
-            // a value `L` itself does not change: left to the analyses
-            // (a table of one element, or a value moved before `L`, would
-            // need `L`'s first iteration to tell whether `f` computes it)
-            return;
-        }
-        // the `let`s at the top of the block computed from invariant
-        // values, and the levels each one's value depends on
-        let mut chain: Vec<usize> = Vec::new();
-        let mut deps: HashMap<VarId, BTreeSet<usize>> = HashMap::new();
-        // those computed from a float that is not a literal (a parameter's
-        // element, a float defined before `L`): a value of literals alone
-        // is left to LLVM
-        let mut varies: HashSet<VarId> = HashSet::new();
+        outer: &[Member],
+    ) -> Vec<(usize, Member)> {
+        let mut found: Vec<(usize, Member)> = Vec::new();
         for (k, stmt) in block.stmts.iter().enumerate() {
             let Stmt::Let {
                 var,
+                ty,
                 init: Some(rhs),
-                ..
             } = stmt
             else {
                 continue;
             };
+            let member_of = |v: &VarId| {
+                outer
+                    .iter()
+                    .chain(found.iter().map(|(_, m)| m))
+                    .find(|m| m.var == *v)
+                    .cloned()
+            };
             let known = |v: &VarId| {
                 invariant.contains(v)
-                    || deps.contains_key(v)
+                    || member_of(v).is_some()
                     || levels.iter().any(|l| l.index == *v)
             };
             let plain =
@@ -280,41 +317,71 @@ impl Pass<'_> {
                     }
                     Rhs::Array(_) | Rhs::Call { .. } => false,
                 };
-            if member {
-                let mut on = BTreeSet::new();
-                let mut from_floats = matches!(rhs, Rhs::Load { .. });
-                for read in stmt.reads() {
-                    if let Some(level) = levels.iter().position(|l| l.index == read) {
-                        on.insert(level);
-                    }
-                    if let Some(of_read) = deps.get(&read) {
-                        on.extend(of_read.iter().copied());
-                        from_floats |= varies.contains(&read);
-                    } else {
-                        from_floats |= self.vars[read].kind == Kind::Float;
-                    }
+            if !member {
+                continue;
+            }
+            // the levels it depends on; whether it is computed from a
+            // float that is not a literal (a parameter's element, a float
+            // defined before `L`): a value of literals alone is LLVM's
+            let mut deps = BTreeSet::new();
+            let mut varies = matches!(rhs, Rhs::Load { .. });
+            let reads = stmt.reads();
+            for read in &reads {
+                if let Some(level) = levels.iter().position(|l| l.index == *read) {
+                    deps.insert(level);
                 }
-                chain.push(k);
-                deps.insert(*var, on);
-                if from_floats {
-                    varies.insert(*var);
+                match member_of(read) {
+                    Some(m) => {
+                        deps.extend(m.deps.iter().copied());
+                        varies |= m.varies;
+                    }
+                    None => varies |= self.vars[*read].kind == Kind::Float,
                 }
             }
+            found.push((
+                k,
+                Member {
+                    var: *var,
+                    ty: ty.clone(),
+                    rhs: std::rc::Rc::new(self.renamed_rhs(rhs, &HashMap::new())),
+                    deps,
+                    varies,
+                    reads,
+                },
+            ));
         }
-        // what something besides the chain reads
-        let chain_set: HashSet<usize> = chain.iter().copied().collect();
+        found
+    }
+
+    fn tabulate_in(
+        &mut self,
+        block: &mut Block,
+        levels: &[Level],
+        mine: &[(usize, Member)],
+        outer: &[Member],
+        guard: &Guard,
+        out: &mut Vec<Stmt>,
+    ) {
+        if levels.is_empty() {
+            // a value `L` itself does not change: left to the analyses
+            // (a table of one element, or a value moved before `L`, would
+            // need `L`'s first iteration to tell whether `f` computes it)
+            return;
+        }
+        // what something besides the members reads
+        let positions: HashSet<usize> = mine.iter().map(|(k, _)| *k).collect();
         let mut read_outside: HashSet<VarId> = HashSet::new();
         for (k, stmt) in block.stmts.iter().enumerate() {
-            if chain_set.contains(&k) {
+            if positions.contains(&k) {
                 continue;
             }
             let mut note = |s: &Stmt| {
                 read_outside.extend(s.reads());
                 if let Stmt::Opaque { tokens, .. } = s {
-                    for member in deps.keys() {
-                        let name = self.vars[*member].ident.to_string();
+                    for (_, member) in mine {
+                        let name = self.vars[member.var].ident.to_string();
                         if crate::ir::mentions(tokens, &name) {
-                            read_outside.insert(*member);
+                            read_outside.insert(member.var);
                         }
                     }
                 }
@@ -330,41 +397,31 @@ impl Pass<'_> {
             }
         }
         // the costly ones whose values the loop still needs: read outside
-        // the chain, or by a cheap value it needs (`2.0 * e` of `e = ..exp()`)
-        let worth = |var: VarId, rhs: &Rhs| {
-            matches!(rhs, Rhs::Prim { prim, .. } if costly(prim.name))
-                && self.vars[var].kind == Kind::Float
-                && varies.contains(&var)
-        };
+        // the members, or by a cheap one it needs (`2.0 * e` of `e =
+        // ..exp()`)
         let mut needed_here = read_outside;
         let mut tabulated = Vec::new();
-        for &k in chain.iter().rev() {
-            let stmt = &block.stmts[k];
-            let Stmt::Let {
-                var,
-                init: Some(rhs),
-                ..
-            } = stmt
-            else {
-                continue;
-            };
-            if !needed_here.contains(var) {
+        for (k, member) in mine.iter().rev() {
+            if !needed_here.contains(&member.var) {
                 continue;
             }
-            if worth(*var, rhs) {
-                tabulated.push(k);
+            let worth = matches!(&*member.rhs, Rhs::Prim { prim, .. } if costly(prim.name))
+                && self.vars[member.var].kind == Kind::Float
+                && member.varies;
+            if worth {
+                tabulated.push(*k);
             } else {
-                needed_here.extend(stmt.reads());
+                needed_here.extend(member.reads.iter().copied());
             }
         }
         tabulated.reverse();
         // grouped by the levels they depend on: one table nest a group
         let mut groups: Vec<(Vec<usize>, Vec<usize>)> = Vec::new();
         for k in tabulated {
-            let Stmt::Let { var, .. } = &block.stmts[k] else {
+            let Some((_, member)) = mine.iter().find(|(at, _)| *at == k) else {
                 continue;
             };
-            let on: Vec<usize> = deps[var].iter().copied().collect();
+            let on: Vec<usize> = member.deps.iter().copied().collect();
             if on.is_empty() {
                 // a value none of the loops between changes (`h / 6.0`):
                 // one element, which LLVM keeps in a register where it
@@ -378,7 +435,13 @@ impl Pass<'_> {
         }
         let mut trips: HashMap<usize, VarId> = HashMap::new();
         for (on, values) in groups {
-            let stmts = self.table(block, levels, &on, &values, &chain, &mut trips, guard);
+            let context = Context {
+                levels,
+                mine,
+                outer,
+                guard,
+            };
+            let stmts = self.table(block, &context, &on, &values, &mut trips);
             out.extend(stmts);
         }
     }
@@ -386,31 +449,33 @@ impl Pass<'_> {
     /// The statements that fill the tables of the values at `values` (the
     /// positions of their `let`s in `block`), which depend on the loops
     /// `on` of `levels`, and the loads that replace those `let`s.
-    #[allow(clippy::too_many_arguments)]
     fn table(
         &mut self,
         block: &mut Block,
-        levels: &[Level],
+        context: &Context,
         on: &[usize],
         values: &[usize],
-        chain: &[usize],
         trips: &mut HashMap<usize, VarId>,
-        guard: &(TokenStream, TokenStream, Vec<VarId>),
     ) -> Vec<Stmt> {
+        let Context {
+            levels,
+            mine,
+            outer,
+            guard,
+        } = *context;
         let mut stmts = Vec::new();
-        // what the values are computed from
+        // what the values are computed from: members of this block and of
+        // the blocks around, last first
         let mut needed: HashSet<VarId> = HashSet::new();
         for &k in values {
             if let Stmt::Let { var, .. } = &block.stmts[k] {
                 needed.insert(*var);
             }
         }
-        for &k in chain.iter().rev() {
-            let stmt = &block.stmts[k];
-            if let Stmt::Let { var, .. } = stmt {
-                if needed.contains(var) {
-                    needed.extend(stmt.reads());
-                }
+        let every: Vec<&Member> = outer.iter().chain(mine.iter().map(|(_, m)| m)).collect();
+        for member in every.iter().rev() {
+            if needed.contains(&member.var) {
+                needed.extend(member.reads.iter().copied());
             }
         }
         // trip counts of the loops the values depend on, in the loops'
@@ -431,34 +496,39 @@ impl Pass<'_> {
             });
             trips.insert(level, trip);
         }
-        // Indices a parameter is indexed by as they are (`w[c * d + j]`)
+        // Indices a parameter is indexed by as they are (`w[c * d + j]`,
+        // or through an integer `let`: `let base = c * d;`, `w[base + j]`)
         // are `usize`s: the element's index is then written without casts
         // (`c * trip + j`), which `emit/rows.rs` reads as a row of the
         // table in the innermost loop; otherwise cast (`(j - lo) as usize`
         // of a loop counting `i32`s), every element checked.
         let mut known_usize = HashSet::new();
-        for &k in chain {
-            if let Stmt::Let {
-                var,
-                init: Some(Rhs::Load { index, .. }),
-                ..
-            } = &block.stmts[k]
-            {
-                if needed.contains(var) {
-                    usize_idents(&index.tokens, &mut known_usize);
+        for member in every.iter().rev() {
+            if !needed.contains(&member.var) {
+                continue;
+            }
+            match &*member.rhs {
+                Rhs::Load { index, .. } => usize_idents(&index.tokens, &mut known_usize),
+                Rhs::Use(Operand::Const(c))
+                    if self.vars[member.var].kind == Kind::Other
+                        && known_usize.contains(&self.vars[member.var].ident.to_string()) =>
+                {
+                    usize_idents(&c.tokens, &mut known_usize)
                 }
+                _ => {}
             }
         }
-        let uncast = on
+        let plain: Vec<bool> = on
             .iter()
-            .all(|&level| known_usize.contains(&self.vars[levels[level].index].ident.to_string()));
+            .map(|&level| known_usize.contains(&self.vars[levels[level].index].ident.to_string()))
+            .collect();
         // the element of indices `at` (one for each loop of `on`)
         let element = |vars: &[Var], at: &[VarId]| -> Const {
             let mut tokens: Option<TokenStream> = None;
             let mut uses = Vec::new();
-            for (&level, index) in on.iter().zip(at) {
+            for ((&level, index), plain) in on.iter().zip(at).zip(&plain) {
                 let (i, lo) = (&vars[*index].ident, &levels[level].lo);
-                let offset = match (uncast, lo.to_string() == "0") {
+                let offset = match (plain, lo.to_string() == "0") {
                     (true, true) => quote!(#i),
                     (true, false) => quote!((#i - (#lo))),
                     (false, true) => quote!((#i as usize)),
@@ -486,7 +556,10 @@ impl Pass<'_> {
             let first = idents.next();
             quote!(#first #(* #idents)*)
         };
-        // the filling nest's indices, and copies of the chain
+        // the filling nest's indices, and copies of what the values are
+        // computed from, in order (those of the blocks around recomputed
+        // for every element: plain arithmetic, or a value the loop around
+        // computes)
         let mut renamed: HashMap<VarId, VarId> = HashMap::new();
         let mut fill_at = Vec::new();
         for &level in on {
@@ -496,23 +569,22 @@ impl Pass<'_> {
         }
         let mut fill = Vec::new();
         let mut tables = Vec::new();
-        for &k in chain {
-            let Stmt::Let { var, ty, init } = &block.stmts[k] else {
-                continue;
-            };
-            if !needed.contains(var) {
+        let positions: HashMap<VarId, usize> = mine.iter().map(|(k, m)| (m.var, *k)).collect();
+        for member in &every {
+            if !needed.contains(&member.var) {
                 continue;
             }
-            let copy = self.new_var("__ad_tab_v", self.vars[*var].kind, Origin::Temp);
+            let copy = self.new_var("__ad_tab_v", self.vars[member.var].kind, Origin::Temp);
             self.tabulated.insert(copy);
-            let init = init.as_ref().map(|rhs| self.renamed_rhs(rhs, &renamed));
-            renamed.insert(*var, copy);
+            let init = self.renamed_rhs(&member.rhs, &renamed);
+            renamed.insert(member.var, copy);
             fill.push(Stmt::Let {
                 var: copy,
-                ty: ty.clone(),
-                init,
+                ty: member.ty.clone(),
+                init: Some(init),
             });
-            if values.contains(&k) {
+            let k = positions.get(&member.var);
+            if let Some(&k) = k.filter(|k| values.contains(k)) {
                 let table = self.new_var("__ad_tab", Kind::FloatArray, Origin::Local);
                 fill.push(Stmt::Store {
                     array: table,
