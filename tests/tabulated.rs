@@ -287,8 +287,8 @@ fn hessians_through_tables() {
     }
 }
 
-/// Forward mode (one active float): a table of constants, whose tangent
-/// is zero.
+/// Forward mode (one active float) beside a costly function of constant
+/// data (`w`'s elements are constants here, kept as tokens: no table).
 #[differentiable(wrt(t))]
 fn forward(t: f64, w: &[f64]) -> f64 {
     let mut out = 0.0;

@@ -860,9 +860,9 @@ fn costly_values_a_loop_does_not_change_are_tabulated() {
         "
         let s = const(0.0)
         let mut __ad_cell_s_0 = s
-        let __ad_trip = const(if (0) < (d) { ((d) - (0)) as usize } else { 0 })
-        let __ad_tab = [0.0; __ad_trip]
-        for __ad_tab_at in (0) .. (if (0) < (x . len () / d) { d } else { 0 }) {
+        let __ad_tab_runs = const((0) < (x . len () / d) && (0) < (d))
+        let __ad_tab = [0.0; if __ad_tab_runs { 1usize * (d) } else { 0 }]
+        for __ad_tab_at in 0 .. (if __ad_tab_runs { d } else { 0 }) {
             let __ad_tab_v = load(w, __ad_tab_at)
             let __ad_tab_v_1 = exp(__ad_tab_v)
             __ad_tab[__ad_tab_at] = __ad_tab_v_1

@@ -21,15 +21,15 @@
 //! element:
 //!
 //! ```text
-//! let trip = if 0 < d { d - 0 } else { 0 };       (one per loop between)
-//! let tab = vec![0.0; trip_c * trip];
-//! for c2 in 0..if 0 < n { k } else { 0 } {        (none if L runs no iteration)
+//! let runs = 0 < n && 0 < k && 0 < d;             (L, then each loop between)
+//! let tab = vec![0.0; if runs { k * d } else { 0 }];
+//! for c2 in 0..(if runs { k } else { 0 }) {
 //!     for j2 in 0..d {
 //!         let ls2 = log_sigma[c2 * d + j2]; let t2 = -ls2; let e2 = exp(t2);
-//!         tab[(c2 as usize) * trip + (j2 as usize)] = e2;
+//!         tab[c2 * d + j2] = e2;
 //!     }
 //! }
-//! for p in 0..n { .. for c in 0..k { .. for j in 0..d { .. let e = tab[..]; .. } } }
+//! for p in 0..n { .. for c in 0..k { .. for j in 0..d { .. let e = tab[c * d + j]; .. } } }
 //! ```
 //!
 //! The rest of the pipeline differentiates the result as any local buffer
@@ -40,8 +40,12 @@
 //!
 //! Why it is exact: the table's elements are computed by the same
 //! operations from the same values, so they are the values `L` computed,
-//! bit for bit. The table is filled only if `L` runs at least once, and
-//! then every element was computed by `L` too, at each iteration: the path
+//! bit for bit. The table is filled only if `L` and every loop between run
+//! at least once (`runs`, whose `&&` evaluates a loop's range only where
+//! `f` does: after the loops around it are found to run; nothing else
+//! evaluates a range unless `runs` holds, so `0..w.len() - 1` of an empty
+//! `w` panics in neither), and then every element was computed by `L` too,
+//! at each iteration: the path
 //! from `L`'s body down to the value holds no `if` and no `break` or
 //! `continue` of `L` or of the loops between (so the value runs at every
 //! index of the loops between, every iteration of `L`), and the loops'
@@ -50,7 +54,12 @@
 //! `f` never computed — an `inf` times a zero adjoint would be a `NaN`).
 //! The expressions copied into the filling nest are only arithmetic of
 //! variables and literals (`Const`s with no calls), so running them there
-//! has no effect of its own.
+//! has no effect of its own; trip counts and offsets are taken as `i128`
+//! (`-100..100` of an `i8` overflows its own type). One difference stays:
+//! where iterations' adjoints of an element cancel exactly (`+a − a`) and
+//! its partial is infinite (an `exp` that overflowed), the table's summed
+//! adjoint adds nothing, where the loop as written adds `a·∞ − a·∞`, NaN;
+//! `f`'s value is NaN there too.
 
 use crate::ir::{
     ArrayInit, Block, Const, Func, Header, Jump, Kind, Loop, Operand, Origin, Rhs, Stmt, Table,
@@ -433,7 +442,7 @@ impl Pass<'_> {
                 None => groups.push((on, vec![k])),
             }
         }
-        let mut trips: HashMap<usize, VarId> = HashMap::new();
+        let mut runs: Option<VarId> = None;
         for (on, values) in groups {
             let context = Context {
                 levels,
@@ -441,7 +450,7 @@ impl Pass<'_> {
                 outer,
                 guard,
             };
-            let stmts = self.table(block, &context, &on, &values, &mut trips);
+            let stmts = self.table(block, &context, &on, &values, &mut runs);
             out.extend(stmts);
         }
     }
@@ -455,7 +464,7 @@ impl Pass<'_> {
         context: &Context,
         on: &[usize],
         values: &[usize],
-        trips: &mut HashMap<usize, VarId>,
+        runs: &mut Option<VarId>,
     ) -> Vec<Stmt> {
         let Context {
             levels,
@@ -478,28 +487,42 @@ impl Pass<'_> {
                 needed.extend(member.reads.iter().copied());
             }
         }
-        // trip counts of the loops the values depend on, in the loops'
-        // own integer type, as `usize`
-        for &level in on {
-            if trips.contains_key(&level) {
-                continue;
+        // `f` computes the values only if `L` and every loop between run
+        // an iteration, and evaluates a loop's range only if the loops
+        // around it run one: `runs` tests them in that order (`&&` stops
+        // where one runs none), and nothing below evaluates a range unless
+        // it holds (`w.len() - 1` of an empty `w` would panic)
+        let runs = match *runs {
+            Some(var) => var,
+            None => {
+                let var = self.new_var("__ad_tab_runs", Kind::Other, Origin::Local);
+                let (guard_lo, guard_hi, guard_uses) = guard;
+                let mut tests = vec![quote!((#guard_lo) < (#guard_hi))];
+                let mut uses = guard_uses.clone();
+                for Level {
+                    lo, hi, uses: of, ..
+                } in levels
+                {
+                    tests.push(quote!((#lo) < (#hi)));
+                    uses.extend(of);
+                }
+                stmts.push(Stmt::Let {
+                    var,
+                    ty: Some(quote!(bool)),
+                    init: Some(Rhs::Use(Operand::Const(Const {
+                        tokens: quote!(#(#tests)&&*),
+                        uses,
+                    }))),
+                });
+                *runs = Some(var);
+                var
             }
-            let trip = self.new_var("__ad_trip", Kind::Other, Origin::Local);
-            let Level { lo, hi, uses, .. } = &levels[level];
-            stmts.push(Stmt::Let {
-                var: trip,
-                ty: Some(quote!(usize)),
-                init: Some(Rhs::Use(Operand::Const(Const {
-                    tokens: quote!(if (#lo) < (#hi) { ((#hi) - (#lo)) as usize } else { 0 }),
-                    uses: uses.clone(),
-                }))),
-            });
-            trips.insert(level, trip);
-        }
+        };
+        let runs_ident = self.vars[runs].ident.clone();
         // Indices a parameter is indexed by as they are (`w[c * d + j]`,
         // or through an integer `let`: `let base = c * d;`, `w[base + j]`)
         // are `usize`s: the element's index is then written without casts
-        // (`c * trip + j`), which `emit/rows.rs` reads as a row of the
+        // (`c * d + j`), which `emit/rows.rs` reads as a row of the
         // table in the innermost loop; otherwise cast (`(j - lo) as usize`
         // of a loop counting `i32`s), every element checked.
         let mut known_usize = HashSet::new();
@@ -522,27 +545,41 @@ impl Pass<'_> {
             .iter()
             .map(|&level| known_usize.contains(&self.vars[levels[level].index].ident.to_string()))
             .collect();
+        // each loop's trip count, as a `usize` (the difference taken wide
+        // where the loop's type is not known: `-100..100` of an `i8`),
+        // written where the loop runs (the filling nest, the loads in `L`)
+        // or under `runs`, so that it is evaluated only where `f` does;
+        // written out rather than bound before `L`, so that LLVM sees the
+        // load's index and the parameter's alike (`c * d + j`: a `let` of
+        // the count under `runs` cost the mixture 12%)
+        let stride = |position: usize| -> TokenStream {
+            let Level { lo, hi, .. } = &levels[on[position]];
+            match (plain[position], lo.to_string() == "0") {
+                (true, true) => quote!((#hi)),
+                (true, false) => quote!(((#hi) - (#lo))),
+                (false, true) => quote!(((#hi) as usize)),
+                (false, false) => quote!((((#hi) as i128 - (#lo) as i128) as usize)),
+            }
+        };
         // the element of indices `at` (one for each loop of `on`)
         let element = |vars: &[Var], at: &[VarId]| -> Const {
             let mut tokens: Option<TokenStream> = None;
             let mut uses = Vec::new();
-            for ((&level, index), plain) in on.iter().zip(at).zip(&plain) {
+            for (position, ((&level, index), plain)) in on.iter().zip(at).zip(&plain).enumerate() {
                 let (i, lo) = (&vars[*index].ident, &levels[level].lo);
                 let offset = match (plain, lo.to_string() == "0") {
                     (true, true) => quote!(#i),
                     (true, false) => quote!((#i - (#lo))),
                     (false, true) => quote!((#i as usize)),
-                    (false, false) => quote!(((#i - (#lo)) as usize)),
+                    (false, false) => quote!(((#i as i128 - (#lo) as i128) as usize)),
                 };
                 uses.push(*index);
                 uses.extend(&levels[level].uses);
                 tokens = Some(match tokens {
                     None => offset,
                     Some(outer) => {
-                        let trip = trips[&level];
-                        uses.push(trip);
-                        let t = &vars[trip].ident;
-                        quote!((#outer) * #t + #offset)
+                        let stride = stride(position);
+                        quote!((#outer) * #stride + #offset)
                     }
                 });
             }
@@ -552,9 +589,8 @@ impl Pass<'_> {
             }
         };
         let len = {
-            let mut idents = on.iter().map(|level| &self.vars[trips[level]].ident);
-            let first = idents.next();
-            quote!(#first #(* #idents)*)
+            let strides = (0..on.len()).map(stride);
+            quote!(if #runs_ident { 1usize #(* #strides)* } else { 0 })
         };
         // the filling nest's indices, and copies of what the values are
         // computed from, in order (those of the blocks around recomputed
@@ -615,25 +651,19 @@ impl Pass<'_> {
                 })),
             });
         }
-        // `f` computes the values only if `L` and every loop between runs
-        // an iteration: the outermost loop of the nest runs none otherwise
-        let (guard_lo, guard_hi, guard_uses) = guard;
-        let mut runs = vec![quote!((#guard_lo) < (#guard_hi))];
-        let mut runs_uses = guard_uses.clone();
-        for (level, Level { lo, hi, uses, .. }) in levels.iter().enumerate() {
-            if !on.contains(&level) {
-                runs.push(quote!((#lo) < (#hi)));
-                runs_uses.extend(uses);
-            }
-        }
-        let runs = quote!(#(#runs)&&*);
+        // the outermost loop of the nest runs no iteration unless `runs`
         let mut body = Block { stmts: fill };
         for (depth, &level) in on.iter().enumerate().rev() {
             let Level { lo, hi, uses, .. } = &levels[level];
             let mut uses = uses.clone();
             let range = if depth == 0 {
-                uses.extend(&runs_uses);
-                quote!((#lo)..(if #runs { #hi } else { #lo }))
+                uses.push(runs);
+                match lo.to_string() == "0" {
+                    true => quote!(0..(if #runs_ident { #hi } else { 0 })),
+                    false => {
+                        quote!((if #runs_ident { #lo } else { 0 })..(if #runs_ident { #hi } else { 0 }))
+                    }
+                }
             } else {
                 quote!((#lo)..(#hi))
             };
@@ -737,23 +767,37 @@ impl Pass<'_> {
     }
 }
 
+/// `tokens` with the identifiers in `map` replaced, except where an
+/// identifier is a field, method or path segment (`s.d`, `Consts::K`):
+/// only a variable is renamed.
 fn rename(tokens: &TokenStream, map: &HashMap<String, Ident>) -> TokenStream {
-    tokens
-        .clone()
-        .into_iter()
-        .map(|tt| match tt {
-            TokenTree::Ident(ident) => match map.get(&ident.to_string()) {
-                Some(to) => TokenTree::Ident(to.clone()),
-                None => TokenTree::Ident(ident),
-            },
+    let trees: Vec<TokenTree> = tokens.clone().into_iter().collect();
+    trees
+        .iter()
+        .enumerate()
+        .map(|(k, tt)| match tt {
+            TokenTree::Ident(ident) if !member_or_segment(&trees, k) => {
+                match map.get(&ident.to_string()) {
+                    Some(to) => TokenTree::Ident(to.clone()),
+                    None => tt.clone(),
+                }
+            }
             TokenTree::Group(g) => {
                 let mut group = Group::new(g.delimiter(), rename(&g.stream(), map));
                 group.set_span(g.span());
                 TokenTree::Group(group)
             }
-            other => other,
+            other => other.clone(),
         })
         .collect()
+}
+
+/// Whether the identifier at `k` follows a `.` (a field or a method) or a
+/// `::` (a path segment), so that it names no variable.
+fn member_or_segment(trees: &[TokenTree], k: usize) -> bool {
+    let punct =
+        |at: usize, c: char| matches!(trees.get(at), Some(TokenTree::Punct(p)) if p.as_char() == c);
+    k >= 1 && (punct(k - 1, '.') || (k >= 2 && punct(k - 1, ':') && punct(k - 2, ':')))
 }
 
 /// Adds to `out` the identifiers that `tokens`, the index of a slice (a
@@ -763,9 +807,8 @@ fn usize_idents(tokens: &TokenStream, out: &mut HashSet<String>) {
     let trees: Vec<TokenTree> = tokens.clone().into_iter().collect();
     for (k, tt) in trees.iter().enumerate() {
         let cast = matches!(trees.get(k + 1), Some(TokenTree::Ident(next)) if next == "as");
-        let after_dot = k > 0 && matches!(&trees[k - 1], TokenTree::Punct(p) if p.as_char() == '.');
         match tt {
-            TokenTree::Ident(ident) if !cast && !after_dot && ident != "as" => {
+            TokenTree::Ident(ident) if !cast && !member_or_segment(&trees, k) && ident != "as" => {
                 out.insert(ident.to_string());
             }
             TokenTree::Group(g) if !cast && g.delimiter() == Delimiter::Parenthesis => {
@@ -820,7 +863,8 @@ fn jumps(block: &Block) -> bool {
 /// operators `+ - * / %` in parentheses. No call of anything else, no
 /// indexing, no block.
 fn arithmetic(tokens: &TokenStream, uses: &[VarId], vars: &[Var]) -> bool {
-    tokens.clone().into_iter().all(|tt| match tt {
+    let trees: Vec<TokenTree> = tokens.clone().into_iter().collect();
+    trees.iter().enumerate().all(|(k, tt)| match tt {
         TokenTree::Literal(_) => true,
         TokenTree::Punct(p) => matches!(p.as_char(), '+' | '-' | '*' | '/' | '%' | '.' | ':'),
         TokenTree::Group(g) => {
@@ -829,27 +873,35 @@ fn arithmetic(tokens: &TokenStream, uses: &[VarId], vars: &[Var]) -> bool {
         }
         TokenTree::Ident(ident) => {
             let name = ident.to_string();
-            uses.iter().any(|u| vars[*u].ident == ident)
-                || matches!(
-                    name.as_str(),
-                    "as" | "len"
-                        | "usize"
-                        | "isize"
-                        | "u8"
-                        | "u16"
-                        | "u32"
-                        | "u64"
-                        | "i8"
-                        | "i16"
-                        | "i32"
-                        | "i64"
-                        | "f64"
-                        | "f32"
-                        | "std"
-                        | "core"
-                        | "consts"
-                )
-                || name.starts_with(|c: char| c.is_ascii_uppercase())
+            let called = matches!(
+                trees.get(k + 1),
+                Some(TokenTree::Group(g)) if g.delimiter() == Delimiter::Parenthesis
+            );
+            if k >= 1 && matches!(&trees[k - 1], TokenTree::Punct(p) if p.as_char() == '.') {
+                // a field (`s.d`), or `len()`; no other method
+                return name == "len" || !called;
+            }
+            !called
+                && (uses.iter().any(|u| vars[*u].ident == *ident)
+                    || matches!(
+                        name.as_str(),
+                        "as" | "usize"
+                            | "isize"
+                            | "u8"
+                            | "u16"
+                            | "u32"
+                            | "u64"
+                            | "i8"
+                            | "i16"
+                            | "i32"
+                            | "i64"
+                            | "f64"
+                            | "f32"
+                            | "std"
+                            | "core"
+                            | "consts"
+                    )
+                    || name.starts_with(|c: char| c.is_ascii_uppercase()))
         }
     })
 }

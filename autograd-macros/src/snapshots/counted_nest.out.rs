@@ -50,10 +50,12 @@ fn triangular_grad(q: &[f64], x: &[f64], d: usize) -> (f64, ::std::vec::Vec<f64>
         let y = &mut __ad_own_y[..];
         let out: f64 = 0.0;
         let mut __ad_cell_out_0 = out;
-        let __ad_trip: usize = if (0) < (d) { ((d) - (0)) as usize } else { 0 };
-        let mut __ad_own_tab: ::std::vec::Vec<f64> = ::std::vec![0.0; __ad_trip];
+        let __ad_tab_runs: bool = (0) < (x.len() / d) && (0) < (d);
+        let mut __ad_own_tab: ::std::vec::Vec<f64> = ::std::vec![
+            0.0; if __ad_tab_runs { 1usize * (d) } else { 0 }
+        ];
         let __ad_tab = &mut __ad_own_tab[..];
-        for __ad_tab_at in (0)..(if (0) < (x.len() / d) { d } else { 0 }) {
+        for __ad_tab_at in 0..(if __ad_tab_runs { d } else { 0 }) {
             let __ad_tab_v = q[__ad_tab_at];
             let __ad_tab_v_1 = __ad_tab_v.exp();
             __ad_tab[__ad_tab_at] = __ad_tab_v_1;
@@ -251,7 +253,7 @@ fn triangular_grad(q: &[f64], x: &[f64], d: usize) -> (f64, ::std::vec::Vec<f64>
             __ad_d_cell_out_0 += __ad_d_out__1;
         }
         __ad_d_cell_out_0 = __ad_seed_cell_out_0;
-        for __ad_tab_at in ((0)..(if (0) < (x.len() / d) { d } else { 0 })).rev() {
+        for __ad_tab_at in (0..(if __ad_tab_runs { d } else { 0 })).rev() {
             let __ad_tab_v = q[__ad_tab_at];
             let __ad_tab_v_1: f64 = __ad_tab[__ad_tab_at];
             __ad_tab[__ad_tab_at] = __ad_tab_v_1;
@@ -309,10 +311,12 @@ fn triangular_adjoint(
     let y = &mut __ad_own_y[..];
     let out: f64 = 0.0;
     let mut __ad_cell_out_0 = out;
-    let __ad_trip: usize = if (0) < (d) { ((d) - (0)) as usize } else { 0 };
-    let mut __ad_own_tab: ::std::vec::Vec<f64> = ::std::vec![0.0; __ad_trip];
+    let __ad_tab_runs: bool = (0) < (x.len() / d) && (0) < (d);
+    let mut __ad_own_tab: ::std::vec::Vec<f64> = ::std::vec![
+        0.0; if __ad_tab_runs { 1usize * (d) } else { 0 }
+    ];
     let __ad_tab = &mut __ad_own_tab[..];
-    for __ad_tab_at in (0)..(if (0) < (x.len() / d) { d } else { 0 }) {
+    for __ad_tab_at in 0..(if __ad_tab_runs { d } else { 0 }) {
         let __ad_tab_v = q[__ad_tab_at];
         let __ad_tab_v_1 = __ad_tab_v.exp();
         __ad_tab[__ad_tab_at] = __ad_tab_v_1;
@@ -509,7 +513,7 @@ fn triangular_adjoint(
         __ad_d_cell_out_0 += __ad_d_out__1;
     }
     __ad_d_cell_out_0 = __ad_seed_cell_out_0;
-    for __ad_tab_at in ((0)..(if (0) < (x.len() / d) { d } else { 0 })).rev() {
+    for __ad_tab_at in (0..(if __ad_tab_runs { d } else { 0 })).rev() {
         let __ad_tab_v = q[__ad_tab_at];
         let __ad_tab_v_1: f64 = __ad_tab[__ad_tab_at];
         __ad_tab[__ad_tab_at] = __ad_tab_v_1;

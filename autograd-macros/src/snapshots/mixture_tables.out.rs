@@ -60,19 +60,18 @@ pub fn mixture_grad(
         let half_log_2pi: f64 = 0.5 * (f64::ln((2.0 * std::f64::consts::PI)));
         let nll: f64 = 0.0;
         let mut __ad_cell_nll_1 = nll;
-        let __ad_trip: usize = if (0) < (k) { ((k) - (0)) as usize } else { 0 };
-        let __ad_trip_1: usize = if (0) < (d) { ((d) - (0)) as usize } else { 0 };
+        let __ad_tab_runs: bool = (0) < (n) && (0) < (k) && (0) < (d);
         let mut __ad_own_tab: ::std::vec::Vec<f64> = ::std::vec![
-            0.0; __ad_trip * __ad_trip_1
+            0.0; if __ad_tab_runs { 1usize * (k) * (d) } else { 0 }
         ];
         let __ad_tab = &mut __ad_own_tab[..];
-        for __ad_tab_at in (0)..(if (0) < (n) { k } else { 0 }) {
+        for __ad_tab_at in 0..(if __ad_tab_runs { k } else { 0 }) {
             if let (Some(__ad_row_tab), Some(__ad_row_log_sigma)) = (
                 ::autograd::__private::row_mut(
                     &mut __ad_tab[..],
-                    ::autograd::__private::index::mul(__ad_tab_at, __ad_trip_1),
+                    ::autograd::__private::index::mul(__ad_tab_at, d),
                     ::autograd::__private::index::add(
-                        ::autograd::__private::index::mul(__ad_tab_at, __ad_trip_1),
+                        ::autograd::__private::index::mul(__ad_tab_at, d),
                         d,
                     ),
                 ),
@@ -100,7 +99,7 @@ pub fn mixture_grad(
                     let __ad_tab_v = log_sigma[__ad_tab_at * d + __ad_tab_at_1];
                     let __ad_tab_v_1 = -__ad_tab_v;
                     let __ad_tab_v_2 = __ad_tab_v_1.exp();
-                    __ad_tab[(__ad_tab_at) * __ad_trip_1 + __ad_tab_at_1] = __ad_tab_v_2;
+                    __ad_tab[(__ad_tab_at) * (d) + __ad_tab_at_1] = __ad_tab_v_2;
                 }
             }
         }
@@ -131,9 +130,9 @@ pub fn mixture_grad(
                     ) = (
                         ::autograd::__private::row(
                             &__ad_tab[..],
-                            ::autograd::__private::index::mul(c, __ad_trip_1),
+                            ::autograd::__private::index::mul(c, d),
                             ::autograd::__private::index::add(
-                                ::autograd::__private::index::mul(c, __ad_trip_1),
+                                ::autograd::__private::index::mul(c, d),
                                 d,
                             ),
                         ),
@@ -188,7 +187,7 @@ pub fn mixture_grad(
                                 * d)..(p * d) + ((((p + 1) * d)) - ((p * d)))][j])
                                 - __ad_t5;
                             let __ad_t7 = -ls;
-                            let __ad_t8 = __ad_tab[(c) * __ad_trip_1 + j];
+                            let __ad_t8 = __ad_tab[(c) * (d) + j];
                             let z = __ad_t6 * __ad_t8;
                             let __ad_t10 = z * z;
                             let q__2 = q__1 + __ad_t10;
@@ -259,17 +258,17 @@ pub fn mixture_grad(
                     ) = (
                         ::autograd::__private::row_mut(
                             &mut __ad_d_tab[..],
-                            ::autograd::__private::index::mul(c, __ad_trip_1),
+                            ::autograd::__private::index::mul(c, d),
                             ::autograd::__private::index::add(
-                                ::autograd::__private::index::mul(c, __ad_trip_1),
+                                ::autograd::__private::index::mul(c, d),
                                 d,
                             ),
                         ),
                         ::autograd::__private::row(
                             &__ad_tab[..],
-                            ::autograd::__private::index::mul(c, __ad_trip_1),
+                            ::autograd::__private::index::mul(c, d),
                             ::autograd::__private::index::add(
-                                ::autograd::__private::index::mul(c, __ad_trip_1),
+                                ::autograd::__private::index::mul(c, d),
                                 d,
                             ),
                         ),
@@ -370,7 +369,7 @@ pub fn mixture_grad(
                             let __ad_t6 = (x[(p
                                 * d)..(p * d) + ((((p + 1) * d)) - ((p * d)))][j])
                                 - __ad_t5;
-                            let __ad_t8 = __ad_tab[(c) * __ad_trip_1 + j];
+                            let __ad_t8 = __ad_tab[(c) * (d) + j];
                             let z = __ad_t6 * __ad_t8;
                             let mut __ad_d_log_det__2: f64 = __ad_d_cell_log_det_3;
                             __ad_d_cell_log_det_3 = 0.0;
@@ -406,7 +405,7 @@ pub fn mixture_grad(
                             );
                             let mut __ad_d_t6: f64 = __ad_d_z * __ad_p_z.0;
                             let mut __ad_d_t8: f64 = __ad_d_z * __ad_p_z.1;
-                            __ad_d_tab[(c) * __ad_trip_1 + j] += __ad_d_t8;
+                            __ad_d_tab[(c) * (d) + j] += __ad_d_t8;
                             let mut __ad_d_t5: f64 = __ad_d_t6
                                 * ::autograd::__private::rules::sub(0.0, 0.0, 0.0).1;
                             d_mu[c * d + j] += __ad_d_t5;
@@ -429,11 +428,10 @@ pub fn mixture_grad(
         let mut __ad_d_nll__3: f64 = __ad_d_t19
             * ::autograd::__private::rules::div(0.0, (n as f64), 0.0).0;
         __ad_d_cell_nll_1 += __ad_d_nll__3;
-        for __ad_tab_at in ((0)..(if (0) < (n) { k } else { 0 })).rev() {
+        for __ad_tab_at in (0..(if __ad_tab_runs { k } else { 0 })).rev() {
             for __ad_tab_at_1 in ((0)..(d)).rev() {
-                let __ad_tab_v_2: f64 = __ad_tab[(__ad_tab_at) * __ad_trip_1
-                    + __ad_tab_at_1];
-                let __ad_i_1: usize = (__ad_tab_at) * __ad_trip_1 + __ad_tab_at_1;
+                let __ad_tab_v_2: f64 = __ad_tab[(__ad_tab_at) * (d) + __ad_tab_at_1];
+                let __ad_i_1: usize = (__ad_tab_at) * (d) + __ad_tab_at_1;
                 let mut __ad_d_tab_v_2: f64 = __ad_d_tab[__ad_i_1];
                 __ad_d_tab[__ad_i_1] = 0.0;
                 let mut __ad_d_tab_v_1: f64 = ::autograd::__private::adjoint_term(
@@ -505,19 +503,18 @@ pub fn mixture_adjoint(
     let half_log_2pi: f64 = 0.5 * (f64::ln((2.0 * std::f64::consts::PI)));
     let nll: f64 = 0.0;
     let mut __ad_cell_nll_1 = nll;
-    let __ad_trip: usize = if (0) < (k) { ((k) - (0)) as usize } else { 0 };
-    let __ad_trip_1: usize = if (0) < (d) { ((d) - (0)) as usize } else { 0 };
+    let __ad_tab_runs: bool = (0) < (n) && (0) < (k) && (0) < (d);
     let mut __ad_own_tab: ::std::vec::Vec<f64> = ::std::vec![
-        0.0; __ad_trip * __ad_trip_1
+        0.0; if __ad_tab_runs { 1usize * (k) * (d) } else { 0 }
     ];
     let __ad_tab = &mut __ad_own_tab[..];
-    for __ad_tab_at in (0)..(if (0) < (n) { k } else { 0 }) {
+    for __ad_tab_at in 0..(if __ad_tab_runs { k } else { 0 }) {
         if let (Some(__ad_row_tab), Some(__ad_row_log_sigma)) = (
             ::autograd::__private::row_mut(
                 &mut __ad_tab[..],
-                ::autograd::__private::index::mul(__ad_tab_at, __ad_trip_1),
+                ::autograd::__private::index::mul(__ad_tab_at, d),
                 ::autograd::__private::index::add(
-                    ::autograd::__private::index::mul(__ad_tab_at, __ad_trip_1),
+                    ::autograd::__private::index::mul(__ad_tab_at, d),
                     d,
                 ),
             ),
@@ -545,7 +542,7 @@ pub fn mixture_adjoint(
                 let __ad_tab_v = log_sigma[__ad_tab_at * d + __ad_tab_at_1];
                 let __ad_tab_v_1 = -__ad_tab_v;
                 let __ad_tab_v_2 = __ad_tab_v_1.exp();
-                __ad_tab[(__ad_tab_at) * __ad_trip_1 + __ad_tab_at_1] = __ad_tab_v_2;
+                __ad_tab[(__ad_tab_at) * (d) + __ad_tab_at_1] = __ad_tab_v_2;
             }
         }
     }
@@ -576,9 +573,9 @@ pub fn mixture_adjoint(
                 ) = (
                     ::autograd::__private::row(
                         &__ad_tab[..],
-                        ::autograd::__private::index::mul(c, __ad_trip_1),
+                        ::autograd::__private::index::mul(c, d),
                         ::autograd::__private::index::add(
-                            ::autograd::__private::index::mul(c, __ad_trip_1),
+                            ::autograd::__private::index::mul(c, d),
                             d,
                         ),
                     ),
@@ -631,7 +628,7 @@ pub fn mixture_adjoint(
                         let __ad_t6 = (x[(p
                             * d)..(p * d) + ((((p + 1) * d)) - ((p * d)))][j]) - __ad_t5;
                         let __ad_t7 = -ls;
-                        let __ad_t8 = __ad_tab[(c) * __ad_trip_1 + j];
+                        let __ad_t8 = __ad_tab[(c) * (d) + j];
                         let z = __ad_t6 * __ad_t8;
                         let __ad_t10 = z * z;
                         let q__2 = q__1 + __ad_t10;
@@ -702,17 +699,17 @@ pub fn mixture_adjoint(
                 ) = (
                     ::autograd::__private::row_mut(
                         &mut __ad_d_tab[..],
-                        ::autograd::__private::index::mul(c, __ad_trip_1),
+                        ::autograd::__private::index::mul(c, d),
                         ::autograd::__private::index::add(
-                            ::autograd::__private::index::mul(c, __ad_trip_1),
+                            ::autograd::__private::index::mul(c, d),
                             d,
                         ),
                     ),
                     ::autograd::__private::row(
                         &__ad_tab[..],
-                        ::autograd::__private::index::mul(c, __ad_trip_1),
+                        ::autograd::__private::index::mul(c, d),
                         ::autograd::__private::index::add(
-                            ::autograd::__private::index::mul(c, __ad_trip_1),
+                            ::autograd::__private::index::mul(c, d),
                             d,
                         ),
                     ),
@@ -806,7 +803,7 @@ pub fn mixture_adjoint(
                         let __ad_t5 = mu[c * d + j];
                         let __ad_t6 = (x[(p
                             * d)..(p * d) + ((((p + 1) * d)) - ((p * d)))][j]) - __ad_t5;
-                        let __ad_t8 = __ad_tab[(c) * __ad_trip_1 + j];
+                        let __ad_t8 = __ad_tab[(c) * (d) + j];
                         let z = __ad_t6 * __ad_t8;
                         let mut __ad_d_log_det__2: f64 = __ad_d_cell_log_det_3;
                         __ad_d_cell_log_det_3 = 0.0;
@@ -837,7 +834,7 @@ pub fn mixture_adjoint(
                         );
                         let mut __ad_d_t6: f64 = __ad_d_z * __ad_p_z.0;
                         let mut __ad_d_t8: f64 = __ad_d_z * __ad_p_z.1;
-                        __ad_d_tab[(c) * __ad_trip_1 + j] += __ad_d_t8;
+                        __ad_d_tab[(c) * (d) + j] += __ad_d_t8;
                         let mut __ad_d_t5: f64 = __ad_d_t6
                             * ::autograd::__private::rules::sub(0.0, 0.0, 0.0).1;
                         d_mu[c * d + j] += __ad_d_t5;
@@ -860,11 +857,10 @@ pub fn mixture_adjoint(
     let mut __ad_d_nll__3: f64 = __ad_d_t19
         * ::autograd::__private::rules::div(0.0, (n as f64), 0.0).0;
     __ad_d_cell_nll_1 += __ad_d_nll__3;
-    for __ad_tab_at in ((0)..(if (0) < (n) { k } else { 0 })).rev() {
+    for __ad_tab_at in (0..(if __ad_tab_runs { k } else { 0 })).rev() {
         for __ad_tab_at_1 in ((0)..(d)).rev() {
-            let __ad_tab_v_2: f64 = __ad_tab[(__ad_tab_at) * __ad_trip_1
-                + __ad_tab_at_1];
-            let __ad_i_1: usize = (__ad_tab_at) * __ad_trip_1 + __ad_tab_at_1;
+            let __ad_tab_v_2: f64 = __ad_tab[(__ad_tab_at) * (d) + __ad_tab_at_1];
+            let __ad_i_1: usize = (__ad_tab_at) * (d) + __ad_tab_at_1;
             let mut __ad_d_tab_v_2: f64 = __ad_d_tab[__ad_i_1];
             __ad_d_tab[__ad_i_1] = 0.0;
             let mut __ad_d_tab_v_1: f64 = ::autograd::__private::adjoint_term(
