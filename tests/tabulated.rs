@@ -433,3 +433,68 @@ fn tables_of_values_read_through_lets_of_the_loops_around() {
         assert_close(&gradient, &tape_gradient, theta);
     }
 }
+
+/// Iterator chains in the loop over samples. Over a whole parameter
+/// slice (`w.iter().map(|v| (0.5 * v).exp())`), the chain's loop counts to
+/// a length lowering binds in the loop (`let n = w.len();`), which the
+/// table's range reads through; over subslices of a component's (the
+/// mixture's `zip`), the chain's length is a `min` of lengths that read
+/// the component's index, and nothing is tabulated. Both exact.
+#[differentiable(wrt(theta))]
+fn chained(theta: &[f64], data: &[f64]) -> f64 {
+    let d = 2;
+    let k = theta.len() / (2 * d + 1);
+    let mut nll = 0.0;
+    for xp in 0..data.len() / d {
+        let scale: f64 = theta.iter().map(|v| (0.5 * v).exp()).sum();
+        for c in 0..k {
+            let mu = &theta[k + c * d..k + (c + 1) * d];
+            let ls = &theta[k + k * d + c * d..k + k * d + (c + 1) * d];
+            let q: f64 = mu
+                .iter()
+                .zip(ls)
+                .enumerate()
+                .map(|(j, (m, l))| ((data[xp * d + j] - m) * (-l).exp()).powi(2))
+                .sum();
+            nll += theta[c] + 0.5 * q * scale;
+        }
+    }
+    nll
+}
+
+fn chained_on_tape<'t>(theta: &[Var<'t>], data: &[f64]) -> Var<'t> {
+    let d = 2;
+    let k = theta.len() / (2 * d + 1);
+    let mut nll = theta[0] * 0.0;
+    for xp in 0..data.len() / d {
+        let scale: Var = theta.iter().map(|v| (0.5 * *v).exp()).sum();
+        for c in 0..k {
+            let mut q = theta[0] * 0.0;
+            for j in 0..d {
+                let (m, l) = (theta[k + c * d + j], theta[k + k * d + c * d + j]);
+                q += ((data[xp * d + j] - m) * (-l).exp()).powi(2);
+            }
+            nll += theta[c] + 0.5 * q * scale;
+        }
+    }
+    nll
+}
+
+#[test]
+fn tables_of_iterator_chains_in_the_loop() {
+    check_gradient_and_adjoint(
+        |t| chained(t, &DATA),
+        |t| chained_grad(t, &DATA),
+        |t, d_out, d_t| chained_adjoint(t, &DATA, d_out, d_t),
+        &THETAS,
+    );
+    for theta in &THETAS {
+        let (value, gradient) = chained_grad(theta, &DATA);
+        let (tape_value, tape_gradient) = on_tape(|_, t| chained_on_tape(t, &DATA), theta);
+        assert!((value - tape_value).abs() <= 1e-13 * value.abs().max(1.0));
+        assert_close(&gradient, &tape_gradient, theta);
+    }
+    // no point: nothing computed, nothing tabulated, exact zeros
+    let (_, gradient) = chained_grad(&THETAS[0], &[]);
+    assert_eq!(gradient, vec![0.0; 10]);
+}

@@ -256,24 +256,73 @@ impl Pass<'_> {
             let Header::Range { index, range } = &inner.header else {
                 continue;
             };
-            let Some((lo, hi)) = bounds(range, &self.vars) else {
-                continue;
-            };
-            if inner.breaks
-                || jumps(&inner.body)
-                || !range.uses.iter().all(|u| invariant.contains(u))
-            {
+            if inner.breaks || jumps(&inner.body) {
                 continue;
             }
+            // a range of invariant values, or of integer `let`s of the
+            // blocks around computed from them alone (the length an
+            // iterator chain binds, `let n = w.len();`), written out
+            let Some(range) = self.invariant_range(range, invariant, &around) else {
+                continue;
+            };
+            let Some((lo, hi)) = bounds(&range, &self.vars) else {
+                continue;
+            };
             levels.push(Level {
                 index: *index,
                 lo,
                 hi,
-                uses: range.uses.clone(),
+                uses: range.uses,
             });
             self.search(&mut inner.body, levels, invariant, &around, guard, out);
             levels.pop();
         }
+    }
+
+    /// `range` with each integer member of `around` it reads (one that
+    /// depends on no loop between, `let n = w.len();` in `L`'s body)
+    /// replaced by its value, so that it reads invariant values only and
+    /// may be evaluated before `L` (where `runs` holds, `f` evaluates those
+    /// members too); `None` if it reads anything else.
+    fn invariant_range(
+        &self,
+        range: &Const,
+        invariant: &HashSet<VarId>,
+        around: &[Member],
+    ) -> Option<Const> {
+        if range.uses.iter().all(|u| invariant.contains(u)) {
+            return Some(range.clone());
+        }
+        let mut tokens = range.tokens.clone();
+        let mut uses: Vec<VarId> = range.uses.clone();
+        // members read members defined before them: at most one round each
+        for _ in 0..=around.len() {
+            let Some(at) = uses.iter().position(|u| !invariant.contains(u)) else {
+                return Some(Const { tokens, uses });
+            };
+            let var = uses[at];
+            let member = around.iter().find(|m| m.var == var)?;
+            let value = match &*member.rhs {
+                Rhs::Use(Operand::Const(c)) => c,
+                _ => return None,
+            };
+            if !member.deps.is_empty() || self.vars[var].kind != Kind::Other {
+                return None;
+            }
+            let value_tokens = &value.tokens;
+            let map = HashMap::from([(self.vars[var].ident.to_string(), quote!((#value_tokens)))]);
+            tokens = substitute(&tokens, &map);
+            if crate::ir::mentions(&tokens, &self.vars[var].ident.to_string()) {
+                return None;
+            }
+            uses.retain(|u| *u != var);
+            for u in &value.uses {
+                if !uses.contains(u) {
+                    uses.push(*u);
+                }
+            }
+        }
+        None
     }
 
     /// The `let`s at the top of `block` computed from invariant values,
@@ -792,12 +841,38 @@ fn rename(tokens: &TokenStream, map: &HashMap<String, Ident>) -> TokenStream {
         .collect()
 }
 
-/// Whether the identifier at `k` follows a `.` (a field or a method) or a
-/// `::` (a path segment), so that it names no variable.
+/// `tokens` with each variable named in `map` replaced by its tokens (not
+/// a field, method or path segment of that name: see [`rename`]).
+fn substitute(tokens: &TokenStream, map: &HashMap<String, TokenStream>) -> TokenStream {
+    let trees: Vec<TokenTree> = tokens.clone().into_iter().collect();
+    let mut out = TokenStream::new();
+    for (k, tt) in trees.iter().enumerate() {
+        match tt {
+            TokenTree::Ident(ident) if !member_or_segment(&trees, k) => {
+                match map.get(&ident.to_string()) {
+                    Some(value) => out.extend(value.clone()),
+                    None => out.extend([tt.clone()]),
+                }
+            }
+            TokenTree::Group(g) => {
+                let mut group = Group::new(g.delimiter(), substitute(&g.stream(), map));
+                group.set_span(g.span());
+                out.extend([TokenTree::Group(group)]);
+            }
+            other => out.extend([other.clone()]),
+        }
+    }
+    out
+}
+
+/// Whether the identifier at `k` follows a `.` (a field or a method; not
+/// the `..` of a range) or a `::` (a path segment), so that it names no
+/// variable.
 fn member_or_segment(trees: &[TokenTree], k: usize) -> bool {
     let punct =
         |at: usize, c: char| matches!(trees.get(at), Some(TokenTree::Punct(p)) if p.as_char() == c);
-    k >= 1 && (punct(k - 1, '.') || (k >= 2 && punct(k - 1, ':') && punct(k - 2, ':')))
+    let dot = k >= 1 && punct(k - 1, '.') && !(k >= 2 && punct(k - 2, '.'));
+    dot || (k >= 2 && punct(k - 1, ':') && punct(k - 2, ':'))
 }
 
 /// Adds to `out` the identifiers that `tokens`, the index of a slice (a
@@ -877,7 +952,9 @@ fn arithmetic(tokens: &TokenStream, uses: &[VarId], vars: &[Var]) -> bool {
                 trees.get(k + 1),
                 Some(TokenTree::Group(g)) if g.delimiter() == Delimiter::Parenthesis
             );
-            if k >= 1 && matches!(&trees[k - 1], TokenTree::Punct(p) if p.as_char() == '.') {
+            if member_or_segment(&trees, k)
+                && matches!(&trees[k - 1], TokenTree::Punct(p) if p.as_char() == '.')
+            {
                 // a field (`s.d`), or `len()`; no other method
                 return name == "len" || !called;
             }
