@@ -13,7 +13,9 @@
 //! variable defined before `L` (not a cell), an element of a parameter
 //! array nothing stores into, or the index of a loop between `L` and the
 //! value whose range is itself invariant (`for c in 0..k { for j in 0..d
-//! { .. } }`). Each such value that something other than such values
+//! { .. } }`; or reads integer `let`s of the loops around computed from
+//! invariant values alone, as an iterator chain's length, `let n =
+//! w.len();` in `L`'s body, is). Each such value that something other than such values
 //! reads is computed before `L`, for every index of the loops it depends on
 //! (at least one: a value none of them changes is one number, LLVM's to
 //! keep in a register), into a `Vec` (`__ad_tab`, indexed by those loops'
