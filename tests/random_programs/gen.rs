@@ -3154,7 +3154,11 @@ impl Gen {
             // `g` of the first item that passes, or a default
             let mark = self.env.len();
             self.chain_depth += 1;
-            let test = self.pat_for(&item, &mut Vec::new());
+            // (the test's names shadow nothing in scope: `find_map`'s
+            // closure binds them before the body, which may read what they
+            // would shadow, seed 1128890 #223)
+            let mut visible: Vec<String> = self.visible().into_iter().map(|b| b.name).collect();
+            let test = self.pat_for(&item, &mut visible);
             let cond = self.item_cond(mark).unwrap_or_else(|| self.cond());
             self.env.truncate(mark);
             let pat = self.pat_for(&item, &mut Vec::new());
