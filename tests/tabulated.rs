@@ -498,3 +498,37 @@ fn tables_of_iterator_chains_in_the_loop() {
     let (_, gradient) = chained_grad(&THETAS[0], &[]);
     assert_eq!(gradient, vec![0.0; 10]);
 }
+
+/// Constant data outside `wrt` (`ls`, kept as tokens), an element bound by
+/// a `let` (`let l = ls[j];`) and read through a subslice (`xs`' rows):
+/// the costly values of `l` are tabulated too, and the gradient of the
+/// parameters is exact. (Written inline, `(-ls[j]).exp()` is one constant
+/// expression of tokens, which the pass does not see into.)
+#[differentiable(wrt(w))]
+fn constant_scales(w: &[f64], ls: &[f64], xs: &[f64]) -> f64 {
+    let d = ls.len();
+    let mut out = 0.0;
+    for p in 0..xs.len() / d {
+        let row = &xs[p * d..(p + 1) * d];
+        for j in 0..d {
+            let l = ls[j];
+            let z = (row[j] - w[j]) * (-l).exp();
+            out += z * z + w[j] * (0.5 * l).tanh();
+        }
+    }
+    out
+}
+
+#[test]
+fn tables_of_constant_data() {
+    let ls = [0.3, -0.5, 1.1];
+    let xs = [0.2, 1.0, -0.7, 0.5, 0.4, -1.2];
+    check_gradient_and_adjoint(
+        |w| constant_scales(w, &ls, &xs),
+        |w| constant_scales_grad(w, &ls, &xs),
+        |w, d_out, d_w| constant_scales_adjoint(w, &ls, &xs, d_out, d_w),
+        &[[0.1, -0.2, 0.3], [1.0, 0.5, -0.4]],
+    );
+    let (_, gradient) = constant_scales_grad(&[0.1, -0.2, 0.3], &ls, &[]);
+    assert_eq!(gradient, vec![0.0; 3]);
+}

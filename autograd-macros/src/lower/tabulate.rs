@@ -11,7 +11,8 @@
 //! primitive other than `+ - *`, negation, `abs`, `min`, `max`) is
 //! *invariant* when everything it is computed from is: a literal, a
 //! variable defined before `L` (not a cell), an element of a parameter
-//! array nothing stores into, or the index of a loop between `L` and the
+//! array nothing stores into (a load, or constant data outside `wrt`, which
+//! lowering keeps as tokens: `let l = ls[j];`), or the index of a loop between `L` and the
 //! value whose range is itself invariant (`for c in 0..k { for j in 0..d
 //! { .. } }`; or reads integer `let`s of the loops around computed from
 //! invariant values alone, as an iterator chain's length, `let n =
@@ -358,8 +359,12 @@ impl Pass<'_> {
                     || member_of(v).is_some()
                     || levels.iter().any(|l| l.index == *v)
             };
-            let plain =
-                |c: &Const| c.uses.iter().all(known) && arithmetic(&c.tokens, &c.uses, &self.vars);
+            // constant data a value may read elements of (`ls[c * d + j]`
+            // of a parameter outside `wrt`, kept as tokens)
+            let data = |v: VarId| self.constant_data(v);
+            let plain = |c: &Const| {
+                c.uses.iter().all(known) && arithmetic(&c.tokens, &c.uses, &self.vars, &data)
+            };
             let operand = |op: &Operand| match op {
                 Operand::Var(v) => known(v),
                 Operand::Const(c) => plain(c),
@@ -395,7 +400,9 @@ impl Pass<'_> {
                         deps.extend(m.deps.iter().copied());
                         varies |= m.varies;
                     }
-                    None => varies |= self.vars[*read].kind == Kind::Float,
+                    None => {
+                        varies |= self.vars[*read].kind == Kind::Float || self.constant_data(*read)
+                    }
                 }
             }
             found.push((
@@ -738,6 +745,14 @@ impl Pass<'_> {
         stmts
     }
 
+    /// Whether `var` is a parameter array nothing stores into, whose
+    /// elements a value may read where the pass copies it.
+    fn constant_data(&self, var: VarId) -> bool {
+        matches!(self.vars[var].origin, Origin::Param { .. })
+            && self.vars[var].kind == Kind::FloatArray
+            && !self.stored.contains(&var)
+    }
+
     fn new_var(&mut self, base: &str, kind: Kind, origin: Origin) -> VarId {
         self.vars
             .push(Var::new(self.names.fresh(base), kind, origin));
@@ -905,7 +920,7 @@ fn costly(name: &str) -> bool {
 /// `lo` and `hi` of a range written `lo..hi` in plain arithmetic (see
 /// [`arithmetic`]: the pass evaluates them again, before the loop).
 fn bounds(range: &Const, vars: &[Var]) -> Option<(TokenStream, TokenStream)> {
-    if !arithmetic(&range.tokens, &range.uses, vars) {
+    if !arithmetic(&range.tokens, &range.uses, vars, &|_| false) {
         return None;
     }
     let expr: syn::Expr = syn::parse2(range.tokens.clone()).ok()?;
@@ -935,18 +950,43 @@ fn jumps(block: &Block) -> bool {
 }
 
 /// Whether `tokens` are plain arithmetic, safe to evaluate again anywhere
-/// their variables are defined: the variables of `uses`, literals, casts to
-/// primitive types, `len()`, constants (`PI`, `N`, paths to them), and the
-/// operators `+ - * / %` in parentheses. No call of anything else, no
-/// indexing, no block.
-fn arithmetic(tokens: &TokenStream, uses: &[VarId], vars: &[Var]) -> bool {
+/// their variables are defined and `f` evaluates them: the variables of
+/// `uses`, literals, casts to primitive types, `len()`, constants (`PI`,
+/// `N`, paths to them), the operators `+ - * / %` in parentheses, and
+/// indexing of the arrays `data` says nothing changes (`ls[c * d + j]`,
+/// `(ls[a..b])[k]`). No call of anything else, no block.
+fn arithmetic(
+    tokens: &TokenStream,
+    uses: &[VarId],
+    vars: &[Var],
+    data: &dyn Fn(VarId) -> bool,
+) -> bool {
     let trees: Vec<TokenTree> = tokens.clone().into_iter().collect();
     trees.iter().enumerate().all(|(k, tt)| match tt {
         TokenTree::Literal(_) => true,
         TokenTree::Punct(p) => matches!(p.as_char(), '+' | '-' | '*' | '/' | '%' | '.' | ':'),
+        TokenTree::Group(g) if g.delimiter() == Delimiter::Bracket => {
+            // an element or a subslice of constant data: `ls[..]`, or
+            // `(ls[a..b])[k]` (a subslice of it and nothing else, in
+            // parentheses)
+            let is_data = |array: &Ident| uses.iter().any(|u| vars[*u].ident == *array && data(*u));
+            let of_data = match k.checked_sub(1).map(|at| &trees[at]) {
+                Some(TokenTree::Ident(array)) => is_data(array),
+                Some(TokenTree::Group(inner)) if inner.delimiter() == Delimiter::Parenthesis => {
+                    let parts: Vec<TokenTree> = inner.stream().into_iter().collect();
+                    matches!(
+                        &parts[..],
+                        [TokenTree::Ident(array), TokenTree::Group(b)]
+                            if b.delimiter() == Delimiter::Bracket && is_data(array)
+                    )
+                }
+                _ => false,
+            };
+            of_data && arithmetic(&g.stream(), uses, vars, data)
+        }
         TokenTree::Group(g) => {
             matches!(g.delimiter(), Delimiter::Parenthesis | Delimiter::None)
-                && arithmetic(&g.stream(), uses, vars)
+                && arithmetic(&g.stream(), uses, vars, data)
         }
         TokenTree::Ident(ident) => {
             let name = ident.to_string();
