@@ -56,7 +56,8 @@
 //! does not compute (no new panic, and no partial derivative of a value
 //! `f` never computed — an `inf` times a zero adjoint would be a `NaN`).
 //! The expressions copied into the filling nest are only arithmetic of
-//! variables and literals (`Const`s with no calls), so running them there
+//! variables and literals, and elements of parameters nothing stores into
+//! (`Const`s with no calls), so running them there
 //! has no effect of its own; trip counts and offsets are taken as `i128`
 //! (`-100..100` of an `i8` overflows its own type). One difference stays:
 //! where iterations' adjoints of an element cancel exactly (`+a − a`) and
