@@ -90,7 +90,8 @@ pub struct Var {
 
 /// A table of [`Func::tables`].
 pub struct Table {
-    /// Its length (the product of its loops' trip counts).
+    /// Its length: the product of its loops' trip counts where the loops
+    /// run (`__ad_tab_runs`), else 0.
     pub len: TokenStream,
     /// In a function that declares no `Vec` of its own: in first-order
     /// code the table is the storage of a `__private::Scratch` (a spare
