@@ -820,47 +820,20 @@ impl Pass<'_> {
         uses: &[VarId],
         renamed: &HashMap<VarId, VarId>,
     ) -> TokenStream {
-        let map: HashMap<String, Ident> = uses
+        let map: HashMap<String, TokenStream> = uses
             .iter()
             .filter_map(|u| {
-                let to = renamed.get(u)?;
-                Some((
-                    self.vars[*u].ident.to_string(),
-                    self.vars[*to].ident.clone(),
-                ))
+                let to = &self.vars[*renamed.get(u)?].ident;
+                Some((self.vars[*u].ident.to_string(), quote!(#to)))
             })
             .collect();
-        rename(tokens, &map)
+        substitute(tokens, &map)
     }
 }
 
-/// `tokens` with the identifiers in `map` replaced, except where an
-/// identifier is a field, method or path segment (`s.d`, `Consts::K`):
-/// only a variable is renamed.
-fn rename(tokens: &TokenStream, map: &HashMap<String, Ident>) -> TokenStream {
-    let trees: Vec<TokenTree> = tokens.clone().into_iter().collect();
-    trees
-        .iter()
-        .enumerate()
-        .map(|(k, tt)| match tt {
-            TokenTree::Ident(ident) if !member_or_segment(&trees, k) => {
-                match map.get(&ident.to_string()) {
-                    Some(to) => TokenTree::Ident(to.clone()),
-                    None => tt.clone(),
-                }
-            }
-            TokenTree::Group(g) => {
-                let mut group = Group::new(g.delimiter(), rename(&g.stream(), map));
-                group.set_span(g.span());
-                TokenTree::Group(group)
-            }
-            other => other.clone(),
-        })
-        .collect()
-}
-
-/// `tokens` with each variable named in `map` replaced by its tokens (not
-/// a field, method or path segment of that name: see [`rename`]).
+/// `tokens` with each variable named in `map` replaced by its tokens: not
+/// an identifier that is a field, method or path segment of that name
+/// (`s.d`, `Consts::K`), which names no variable.
 fn substitute(tokens: &TokenStream, map: &HashMap<String, TokenStream>) -> TokenStream {
     let trees: Vec<TokenTree> = tokens.clone().into_iter().collect();
     let mut out = TokenStream::new();
