@@ -236,8 +236,8 @@ impl Pool {
 /// a call's adjoint is given (`copied_args`). The reverse of the nest runs
 /// after the whole nest, where the array is out of scope; so the forward
 /// sweep records its shape where it is declared
-/// (`__private::shape_of`: nothing for a `[f64; N]`, whose tape of
-/// zero-sized shapes never allocates; the length of a `Vec`), and the
+/// (`__private::shape_of`, `push_shape`: nothing for a `[f64; N]`, whose
+/// type fixes its shape; the length of a `Vec`), and the
 /// reverse of the declaring block takes it back first and makes zeros of
 /// it (`__private::zeros_of`). Nothing else of such an array is read by the
 /// reverse: its stores are plain, its loads are not read again from it,

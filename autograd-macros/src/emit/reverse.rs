@@ -1128,7 +1128,7 @@ impl<'a> Body<'a> {
             if let Stmt::Let { var, .. } = stmt {
                 if let Some(shaped) = self.plan.recording.shapes.get(var) {
                     let (shape, tape) = (&shaped.shape, &shaped.tape);
-                    out.push(quote!(let #shape = ::autograd::__private::pop(&mut #tape);));
+                    out.push(quote!(let #shape = ::autograd::__private::pop_shape(&mut #tape);));
                 }
             }
         }
@@ -3426,7 +3426,12 @@ impl<'a> Body<'a> {
         let mut out = self.copy_args(var);
         if let Some(shaped) = self.plan.recording.shapes.get(&var) {
             let (tape, array) = (&shaped.tape, self.ident(var));
-            out.push(quote!(#tape.push(::autograd::__private::shape_of(&#array));));
+            out.push(quote! {
+                ::autograd::__private::push_shape(
+                    &mut #tape,
+                    ::autograd::__private::shape_of(&#array),
+                );
+            });
         }
         out
     }

@@ -69,9 +69,15 @@ fn heun_fit_grad(
                 let loss__1 = __ad_cell_loss_2;
                 let k1 = rhs(&y, p);
                 __ad_args.extend_from_slice(&y[..]);
-                __ad_shapes_k1.push(::autograd::__private::shape_of(&k1));
+                ::autograd::__private::push_shape(
+                    &mut __ad_shapes_k1,
+                    ::autograd::__private::shape_of(&k1),
+                );
                 let mut ys: [f64; 2] = [0.0; 2];
-                __ad_shapes_ys.push(::autograd::__private::shape_of(&ys));
+                ::autograd::__private::push_shape(
+                    &mut __ad_shapes_ys,
+                    ::autograd::__private::shape_of(&ys),
+                );
                 if let (Some(__ad_row_k1), Some(__ad_row_ys)) = (
                     ::autograd::__private::row(&k1[..], 0usize, y.len()),
                     ::autograd::__private::row_mut(&mut ys[..], 0usize, y.len()),
@@ -98,7 +104,10 @@ fn heun_fit_grad(
                 }
                 let k2 = rhs(&ys, p);
                 __ad_args.extend_from_slice(&ys[..]);
-                __ad_shapes_k2.push(::autograd::__private::shape_of(&k2));
+                ::autograd::__private::push_shape(
+                    &mut __ad_shapes_k2,
+                    ::autograd::__private::shape_of(&k2),
+                );
                 if let (Some(__ad_row_k1_1), Some(__ad_row_k2)) = (
                     ::autograd::__private::row(&k1[..], 0usize, y.len()),
                     ::autograd::__private::row(&k2[..], 0usize, y.len()),
@@ -148,9 +157,15 @@ fn heun_fit_grad(
             for s in (0..steps).rev() {
                 __ad_d_cell_loss_2 = __ad_seed_cell_loss_2;
                 let __ad_t15: f64 = __ad_taken.pop();
-                let __ad_shape_k1 = ::autograd::__private::pop(&mut __ad_shapes_k1);
-                let __ad_shape_ys = ::autograd::__private::pop(&mut __ad_shapes_ys);
-                let __ad_shape_k2 = ::autograd::__private::pop(&mut __ad_shapes_k2);
+                let __ad_shape_k1 = ::autograd::__private::pop_shape(
+                    &mut __ad_shapes_k1,
+                );
+                let __ad_shape_ys = ::autograd::__private::pop_shape(
+                    &mut __ad_shapes_ys,
+                );
+                let __ad_shape_k2 = ::autograd::__private::pop_shape(
+                    &mut __ad_shapes_k2,
+                );
                 let e = __ad_t15 - (obs[s]);
                 let mut __ad_d_k1 = ::autograd::__private::zeros_pooled(
                     &mut __ad_pool_d_k1,
@@ -334,9 +349,15 @@ fn heun_fit_adjoint(
             let loss__1 = __ad_cell_loss_2;
             let k1 = rhs(&y, p);
             __ad_args.extend_from_slice(&y[..]);
-            __ad_shapes_k1.push(::autograd::__private::shape_of(&k1));
+            ::autograd::__private::push_shape(
+                &mut __ad_shapes_k1,
+                ::autograd::__private::shape_of(&k1),
+            );
             let mut ys: [f64; 2] = [0.0; 2];
-            __ad_shapes_ys.push(::autograd::__private::shape_of(&ys));
+            ::autograd::__private::push_shape(
+                &mut __ad_shapes_ys,
+                ::autograd::__private::shape_of(&ys),
+            );
             if let (Some(__ad_row_k1), Some(__ad_row_ys)) = (
                 ::autograd::__private::row(&k1[..], 0usize, y.len()),
                 ::autograd::__private::row_mut(&mut ys[..], 0usize, y.len()),
@@ -363,7 +384,10 @@ fn heun_fit_adjoint(
             }
             let k2 = rhs(&ys, p);
             __ad_args.extend_from_slice(&ys[..]);
-            __ad_shapes_k2.push(::autograd::__private::shape_of(&k2));
+            ::autograd::__private::push_shape(
+                &mut __ad_shapes_k2,
+                ::autograd::__private::shape_of(&k2),
+            );
             if let (Some(__ad_row_k1_1), Some(__ad_row_k2)) = (
                 ::autograd::__private::row(&k1[..], 0usize, y.len()),
                 ::autograd::__private::row(&k2[..], 0usize, y.len()),
@@ -413,9 +437,9 @@ fn heun_fit_adjoint(
         for s in (0..steps).rev() {
             __ad_d_cell_loss_2 = __ad_seed_cell_loss_2;
             let __ad_t15: f64 = __ad_taken.pop();
-            let __ad_shape_k1 = ::autograd::__private::pop(&mut __ad_shapes_k1);
-            let __ad_shape_ys = ::autograd::__private::pop(&mut __ad_shapes_ys);
-            let __ad_shape_k2 = ::autograd::__private::pop(&mut __ad_shapes_k2);
+            let __ad_shape_k1 = ::autograd::__private::pop_shape(&mut __ad_shapes_k1);
+            let __ad_shape_ys = ::autograd::__private::pop_shape(&mut __ad_shapes_ys);
+            let __ad_shape_k2 = ::autograd::__private::pop_shape(&mut __ad_shapes_k2);
             let e = __ad_t15 - (obs[s]);
             let mut __ad_d_k1 = ::autograd::__private::zeros_pooled(
                 &mut __ad_pool_d_k1,

@@ -65,7 +65,10 @@ fn elman_grad(
                 0.0,
                 n,
             );
-            __ad_shapes_hnew.push(::autograd::__private::shape_of(&hnew));
+            ::autograd::__private::push_shape(
+                &mut __ad_shapes_hnew,
+                ::autograd::__private::shape_of(&hnew),
+            );
             {
                 let mut __ad_slots = __ad_record
                     .slots(::autograd::__private::room(&(0..n), 1usize));
@@ -151,7 +154,9 @@ fn elman_grad(
         for t in (0..steps).rev() {
             __ad_d_cell_loss_0 = __ad_seed_cell_loss_0;
             let __ad_t8: f64 = ::autograd::__private::pop(&mut __ad_record);
-            let __ad_shape_hnew = ::autograd::__private::pop(&mut __ad_shapes_hnew);
+            let __ad_shape_hnew = ::autograd::__private::pop_shape(
+                &mut __ad_shapes_hnew,
+            );
             let __ad_t7 = h[0];
             let mut __ad_d_hnew = ::autograd::__private::zeros_pooled(
                 &mut __ad_pool_d_hnew,
@@ -336,7 +341,10 @@ fn elman_adjoint(
     for t in 0..steps {
         let loss__1 = __ad_cell_loss_0;
         let mut hnew = ::autograd::__private::take_filled(&mut __ad_pool_hnew, 0.0, n);
-        __ad_shapes_hnew.push(::autograd::__private::shape_of(&hnew));
+        ::autograd::__private::push_shape(
+            &mut __ad_shapes_hnew,
+            ::autograd::__private::shape_of(&hnew),
+        );
         {
             let mut __ad_slots = __ad_record
                 .slots(::autograd::__private::room(&(0..n), 1usize));
@@ -422,7 +430,7 @@ fn elman_adjoint(
     for t in (0..steps).rev() {
         __ad_d_cell_loss_0 = __ad_seed_cell_loss_0;
         let __ad_t8: f64 = ::autograd::__private::pop(&mut __ad_record);
-        let __ad_shape_hnew = ::autograd::__private::pop(&mut __ad_shapes_hnew);
+        let __ad_shape_hnew = ::autograd::__private::pop_shape(&mut __ad_shapes_hnew);
         let __ad_t7 = h[0];
         let mut __ad_d_hnew = ::autograd::__private::zeros_pooled(
             &mut __ad_pool_d_hnew,

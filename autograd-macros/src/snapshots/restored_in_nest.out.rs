@@ -69,17 +69,29 @@ fn solve_fit_grad(
                 let loss__1 = __ad_cell_loss_2;
                 let k = rhs(&y, p);
                 __ad_args.extend_from_slice(&y[..]);
-                __ad_shapes_k.push(::autograd::__private::shape_of(&k));
+                ::autograd::__private::push_shape(
+                    &mut __ad_shapes_k,
+                    ::autograd::__private::shape_of(&k),
+                );
                 let __ad_t4 = k[0];
                 let __ad_t5 = k[1];
                 let __ad_t6 = __ad_t4 * __ad_t5;
                 let __ad_t7 = y[1];
                 let mut e: [f64; 2] = [__ad_t6, __ad_t7];
-                __ad_shapes_e.push(::autograd::__private::shape_of(&e));
+                ::autograd::__private::push_shape(
+                    &mut __ad_shapes_e,
+                    ::autograd::__private::shape_of(&e),
+                );
                 let k2 = rhs(&e, p);
-                __ad_shapes_k2.push(::autograd::__private::shape_of(&k2));
+                ::autograd::__private::push_shape(
+                    &mut __ad_shapes_k2,
+                    ::autograd::__private::shape_of(&k2),
+                );
                 let k3 = rhs(&k, p);
-                __ad_shapes_k3.push(::autograd::__private::shape_of(&k3));
+                ::autograd::__private::push_shape(
+                    &mut __ad_shapes_k3,
+                    ::autograd::__private::shape_of(&k3),
+                );
                 if let (Some(__ad_row_k), Some(__ad_row_k2), Some(__ad_row_k3)) = (
                     ::autograd::__private::row(&k[..], 0usize, y.len()),
                     ::autograd::__private::row(&k2[..], 0usize, y.len()),
@@ -138,10 +150,14 @@ fn solve_fit_grad(
             for s in (0..steps).rev() {
                 __ad_d_cell_loss_2 = __ad_seed_cell_loss_2;
                 let __ad_t19: f64 = __ad_taken.pop();
-                let __ad_shape_k = ::autograd::__private::pop(&mut __ad_shapes_k);
-                let __ad_shape_e = ::autograd::__private::pop(&mut __ad_shapes_e);
-                let __ad_shape_k2 = ::autograd::__private::pop(&mut __ad_shapes_k2);
-                let __ad_shape_k3 = ::autograd::__private::pop(&mut __ad_shapes_k3);
+                let __ad_shape_k = ::autograd::__private::pop_shape(&mut __ad_shapes_k);
+                let __ad_shape_e = ::autograd::__private::pop_shape(&mut __ad_shapes_e);
+                let __ad_shape_k2 = ::autograd::__private::pop_shape(
+                    &mut __ad_shapes_k2,
+                );
+                let __ad_shape_k3 = ::autograd::__private::pop_shape(
+                    &mut __ad_shapes_k3,
+                );
                 let k2 = ::autograd::__private::restore(__ad_shape_k2, &mut __ad_args);
                 let e = ::autograd::__private::restore(__ad_shape_e, &mut __ad_args);
                 let k = ::autograd::__private::restore(__ad_shape_k, &mut __ad_args);
@@ -369,17 +385,29 @@ fn solve_fit_adjoint(
             let loss__1 = __ad_cell_loss_2;
             let k = rhs(&y, p);
             __ad_args.extend_from_slice(&y[..]);
-            __ad_shapes_k.push(::autograd::__private::shape_of(&k));
+            ::autograd::__private::push_shape(
+                &mut __ad_shapes_k,
+                ::autograd::__private::shape_of(&k),
+            );
             let __ad_t4 = k[0];
             let __ad_t5 = k[1];
             let __ad_t6 = __ad_t4 * __ad_t5;
             let __ad_t7 = y[1];
             let mut e: [f64; 2] = [__ad_t6, __ad_t7];
-            __ad_shapes_e.push(::autograd::__private::shape_of(&e));
+            ::autograd::__private::push_shape(
+                &mut __ad_shapes_e,
+                ::autograd::__private::shape_of(&e),
+            );
             let k2 = rhs(&e, p);
-            __ad_shapes_k2.push(::autograd::__private::shape_of(&k2));
+            ::autograd::__private::push_shape(
+                &mut __ad_shapes_k2,
+                ::autograd::__private::shape_of(&k2),
+            );
             let k3 = rhs(&k, p);
-            __ad_shapes_k3.push(::autograd::__private::shape_of(&k3));
+            ::autograd::__private::push_shape(
+                &mut __ad_shapes_k3,
+                ::autograd::__private::shape_of(&k3),
+            );
             if let (Some(__ad_row_k), Some(__ad_row_k2), Some(__ad_row_k3)) = (
                 ::autograd::__private::row(&k[..], 0usize, y.len()),
                 ::autograd::__private::row(&k2[..], 0usize, y.len()),
@@ -438,10 +466,10 @@ fn solve_fit_adjoint(
         for s in (0..steps).rev() {
             __ad_d_cell_loss_2 = __ad_seed_cell_loss_2;
             let __ad_t19: f64 = __ad_taken.pop();
-            let __ad_shape_k = ::autograd::__private::pop(&mut __ad_shapes_k);
-            let __ad_shape_e = ::autograd::__private::pop(&mut __ad_shapes_e);
-            let __ad_shape_k2 = ::autograd::__private::pop(&mut __ad_shapes_k2);
-            let __ad_shape_k3 = ::autograd::__private::pop(&mut __ad_shapes_k3);
+            let __ad_shape_k = ::autograd::__private::pop_shape(&mut __ad_shapes_k);
+            let __ad_shape_e = ::autograd::__private::pop_shape(&mut __ad_shapes_e);
+            let __ad_shape_k2 = ::autograd::__private::pop_shape(&mut __ad_shapes_k2);
+            let __ad_shape_k3 = ::autograd::__private::pop_shape(&mut __ad_shapes_k3);
             let k2 = ::autograd::__private::restore(__ad_shape_k2, &mut __ad_args);
             let e = ::autograd::__private::restore(__ad_shape_e, &mut __ad_args);
             let k = ::autograd::__private::restore(__ad_shape_k, &mut __ad_args);

@@ -58,7 +58,10 @@ fn settled_grad(f: &[f64; 4], steps: usize) -> (f64, [f64; 4]) {
         for __ad_i0__1 in 0..steps {
             let total__1 = __ad_cell_total_1;
             let mut pp: [f64; 4] = [0.0; 4];
-            __ad_shapes_pp.push(::autograd::__private::shape_of(&pp));
+            ::autograd::__private::push_shape(
+                &mut __ad_shapes_pp,
+                ::autograd::__private::shape_of(&pp),
+            );
             for i in 0..m {
                 for j in 0..m {
                     {
@@ -112,7 +115,7 @@ fn settled_grad(f: &[f64; 4], steps: usize) -> (f64, [f64; 4]) {
         let __ad_seed_cell_total_1: f64 = __ad_d_cell_total_1;
         for __ad_i0__1 in (0..steps).rev() {
             __ad_d_cell_total_1 = __ad_seed_cell_total_1;
-            let __ad_shape_pp = ::autograd::__private::pop(&mut __ad_shapes_pp);
+            let __ad_shape_pp = ::autograd::__private::pop_shape(&mut __ad_shapes_pp);
             let pp = ::autograd::__private::restore(__ad_shape_pp, &mut __ad_args);
             let __ad_t14 = pp[0];
             let __ad_t15 = pp[3];
@@ -248,7 +251,10 @@ fn settled_adjoint(f: &[f64; 4], steps: usize, d_out: f64, d_f: &mut [f64; 4]) -
     for __ad_i0__1 in 0..steps {
         let total__1 = __ad_cell_total_1;
         let mut pp: [f64; 4] = [0.0; 4];
-        __ad_shapes_pp.push(::autograd::__private::shape_of(&pp));
+        ::autograd::__private::push_shape(
+            &mut __ad_shapes_pp,
+            ::autograd::__private::shape_of(&pp),
+        );
         for i in 0..m {
             for j in 0..m {
                 {
@@ -302,7 +308,7 @@ fn settled_adjoint(f: &[f64; 4], steps: usize, d_out: f64, d_f: &mut [f64; 4]) -
     let __ad_seed_cell_total_1: f64 = __ad_d_cell_total_1;
     for __ad_i0__1 in (0..steps).rev() {
         __ad_d_cell_total_1 = __ad_seed_cell_total_1;
-        let __ad_shape_pp = ::autograd::__private::pop(&mut __ad_shapes_pp);
+        let __ad_shape_pp = ::autograd::__private::pop_shape(&mut __ad_shapes_pp);
         let pp = ::autograd::__private::restore(__ad_shape_pp, &mut __ad_args);
         let __ad_t14 = pp[0];
         let __ad_t15 = pp[3];
