@@ -1144,3 +1144,65 @@ fn fifteenth_session_names_stay_apart() {
         &points,
     );
 }
+
+// ----- fields named like locals (thirtieth session) -------------------------
+
+/// Settings a function reads through fields named like its locals.
+pub struct Settings {
+    pub ys: usize,
+    pub x: usize,
+}
+
+#[differentiable(hessian)]
+fn sum_of_squares(a: &[f64]) -> f64 {
+    a.iter().map(|v| v * v).sum()
+}
+
+/// A local array given to a helper through a subslice whose start is a
+/// field of the same name: the Hessian's code renames the array (its
+/// values and tangents), never the field (E0609 until 2026-11-29).
+#[differentiable(hessian)]
+fn field_named_like_a_local_array(x: &[f64], settings: &Settings) -> f64 {
+    let ys = [x[0] * 2.0, x[1], x[2]];
+    sum_of_squares(&ys[settings.ys..]) * x[0]
+}
+
+/// The same in a loop nest that records the array for the reverse, and
+/// a local read inside a macro next to a field of its name.
+#[allow(clippy::useless_vec)]
+#[differentiable(wrt(p))]
+fn fields_named_like_locals_in_loops(p: &[f64], settings: &Settings) -> f64 {
+    let mut total = 0.0;
+    for t in 0..3 {
+        let mut ys = [0.0; 4];
+        for i in 0..4 {
+            ys[i] = p[i] * (t as f64 + 1.0);
+        }
+        total += sum_of_squares(&ys[settings.ys..]);
+        for i in 0..4 {
+            ys[i] *= 0.5;
+        }
+        total += ys[settings.x];
+    }
+    let x = p[0] * 2.0;
+    let w = vec![x * settings.x as f64; 2];
+    total + w[0] + w[1]
+}
+
+#[test]
+fn fields_named_like_locals_are_not_renamed() {
+    let settings = Settings { ys: 1, x: 1 };
+    // (x₁² + x₂²) x₀: the gradient and the Hessian are exact at integers
+    let x = [3.0, 2.0, 5.0];
+    let (value, gradient, hessian) = field_named_like_a_local_array_hessian(&x, &settings);
+    assert_eq!(value, 29.0 * 3.0);
+    assert_eq!(gradient, vec![29.0, 12.0, 30.0]);
+    assert_eq!(hessian, vec![0.0, 4.0, 10.0, 4.0, 6.0, 0.0, 10.0, 0.0, 6.0]);
+    let f = |p: &[f64]| fields_named_like_locals_in_loops(p, &settings);
+    check_gradient_and_adjoint(
+        f,
+        |p| fields_named_like_locals_in_loops_grad(p, &settings),
+        |p, d, g| fields_named_like_locals_in_loops_adjoint(p, &settings, d, g),
+        &[[1.0, 2.0, 3.0, 4.0], [-0.5, 0.25, 1.5, -2.0]],
+    );
+}

@@ -29,6 +29,7 @@ mod names;
 mod prim;
 mod record;
 mod signature;
+mod tokens;
 
 mod undo;
 mod vector;

@@ -3975,29 +3975,16 @@ fn counted_at_start(counter: &Counter) -> bool {
     counter.inner.is_empty() && counter.chain.iter().all(|u| u.point == Point::Start)
 }
 
-/// `tokens` with every identifier `from` (outside nested functions: the
-/// argument of a call is an expression) replaced by `to`.
+/// `tokens` with the variable `from` renamed `to` (a call's argument).
 fn rename(tokens: TokenStream, from: &Ident, to: &Ident) -> TokenStream {
-    tokens
-        .into_iter()
-        .map(|tree| match tree {
-            // (`to`'s hygiene, where it is declared, at `ident`'s place: a
-            // body from a `macro_rules!` names its locals in another
-            // context than the expansion's own names)
-            proc_macro2::TokenTree::Ident(ident) if ident == *from => {
-                let mut to = to.clone();
-                to.set_span(to.span().located_at(ident.span()));
-                proc_macro2::TokenTree::Ident(to)
-            }
-            proc_macro2::TokenTree::Group(group) => {
-                let mut new =
-                    proc_macro2::Group::new(group.delimiter(), rename(group.stream(), from, to));
-                new.set_span(group.span());
-                proc_macro2::TokenTree::Group(new)
-            }
-            other => other,
-        })
-        .collect()
+    crate::tokens::rename(&tokens, &from.to_string(), &mut |ident| {
+        // (`to`'s hygiene, where it is declared, at `ident`'s place: a
+        // body from a `macro_rules!` names its locals in another context
+        // than the expansion's own names)
+        let mut to = to.clone();
+        to.set_span(to.span().located_at(ident.span()));
+        to
+    })
 }
 
 /// Whether the values loop `l` (a statement of `block`) leaves in its cells

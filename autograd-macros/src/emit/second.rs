@@ -107,23 +107,11 @@ pub fn f64_to_dual(ty: TokenStream) -> TokenStream {
         .collect()
 }
 
-/// `tokens` with the identifier `from` replaced by `to` (an argument `&x[1..]`
-/// made into its direction `&v_x[1..]`).
+/// `tokens` with the variable `from` renamed `to` (an argument `&x[1..]`
+/// made into its direction `&v_x[1..]`; `to` keeps its own span: it is
+/// bound by generated code).
 fn rename(tokens: &TokenStream, from: &Ident, to: &Ident) -> TokenStream {
-    tokens
-        .clone()
-        .into_iter()
-        .map(|tree| match tree {
-            // (`to`'s own span: it is bound by generated code.)
-            TokenTree::Ident(ident) if ident == *from => TokenTree::Ident(to.clone()),
-            TokenTree::Group(group) => {
-                let mut new = Group::new(group.delimiter(), rename(&group.stream(), from, to));
-                new.set_span(group.span());
-                TokenTree::Group(new)
-            }
-            other => other,
-        })
-        .collect()
+    crate::tokens::rename(tokens, &from.to_string(), &mut |_| to.clone())
 }
 
 /// The parameter that `var` is, if it is an active one.

@@ -2138,24 +2138,10 @@ fn callee_name(call: &dyn ToTokens) -> String {
     text.split('(').next().unwrap_or("").trim().replace(' ', "")
 }
 
-/// `tokens` with every identifier `name` (inside groups too) replaced by
+/// `tokens` with the variable `name` (inside groups too) replaced by
 /// `with`.
 fn replace_ident(tokens: TokenStream, name: &str, with: &TokenStream) -> TokenStream {
-    tokens
-        .into_iter()
-        .flat_map(|tree| -> TokenStream {
-            match tree {
-                TokenTree::Ident(ident) if ident == name => with.clone(),
-                TokenTree::Group(group) => {
-                    let inner = replace_ident(group.stream(), name, with);
-                    let mut replaced = proc_macro2::Group::new(group.delimiter(), inner);
-                    replaced.set_span(group.span());
-                    TokenTree::Group(replaced).into()
-                }
-                other => other.into(),
-            }
-        })
-        .collect()
+    crate::tokens::substitute(&tokens, &mut |ident| (ident == name).then(|| with.clone()))
 }
 
 /// Wraps `tokens` in parentheses unless it is a single token (a name or a

@@ -873,26 +873,12 @@ impl VisitMut for RenameLocal<'_> {
     }
 }
 
-/// `tokens` with every identifier `from` renamed `to` (inside macros,
-/// whose arguments are not parsed).
+/// `tokens` with the variable `from` renamed `to` (inside macros, whose
+/// arguments are not parsed), with the span of the name it replaces.
 fn rename_tokens(tokens: TokenStream, from: &str, to: &syn::Ident) -> TokenStream {
-    tokens
-        .into_iter()
-        .map(|tree| match tree {
-            TokenTree::Ident(ident) if ident == from => {
-                TokenTree::Ident(syn::Ident::new(&to.to_string(), ident.span()))
-            }
-            TokenTree::Group(group) => {
-                let mut renamed = proc_macro2::Group::new(
-                    group.delimiter(),
-                    rename_tokens(group.stream(), from, to),
-                );
-                renamed.set_span(group.span());
-                TokenTree::Group(renamed)
-            }
-            other => other,
-        })
-        .collect()
+    crate::tokens::rename(&tokens, from, &mut |ident| {
+        syn::Ident::new(&to.to_string(), ident.span())
+    })
 }
 
 /// Walks syntax calling `found(name, value)` for each assignment (`x = v`,

@@ -70,7 +70,7 @@ use crate::ir::{
     Var, VarId,
 };
 use crate::names::Names;
-use proc_macro2::{Delimiter, Group, Ident, TokenStream, TokenTree};
+use proc_macro2::{Delimiter, Ident, TokenStream, TokenTree};
 use quote::quote;
 use std::collections::{BTreeSet, HashMap, HashSet};
 
@@ -831,39 +831,11 @@ impl Pass<'_> {
     }
 }
 
-/// `tokens` with each variable named in `map` replaced by its tokens: not
-/// an identifier that is a field, method or path segment of that name
-/// (`s.d`, `Consts::K`), which names no variable.
+/// `tokens` with each variable named in `map` replaced by its tokens
+/// (`crate::tokens`: not a field, method or path segment of that name,
+/// `s.d`, `Consts::K`, which names no variable).
 fn substitute(tokens: &TokenStream, map: &HashMap<String, TokenStream>) -> TokenStream {
-    let trees: Vec<TokenTree> = tokens.clone().into_iter().collect();
-    let mut out = TokenStream::new();
-    for (k, tt) in trees.iter().enumerate() {
-        match tt {
-            TokenTree::Ident(ident) if !member_or_segment(&trees, k) => {
-                match map.get(&ident.to_string()) {
-                    Some(value) => out.extend(value.clone()),
-                    None => out.extend([tt.clone()]),
-                }
-            }
-            TokenTree::Group(g) => {
-                let mut group = Group::new(g.delimiter(), substitute(&g.stream(), map));
-                group.set_span(g.span());
-                out.extend([TokenTree::Group(group)]);
-            }
-            other => out.extend([other.clone()]),
-        }
-    }
-    out
-}
-
-/// Whether the identifier at `k` follows a `.` (a field or a method; not
-/// the `..` of a range) or a `::` (a path segment), so that it names no
-/// variable.
-fn member_or_segment(trees: &[TokenTree], k: usize) -> bool {
-    let punct =
-        |at: usize, c: char| matches!(trees.get(at), Some(TokenTree::Punct(p)) if p.as_char() == c);
-    let dot = k >= 1 && punct(k - 1, '.') && !(k >= 2 && punct(k - 2, '.'));
-    dot || (k >= 2 && punct(k - 1, ':') && punct(k - 2, ':'))
+    crate::tokens::substitute(tokens, &mut |ident| map.get(&ident.to_string()).cloned())
 }
 
 /// Adds to `out` the identifiers that `tokens`, the index of a slice (a
@@ -874,7 +846,9 @@ fn usize_idents(tokens: &TokenStream, out: &mut HashSet<String>) {
     for (k, tt) in trees.iter().enumerate() {
         let cast = matches!(trees.get(k + 1), Some(TokenTree::Ident(next)) if next == "as");
         match tt {
-            TokenTree::Ident(ident) if !cast && !member_or_segment(&trees, k) && ident != "as" => {
+            TokenTree::Ident(ident)
+                if !cast && !crate::tokens::member_or_segment(&trees, k) && ident != "as" =>
+            {
                 out.insert(ident.to_string());
             }
             TokenTree::Group(g) if !cast && g.delimiter() == Delimiter::Parenthesis => {
@@ -968,7 +942,7 @@ fn arithmetic(
                 trees.get(k + 1),
                 Some(TokenTree::Group(g)) if g.delimiter() == Delimiter::Parenthesis
             );
-            if member_or_segment(&trees, k)
+            if crate::tokens::member_or_segment(&trees, k)
                 && matches!(&trees[k - 1], TokenTree::Punct(p) if p.as_char() == '.')
             {
                 // a field (`s.d`), or `len()`; no other method
