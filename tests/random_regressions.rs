@@ -2512,3 +2512,94 @@ fn a_value_found_after_two_maps_is_rebuilt_from_its_index() {
         assert_close(&gradient, &tape_gradient);
     }
 }
+
+/// Seed 1128899, program 325 (second order), minimized: `if let` of a
+/// `find` over a `map` whose closure is an `if` with a constant the macro
+/// cannot type in its first branch (`OFFSET_RR`) and the element in
+/// another, after a `filter` and an `enumerate`. The found value's
+/// accumulator needs a start before the loop, of the element's type,
+/// which the macro took from the first branch alone: it could not tell,
+/// and refused the function. Every branch of an `if` (every arm of a
+/// `match`) has the type of the whole, so one that is a float says so.
+const OFFSET_RR: f64 = 0.75;
+
+#[differentiable]
+fn found_through_an_if_of_a_constant(x: &[f64]) -> f64 {
+    let found = if let Some(v) = x
+        .iter()
+        .filter(|&&e| e != 0.5)
+        .enumerate()
+        .map(|(c, &e)| e * x[0] + c as f64 * 0.25)
+        .map(|e| if e > 1.0 { OFFSET_RR } else { e })
+        .find(|&e| e < 0.5)
+    {
+        v
+    } else {
+        x[1]
+    };
+    let arms = if let Some(v) = x
+        .iter()
+        .filter(|&&e| e != 0.5)
+        .enumerate()
+        .map(|(c, &e)| e.sin() - c as f64)
+        .map(|e| match e > 0.0 {
+            true => OFFSET_RR,
+            false => e,
+        })
+        .find(|&e| e < 0.75)
+    {
+        v
+    } else {
+        x[2]
+    };
+    found * x[2] + arms
+}
+
+fn found_through_an_if_of_a_constant_tape<'t>(tape: &'t Tape, x: &[Var<'t>]) -> Var<'t> {
+    // (the constant as a variable of its own, whose gradient is not read)
+    let found = x
+        .iter()
+        .filter(|e| e.value() != 0.5)
+        .enumerate()
+        .map(|(c, &e)| e * x[0] + c as f64 * 0.25)
+        .map(|e| {
+            if e.value() > 1.0 {
+                tape.var(OFFSET_RR)
+            } else {
+                e
+            }
+        })
+        .find(|e| e.value() < 0.5)
+        .unwrap_or(x[1]);
+    let arms = x
+        .iter()
+        .filter(|e| e.value() != 0.5)
+        .enumerate()
+        .map(|(c, &e)| e.sin() - c as f64)
+        .map(|e| {
+            if e.value() > 0.0 {
+                tape.var(OFFSET_RR)
+            } else {
+                e
+            }
+        })
+        .find(|e| e.value() < 0.75)
+        .unwrap_or(x[2]);
+    found * x[2] + arms
+}
+
+#[test]
+fn an_if_with_a_constant_first_is_a_float_if_another_branch_is() {
+    for x in [
+        [0.3, -0.7, 1.2],
+        [2.0, 0.6, -0.5],
+        [1.5, 3.0, 0.25],
+        [-0.4, 0.1, -2.0],
+    ] {
+        let (value, gradient) = found_through_an_if_of_a_constant_grad(&x);
+        let (tape_value, tape_gradient) = on_tape(found_through_an_if_of_a_constant_tape, &x);
+        assert_eq!(value, found_through_an_if_of_a_constant(&x));
+        assert!((value - tape_value).abs() <= 1e-12 * (1.0 + value.abs()));
+        assert_close(&gradient, &tape_gradient);
+    }
+}

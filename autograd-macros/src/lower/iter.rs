@@ -2391,28 +2391,36 @@ impl Lowerer<'_> {
                 }
                 false
             }
-            Expr::Block(b) => {
-                let depth = env.len();
-                let mut result = false;
-                for stmt in &b.block.stmts {
-                    match stmt {
-                        syn::Stmt::Local(l) => {
-                            let init = l.init.as_ref().map(|i| &*i.expr);
-                            self.guess_pattern(&l.pat, init, env);
-                        }
-                        syn::Stmt::Expr(e, None) => result = self.guess_float(e, env),
-                        _ => {}
-                    }
-                }
-                env.truncate(depth);
-                result
+            Expr::Block(b) => self.guess_block(&b.block, env),
+            // (every branch or arm has the type of the whole: one that is a
+            // float says so, `if c { SCALE } else { e }` as `if c { e } ..`)
+            Expr::If(i) => {
+                self.guess_block(&i.then_branch, env)
+                    || i.else_branch
+                        .as_ref()
+                        .is_some_and(|(_, e)| self.guess_float(e, env))
             }
-            Expr::If(i) => match i.then_branch.stmts.last() {
-                Some(syn::Stmt::Expr(e, None)) => self.guess_float(e, env),
-                _ => false,
-            },
+            Expr::Match(m) => m.arms.iter().any(|arm| self.guess_float(&arm.body, env)),
             _ => false,
         }
+    }
+
+    /// [`Lowerer::guess_float`] of a block's value, its `let`s in scope.
+    fn guess_block(&self, block: &syn::Block, env: &mut Vec<(String, bool)>) -> bool {
+        let depth = env.len();
+        let mut result = false;
+        for stmt in &block.stmts {
+            match stmt {
+                syn::Stmt::Local(l) => {
+                    let init = l.init.as_ref().map(|i| &*i.expr);
+                    self.guess_pattern(&l.pat, init, env);
+                }
+                syn::Stmt::Expr(e, None) => result = self.guess_float(e, env),
+                _ => {}
+            }
+        }
+        env.truncate(depth);
+        result
     }
 
     fn guess_pattern(&self, pat: &syn::Pat, init: Option<&Expr>, env: &mut Vec<(String, bool)>) {
