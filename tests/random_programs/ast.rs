@@ -16,6 +16,11 @@ pub struct Program {
     pub index: usize,
     /// `const SCALE: f64 = ..;` and friends, readable from every body.
     pub consts: Vec<(String, f64)>,
+    /// The fields of `const LIMITS: Limits`, `usize`s named like locals and
+    /// parameters (`LIMITS.xs`, `LIMITS.t0`), with their values: integer
+    /// expressions read them (`IntExpr::Field`), so that code kept as
+    /// tokens has fields named like the variables renamed around them.
+    pub limits: Vec<(String, usize)>,
     /// `h0`, `h1`, ...: `h1` may call `h0`, `f` may call any of them.
     pub helpers: Vec<Func>,
     pub main: Func,
@@ -446,6 +451,9 @@ pub enum IntExpr {
     Mul(Box<IntExpr>, Box<IntExpr>),
     /// `a % b`
     Rem(Box<IntExpr>, Box<IntExpr>),
+    /// `LIMITS.name`, a field of the program's constant struct, and its
+    /// value ([`Program::limits`]).
+    Field(String, usize),
 }
 
 #[derive(Clone, Debug)]

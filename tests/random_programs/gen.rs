@@ -100,7 +100,9 @@ const CONSTS: &[&str] = &[
 /// local `Vec`s of one length a loop uses in turn, swapped after each
 /// step, `std::mem::swap(&mut a, &mut b)`); `layers` (a `Vec` filled by a
 /// loop over a slice's length with a costly function of each index,
-/// `h[j] = (e).tanh()`, then read).
+/// `h[j] = (e).tanh()`, then read); `fields` (integer expressions reading
+/// `LIMITS.xs`, a constant struct's field named like a local or a
+/// parameter).
 fn avoid(feature: &str) -> bool {
     static AVOID: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
     AVOID
@@ -243,6 +245,12 @@ pub struct Gen {
     /// from `decl_rng`; in the program only if `f` calls it.
     vec_helper: Option<nests::VecHelper>,
     vec_helper_used: bool,
+    /// The fields of `LIMITS` ([`Program::limits`]), and the stream that
+    /// chooses them and where an integer expression reads one instead of
+    /// what the main stream drew (`with_field`): a program with no field
+    /// read is the one the seed gave before fields existed.
+    limits: Vec<(String, usize)>,
+    field_rng: StdRng,
 }
 
 impl Gen {
@@ -272,7 +280,73 @@ impl Gen {
             decl_rng: StdRng::seed_from_u64(mixed ^ 0xDEC1_A2ED),
             vec_helper: None,
             vec_helper_used: false,
+            limits: Vec::new(),
+            field_rng: StdRng::seed_from_u64(mixed ^ 0x00F1_E1D5),
         }
+    }
+
+    /// `LIMITS`' fields: none for a third of the programs (and with the
+    /// `fields` construct avoided), else one for every name the generator
+    /// gives parameters, locals, loop indices and sizes, valued 0 to 2.
+    fn draw_limits(&mut self) -> Vec<(String, usize)> {
+        if avoid("fields") || self.field_rng.gen_bool(1.0 / 3.0) {
+            return Vec::new();
+        }
+        let mut names: Vec<&str> = Vec::new();
+        let lists = [
+            PARAM_NAMES,
+            CLASHING_PARAM_NAMES,
+            LOCAL_NAMES,
+            nests::INDEX_NAMES,
+            nests::SIZE_NAMES,
+        ];
+        for name in lists.into_iter().flatten() {
+            if !names.contains(name) {
+                names.push(name);
+            }
+        }
+        names
+            .into_iter()
+            .map(|name| (name.to_string(), self.field_rng.gen_range(0..=2)))
+            .collect()
+    }
+
+    /// `drawn`, an integer expression whose value lies in `[lo, hi]`, or,
+    /// now and then, a field of `LIMITS` whose value does.
+    fn with_field(
+        &mut self,
+        drawn: (IntExpr, usize, usize),
+        lo: usize,
+        hi: usize,
+    ) -> (IntExpr, usize, usize) {
+        if self.limits.is_empty() || !self.field_rng.gen_bool(0.3) {
+            return drawn;
+        }
+        // (mostly a field named like a variable in sight: `xs[LIMITS.xs]`)
+        let visible: Vec<String> = self.visible().into_iter().map(|b| b.name).collect();
+        let fits = |named: bool| -> Vec<(String, usize)> {
+            (self.limits.iter())
+                .filter(|(name, v)| lo <= *v && *v <= hi && (!named || visible.contains(name)))
+                .cloned()
+                .collect()
+        };
+        let (named, any) = (fits(true), fits(false));
+        let from = match named.is_empty() || self.field_rng.gen_bool(0.2) {
+            true => any,
+            false => named,
+        };
+        if from.is_empty() {
+            return drawn;
+        }
+        let (name, v) = from[self.field_rng.gen_range(0..from.len())].clone();
+        (IntExpr::Field(name, v), v, v)
+    }
+
+    /// The value of the field of `LIMITS` named `name`, if it has one of
+    /// at most `max` and `field_rng` says to read it (half the time).
+    fn field_named(&mut self, name: &str, max: usize) -> Option<usize> {
+        let v = self.limits.iter().find(|(n, _)| n == name)?.1;
+        (v <= max && self.field_rng.gen_bool(0.5)).then_some(v)
     }
 
     fn chance(&mut self, p: f64) -> bool {
@@ -323,6 +397,7 @@ impl Gen {
     /// (its helpers and constants are the same either way).
     pub fn program_as(seed: u64, index: usize, nest: bool) -> Program {
         let mut g = Gen::new(seed, index);
+        g.limits = g.draw_limits();
         g.consts = vec![
             ("SCALE".to_string(), g.lit_value(0.25, 1.5)),
             ("OFFSET".to_string(), g.lit_value(0.25, 1.0)),
@@ -350,6 +425,7 @@ impl Gen {
             seed,
             index,
             consts: g.consts.clone(),
+            limits: g.limits.clone(),
             helpers,
             main,
         }
@@ -1100,6 +1176,12 @@ impl Gen {
     /// is asked for, otherwise any whose range lies within `[lo, hi]`.
     /// Returns the expression and its range.
     fn int_expr_in(&mut self, lo: usize, hi: usize) -> (IntExpr, usize, usize) {
+        let drawn = self.int_expr_drawn(lo, hi);
+        self.with_field(drawn, lo, hi)
+    }
+
+    /// [`Gen::int_expr_in`] from the main stream.
+    fn int_expr_drawn(&mut self, lo: usize, hi: usize) -> (IntExpr, usize, usize) {
         let exact = lo == hi || self.chance(0.5);
         let mut options: Vec<(IntExpr, usize, usize)> = Vec::new();
         for (e, a, b) in self.int_atoms() {
@@ -1142,6 +1224,15 @@ impl Gen {
 
     /// An index into a buffer of length `len`, provably in bounds.
     fn index(&mut self, len: usize) -> IntExpr {
+        let drawn = self.index_drawn(len);
+        match len {
+            0 => drawn,
+            _ => self.with_field((drawn, 0, len - 1), 0, len - 1).0,
+        }
+    }
+
+    /// [`Gen::index`] from the main stream.
+    fn index_drawn(&mut self, len: usize) -> IntExpr {
         // The index of the innermost loop in sight, or one beside it, often:
         // what a loop over a buffer reads (and `emit/rows.rs` checks once).
         if self.chance(0.35) {
@@ -1631,14 +1722,21 @@ impl Gen {
             }
             if len > n {
                 let lo = self.rng.gen_range(0..=len - n);
-                if lo + n == len && self.chance(0.5) {
-                    options.push(CallArg::Sub(b.name.clone(), IntExpr::Lit(lo), None));
+                let open = lo + n == len && self.chance(0.5);
+                // (now and then from the field named like the buffer,
+                // `&ys[LIMITS.ys..LIMITS.ys + 2]`, drawn apart: `field_rng`)
+                let (lo, start) = match self.field_named(&b.name, len - n) {
+                    Some(v) => (v, IntExpr::Field(b.name.clone(), v)),
+                    None => (lo, IntExpr::Lit(lo)),
+                };
+                if open && lo + n == len {
+                    options.push(CallArg::Sub(b.name.clone(), start, None));
                 } else {
-                    options.push(CallArg::Sub(
-                        b.name.clone(),
-                        IntExpr::Lit(lo),
-                        Some(IntExpr::Lit(lo + n)),
-                    ));
+                    let end = match &start {
+                        IntExpr::Lit(_) => IntExpr::Lit(lo + n),
+                        field => IntExpr::Add(Box::new(field.clone()), Box::new(IntExpr::Lit(n))),
+                    };
+                    options.push(CallArg::Sub(b.name.clone(), start, Some(end)));
                 }
             }
         }
@@ -1766,7 +1864,7 @@ impl Gen {
 fn mentions_len(e: &IntExpr, name: &str) -> bool {
     match e {
         IntExpr::Len(n) => n == name,
-        IntExpr::Lit(_) | IntExpr::Var(_) => false,
+        IntExpr::Lit(_) | IntExpr::Var(_) | IntExpr::Field(..) => false,
         IntExpr::Add(a, b) | IntExpr::Sub(a, b) | IntExpr::Mul(a, b) | IntExpr::Rem(a, b) => {
             mentions_len(a, name) || mentions_len(b, name)
         }

@@ -89,9 +89,7 @@ impl Layout {
 /// `p{i}.rs`: consts, the `#[differentiable]` functions, and glue.
 fn macro_module(prog: &Program) -> (String, Layout) {
     let mut s = String::from("use autograd::differentiable;\n");
-    for (name, v) in &prog.consts {
-        writeln!(s, "const {name}: f64 = {};", render::lit(*v)).unwrap();
-    }
+    s.push_str(&render::preamble(prog));
     let mut spans = Vec::new();
     for f in prog.helpers.iter().chain(std::iter::once(&prog.main)) {
         s.push('\n');

@@ -553,7 +553,7 @@ fn rename_int(e: &mut IntExpr, from: &str, to: &str) {
             rename_int(a, from, to);
             rename_int(b, from, to);
         }
-        IntExpr::Lit(_) => {}
+        IntExpr::Lit(_) | IntExpr::Field(..) => {}
     }
 }
 

@@ -39,11 +39,11 @@ use super::*;
 const NEST_SHARE: f64 = 0.2;
 
 /// Loop indices.
-const INDEX_NAMES: &[&str] = &[
+pub const INDEX_NAMES: &[&str] = &[
     "i", "j", "k", "r", "c", "t", "ii", "jj", "kk", "col", "row", "step",
 ];
 /// `usize` parameters holding sizes.
-const SIZE_NAMES: &[&str] = &["n", "m", "d", "rows", "cols", "len", "dim", "width"];
+pub const SIZE_NAMES: &[&str] = &["n", "m", "d", "rows", "cols", "len", "dim", "width"];
 /// The `usize` parameter counting time steps.
 const STEP_NAMES: &[&str] = &["steps", "iters", "sweeps"];
 /// Accumulators and buffers of the shapes (none is in `minimize::FRESH` or
@@ -408,7 +408,7 @@ impl Gen {
     /// (`None`: it may underflow, or reads something not an integer).
     fn int_range(&self, e: &IntExpr) -> Option<(usize, usize)> {
         match e {
-            IntExpr::Lit(v) => Some((*v, *v)),
+            IntExpr::Lit(v) | IntExpr::Field(_, v) => Some((*v, *v)),
             IntExpr::Var(n) => self
                 .visible()
                 .into_iter()

@@ -159,6 +159,7 @@ fn int_at(e: &IntExpr, min: u8) -> String {
         IntExpr::Lit(v) => v.to_string(),
         IntExpr::Var(n) => n.clone(),
         IntExpr::Len(n) => format!("{n}.len()"),
+        IntExpr::Field(n, _) => format!("LIMITS.{n}"),
         IntExpr::Add(a, b) => format!("{} + {}", int_at(a, P_ADD), int_at(b, P_ADD + 1)),
         IntExpr::Sub(a, b) => format!("{} - {}", int_at(a, P_ADD), int_at(b, P_ADD + 1)),
         IntExpr::Mul(a, b) => format!("{} * {}", int_at(a, P_MUL), int_at(b, P_MUL + 1)),
@@ -1137,12 +1138,44 @@ pub fn plain_func(f: &Func) -> String {
     p.finish()
 }
 
-/// The whole program in plain Rust: consts, helpers, `f`.
-pub fn plain_program(prog: &Program) -> String {
+/// The constants every body may read: `const SCALE: f64 = ..;` and
+/// friends, and `LIMITS`, a struct of `usize` fields, if the program has
+/// fields.
+pub fn preamble(prog: &Program) -> String {
     let mut s = String::new();
     for (name, v) in &prog.consts {
         writeln!(s, "const {name}: f64 = {};", lit(*v)).unwrap();
     }
+    if !prog.limits.is_empty() {
+        let fields: Vec<String> = prog
+            .limits
+            .iter()
+            .map(|(n, _)| format!("{n}: usize"))
+            .collect();
+        let values: Vec<String> = prog
+            .limits
+            .iter()
+            .map(|(n, v)| format!("{n}: {v}"))
+            .collect();
+        writeln!(
+            s,
+            "#[allow(non_snake_case)]\nstruct Limits {{ {} }}",
+            fields.join(", ")
+        )
+        .unwrap();
+        writeln!(
+            s,
+            "const LIMITS: Limits = Limits {{ {} }};",
+            values.join(", ")
+        )
+        .unwrap();
+    }
+    s
+}
+
+/// The whole program in plain Rust: consts, helpers, `f`.
+pub fn plain_program(prog: &Program) -> String {
+    let mut s = preamble(prog);
     for f in prog.helpers.iter().chain(std::iter::once(&prog.main)) {
         s.push('\n');
         s.push_str(&plain_func(f));
@@ -1150,12 +1183,9 @@ pub fn plain_program(prog: &Program) -> String {
     s
 }
 
-/// The whole program on the tape (consts are shared with the plain module).
+/// The whole program on the tape (its own constants, as the plain one's).
 pub fn tape_program(prog: &Program) -> String {
-    let mut s = String::new();
-    for (name, v) in &prog.consts {
-        writeln!(s, "const {name}: f64 = {};", lit(*v)).unwrap();
-    }
+    let mut s = preamble(prog);
     for f in prog.helpers.iter().chain(std::iter::once(&prog.main)) {
         let mut p = Printer::new(Mode::Tape);
         p.func(f);
