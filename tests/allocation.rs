@@ -831,9 +831,11 @@ fn dot_product(a: &[f64], b: &[f64]) -> f64 {
 /// Logistic regression through a helper that differentiates both its
 /// arguments, given a row of constant data per sample: the helper's
 /// adjoint needs a slot for the row, a zeroed buffer it adds into and the
-/// caller throws away (`__private::Scratch`), whose storage is reused from
-/// sample to sample. It was allocated and freed per sample: a third of
-/// the gradient's instructions.
+/// caller throws away, made in the function's slot pool
+/// (`__private::SlotPool`): one buffer for every sample, taken from the
+/// thread's spare buffers once a call. It was allocated and freed per
+/// sample (a third of the gradient's instructions), then taken from the
+/// spare buffers and given back per sample (a fifth).
 #[differentiable(wrt(w))]
 fn logistic_through_dot(w: &[f64], xs: &[f64], ys: &[f64]) -> f64 {
     let d = w.len();

@@ -8,6 +8,9 @@
 //! iteration to the next stay where they are, and keep their values.
 //! Helpers given two parts of one array get zeroed scratch slots (on the
 //! stack up to 16 elements, `SlotScratch`): both lengths are tested.
+//! Constant data given to a helper per sample gets its scratch slot in the
+//! function's slot pool (`__private::SlotPool`, a buffer per slot position
+//! of a call): several at once, more than the pool has, and arrays.
 
 #![allow(clippy::needless_range_loop, clippy::useless_vec)]
 
@@ -360,4 +363,108 @@ fn swapped_unequal(x: &[f64]) -> f64 {
 fn buffers_of_different_lengths_are_not_swapped_silently() {
     assert_eq!(swapped_unequal(&[2.0, 3.0]), 0.0);
     let _ = swapped_unequal_grad(&[2.0, 3.0]);
+}
+
+// ----- constant data given to helpers per sample: the slot pool --------------
+
+/// Differentiates every argument: a caller giving it constant rows gives
+/// each a scratch slot.
+#[differentiable]
+fn weighted(a: &[f64], b: &[f64], c: &[f64], e: &[f64], g: &[f64], w: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for k in 0..w.len() {
+        s += a[k] * w[k] + b[k] * w[k] * w[k] - c[k] * e[k] * w[k] + g[k];
+    }
+    s
+}
+
+/// Five constant rows per sample given to one call: four scratch slots
+/// from the pool at once (`s0` .. `s3`), the fifth a scratch of its own.
+#[differentiable(wrt(w))]
+fn five_constant_rows(w: &[f64], xs: &[f64]) -> f64 {
+    let d = w.len();
+    let mut total = 0.0;
+    for i in 0..xs.len() / d - 4 {
+        total += weighted(
+            &xs[i * d..(i + 1) * d],
+            &xs[(i + 1) * d..(i + 2) * d],
+            &xs[(i + 2) * d..(i + 3) * d],
+            &xs[(i + 3) * d..(i + 4) * d],
+            &xs[(i + 4) * d..(i + 5) * d],
+            w,
+        )
+        .sin();
+    }
+    total
+}
+
+/// The same written out by hand.
+fn five_constant_rows_gradient(w: &[f64], xs: &[f64]) -> Vec<f64> {
+    let d = w.len();
+    let mut grad = vec![0.0; d];
+    for i in 0..xs.len() / d - 4 {
+        let row = |k: usize| &xs[(i + k) * d..(i + k + 1) * d];
+        let s = weighted(row(0), row(1), row(2), row(3), row(4), w);
+        for k in 0..d {
+            let ds = row(0)[k] + 2.0 * row(1)[k] * w[k] - row(2)[k] * row(3)[k];
+            grad[k] += s.cos() * ds;
+        }
+    }
+    grad
+}
+
+#[test]
+fn more_constant_rows_than_the_pool_has_slots() {
+    let w = [0.3, -0.7, 1.1];
+    let xs: Vec<f64> = (0..27).map(|i| (i as f64 * 0.37).sin()).collect();
+    let (value, gradient) = five_constant_rows_grad(&w, &xs);
+    assert_eq!(value, five_constant_rows(&w, &xs));
+    let expected = five_constant_rows_gradient(&w, &xs);
+    for (g, e) in gradient.iter().zip(&expected) {
+        assert!(
+            (g - e).abs() <= 1e-12 * (1.0 + e.abs()),
+            "{gradient:?} against {expected:?}"
+        );
+    }
+    let mut d_w = [0.5; 3];
+    assert_eq!(five_constant_rows_adjoint(&w, &xs, 2.0, &mut d_w), value);
+    for (d, g) in d_w.iter().zip(&gradient) {
+        assert!((d - (0.5 + 2.0 * g)).abs() <= 1e-12 * (1.0 + g.abs()));
+    }
+}
+
+#[differentiable]
+fn bond(a: &[f64; 3], b: &[f64; 3]) -> f64 {
+    let r2 = (a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2) + (a[2] - b[2]).powi(2);
+    (-r2).exp()
+}
+
+/// A fixed point outside `wrt` given to a helper taking arrays, in a loop
+/// and out, once twice in one call: its slots are arrays on the stack
+/// (`Lazy<[f64; 3]>` of the pooled candidate).
+#[differentiable(wrt(x))]
+fn bonds_to_a_fixed_point(x: &[f64], anchor: &[f64; 3], sites: &[f64]) -> f64 {
+    let mut total = 0.0;
+    for i in 0..x.len() / 3 {
+        let p = [x[3 * i], x[3 * i + 1], x[3 * i + 2]];
+        total += bond(&p, anchor);
+        let site = [sites[3 * i], sites[3 * i + 1], sites[3 * i + 2]];
+        total += 0.5 * bond(&site, &p);
+    }
+    total + bond(anchor, anchor) * x[0]
+}
+
+#[test]
+fn constant_arrays_given_to_array_slots() {
+    let anchor = [0.1, -0.2, 0.3];
+    let sites = [0.5, 0.0, -0.5, 1.0, 0.25, 0.0];
+    check_gradient_and_adjoint(
+        |x| bonds_to_a_fixed_point(x, &anchor, &sites),
+        |x| bonds_to_a_fixed_point_grad(x, &anchor, &sites),
+        |x, d, g| bonds_to_a_fixed_point_adjoint(x, &anchor, &sites, d, g),
+        &[
+            [0.0, 0.1, -0.2, 1.1, 0.05, 0.1],
+            [0.2, -0.1, 0.0, 0.9, 0.2, -0.3],
+        ],
+    );
 }

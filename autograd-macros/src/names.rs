@@ -55,6 +55,9 @@ pub enum Role {
     Shapes,
     /// One such shape, taken back in the reverse sweep: `__ad_shape_<a>`.
     Shape,
+    /// The function's `__private::SlotPool`, where its calls make the
+    /// scratch slots of constant arrays: `__ad_slot_pool` (one, id 0).
+    SlotPool,
 }
 
 /// The one allocator of identifiers for an expansion.
@@ -186,6 +189,7 @@ impl Names {
             Role::AdjointOwner => format!("__ad_own_d_{plain}"),
             Role::Shapes => format!("__ad_shapes_{plain}"),
             Role::Shape => format!("__ad_shape_{plain}"),
+            Role::SlotPool => "__ad_slot_pool".to_string(),
         };
         let name = self.fresh(&base);
         self.state
@@ -193,6 +197,22 @@ impl Names {
             .derived
             .insert((role, id), name.clone());
         name
+    }
+
+    /// The function's slot pool (`Role::SlotPool`), for a call to make a
+    /// constant array's scratch slot in.
+    pub fn slot_pool(&self) -> Ident {
+        self.derived(Role::SlotPool, 0, &Ident::new("pool", Span::call_site()))
+    }
+
+    /// The slot pool, if a call has asked for it: a generated body that
+    /// makes calls declares it at its top then.
+    pub fn slot_pool_asked(&self) -> Option<Ident> {
+        self.state
+            .borrow()
+            .derived
+            .get(&(Role::SlotPool, 0))
+            .cloned()
     }
 }
 

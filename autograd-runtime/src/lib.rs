@@ -1530,6 +1530,126 @@ pub mod __private {
     }
     lazy_slice!(&[T], &&[T], &::std::vec::Vec<T>);
 
+    /// The storage of the scratch slots a function's calls give constant
+    /// data (`dot(w, &xs[a..b])`, a call per sample, only `w` varying),
+    /// declared once at the top of a generated adjoint: one buffer per
+    /// slot position of a call (`s0` for a call's first such argument, `s1`
+    /// for its second, ...: a call lends them all at once), taken from this
+    /// thread's spare buffers at its first use in the call ([`Scratch`])
+    /// and zeroed again at each use after. A scratch taken and given back
+    /// per call (a thread-local list borrowed twice) was a fifth of a
+    /// logistic regression's gradient through a `dot` helper.
+    pub struct SlotPool {
+        pub s0: SlotBuf,
+        pub s1: SlotBuf,
+        pub s2: SlotBuf,
+        pub s3: SlotBuf,
+    }
+
+    /// The most slots of one call a [`SlotPool`] serves; a call giving
+    /// more constant arrays a scratch slot takes the others per call.
+    pub const POOLED_SLOTS: usize = 4;
+
+    impl SlotPool {
+        /// No storage yet.
+        #[inline(always)]
+        pub const fn new() -> SlotPool {
+            SlotPool {
+                s0: SlotBuf(None),
+                s1: SlotBuf(None),
+                s2: SlotBuf(None),
+                s3: SlotBuf(None),
+            }
+        }
+    }
+
+    impl Default for SlotPool {
+        fn default() -> Self {
+            Self::new()
+        }
+    }
+
+    /// One slot position's buffer of a [`SlotPool`].
+    pub struct SlotBuf(Option<Scratch>);
+
+    impl SlotBuf {
+        /// `len` zeros in this buffer's storage.
+        #[inline]
+        pub fn zeros(&mut self, len: usize) -> &mut [f64] {
+            let scratch = self.0.get_or_insert_with(|| Scratch::zeros(0));
+            scratch.items.clear();
+            scratch.items.resize(len, 0.0);
+            &mut scratch.items
+        }
+    }
+
+    /// Constant data offered for a slot (see [`Lazy`]) with the pool
+    /// buffer its scratch is made in ([`pooled`]).
+    pub struct PooledData<'p, A> {
+        buf: &'p mut SlotBuf,
+        data: A,
+    }
+
+    /// `data` (a candidate for a callee's slot) with `buf` to make its
+    /// scratch in, when it gets one.
+    #[inline(always)]
+    pub fn pooled<A>(buf: &mut SlotBuf, data: A) -> PooledData<'_, A> {
+        PooledData { buf, data }
+    }
+
+    /// Constant data whose length is known at run time, pooled, for a
+    /// slice slot: zeros in the pool's buffer.
+    macro_rules! lazy_pooled_slice {
+        ($($ty:ty),*) => {$(
+            impl<'p, 'd, T: Element> Lazy<[f64]> for PooledData<'p, $ty> {
+                type Buf = &'p mut [f64];
+                #[inline(always)]
+                fn slot(self) -> Option<&'p mut [f64]> {
+                    let len = self.data.len();
+                    T::FLOAT.then(|| self.buf.zeros(len))
+                }
+                #[inline(always)]
+                fn lend<'b>(buf: &'b mut &'p mut [f64]) -> &'b mut [f64] {
+                    buf
+                }
+            }
+        )*};
+    }
+    lazy_pooled_slice!(&'d [T], &'d &'d [T], &'d ::std::vec::Vec<T>);
+
+    /// Constant data of fixed length, pooled, for a slice slot: on the
+    /// stack as without the pool (nothing to keep).
+    macro_rules! lazy_pooled_array {
+        ($($ty:ty),*) => {$(
+            impl<'p, 'd, T: Element, const M: usize> Lazy<[f64]> for PooledData<'p, $ty> {
+                type Buf = [f64; M];
+                #[inline(always)]
+                fn slot(self) -> Option<[f64; M]> {
+                    <$ty as Lazy<[f64]>>::slot(self.data)
+                }
+                #[inline(always)]
+                fn lend(buf: &mut [f64; M]) -> &mut [f64] {
+                    buf
+                }
+            }
+        )*};
+    }
+    lazy_pooled_array!([T; M], &'d [T; M]);
+
+    /// Any constant data, pooled, for an array slot: a zeroed `[f64; N]` on
+    /// the stack, as without the pool.
+    impl<A: Lazy<[f64; N], Buf = [f64; N]>, const N: usize> Lazy<[f64; N]> for PooledData<'_, A> {
+        type Buf = [f64; N];
+        #[inline(always)]
+        fn slot(self) -> Option<[f64; N]> {
+            self.data.slot()
+        }
+        #[inline(always)]
+        fn lend(buf: &mut [f64; N]) -> &mut [f64; N] {
+            buf
+        }
+    }
+
     /// A buffer that exists already (a scratch made at the call, or the
     /// part of an adjoint a varied argument passes): itself, reborrowed as
     /// a slice, or as an array when its length is that array's (and its

@@ -426,6 +426,7 @@ impl<'a> Tangents<'a> {
         };
         let mut out = Vec::new();
         self.block(&self.func.body, &mut out, true)?;
+        out.insert(0, super::primal::slot_pool_declaration(self.names));
         let Some(value) = value else {
             // The body never returns a value (it diverges, or has an error
             // rustc reports on the original function).

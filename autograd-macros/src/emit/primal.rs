@@ -6,7 +6,7 @@ use crate::ir::{ArrayInit, CallArg, Callee, Func, Operand, Origin, Rhs, Syntax, 
 use crate::names::{self, Names, Role};
 use crate::prim::{self, Arity};
 use proc_macro2::{Span, TokenStream};
-use quote::{quote, ToTokens};
+use quote::{format_ident, quote, ToTokens};
 use syn::Ident;
 
 /// The value of `rhs`, written as the user would (the primal code of both
@@ -193,6 +193,18 @@ fn scratch_slot(
     }
 }
 
+/// The function's slot pool declared, at the top of a generated body, if
+/// a call in it makes a constant array's scratch slot there
+/// (`Names::slot_pool`): `__private::SlotPool`, whose buffers its calls
+/// reuse, one per slot position, rather than taking a scratch from the
+/// thread's spare buffers and giving it back at every call.
+pub fn slot_pool_declaration(names: &Names) -> TokenStream {
+    match names.slot_pool_asked() {
+        Some(pool) => quote!(let mut #pool = ::autograd::__private::SlotPool::new();),
+        None => TokenStream::new(),
+    }
+}
+
 /// `callee_adjoint(args.., d_out, slots..)`: the call of a callee's adjoint
 /// (`g_adjoint` by path, or `receiver.g_adjoint` for a method), shared by the
 /// reverse sweep (`d_out` the result's adjoint), `call_with_partials` and
@@ -229,6 +241,9 @@ pub fn adjoint_call(
     // Every argument that may take a slot, in order: its slot (its
     // adjoint's if it varies, else a scratch one) and what it is.
     let mut positions: Vec<usize> = Vec::new();
+    // (the `k`-th constant array whose scratch `Lazy` makes, of the first
+    // `POOLED_SLOTS`, makes it in the function's slot pool, `s<k>`)
+    let mut pooled = 0;
     let candidates: Vec<(TokenStream, Candidate)> = args
         .iter()
         .zip(slots)
@@ -238,7 +253,13 @@ pub fn adjoint_call(
             let (slot, varied, lazy) = match slot {
                 Some(slot) => (slot.clone(), true, false),
                 None => {
-                    let (slot, lazy) = scratch_slot(func, arg, twins)?;
+                    let (mut slot, lazy) = scratch_slot(func, arg, twins)?;
+                    if lazy && pooled < POOLED_SLOTS {
+                        let pool = names.slot_pool();
+                        let buf = format_ident!("s{}", pooled);
+                        slot = quote!(::autograd::__private::pooled(&mut #pool.#buf, #slot));
+                        pooled += 1;
+                    }
                     (slot, false, lazy)
                 }
             };
@@ -497,6 +518,10 @@ enum Fill {
 /// Beyond this many float constants in a call, `slot_choices` offers only
 /// "none of them" and "all of them" (the impls would grow as `2^n`).
 const MAX_CONSTANTS: usize = 6;
+
+/// The slot positions a `__private::SlotPool` has (`s0` .. `s3`: its
+/// `POOLED_SLOTS`).
+const POOLED_SLOTS: usize = 4;
 
 /// An argument that may take a slot in a callee's adjoint.
 #[derive(Clone, Copy, PartialEq, Eq)]

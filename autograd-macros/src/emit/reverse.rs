@@ -310,7 +310,8 @@ impl<'a> Body<'a> {
     /// arrays through rows checked once (`rows.rs`).
     pub(super) fn emit(mut self) -> TokenStream {
         let body = self.sweeps();
-        super::rows::check_rows_once(body, &self.arrays(), self.names)
+        let pool = super::primal::slot_pool_declaration(self.names);
+        super::rows::check_rows_once(quote!(#pool #body), &self.arrays(), self.names)
     }
 
     /// The names of the arrays the body indexes, for `rows.rs`: the

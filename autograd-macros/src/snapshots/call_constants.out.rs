@@ -21,6 +21,7 @@ fn loss_grad(w: &[f64], data: &[f64]) -> (f64, ::std::vec::Vec<f64>) {
     let d_w: &mut [f64] = &mut __ad_grad_w;
     let d_out = 1.0_f64;
     let __ad_value = {
+        let mut __ad_slot_pool = ::autograd::__private::SlotPool::new();
         let __ad_t0 = w[0];
         let mut __ad_dp_t1_0: f64 = -0.0;
         let __ad_t1 = {
@@ -194,7 +195,12 @@ fn loss_grad(w: &[f64], data: &[f64]) -> (f64, ::std::vec::Vec<f64>) {
                     )
                 }
             }
-            __AdCall_1::__ad_call_1(dot_adjoint, (w, data), d_out, (&mut *d_w, data))
+            __AdCall_1::__ad_call_1(
+                dot_adjoint,
+                (w, data),
+                d_out,
+                (&mut *d_w, ::autograd::__private::pooled(&mut __ad_slot_pool.s0, data)),
+            )
         };
         ::autograd::__private::assume_number(&__ad_t2);
         let __ad_t3 = __ad_t1 + __ad_t2;
@@ -230,6 +236,7 @@ fn loss_adjoint(w: &[f64], data: &[f64], d_out: f64, d_w: &mut [f64]) -> f64 {
         "w",
         w.len(),
     );
+    let mut __ad_slot_pool = ::autograd::__private::SlotPool::new();
     let __ad_t0 = w[0];
     let mut __ad_dp_t1_0: f64 = -0.0;
     let __ad_t1 = {
@@ -382,7 +389,12 @@ fn loss_adjoint(w: &[f64], data: &[f64], d_out: f64, d_w: &mut [f64]) -> f64 {
                 )
             }
         }
-        __AdCall_1::__ad_call_1(dot_adjoint, (w, data), d_out, (&mut *d_w, data))
+        __AdCall_1::__ad_call_1(
+            dot_adjoint,
+            (w, data),
+            d_out,
+            (&mut *d_w, ::autograd::__private::pooled(&mut __ad_slot_pool.s0, data)),
+        )
     };
     ::autograd::__private::assume_number(&__ad_t2);
     let __ad_t3 = __ad_t1 + __ad_t2;
