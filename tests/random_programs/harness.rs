@@ -401,6 +401,11 @@ fn normalize(message: &str) -> String {
     out
 }
 
+/// The checker binary's name, this process's own.
+fn batch_binary_name() -> String {
+    format!("random_programs_batch_{}", std::process::id())
+}
+
 /// Splits `p17_tape.rs` into (17, "_tape").
 fn program_of(file: &str) -> Option<(usize, &str)> {
     let stem = file.strip_suffix(".rs")?.strip_prefix('p')?;
@@ -413,9 +418,14 @@ impl<'a> Project<'a> {
     fn write_manifest(&self) {
         std::fs::create_dir_all(self.dir.join("src")).unwrap();
         let root = env!("CARGO_MANIFEST_DIR");
+        // (the checker binary is named after this process: two runs at once
+        // share the build directory, and one rebuilding it under the other
+        // left that one running the wrong programs, for ever)
+        let bin = batch_binary_name();
         let manifest = format!(
             "[package]\nname = \"random_programs_batch\"\nversion = \"0.0.0\"\n\
-             edition = \"2021\"\npublish = false\n\n[dependencies]\n\
+             edition = \"2021\"\npublish = false\n\n\
+             [[bin]]\nname = \"{bin}\"\npath = \"src/main.rs\"\n\n[dependencies]\n\
              autograd = {{ path = {root:?} }}\n\n\
              # Not a member of the repository's workspace.\n[workspace]\n\n\
              [profile.dev]\ndebug = false\n"
@@ -489,7 +499,8 @@ impl<'a> Project<'a> {
 
     fn binary(&self) -> PathBuf {
         work_dir().join("target").join("debug").join(format!(
-            "random_programs_batch{}",
+            "{}{}",
+            batch_binary_name(),
             std::env::consts::EXE_SUFFIX
         ))
     }
@@ -696,6 +707,7 @@ pub fn check_programs(name: &str, seed: u64, programs: &[Program]) -> Outcome {
     let mut remaining: Vec<usize> = live.clone();
     while !remaining.is_empty() {
         let (lines, finished) = run_binary(&project.binary(), seed, &skip);
+        let before = remaining.len();
         let mut last_started = None;
         for line in &lines {
             if let Some(i) = line.strip_prefix("START ") {
@@ -761,8 +773,44 @@ pub fn check_programs(name: &str, seed: u64, programs: &[Program]) -> Outcome {
             remaining.retain(|&r| r != i);
             skip.push(i);
         }
+        if remaining.len() == before {
+            // Finished without a word about any program left (a binary
+            // without them): blame them, rather than run it again for ever.
+            for &i in &remaining {
+                outcome.failures.push(project.failure(
+                    i,
+                    "checker binary failed",
+                    String::new(),
+                    "the checker finished without running this program".to_string(),
+                ));
+            }
+            break;
+        }
     }
+    remove_batch_binary();
     outcome
+}
+
+/// Deletes this process's checker binary and cargo's copies of it (each run
+/// has its own: `batch_binary_name`).
+fn remove_batch_binary() {
+    let debug = work_dir().join("target").join("debug");
+    let name = batch_binary_name();
+    for dir in [debug.clone(), debug.join("deps")] {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let file = entry.file_name();
+            let file = file.to_string_lossy();
+            let ours = file == name
+                || file.starts_with(&format!("{name}-"))
+                || file.starts_with(&format!("{name}."));
+            if ours {
+                let _ = std::fs::remove_file(entry.path());
+            }
+        }
+    }
 }
 
 /// Runs the checker binary (at most a minute); returns its output lines
