@@ -5168,3 +5168,63 @@ fn take_while_and_skip_while_are_their_loops() {
         ],
     );
 }
+
+// ----- closures as call arguments ---------------------------------------------
+
+/// A closure returning a subslice of data (`row`) or of a differentiated
+/// parameter (`wrow`), an array (`pair`) or a float (`scale`), called as a
+/// helper's argument: inlined once, as the subslice, local array or value
+/// it returns (a subslice was refused: "a subslice cannot be used as a
+/// number here").
+#[differentiable]
+fn dot_of_rows(a: &[f64], b: &[f64]) -> f64 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
+
+#[differentiable]
+fn weighted_pair(p: [f64; 2], w: &[f64]) -> f64 {
+    p[0] * w[0] + p[1] * w[1]
+}
+
+#[differentiable(wrt(w))]
+fn closures_as_arguments(w: &[f64], xs: &[f64]) -> f64 {
+    let d = w.len();
+    let row = |k: usize| &xs[k * d..(k + 1) * d];
+    let wrow = |k: usize| &w[k..k + 2];
+    let pair = |k: usize| [w[k] * 2.0, xs[k]];
+    let scale = |k: usize| w[k] * 0.5;
+    let mut total = 0.0;
+    for i in 0..xs.len() / d {
+        total += dot_of_rows(row(i), w).sin() + dot_of_rows(wrow(0), &xs[i..i + 2]) * scale(1);
+        total += weighted_pair(pair(i % d), w);
+    }
+    total
+}
+
+/// The same with each closure's value written at its call.
+#[differentiable(wrt(w))]
+fn closures_as_arguments_written_out(w: &[f64], xs: &[f64]) -> f64 {
+    let d = w.len();
+    let mut total = 0.0;
+    for i in 0..xs.len() / d {
+        total += dot_of_rows(&xs[i * d..(i + 1) * d], w).sin()
+            + dot_of_rows(&w[0..2], &xs[i..i + 2]) * (w[1] * 0.5);
+        total += weighted_pair([w[i % d] * 2.0, xs[i % d]], w);
+    }
+    total
+}
+
+#[test]
+fn closures_returning_subslices_arrays_and_floats_are_call_arguments() {
+    let w = [0.3, -0.7, 1.1];
+    let xs: Vec<f64> = (0..12).map(|i| (i as f64 * 0.37).sin()).collect();
+    let (value, gradient) = closures_as_arguments_grad(&w, &xs);
+    assert_eq!(value, closures_as_arguments(&w, &xs));
+    let report = autograd::check::gradient(|w| closures_as_arguments(w, &xs), &w, &gradient);
+    assert!(report.is_ok(1e-6), "{report}");
+    let (written_value, written) = closures_as_arguments_written_out_grad(&w, &xs);
+    assert_eq!(value.to_bits(), written_value.to_bits());
+    for (a, b) in gradient.iter().zip(&written) {
+        assert_eq!(a.to_bits(), b.to_bits(), "{gradient:?} against {written:?}");
+    }
+}

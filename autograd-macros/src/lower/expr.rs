@@ -840,23 +840,27 @@ impl Lowerer<'_> {
                 },
             };
             if let Some(view) = view {
-                let array = self.vars[view.array].ident.clone();
-                let (start, len) = (
-                    parenthesize(view.start.tokens),
-                    parenthesize(view.len.tokens),
-                );
-                let mut uses = view.start.uses;
-                uses.extend(view.len.uses);
-                let range = quote!(#start..#start + #len);
-                out.push(CallArg::Array {
-                    array: view.array,
-                    tokens: quote!(&#array[#range]),
-                    range: Some(ir::Const {
-                        tokens: range,
-                        uses,
-                    }),
-                });
+                out.push(self.view_arg(view));
                 continue;
+            }
+            // `row(i)` of a closure, whatever it returns (a subslice,
+            // `|k| &xs[k * d..(k + 1) * d]`, or a value): inlined once.
+            if let Expr::Call(call) = literal {
+                if matches!(
+                    self.compound_of(&call.func),
+                    Some(super::pattern::Bound::Closure(_))
+                ) {
+                    let arg_out = match self.lower_bound(literal) {
+                        super::pattern::Bound::View(view) => self.view_arg(view),
+                        other => match self.value_of(other, arg) {
+                            // (an array it returns: the local array it is)
+                            Value::Array(array) => self.whole_array_arg(array, by_ref),
+                            value => self.value_arg(value, arg),
+                        },
+                    };
+                    out.push(arg_out);
+                    continue;
+                }
             }
             // `&w[a..b]`: a subslice of a float array.
             if let Expr::Reference(r) = strip_parens(arg) {
@@ -887,31 +891,57 @@ impl Lowerer<'_> {
                     continue;
                 }
             }
-            match self.lower_expr(arg) {
-                Value::Array(array) => {
-                    let (tokens, _) = self.non_differentiated_tokens(arg);
-                    out.push(CallArg::Array {
-                        array,
-                        tokens,
-                        range: None,
-                    });
-                }
-                Value::Var(v) => out.push(CallArg::Float(Operand::Var(v))),
-                // A float constant (`2.0`, `n as f64`), or a constant whose
-                // type the macro cannot see (`SCALE`, `-SCALE`, `h(n)`), may
-                // go to a parameter the callee differentiates: it is offered
-                // a scratch slot (`emit::primal::adjoint_call`; an impl
-                // giving a slot to an integer never matches).
-                Value::Const(c) if c.is_float || self.may_be_float(&c) => {
-                    out.push(CallArg::Float(Operand::Const(ir::Const {
-                        tokens: parenthesize(c.tokens),
-                        uses: c.uses,
-                    })))
-                }
-                Value::Const(c) => out.push(CallArg::Const(c.into_ir())),
-            }
+            let value = self.lower_expr(arg);
+            out.push(self.value_arg(value, arg));
         }
         out
+    }
+
+    /// A call's argument that is the subslice `view` of its array.
+    fn view_arg(&mut self, view: super::pattern::View) -> CallArg {
+        let array = self.vars[view.array].ident.clone();
+        let (start, len) = (
+            parenthesize(view.start.tokens),
+            parenthesize(view.len.tokens),
+        );
+        let mut uses = view.start.uses;
+        uses.extend(view.len.uses);
+        let range = quote!(#start..#start + #len);
+        CallArg::Array {
+            array: view.array,
+            tokens: quote!(&#array[#range]),
+            range: Some(ir::Const {
+                tokens: range,
+                uses,
+            }),
+        }
+    }
+
+    /// A call's argument `arg`, lowered to `value`.
+    fn value_arg(&mut self, value: Value, arg: &Expr) -> CallArg {
+        match value {
+            Value::Array(array) => {
+                let (tokens, _) = self.non_differentiated_tokens(arg);
+                CallArg::Array {
+                    array,
+                    tokens,
+                    range: None,
+                }
+            }
+            Value::Var(v) => CallArg::Float(Operand::Var(v)),
+            // A float constant (`2.0`, `n as f64`), or a constant whose
+            // type the macro cannot see (`SCALE`, `-SCALE`, `h(n)`), may
+            // go to a parameter the callee differentiates: it is offered
+            // a scratch slot (`emit::primal::adjoint_call`; an impl
+            // giving a slot to an integer never matches).
+            Value::Const(c) if c.is_float || self.may_be_float(&c) => {
+                CallArg::Float(Operand::Const(ir::Const {
+                    tokens: parenthesize(c.tokens),
+                    uses: c.uses,
+                }))
+            }
+            Value::Const(c) => CallArg::Const(c.into_ir()),
+        }
     }
 
     /// `let r = g(args);` of a function returning a vector (API.md §4; the
