@@ -220,7 +220,12 @@ pub enum Stmt {
         param: String,
         body: Expr,
         by_ref: bool,
+        /// After it, now and then, a closure returning rows of a slice
+        /// parameter, called as a call's argument (`CallArg::Row`).
+        rows: Option<Rows>,
     },
+    /// A closure of rows alone (`ast::Rows`), first in a function's body.
+    LetRows(Rows),
     /// `let closure = |param: f64| [items..]; let name = closure(arg);`:
     /// an array a closure returns, read as a local array
     LetArrClosure {
@@ -438,6 +443,18 @@ pub enum CallArg {
     List(Vec<Expr>),
     /// `&[a, b]`
     RefList(Vec<Expr>),
+    /// `rows(k)` of a [`Rows`] closure: a subslice of its buffer.
+    Row(String, IntExpr),
+}
+
+/// `let name = |param: usize| &buf[param * stride..param * stride + len];`
+#[derive(Clone, Debug)]
+pub struct Rows {
+    pub name: String,
+    pub param: String,
+    pub buf: String,
+    pub stride: usize,
+    pub len: usize,
 }
 
 #[derive(Clone, Debug)]

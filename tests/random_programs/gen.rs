@@ -102,7 +102,8 @@ const CONSTS: &[&str] = &[
 /// loop over a slice's length with a costly function of each index,
 /// `h[j] = (e).tanh()`, then read); `fields` (integer expressions reading
 /// `LIMITS.xs`, a constant struct's field named like a local or a
-/// parameter).
+/// parameter); `row-closures` (`let rows = |k: usize| &xs[k * s..k * s +
+/// len];`, its rows given to calls, `h(rows(i), w)`).
 fn avoid(feature: &str) -> bool {
     static AVOID: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
     AVOID
@@ -179,6 +180,13 @@ enum Kind {
     Closure {
         by_ref: bool,
     },
+    /// `let rows = |k: usize| &xs[k * s..k * s + len];` (`ast::Rows`):
+    /// `count` rows, of a parameter differentiated or not.
+    Rows {
+        len: usize,
+        count: usize,
+        inactive: bool,
+    },
 }
 
 #[derive(Clone, Debug)]
@@ -251,6 +259,10 @@ pub struct Gen {
     /// read is the one the seed gave before fields existed.
     limits: Vec<(String, usize)>,
     field_rng: StdRng,
+    /// The stream that adds closures of rows and the calls given them
+    /// (`rows_closure`, `slice_arg`): a program without them is the one
+    /// the seed gave before they existed.
+    rows_rng: StdRng,
 }
 
 impl Gen {
@@ -282,6 +294,7 @@ impl Gen {
             vec_helper_used: false,
             limits: Vec::new(),
             field_rng: StdRng::seed_from_u64(mixed ^ 0x00F1_E1D5),
+            rows_rng: StdRng::seed_from_u64(mixed ^ 0x0520_0115),
         }
     }
 
@@ -485,7 +498,15 @@ impl Gen {
         let mut params = self.params(helper);
         let explicit_wrt = self.choose_wrt(&mut params);
         self.bind_params(&params);
-        let body = self.block(true, 0);
+        // (a closure of rows first, now and then, from `rows_rng`)
+        let rows = match self.rows_rng.gen_bool(0.6) {
+            true => self.rows_closure(),
+            false => None,
+        };
+        let mut body = self.block(true, 0);
+        if let Some(rows) = rows {
+            body.stmts.insert(0, Stmt::LetRows(rows));
+        }
         Func {
             name: name.to_string(),
             params,
@@ -1741,13 +1762,15 @@ impl Gen {
             }
         }
         if (options.is_empty() || self.chance(0.3)) && !avoid("literal-args") {
-            return Some(CallArg::RefList(self.items(n, active, depth)));
+            let list = Some(CallArg::RefList(self.items(n, active, depth)));
+            return self.with_row(list, n, active);
         }
         if options.is_empty() {
-            return None;
+            return self.with_row(None, n, active);
         }
         let pick = self.rng.gen_range(0..options.len());
-        Some(options.swap_remove(pick))
+        let drawn = Some(options.swap_remove(pick));
+        self.with_row(drawn, n, active)
     }
 
     /// An argument for `[f64; n]` (by value) or `&[f64; n]`.
@@ -3593,12 +3616,128 @@ impl Gen {
         let body = self.typed_expr(2);
         self.env.truncate(mark);
         self.bind(&name, Kind::Closure { by_ref });
+        let rows = self.rows_closure();
         Stmt::LetClosure {
             name,
             param,
             body,
             by_ref,
+            rows,
         }
+    }
+
+    /// Half the time (with the `row-closures` construct), a closure
+    /// returning rows of a slice parameter, `|k: usize| &xs[k * s..k * s +
+    /// len]`, bound for calls to be given (`slice_arg`); drawn from
+    /// `rows_rng`.
+    fn rows_closure(&mut self) -> Option<Rows> {
+        if avoid("row-closures") || !self.rows_rng.gen_bool(0.5) {
+            return None;
+        }
+        let slices: Vec<(String, usize, bool)> = (self.visible().into_iter())
+            .filter_map(|b| match b.kind {
+                Kind::Buf {
+                    len,
+                    class: BufClass::Slice,
+                    inactive,
+                    ..
+                } if len >= 2 => Some((b.name, len, inactive)),
+                _ => None,
+            })
+            .collect();
+        if slices.is_empty() {
+            return None;
+        }
+        let (buf, buf_len, inactive) = slices[self.rows_rng.gen_range(0..slices.len())].clone();
+        // (rows as long as a helper's slice parameter, when one fits)
+        let wanted: Vec<usize> = (self.callable.iter())
+            .flat_map(|sig| sig.params.iter())
+            .filter_map(|p| match p.ty {
+                Ty::Slice(n) if n <= buf_len => Some(n),
+                _ => None,
+            })
+            .collect();
+        let len = match wanted.is_empty() {
+            true => self.rows_rng.gen_range(1..=buf_len.min(4)),
+            false => wanted[self.rows_rng.gen_range(0..wanted.len())],
+        };
+        let stride = self.rows_rng.gen_range(1..=len);
+        let count = (buf_len - len) / stride + 1;
+        let name = self.rows_local();
+        // (not the buffer's name: the closure's body indexes the buffer)
+        let mut param = self.rows_local();
+        while param == buf {
+            param = format!("{param}_k");
+        }
+        self.bind(
+            &name,
+            Kind::Rows {
+                len,
+                count,
+                inactive,
+            },
+        );
+        Some(Rows {
+            name,
+            param,
+            buf,
+            stride,
+            len,
+        })
+    }
+
+    /// A local's name as [`Gen::fresh_local`] picks one, from `rows_rng`.
+    fn rows_local(&mut self) -> String {
+        let pool = if avoid("generated-names") {
+            PLAIN_LOCAL_NAMES
+        } else {
+            LOCAL_NAMES
+        };
+        let free: Vec<&str> = (pool.iter().copied())
+            .filter(|n| {
+                !self.counters.iter().any(|c| c == n) && !self.reserved.iter().any(|r| r == n)
+            })
+            .collect();
+        match free.is_empty() {
+            true => format!("rows_{}", self.next_id),
+            false => free[self.rows_rng.gen_range(0..free.len())].to_string(),
+        }
+    }
+
+    /// Now and then (from `rows_rng`), a row of a closure of rows in sight
+    /// in place of `drawn`, the argument for a slice parameter of length
+    /// `n` (`active`: whether it may vary).
+    fn with_row(&mut self, drawn: Option<CallArg>, n: usize, active: bool) -> Option<CallArg> {
+        // (no closure calls in conditions: the macro refuses them there)
+        if self.cond_depth > 0 || self.in_cond {
+            return drawn;
+        }
+        let rows: Vec<(String, usize)> = (self.visible().into_iter())
+            .filter_map(|b| match b.kind {
+                Kind::Rows {
+                    len,
+                    count,
+                    inactive,
+                } if len == n && (active || inactive) => Some((b.name, count)),
+                _ => None,
+            })
+            .collect();
+        if rows.is_empty() || !self.rows_rng.gen_bool(0.8) {
+            return drawn;
+        }
+        let (name, count) = rows[self.rows_rng.gen_range(0..rows.len())].clone();
+        // the index of a loop in sight that stays below `count`, or a literal
+        let indices: Vec<String> = (self.visible().into_iter())
+            .filter_map(|b| match b.kind {
+                Kind::Int { hi, .. } if hi < count => Some(b.name),
+                _ => None,
+            })
+            .collect();
+        let k = match indices.is_empty() || self.rows_rng.gen_bool(0.4) {
+            true => IntExpr::Lit(self.rows_rng.gen_range(0..count)),
+            false => IntExpr::Var(indices[self.rows_rng.gen_range(0..indices.len())].clone()),
+        };
+        Some(CallArg::Row(name, k))
     }
 
     /// A scrutinee and the arms' patterns and guards (the last arm is

@@ -632,6 +632,10 @@ fn rename_args(args: &mut [CallArg], from: &str, to: &str) {
             CallArg::List(items) | CallArg::RefList(items) => {
                 items.iter_mut().for_each(|x| rename_expr(x, from, to))
             }
+            CallArg::Row(n, k) => {
+                ren(n, from, to);
+                rename_int(k, from, to);
+            }
         }
     }
 }

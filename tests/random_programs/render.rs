@@ -173,6 +173,20 @@ fn int_at(e: &IntExpr, min: u8) -> String {
 }
 
 impl Printer {
+    /// `let rows = |k: usize| &xs[k * s..k * s + len];`
+    fn rows(&mut self, rows: &Rows) {
+        let Rows {
+            name,
+            param,
+            buf,
+            stride,
+            len,
+        } = rows;
+        self.line(&format!(
+            "let {name} = |{param}: usize| &{buf}[{param} * {stride}..{param} * {stride} + {len}];"
+        ));
+    }
+
     pub fn new(mode: Mode) -> Self {
         Printer {
             mode,
@@ -691,6 +705,7 @@ impl Printer {
                 param,
                 body,
                 by_ref,
+                rows,
             } => {
                 if self.tape() {
                     let b = self.var_expr(body);
@@ -703,7 +718,11 @@ impl Printer {
                     let ty = if *by_ref { "&f64" } else { "f64" };
                     self.line(&format!("let {name} = |{param}: {ty}| {b};"));
                 }
+                if let Some(rows) = rows {
+                    self.rows(rows);
+                }
             }
+            Stmt::LetRows(rows) => self.rows(rows),
             Stmt::LetArrClosure {
                 closure,
                 param,
@@ -1127,6 +1146,7 @@ impl Printer {
             }
             CallArg::List(items) => list(items),
             CallArg::RefList(items) => format!("&{}", list(items)),
+            CallArg::Row(name, k) => format!("{name}({})", int(k)),
         }
     }
 }
