@@ -5173,7 +5173,8 @@ fn take_while_and_skip_while_are_their_loops() {
 
 /// A closure returning a subslice of data (`row`) or of a differentiated
 /// parameter (`wrow`), an array (`pair`) or a float (`scale`), called as a
-/// helper's argument: inlined once, as the subslice, local array or value
+/// helper's argument, or a part of what it returns (`&row(i)[..2]`,
+/// `&pair(1)[..2]`): inlined once, as the subslice, local array or value
 /// it returns (a subslice was refused: "a subslice cannot be used as a
 /// number here").
 #[differentiable]
@@ -5195,8 +5196,8 @@ fn closures_as_arguments(w: &[f64], xs: &[f64]) -> f64 {
     let scale = |k: usize| w[k] * 0.5;
     let mut total = 0.0;
     for i in 0..xs.len() / d {
-        total += dot_of_rows(row(i), w).sin() + dot_of_rows(wrow(0), &xs[i..i + 2]) * scale(1);
-        total += weighted_pair(pair(i % d), w);
+        total += dot_of_rows(row(i), w).sin() + dot_of_rows(wrow(0), &row(i)[..2]) * scale(1);
+        total += weighted_pair(pair(i % d), w) + dot_of_rows(&pair(1)[..2], &w[1..3]);
     }
     total
 }
@@ -5208,8 +5209,9 @@ fn closures_as_arguments_written_out(w: &[f64], xs: &[f64]) -> f64 {
     let mut total = 0.0;
     for i in 0..xs.len() / d {
         total += dot_of_rows(&xs[i * d..(i + 1) * d], w).sin()
-            + dot_of_rows(&w[0..2], &xs[i..i + 2]) * (w[1] * 0.5);
-        total += weighted_pair([w[i % d] * 2.0, xs[i % d]], w);
+            + dot_of_rows(&w[0..2], &xs[i * d..i * d + 2]) * (w[1] * 0.5);
+        let p1 = [w[1] * 2.0, xs[1]];
+        total += weighted_pair([w[i % d] * 2.0, xs[i % d]], w) + dot_of_rows(&p1[..2], &w[1..3]);
     }
     total
 }
@@ -5227,4 +5229,34 @@ fn closures_returning_subslices_arrays_and_floats_are_call_arguments() {
     for (a, b) in gradient.iter().zip(&written) {
         assert_eq!(a.to_bits(), b.to_bits(), "{gradient:?} against {written:?}");
     }
+}
+
+/// A closure returning a row of integer data (`idx`), given whole or in
+/// part (`&idx(i)[..1]`) to a helper's `&[usize]` parameter: the part's
+/// tokens, the closure inlined once.
+#[differentiable(wrt(w))]
+fn square_at(w: &[f64], k: &[usize]) -> f64 {
+    w[k[0]] * w[k[0]]
+}
+
+#[differentiable(wrt(w))]
+fn through_index_rows(w: &[f64], labels: &[usize]) -> f64 {
+    let idx = |k: usize| &labels[k..k + 2];
+    let mut total = 0.0;
+    for i in 0..labels.len() - 1 {
+        total += square_at(w, &idx(i)[..1]) + square_at(w, idx(i));
+    }
+    total
+}
+
+#[test]
+fn closures_returning_rows_of_integers_are_call_arguments() {
+    let w = [0.5, -1.0, 2.0];
+    let labels = [2usize, 0, 1];
+    let (value, gradient) = through_index_rows_grad(&w, &labels);
+    assert_eq!(value, through_index_rows(&w, &labels));
+    // rows [2, 0] and [0, 1], each given in part and whole, squaring the
+    // element their first label names: 2 w₂² + 2 w₀²
+    assert_eq!(value, 2.0 * 4.0 + 2.0 * 0.25);
+    assert_eq!(gradient, vec![2.0, 0.0, 8.0]);
 }

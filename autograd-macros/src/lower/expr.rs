@@ -843,6 +843,25 @@ impl Lowerer<'_> {
                 out.push(self.view_arg(view));
                 continue;
             }
+            // `&row(i)[a..b]`, a part of what a closure returns: inlined once
+            if let Expr::Index(index) = literal {
+                if let (Expr::Call(call), Expr::Range(range)) =
+                    (strip_parens(&index.expr), strip_parens(&index.index))
+                {
+                    if matches!(
+                        self.compound_of(&call.func),
+                        Some(super::pattern::Bound::Closure(_))
+                    ) {
+                        let arg_out = match self.view_of_closure_index(index, range) {
+                            Ok(view) => self.view_arg(view),
+                            // (of constant data: the part as tokens)
+                            Err(data) => CallArg::Const(data),
+                        };
+                        out.push(arg_out);
+                        continue;
+                    }
+                }
+            }
             // `row(i)` of a closure, whatever it returns (a subslice,
             // `|k| &xs[k * d..(k + 1) * d]`, or a value): inlined once.
             if let Expr::Call(call) = literal {

@@ -699,6 +699,50 @@ impl Lowerer<'_> {
                 (array, None, None)
             }
         };
+        Some(self.subview(array, base_start, base_len, range))
+    }
+
+    /// `row(i)[lo..hi]` of a closure, inlined once: that part of the
+    /// subslice or float array it returns (`Ok`), or of the constant data
+    /// it returns (`Err`: the part's tokens, and the variables they read).
+    pub(super) fn view_of_closure_index(
+        &mut self,
+        index: &syn::ExprIndex,
+        range: &syn::ExprRange,
+    ) -> Result<View, ir::Const> {
+        match self.lower_bound(&index.expr) {
+            Bound::View(v) => Ok(self.subview(v.array, Some(v.start), Some(v.len), range)),
+            Bound::Value(Value::Array(array)) => Ok(self.subview(array, None, None, range)),
+            other => {
+                let data = self.value_of(other, &index.expr);
+                let (range, mut uses) = self.non_differentiated_tokens(&Expr::Range(range.clone()));
+                let tokens = match data {
+                    Value::Const(c) => {
+                        uses.extend(c.uses);
+                        let data = parenthesize(c.tokens);
+                        quote!(&#data[#range])
+                    }
+                    // (a float: reported as indexed by rustc, on `f`)
+                    other => {
+                        let _ = other;
+                        super::expr::placeholder().tokens
+                    }
+                };
+                Err(ir::Const { tokens, uses })
+            }
+        }
+    }
+
+    /// The part `range` (of the user's tokens) of the subslice of `array`
+    /// that starts at `base_start` and is `base_len` long (the whole array
+    /// where they are `None`).
+    fn subview(
+        &mut self,
+        array: VarId,
+        base_start: Option<ir::Const>,
+        base_len: Option<ir::Const>,
+        range: &syn::ExprRange,
+    ) -> View {
         let mut uses = Vec::new();
         let mut tokens_of = |this: &mut Self, e: &Expr| {
             let (t, u) = this.non_differentiated_tokens(e);
@@ -735,7 +779,7 @@ impl Lowerer<'_> {
         };
         uses.sort_unstable();
         uses.dedup();
-        Some(View {
+        View {
             array,
             start: ir::Const {
                 tokens: start,
@@ -745,7 +789,7 @@ impl Lowerer<'_> {
                 tokens: quote!(((#hi_t) - (#lo_t))),
                 uses,
             },
-        })
+        }
     }
 
     /// `&mut a[i]` of a local float array: a place.
